@@ -1,0 +1,45 @@
+/**
+ * `clipdesk` on plain Node: serve | process | keys. Never imports electron.
+ */
+import { runKeys } from './cli/keys'
+import { runProcess } from './cli/process'
+import { runServe } from './cli/serve'
+import { CliError } from './cli/args'
+
+const USAGE = `Usage:
+  clipdesk serve [--port 7878] [--allow-private-urls] [--data-dir <dir>]
+  clipdesk process <files or folders...> --out <dir> [--mode clipping] [--params <set>] [--format png] [--data-dir <dir>]
+  clipdesk keys create [--credits <n>|unlimited] [--name <text>] [--data-dir <dir>]
+  clipdesk keys list | revoke <id> | credit <id> <n>|unlimited [--data-dir <dir>]
+
+The data folder defaults to $CLIPDESK_DATA_DIR, else the OS app-data folder "Clipdesk".`
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv
+  switch (command) {
+    case 'serve':
+      return runServe(rest)
+    case 'process':
+      return runProcess(rest)
+    case 'keys':
+      return runKeys(rest)
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE)
+      return command === undefined ? 1 : 0
+    default:
+      throw new CliError(`unknown command "${command}"\n\n${USAGE}`)
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (err: unknown) => {
+    console.error(`clipdesk: ${err instanceof Error ? err.message : String(err)}`)
+    process.exitCode = err instanceof CliError ? 2 : 1
+  }
+)

@@ -1,0 +1,26 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { defaultDataDir } from '../data-dir'
+
+/** A usage mistake: printed without a stack, exit code 2. */
+export class CliError extends Error {}
+
+const COMMON = { 'data-dir': { type: 'string' } } as const
+
+export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+  try {
+    const parsed = parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true })
+    const dataDir = ((parsed.values as Record<string, unknown>)['data-dir'] as string | undefined) ?? defaultDataDir()
+    return { ...parsed, dataDir }
+  } catch (err) {
+    throw new CliError((err as Error).message)
+  }
+}
+
+/** `--credits 10` or `--credits unlimited` → number or null (unlimited). */
+export function parseCredits(value: string | undefined, fallback: number | null): number | null {
+  if (value === undefined) return fallback
+  if (value === 'unlimited') return null
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0) throw new CliError(`expected --credits to be a whole number from 0 up or "unlimited", got "${value}"`)
+  return n
+}

@@ -1,0 +1,50 @@
+import { Engine } from '../engine/engine'
+import { CliError, parse, parseCredits } from './args'
+
+function describeCredits(credits: number | null): string {
+  return credits === null ? 'unlimited' : String(credits)
+}
+
+/** `clipdesk keys create|list|revoke|credit`. The new key is the last line of stdout. */
+export async function runKeys(args: string[]): Promise<number> {
+  const { positionals, values, dataDir } = parse(args, { credits: { type: 'string' }, name: { type: 'string' } })
+  const [sub, id, amount] = positionals
+  const engine = new Engine({ dataDir })
+  try {
+    switch (sub) {
+      case 'create': {
+        const { key, info } = engine.keys.create({ credits: parseCredits(values.credits as string | undefined, null), name: values.name as string | undefined })
+        console.log(`Created ${info.id} (credits: ${describeCredits(info.credits)}). Keep the key now; it is not shown again:`)
+        console.log(key)
+        return 0
+      }
+      case 'list': {
+        const keys = engine.keys.list()
+        if (keys.length === 0) console.log('No keys. Create one with: clipdesk keys create')
+        for (const k of keys) {
+          const state = k.revokedAt ? 'revoked' : 'active'
+          console.log(`${k.id}\t${k.prefix}…\t${state}\tcredits: ${describeCredits(k.credits)}${k.name ? `\t${k.name}` : ''}`)
+        }
+        return 0
+      }
+      case 'revoke': {
+        if (!id) throw new CliError('usage: clipdesk keys revoke <id>')
+        if (!engine.keys.revoke(id)) throw new CliError(`no active key with id "${id}"`)
+        console.log(`Revoked ${id}`)
+        return 0
+      }
+      case 'credit': {
+        if (!id || amount === undefined) throw new CliError('usage: clipdesk keys credit <id> <n>|unlimited')
+        const n = parseCredits(amount, null)
+        const info = engine.keys.credit(id, n)
+        if (!info) throw new CliError(`no key with id "${id}"`)
+        console.log(`${id}: credits ${describeCredits(info.credits)}`)
+        return 0
+      }
+      default:
+        throw new CliError('usage: clipdesk keys create|list|revoke|credit')
+    }
+  } finally {
+    await engine.stop()
+  }
+}

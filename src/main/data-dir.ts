@@ -1,0 +1,13 @@
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+
+/**
+ * The default data folder, the same one Electron's `userData` uses for the app named
+ * Clipdesk, so the app and the headless commands share jobs, keys and settings.
+ */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.CLIPDESK_DATA_DIR) return env.CLIPDESK_DATA_DIR
+  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Clipdesk')
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Clipdesk')
+  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'Clipdesk')
+}

@@ -1,0 +1,263 @@
+import { EventEmitter } from 'node:events'
+import { readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { JOB_ID_PATTERN, type JobStatus, type StatusResponse, type UploadResponse, type Variation } from '../../shared/api'
+import { ERROR_STATUS, type ErrorBody } from '../../shared/errors'
+import { ApiError, JobFailure } from './errors'
+import { acceptUpload, type UploadInput } from './intake/upload'
+import { resolveOptions, type EngineOptions, type ResolvedEngineOptions } from './options'
+import { DataPaths, PARTIAL_SUFFIX } from './paths'
+import { Segmenter } from './pipeline/mask'
+import { Scheduler } from './queue/scheduler'
+import { ACTIVE_STATUSES } from './queue/transitions'
+import { ResultSigner } from './results'
+import { endUnsuccessfully, runJob, type RunContext } from './run-job'
+import { statusBody, type ResultAddress } from './status-view'
+import { openDatabase, type Db } from './store/db'
+import { JobStore, type ResultRecord } from './store/jobs'
+import { KeyStore } from './store/keys'
+import { getOrCreateSecret } from './store/meta'
+
+/** After a failed model load, uploads are refused (503) for this long, then a job tries again. */
+const MODEL_RETRY_MS = 60_000
+/** How often finished jobs past the retention time are swept. */
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000
+
+export interface JobEvent {
+  job_id: string
+  status: JobStatus
+  progress: number
+}
+
+export interface EngineEvents {
+  job: [JobEvent]
+}
+
+/** Maps any thrown error to the `{status, body}` both transports answer with. */
+export function errorResponse(err: unknown, jobId?: string): { status: number; body: ErrorBody; headers?: Record<string, string> } {
+  if (err instanceof ApiError) {
+    const body: ErrorBody = { error: { code: err.code, message: err.message } }
+    if (err.details) body.error.details = err.details
+    if (jobId) body.error.job_id = jobId
+    return { status: err.status, body, headers: err.headers }
+  }
+  return {
+    status: ERROR_STATUS.internal_error,
+    body: { error: { code: 'internal_error', message: 'An unexpected error occurred.' } }
+  }
+}
+
+/**
+ * The job engine: one durable queue, the pipeline and the stores, behind `upload()` and
+ * `status()`. Plain Node; never imports electron. Transports (HTTP, IPC, CLI, watch) call it.
+ */
+export class Engine extends EventEmitter<EngineEvents> {
+  readonly options: ResolvedEngineOptions
+  readonly paths: DataPaths
+  readonly db: Db
+  readonly jobs: JobStore
+  readonly keys: KeyStore
+  readonly signer: ResultSigner
+  private readonly scheduler: Scheduler
+  private segmenterPromise: Promise<Segmenter> | null = null
+  /** The last failure to load the model, and when; uploads answer 503 for a minute after it. */
+  private modelError: { error: Error; at: number } | null = null
+  private sweepTimer: NodeJS.Timeout | null = null
+  private started = false
+  private readonly timing = { segmentingMs: 3000 }
+
+  constructor(opts: EngineOptions) {
+    super()
+    this.options = resolveOptions(opts)
+    this.paths = new DataPaths(this.options.dataDir)
+    this.db = openDatabase(this.paths.db)
+    this.jobs = new JobStore(this.db)
+    this.keys = new KeyStore(this.db)
+    this.signer = new ResultSigner(getOrCreateSecret(this.db, 'result-signing-key'))
+    const ctx = this.runContext()
+    this.scheduler = new Scheduler({
+      jobs: this.jobs,
+      concurrency: this.options.concurrency,
+      run: (job, signal) => runJob(ctx, job, signal),
+      onClaim: (job) => this.changed(job.id)
+    })
+  }
+
+  /** Resumes interrupted jobs and starts taking work. */
+  start(): void {
+    if (this.started) return
+    this.started = true
+    this.recover()
+    this.sweep()
+    this.sweepTimer = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS)
+    this.sweepTimer.unref()
+    this.scheduler.start()
+  }
+
+  /**
+   * Deletes jobs that ended more than the retention time ago, with their upload and results
+   * (SPEC §4). Their status then answers 404.
+   */
+  sweep(now = Date.now()): number {
+    const ids = this.jobs.finishedBefore(now - this.options.retentionMs)
+    for (const id of ids) {
+      rmSync(this.paths.resultDir(id), { recursive: true, force: true })
+      rmSync(this.paths.upload(id), { force: true })
+      this.jobs.deleteJob(id)
+    }
+    return ids.length
+  }
+
+  /** Stops taking work; running jobs go back to the queue and resume at the next start. */
+  async stop(): Promise<void> {
+    this.started = false
+    if (this.sweepTimer) clearInterval(this.sweepTimer)
+    await this.scheduler.stop()
+    const segmenter = this.segmenterPromise
+    this.segmenterPromise = null
+    if (segmenter) await segmenter.then((s) => s.close()).catch(() => undefined)
+    this.db.close()
+  }
+
+  async upload(input: UploadInput): Promise<UploadResponse & { headers?: Record<string, string> }> {
+    try {
+      const body = await acceptUpload(
+        { db: this.db, jobs: this.jobs, keys: this.keys, paths: this.paths, options: this.options, assertAvailable: () => this.assertAvailable() },
+        input
+      )
+      this.changed(body.job_id)
+      this.scheduler.wake()
+      return { status: 202, body }
+    } catch (err) {
+      return errorResponse(err)
+    }
+  }
+
+  /** The status of a job. `address` turns results into fetchable addresses for this transport. */
+  status(jobId: unknown, address: ResultAddress): StatusResponse {
+    if (typeof jobId !== 'string' || jobId === '') {
+      return errorResponse(new ApiError('validation_failed', 'The query parameter job_id is required.', {
+        details: [{ field: 'job_id', issue: 'missing' }]
+      }))
+    }
+    if (!JOB_ID_PATTERN.test(jobId)) {
+      return errorResponse(
+        new ApiError('validation_failed', 'job_id is not a job id.', {
+          details: [{ field: 'job_id', issue: 'expected a job id as returned by the upload (a UUID)' }]
+        }),
+        jobId
+      )
+    }
+    const job = this.jobs.get(jobId)
+    if (!job) return errorResponse(new ApiError('job_not_found', `No job with id ${jobId}.`), jobId)
+    const body = statusBody(job, this.jobs.results(jobId), address, this.options.retentionMs)
+    return { status: body.error ? 500 : 200, body }
+  }
+
+  /** A finished result's file, for serving it. */
+  result(jobId: string, variation: Variation, ext: string): ResultRecord | null {
+    const job = this.jobs.get(jobId)
+    if (!job || job.status !== 'done') return null
+    return this.jobs.results(jobId).find((r) => r.variation === variation && r.ext === ext) ?? null
+  }
+
+  /** Cancels a queued or running job. Returns false when it already ended. */
+  cancel(jobId: string): boolean {
+    if (this.scheduler.cancel(jobId)) return true
+    const job = this.jobs.get(jobId)
+    if (!job || job.status !== 'queued') return false
+    return endUnsuccessfully(this.runContext(), job, 'queued', 'cancelled', {})
+  }
+
+  /** Resolves when no job is queued or running (used by `clipdesk process`). */
+  async idle(): Promise<void> {
+    while (this.scheduler.activeCount > 0 || this.jobs.countByStatus('queued') > 0) {
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+
+  /** Loads the model now rather than at the first job (fails fast in `serve`). */
+  async warmUp(): Promise<void> {
+    await this.segmenter()
+  }
+
+  private segmenter(): Promise<Segmenter> {
+    if (!this.segmenterPromise) {
+      this.segmenterPromise = Segmenter.create({ variant: this.options.modelVariant, threads: this.options.threads }).then(
+        (segmenter) => {
+          this.modelError = null
+          return segmenter
+        },
+        (err: unknown) => {
+          const error = err instanceof Error ? err : new Error(String(err))
+          this.modelError = { error, at: Date.now() }
+          this.segmenterPromise = null // the next job tries again
+          throw new JobFailure('model_unavailable', `The segmentation model could not be loaded: ${error.message}`)
+        }
+      )
+    }
+    return this.segmenterPromise
+  }
+
+  private assertAvailable(): void {
+    if (this.modelError && Date.now() - this.modelError.at < MODEL_RETRY_MS) {
+      throw new ApiError('unavailable', `The segmentation model could not be loaded: ${this.modelError.error.message}`, {
+        headers: { 'Retry-After': '60' }
+      })
+    }
+  }
+
+  /**
+   * Jobs that were running when the process stopped go back to the queue; a job that has
+   * already started `maxAttempts` runs is failed instead, so one input that crashes the
+   * process every time cannot block the queue forever.
+   */
+  private recover(): void {
+    const ctx = this.runContext()
+    for (const id of this.jobs.idsByStatus(ACTIVE_STATUSES)) {
+      const job = this.jobs.get(id)!
+      if (job.attempts >= this.options.maxAttempts) {
+        endUnsuccessfully(ctx, job, job.status, 'failed', {
+          errorReason: 'pipeline_crashed',
+          errorMessage: `The job stopped the process ${job.attempts} times and was given up.`
+        })
+      } else {
+        this.jobs.move(id, job.status, 'queued')
+      }
+      rmSync(this.paths.resultDir(id), { recursive: true, force: true })
+    }
+    this.removePartialFiles()
+  }
+
+  /** Temp files of writes that a crash interrupted; their final files were never renamed into place. */
+  private removePartialFiles(): void {
+    const dirs = [this.paths.uploads, ...readdirSync(this.paths.results).map((d) => join(this.paths.results, d))]
+    for (const dir of dirs) {
+      let names: string[]
+      try {
+        names = readdirSync(dir)
+      } catch {
+        continue
+      }
+      for (const name of names) if (name.endsWith(PARTIAL_SUFFIX)) rmSync(join(dir, name), { force: true })
+    }
+  }
+
+  private runContext(): RunContext {
+    return {
+      db: this.db,
+      jobs: this.jobs,
+      keys: this.keys,
+      paths: this.paths,
+      options: this.options,
+      segmenter: () => this.segmenter(),
+      changed: (id) => this.changed(id),
+      timing: this.timing
+    }
+  }
+
+  private changed(jobId: string): void {
+    const job = this.jobs.get(jobId)
+    if (job) this.emit('job', { job_id: job.id, status: job.status, progress: job.progress })
+  }
+}

@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto'
+import { rmSync } from 'node:fs'
+import sharp from 'sharp'
+import { ACCEPTED_MIME_TYPES, type UploadAccepted, type UploadFields } from '../../../shared/api'
+import { validateUpload, type UploadRequest } from '../../../shared/upload'
+import { ApiError } from '../errors'
+import type { DataPaths } from '../paths'
+import { writeFileAtomicSync } from '../paths'
+import type { ResolvedEngineOptions } from '../options'
+import type { Db } from '../store/db'
+import type { JobStore } from '../store/jobs'
+import type { KeyStore } from '../store/keys'
+import { psdDimensions, sniffImageType } from './sniff'
+
+/** An upload as every transport hands it to the engine. */
+export interface UploadInput {
+  /** Text fields as they came (JSON members, multipart text parts, IPC request fields). */
+  fields: UploadFields
+  /** The uploaded file, if any. `mimeType` null means the transport did not declare one (IPC). */
+  file?: { bytes: Buffer; mimeType: string | null; filename?: string }
+  /** The API key charged for the job; null for the app's owner (IPC), who is not charged. */
+  keyId: string | null
+}
+
+interface IntakeDeps {
+  db: Db
+  jobs: JobStore
+  keys: KeyStore
+  paths: DataPaths
+  options: ResolvedEngineOptions
+  /** Throws ApiError('unavailable') when the engine cannot take jobs now. */
+  assertAvailable(): void
+}
+
+async function checkFile(file: NonNullable<UploadInput['file']>, maxPixels: number): Promise<void> {
+  if (file.mimeType !== null && !(ACCEPTED_MIME_TYPES as readonly string[]).includes(file.mimeType.toLowerCase())) {
+    throw new ApiError('validation_failed', 'The file type is not supported.', {
+      details: [{ field: 'file', issue: `MIME type ${file.mimeType} is not one of ${ACCEPTED_MIME_TYPES.join(', ')}` }]
+    })
+  }
+  const type = sniffImageType(file.bytes)
+  if (type === null) {
+    throw new ApiError('validation_failed', 'The file is not an image of a supported type.', {
+      details: [{ field: 'file', issue: 'the bytes are not a PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG image' }]
+    })
+  }
+  // Only the header is read here: a decompression bomb is refused before any pixel is decoded.
+  let size: { width: number; height: number } | null
+  if (type === 'psd') {
+    size = psdDimensions(file.bytes)
+  } else {
+    try {
+      const meta = await sharp(file.bytes, { limitInputPixels: false }).metadata()
+      size = meta.width && meta.height ? { width: meta.width, height: meta.height } : null
+    } catch {
+      size = null
+    }
+  }
+  if (size === null) {
+    throw new ApiError('validation_failed', 'The image could not be read.', {
+      details: [{ field: 'file', issue: `the ${type} header is damaged or incomplete` }]
+    })
+  }
+  if (size.width * size.height > maxPixels) {
+    throw new ApiError('image_too_large', `The image has ${size.width}×${size.height} pixels, more than the limit.`, {
+      details: [{ field: 'file', issue: `${size.width * size.height} pixels exceed the limit of ${maxPixels}` }]
+    })
+  }
+}
+
+/**
+ * Accepts a job: validates, stores the input, inserts the job and charges its credit in one
+ * transaction. Returns the 202 body; throws ApiError for every refusal.
+ */
+export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promise<UploadAccepted> {
+  const checked = validateUpload(input.fields, input.file !== undefined)
+  if (!checked.ok) throw new ApiError(checked.code, checked.message, { details: checked.details })
+  const request: UploadRequest = checked.value
+  if (input.file) {
+    if (input.file.bytes.length > deps.options.maxUploadBytes) {
+      throw new ApiError('payload_too_large', `The upload is larger than ${deps.options.maxUploadBytes} bytes.`)
+    }
+    await checkFile(input.file, deps.options.maxPixels)
+  }
+  deps.assertAvailable()
+  if (input.keyId !== null) {
+    const key = deps.keys.get(input.keyId)
+    if (key && key.credits !== null && key.credits < 1) throw insufficientCredits()
+  }
+  if (deps.jobs.countByStatus('queued') >= deps.options.maxQueuedJobs) {
+    throw new ApiError('unavailable', 'The queue is full; try again later.', { headers: { 'Retry-After': '30' } })
+  }
+
+  const id = randomUUID()
+  let inputPath: string | null = null
+  if (input.file) {
+    inputPath = deps.paths.upload(id)
+    try {
+      writeFileAtomicSync(inputPath, input.file.bytes)
+    } catch (err) {
+      throw new ApiError('unavailable', `The upload could not be stored: ${(err as Error).message}`, {
+        headers: { 'Retry-After': '60' }
+      })
+    }
+  }
+  const accepted = deps.db.transaction(() => {
+    deps.jobs.insert({
+      id,
+      keyId: input.keyId,
+      mode: request.mode,
+      outputFormat: request.output_format,
+      deliveryMode: request.delivery_mode,
+      params: request.params,
+      sourceKind: input.file ? 'file' : 'url',
+      source: input.file ? (input.file.filename ?? 'upload') : request.file_url!,
+      inputPath
+    })
+    if (input.keyId !== null && !deps.keys.charge(input.keyId, id)) throw insufficientCredits()
+    return true
+  })
+  try {
+    accepted()
+  } catch (err) {
+    if (inputPath) rmSync(inputPath, { force: true })
+    throw err
+  }
+  return { job_id: id, status: 'queued', mode: request.mode }
+}
+
+function insufficientCredits(): ApiError {
+  return new ApiError('insufficient_credits', 'This API key has no credits left; a job costs 1 credit.')
+}

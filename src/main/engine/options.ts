@@ -1,0 +1,49 @@
+import { availableParallelism } from 'node:os'
+
+/** Settings of one engine. Every limit of SPEC §4 is here, with its default. */
+export interface EngineOptions {
+  /** Folder holding the database, uploads and results. */
+  dataDir: string
+  /**
+   * Let `file_url` reach private, loopback and link-local addresses.
+   * @default false
+   */
+  allowPrivateNetworkUrls?: boolean
+  /**
+   * Jobs run at once. The model itself runs one inference at a time; a second job overlaps
+   * its decode/encode with the first one's inference.
+   * @default 2
+   */
+  concurrency?: number
+  /** @default 10_000 waiting jobs; more → 503 */
+  maxQueuedJobs?: number
+  /** @default 50 MB */
+  maxUploadBytes?: number
+  /** @default 100 megapixels */
+  maxPixels?: number
+  /** How long results and uploads are kept after a job ends. @default 24 h */
+  retentionMs?: number
+  /** Model weights: quantised `small` or fp16 `medium`. @default 'medium' */
+  modelVariant?: 'small' | 'medium'
+  /** Inference threads. @default the number of cores */
+  threads?: number
+  /** Runs a job may start before it is failed as crashing the pipeline. @default 3 */
+  maxAttempts?: number
+}
+
+export type ResolvedEngineOptions = Required<EngineOptions>
+
+export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
+  return {
+    dataDir: o.dataDir,
+    allowPrivateNetworkUrls: o.allowPrivateNetworkUrls ?? false,
+    concurrency: o.concurrency ?? 2,
+    maxQueuedJobs: o.maxQueuedJobs ?? 10_000,
+    maxUploadBytes: o.maxUploadBytes ?? 50 * 1024 * 1024,
+    maxPixels: o.maxPixels ?? 100_000_000,
+    retentionMs: o.retentionMs ?? 24 * 60 * 60 * 1000,
+    modelVariant: o.modelVariant ?? 'medium',
+    threads: o.threads ?? availableParallelism(),
+    maxAttempts: o.maxAttempts ?? 3
+  }
+}

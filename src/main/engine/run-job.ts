@@ -1,0 +1,143 @@
+import { mkdir, readFile, rm } from 'node:fs/promises'
+import type { JobStatus, Variation } from '../../shared/api'
+import { JobFailure } from './errors'
+import { fetchToFile } from './fetch/fetch-url'
+import type { DataPaths } from './paths'
+import { writeFileAtomic } from './paths'
+import type { ResolvedEngineOptions } from './options'
+import { processClipping } from './pipeline'
+import type { Segmenter } from './pipeline/mask'
+import type { AbortReason } from './queue/scheduler'
+import type { Db } from './store/db'
+import type { JobRecord, JobStore, MovePatch } from './store/jobs'
+import type { KeyStore } from './store/keys'
+
+export interface RunContext {
+  db: Db
+  jobs: JobStore
+  keys: KeyStore
+  paths: DataPaths
+  options: ResolvedEngineOptions
+  segmenter(): Promise<Segmenter>
+  /** Called after every move of a job, for push events. */
+  changed(jobId: string): void
+  /** Running estimate of how long the model step takes, for progress within `segmenting`. */
+  timing: { segmentingMs: number }
+}
+
+const PROGRESS_TICK_MS = 250
+
+/**
+ * Raises progress from 10 towards 60 while the model runs (one opaque call of a few
+ * seconds), from the measured duration of earlier runs, so a client sees it move.
+ * Stops short of 60: the move to `pending_compose` sets that.
+ */
+function segmentingProgress(ctx: RunContext, jobId: string): () => void {
+  const started = Date.now()
+  const timer = setInterval(() => {
+    const share = Math.min(0.95, (Date.now() - started) / ctx.timing.segmentingMs)
+    ctx.jobs.setProgress(jobId, 'segmenting', 10 + 50 * share)
+    ctx.changed(jobId)
+  }, PROGRESS_TICK_MS)
+  return () => {
+    clearInterval(timer)
+    ctx.timing.segmentingMs = 0.7 * ctx.timing.segmentingMs + 0.3 * (Date.now() - started)
+  }
+}
+
+/** Ends a job as failed or cancelled and gives its credit back, in one transaction. */
+export function endUnsuccessfully(ctx: RunContext, job: JobRecord, from: JobStatus, to: 'failed' | 'cancelled', patch: MovePatch): boolean {
+  const moved = ctx.db.transaction(() => {
+    if (!ctx.jobs.move(job.id, from, to, patch)) return false
+    if (job.keyId !== null) ctx.keys.refund(job.keyId, job.id)
+    return true
+  })()
+  if (moved) ctx.changed(job.id)
+  return moved
+}
+
+/** What this build can make; the rest fails with `not_implemented` rather than a fake output. */
+function assertSupported(job: JobRecord): void {
+  if (job.mode !== 'clipping') {
+    throw new JobFailure('not_implemented', `Mode "${job.mode}" is not available in this version; use mode "clipping".`)
+  }
+  if (job.outputFormat === 'psd') {
+    throw new JobFailure('not_implemented', 'PSD output is not available in this version; use png, jpg, webp or tiff.')
+  }
+}
+
+/**
+ * Runs one claimed job through fetch → pipeline → results. Never throws: every outcome ends
+ * in a move (done, failed, cancelled, or back to queued when the engine is stopping).
+ */
+export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortSignal): Promise<void> {
+  let at: JobStatus = claimed.status
+  let stopTicker: (() => void) | null = null
+  const moveTo = (to: JobStatus, patch: MovePatch = {}): void => {
+    stopTicker?.()
+    stopTicker = null
+    if (!ctx.jobs.move(claimed.id, at, to, patch)) throw new Error(`job ${claimed.id} left ${at} unexpectedly`)
+    at = to
+    ctx.changed(claimed.id)
+    if (to === 'segmenting') stopTicker = segmentingProgress(ctx, claimed.id)
+  }
+  try {
+    assertSupported(claimed)
+    let inputPath = claimed.inputPath
+    if (claimed.sourceKind === 'url') {
+      inputPath = ctx.paths.upload(claimed.id)
+      await fetchToFile(claimed.source, inputPath, {
+        allowPrivateNetworkUrls: ctx.options.allowPrivateNetworkUrls,
+        maxBytes: ctx.options.maxUploadBytes,
+        signal
+      })
+      moveTo('segmenting', { inputPath })
+    }
+    if (!inputPath) throw new JobFailure('storage_error', 'The job has no stored input.')
+    const input = await readFile(inputPath).catch((err: Error) => {
+      throw new JobFailure('storage_error', `The stored input could not be read: ${err.message}`)
+    })
+    const segmenter = await ctx.segmenter()
+    const made = await processClipping(input, { segmenter }, {
+      format: claimed.outputFormat,
+      maxPixels: ctx.options.maxPixels,
+      signal,
+      onStage: (stage) => {
+        if (stage !== at) moveTo(stage)
+        else if (stage === 'segmenting' && !stopTicker) stopTicker = segmentingProgress(ctx, claimed.id)
+      }
+    })
+    signal.throwIfAborted()
+    await mkdir(ctx.paths.resultDir(claimed.id), { recursive: true })
+    for (const out of made.outputs) {
+      const path = ctx.paths.result(claimed.id, out.variation, out.ext)
+      await writeFileAtomic(path, out.bytes)
+      ctx.jobs.addResult(claimed.id, { variation: out.variation, ext: out.ext, path, bytes: out.bytes.length })
+    }
+    const warnings: Partial<Record<Variation, string[]>> = made.warnings.length > 0 ? { clipping: made.warnings } : {}
+    if (at !== 'encoding') moveTo('encoding')
+    moveTo('done', { warnings })
+  } catch (err) {
+    ;(stopTicker as (() => void) | null)?.() // assigned in closures, which narrowing cannot see
+    await settleFailure(ctx, claimed, at, err, signal)
+  }
+}
+
+async function settleFailure(ctx: RunContext, job: JobRecord, at: JobStatus, err: unknown, signal: AbortSignal): Promise<void> {
+  const reason = signal.aborted ? (signal.reason as AbortReason) : null
+  if (reason === 'shutdown') {
+    // Interrupted by a clean stop: not the job's fault, so the attempt is given back.
+    if (ctx.jobs.move(job.id, at, 'queued', { attemptsDelta: -1 })) ctx.changed(job.id)
+    return
+  }
+  await rm(ctx.paths.resultDir(job.id), { recursive: true, force: true })
+  if (reason === 'cancel') {
+    endUnsuccessfully(ctx, job, at, 'cancelled', {})
+    return
+  }
+  const failure =
+    err instanceof JobFailure
+      ? err
+      : new JobFailure('pipeline_error', `Processing failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+  endUnsuccessfully(ctx, job, at, 'failed', { errorReason: failure.reason, errorMessage: failure.message })
+}

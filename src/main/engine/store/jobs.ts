@@ -1,0 +1,225 @@
+import type { DeliveryMode, JobStatus, Mode, OutputFormat, Variation } from '../../../shared/api'
+import type { FailureReason } from '../../../shared/errors'
+import { PROGRESS_AT } from '../../../shared/api'
+import { assertTransition } from '../queue/transitions'
+import type { Db } from './db'
+
+export interface JobRecord {
+  id: string
+  keyId: string | null
+  mode: Mode
+  outputFormat: OutputFormat
+  deliveryMode: DeliveryMode
+  params: string | Record<string, unknown> | null
+  sourceKind: 'file' | 'url'
+  source: string
+  inputPath: string | null
+  status: JobStatus
+  progress: number
+  attempts: number
+  errorReason: FailureReason | null
+  errorMessage: string | null
+  warnings: Partial<Record<Variation, string[]>>
+  ignored: Variation[]
+  createdAt: number
+  updatedAt: number
+  finishedAt: number | null
+}
+
+export interface ResultRecord {
+  variation: Variation
+  ext: string
+  path: string
+  bytes: number
+}
+
+export type NewJob = Pick<
+  JobRecord,
+  'id' | 'keyId' | 'mode' | 'outputFormat' | 'deliveryMode' | 'params' | 'sourceKind' | 'source' | 'inputPath'
+>
+
+interface JobRow {
+  id: string
+  key_id: string | null
+  mode: Mode
+  output_format: OutputFormat
+  delivery_mode: DeliveryMode
+  params: string | null
+  source_kind: 'file' | 'url'
+  source: string
+  input_path: string | null
+  status: JobStatus
+  progress: number
+  attempts: number
+  error_reason: FailureReason | null
+  error_message: string | null
+  warnings: string | null
+  ignored: string | null
+  created_at: number
+  updated_at: number
+  finished_at: number | null
+}
+
+function toRecord(r: JobRow): JobRecord {
+  return {
+    id: r.id,
+    keyId: r.key_id,
+    mode: r.mode,
+    outputFormat: r.output_format,
+    deliveryMode: r.delivery_mode,
+    params: r.params === null ? null : JSON.parse(r.params),
+    sourceKind: r.source_kind,
+    source: r.source,
+    inputPath: r.input_path,
+    status: r.status,
+    progress: Number(r.progress),
+    attempts: Number(r.attempts),
+    errorReason: r.error_reason,
+    errorMessage: r.error_message,
+    warnings: r.warnings ? JSON.parse(r.warnings) : {},
+    ignored: r.ignored ? JSON.parse(r.ignored) : [],
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    finishedAt: r.finished_at === null ? null : Number(r.finished_at)
+  }
+}
+
+/** What a move may also record on the job. */
+export interface MovePatch {
+  progress?: number
+  errorReason?: FailureReason
+  errorMessage?: string
+  warnings?: Partial<Record<Variation, string[]>>
+  ignored?: Variation[]
+  inputPath?: string
+  /** Added to `attempts` (a run starting counts +1; a clean shutdown gives it back). */
+  attemptsDelta?: number
+}
+
+/**
+ * Jobs and their results. Every status change goes through `move`, which checks the
+ * TRANSITIONS table and only applies when the job is still in the expected status, so two
+ * movers (worker and cancel) can never both win.
+ */
+export class JobStore {
+  constructor(private readonly db: Db) {}
+
+  insert(job: NewJob): void {
+    const now = Date.now()
+    this.db
+      .prepare(
+        `INSERT INTO jobs (id, key_id, mode, output_format, delivery_mode, params, source_kind, source, input_path,
+                           status, progress, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)`
+      )
+      .run(
+        job.id,
+        job.keyId,
+        job.mode,
+        job.outputFormat,
+        job.deliveryMode,
+        job.params === null ? null : JSON.stringify(job.params),
+        job.sourceKind,
+        job.source,
+        job.inputPath,
+        now,
+        now
+      )
+  }
+
+  get(id: string): JobRecord | null {
+    const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined
+    return row ? toRecord(row) : null
+  }
+
+  countByStatus(status: JobStatus): number {
+    return Number((this.db.prepare('SELECT count(*) AS n FROM jobs WHERE status = ?').get(status) as { n: number }).n)
+  }
+
+  idsByStatus(statuses: readonly JobStatus[]): string[] {
+    const marks = statuses.map(() => '?').join(', ')
+    return (this.db.prepare(`SELECT id FROM jobs WHERE status IN (${marks}) ORDER BY seq`).all(...statuses) as { id: string }[]).map(
+      (r) => r.id
+    )
+  }
+
+  /** The oldest queued job, or null. */
+  nextQueued(): JobRecord | null {
+    const row = this.db.prepare("SELECT * FROM jobs WHERE status = 'queued' ORDER BY seq LIMIT 1").get() as JobRow | undefined
+    return row ? toRecord(row) : null
+  }
+
+  /**
+   * Moves a job from `from` to `to`. Returns false (and changes nothing) when the job is no
+   * longer in `from`; throws IllegalTransitionError when the move is not in the table.
+   * Progress never goes down: the stored value is the maximum seen.
+   */
+  move(id: string, from: JobStatus, to: JobStatus, patch: MovePatch = {}): boolean {
+    assertTransition(from, to)
+    const now = Date.now()
+    const progress = patch.progress ?? PROGRESS_AT[to]
+    const terminal = to === 'done' || to === 'failed' || to === 'cancelled'
+    const r = this.db
+      .prepare(
+        `UPDATE jobs SET status = ?, progress = max(progress, ?), updated_at = ?,
+           attempts = attempts + ?,
+           error_reason = coalesce(?, error_reason), error_message = coalesce(?, error_message),
+           warnings = coalesce(?, warnings), ignored = coalesce(?, ignored),
+           input_path = coalesce(?, input_path),
+           finished_at = CASE WHEN ? THEN ? ELSE finished_at END
+         WHERE id = ? AND status = ?`
+      )
+      .run(
+        to,
+        progress,
+        now,
+        patch.attemptsDelta ?? 0,
+        patch.errorReason ?? null,
+        patch.errorMessage ?? null,
+        patch.warnings ? JSON.stringify(patch.warnings) : null,
+        patch.ignored ? JSON.stringify(patch.ignored) : null,
+        patch.inputPath ?? null,
+        terminal ? 1 : 0,
+        now,
+        id,
+        from
+      )
+    return r.changes > 0
+  }
+
+  /** Raises progress within the current status (never lowers it). */
+  setProgress(id: string, status: JobStatus, progress: number): void {
+    this.db
+      .prepare('UPDATE jobs SET progress = max(progress, ?), updated_at = ? WHERE id = ? AND status = ?')
+      .run(Math.round(progress), Date.now(), id, status)
+  }
+
+  addResult(jobId: string, result: ResultRecord): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO results (job_id, variation, ext, path, bytes) VALUES (?, ?, ?, ?, ?)')
+      .run(jobId, result.variation, result.ext, result.path, result.bytes)
+  }
+
+  results(jobId: string): ResultRecord[] {
+    const rows = this.db.prepare('SELECT variation, ext, path, bytes FROM results WHERE job_id = ? ORDER BY rowid').all(jobId) as {
+      variation: Variation
+      ext: string
+      path: string
+      bytes: number
+    }[]
+    return rows.map((r) => ({ variation: r.variation, ext: r.ext, path: r.path, bytes: Number(r.bytes) }))
+  }
+
+  /** Finished jobs older than `before` (ms epoch): candidates for the retention sweep. */
+  finishedBefore(before: number): string[] {
+    return (
+      this.db.prepare('SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ? ORDER BY seq').all(before) as {
+        id: string
+      }[]
+    ).map((r) => r.id)
+  }
+
+  deleteJob(id: string): void {
+    this.db.prepare('DELETE FROM jobs WHERE id = ?').run(id)
+  }
+}

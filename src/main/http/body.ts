@@ -1,0 +1,97 @@
+import type { IncomingMessage } from 'node:http'
+import busboy from 'busboy'
+import type { UploadFields } from '../../shared/api'
+import { ApiError } from '../engine/errors'
+import type { UploadInput } from '../engine/intake/upload'
+
+/** A JSON upload body is only fields and a URL: anything this large is not one. */
+const MAX_JSON_BYTES = 1024 * 1024
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError('payload_too_large', `The request body is larger than the limit of ${limit} bytes.`)
+}
+
+function malformed(message: string): ApiError {
+  return new ApiError('malformed_request', message)
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'])
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > limit) throw tooLarge(limit)
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks)
+}
+
+async function parseJson(req: IncomingMessage): Promise<Omit<UploadInput, 'keyId'>> {
+  const raw = await readBody(req, MAX_JSON_BYTES)
+  let value: unknown
+  try {
+    value = JSON.parse(raw.toString('utf8'))
+  } catch (err) {
+    throw malformed(`The body is not valid JSON: ${(err as Error).message}`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw malformed('The JSON body must be an object of upload fields.')
+  }
+  return { fields: value as UploadFields }
+}
+
+function parseMultipart(req: IncomingMessage, maxFileBytes: number): Promise<Omit<UploadInput, 'keyId'>> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy
+    try {
+      parser = busboy({
+        headers: req.headers,
+        limits: { fileSize: maxFileBytes, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 21 }
+      })
+    } catch (err) {
+      reject(malformed(`The multipart body cannot be parsed: ${(err as Error).message}`))
+      return
+    }
+    const fields: UploadFields = {}
+    let file: UploadInput['file']
+    let failure: ApiError | null = null
+    const fail = (err: ApiError): void => {
+      failure ??= err
+    }
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) fail(malformed(`The field "${name}" is too long.`))
+      else if (name in fields) fail(malformed(`The field "${name}" was sent more than once.`))
+      else fields[name] = value
+    })
+    parser.on('file', (name, stream, info) => {
+      const chunks: Buffer[] = []
+      stream.on('data', (c: Buffer) => chunks.push(c))
+      stream.on('limit', () => fail(tooLarge(maxFileBytes)))
+      stream.on('close', () => {
+        if (name !== 'file') fail(malformed(`Unexpected file part "${name}"; the image goes in the part "file".`))
+        else file = { bytes: Buffer.concat(chunks), mimeType: info.mimeType, filename: info.filename }
+      })
+    })
+    parser.on('filesLimit', () => fail(malformed('Only one file may be sent per upload.')))
+    parser.on('fieldsLimit', () => fail(malformed('Too many fields.')))
+    parser.on('partsLimit', () => fail(malformed('Too many parts.')))
+    parser.on('error', (err: Error) => reject(failure ?? malformed(`The multipart body cannot be parsed: ${err.message}`)))
+    parser.on('close', () => (failure ? reject(failure) : resolve(file ? { fields, file } : { fields })))
+    req.pipe(parser)
+  })
+}
+
+/** Reads an upload request body (JSON or multipart) into fields and an optional file. */
+export async function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<Omit<UploadInput, 'keyId'>> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type === 'application/json') return parseJson(req)
+  if (type === 'multipart/form-data') {
+    // The whole body may not exceed the file limit by much more than its text parts.
+    const declared = Number(req.headers['content-length'])
+    if (Number.isFinite(declared) && declared > maxFileBytes + 1024 * 1024) throw tooLarge(maxFileBytes)
+    return parseMultipart(req, maxFileBytes)
+  }
+  throw malformed(`Unsupported content type "${type || '(none)'}": send application/json or multipart/form-data.`)
+}

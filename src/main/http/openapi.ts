@@ -1,0 +1,132 @@
+import { ACCEPTED_MIME_TYPES, DELIVERY_MODES, JOB_STATUSES, MODES, OUTPUT_FORMATS, VARIATIONS } from '../../shared/api'
+import { ERROR_STATUS, FAILURE_REASONS } from '../../shared/errors'
+import { MAX_PARAMS_LENGTH } from '../../shared/upload'
+
+const errorBody = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+        message: { type: 'string' },
+        details: {
+          type: 'array',
+          items: { type: 'object', required: ['field', 'issue'], properties: { field: { type: 'string' }, issue: { type: 'string' } } }
+        },
+        job_id: { type: 'string' },
+        reason: { type: 'string', enum: FAILURE_REASONS }
+      }
+    }
+  }
+}
+
+const uploadFields = {
+  file_url: { type: 'string', format: 'uri', description: 'http(s) address of the image; exclusive with file' },
+  mode: { type: 'string', enum: MODES, default: 'clipping' },
+  params: {
+    description: `Parameter set (required when mode=params): a preset name, key=value pairs, or an object. At most ${MAX_PARAMS_LENGTH} characters as a string.`,
+    oneOf: [{ type: 'string', maxLength: MAX_PARAMS_LENGTH }, { type: 'object' }, { type: 'null' }]
+  },
+  delivery_mode: { type: 'string', enum: DELIVERY_MODES, default: 'url' },
+  output_format: { type: 'string', enum: OUTPUT_FORMATS, default: 'png' }
+}
+
+const err = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } })
+
+/** The OpenAPI 3.1 document of `/api/v1`, served at `/api/v1/openapi.json`. */
+export function openApiDocument(serverUrl: string): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Clipdesk local API', version: '1.0.0', license: { name: 'AGPL-3.0-or-later', identifier: 'AGPL-3.0-or-later' } },
+    servers: [{ url: serverUrl }],
+    security: [{ ApiKey: [] }],
+    components: {
+      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      schemas: {
+        Error: errorBody,
+        UploadAccepted: {
+          type: 'object',
+          required: ['job_id', 'status', 'mode'],
+          properties: { job_id: { type: 'string', format: 'uuid' }, status: { const: 'queued' }, mode: { type: 'string', enum: MODES } }
+        },
+        JobStatus: {
+          type: 'object',
+          required: ['job_id', 'status', 'state', 'mode', 'progress', 'final_url'],
+          properties: {
+            job_id: { type: 'string', format: 'uuid' },
+            status: { type: 'string', enum: JOB_STATUSES },
+            state: { type: 'string', enum: ['pending', 'done', 'failed'] },
+            mode: { type: 'string', enum: MODES },
+            progress: { type: 'number', minimum: 0, maximum: 100 },
+            final_url: { type: ['string', 'null'] },
+            final_urls: { type: 'object', propertyNames: { enum: VARIATIONS }, additionalProperties: { type: 'string' } },
+            warnings: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+            ignored_variations: { type: 'array', items: { type: 'string', enum: VARIATIONS } },
+            error: errorBody.properties.error
+          }
+        }
+      }
+    },
+    paths: {
+      '/api/v1/upload': {
+        post: {
+          summary: 'Create a job',
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: { type: 'object', properties: uploadFields } },
+              'multipart/form-data': {
+                schema: { type: 'object', properties: { ...uploadFields, file: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+                encoding: { file: { contentType: ACCEPTED_MIME_TYPES.join(', ') } }
+              }
+            }
+          },
+          responses: {
+            '202': { description: 'Accepted', content: { 'application/json': { schema: { $ref: '#/components/schemas/UploadAccepted' } } } },
+            '400': err('Malformed body, wrong field type, or neither file nor file_url (missing_input)'),
+            '401': err('Missing or invalid X-API-Key'),
+            '402': err('Not enough credits'),
+            '403': err('Host header not allowed'),
+            '413': err('Upload larger than the limit'),
+            '422': err('Validation failed (enums, both inputs, params, file type, image too large)'),
+            '429': err('Too many bad API keys'),
+            '503': err('Queue full or model unavailable; see Retry-After')
+          }
+        }
+      },
+      '/api/v1/status': {
+        get: {
+          summary: 'Read a job',
+          parameters: [{ name: 'job_id', in: 'query', required: true, schema: { type: 'string', format: 'uuid' } }],
+          responses: {
+            '200': { description: 'The job', content: { 'application/json': { schema: { $ref: '#/components/schemas/JobStatus' } } } },
+            '401': err('Missing or invalid X-API-Key'),
+            '404': err('No such job'),
+            '422': err('job_id missing or not a job id'),
+            '500': {
+              description: 'The job failed (error.code job_failed) or was cancelled (error.code cancelled); the body has the status fields too',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/JobStatus' } } }
+            }
+          }
+        }
+      },
+      '/api/v1/results/{job_id}/{file}': {
+        get: {
+          summary: 'Download a result (signed address from the status endpoint; no API key)',
+          security: [],
+          parameters: [
+            { name: 'job_id', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'file', in: 'path', required: true, schema: { type: 'string' }, description: '<variation>.<ext>' },
+            { name: 'expires', in: 'query', required: true, schema: { type: 'integer' } },
+            { name: 'sig', in: 'query', required: true, schema: { type: 'string' } }
+          ],
+          responses: { '200': { description: 'The image' }, '403': err('Bad or expired signature'), '404': err('Result swept or not found') }
+        }
+      },
+      '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } } }
+    }
+  }
+}

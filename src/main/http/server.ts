@@ -1,0 +1,158 @@
+import { createReadStream } from 'node:fs'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { VARIATIONS, type Variation } from '../../shared/api'
+import { ApiError } from '../engine/errors'
+import { errorResponse, type Engine } from '../engine/engine'
+import { readUpload } from './body'
+import { BadKeyLimiter, isAllowedHost } from './guard'
+import { openApiDocument } from './openapi'
+import { sendJson } from './respond'
+
+export interface HttpServerOptions {
+  /** @default 7878; 0 picks a free port */
+  port?: number
+}
+
+export interface HttpListener {
+  server: Server
+  port: number
+  url: string
+  close(): Promise<void>
+}
+
+const RESULT_PATH = /^\/api\/v1\/results\/([0-9a-f-]{36})\/([A-Za-z]+)\.([a-z]+)$/
+
+const CONTENT_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  tiff: 'image/tiff',
+  psd: 'image/vnd.adobe.photoshop'
+}
+
+function sendError(res: ServerResponse, err: unknown, jobId?: string): void {
+  const { status, body, headers } = errorResponse(err, jobId)
+  sendJson(res, status, body, headers)
+}
+
+/**
+ * The optional local HTTP listener of `/api/v1`. A factory taking the engine: it parses
+ * and authenticates requests and hands them to `engine.upload()` / `engine.status()`;
+ * it holds no job state of its own. Binds 127.0.0.1 only.
+ */
+export async function startHttpServer(engine: Engine, opts: HttpServerOptions = {}): Promise<HttpListener> {
+  const limiter = new BadKeyLimiter()
+  let port = 0
+
+  const authenticate = (req: IncomingMessage): string => {
+    const client = req.socket.remoteAddress ?? 'unknown'
+    const wait = limiter.retryAfter(client)
+    const given = req.headers['x-api-key']
+    const secret = typeof given === 'string' ? given : ''
+    const key = secret ? engine.keys.authenticate(secret) : null
+    if (key) return key.id
+    if (wait > 0) {
+      throw new ApiError('rate_limited', 'Too many requests with a bad API key; wait before trying again.', {
+        headers: { 'Retry-After': String(wait) }
+      })
+    }
+    limiter.fail(client)
+    throw new ApiError('unauthorized', secret ? 'The API key is not valid.' : 'The X-API-Key header is missing.')
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!isAllowedHost(req.headers.host, port)) {
+      // Refused before anything else, auth included (DNS rebinding guard).
+      throw new ApiError('forbidden_host', `Host "${req.headers.host ?? ''}" is not allowed; use 127.0.0.1:${port} or localhost:${port}.`)
+    }
+    const url = new URL(req.url ?? '/', `http://${req.headers.host}`)
+    const method = req.method ?? 'GET'
+    const allow = (methods: string): void => {
+      if (!methods.split(', ').includes(method)) {
+        throw new ApiError('method_not_allowed', `Use ${methods} on ${url.pathname}.`, { headers: { Allow: methods } })
+      }
+    }
+    const base = `http://${req.headers.host}`
+
+    if (url.pathname === '/api/v1/upload') {
+      allow('POST')
+      const keyId = authenticate(req)
+      const parsed = await readUpload(req, engine.options.maxUploadBytes)
+      const { status, body, headers } = await engine.upload({ ...parsed, keyId })
+      sendJson(res, status, body, headers)
+      return
+    }
+    if (url.pathname === '/api/v1/status') {
+      allow('GET')
+      authenticate(req)
+      const jobId = url.searchParams.get('job_id') ?? undefined
+      const { status, body } = engine.status(jobId, (id, variation, ext, expires) => {
+        const file = `${variation}.${ext}`
+        return `${base}/api/v1/results/${id}/${file}?expires=${expires}&sig=${engine.signer.sign(id, file, expires)}`
+      })
+      sendJson(res, status, body)
+      return
+    }
+    if (url.pathname === '/api/v1/openapi.json') {
+      allow('GET')
+      sendJson(res, 200, openApiDocument(base))
+      return
+    }
+    const result = RESULT_PATH.exec(url.pathname)
+    if (result) {
+      allow('GET')
+      const [, jobId, variation, ext] = result as unknown as [string, string, string, string]
+      const file = `${variation}.${ext}`
+      const expires = Number(url.searchParams.get('expires'))
+      if (!engine.signer.verify(jobId, file, expires, url.searchParams.get('sig') ?? '')) {
+        throw new ApiError('invalid_signature', 'The result address is not validly signed, or it expired with the job\'s retention time.')
+      }
+      const record = (VARIATIONS as readonly string[]).includes(variation) ? engine.result(jobId, variation as Variation, ext) : null
+      if (!record) throw new ApiError('not_found', 'This result no longer exists.')
+      res.writeHead(200, {
+        'Content-Type': CONTENT_TYPES[ext] ?? 'application/octet-stream',
+        'Content-Length': record.bytes,
+        'Cache-Control': 'private, max-age=3600',
+        'X-Content-Type-Options': 'nosniff'
+      })
+      createReadStream(record.path).pipe(res)
+      return
+    }
+    throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (res.headersSent) {
+        res.destroy()
+        return
+      }
+      sendError(res, err)
+      // A refused upload may leave its body unread: close rather than reuse the connection.
+      if (!req.complete) res.once('finish', () => req.socket.destroy())
+    })
+  })
+  server.requestTimeout = 120_000
+  server.headersTimeout = 20_000
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(opts.port ?? 7878, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  port = (server.address() as AddressInfo).port
+  return {
+    server,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+  }
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest'
+import { validateUpload } from './upload'
+
+describe('validateUpload', () => {
+  it('fills the defaults of the seed', () => {
+    expect(validateUpload({ file_url: 'https://example.com/a.png' }, false)).toEqual({
+      ok: true,
+      value: { mode: 'clipping', output_format: 'png', delivery_mode: 'url', params: null, file_url: 'https://example.com/a.png' }
+    })
+  })
+
+  it('treats null like an absent field', () => {
+    const r = validateUpload({ file_url: null, mode: null }, true)
+    expect(r.ok && r.value.mode).toBe('clipping')
+  })
+
+  it('answers 400 codes for type errors and missing input, 422 for values', () => {
+    expect(validateUpload({ mode: 1 }, true)).toMatchObject({ ok: false, code: 'malformed_request' })
+    expect(validateUpload({}, false)).toMatchObject({ ok: false, code: 'missing_input' })
+    expect(validateUpload({ file_url: 'https://x.example/a' }, true)).toMatchObject({ ok: false, code: 'validation_failed' })
+    expect(validateUpload({ file_url: 'javascript:alert(1)' }, false)).toMatchObject({ ok: false, code: 'validation_failed' })
+  })
+
+  it('accepts params as a string or an object, and requires it for mode=params', () => {
+    expect(validateUpload({ mode: 'params', params: 'ecommerce-white' }, true).ok).toBe(true)
+    expect(validateUpload({ mode: 'params', params: { size: '1600x1600' } }, true).ok).toBe(true)
+    expect(validateUpload({ mode: 'params' }, true)).toMatchObject({ ok: false, details: [{ field: 'params' }] })
+  })
+
+  it('accepts a params string of exactly 2,048 characters and refuses 2,049', () => {
+    expect(validateUpload({ params: 'x'.repeat(2048) }, true).ok).toBe(true)
+    expect(validateUpload({ params: 'x'.repeat(2049) }, true)).toMatchObject({ ok: false, code: 'validation_failed' })
+  })
+})

@@ -1,0 +1,128 @@
+/**
+ * Validation of an upload's fields, the same for JSON, multipart and IPC.
+ * Two stages, as SPEC §3 decides: wrong JSON types are 400 `malformed_request`; values the
+ * request understood but rejects (enums, both inputs, bad URL, params rules) are 422.
+ */
+import { z } from 'zod'
+import { DELIVERY_MODES, MODES, OUTPUT_FORMATS, type DeliveryMode, type Mode, type OutputFormat, type UploadFields } from './api'
+import type { ErrorCode, ErrorDetail } from './errors'
+
+/** Longest accepted `params` string (SPEC §4). */
+export const MAX_PARAMS_LENGTH = 2048
+
+export interface UploadRequest {
+  mode: Mode
+  output_format: OutputFormat
+  delivery_mode: DeliveryMode
+  params: string | Record<string, unknown> | null
+  file_url: string | null
+}
+
+export type UploadValidation =
+  | { ok: true; value: UploadRequest }
+  | { ok: false; code: Extract<ErrorCode, 'malformed_request' | 'missing_input' | 'validation_failed'>; message: string; details: ErrorDetail[] }
+
+const KNOWN_FIELDS = new Set(['file_url', 'mode', 'params', 'delivery_mode', 'output_format'])
+
+/** Stage 1: JSON types only. Absent and null mean "not given". */
+const typesSchema = z.object({
+  file_url: z.string().nullish(),
+  mode: z.string().nullish(),
+  params: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
+  delivery_mode: z.string().nullish(),
+  output_format: z.string().nullish()
+})
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
+  } catch {
+    return false
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'string' ? `"${value.slice(0, 40)}"` : `a ${typeof value}`
+}
+
+/**
+ * Checks the fields of an upload. `hasFile` says whether a file part (or IPC file) came with
+ * them; `file` itself never appears in `fields`.
+ */
+export function validateUpload(fields: UploadFields, hasFile: boolean): UploadValidation {
+  if (fields.file !== undefined) {
+    return {
+      ok: false,
+      code: 'malformed_request',
+      message: 'A file must be sent as the "file" part of a multipart/form-data request.',
+      details: [{ field: 'file', issue: `expected a multipart file part, got ${describe(fields.file)}` }]
+    }
+  }
+  const typed = typesSchema.safeParse(fields)
+  if (!typed.success) {
+    const details = typed.error.issues.map((i) => {
+      const field = String(i.path[0] ?? '')
+      const expected = field === 'params' ? 'a string or an object' : 'a string'
+      return { field, issue: `expected ${expected}, got ${describe(fields[field])}` }
+    })
+    return { ok: false, code: 'malformed_request', message: 'A field has the wrong type.', details }
+  }
+  const f = typed.data
+  const fileUrl = f.file_url ?? null
+
+  if (!hasFile && fileUrl === null) {
+    return {
+      ok: false,
+      code: 'missing_input',
+      message: 'Send either a file (multipart part "file") or a "file_url".',
+      details: [{ field: 'file', issue: 'neither file nor file_url was given' }]
+    }
+  }
+
+  const details: ErrorDetail[] = []
+  for (const name of Object.keys(fields)) {
+    if (!KNOWN_FIELDS.has(name)) details.push({ field: name, issue: 'unknown field' })
+  }
+  if (hasFile && fileUrl !== null) {
+    details.push({ field: 'file_url', issue: 'file and file_url are mutually exclusive; send only one' })
+  }
+  if (fileUrl !== null && !isHttpUrl(fileUrl)) {
+    details.push({ field: 'file_url', issue: 'expected an absolute http or https URL' })
+  }
+  const mode = f.mode ?? 'clipping'
+  if (!(MODES as readonly string[]).includes(mode)) {
+    details.push({ field: 'mode', issue: `expected one of ${MODES.join(', ')}, got ${describe(mode)}` })
+  }
+  const deliveryMode = f.delivery_mode ?? 'url'
+  if (!(DELIVERY_MODES as readonly string[]).includes(deliveryMode)) {
+    details.push({ field: 'delivery_mode', issue: `expected one of ${DELIVERY_MODES.join(', ')}, got ${describe(deliveryMode)}` })
+  }
+  const format = f.output_format ?? 'png'
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
+    details.push({ field: 'output_format', issue: `expected one of ${OUTPUT_FORMATS.join(', ')}, got ${describe(format)}` })
+  }
+  const params = f.params ?? null
+  if (mode === 'params' && (params === null || params === '')) {
+    details.push({ field: 'params', issue: 'required when mode is params' })
+  }
+  if (typeof params === 'string' && params.length > MAX_PARAMS_LENGTH) {
+    details.push({ field: 'params', issue: `longer than ${MAX_PARAMS_LENGTH} characters (${params.length})` })
+  }
+
+  if (details.length > 0) {
+    return { ok: false, code: 'validation_failed', message: 'The request failed validation.', details }
+  }
+  return {
+    ok: true,
+    value: {
+      mode: mode as Mode,
+      output_format: format as OutputFormat,
+      delivery_mode: deliveryMode as DeliveryMode,
+      params,
+      file_url: fileUrl
+    }
+  }
+}

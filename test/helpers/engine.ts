@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Engine } from '../../src/main/engine/engine'
+import type { EngineOptions } from '../../src/main/engine/options'
+import { startHttpServer, type HttpListener } from '../../src/main/http/server'
+import { json } from './http'
+
+export function tempDir(prefix = 'clipdesk-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+export interface TestServer {
+  engine: Engine
+  http: HttpListener
+  /** An unlimited key. */
+  key: string
+  dataDir: string
+  url(path: string): string
+  close(): Promise<void>
+}
+
+/**
+ * A real engine on a temp data folder with a real listener on 127.0.0.1.
+ * `run: false` keeps jobs queued (no model run) for tests of the request layer only.
+ */
+export async function startTestServer(opts: Partial<EngineOptions> & { run?: boolean } = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? tempDir()
+  const engine = new Engine({ ...opts, dataDir })
+  if (opts.run !== false) engine.start()
+  const http = await startHttpServer(engine, { port: 0 })
+  const { key } = engine.keys.create({ credits: null })
+  return {
+    engine,
+    http,
+    key,
+    dataDir,
+    url: (path) => `${http.url}${path}`,
+    async close() {
+      await http.close()
+      await engine.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
+}
+
+/** Multipart body with a file part and text fields. */
+export function multipart(fields: Record<string, string>, file?: { bytes: Buffer; type: string; name?: string; part?: string }): FormData {
+  const form = new FormData()
+  for (const [k, v] of Object.entries(fields)) form.append(k, v)
+  if (file) form.append(file.part ?? 'file', new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name ?? 'image')
+  return form
+}
+
+/** Polls the status endpoint until the job leaves `pending`; returns the last answer. */
+export async function pollUntilSettled(
+  server: TestServer,
+  jobId: string,
+  key = server.key
+): Promise<{ status: number; body: Record<string, any>; seen: Array<{ status: string; progress: number }> }> {
+  const seen: Array<{ status: string; progress: number }> = []
+  for (;;) {
+    const res = await fetch(server.url(`/api/v1/status?job_id=${jobId}`), { headers: { 'X-API-Key': key } })
+    const body = (await json(res)) as Record<string, any>
+    seen.push({ status: body.status, progress: body.progress })
+    if (body.state !== 'pending') return { status: res.status, body, seen }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config'
+
+// Real parts in tests (model, SQLite, sockets) are slow on 2 cores: generous timeouts,
+// and test files run one at a time so model inferences don't fight for the cores.
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+    fileParallelism: false,
+    reporters: ['default', './test/helpers/summary-reporter.ts']
+  }
+})
