@@ -178,7 +178,10 @@ export class Segmenter {
     this.assertOpen()
     checkRaw(image.data, image.width, image.height, image.channels, 'segment input')
 
-    const input = await toModelInput(image)
+    // Preprocessing starts now and overlaps the run ahead, but the place in the queue is taken
+    // at the call, so runs keep the order in which they were asked for.
+    const input = toModelInput(image)
+    input.catch(() => undefined) // observed below, or dropped when the run is aborted first
     const probabilities = await this.run(input, signal)
     return toMask(probabilities, image.width, image.height)
   }
@@ -193,8 +196,10 @@ export class Segmenter {
     await worker.terminate()
   }
 
-  private run(input: Float32Array, signal?: AbortSignal): Promise<Float32Array> {
+  private run(pending: Promise<Float32Array>, signal?: AbortSignal): Promise<Float32Array> {
     const result = this.queue.then(async () => {
+      signal?.throwIfAborted()
+      const input = await pending
       signal?.throwIfAborted()
       const worker = this.assertOpen()
       const reply = await worker.request(
