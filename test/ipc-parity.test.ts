@@ -6,13 +6,13 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIpcApi, resultAddress } from '../src/main/ipc/handlers'
-import type { ClipdeskApi } from '../src/shared/ipc'
+import type { IpcHandlers } from '../src/shared/ipc'
 import { multipart, pollUntilSettled, startTestServer, tempDir, type TestServer } from './helpers/engine'
 import { scenePng } from './helpers/fixtures'
 import { json } from './helpers/http'
 
 let server: TestServer
-let ipc: ClipdeskApi
+let ipc: IpcHandlers
 let png: Buffer
 
 beforeAll(async () => {

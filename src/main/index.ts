@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { app, BrowserWindow, ipcMain, net, protocol, session, type IpcMainInvokeEvent } from 'electron'
 import { VARIATIONS, type Variation } from '../shared/api'
-import { IPC_CHANNELS } from '../shared/ipc'
+import { IPC_METHODS, ipcChannel, type IpcHandlers } from '../shared/ipc'
 import { Engine } from './engine/engine'
 import { createIpcApi, RESULT_PROTOCOL } from './ipc/handlers'
 
@@ -70,14 +70,14 @@ async function main(): Promise<void> {
     if (!record) return new Response('not found', { status: 404 })
     return net.fetch(pathToFileURL(record.path).toString())
   })
-  ipcMain.handle(IPC_CHANNELS.upload, (event, request) => {
-    if (!fromOurWindow(event)) throw new Error('refused: not the app window')
-    return api.upload(request)
-  })
-  ipcMain.handle(IPC_CHANNELS.status, (event, jobId) => {
-    if (!fromOurWindow(event)) throw new Error('refused: not the app window')
-    return api.status(jobId)
-  })
+  for (const name of IPC_METHODS) {
+    ipcMain.handle(ipcChannel(name), (event, arg) => {
+      if (!fromOurWindow(event)) throw new Error('refused: not the app window')
+      return (api[name] as (a: unknown) => ReturnType<IpcHandlers[typeof name]>)(arg)
+    })
+  }
+  // Progress is pushed, never polled over IPC.
+  engine.on('job', (e) => mainWindow?.webContents.send(ipcChannel('job'), e))
 
   mainWindow = createWindow()
   app.on('activate', () => {

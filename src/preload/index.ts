@@ -2,12 +2,19 @@
  * Exposes exactly the typed contract of src/shared/ipc.ts as `window.api`; no raw ipcRenderer.
  * Built as CommonJS because sandboxed preloads cannot load ES modules.
  */
-import { contextBridge, ipcRenderer } from 'electron'
-import { IPC_CHANNELS, type ClipdeskApi } from '../shared/ipc'
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron'
+import { IPC_EVENTS, IPC_METHODS, ipcChannel, type ClipdeskApi, type IpcEvent, type IpcEventMap } from '../shared/ipc'
 
-const api: ClipdeskApi = {
-  upload: (request) => ipcRenderer.invoke(IPC_CHANNELS.upload, request),
-  status: (jobId) => ipcRenderer.invoke(IPC_CHANNELS.status, jobId)
-}
+const methods = Object.fromEntries(IPC_METHODS.map((name) => [name, (arg: unknown) => ipcRenderer.invoke(ipcChannel(name), arg)]))
+
+const api = {
+  ...methods,
+  on<E extends IpcEvent>(event: E, listener: (payload: IpcEventMap[E]) => void): () => void {
+    if (!(IPC_EVENTS as readonly string[]).includes(event)) throw new Error(`unknown event ${String(event)}`)
+    const wrapped = (_e: IpcRendererEvent, payload: IpcEventMap[E]): void => listener(payload)
+    ipcRenderer.on(ipcChannel(event), wrapped)
+    return () => ipcRenderer.off(ipcChannel(event), wrapped)
+  }
+} as ClipdeskApi
 
 contextBridge.exposeInMainWorld('api', api)

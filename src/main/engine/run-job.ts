@@ -1,11 +1,12 @@
 import { mkdir, readFile, rm } from 'node:fs/promises'
-import type { JobStatus, Variation } from '../../shared/api'
+import type { JobStatus } from '../../shared/api'
 import { JobFailure } from './errors'
 import { fetchToFile } from './fetch/fetch-url'
 import type { DataPaths } from './paths'
 import { writeFileAtomic } from './paths'
 import type { ResolvedEngineOptions } from './options'
-import { processClipping } from './pipeline'
+import { processJob } from './pipeline'
+import { resolveJobParams } from './params/resolve'
 import type { Segmenter } from './pipeline/mask'
 import type { AbortReason } from './queue/scheduler'
 import type { Db } from './store/db'
@@ -56,16 +57,6 @@ export function endUnsuccessfully(ctx: RunContext, job: JobRecord, from: JobStat
   return moved
 }
 
-/** What this build can make; the rest fails with `not_implemented` rather than a fake output. */
-function assertSupported(job: JobRecord): void {
-  if (job.mode !== 'clipping') {
-    throw new JobFailure('not_implemented', `Mode "${job.mode}" is not available in this version; use mode "clipping".`)
-  }
-  if (job.outputFormat === 'psd') {
-    throw new JobFailure('not_implemented', 'PSD output is not available in this version; use png, jpg, webp or tiff.')
-  }
-}
-
 /**
  * Runs one claimed job through fetch → pipeline → results. Never throws: every outcome ends
  * in a move (done, failed, cancelled, or back to queued when the engine is stopping).
@@ -82,7 +73,7 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
     if (to === 'segmenting') stopTicker = segmentingProgress(ctx, claimed.id)
   }
   try {
-    assertSupported(claimed)
+    const params = resolveJobParams(claimed.mode, claimed.params)
     let inputPath = claimed.inputPath
     if (claimed.sourceKind === 'url') {
       inputPath = ctx.paths.upload(claimed.id)
@@ -98,8 +89,9 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
       throw new JobFailure('storage_error', `The stored input could not be read: ${err.message}`)
     })
     const segmenter = await ctx.segmenter()
-    const made = await processClipping(input, { segmenter }, {
+    const made = await processJob(input, { segmenter }, {
       format: claimed.outputFormat,
+      params,
       maxPixels: ctx.options.maxPixels,
       signal,
       onStage: (stage) => {
@@ -114,9 +106,8 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
       await writeFileAtomic(path, out.bytes)
       ctx.jobs.addResult(claimed.id, { variation: out.variation, ext: out.ext, path, bytes: out.bytes.length })
     }
-    const warnings: Partial<Record<Variation, string[]>> = made.warnings.length > 0 ? { clipping: made.warnings } : {}
     if (at !== 'encoding') moveTo('encoding')
-    moveTo('done', { warnings })
+    moveTo('done', { warnings: made.warnings, ignored: made.ignored })
   } catch (err) {
     ;(stopTicker as (() => void) | null)?.() // assigned in closures, which narrowing cannot see
     await settleFailure(ctx, claimed, at, err, signal)

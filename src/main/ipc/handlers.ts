@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import type { StatusResponse, UploadResponse } from '../../shared/api'
-import type { ClipdeskApi, IpcUploadRequest } from '../../shared/ipc'
+import type { IpcHandlers, IpcUploadRequest } from '../../shared/ipc'
 import { ApiError } from '../engine/errors'
 import { errorResponse, type Engine } from '../engine/engine'
 import type { UploadInput } from '../engine/intake/upload'
@@ -34,7 +34,7 @@ async function fileOf(request: IpcUploadRequest, maxBytes: number): Promise<Uplo
  * The IPC side of the contract: the same `{status, body}` as HTTP for the same request.
  * The renderer is the app's owner, so its jobs are not charged to any key.
  */
-export function createIpcApi(engine: Engine): ClipdeskApi {
+export function createIpcApi(engine: Engine): IpcHandlers {
   return {
     async upload(request: IpcUploadRequest): Promise<UploadResponse> {
       try {

@@ -2,7 +2,12 @@ import sharp from 'sharp'
 import { describe, expect, it, vi } from 'vitest'
 import { JobFailure } from '../errors'
 import { JPG_FLATTEN_WARNING } from './encode'
-import { processClipping, type PipelineStage } from './index'
+import { CLIPPING_DEFAULTS } from '../../../shared/params-types'
+import { processJob, type JobPlan, type PipelineStage } from './index'
+
+/** The clipping job of earlier versions: the defaults of mode `clipping`. */
+const processClipping = (input: Buffer, deps: Parameters<typeof processJob>[1], plan: Omit<JobPlan, 'params'>) =>
+  processJob(input, deps, { ...plan, params: CLIPPING_DEFAULTS })
 import { Segmenter, type SegmentInput } from './mask'
 import { sceneMaskScores, scenePng, solidRgba } from './test-fixtures'
 
@@ -25,11 +30,11 @@ describe('processClipping (stand-in segmenter)', () => {
   it('runs decode → segmenting → pending_compose → encoding and returns one clipping', async () => {
     const segmenter = halfSegmenter()
     const stages: PipelineStage[] = []
-    const result = await processClipping(await opaquePng(), { segmenter }, { format: 'png', maxPixels: MAX, onStage: (s) => stages.push(s) })
+    const result = await processClipping(await opaquePng(), { segmenter }, { format: 'png', maxPixels: MAX, onStage: (s: PipelineStage) => stages.push(s) })
 
     expect(stages).toEqual(['segmenting', 'pending_compose', 'encoding'])
     expect(segmenter.segment).toHaveBeenCalledTimes(1)
-    expect(result.warnings).toEqual([])
+    expect(result.warnings).toEqual({})
     expect(result.outputs).toHaveLength(1)
     const [out] = result.outputs
     expect(out).toMatchObject({ variation: 'clipping', ext: 'png' })
@@ -43,14 +48,14 @@ describe('processClipping (stand-in segmenter)', () => {
     const result = await processClipping(await opaquePng(), { segmenter: halfSegmenter() }, { format, maxPixels: MAX })
     expect(result.outputs[0]!.ext).toBe(format)
     expect((await sharp(result.outputs[0]!.bytes).metadata()).format).toBe('jpeg')
-    expect(result.warnings).toEqual([JPG_FLATTEN_WARNING])
+    expect(result.warnings).toEqual({ clipping: [JPG_FLATTEN_WARNING] })
   })
 
   it('passes on decode warnings (animated GIF)', async () => {
     const frames = Buffer.concat([solidRgba(6, 4, [255, 0, 0, 255]), solidRgba(6, 4, [0, 0, 255, 255])])
     const gif = await sharp(frames, { raw: { width: 6, height: 8, channels: 4, pageHeight: 4 } }).gif().toBuffer()
     const result = await processClipping(gif, { segmenter: halfSegmenter() }, { format: 'webp', maxPixels: MAX })
-    expect(result.warnings).toEqual(['animated GIF: only the first frame was used'])
+    expect(result.warnings).toEqual({ clipping: ['animated GIF: only the first frame was used'] })
   })
 
   it('fails before the model for bad input, a too-large image, or psd output', async () => {
@@ -84,7 +89,7 @@ describe('processClipping (real model)', () => {
     const segmenter = await Segmenter.create()
     try {
       const stages: PipelineStage[] = []
-      const result = await processClipping(await scenePng(), { segmenter }, { format: 'png', maxPixels: MAX, onStage: (s) => stages.push(s) })
+      const result = await processClipping(await scenePng(), { segmenter }, { format: 'png', maxPixels: MAX, onStage: (s: PipelineStage) => stages.push(s) })
       expect(stages).toEqual(['segmenting', 'pending_compose', 'encoding'])
       const { data, info } = await sharp(result.outputs[0]!.bytes).raw().toBuffer({ resolveWithObject: true })
       expect([info.width, info.height, info.channels]).toEqual([512, 384, 4])

@@ -1,13 +1,14 @@
 /**
- * The image pipeline (SPEC §5): decode → mask → compose → encode, one module per step.
- * For now only the `clipping` variation; refine, backgrounds, shadows and PSD come later.
+ * The image pipeline (SPEC §5): decode → alpha (mask, refine) → compose → encode, one module
+ * per step. `processJob` runs one job's input through all of them.
  */
-import type { OutputFormat } from '../../../shared/api'
+import type { OutputFormat, Variation } from '../../../shared/api'
+import type { JobParams } from '../../../shared/params-types'
 import { JobFailure } from '../errors'
+import { computeAlpha, type AlphaDeps } from './alpha'
+import { composeVariations } from './compose'
 import { decodeImage } from './decode'
 import { encodeImage } from './encode'
-import { makeCutout } from './cutout'
-import type { Segmenter } from './mask'
 
 export { decodeImage, type DecodedImage, type DecodeOptions } from './decode'
 export { encodeImage, JPG_FLATTEN_WARNING, type EncodedImage, type EncodeOptions, type RgbaImage } from './encode'
@@ -18,57 +19,61 @@ export { loadModel, clearModelCache, defaultModelDir, type ModelVariant } from '
 /** The job statuses the pipeline moves through (the queue maps them onto the job record). */
 export type PipelineStage = 'segmenting' | 'pending_compose' | 'encoding'
 
-export interface ClippingOptions {
+export interface JobPlan {
   format: OutputFormat
+  params: JobParams
   maxPixels: number
-  /** 1–100 for jpg/webp. */
-  quality?: number
   signal?: AbortSignal
   onStage?: (stage: PipelineStage) => void
 }
 
-export interface ClippingOutput {
-  variation: 'clipping'
+export interface JobOutput {
+  variation: Variation
   /** The format as requested: `jpg` stays `jpg`, `jpeg` stays `jpeg`. */
   ext: string
   bytes: Buffer
 }
 
-export interface ClippingResult {
-  outputs: ClippingOutput[]
-  warnings: string[]
+export interface JobResult {
+  outputs: JobOutput[]
+  warnings: Partial<Record<Variation, string[]>>
+  ignored: Variation[]
+}
+
+function addWarnings(into: Partial<Record<Variation, string[]>>, variation: Variation, list: string[]): void {
+  if (list.length > 0) into[variation] = [...(into[variation] ?? []), ...list]
 }
 
 /**
- * Cuts the subject out of `input` and encodes it as `opts.format`. Throws `JobFailure` (with a
- * reason) for anything the job should fail with, or the signal's reason once aborted.
+ * Runs one input through the pipeline and encodes every variation the plan asks for. Throws
+ * `JobFailure` (with a reason) for anything the job should fail with, or the signal's reason
+ * once aborted.
  */
-export async function processClipping(
-  input: Buffer,
-  // Only `segment` is used: a Segmenter, or a stand-in in tests.
-  deps: { segmenter: Pick<Segmenter, 'segment'> },
-  opts: ClippingOptions
-): Promise<ClippingResult> {
-  const { signal } = opts
+export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan): Promise<JobResult> {
+  const { signal, params } = plan
   signal?.throwIfAborted()
   // Fail before spending seconds on the model for an output we cannot write yet.
-  if (opts.format === 'psd') throw new JobFailure('not_implemented', 'PSD output is not available yet')
-  const image = await decodeImage(input, { maxPixels: opts.maxPixels })
+  if (plan.format === 'psd') throw new JobFailure('not_implemented', 'PSD output is not available yet')
+  const image = await decodeImage(input, { maxPixels: plan.maxPixels })
 
   signal?.throwIfAborted()
-  opts.onStage?.('segmenting')
-  const mask = await deps.segmenter.segment(image, signal)
+  plan.onStage?.('segmenting')
+  const alpha = await computeAlpha(image, input, deps, params, signal)
 
   signal?.throwIfAborted()
-  opts.onStage?.('pending_compose')
-  const cutout = makeCutout(image, mask)
+  plan.onStage?.('pending_compose')
+  const composed = await composeVariations(image, alpha, params)
 
   signal?.throwIfAborted()
-  opts.onStage?.('encoding')
-  const encoded = await encodeImage({ ...image, data: cutout }, opts.format, { quality: opts.quality })
-
-  return {
-    outputs: [{ variation: 'clipping', ext: opts.format, bytes: encoded.bytes }],
-    warnings: [...image.warnings, ...encoded.warnings]
+  plan.onStage?.('encoding')
+  const warnings: Partial<Record<Variation, string[]>> = { ...composed.warnings }
+  // Input-level warnings (e.g. an animated GIF) concern every output; they go with the primary.
+  addWarnings(warnings, params.primary, [...image.warnings, ...alpha.warnings])
+  const outputs: JobOutput[] = []
+  for (const v of composed.variations) {
+    const encoded = await encodeImage(v.image, plan.format, { quality: params.quality ?? undefined })
+    addWarnings(warnings, v.variation, encoded.warnings)
+    outputs.push({ variation: v.variation, ext: plan.format, bytes: encoded.bytes })
   }
+  return { outputs, warnings, ignored: composed.ignored }
 }
