@@ -12,7 +12,7 @@ import { scenePng } from './helpers/fixtures'
 import { json } from './helpers/http'
 
 let server: TestServer
-let ipc: IpcHandlers
+let ipc: Pick<IpcHandlers, 'upload' | 'status'>
 let png: Buffer
 
 beforeAll(async () => {

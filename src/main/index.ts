@@ -1,17 +1,52 @@
 /**
- * The Electron shell: one window, the IPC handlers of the shared contract, and the
- * `clipdesk-result:` protocol that serves result files to the renderer. All job work
- * happens in the engine, which knows nothing of Electron.
+ * The Electron shell: one window, the IPC handlers of the shared contract, the
+ * `clipdesk-result:` protocol that serves result files and batch previews to the renderer,
+ * settings (electron-store), the optional local listener, and a tray/menu entry for the
+ * queue. All job work happens in the engine and the batch service, which know nothing of
+ * Electron.
+ *
+ * Security: contextIsolation + sandbox, no node integration, a strict CSP, navigation,
+ * new windows, webviews and permission requests refused, and every IPC call checked to come
+ * from our window's main frame. The renderer only ever sees `window.api` (the contract).
  */
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { app, BrowserWindow, ipcMain, net, protocol, session, type IpcMainInvokeEvent } from 'electron'
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  nativeImage,
+  net,
+  protocol,
+  screen,
+  session,
+  shell,
+  Tray,
+  type IpcMainInvokeEvent,
+  type MenuItemConstructorOptions
+} from 'electron'
 import { VARIATIONS, type Variation } from '../shared/api'
-import { IPC_METHODS, ipcChannel, type IpcHandlers } from '../shared/ipc'
-import { Engine } from './engine/engine'
-import { createIpcApi, RESULT_PROTOCOL } from './ipc/handlers'
+import type { AppSettings, ListenerStatus, Screen } from '../shared/app'
+import { IPC_METHODS, ipcChannel, type IpcErrorEnvelope, type IpcEvent, type IpcEventMap, type IpcHandlers } from '../shared/ipc'
+import { isPreviewKind } from './batches/previews'
+import { BatchService, type PreviewAddress } from './batches/service'
+import { Engine, errorResponse } from './engine/engine'
+import { ApiError } from './engine/errors'
+import { ACTIVE_STATUSES } from './engine/queue/transitions'
+import { startHttpServer, type HttpListener } from './http/server'
+import { createAppApi, forwardAppEvents } from './ipc/app-api'
+import { RESULT_PROTOCOL } from './ipc/handlers'
+import { ElectronSettings } from './settings-electron'
+import { TRAY_ICON_PNG_BASE64 } from './tray-icon'
+import { APP_VERSION } from './version'
+import { engineProcessor } from './watch/processor'
+import { WatchService } from './watch/service'
 
 app.setName('Clipdesk')
+// One folder for settings and data, e.g. for tests: CLIPDESK_DATA_DIR (as for the CLI).
+if (process.env.CLIPDESK_DATA_DIR) app.setPath('userData', process.env.CLIPDESK_DATA_DIR)
 protocol.registerSchemesAsPrivileged([{ scheme: RESULT_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }])
 
 const CSP = [
@@ -22,20 +57,35 @@ const CSP = [
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
+  "form-action 'none'",
   "frame-ancestors 'none'"
 ].join('; ')
 
 let mainWindow: BrowserWindow | null = null
+let tray: Tray | null = null
 
 /** Only our own window's main frame may call the API. */
 function fromOurWindow(event: IpcMainInvokeEvent): boolean {
   return mainWindow !== null && event.sender === mainWindow.webContents && event.senderFrame === mainWindow.webContents.mainFrame
 }
 
-function createWindow(): BrowserWindow {
+function push<E extends IpcEvent>(event: E, payload: IpcEventMap[E]): void {
+  if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(ipcChannel(event), payload)
+}
+
+function createWindow(settings: ElectronSettings): BrowserWindow {
+  const saved = settings.windowState()
+  // Only reuse the saved position when it is still on a screen (a monitor may be gone).
+  const onScreen =
+    saved.x !== undefined &&
+    saved.y !== undefined &&
+    screen.getAllDisplays().some(({ workArea: a }) => saved.x! < a.x + a.width - 50 && saved.x! + saved.width > a.x + 50 && saved.y! >= a.y - 10 && saved.y! < a.y + a.height - 50)
   const win = new BrowserWindow({
-    width: 1200,
-    height: 800,
+    width: saved.width,
+    height: saved.height,
+    ...(onScreen ? { x: saved.x, y: saved.y } : {}),
+    minWidth: 640,
+    minHeight: 480,
     show: false,
     title: 'Clipdesk',
     webPreferences: {
@@ -43,27 +93,128 @@ function createWindow(): BrowserWindow {
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
-      webSecurity: true
+      webSecurity: true,
+      spellcheck: false
     }
   })
-  win.once('ready-to-show', () => win.show())
+  win.once('ready-to-show', () => {
+    if (saved.maximized) win.maximize()
+    win.show()
+  })
+  win.on('close', () => {
+    const b = win.getNormalBounds()
+    settings.saveWindowState({ x: b.x, y: b.y, width: b.width, height: b.height, maximized: win.isMaximized() })
+  })
   win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }))
   win.webContents.on('will-navigate', (event) => event.preventDefault())
+  win.webContents.on('will-redirect', (event) => event.preventDefault())
   if (process.env.ELECTRON_RENDERER_URL) void win.loadURL(process.env.ELECTRON_RENDERER_URL)
   else void win.loadFile(join(import.meta.dirname, '../renderer/index.html'))
   return win
 }
 
+function showScreen(screenName: Screen, settings: ElectronSettings): void {
+  if (!mainWindow || mainWindow.isDestroyed()) mainWindow = createWindow(settings)
+  if (mainWindow.isMinimized()) mainWindow.restore()
+  mainWindow.show()
+  mainWindow.focus()
+  push('navigate', { screen: screenName })
+}
+
+function appMenu(settings: ElectronSettings): Menu {
+  const go = (s: Screen) => () => showScreen(s, settings)
+  const dev = !app.isPackaged && process.env.ELECTRON_RENDERER_URL !== undefined
+  const template: MenuItemConstructorOptions[] = [
+    ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
+    { label: 'File', submenu: [{ role: process.platform === 'darwin' ? 'close' : 'quit' }] },
+    { role: 'editMenu' },
+    {
+      label: 'View',
+      submenu: [
+        { label: 'Batches (queue)', accelerator: 'CmdOrCtrl+1', click: go('batches') },
+        { label: 'Presets', accelerator: 'CmdOrCtrl+2', click: go('presets') },
+        { label: 'Watched folders', accelerator: 'CmdOrCtrl+3', click: go('watch') },
+        { label: 'API', accelerator: 'CmdOrCtrl+4', click: go('api') },
+        { label: 'Settings', accelerator: 'CmdOrCtrl+,', click: go('settings') },
+        ...(dev ? [{ type: 'separator' as const }, { role: 'reload' as const }, { role: 'toggleDevTools' as const }] : [])
+      ]
+    },
+    { role: 'windowMenu' }
+  ]
+  return Menu.buildFromTemplate(template)
+}
+
 async function main(): Promise<void> {
+  const settings = new ElectronSettings()
+  const startedWith = settings.get()
   await app.whenReady()
-  const engine = new Engine({ dataDir: app.getPath('userData') })
+
+  const dataDir = startedWith.dataDir || app.getPath('userData')
+  const engine = new Engine({ dataDir, concurrency: startedWith.concurrency, retentionMs: startedWith.retentionHours * 3600_000 })
   engine.start()
-  const api = createIpcApi(engine)
+  const batches = new BatchService(engine)
+  batches.start()
+  // Watched folders (SPEC §6): active while the app runs (or `clipdesk serve`; one process at a time).
+  const watch = new WatchService({ db: engine.db, processor: engineProcessor(engine) })
+  void watch.start().catch((err: unknown) => console.error('clipdesk: watched folders failed to start:', err))
+  const outputDir = (): string => settings.get().outputDir || join(app.getPath('pictures'), 'Clipdesk')
+  const address: PreviewAddress = (itemId, kind, version) => `${RESULT_PROTOCOL}://items/${itemId}/${kind}?v=${encodeURIComponent(version)}`
+
+  // The optional local /api/v1 listener, started, stopped or moved when the settings change.
+  let listener: HttpListener | null = null
+  let listenerError: string | null = null
+  const listenerStatus = (): ListenerStatus => ({ running: listener !== null, url: listener?.url ?? null, error: listenerError, managed: true })
+  const applyListener = async (s: AppSettings): Promise<void> => {
+    if (listener && (!s.listenerEnabled || listener.port !== s.port)) {
+      await listener.close()
+      listener = null
+    }
+    listenerError = null
+    if (s.listenerEnabled && !listener) {
+      try {
+        listener = await startHttpServer(engine, { port: s.port })
+      } catch (err) {
+        listenerError = `Cannot listen on 127.0.0.1:${s.port}: ${(err as Error).message}`
+      }
+    }
+    push('listener', listenerStatus())
+  }
+
+  const api: IpcHandlers = createAppApi({
+    engine,
+    batches,
+    address,
+    watch,
+    host: {
+      host: 'app',
+      version: APP_VERSION,
+      settings,
+      get effective() {
+        return { dataDir, outputDir: outputDir() }
+      },
+      startedWith,
+      listener: listenerStatus,
+      applyListener,
+      async pickFolder() {
+        const options = { properties: ['openDirectory' as const, 'createDirectory' as const], defaultPath: outputDir() }
+        const r = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options)
+        return r.canceled ? null : (r.filePaths[0] ?? null)
+      },
+      openPath: (path) => shell.openPath(path)
+    }
+  })
 
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } })
   })
-  protocol.handle(RESULT_PROTOCOL, (request) => {
+  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
+  protocol.handle(RESULT_PROTOCOL, async (request) => {
+    const url = new URL(request.url)
+    if (url.host === 'items') {
+      const [, itemId, kind] = url.pathname.split('/')
+      const file = itemId && kind && isPreviewKind(kind) ? await batches.previewFile(itemId, kind) : null
+      return file ? net.fetch(pathToFileURL(file).toString()) : new Response('not found', { status: 404 })
+    }
     const match = /^[a-z-]+:\/\/results\/([0-9a-f-]{36})\/([A-Za-z]+)\.([a-z]+)$/.exec(request.url)
     const variation = match?.[2] as Variation | undefined
     const record = match && variation && VARIATIONS.includes(variation) ? engine.result(match[1]!, variation, match[3]!) : null
@@ -71,25 +222,88 @@ async function main(): Promise<void> {
     return net.fetch(pathToFileURL(record.path).toString())
   })
   for (const name of IPC_METHODS) {
-    ipcMain.handle(ipcChannel(name), (event, arg) => {
+    ipcMain.handle(ipcChannel(name), async (event, arg): Promise<unknown> => {
       if (!fromOurWindow(event)) throw new Error('refused: not the app window')
-      return (api[name] as (a: unknown) => ReturnType<IpcHandlers[typeof name]>)(arg)
+      try {
+        return await (api[name] as (a: unknown) => ReturnType<IpcHandlers[typeof name]>)(arg)
+      } catch (err) {
+        // The renderer is the owner: it may see the message of an unexpected error too.
+        const { body } = errorResponse(err)
+        if (!(err instanceof ApiError)) console.error(`clipdesk: ${name} failed:`, err)
+        const envelope: IpcErrorEnvelope = {
+          ipcError: err instanceof ApiError ? body.error : { ...body.error, message: err instanceof Error ? err.message : String(err) }
+        }
+        return envelope
+      }
     })
   }
   // Progress is pushed, never polled over IPC.
-  engine.on('job', (e) => mainWindow?.webContents.send(ipcChannel('job'), e))
+  forwardAppEvents({ engine, batches, address, watch }, push)
 
-  mainWindow = createWindow()
+  // The queue in the tray (where the desktop has one) and in the View menu.
+  const refreshTray = (): void => {
+    if (!tray) return
+    const running = engine.jobs.idsByStatus(ACTIVE_STATUSES).length
+    const waiting = engine.jobs.countByStatus('queued') + batches.store.waitingCount()
+    tray.setToolTip(running + waiting === 0 ? 'Clipdesk — queue empty' : `Clipdesk — ${running} running, ${waiting} waiting`)
+    tray.setContextMenu(
+      Menu.buildFromTemplate([
+        { label: `Show queue (${running} running, ${waiting} waiting)`, click: () => showScreen('batches', settings) },
+        { type: 'separator' },
+        { role: 'quit' }
+      ])
+    )
+  }
+  let trayTimer: NodeJS.Timeout | null = null
+  batches.on('batch', () => {
+    trayTimer ??= setTimeout(() => {
+      trayTimer = null
+      refreshTray()
+    }, 1000)
+  })
+  try {
+    tray = new Tray(nativeImage.createFromBuffer(Buffer.from(TRAY_ICON_PNG_BASE64, 'base64')))
+    tray.on('click', () => showScreen('batches', settings))
+    refreshTray()
+  } catch {
+    tray = null // no tray on this desktop: the View menu still has the queue
+  }
+  Menu.setApplicationMenu(appMenu(settings))
+
+  mainWindow = createWindow(settings)
+  await applyListener(startedWith)
+
   app.on('activate', () => {
-    if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow()
+    if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(settings)
   })
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit()
   })
-  app.on('will-quit', () => void engine.stop())
-  app.on('web-contents-created', (_e, contents) => {
-    contents.on('will-attach-webview', (event) => event.preventDefault())
+  // Stop cleanly before quitting: running jobs go back to the queue and resume next time.
+  let stopped = false
+  let stopping: Promise<void> | null = null
+  app.on('before-quit', (event) => {
+    if (stopped) return
+    event.preventDefault()
+    if (trayTimer) clearTimeout(trayTimer)
+    stopping ??= (async () => {
+      await listener?.close()
+      await watch.stop()
+      await batches.stop()
+      await engine.stop()
+    })()
+      .catch((err: unknown) => console.error('clipdesk: stopping failed:', err))
+      .finally(() => {
+        stopped = true
+        app.quit()
+      })
   })
 }
+
+// Before any window exists: no webviews, no new windows, from any web contents.
+app.on('web-contents-created', (_e, contents) => {
+  contents.on('will-attach-webview', (event) => event.preventDefault())
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }))
+})
 
 void main()

@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   missing_input: 400,
   unauthorized: 401,
   insufficient_credits: 402,
+  forbidden: 403,
   forbidden_host: 403,
   invalid_signature: 403,
   job_not_found: 404,
@@ -38,6 +39,7 @@ export const FAILURE_REASONS = [
   'not_implemented',
   'model_unavailable',
   'pipeline_crashed',
+  'pipeline_timeout',
   'pipeline_error',
   'storage_error'
 ] as const

@@ -5,6 +5,11 @@
  * several values) so that the bridge stays generic and typed.
  */
 import type { StatusResponse, UploadFields, UploadResponse } from './api'
+import type { ApiKeyView, AppInfo, KeyCreateRequest, KeyCreditRequest, ListenerStatus, OpenPathResult, Screen, SettingsPatch, SettingsView } from './app'
+import type { BatchAddRequest, BatchAddResult, BatchCreateRequest, BatchDetail, BatchItemView, BatchSummary, BatchTarget } from './batches'
+import type { ErrorBody } from './errors'
+import type { PresetInfo, PresetSaveRequest } from './presets'
+import type { WatchAddRequest, WatchEvent, WatchFolderView, WatchRetryRequest, WatchRetryResult, WatchUpdateRequest } from './watch'
 
 /** A file handed over IPC: by path (drag-and-drop) or by bytes (file picker in a sandbox). */
 export type IpcFile = { path: string } | { bytes: Uint8Array; name?: string; type?: string }
@@ -17,19 +22,95 @@ export interface IpcUploadRequest extends UploadFields {
 export interface IpcInvokeMap {
   upload: [IpcUploadRequest, UploadResponse]
   status: [string, StatusResponse]
+  // Batches (SPEC §7): the app's main screen.
+  batchesList: [void, BatchSummary[]]
+  batchGet: [string, BatchDetail]
+  batchCreate: [BatchCreateRequest, BatchSummary]
+  batchAdd: [BatchAddRequest, BatchAddResult]
+  batchCancel: [BatchTarget, BatchSummary]
+  batchRetry: [BatchTarget, BatchSummary]
+  batchDelete: [string, boolean]
+  batchOpenOutput: [BatchTarget, OpenPathResult]
+  /** Cancels one job (e.g. a preset preview); false when it already ended. */
+  jobCancel: [string, boolean]
+  // The host, settings and the local listener.
+  appInfo: [void, AppInfo]
+  pickFolder: [void, string | null]
+  settingsGet: [void, SettingsView]
+  settingsSet: [SettingsPatch, SettingsView]
+  // API keys (owner only over HTTP).
+  keysList: [void, ApiKeyView[]]
+  keysCreate: [KeyCreateRequest, { key: string; info: ApiKeyView }]
+  keysRevoke: [string, ApiKeyView]
+  keysCredit: [KeyCreditRequest, ApiKeyView]
+  // Presets (SPEC §2): built-ins first (`builtin: true`), then the user's. Save creates or replaces;
+  // bad input throws 422 validation_failed naming `name`, `description`, `params` or `params.<key>`.
+  presetsList: [void, PresetInfo[]]
+  presetsSave: [PresetSaveRequest, PresetInfo]
+  /** True when deleted, false when there is no user preset of that name; a built-in throws 422. */
+  presetsDelete: [string, boolean]
+  // Watched folders (SPEC §6). Refusals throw 422 validation_failed (details name the field) or 404 not_found.
+  watchList: [void, WatchFolderView[]]
+  watchAdd: [WatchAddRequest, WatchFolderView]
+  watchUpdate: [WatchUpdateRequest, WatchFolderView]
+  /** Takes the folder id; its output files stay. */
+  watchRemove: [string, boolean]
+  watchPause: [string, WatchFolderView]
+  watchResume: [string, WatchFolderView]
+  /** Every failed file of a folder, or one file (failed, or skipped to force it). */
+  watchRetry: [WatchRetryRequest, WatchRetryResult]
 }
 
 /** Events pushed from main to the renderer: name → payload. */
 export interface IpcEventMap {
   job: { job_id: string; status: string; progress: number }
+  /** A batch's counts or progress changed. */
+  batch: BatchSummary
+  /** One file of a batch changed. */
+  batchItem: BatchItemView
+  listener: ListenerStatus
+  /** The tray or menu asks to show a screen. */
+  navigate: { screen: Screen }
+  /** A watched folder changed (state, counts, activity); `folder` null once removed. */
+  watch: WatchEvent
 }
 
 export type IpcMethod = keyof IpcInvokeMap
 export type IpcEvent = keyof IpcEventMap
 
 /** Every invoke method, for the generic bridge (checked against the map below). */
-export const IPC_METHODS = ['upload', 'status'] as const satisfies readonly IpcMethod[]
-export const IPC_EVENTS = ['job'] as const satisfies readonly IpcEvent[]
+export const IPC_METHODS = [
+  'upload',
+  'status',
+  'batchesList',
+  'batchGet',
+  'batchCreate',
+  'batchAdd',
+  'batchCancel',
+  'batchRetry',
+  'batchDelete',
+  'batchOpenOutput',
+  'jobCancel',
+  'appInfo',
+  'pickFolder',
+  'settingsGet',
+  'settingsSet',
+  'keysList',
+  'keysCreate',
+  'keysRevoke',
+  'keysCredit',
+  'presetsList',
+  'presetsSave',
+  'presetsDelete',
+  'watchList',
+  'watchAdd',
+  'watchUpdate',
+  'watchRemove',
+  'watchPause',
+  'watchResume',
+  'watchRetry'
+] as const satisfies readonly IpcMethod[]
+export const IPC_EVENTS = ['job', 'batch', 'batchItem', 'listener', 'navigate', 'watch'] as const satisfies readonly IpcEvent[]
 
 // Compile-time check that the list names every method of the map.
 type Missing = Exclude<IpcMethod, (typeof IPC_METHODS)[number]>
@@ -45,4 +126,19 @@ export type IpcHandlers = { [K in IpcMethod]: (arg: IpcInvokeMap[K][0]) => Promi
 export type ClipdeskApi = IpcHandlers & {
   /** Subscribes to a pushed event; returns the unsubscribe function. */
   on<E extends IpcEvent>(event: E, listener: (payload: IpcEventMap[E]) => void): () => void
+  /** The path on disk of a dropped or picked file (Electron's webUtils); '' when it has none. */
+  pathForFile(file: File): string
+}
+
+/**
+ * What main answers instead of a method's result when the handler threw: the renderer's
+ * transport turns it back into an error with code, message and details (an Error thrown in
+ * main reaches the renderer as a bare message).
+ */
+export interface IpcErrorEnvelope {
+  ipcError: ErrorBody['error']
+}
+
+export function isIpcErrorEnvelope(value: unknown): value is IpcErrorEnvelope {
+  return typeof value === 'object' && value !== null && 'ipcError' in value && typeof (value as IpcErrorEnvelope).ipcError === 'object'
 }

@@ -3,12 +3,13 @@
  * after presets and defaults for the mode are applied. The grammar that produces it lives in
  * `params.ts`.
  */
-import type { Variation } from './api'
+import type { Mode, Variation } from './api'
 
 export type BackgroundSpec =
   | { kind: 'transparent' }
   | { kind: 'color'; rgba: [number, number, number, number] }
-  | { kind: 'blur'; radius: number }
+  /** The original photo, blurred. `radius`: the Gaussian's standard deviation in output pixels; null: 2 % of the canvas's long edge. */
+  | { kind: 'blur'; radius: number | null }
 
 export type SizeSpec = { kind: 'original' } | { kind: 'box'; width: number; height: number } | { kind: 'long'; max: number }
 
@@ -45,4 +46,23 @@ export const CLIPPING_DEFAULTS: JobParams = {
   refine: 'edges',
   alpha: 'auto',
   preset: null
+}
+
+/**
+ * What a `background` job does, and the base of a `params` job: white background, the four
+ * variations, `compose` as the primary (SPEC §2).
+ */
+export const BACKGROUND_DEFAULTS: JobParams = {
+  ...CLIPPING_DEFAULTS,
+  background: { kind: 'color', rgba: [255, 255, 255, 255] },
+  shadow: 'top',
+  variations: ['clipping', 'background', 'compose', 'shadowTop'],
+  primary: 'compose'
+}
+
+/** The parameter set of each mode before any `params` are applied. */
+export const MODE_DEFAULTS: Record<Mode, JobParams> = {
+  clipping: CLIPPING_DEFAULTS,
+  background: BACKGROUND_DEFAULTS,
+  params: BACKGROUND_DEFAULTS
 }

@@ -6,9 +6,10 @@
 import { z } from 'zod'
 import { DELIVERY_MODES, MODES, OUTPUT_FORMATS, type DeliveryMode, type Mode, type OutputFormat, type UploadFields } from './api'
 import type { ErrorCode, ErrorDetail } from './errors'
+import { MAX_PARAMS_LENGTH, parseParams } from './params'
 
-/** Longest accepted `params` string (SPEC §4). */
-export const MAX_PARAMS_LENGTH = 2048
+/** Longest accepted `params` string (SPEC §4); defined with the grammar. */
+export { MAX_PARAMS_LENGTH }
 
 export interface UploadRequest {
   mode: Mode
@@ -110,6 +111,10 @@ export function validateUpload(fields: UploadFields, hasFile: boolean): UploadVa
   }
   if (typeof params === 'string' && params.length > MAX_PARAMS_LENGTH) {
     details.push({ field: 'params', issue: `longer than ${MAX_PARAMS_LENGTH} characters (${params.length})` })
+  } else if (params !== null && params !== '') {
+    // The grammar of the set (SPEC §2), reported with the other fields; presets are looked up at intake.
+    const parsed = parseParams(params)
+    if (!parsed.ok) details.push(...parsed.details)
   }
 
   if (details.length > 0) {

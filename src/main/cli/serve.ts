@@ -1,20 +1,25 @@
 import { Engine } from '../engine/engine'
 import { startHttpServer } from '../http/server'
+import { createServeApp, engineOptionsFrom, serverSettings } from '../http/serve-app'
 import { CliError, parse } from './args'
 
 /** `clipdesk serve`: the engine and the HTTP listener until SIGINT/SIGTERM. */
 export async function runServe(args: string[]): Promise<number> {
   const { values, dataDir, positionals } = parse(args, {
     port: { type: 'string', default: '7878' },
-    'allow-private-urls': { type: 'boolean', default: false }
+    'allow-private-urls': { type: 'boolean', default: false },
+    // Accept jobs but hold them until a start without --paused (queue up work, run it later).
+    paused: { type: 'boolean', default: false }
   })
   if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}"`)
   const port = Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`expected --port to be 0–65535, got "${values.port}"`)
 
-  const engine = new Engine({ dataDir, allowPrivateNetworkUrls: values['allow-private-urls'] as boolean })
+  const settings = serverSettings(dataDir)
+  const engine = new Engine({ dataDir, allowPrivateNetworkUrls: values['allow-private-urls'] as boolean, ...engineOptionsFrom(settings.get()) })
   if (engine.keys.count() === 0) {
-    const { key } = engine.keys.create({ credits: null, name: 'first key' })
+    // The first key is the owner's: it also opens the app in a browser (the app bridge).
+    const { key } = engine.keys.create({ credits: null, name: 'first key', admin: true })
     console.log(`API key: ${key}`)
   }
   // Signal handlers first: a supervisor may signal as soon as it reads the "Listening" line.
@@ -23,15 +28,23 @@ export async function runServe(args: string[]): Promise<number> {
   process.once('SIGINT', () => stop())
   process.once('SIGTERM', () => stop())
 
-  engine.start()
-  const listener = await startHttpServer(engine, { port })
+  if (!values.paused) engine.start()
+  const served = createServeApp(engine, settings)
+  const listener = await startHttpServer(engine, { port, app: served.app })
+  served.listening(listener.url)
+  await served.watch.start() // watched folders (clipdesk watch add …): active while serve runs
   console.log(`Data folder: ${dataDir}`)
   console.log(`Listening on ${listener.url}`)
-  engine.warmUp().catch((err: Error) => console.error(`clipdesk: ${err.message}`))
+  const watched = served.watch.list()
+  if (watched.length > 0) console.log(`Watching ${watched.filter((f) => f.state === 'active').length} of ${watched.length} folders`)
+  if (served.app.rendererDir) console.log(`App: open ${listener.url}/ in a browser and sign in with an owner key`)
+  if (values.paused) console.log('Paused: jobs are accepted and kept queued; start again without --paused to run them')
+  else engine.warmUp().catch((err: Error) => console.error(`clipdesk: ${err.message}`))
 
   await stopped
   console.log('Stopping…')
   await listener.close()
+  await served.stop()
   await engine.stop()
   return 0
 }

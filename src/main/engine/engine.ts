@@ -16,6 +16,9 @@ import { statusBody, type ResultAddress } from './status-view'
 import { openDatabase, type Db } from './store/db'
 import { JobStore, type ResultRecord } from './store/jobs'
 import { KeyStore } from './store/keys'
+import { MaskCache } from './store/mask-cache'
+import { JobParamsStore } from './store/job-params'
+import { PresetStore } from './store/presets'
 import { getOrCreateSecret } from './store/meta'
 
 /** After a failed model load, uploads are refused (503) for this long, then a job tries again. */
@@ -57,7 +60,13 @@ export class Engine extends EventEmitter<EngineEvents> {
   readonly db: Db
   readonly jobs: JobStore
   readonly keys: KeyStore
+  /** Built-in and user presets (parameter sets by name). */
+  readonly presets: PresetStore
+  /** Each job's parameter set, resolved at upload. */
+  readonly jobParams: JobParamsStore
   readonly signer: ResultSigner
+  /** Model masks by input content + model (SPEC §5), swept with the jobs. */
+  readonly maskCache: MaskCache
   private readonly scheduler: Scheduler
   private segmenterPromise: Promise<Segmenter> | null = null
   /** The last failure to load the model, and when; uploads answer 503 for a minute after it. */
@@ -73,11 +82,15 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.db = openDatabase(this.paths.db)
     this.jobs = new JobStore(this.db)
     this.keys = new KeyStore(this.db)
+    this.presets = new PresetStore(this.db)
+    this.jobParams = new JobParamsStore(this.db)
     this.signer = new ResultSigner(getOrCreateSecret(this.db, 'result-signing-key'))
+    this.maskCache = new MaskCache(this.db)
     const ctx = this.runContext()
     this.scheduler = new Scheduler({
       jobs: this.jobs,
       concurrency: this.options.concurrency,
+      jobTimeoutMs: this.options.jobTimeoutMs,
       run: (job, signal) => runJob(ctx, job, signal),
       onClaim: (job) => this.changed(job.id)
     })
@@ -105,6 +118,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       rmSync(this.paths.upload(id), { force: true })
       this.jobs.deleteJob(id)
     }
+    this.maskCache.sweep(now - this.options.retentionMs)
     return ids.length
   }
 
@@ -122,7 +136,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   async upload(input: UploadInput): Promise<UploadResponse & { headers?: Record<string, string> }> {
     try {
       const body = await acceptUpload(
-        { db: this.db, jobs: this.jobs, keys: this.keys, paths: this.paths, options: this.options, assertAvailable: () => this.assertAvailable() },
+        { db: this.db, jobs: this.jobs, keys: this.keys, presets: this.presets, jobParams: this.jobParams, paths: this.paths, options: this.options, assertAvailable: () => this.assertAvailable() },
         input
       )
       this.changed(body.job_id)
@@ -150,7 +164,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     }
     const job = this.jobs.get(jobId)
     if (!job) return errorResponse(new ApiError('job_not_found', `No job with id ${jobId}.`), jobId)
-    const body = statusBody(job, this.jobs.results(jobId), address, this.options.retentionMs)
+    const body = statusBody(job, this.jobs.results(jobId), address, this.options.retentionMs, this.jobParams.get(jobId)?.primary)
     return { status: body.error ? 500 : 200, body }
   }
 
@@ -248,9 +262,12 @@ export class Engine extends EventEmitter<EngineEvents> {
       db: this.db,
       jobs: this.jobs,
       keys: this.keys,
+      presets: this.presets,
+      jobParams: this.jobParams,
       paths: this.paths,
       options: this.options,
       segmenter: () => this.segmenter(),
+      maskCache: this.maskCache,
       changed: (id) => this.changed(id),
       timing: this.timing
     }

@@ -23,12 +23,18 @@ export interface EngineOptions {
   maxPixels?: number
   /** How long results and uploads are kept after a job ends. @default 24 h */
   retentionMs?: number
-  /** Model weights: quantised `small` or fp16 `medium`. @default 'medium' */
+  /**
+   * Model weights: quantised `small` or fp16 `medium`. `medium` is the default because it is
+   * both the faster and the better one on CPUs without VNNI (measured: docs/pipeline.md).
+   * @default 'medium'
+   */
   modelVariant?: 'small' | 'medium'
   /** Inference threads. @default the number of cores */
   threads?: number
   /** Runs a job may start before it is failed as crashing the pipeline. @default 3 */
   maxAttempts?: number
+  /** A job still running after this long fails with reason `pipeline_timeout`. @default 10 min */
+  jobTimeoutMs?: number
 }
 
 export type ResolvedEngineOptions = Required<EngineOptions>
@@ -44,6 +50,7 @@ export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
     retentionMs: o.retentionMs ?? 24 * 60 * 60 * 1000,
     modelVariant: o.modelVariant ?? 'medium',
     threads: o.threads ?? availableParallelism(),
-    maxAttempts: o.maxAttempts ?? 3
+    maxAttempts: o.maxAttempts ?? 3,
+    jobTimeoutMs: o.jobTimeoutMs ?? 10 * 60 * 1000
   }
 }

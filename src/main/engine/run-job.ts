@@ -12,14 +12,21 @@ import type { AbortReason } from './queue/scheduler'
 import type { Db } from './store/db'
 import type { JobRecord, JobStore, MovePatch } from './store/jobs'
 import type { KeyStore } from './store/keys'
+import type { MaskCache } from './store/mask-cache'
+import type { JobParamsStore } from './store/job-params'
+import type { PresetStore } from './store/presets'
 
 export interface RunContext {
   db: Db
   jobs: JobStore
   keys: KeyStore
+  presets: PresetStore
+  jobParams: JobParamsStore
   paths: DataPaths
   options: ResolvedEngineOptions
   segmenter(): Promise<Segmenter>
+  /** Model masks by input content + model; absent: every job runs the model. */
+  maskCache?: MaskCache
   /** Called after every move of a job, for push events. */
   changed(jobId: string): void
   /** Running estimate of how long the model step takes, for progress within `segmenting`. */
@@ -73,7 +80,7 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
     if (to === 'segmenting') stopTicker = segmentingProgress(ctx, claimed.id)
   }
   try {
-    const params = resolveJobParams(claimed.mode, claimed.params)
+    const params = resolveJobParams(ctx, claimed)
     let inputPath = claimed.inputPath
     if (claimed.sourceKind === 'url') {
       inputPath = ctx.paths.upload(claimed.id)
@@ -89,7 +96,7 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
       throw new JobFailure('storage_error', `The stored input could not be read: ${err.message}`)
     })
     const segmenter = await ctx.segmenter()
-    const made = await processJob(input, { segmenter }, {
+    const made = await untilAborted(signal, processJob(input, { segmenter, maskCache: ctx.maskCache }, {
       format: claimed.outputFormat,
       params,
       maxPixels: ctx.options.maxPixels,
@@ -98,7 +105,7 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
         if (stage !== at) moveTo(stage)
         else if (stage === 'segmenting' && !stopTicker) stopTicker = segmentingProgress(ctx, claimed.id)
       }
-    })
+    }))
     signal.throwIfAborted()
     await mkdir(ctx.paths.resultDir(claimed.id), { recursive: true })
     for (const out of made.outputs) {
@@ -114,6 +121,20 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
   }
 }
 
+/**
+ * Settles with `work`, or rejects as soon as `signal` aborts even if `work` never settles
+ * (a step that does not watch the signal, e.g. a hung decoder): the job can then end.
+ */
+function untilAborted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+  work.catch(() => undefined) // an abandoned step's late failure is expected, not unhandled
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
 async function settleFailure(ctx: RunContext, job: JobRecord, at: JobStatus, err: unknown, signal: AbortSignal): Promise<void> {
   const reason = signal.aborted ? (signal.reason as AbortReason) : null
   if (reason === 'shutdown') {
@@ -124,6 +145,11 @@ async function settleFailure(ctx: RunContext, job: JobRecord, at: JobStatus, err
   await rm(ctx.paths.resultDir(job.id), { recursive: true, force: true })
   if (reason === 'cancel') {
     endUnsuccessfully(ctx, job, at, 'cancelled', {})
+    return
+  }
+  if (reason === 'timeout') {
+    const seconds = Math.round(ctx.options.jobTimeoutMs / 1000)
+    endUnsuccessfully(ctx, job, at, 'failed', { errorReason: 'pipeline_timeout', errorMessage: `The job ran longer than ${seconds} s and was stopped.` })
     return
   }
   const failure =

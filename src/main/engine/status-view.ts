@@ -4,14 +4,27 @@ import type { JobRecord, ResultRecord } from './store/jobs'
 /** Turns a stored result into an address the caller can fetch (signed HTTP URL, app protocol…). */
 export type ResultAddress = (jobId: string, variation: Variation, ext: string, expiresAt: number) => string
 
-/** The variation `final_url` points at for each mode. */
-export function primaryVariation(job: JobRecord, made: readonly Variation[]): Variation | null {
-  const wanted: Variation = job.mode === 'clipping' ? 'clipping' : 'compose'
-  return made.includes(wanted) ? wanted : (made[0] ?? null)
+/**
+ * The variation `final_url` points at: the job's resolved primary (SPEC §2) when it was made;
+ * when it was skipped (a `shadowTop` that could not be made), `compose`, then the mode's
+ * usual primary, then the first variation made.
+ */
+export function primaryVariation(job: JobRecord, made: readonly Variation[], preferred?: Variation | null): Variation | null {
+  const candidates: Array<Variation | null | undefined> = [preferred, 'compose', job.mode === 'clipping' ? 'clipping' : 'compose']
+  return candidates.find((v): v is Variation => !!v && made.includes(v)) ?? made[0] ?? null
 }
 
-/** The body of the status endpoint for a job, the same over HTTP and IPC (SPEC §2 Delivery). */
-export function statusBody(job: JobRecord, results: ResultRecord[], address: ResultAddress, retentionMs: number): JobStatusBody {
+/**
+ * The body of the status endpoint for a job, the same over HTTP and IPC (SPEC §2 Delivery).
+ * `primary`: the job's resolved primary variation (absent for jobs accepted before it was stored).
+ */
+export function statusBody(
+  job: JobRecord,
+  results: ResultRecord[],
+  address: ResultAddress,
+  retentionMs: number,
+  primary?: Variation | null
+): JobStatusBody {
   const body: JobStatusBody = {
     job_id: job.id,
     status: job.status,
@@ -23,9 +36,9 @@ export function statusBody(job: JobRecord, results: ResultRecord[], address: Res
   if (job.status === 'done') {
     const expiresAt = Math.floor(((job.finishedAt ?? job.updatedAt) + retentionMs) / 1000)
     const made = results.map((r) => r.variation)
-    const primary = primaryVariation(job, made)
+    const chosen = primaryVariation(job, made, primary)
     const urlOf = (r: ResultRecord): string => address(job.id, r.variation, r.ext, expiresAt)
-    const primaryResult = results.find((r) => r.variation === primary)
+    const primaryResult = results.find((r) => r.variation === chosen)
     body.final_url = primaryResult ? urlOf(primaryResult) : null
     if (job.deliveryMode === 'url') {
       body.final_urls = Object.fromEntries(results.map((r) => [r.variation, urlOf(r)]))

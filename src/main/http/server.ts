@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { VARIATIONS, type Variation } from '../../shared/api'
 import { ApiError } from '../engine/errors'
 import { errorResponse, type Engine } from '../engine/engine'
+import { handleAppRequest, type AppBridgeOptions } from './app-bridge'
 import { readUpload } from './body'
 import { BadKeyLimiter, isAllowedHost } from './guard'
 import { openApiDocument } from './openapi'
@@ -12,6 +13,8 @@ import { sendJson } from './respond'
 export interface HttpServerOptions {
   /** @default 7878; 0 picks a free port */
   port?: number
+  /** The app bridge and the renderer (`clipdesk serve`); see app-bridge.ts. @default none */
+  app?: AppBridgeOptions
 }
 
 export interface HttpListener {
@@ -120,6 +123,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
       createReadStream(record.path).pipe(res)
       return
     }
+    if (opts.app && (await handleAppRequest(opts.app, req, res, url, { authenticate, allow }))) return
     throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
   }
 

@@ -5,6 +5,9 @@ import type { IpcHandlers, IpcUploadRequest } from '../../shared/ipc'
 import { ApiError } from '../engine/errors'
 import { errorResponse, type Engine } from '../engine/engine'
 import type { UploadInput } from '../engine/intake/upload'
+import { createPresetHandlers, type PresetHandlers } from './presets'
+import type { WatchService } from '../watch/service'
+import { createWatchHandlers, type WatchHandlers } from './watch'
 
 /** The app's protocol for result files; the renderer never gets `file://` addresses. */
 export const RESULT_PROTOCOL = 'clipdesk-result'
@@ -30,11 +33,14 @@ async function fileOf(request: IpcUploadRequest, maxBytes: number): Promise<Uplo
   throw new ApiError('malformed_request', 'file must be {path} or {bytes}.', { details: [{ field: 'file', issue: 'expected {path} or {bytes}' }] })
 }
 
+/** The methods answered by the engine alone; the app's other methods are composed in `app-api.ts`. */
+export type EngineHandlers = Pick<IpcHandlers, 'upload' | 'status'> & PresetHandlers & WatchHandlers
+
 /**
  * The IPC side of the contract: the same `{status, body}` as HTTP for the same request.
  * The renderer is the app's owner, so its jobs are not charged to any key.
  */
-export function createIpcApi(engine: Engine): IpcHandlers {
+export function createIpcApi(engine: Engine, watch: WatchService | null = null): EngineHandlers {
   return {
     async upload(request: IpcUploadRequest): Promise<UploadResponse> {
       try {
@@ -50,6 +56,8 @@ export function createIpcApi(engine: Engine): IpcHandlers {
     },
     async status(jobId: string): Promise<StatusResponse> {
       return engine.status(jobId, resultAddress)
-    }
+    },
+    ...createPresetHandlers(engine),
+    ...createWatchHandlers(watch)
   }
 }

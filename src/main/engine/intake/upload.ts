@@ -10,6 +10,9 @@ import type { ResolvedEngineOptions } from '../options'
 import type { Db } from '../store/db'
 import type { JobStore } from '../store/jobs'
 import type { KeyStore } from '../store/keys'
+import type { JobParamsStore } from '../store/job-params'
+import type { PresetStore } from '../store/presets'
+import { resolveUploadParams } from '../params/resolve'
 import { psdDimensions, sniffImageType } from './sniff'
 
 /** An upload as every transport hands it to the engine. */
@@ -26,6 +29,9 @@ interface IntakeDeps {
   db: Db
   jobs: JobStore
   keys: KeyStore
+  /** Presets for `params`, and where the job's resolved set is kept. */
+  presets: PresetStore
+  jobParams: JobParamsStore
   paths: DataPaths
   options: ResolvedEngineOptions
   /** Throws ApiError('unavailable') when the engine cannot take jobs now. */
@@ -76,6 +82,9 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   const checked = validateUpload(input.fields, input.file !== undefined)
   if (!checked.ok) throw new ApiError(checked.code, checked.message, { details: checked.details })
   const request: UploadRequest = checked.value
+  // A bad parameter set (or an unknown preset) is refused before a job exists; `params` also
+  // applies to modes clipping and background (docs/api.md §6.3).
+  const params = resolveUploadParams(deps.presets, request.mode, request.params, request.delivery_mode)
   if (input.file) {
     if (input.file.bytes.length > deps.options.maxUploadBytes) {
       throw new ApiError('payload_too_large', `The upload is larger than ${deps.options.maxUploadBytes} bytes.`)
@@ -115,6 +124,7 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
       source: input.file ? (input.file.filename ?? 'upload') : request.file_url!,
       inputPath
     })
+    deps.jobParams.save(id, params)
     if (input.keyId !== null && !deps.keys.charge(input.keyId, id)) throw insufficientCredits()
     return true
   })

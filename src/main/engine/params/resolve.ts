@@ -1,13 +1,58 @@
 /**
- * Resolves a job's mode and `params` into the full parameter set the pipeline runs with.
- * Today only `clipping` (its defaults); `background` and `params` fail with `not_implemented`
- * rather than give a fake output.
+ * Resolves a job's mode and `params` into the full parameter set the pipeline runs with
+ * (grammar and layering in `shared/params.ts`, presets from the PresetStore).
+ *
+ * Resolved once, when the upload is accepted, and stored with the job: a bad set is refused
+ * with 422 before a job exists, and editing or deleting a preset later does not change jobs
+ * already queued.
  */
-import type { Mode } from '../../../shared/api'
-import { CLIPPING_DEFAULTS, type JobParams } from '../../../shared/params-types'
-import { JobFailure } from '../errors'
+import type { DeliveryMode, Mode } from '../../../shared/api'
+import { parseParams, resolveParams, type ParamSet } from '../../../shared/params'
+import type { JobParams } from '../../../shared/params-types'
+import { ApiError, JobFailure } from '../errors'
+import type { JobParamsStore } from '../store/job-params'
+import type { JobRecord } from '../store/jobs'
+import type { PresetStore } from '../store/presets'
 
-export function resolveJobParams(mode: Mode, _params: string | Record<string, unknown> | null): JobParams {
-  if (mode === 'clipping') return CLIPPING_DEFAULTS
-  throw new JobFailure('not_implemented', `Mode "${mode}" is not available in this version; use mode "clipping".`)
+type RawParams = string | Record<string, unknown> | null
+
+function resolve(presets: Pick<PresetStore, 'lookup'>, mode: Mode, params: RawParams) {
+  let set: ParamSet | null = null
+  if (params !== null && params !== '') {
+    const parsed = parseParams(params)
+    if (!parsed.ok) return parsed
+    set = parsed.value
+  }
+  return resolveParams(mode, set, presets.lookup)
+}
+
+/**
+ * With `delivery_mode=final_url` only the primary is delivered, so only it is made (and
+ * `compose`, the fallback should a `shadowTop` primary be skipped).
+ */
+export function narrowForDelivery(params: JobParams, deliveryMode: DeliveryMode): JobParams {
+  if (deliveryMode !== 'final_url') return params
+  const variations = params.primary === 'shadowTop' ? (['shadowTop', 'compose'] as const) : [params.primary]
+  return { ...params, variations: [...variations] }
+}
+
+/** At upload: the job's parameter set, or ApiError 422 `validation_failed` naming each bad key. */
+export function resolveUploadParams(presets: Pick<PresetStore, 'lookup'>, mode: Mode, params: RawParams, deliveryMode: DeliveryMode): JobParams {
+  const r = resolve(presets, mode, params)
+  if (!r.ok) throw new ApiError('validation_failed', 'The parameter set failed validation.', { details: r.details })
+  return narrowForDelivery(r.value, deliveryMode)
+}
+
+/**
+ * When the job runs: the set stored at upload; for a job accepted before sets were stored,
+ * resolved now (and failed, not refused, when it no longer resolves).
+ */
+export function resolveJobParams(ctx: { jobParams: JobParamsStore; presets: PresetStore }, job: JobRecord): JobParams {
+  const stored = ctx.jobParams.get(job.id)
+  if (stored) return stored
+  const r = resolve(ctx.presets, job.mode, job.params)
+  if (!r.ok) {
+    throw new JobFailure('pipeline_error', `The parameter set is not valid: ${r.details.map((d) => `${d.field}: ${d.issue}`).join('; ')}`)
+  }
+  return narrowForDelivery(r.value, job.deliveryMode)
 }

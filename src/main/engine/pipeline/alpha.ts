@@ -1,30 +1,129 @@
 /**
- * The mask step: the alpha of the subject at the image's full size.
- * Today: the model's mask. (Mask cache, `alpha=keep` and edge refinement plug in here.)
+ * The mask and refine steps: the subject's alpha at the image's full size, and the colours to
+ * composite with it (SPEC §5).
+ *
+ * - `alpha=keep` and an input with a real alpha channel: that alpha, no model.
+ * - Otherwise the model's 1024² mask, from the mask cache when the same input was seen with
+ *   the same model (content hash), else from the segmenter (and then cached).
+ * - `refine=edges` (default): guided-filter edges at full resolution and foreground colours
+ *   without the old background's fringe (`refine.ts`). `refine=none`: the mask upscaled.
  */
 import type { JobParams } from '../../../shared/params-types'
+import { inputHash, type MaskCache } from '../store/mask-cache'
 import type { DecodedImage } from './decode'
-import type { Segmenter } from './mask'
+import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask'
+import type { ModelVariant } from './model'
+import { refineEdges, resizeMask, type MaskPlane } from './refine'
+
+/**
+ * What makes masks. `segment` (full-size mask) is enough; a real `Segmenter` also gives the
+ * model-size mask and its variant, which the cache and the refine step use.
+ */
+export interface MaskSource {
+  segment: Segmenter['segment']
+  segmentAtModelSize?: Segmenter['segmentAtModelSize']
+  variant?: ModelVariant
+}
 
 export interface AlphaDeps {
-  segmenter: Pick<Segmenter, 'segment'>
+  segmenter: MaskSource
+  /** Masks by input content + model; without it every job runs the model. */
+  maskCache?: MaskCache
 }
 
 export interface AlphaResult {
-  /** 1 channel, 8-bit, image width × height. */
+  /** The subject's final alpha: 1 channel, 8-bit, image width × height. */
   alpha: Buffer
-  /** RGBA foreground colours to composite with `alpha` (the input's, unless refined). */
+  /**
+   * RGBA colours to composite with `alpha`: the subject's own colours where refined, else the
+   * input's. Its A channel is 255 wherever the input's was (opaque inputs: everywhere), so
+   * `makeCutout(foreground, alpha)` gives exactly `alpha`; an input alpha is folded into `alpha`.
+   */
   foreground: Buffer
   warnings: string[]
+  /** Where the mask came from (diagnostics, benchmark). */
+  source: 'input' | 'cache' | 'model'
+}
+
+export const KEEP_WITHOUT_ALPHA_WARNING = 'alpha=keep: the input has no transparency, so the model made the mask'
+
+/**
+ * Version of the cached masks' meaning: bump when the model input (resize, normalisation) or
+ * output quantisation changes, so old entries stop matching.
+ */
+const MASK_FORMAT_VERSION = 1
+
+/** The cache's `model` key for a variant. */
+export function maskModelKey(variant: ModelVariant): string {
+  return `isnet-${variant}/${MASK_FORMAT_VERSION}`
 }
 
 export async function computeAlpha(
   image: DecodedImage,
-  _input: Buffer,
+  input: Buffer,
   deps: AlphaDeps,
-  _params: JobParams,
+  params: Pick<JobParams, 'alpha' | 'refine'>,
   signal?: AbortSignal
 ): Promise<AlphaResult> {
-  const alpha = await deps.segmenter.segment(image, signal)
-  return { alpha, foreground: image.data, warnings: [] }
+  const warnings: string[] = []
+  if (params.alpha === 'keep') {
+    if (image.hasAlpha) return keepInputAlpha(image)
+    warnings.push(KEEP_WITHOUT_ALPHA_WARNING)
+  }
+  const { mask, source } = await modelMask(image, input, deps, signal)
+  signal?.throwIfAborted()
+
+  let alpha: Buffer
+  let foreground: Buffer
+  if (params.refine === 'edges') {
+    const refined = await refineEdges(image, mask, {}, signal)
+    alpha = refined.alpha
+    foreground = refined.foreground
+  } else {
+    alpha = mask.width === MODEL_SIZE && mask.height === MODEL_SIZE ? await upscaleMask(mask.data, image.width, image.height) : await resizeMask(mask, image.width, image.height)
+    foreground = image.data
+  }
+  if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
+  return { alpha, foreground, warnings, source }
+}
+
+/** The model's mask: cached, or from the segmenter (model size when it can, else full size). */
+async function modelMask(image: DecodedImage, input: Buffer, deps: AlphaDeps, signal?: AbortSignal): Promise<{ mask: MaskPlane; source: 'cache' | 'model' }> {
+  const seg = deps.segmenter
+  if (!seg.segmentAtModelSize) {
+    return { mask: { data: await seg.segment(image, signal), width: image.width, height: image.height }, source: 'model' }
+  }
+  const run = async (): Promise<MaskPlane> => ({ data: (await seg.segmentAtModelSize!(image, signal)).mask, width: MODEL_SIZE, height: MODEL_SIZE })
+  if (!deps.maskCache || !seg.variant) return { mask: await run(), source: 'model' }
+  const { mask, hit } = await deps.maskCache.getOrCompute(inputHash(input), maskModelKey(seg.variant), run)
+  return { mask, source: hit ? 'cache' : 'model' }
+}
+
+/** `alpha=keep`: the input's own alpha; the colours as they are, made opaque. */
+function keepInputAlpha(image: DecodedImage): AlphaResult {
+  const n = image.width * image.height
+  const alpha = Buffer.allocUnsafe(n)
+  const foreground = Buffer.from(image.data)
+  for (let i = 0, a = 3; i < n; i++, a += 4) {
+    alpha[i] = foreground[a]!
+    foreground[a] = 255
+  }
+  return { alpha, foreground, warnings: [], source: 'input' }
+}
+
+/**
+ * An input with transparency and a model mask: pixels the input already made transparent stay
+ * so whatever the model says (their colour is often meaningless). The input's alpha moves into
+ * `alpha` (rounded m·a/255) and the colours become opaque, so the two are not applied twice.
+ */
+function foldInputAlpha(image: DecodedImage, mask: Buffer, colours: Buffer): { alpha: Buffer; foreground: Buffer } {
+  const n = image.width * image.height
+  const alpha = Buffer.allocUnsafe(n)
+  const foreground = colours === image.data ? Buffer.from(colours) : colours
+  for (let i = 0, a = 3; i < n; i++, a += 4) {
+    const ia = image.data[a]!
+    alpha[i] = ia === 255 ? mask[i]! : Math.round((mask[i]! * ia) / 255)
+    foreground[a] = 255
+  }
+  return { alpha, foreground }
 }

@@ -1,18 +1,28 @@
 /**
- * The compose step: builds each requested variation from the image and its alpha.
- * Today: `clipping` only. (Backgrounds, shadow, crop/size/placement and PSD layers plug in here.)
+ * The compose step (SPEC §2 "Modes and variations"): builds each requested variation from the
+ * image and its alpha, all through one placement plan (`placement.ts`):
+ *
+ * - `clipping`: the subject on a transparent canvas;
+ * - `background`: the new background alone (`background.ts`);
+ * - `compose`: the subject over the background;
+ * - `shadowTop`: `compose` with a contact shadow under the subject (`shadow.ts`), or skipped
+ *   (listed in `ignored`, explained in `warnings.shadowTop`) when none can be made;
+ * - `mask`: the subject's alpha as a grey image.
+ *
+ * Asked for layers (PSD output), it also returns each variation's layers: `Background`,
+ * `Shadow`, and `Subject` holding the input's own pixels with the alpha as a layer mask.
  */
 import type { Variation } from '../../../shared/api'
 import type { JobParams } from '../../../shared/params-types'
 import { JobFailure } from '../errors'
+import { makeBackground } from './background'
 import { makeCutout } from './cutout'
 import type { DecodedImage } from './decode'
-import type { RgbaImage } from './encode'
+import { alphaBounds, extractResized, placeOnCanvas, planPlacement } from './placement'
+import { makeShadow, shadowSkipReason, type ShadowResult } from './shadow'
+import type { ComposedVariation, PsdLayerSpec, RgbaImage } from './variation'
 
-export interface ComposedVariation {
-  variation: Variation
-  image: RgbaImage
-}
+export type { ComposedVariation, PsdLayerSpec } from './variation'
 
 export interface ComposeResult {
   variations: ComposedVariation[]
@@ -20,12 +30,156 @@ export interface ComposeResult {
   ignored: Variation[]
 }
 
-export async function composeVariations(image: DecodedImage, alpha: { alpha: Buffer; foreground: Buffer }, params: JobParams): Promise<ComposeResult> {
+export interface ComposeOptions {
+  /** Also build each variation's layers (for PSD output). @default false */
+  layers?: boolean
+}
+
+/** Largest output canvas: PSD's side limit, and the input's pixel limit (SPEC §4). */
+export const MAX_CANVAS_SIDE = 30_000
+export const MAX_CANVAS_PIXELS = 100_000_000
+
+/**
+ * Draws `src` (RGBA, srcW×srcH) over `dst` (RGBA, dstW×dstH) at (left, top), in place
+ * ("source over", straight alpha). The part outside `dst` is cut.
+ */
+export function drawOver(dst: Buffer, dstW: number, dstH: number, src: Buffer, srcW: number, srcH: number, left = 0, top = 0): void {
+  const x0 = Math.max(0, left)
+  const y0 = Math.max(0, top)
+  const x1 = Math.min(dstW, left + srcW)
+  const y1 = Math.min(dstH, top + srcH)
+  for (let y = y0; y < y1; y++) {
+    let s = ((y - top) * srcW + (x0 - left)) * 4
+    let d = (y * dstW + x0) * 4
+    for (let x = x0; x < x1; x++, s += 4, d += 4) {
+      const sa = src[s + 3]!
+      if (sa === 0) continue
+      if (sa === 255) {
+        dst[d] = src[s]!
+        dst[d + 1] = src[s + 1]!
+        dst[d + 2] = src[s + 2]!
+        dst[d + 3] = 255
+        continue
+      }
+      const da = dst[d + 3]!
+      if (da === 255) {
+        const k = 255 - sa
+        dst[d] = (src[s]! * sa + dst[d]! * k + 127) / 255
+        dst[d + 1] = (src[s + 1]! * sa + dst[d + 1]! * k + 127) / 255
+        dst[d + 2] = (src[s + 2]! * sa + dst[d + 2]! * k + 127) / 255
+        continue
+      }
+      const under = (da * (255 - sa)) / 255
+      const oa = sa + under
+      if (oa <= 0) continue
+      dst[d] = Math.round((src[s]! * sa + dst[d]! * under) / oa)
+      dst[d + 1] = Math.round((src[s + 1]! * sa + dst[d + 1]! * under) / oa)
+      dst[d + 2] = Math.round((src[s + 2]! * sa + dst[d + 2]! * under) / oa)
+      dst[d + 3] = Math.round(oa)
+    }
+  }
+}
+
+const rgba = (data: Buffer, width: number, height: number): RgbaImage => ({ data, width, height, channels: 4 })
+
+/** The alpha of RGBA pixels as an opaque grey RGBA image. */
+function alphaAsGrey(image: RgbaImage): RgbaImage {
+  const out = Buffer.alloc(image.data.length)
+  for (let i = 0; i < out.length; i += 4) {
+    const a = image.data[i + 3]!
+    out[i] = a
+    out[i + 1] = a
+    out[i + 2] = a
+    out[i + 3] = 255
+  }
+  return rgba(out, image.width, image.height)
+}
+
+export async function composeVariations(
+  image: DecodedImage,
+  alpha: { alpha: Buffer; foreground: Buffer },
+  params: JobParams,
+  opts: ComposeOptions = {}
+): Promise<ComposeResult> {
+  const size = { width: image.width, height: image.height }
+  const warnings: Partial<Record<Variation, string[]>> = {}
+  const note = (v: Variation, message: string): void => {
+    ;(warnings[v] ??= []).push(message)
+  }
+  const ignored: Variation[] = []
+  const want = new Set(params.variations)
+
+  const cutout = makeCutout({ data: alpha.foreground, width: image.width, height: image.height, channels: 4 }, alpha.alpha)
+  const subjectBox = alphaBounds(cutout, image.width, image.height, { stride: 4, offset: 3 })
+  const { placement, warnings: placing } = planPlacement(size, subjectBox, params)
+  for (const w of placing) note(params.primary, w)
+  const { canvas, source, target } = placement
+  if (canvas.width > MAX_CANVAS_SIDE || canvas.height > MAX_CANVAS_SIDE || canvas.width * canvas.height > MAX_CANVAS_PIXELS) {
+    throw new JobFailure(
+      'image_too_large',
+      `the output canvas would be ${canvas.width}×${canvas.height}, over the limit (${MAX_CANVAS_SIDE} px a side, ${MAX_CANVAS_PIXELS / 1e6} MP); use a smaller size or margin`
+    )
+  }
+
+  const subject = rgba(await placeOnCanvas(cutout, size, 4, placement), canvas.width, canvas.height)
+  const background = want.has('background') || want.has('compose') || want.has('shadowTop') ? await makeBackground(params.background, image, placement) : null
+  let shadow: ShadowResult | null = null
+  if (want.has('shadowTop')) {
+    const reason = shadowSkipReason(cutout, image.width, image.height, subjectBox, 4, 3)
+    shadow = reason ? { ok: false, reason } : await makeShadow(subject.data, canvas)
+  }
+
+  // PSD layers: the subject keeps the input's own pixels, the alpha goes into its layer mask.
+  let subjectLayer: PsdLayerSpec | null = null
+  let backgroundLayer: PsdLayerSpec | null = null
+  if (opts.layers) {
+    const pixels = await extractResized(image.data, size, 4, source, target.width, target.height)
+    const mask = await extractResized(alpha.alpha, size, 1, source, target.width, target.height)
+    subjectLayer = { name: 'Subject', image: rgba(pixels, target.width, target.height), left: target.x, top: target.y, mask }
+    if (background) backgroundLayer = { name: 'Background', image: background, left: 0, top: 0 }
+  }
+  const layers = (...list: Array<PsdLayerSpec | null>): PsdLayerSpec[] | undefined =>
+    opts.layers ? list.filter((l): l is PsdLayerSpec => l !== null) : undefined
+
+  const over = (...parts: Array<{ data: Buffer; width: number; height: number; left?: number; top?: number }>): RgbaImage => {
+    const out = Buffer.from(background!.data)
+    for (const p of parts) drawOver(out, canvas.width, canvas.height, p.data, p.width, p.height, p.left ?? 0, p.top ?? 0)
+    return rgba(out, canvas.width, canvas.height)
+  }
+
   const variations: ComposedVariation[] = []
   for (const variation of params.variations) {
-    if (variation !== 'clipping') throw new JobFailure('not_implemented', `The variation "${variation}" is not available in this version.`)
-    const data = makeCutout({ data: alpha.foreground, width: image.width, height: image.height, channels: 4 }, alpha.alpha)
-    variations.push({ variation, image: { data, width: image.width, height: image.height, channels: 4 } })
+    switch (variation) {
+      case 'clipping':
+        variations.push({ variation, image: subject, layers: layers(subjectLayer) })
+        break
+      case 'background':
+        variations.push({ variation, image: background!, layers: layers(backgroundLayer) })
+        break
+      case 'compose':
+        variations.push({ variation, image: over(subject), layers: layers(backgroundLayer, subjectLayer) })
+        break
+      case 'shadowTop': {
+        if (!shadow?.ok) {
+          ignored.push(variation)
+          note(variation, `not made: ${shadow?.reason ?? 'no shadow'}`)
+          break
+        }
+        const s = shadow.layer
+        const shadowLayer: PsdLayerSpec = { name: 'Shadow', image: rgba(s.data, s.width, s.height), left: s.left, top: s.top }
+        variations.push({ variation, image: over(s, subject), layers: layers(backgroundLayer, shadowLayer, subjectLayer) })
+        break
+      }
+      case 'mask': {
+        const grey = alphaAsGrey(subject)
+        variations.push({ variation, image: grey, greyscale: true, layers: layers({ name: 'Mask', image: grey, left: 0, top: 0 }) })
+        break
+      }
+      default: {
+        const never: never = variation
+        throw new JobFailure('pipeline_error', `unknown variation ${String(never)}`)
+      }
+    }
   }
-  return { variations, warnings: {}, ignored: [] }
+  return { variations, warnings, ignored }
 }

@@ -1,12 +1,17 @@
 /**
- * The decode step: input bytes → upright 8-bit sRGB RGBA pixels.
+ * The decode step: input bytes → upright 8-bit sRGB RGBA pixels (SPEC §5).
  *
- * Everything sharp reads goes through here (PNG, JPEG, WebP, GIF, AVIF, TIFF, SVG). The size
- * limit is checked on the header before any pixel is decoded, so a small file claiming huge
- * dimensions (a "decompression bomb") costs nothing.
+ * PNG, JPEG, WebP, GIF, AVIF, TIFF and SVG go through sharp; PSD through ag-psd (its composite
+ * image, `decode-psd.ts`); SVG is rendered with every external reference made inert first
+ * (`decode-svg.ts`). EXIF orientation is applied; CMYK, greyscale, 16-bit and ICC-tagged inputs
+ * all come out as 8-bit sRGB. The size limit is checked on the header before any pixel is
+ * decoded, so a small file claiming huge dimensions (a "decompression bomb") costs nothing.
  */
 import sharp, { type Metadata, type OutputInfo } from 'sharp'
 import { JobFailure } from '../errors'
+import { psdDimensions, sniffImageType, type SniffedType } from '../intake/sniff'
+import { readPsdComposite, withIccChunk } from './decode-psd'
+import { prepareSvg } from './decode-svg'
 
 export interface DecodedImage {
   /** RGBA, 8 bits per channel, rows top to bottom, no padding. */
@@ -24,9 +29,6 @@ export interface DecodeOptions {
   maxPixels: number
 }
 
-/** PSD files start with this signature; sharp cannot read them (ag-psd will, later). */
-const PSD_SIGNATURE = Buffer.from('8BPS', 'latin1')
-
 /** Animated or multi-page formats we read the first frame/page of, and how we say so. */
 const FIRST_FRAME_WARNINGS: Partial<Record<string, string>> = {
   gif: 'animated GIF: only the first frame was used',
@@ -35,52 +37,83 @@ const FIRST_FRAME_WARNINGS: Partial<Record<string, string>> = {
   heif: 'multi-image AVIF/HEIF: only the primary image was used'
 }
 
+// libvips' operation cache keeps up to 50 MB of recent results for identical operations on the
+// same input; a pipeline sees each image once, so it only holds memory.
+sharp.cache(false)
+
+/** Largest SVG text we render once a compressed `.svgz` is inflated. */
+const MAX_SVG_BYTES = 64 * 1024 * 1024
+
 export async function decodeImage(bytes: Buffer, opts: DecodeOptions): Promise<DecodedImage> {
   if (!Number.isSafeInteger(opts.maxPixels) || opts.maxPixels < 1) {
     // sharp reads 0 as "no limit": never let a bad setting switch the limit off.
     throw new JobFailure('pipeline_error', `maxPixels must be a positive integer, got ${opts.maxPixels}`)
   }
-  if (bytes.length >= 4 && bytes.subarray(0, 4).equals(PSD_SIGNATURE)) {
-    throw new JobFailure('not_implemented', 'PSD input is not supported yet')
-  }
+  const type = sniffInput(bytes)
+  if (type === 'psd') return decodePsd(bytes, opts)
 
-  const meta = await readMetadata(bytes)
+  let source = bytes
+  if (type === 'svg') {
+    const prepared = prepareSvg(bytes, MAX_SVG_BYTES)
+    if (!prepared) throw new JobFailure('unsupported_image', 'the compressed svg image cannot be inflated (damaged or too large)')
+    source = prepared
+  }
+  const meta = await readMetadata(source)
   const { width, height } = meta
   if (!width || !height) {
     throw new JobFailure('unsupported_image', `the ${meta.format} image has no dimensions`)
   }
-  if (width * height > opts.maxPixels) {
-    throw new JobFailure(
-      'image_too_large',
-      `the image is ${width}×${height} (${formatMegapixels(width * height)}), over the limit of ${formatMegapixels(opts.maxPixels)}`
-    )
-  }
+  checkSize(width, height, opts.maxPixels)
 
   const warnings: string[] = []
   const firstFrameWarning = FIRST_FRAME_WARNINGS[meta.format]
   if ((meta.pages ?? 1) > 1 && firstFrameWarning) warnings.push(firstFrameWarning)
 
+  const decoded = await decodeWithSharp(source, opts.maxPixels, meta.format)
+  return { ...decoded, hasAlpha: meta.hasAlpha && hasTransparency(decoded.data), warnings }
+}
+
+/**
+ * The input's type from its first bytes: only the types of the seed's MIME list are decoded,
+ * whatever else libvips could read. A gzip stream is taken for a compressed SVG (`.svgz`).
+ */
+function sniffInput(bytes: Buffer): SniffedType {
+  const type = sniffImageType(bytes)
+  if (type) return type
+  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) return 'svg'
+  throw new JobFailure('unsupported_image', 'not a supported image: the bytes are not a PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG image')
+}
+
+function checkSize(width: number, height: number, maxPixels: number): void {
+  if (width * height > maxPixels) {
+    throw new JobFailure(
+      'image_too_large',
+      `the image is ${width}×${height} (${formatMegapixels(width * height)}), over the limit of ${formatMegapixels(maxPixels)}`
+    )
+  }
+}
+
+/** Any input sharp reads → upright 8-bit sRGB RGBA. */
+async function decodeWithSharp(source: Buffer, maxPixels: number, format: string): Promise<Omit<DecodedImage, 'hasAlpha' | 'warnings'>> {
   let decoded: { data: Buffer; info: OutputInfo }
   try {
-    decoded = await sharp(bytes, {
+    decoded = await sharp(source, {
       // 'error' rejects corrupt data but tolerates the harmless warnings many camera JPEGs
       // trigger under sharp's default 'warning'.
       failOn: 'error',
-      // Belt and braces: the header check above already enforced the same limit.
-      limitInputPixels: opts.maxPixels,
+      // Belt and braces: the header check already enforced the same limit.
+      limitInputPixels: maxPixels,
       autoOrient: true
     })
-      // CMYK, greyscale, 16-bit and ICC-tagged inputs all come out as 8-bit sRGB.
+      // CMYK, greyscale, 16-bit and ICC-tagged inputs all come out as 8-bit sRGB: sharp
+      // converts from an embedded profile (or its built-in CMYK one) to sRGB.
       .toColourspace('srgb')
       .ensureAlpha()
       .raw({ depth: 'uchar' })
       .toBuffer({ resolveWithObject: true })
   } catch (cause) {
-    throw new JobFailure('unsupported_image', `the ${meta.format} image cannot be decoded: ${errorText(cause)}`, {
-      cause
-    })
+    throw new JobFailure('unsupported_image', `the ${format} image cannot be decoded: ${errorText(cause)}`, { cause })
   }
-
   const { data, info } = decoded
   if (info.channels !== 4 || data.length !== info.width * info.height * 4) {
     throw new JobFailure(
@@ -88,15 +121,24 @@ export async function decodeImage(bytes: Buffer, opts: DecodeOptions): Promise<D
       `decoded ${info.width}×${info.height}×${info.channels} (${data.length} bytes), expected RGBA`
     )
   }
+  return { data, width: info.width, height: info.height, channels: 4 }
+}
 
-  return {
-    data,
-    width: info.width,
-    height: info.height,
-    channels: 4,
-    hasAlpha: meta.hasAlpha && hasTransparency(data),
-    warnings
+/** PSD: size from the header first (as at intake), then ag-psd's composite, then its profile. */
+async function decodePsd(bytes: Buffer, opts: DecodeOptions): Promise<DecodedImage> {
+  const size = psdDimensions(bytes)
+  if (!size || size.width < 1 || size.height < 1) throw new JobFailure('unsupported_image', 'the psd header is damaged or incomplete')
+  checkSize(size.width, size.height, opts.maxPixels)
+  const composite = readPsdComposite(bytes)
+  let image: Omit<DecodedImage, 'hasAlpha' | 'warnings'> = { data: composite.data, width: composite.width, height: composite.height, channels: 4 }
+  // An RGB profile (bytes 16–19 of an ICC header name its colour space): through sharp with the
+  // profile attached, to come out in sRGB like every input. (ag-psd gives grey as RGB already.)
+  if (composite.icc && composite.icc.toString('latin1', 16, 20) === 'RGB ') {
+    const raw = { width: composite.width, height: composite.height, channels: 4 as const }
+    const png = await sharp(composite.data, { raw, limitInputPixels: opts.maxPixels }).png({ compressionLevel: 0 }).toBuffer()
+    image = await decodeWithSharp(withIccChunk(png, composite.icc), opts.maxPixels, 'psd')
   }
+  return { ...image, hasAlpha: hasTransparency(image.data), warnings: [] }
 }
 
 /** Header only: sharp does not decode pixels for metadata. Unreadable → not an image we take. */

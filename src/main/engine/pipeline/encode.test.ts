@@ -1,7 +1,7 @@
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
-import { JobFailure } from '../errors'
-import { encodeImage, JPG_FLATTEN_WARNING, type RgbaImage } from './encode'
+import { readPsd } from 'ag-psd'
+import { encodeImage, encodeVariation, flattenWarning, JPG_FLATTEN_WARNING, type RgbaImage } from './encode'
 import { solidRgba } from './test-fixtures'
 
 const W = 16
@@ -105,10 +105,34 @@ describe('encodeImage', () => {
     }
   })
 
-  it('psd is not implemented yet', async () => {
-    const err = await encodeImage(halfClear(), 'psd').catch((e: unknown) => e)
-    expect(err).toBeInstanceOf(JobFailure)
-    expect((err as JobFailure).reason).toBe('not_implemented')
+  it('psd without layers: a document with the image as its one layer and as its composite', async () => {
+    const { bytes, warnings } = await encodeImage(halfClear(), 'psd')
+    expect(bytes.toString('latin1', 0, 4)).toBe('8BPS')
+    expect(warnings).toEqual([])
+    const psd = readPsd(bytes, { skipLayerImageData: true, skipCompositeImageData: true })
+    expect([psd.width, psd.height, psd.children?.map((l) => l.name)]).toEqual([W, H, ['Subject']])
+  })
+
+  it.each(['jpg', 'jpeg'] as const)('%s: the flattening warning names the variation and the format', async (format) => {
+    const { warnings } = await encodeImage(halfClear(), format, { variation: 'shadowTop' })
+    expect(warnings).toEqual([`the shadowTop variation was flattened onto white: ${format} has no transparency`])
+    expect(flattenWarning(format, 'background')).toBe(`the background variation was flattened onto white: ${format} has no transparency`)
+  })
+
+  it('greyscale (the mask): one channel in png, tiff and jpg, never a flattening warning', async () => {
+    const grey: RgbaImage = { data: solidRgba(8, 8, [77, 77, 77, 255]), width: 8, height: 8, channels: 4 }
+    for (const format of ['png', 'tiff', 'jpg'] as const) {
+      const { bytes, warnings } = await encodeImage(grey, format, { greyscale: true, variation: 'mask' })
+      expect(warnings).toEqual([])
+      expect((await sharp(bytes).metadata()).channels, format).toBe(1)
+      const { data } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true })
+      expect(Math.abs(data[0]! - 77)).toBeLessThanOrEqual(2)
+    }
+  })
+
+  it('encodeVariation passes the variation and greyscale on', async () => {
+    const { warnings } = await encodeVariation({ variation: 'compose', image: halfClear() }, 'jpeg', { quality: 80 })
+    expect(warnings).toEqual(['the compose variation was flattened onto white: jpeg has no transparency'])
   })
 
   it('refuses pixel data of the wrong size', async () => {

@@ -2,22 +2,24 @@
  * The encode step: RGBA pixels → the bytes of the requested output format.
  *
  * PNG, WebP and TIFF keep the alpha channel. JPEG has none, so a transparent image is flattened
- * onto white and a warning says so (SPEC §2); an opaque one is written as is, without a warning.
+ * onto white and a warning naming the variation says so (SPEC §2); an opaque one is written as
+ * is, without a warning. PSD is a layered document (`psd.ts`).
  */
 import sharp, { type Sharp } from 'sharp'
-import type { OutputFormat } from '../../../shared/api'
+import type { OutputFormat, Variation } from '../../../shared/api'
 import { JobFailure } from '../errors'
+import { encodePsd } from './psd'
+import type { ComposedVariation, RgbaImage } from './variation'
 
-export interface RgbaImage {
-  data: Buffer
-  width: number
-  height: number
-  channels: 4
-}
+export type { RgbaImage } from './variation'
 
 export interface EncodeOptions {
   /** 1–100, for the lossy formats (jpg/jpeg, webp). Default 90. */
   quality?: number
+  /** The variation being written, named in warnings. */
+  variation?: Variation
+  /** The image is an opaque grey (the mask): written with one channel where the format allows. */
+  greyscale?: boolean
 }
 
 export interface EncodedImage {
@@ -27,6 +29,11 @@ export interface EncodedImage {
 }
 
 export const JPG_FLATTEN_WARNING = 'jpg has no transparency: flattened onto white'
+
+/** The flattening warning of one variation, e.g. `the clipping variation was flattened onto white: jpg has no transparency`. */
+export function flattenWarning(format: 'jpg' | 'jpeg', variation?: Variation): string {
+  return variation ? `the ${variation} variation was flattened onto white: ${format} has no transparency` : JPG_FLATTEN_WARNING
+}
 
 const DEFAULT_QUALITY = 90
 
@@ -42,7 +49,10 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
     throw new JobFailure('pipeline_error', `quality must be an integer from 1 to 100, got ${quality}`)
   }
 
-  const pixels = () => sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
+  const pixels = () => {
+    const raw = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
+    return opts.greyscale ? raw.removeAlpha().toColourspace('b-w') : raw
+  }
   const warnings: string[] = []
   let out: Sharp
   switch (format) {
@@ -59,16 +69,17 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
       break
     case 'jpg':
     case 'jpeg':
-      if (hasTransparency(img.data)) {
+      if (!opts.greyscale && hasTransparency(img.data)) {
         out = pixels().flatten({ background: '#ffffff' })
-        warnings.push(JPG_FLATTEN_WARNING)
+        warnings.push(flattenWarning(format, opts.variation))
       } else {
-        out = pixels().removeAlpha()
+        out = opts.greyscale ? pixels() : pixels().removeAlpha()
       }
       out = out.jpeg({ quality })
       break
     case 'psd':
-      throw new JobFailure('not_implemented', 'PSD output is not available yet')
+      // Without layers: one layer holding the image (encodeVariation writes the layered document).
+      return { bytes: encodePsd({ variation: opts.variation ?? 'clipping', image: img }), warnings }
     default: {
       const never: never = format
       throw new JobFailure('pipeline_error', `unknown output format ${String(never)}`)
@@ -90,4 +101,10 @@ function hasTransparency(rgba: Buffer): boolean {
     if (rgba[i]! < 255) return true
   }
   return false
+}
+
+/** Writes one composed variation in the requested format (PSD with its layers). */
+export async function encodeVariation(v: ComposedVariation, format: OutputFormat, opts: Pick<EncodeOptions, 'quality'> = {}): Promise<EncodedImage> {
+  if (format === 'psd') return { bytes: encodePsd(v), warnings: [] }
+  return encodeImage(v.image, format, { ...opts, variation: v.variation, greyscale: v.greyscale })
 }

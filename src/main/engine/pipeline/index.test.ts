@@ -1,7 +1,7 @@
 import sharp from 'sharp'
 import { describe, expect, it, vi } from 'vitest'
 import { JobFailure } from '../errors'
-import { JPG_FLATTEN_WARNING } from './encode'
+import { flattenWarning } from './encode'
 import { CLIPPING_DEFAULTS } from '../../../shared/params-types'
 import { processJob, type JobPlan, type PipelineStage } from './index'
 
@@ -48,7 +48,7 @@ describe('processClipping (stand-in segmenter)', () => {
     const result = await processClipping(await opaquePng(), { segmenter: halfSegmenter() }, { format, maxPixels: MAX })
     expect(result.outputs[0]!.ext).toBe(format)
     expect((await sharp(result.outputs[0]!.bytes).metadata()).format).toBe('jpeg')
-    expect(result.warnings).toEqual({ clipping: [JPG_FLATTEN_WARNING] })
+    expect(result.warnings).toEqual({ clipping: [flattenWarning(format, 'clipping')] })
   })
 
   it('passes on decode warnings (animated GIF)', async () => {
@@ -58,13 +58,12 @@ describe('processClipping (stand-in segmenter)', () => {
     expect(result.warnings).toEqual({ clipping: ['animated GIF: only the first frame was used'] })
   })
 
-  it('fails before the model for bad input, a too-large image, or psd output', async () => {
+  it('fails before the model for bad input or a too-large image', async () => {
     const segmenter = halfSegmenter()
     const png = await opaquePng()
     const cases: Array<[() => Promise<unknown>, string]> = [
       [() => processClipping(Buffer.from('nope'), { segmenter }, { format: 'png', maxPixels: MAX }), 'unsupported_image'],
-      [() => processClipping(png, { segmenter }, { format: 'png', maxPixels: 10 }), 'image_too_large'],
-      [() => processClipping(png, { segmenter }, { format: 'psd', maxPixels: MAX }), 'not_implemented']
+      [() => processClipping(png, { segmenter }, { format: 'png', maxPixels: 10 }), 'image_too_large']
     ]
     for (const [run, reason] of cases) {
       const err = await run().catch((e: unknown) => e)

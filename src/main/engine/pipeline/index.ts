@@ -8,10 +8,10 @@ import { JobFailure } from '../errors'
 import { computeAlpha, type AlphaDeps } from './alpha'
 import { composeVariations } from './compose'
 import { decodeImage } from './decode'
-import { encodeImage } from './encode'
+import { encodeVariation } from './encode'
 
 export { decodeImage, type DecodedImage, type DecodeOptions } from './decode'
-export { encodeImage, JPG_FLATTEN_WARNING, type EncodedImage, type EncodeOptions, type RgbaImage } from './encode'
+export { encodeImage, encodeVariation, flattenWarning, JPG_FLATTEN_WARNING, type EncodedImage, type EncodeOptions, type RgbaImage } from './encode'
 export { makeCutout, type RgbaPixels } from './cutout'
 export { Segmenter, MODEL_SIZE, type SegmentInput, type SegmenterOptions } from './mask'
 export { loadModel, clearModelCache, defaultModelDir, type ModelVariant } from './model'
@@ -52,8 +52,6 @@ function addWarnings(into: Partial<Record<Variation, string[]>>, variation: Vari
 export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan): Promise<JobResult> {
   const { signal, params } = plan
   signal?.throwIfAborted()
-  // Fail before spending seconds on the model for an output we cannot write yet.
-  if (plan.format === 'psd') throw new JobFailure('not_implemented', 'PSD output is not available yet')
   const image = await decodeImage(input, { maxPixels: plan.maxPixels })
 
   signal?.throwIfAborted()
@@ -62,7 +60,7 @@ export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan):
 
   signal?.throwIfAborted()
   plan.onStage?.('pending_compose')
-  const composed = await composeVariations(image, alpha, params)
+  const composed = await composeVariations(image, alpha, params, { layers: plan.format === 'psd' })
 
   signal?.throwIfAborted()
   plan.onStage?.('encoding')
@@ -71,7 +69,7 @@ export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan):
   addWarnings(warnings, params.primary, [...image.warnings, ...alpha.warnings])
   const outputs: JobOutput[] = []
   for (const v of composed.variations) {
-    const encoded = await encodeImage(v.image, plan.format, { quality: params.quality ?? undefined })
+    const encoded = await encodeVariation(v, plan.format, { quality: params.quality ?? undefined })
     addWarnings(warnings, v.variation, encoded.warnings)
     outputs.push({ variation: v.variation, ext: plan.format, bytes: encoded.bytes })
   }

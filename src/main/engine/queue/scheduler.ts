@@ -2,12 +2,14 @@ import type { JobStatus } from '../../../shared/api'
 import type { JobRecord, JobStore } from '../store/jobs'
 
 /** Why a running job's signal was aborted. */
-export type AbortReason = 'shutdown' | 'cancel'
+export type AbortReason = 'shutdown' | 'cancel' | 'timeout'
 
 export interface SchedulerDeps {
   jobs: JobStore
   /** Jobs run at once. */
   concurrency: number
+  /** A run still going after this long is aborted with reason 'timeout'. */
+  jobTimeoutMs: number
   /** Runs one claimed job to a terminal status (or back to queued on shutdown). Never throws. */
   run(job: JobRecord, signal: AbortSignal): Promise<void>
   /** Told of every claim, so observers see the move. */
@@ -22,6 +24,8 @@ export interface SchedulerDeps {
 export class Scheduler {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>()
   private stopped = true
+  /** True while a suspect job (see `wake`) runs alone. */
+  private exclusive = false
 
   constructor(private readonly deps: SchedulerDeps) {}
 
@@ -30,17 +34,33 @@ export class Scheduler {
     this.wake()
   }
 
-  /** Looks for work; call after a job is queued. */
+  /**
+   * Looks for work; call after a job is queued.
+   *
+   * A job whose earlier run was cut short by a crash (attempts > 0) is a suspect: it may be
+   * the input that crashes the process. It runs alone, so that the next crash is charged to
+   * the job that caused it, and innocent jobs that happened to run beside it are not failed
+   * after three crashes that were not theirs.
+   */
   wake(): void {
-    while (!this.stopped && this.running.size < this.deps.concurrency) {
-      const job = this.claimNext()
-      if (!job) return
+    while (!this.stopped && !this.exclusive && this.running.size < this.deps.concurrency) {
+      const next = this.deps.jobs.nextQueued()
+      if (!next) return
+      const suspect = next.attempts > 0
+      if (suspect && this.running.size > 0) return // let the others finish first
+      const job = this.claim(next)
+      if (!job) continue
+      this.exclusive = suspect
       const controller = new AbortController()
+      // A hung step (a stuck download, decoder or model run) must not hold a worker forever.
+      const watchdog = setTimeout(() => controller.abort('timeout' satisfies AbortReason), this.deps.jobTimeoutMs)
       const done = this.deps
         .run(job, controller.signal)
         .catch(() => undefined)
         .finally(() => {
+          clearTimeout(watchdog)
           this.running.delete(job.id)
+          if (suspect) this.exclusive = false
           this.wake()
         })
       this.running.set(job.id, { controller, done })
@@ -71,17 +91,12 @@ export class Scheduler {
     await Promise.all(entries.map((e) => e.done))
   }
 
-  private claimNext(): JobRecord | null {
-    for (;;) {
-      const job = this.deps.jobs.nextQueued()
-      if (!job) return null
-      const first: JobStatus = job.sourceKind === 'url' ? 'fetching' : 'segmenting'
-      if (this.deps.jobs.move(job.id, 'queued', first, { attemptsDelta: 1 })) {
-        const claimed = this.deps.jobs.get(job.id)!
-        this.deps.onClaim?.(claimed)
-        return claimed
-      }
-      // Someone else moved it (cancelled meanwhile): look again.
-    }
+  /** Claims a queued job with a guarded move; null when someone else moved it meanwhile (a cancel). */
+  private claim(job: JobRecord): JobRecord | null {
+    const first: JobStatus = job.sourceKind === 'url' ? 'fetching' : 'segmenting'
+    if (!this.deps.jobs.move(job.id, 'queued', first, { attemptsDelta: 1 })) return null
+    const claimed = this.deps.jobs.get(job.id)!
+    this.deps.onClaim?.(claimed)
+    return claimed
   }
 }

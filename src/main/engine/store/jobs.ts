@@ -3,6 +3,7 @@ import type { FailureReason } from '../../../shared/errors'
 import { PROGRESS_AT } from '../../../shared/api'
 import { assertTransition } from '../queue/transitions'
 import type { Db } from './db'
+import { prepared } from './statements'
 
 export interface JobRecord {
   id: string
@@ -106,8 +107,7 @@ export class JobStore {
 
   insert(job: NewJob): void {
     const now = Date.now()
-    this.db
-      .prepare(
+    prepared(this.db, 
         `INSERT INTO jobs (id, key_id, mode, output_format, delivery_mode, params, source_kind, source, input_path,
                            status, progress, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)`
@@ -128,24 +128,24 @@ export class JobStore {
   }
 
   get(id: string): JobRecord | null {
-    const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined
+    const row = prepared(this.db, 'SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined
     return row ? toRecord(row) : null
   }
 
   countByStatus(status: JobStatus): number {
-    return Number((this.db.prepare('SELECT count(*) AS n FROM jobs WHERE status = ?').get(status) as { n: number }).n)
+    return Number((prepared(this.db, 'SELECT count(*) AS n FROM jobs WHERE status = ?').get(status) as { n: number }).n)
   }
 
   idsByStatus(statuses: readonly JobStatus[]): string[] {
     const marks = statuses.map(() => '?').join(', ')
-    return (this.db.prepare(`SELECT id FROM jobs WHERE status IN (${marks}) ORDER BY seq`).all(...statuses) as { id: string }[]).map(
+    return (prepared(this.db, `SELECT id FROM jobs WHERE status IN (${marks}) ORDER BY seq`).all(...statuses) as { id: string }[]).map(
       (r) => r.id
     )
   }
 
   /** The oldest queued job, or null. */
   nextQueued(): JobRecord | null {
-    const row = this.db.prepare("SELECT * FROM jobs WHERE status = 'queued' ORDER BY seq LIMIT 1").get() as JobRow | undefined
+    const row = prepared(this.db, "SELECT * FROM jobs WHERE status = 'queued' ORDER BY seq LIMIT 1").get() as JobRow | undefined
     return row ? toRecord(row) : null
   }
 
@@ -159,8 +159,7 @@ export class JobStore {
     const now = Date.now()
     const progress = patch.progress ?? PROGRESS_AT[to]
     const terminal = to === 'done' || to === 'failed' || to === 'cancelled'
-    const r = this.db
-      .prepare(
+    const r = prepared(this.db, 
         `UPDATE jobs SET status = ?, progress = max(progress, ?), updated_at = ?,
            attempts = attempts + ?,
            error_reason = coalesce(?, error_reason), error_message = coalesce(?, error_message),
@@ -189,19 +188,17 @@ export class JobStore {
 
   /** Raises progress within the current status (never lowers it). */
   setProgress(id: string, status: JobStatus, progress: number): void {
-    this.db
-      .prepare('UPDATE jobs SET progress = max(progress, ?), updated_at = ? WHERE id = ? AND status = ?')
+    prepared(this.db, 'UPDATE jobs SET progress = max(progress, ?), updated_at = ? WHERE id = ? AND status = ?')
       .run(Math.round(progress), Date.now(), id, status)
   }
 
   addResult(jobId: string, result: ResultRecord): void {
-    this.db
-      .prepare('INSERT OR REPLACE INTO results (job_id, variation, ext, path, bytes) VALUES (?, ?, ?, ?, ?)')
+    prepared(this.db, 'INSERT OR REPLACE INTO results (job_id, variation, ext, path, bytes) VALUES (?, ?, ?, ?, ?)')
       .run(jobId, result.variation, result.ext, result.path, result.bytes)
   }
 
   results(jobId: string): ResultRecord[] {
-    const rows = this.db.prepare('SELECT variation, ext, path, bytes FROM results WHERE job_id = ? ORDER BY rowid').all(jobId) as {
+    const rows = prepared(this.db, 'SELECT variation, ext, path, bytes FROM results WHERE job_id = ? ORDER BY rowid').all(jobId) as {
       variation: Variation
       ext: string
       path: string
@@ -213,13 +210,13 @@ export class JobStore {
   /** Finished jobs older than `before` (ms epoch): candidates for the retention sweep. */
   finishedBefore(before: number): string[] {
     return (
-      this.db.prepare('SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ? ORDER BY seq').all(before) as {
+      prepared(this.db, 'SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ? ORDER BY seq').all(before) as {
         id: string
       }[]
     ).map((r) => r.id)
   }
 
   deleteJob(id: string): void {
-    this.db.prepare('DELETE FROM jobs WHERE id = ?').run(id)
+    prepared(this.db, 'DELETE FROM jobs WHERE id = ?').run(id)
   }
 }

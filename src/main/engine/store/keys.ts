@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Db } from './db'
+import { prepared } from './statements'
 
 export interface ApiKeyInfo {
   id: string
@@ -9,6 +10,8 @@ export interface ApiKeyInfo {
   credits: number | null
   createdAt: number
   revokedAt: number | null
+  /** An owner key: may use the app bridge (`/api/app/*`), which manages keys, batches and settings. */
+  admin: boolean
 }
 
 interface KeyRow {
@@ -19,6 +22,7 @@ interface KeyRow {
   credits: number | null
   created_at: number
   revoked_at: number | null
+  admin?: number
 }
 
 const KEY_PREFIX = 'cdk_'
@@ -35,7 +39,8 @@ function toInfo(row: KeyRow): ApiKeyInfo {
     name: row.name,
     credits: row.credits === null ? null : Number(row.credits),
     createdAt: Number(row.created_at),
-    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at)
+    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+    admin: Number(row.admin ?? 0) === 1
   }
 }
 
@@ -46,36 +51,36 @@ function toInfo(row: KeyRow): ApiKeyInfo {
 export class KeyStore {
   constructor(private readonly db: Db) {}
 
-  create(opts: { credits: number | null; name?: string }): { key: string; info: ApiKeyInfo } {
+  create(opts: { credits: number | null; name?: string; admin?: boolean }): { key: string; info: ApiKeyInfo } {
     const secret = KEY_PREFIX + randomBytes(32).toString('base64url')
     const id = 'key_' + randomBytes(6).toString('hex')
     const now = Date.now()
     this.db.transaction(() => {
-      this.db
-        .prepare('INSERT INTO api_keys (id, prefix, hash, name, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      prepared(this.db, 'INSERT INTO api_keys (id, prefix, hash, name, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)')
         .run(id, secret.slice(0, KEY_PREFIX.length + 4), hashKey(secret), opts.name ?? null, opts.credits, now)
       if (opts.credits !== null && opts.credits > 0) this.ledger(id, null, opts.credits, 'grant')
+      if (opts.admin) prepared(this.db, 'UPDATE api_keys SET admin = 1 WHERE id = ?').run(id)
     })()
     return { key: secret, info: this.get(id)! }
   }
 
   get(id: string): ApiKeyInfo | null {
-    const row = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined
+    const row = prepared(this.db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined
     return row ? toInfo(row) : null
   }
 
   list(): ApiKeyInfo[] {
-    return (this.db.prepare('SELECT * FROM api_keys ORDER BY created_at').all() as KeyRow[]).map(toInfo)
+    return (prepared(this.db, 'SELECT * FROM api_keys ORDER BY created_at').all() as KeyRow[]).map(toInfo)
   }
 
   count(): number {
-    return Number((this.db.prepare('SELECT count(*) AS n FROM api_keys').get() as { n: number }).n)
+    return Number((prepared(this.db, 'SELECT count(*) AS n FROM api_keys').get() as { n: number }).n)
   }
 
   /** The active key matching `secret`, or null. The hash lookup is indexed; the final compare is constant-time. */
   authenticate(secret: string): ApiKeyInfo | null {
     const hash = hashKey(secret)
-    const row = this.db.prepare('SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL').get(hash) as
+    const row = prepared(this.db, 'SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL').get(hash) as
       | KeyRow
       | undefined
     if (!row) return null
@@ -84,16 +89,16 @@ export class KeyStore {
   }
 
   revoke(id: string): boolean {
-    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id).changes > 0
+    return prepared(this.db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id).changes > 0
   }
 
   /** Adds credits (n > 0), or sets unlimited (n = null). */
   credit(id: string, n: number | null): ApiKeyInfo | null {
     this.db.transaction(() => {
       if (n === null) {
-        this.db.prepare('UPDATE api_keys SET credits = NULL WHERE id = ?').run(id)
+        prepared(this.db, 'UPDATE api_keys SET credits = NULL WHERE id = ?').run(id)
       } else {
-        const r = this.db.prepare('UPDATE api_keys SET credits = credits + ? WHERE id = ? AND credits IS NOT NULL').run(n, id)
+        const r = prepared(this.db, 'UPDATE api_keys SET credits = credits + ? WHERE id = ? AND credits IS NOT NULL').run(n, id)
         if (r.changes > 0) this.ledger(id, null, n, 'grant')
       }
     })()
@@ -106,30 +111,27 @@ export class KeyStore {
    * under concurrent uploads. Returns false when the balance is too low.
    */
   charge(keyId: string, jobId: string): boolean {
-    const r = this.db
-      .prepare('UPDATE api_keys SET credits = credits - 1 WHERE id = ? AND credits IS NOT NULL AND credits >= 1')
+    const r = prepared(this.db, 'UPDATE api_keys SET credits = credits - 1 WHERE id = ? AND credits IS NOT NULL AND credits >= 1')
       .run(keyId)
     if (r.changes > 0) {
       this.ledger(keyId, jobId, -1, 'charge')
       return true
     }
-    const row = this.db.prepare('SELECT credits FROM api_keys WHERE id = ?').get(keyId) as { credits: number | null } | undefined
+    const row = prepared(this.db, 'SELECT credits FROM api_keys WHERE id = ?').get(keyId) as { credits: number | null } | undefined
     return row !== undefined && row.credits === null
   }
 
   /** Gives back the credit of a failed job (call inside the transaction that fails it). */
   refund(keyId: string, jobId: string): void {
-    const charged = this.db
-      .prepare("SELECT coalesce(sum(delta), 0) AS d FROM credit_ledger WHERE job_id = ? AND reason IN ('charge', 'refund')")
+    const charged = prepared(this.db, "SELECT coalesce(sum(delta), 0) AS d FROM credit_ledger WHERE job_id = ? AND reason IN ('charge', 'refund')")
       .get(jobId) as { d: number }
     if (Number(charged.d) >= 0) return // never charged (unlimited key) or already refunded
-    this.db.prepare('UPDATE api_keys SET credits = credits + 1 WHERE id = ? AND credits IS NOT NULL').run(keyId)
+    prepared(this.db, 'UPDATE api_keys SET credits = credits + 1 WHERE id = ? AND credits IS NOT NULL').run(keyId)
     this.ledger(keyId, jobId, 1, 'refund')
   }
 
   private ledger(keyId: string, jobId: string | null, delta: number, reason: 'grant' | 'charge' | 'refund'): void {
-    this.db
-      .prepare('INSERT INTO credit_ledger (key_id, job_id, delta, reason, at) VALUES (?, ?, ?, ?, ?)')
+    prepared(this.db, 'INSERT INTO credit_ledger (key_id, job_id, delta, reason, at) VALUES (?, ?, ?, ?, ?)')
       .run(keyId, jobId, delta, reason, Date.now())
   }
 }

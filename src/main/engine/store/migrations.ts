@@ -4,6 +4,10 @@
  * Never edit a shipped migration: add a new one at the end of the list.
  */
 import core from './schema/001-core'
+import presets from './schema/003-presets'
+import watch from './schema/004-watch'
+import batches from './schema/005-batches'
+import maskCache from './schema/002-mask-cache'
 
 export interface Migration {
   name: string
@@ -11,5 +15,9 @@ export interface Migration {
 }
 
 export const MIGRATIONS: Migration[] = [
-  { name: '001-core', sql: core }
+  { name: '001-core', sql: core },
+  { name: '005-batches', sql: batches },
+  { name: '004-watch', sql: watch },
+  { name: '003-presets', sql: presets },
+  { name: '002-mask-cache', sql: maskCache }
 ]

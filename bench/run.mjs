@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+/**
+ * Runs a TypeScript benchmark of this folder on a fresh clone after `npm install`, with no
+ * separate build step: `node bench/run.mjs <pipeline|quality> [options]`.
+ *
+ * The engine's sources are TypeScript with extensionless imports, which plain Node cannot
+ * load. Vite (already a dev dependency) bundles the benchmark with the engine code it uses into
+ * node_modules/.cache/clipdesk-bench/ (dependencies stay external), and that plain ES module is
+ * what runs. Child processes of a benchmark import the bundle directly, so Vite is never loaded
+ * in a process whose memory is measured. Bundling takes a second or two, outside all figures.
+ */
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const entries = { pipeline: 'pipeline.ts', quality: 'quality.ts' }
+const [name, ...args] = process.argv.slice(2)
+if (!name || !(name in entries)) {
+  console.error(`usage: node bench/run.mjs <${Object.keys(entries).join('|')}> [options]`)
+  process.exit(2)
+}
+process.env.CLIPDESK_BENCH_ROOT ??= resolve(here, '..')
+const outDir = join(here, '..', 'node_modules', '.cache', 'clipdesk-bench')
+if (process.env.CLIPDESK_BENCH_BUILT !== name) {
+  const { build } = await import('vite')
+  await build({
+    configFile: false,
+    logLevel: 'error',
+    build: {
+      ssr: join(here, entries[name]),
+      outDir,
+      emptyOutDir: false,
+      minify: false,
+      rollupOptions: { output: { format: 'es', entryFileNames: `${name}.mjs`, chunkFileNames: `${name}-[name].mjs` } }
+    }
+  })
+  process.env.CLIPDESK_BENCH_BUILT = name // children inherit it and skip the build
+}
+const module = await import(pathToFileURL(join(outDir, `${name}.mjs`)).href)
+process.exitCode = await module.main(args)

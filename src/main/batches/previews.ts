@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs'
+import { mkdir, rm } from 'node:fs/promises'
+import { extname, join } from 'node:path'
+import sharp from 'sharp'
+import { writeFileAtomic } from '../engine/paths'
+import type { ItemRecord } from './store'
+
+/** Images the list and the before/after view show for an item. */
+export const PREVIEW_KINDS = ['thumb-before', 'thumb-after', 'before', 'after'] as const
+export type PreviewKind = (typeof PREVIEW_KINDS)[number]
+
+export function isPreviewKind(value: string): value is PreviewKind {
+  return (PREVIEW_KINDS as readonly string[]).includes(value)
+}
+
+/** Long edge of the before/after images: enough to zoom in a few times on a screen. */
+const VIEW_EDGE = 2400
+const THUMB_EDGE = 112
+/** Results sharp can read back for display (PSD is not one of them). */
+const DISPLAYABLE = new Set(['.png', '.jpg', '.jpeg', '.webp', '.tiff', '.tif'])
+
+/**
+ * Renders thumbnails and display versions (WebP, alpha kept) of items' inputs and results,
+ * cached in the data folder per batch. Browsers cannot show TIFF, PSD or a 50-megapixel
+ * original in a list of thousands, hence these.
+ */
+export class Previews {
+  private readonly pending = new Map<string, Promise<string | null>>()
+
+  constructor(private readonly root: string) {}
+
+  /**
+   * The cached file for `kind`, made on first use; null when its source is gone (input of a
+   * swept upload) or not made yet (result of a running job).
+   */
+  async file(item: ItemRecord, kind: PreviewKind, inputPath: string | null): Promise<string | null> {
+    const source = kind.endsWith('before') ? inputPath : item.outputs.find((p) => DISPLAYABLE.has(extname(p).toLowerCase())) ?? null
+    if (!source || !existsSync(source)) return null
+    const target = join(this.root, item.batchId, `${item.id}-${kind}-${item.jobId ?? 'none'}.webp`)
+    if (existsSync(target)) return target
+    const running = this.pending.get(target)
+    if (running) return running
+    const made = this.render(source, target, kind).finally(() => this.pending.delete(target))
+    this.pending.set(target, made)
+    return made
+  }
+
+  async removeBatch(batchId: string): Promise<void> {
+    await rm(join(this.root, batchId), { recursive: true, force: true })
+  }
+
+  private async render(source: string, target: string, kind: PreviewKind): Promise<string | null> {
+    try {
+      const image = sharp(source, { limitInputPixels: 100_000_000 }).rotate()
+      const bytes = kind.startsWith('thumb')
+        ? await image.resize(THUMB_EDGE, THUMB_EDGE, { fit: 'inside' }).webp({ quality: 80 }).toBuffer()
+        : await image.resize(VIEW_EDGE, VIEW_EDGE, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 90, alphaQuality: 100 }).toBuffer()
+      await mkdir(join(target, '..'), { recursive: true })
+      await writeFileAtomic(target, bytes)
+      return target
+    } catch {
+      return null // an unreadable source (e.g. PSD input): the list shows a placeholder
+    }
+  }
+}

@@ -1,0 +1,227 @@
+import type { BatchCounts, BatchItemStatus, BatchRequest } from '../../shared/batches'
+import type { Db } from '../engine/store/db'
+
+export interface BatchRecord {
+  id: string
+  name: string
+  request: BatchRequest
+  destination: string
+  createdAt: number
+}
+
+export interface ItemRecord {
+  seq: number
+  id: string
+  batchId: string
+  relPath: string
+  sourcePath: string | null
+  jobId: string | null
+  status: BatchItemStatus
+  progress: number
+  error: string | null
+  warnings: string[]
+  outputs: string[]
+  startedAt: number | null
+  finishedAt: number | null
+}
+
+interface BatchRow {
+  id: string
+  name: string
+  mode: BatchRequest['mode']
+  output_format: BatchRequest['output_format']
+  params: string | null
+  destination: string
+  created_at: number
+}
+
+interface ItemRow {
+  seq: number
+  id: string
+  batch_id: string
+  rel_path: string
+  source_path: string | null
+  job_id: string | null
+  status: BatchItemStatus
+  progress: number
+  error: string | null
+  warnings: string | null
+  outputs: string | null
+  started_at: number | null
+  finished_at: number | null
+}
+
+const num = (v: number | null): number | null => (v === null ? null : Number(v))
+
+function toBatch(r: BatchRow): BatchRecord {
+  return {
+    id: r.id,
+    name: r.name,
+    request: { mode: r.mode, output_format: r.output_format, params: r.params === null ? null : JSON.parse(r.params) },
+    destination: r.destination,
+    createdAt: Number(r.created_at)
+  }
+}
+
+function toItem(r: ItemRow): ItemRecord {
+  return {
+    seq: Number(r.seq),
+    id: r.id,
+    batchId: r.batch_id,
+    relPath: r.rel_path,
+    sourcePath: r.source_path,
+    jobId: r.job_id,
+    status: r.status,
+    progress: Number(r.progress),
+    error: r.error,
+    warnings: r.warnings ? JSON.parse(r.warnings) : [],
+    outputs: r.outputs ? JSON.parse(r.outputs) : [],
+    startedAt: num(r.started_at),
+    finishedAt: num(r.finished_at)
+  }
+}
+
+export const TERMINAL_ITEM: readonly BatchItemStatus[] = ['done', 'failed', 'cancelled']
+const TERMINAL_SQL = "('done', 'failed', 'cancelled')"
+
+/** What an item update may set; absent fields stay as they are. */
+export interface ItemPatch {
+  jobId?: string | null
+  status?: BatchItemStatus
+  progress?: number
+  error?: string | null
+  warnings?: string[]
+  outputs?: string[]
+  startedAt?: number | null
+  finishedAt?: number | null
+}
+
+/** Batches and their items in the engine's database (tables of migration 005-batches). */
+export class BatchStore {
+  constructor(private readonly db: Db) {}
+
+  insertBatch(b: BatchRecord): void {
+    this.db
+      .prepare('INSERT INTO batches (id, name, mode, output_format, params, destination, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(b.id, b.name, b.request.mode, b.request.output_format, b.request.params === null ? null : JSON.stringify(b.request.params), b.destination, b.createdAt)
+  }
+
+  batch(id: string): BatchRecord | null {
+    const row = this.db.prepare('SELECT * FROM batches WHERE id = ?').get(id) as BatchRow | undefined
+    return row ? toBatch(row) : null
+  }
+
+  /** Newest first. */
+  batches(): BatchRecord[] {
+    return (this.db.prepare('SELECT * FROM batches ORDER BY created_at DESC, rowid DESC').all() as BatchRow[]).map(toBatch)
+  }
+
+  deleteBatch(id: string): boolean {
+    return this.db.prepare('DELETE FROM batches WHERE id = ?').run(id).changes > 0
+  }
+
+  insertItem(item: Pick<ItemRecord, 'id' | 'batchId' | 'relPath' | 'sourcePath' | 'jobId' | 'status'>): ItemRecord {
+    this.db
+      .prepare('INSERT INTO batch_items (id, batch_id, rel_path, source_path, job_id, status) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(item.id, item.batchId, item.relPath, item.sourcePath, item.jobId, item.status)
+    return this.item(item.id)!
+  }
+
+  item(id: string): ItemRecord | null {
+    const row = this.db.prepare('SELECT * FROM batch_items WHERE id = ?').get(id) as ItemRow | undefined
+    return row ? toItem(row) : null
+  }
+
+  itemByJob(jobId: string): ItemRecord | null {
+    const row = this.db.prepare('SELECT * FROM batch_items WHERE job_id = ?').get(jobId) as ItemRow | undefined
+    return row ? toItem(row) : null
+  }
+
+  items(batchId: string): ItemRecord[] {
+    return (this.db.prepare('SELECT * FROM batch_items WHERE batch_id = ? ORDER BY seq').all(batchId) as ItemRow[]).map(toItem)
+  }
+
+  /** Items handed to the engine that have not ended. */
+  inFlight(): ItemRecord[] {
+    return (
+      this.db.prepare(`SELECT * FROM batch_items WHERE job_id IS NOT NULL AND status NOT IN ${TERMINAL_SQL} ORDER BY seq`).all() as ItemRow[]
+    ).map(toItem)
+  }
+
+  inFlightCount(): number {
+    return Number(
+      (this.db.prepare(`SELECT count(*) AS n FROM batch_items WHERE job_id IS NOT NULL AND status NOT IN ${TERMINAL_SQL}`).get() as { n: number }).n
+    )
+  }
+
+  /** The oldest waiting items with a file on disk (not yet given to the engine), across batches. */
+  nextWaiting(limit: number): ItemRecord[] {
+    return (
+      this.db.prepare("SELECT * FROM batch_items WHERE status = 'waiting' AND source_path IS NOT NULL ORDER BY seq LIMIT ?").all(limit) as ItemRow[]
+    ).map(toItem)
+  }
+
+  /** Items not yet handed to the engine, across batches (the tray's queue). */
+  waitingCount(): number {
+    return Number((this.db.prepare("SELECT count(*) AS n FROM batch_items WHERE status = 'waiting'").get() as { n: number }).n)
+  }
+
+  /** Waiting items without a file on disk: their bytes were being handed over when the process stopped. */
+  orphans(): ItemRecord[] {
+    return (this.db.prepare("SELECT * FROM batch_items WHERE status = 'waiting' AND source_path IS NULL").all() as ItemRow[]).map(toItem)
+  }
+
+  /** Updates an item; `onlyIf` guards against a concurrent change (e.g. cancelled meanwhile). */
+  updateItem(id: string, patch: ItemPatch, onlyIf?: { status?: BatchItemStatus; jobId?: string }): boolean {
+    const sets: string[] = []
+    const values: unknown[] = []
+    const set = (column: string, value: unknown): void => {
+      sets.push(`${column} = ?`)
+      values.push(value)
+    }
+    if (patch.jobId !== undefined) set('job_id', patch.jobId)
+    if (patch.status !== undefined) set('status', patch.status)
+    if (patch.progress !== undefined) set('progress', Math.round(patch.progress))
+    if (patch.error !== undefined) set('error', patch.error)
+    if (patch.warnings !== undefined) set('warnings', JSON.stringify(patch.warnings))
+    if (patch.outputs !== undefined) set('outputs', JSON.stringify(patch.outputs))
+    if (patch.startedAt !== undefined) set('started_at', patch.startedAt)
+    if (patch.finishedAt !== undefined) set('finished_at', patch.finishedAt)
+    if (sets.length === 0) return false
+    let where = 'id = ?'
+    values.push(id)
+    if (onlyIf?.status !== undefined) {
+      where += ' AND status = ?'
+      values.push(onlyIf.status)
+    }
+    if (onlyIf?.jobId !== undefined) {
+      where += ' AND job_id = ?'
+      values.push(onlyIf.jobId)
+    }
+    return this.db.prepare(`UPDATE batch_items SET ${sets.join(', ')} WHERE ${where}`).run(...values).changes > 0
+  }
+
+  counts(batchId: string): { counts: BatchCounts; progressSum: number; startedAt: number | null; finishedAt: number | null } {
+    const rows = this.db
+      .prepare('SELECT status, count(*) AS n, sum(progress) AS p, min(started_at) AS s, max(finished_at) AS f FROM batch_items WHERE batch_id = ? GROUP BY status')
+      .all(batchId) as Array<{ status: BatchItemStatus; n: number; p: number | null; s: number | null; f: number | null }>
+    const counts: BatchCounts = { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0 }
+    let progressSum = 0
+    let startedAt: number | null = null
+    let finishedAt: number | null = null
+    for (const r of rows) {
+      const n = Number(r.n)
+      counts.total += n
+      if (r.status === 'waiting' || r.status === 'queued') counts.waiting += n
+      else if (r.status === 'done') counts.done += n
+      else if (r.status === 'failed') counts.failed += n
+      else if (r.status === 'cancelled') counts.cancelled += n
+      else counts.running += n
+      // Ended items count as complete for the overall bar.
+      progressSum += TERMINAL_ITEM.includes(r.status) ? 100 * n : Number(r.p ?? 0)
+      if (r.s !== null) startedAt = startedAt === null ? Number(r.s) : Math.min(startedAt, Number(r.s))
+      if (r.f !== null) finishedAt = finishedAt === null ? Number(r.f) : Math.max(finishedAt, Number(r.f))
+    }
+    return { counts, progressSum, startedAt, finishedAt }
+  }
+}

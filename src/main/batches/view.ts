@@ -1,0 +1,50 @@
+/** How batches and their items look on the wire (pure: records in, views out). */
+import { posix } from 'node:path'
+import { itemState, type BatchCounts, type BatchItemView, type BatchSummary } from '../../shared/batches'
+import type { PreviewKind } from './previews'
+import type { BatchRecord, ItemRecord } from './store'
+
+/** Turns an item's preview into an address for one transport (app protocol, signed HTTP path). */
+export type PreviewAddress = (itemId: string, kind: PreviewKind, version: string) => string
+
+export function itemView(item: ItemRecord, address: PreviewAddress): BatchItemView {
+  const version = item.jobId ?? 'none'
+  return {
+    id: item.id,
+    batch_id: item.batchId,
+    seq: item.seq,
+    name: posix.basename(item.relPath),
+    rel_path: item.relPath,
+    status: item.status,
+    state: itemState(item.status),
+    progress: item.status === 'done' ? 100 : item.progress,
+    job_id: item.jobId,
+    error: item.error,
+    warnings: item.warnings,
+    outputs: item.outputs,
+    thumb_url: address(item.id, item.status === 'done' ? 'thumb-after' : 'thumb-before', version),
+    before_url: address(item.id, 'before', version),
+    after_url: item.status === 'done' ? address(item.id, 'after', version) : null,
+    started_at: item.startedAt,
+    finished_at: item.finishedAt
+  }
+}
+
+export function batchSummary(
+  batch: BatchRecord,
+  { counts, progressSum, startedAt, finishedAt }: { counts: BatchCounts; progressSum: number; startedAt: number | null; finishedAt: number | null }
+): BatchSummary {
+  const pending = counts.waiting + counts.running
+  return {
+    id: batch.id,
+    name: batch.name,
+    request: batch.request,
+    destination: batch.destination,
+    created_at: batch.createdAt,
+    started_at: startedAt,
+    finished_at: pending === 0 && counts.total > 0 ? finishedAt : null,
+    counts,
+    progress: counts.total === 0 ? 0 : Math.floor(progressSum / counts.total)
+  }
+}
+

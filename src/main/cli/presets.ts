@@ -1,0 +1,67 @@
+import { Engine } from '../engine/engine'
+import { ApiError } from '../engine/errors'
+import { CliError, parse } from './args'
+
+const USAGE = 'usage: clipdesk presets create <name> <params> [--description <text>] [--replace] | list | delete <name>'
+
+/** An ApiError's details as CLI lines (`params.size: expected …`). */
+function explain(err: unknown): never {
+  if (err instanceof ApiError) {
+    const lines = (err.details ?? []).map((d) => `  ${d.field}: ${d.issue}`)
+    throw new CliError([err.message, ...lines].join('\n'))
+  }
+  throw err
+}
+
+/**
+ * `clipdesk presets create|list|delete`: the user presets of a data folder (the same as the
+ * app's Presets screen). Built-in presets are listed too, and cannot be changed.
+ */
+export async function runPresets(args: string[]): Promise<number> {
+  const { positionals, values, dataDir } = parse(args, {
+    description: { type: 'string' },
+    replace: { type: 'boolean', default: false }
+  })
+  const [sub, name, params, ...extra] = positionals
+  if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (quote a params string that has spaces or ;)\n${USAGE}`)
+  const engine = new Engine({ dataDir })
+  try {
+    switch (sub) {
+      case 'create': {
+        if (!name || params === undefined) throw new CliError(USAGE)
+        const existing = engine.presets.get(name)
+        if (existing && !existing.builtin && !values.replace) throw new CliError(`a preset named "${name}" exists; add --replace to replace it`)
+        let info
+        try {
+          info = engine.presets.save({ name, params, description: (values.description as string | undefined) ?? existing?.description ?? null })
+        } catch (err) {
+          explain(err)
+        }
+        console.log(`${existing ? 'Replaced' : 'Created'} preset ${info.name}: ${info.params}`)
+        return 0
+      }
+      case 'list': {
+        for (const p of engine.presets.list()) {
+          console.log(`${p.name}\t${p.builtin ? 'built-in' : 'user'}\t${p.params}${p.description ? `\t${p.description}` : ''}`)
+        }
+        return 0
+      }
+      case 'delete': {
+        if (!name) throw new CliError(USAGE)
+        let deleted = false
+        try {
+          deleted = engine.presets.delete(name)
+        } catch (err) {
+          explain(err)
+        }
+        if (!deleted) throw new CliError(`no user preset named "${name}"`)
+        console.log(`Deleted preset ${name}`)
+        return 0
+      }
+      default:
+        throw new CliError(USAGE)
+    }
+  } finally {
+    await engine.stop()
+  }
+}

@@ -1,0 +1,127 @@
+import { resolve } from 'node:path'
+import type { WatchFolderView } from '../../shared/watch'
+import { ApiError } from '../engine/errors'
+import { DataPaths } from '../engine/paths'
+import { openDatabase } from '../engine/store/db'
+import { WatchFolders } from '../watch/config'
+import { WatchStore } from '../watch/store'
+import { offlineViews } from '../watch/views'
+import { CliError, parse } from './args'
+
+/** Same lease time as the service's default: a holder silent for longer is not watching. */
+const LEASE_TTL_MS = 15_000
+
+const WATCH_USAGE = `usage:
+  clipdesk watch add <folder> [--no-recursive] [--mode clipping] [--params <set>] [--format png]
+                     [--out <dir>] [--template "{name}.{variation}.{ext}"] [--move-originals] [--paused]
+  clipdesk watch list [--json]
+  clipdesk watch pause|resume|remove <id or folder>
+  clipdesk watch retry <id or folder> [<file id>]`
+
+function describeFolder(v: WatchFolderView): string {
+  const c = v.counts
+  const lines = [
+    `${v.id}  ${v.state}${v.state_message ? ` (${v.state_message})` : ''}  ${v.path}`,
+    `  job: mode ${v.request.mode}${v.request.params ? `, params ${v.request.params}` : ''}, format ${v.request.output_format}; ` +
+      `${v.recursive ? 'sub-folders included' : 'top level only'}; originals ${v.originals === 'move' ? 'moved to clipdesk-done' : 'kept'}`,
+    `  output: ${v.output_dir}/${v.name_template}`,
+    `  waiting ${c.waiting} · processing ${c.processing} · done ${c.done} · skipped ${c.skipped} · failed ${c.failed}`
+  ]
+  for (const f of v.failed.slice(0, 20)) lines.push(`  failed #${f.id} ${f.rel_path}: ${f.error?.code}: ${f.error?.message}`)
+  if (v.failed.length > 20) lines.push(`  … and ${v.failed.length - 20} more failed files`)
+  return lines.join('\n')
+}
+
+/** An ApiError as a usage error: its message and one line per detail. */
+function asCliError(err: unknown): unknown {
+  if (!(err instanceof ApiError)) return err
+  const details = (err.details ?? []).map((d) => `\n  ${d.field}: ${d.issue}`).join('')
+  return new CliError(`${err.message}${details}`)
+}
+
+/**
+ * `clipdesk watch add|list|pause|resume|remove|retry`: edits the watched folders in the data
+ * folder's database. A running `clipdesk serve` (or the app) on the same data folder applies
+ * the change within a second; without one, the folders are watched at its next start.
+ */
+export async function runWatch(args: string[]): Promise<number> {
+  const { positionals, values, dataDir } = parse(args, {
+    'no-recursive': { type: 'boolean', default: false },
+    mode: { type: 'string' },
+    params: { type: 'string' },
+    format: { type: 'string' },
+    out: { type: 'string' },
+    template: { type: 'string' },
+    'move-originals': { type: 'boolean', default: false },
+    paused: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false }
+  })
+  const [sub, target, extra] = positionals
+  const db = openDatabase(new DataPaths(dataDir).db)
+  const store = new WatchStore(db)
+  const folders = new WatchFolders(store)
+  const viewOf = (id: string): WatchFolderView => offlineViews(store, LEASE_TTL_MS).find((v) => v.id === id)!
+  try {
+    switch (sub) {
+      case 'add': {
+        if (!target) throw new CliError(`name the folder to watch\n${WATCH_USAGE}`)
+        const f = folders.add({
+          path: resolve(target),
+          recursive: !values['no-recursive'],
+          ...(values.mode !== undefined && { mode: values.mode }),
+          ...(values.params !== undefined && { params: values.params }),
+          ...(values.format !== undefined && { output_format: values.format }),
+          ...(values.out !== undefined && { output_dir: resolve(values.out as string) }),
+          ...(values.template !== undefined && { name_template: values.template }),
+          originals: values['move-originals'] ? 'move' : 'keep',
+          paused: values.paused as boolean
+        })
+        const v = viewOf(f.id)
+        console.log(`Added ${f.id}`)
+        console.log(describeFolder(v))
+        if (v.state === 'stopped') console.log('Nothing watches it yet: it is taken up when `clipdesk serve` or the app starts.')
+        return 0
+      }
+      case 'list': {
+        const views = offlineViews(store, LEASE_TTL_MS)
+        if (values.json) console.log(JSON.stringify(views, null, 2))
+        else if (views.length === 0) console.log('No watched folders. Add one with: clipdesk watch add <folder>')
+        else console.log(views.map(describeFolder).join('\n\n'))
+        return 0
+      }
+      case 'pause':
+      case 'resume': {
+        if (!target) throw new CliError(`name the folder (id or path)\n${WATCH_USAGE}`)
+        const f = folders.setPaused(folders.get(absoluteOrId(target)).id, sub === 'pause')
+        console.log(`${sub === 'pause' ? 'Paused' : 'Resumed'} ${f.id} (${f.path})`)
+        return 0
+      }
+      case 'remove': {
+        if (!target) throw new CliError(`name the folder (id or path)\n${WATCH_USAGE}`)
+        const f = folders.remove(absoluteOrId(target))
+        console.log(`Removed ${f.id} (${f.path}); its output files stay where they are`)
+        return 0
+      }
+      case 'retry': {
+        if (!target) throw new CliError(`name the folder (id or path)\n${WATCH_USAGE}`)
+        const fileId = extra === undefined ? undefined : Number(extra)
+        if (fileId !== undefined && (!Number.isInteger(fileId) || fileId < 1)) throw new CliError(`expected a file id (a number from watch list), got "${extra}"`)
+        const folder = folders.get(absoluteOrId(target))
+        const { files } = folders.retry({ folder_id: folder.id, ...(fileId !== undefined && { file_id: fileId }) })
+        console.log(`${files.length} file${files.length === 1 ? '' : 's'} handed back to ${folder.id}`)
+        return 0
+      }
+      default:
+        throw new CliError(WATCH_USAGE)
+    }
+  } catch (err) {
+    throw asCliError(err)
+  } finally {
+    db.close()
+  }
+}
+
+/** Ids stay as given; anything else is a folder path, relative to the current directory. */
+function absoluteOrId(arg: string): string {
+  return /^wf_[0-9a-f]+$/.test(arg) ? arg : resolve(arg)
+}

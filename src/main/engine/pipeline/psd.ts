@@ -1,0 +1,53 @@
+/**
+ * PSD output (SPEC §5), written with ag-psd: a layered document a designer can keep editing —
+ * `Background`, `Shadow` (when made) and `Subject`, whose pixels are the input's own with the
+ * alpha as a real layer mask (not baked into its transparency) — plus the merged composite that
+ * viewers without layer support show. 8-bit RGB; layers are ordinary (unlocked) layers.
+ */
+import { writePsdBuffer, type Layer, type Psd } from 'ag-psd'
+import { JobFailure } from '../errors'
+import type { ComposedVariation, PsdLayerSpec } from './variation'
+
+/** A 1-channel mask as the RGBA-strided image data ag-psd reads masks from (channel 0). */
+function maskImageData(mask: Buffer, width: number, height: number): { width: number; height: number; data: Uint8ClampedArray } {
+  const data = new Uint8ClampedArray(width * height * 4)
+  for (let i = 0, j = 0; i < mask.length; i++, j += 4) {
+    data[j] = mask[i]!
+    data[j + 3] = 255
+  }
+  return { width, height, data }
+}
+
+function toLayer(spec: PsdLayerSpec): Layer {
+  const { image, left, top } = spec
+  const layer: Layer = {
+    name: spec.name,
+    left,
+    top,
+    imageData: { width: image.width, height: image.height, data: image.data }
+  }
+  if (spec.mask) {
+    if (spec.mask.length !== image.width * image.height) throw new JobFailure('pipeline_error', `the ${spec.name} mask does not match its layer`)
+    // Outside its rectangle the mask hides (defaultColor 0), as the subject's alpha does.
+    layer.mask = { left, top, defaultColor: 0, imageData: maskImageData(spec.mask, image.width, image.height) }
+  }
+  return layer
+}
+
+/** The PSD document of one variation: its layers (bottom to top) and its flat image as the composite. */
+export function encodePsd(v: ComposedVariation): Buffer {
+  const { image } = v
+  const specs = v.layers ?? [{ name: v.variation === 'mask' ? 'Mask' : 'Subject', image, left: 0, top: 0 } satisfies PsdLayerSpec]
+  const psd: Psd = {
+    width: image.width,
+    height: image.height,
+    imageData: { width: image.width, height: image.height, data: image.data },
+    children: specs.map(toLayer)
+  }
+  try {
+    // noBackground: the bottom layer stays an ordinary layer, so it can hold transparency and be moved.
+    return writePsdBuffer(psd, { noBackground: true })
+  } catch (cause) {
+    throw new JobFailure('pipeline_error', `cannot write psd: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+  }
+}

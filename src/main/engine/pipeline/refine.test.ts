@@ -1,0 +1,186 @@
+import sharp from 'sharp'
+import { describe, expect, it } from 'vitest'
+import { estimateForeground } from './foreground'
+import { guidedCoefficients } from './guided-filter'
+import { upscaleMask } from './mask'
+import { fitWithin, refineEdges } from './refine'
+import { alphaError, FOLIAGE, fuzzyComposite, recompositeError, SKY, type KnownComposite } from './refine-fixtures'
+
+/** What the model would give: the true alpha seen at 1024², a little blurred. */
+async function modelLikeMask(t: KnownComposite): Promise<Buffer> {
+  return sharp(t.alpha, { raw: { width: t.width, height: t.height, channels: 1 } })
+    .resize(1024, 1024, { fit: 'fill' })
+    .blur(1.2)
+    .extractChannel(0)
+    .raw()
+    .toBuffer()
+}
+
+const BLUE: [number, number, number] = [0, 0, 255]
+const softBand = (t: KnownComposite) => (i: number) => t.alpha[i]! > 0 && t.alpha[i]! < 255
+
+describe('refineEdges', () => {
+  // 1.9 MP: larger than both the guide grid and the full-resolution foreground limit, so this
+  // runs the fast guided filter and the coarse-to-full foreground solve.
+  it.each([
+    ['sky', SKY],
+    ['foliage', FOLIAGE]
+  ] as const)('large photo on %s: sharper alpha, no fringe of the old background, hairs stay soft', async (_name, bg) => {
+    const t = fuzzyComposite(1600, 1200, bg)
+    const mask = await modelLikeMask(t)
+    const plain = await upscaleMask(mask, t.width, t.height)
+    const refined = await refineEdges({ data: t.image, width: t.width, height: t.height }, { data: mask, width: 1024, height: 1024 })
+    expect(refined.alpha.length).toBe(t.width * t.height)
+    expect(refined.foreground.length).toBe(t.width * t.height * 4)
+
+    expect(alphaError(t.alpha, refined.alpha)).toBeLessThan(0.95 * alphaError(t.alpha, plain))
+    const before = recompositeError(t, plain, t.image, BLUE, softBand(t))
+    const after = recompositeError(t, refined.alpha, refined.foreground, BLUE, softBand(t))
+    expect(after).toBeLessThan(0.5 * before)
+    // Hairs (partial coverage 0.6 and less) come out partial, not binary.
+    let partial = 0
+    for (let i = 0; i < t.alpha.length; i++) if (t.alpha[i]! > 40 && t.alpha[i]! < 160 && refined.alpha[i]! > 20 && refined.alpha[i]! < 200) partial++
+    expect(partial).toBeGreaterThan(2000)
+    // Opaque pixels keep the photo's colours exactly, and the A channel is the input's.
+    for (let i = 0; i < t.alpha.length; i += 997) {
+      if (refined.alpha[i] === 255) expect(refined.foreground.subarray(i * 4, i * 4 + 4).equals(t.image.subarray(i * 4, i * 4 + 4))).toBe(true)
+      expect(refined.foreground[i * 4 + 3]).toBe(255)
+    }
+  })
+
+  it('small photo (full-resolution foreground): lower colour error in the soft band', async () => {
+    const t = fuzzyComposite(480, 360, SKY)
+    const mask = await modelLikeMask(t)
+    const plain = await upscaleMask(mask, t.width, t.height)
+    const refined = await refineEdges({ data: t.image, width: t.width, height: t.height }, { data: mask, width: 1024, height: 1024 })
+    expect(refined.bandPixels).toBeGreaterThan(0)
+    const before = recompositeError(t, plain, t.image, BLUE, softBand(t))
+    const after = recompositeError(t, refined.alpha, refined.foreground, BLUE, softBand(t))
+    expect(after).toBeLessThan(0.6 * before)
+  })
+
+  it('a hard mask has no soft band: returned as it is, colours untouched', async () => {
+    const width = 40
+    const height = 30
+    const image = Buffer.alloc(width * height * 4, 200)
+    const mask = Buffer.alloc(width * height)
+    for (let y = 0; y < height; y++) mask.fill(255, y * width, y * width + 20)
+    const out = await refineEdges({ data: image, width, height }, { data: mask, width, height })
+    expect(out.alpha).toBe(mask)
+    expect(out.foreground).toBe(image)
+    expect(out.bandPixels).toBe(0)
+  })
+
+  it('alphaOnly: refines the alpha, leaves the colours', async () => {
+    const t = fuzzyComposite(200, 160, FOLIAGE)
+    const out = await refineEdges({ data: t.image, width: t.width, height: t.height }, { data: await modelLikeMask(t), width: 1024, height: 1024 }, { alphaOnly: true })
+    expect(out.foreground).toBe(t.image)
+    expect(out.alpha.length).toBe(200 * 160)
+  })
+
+  it('throws the reason of an aborted signal', async () => {
+    const t = fuzzyComposite(64, 48, SKY)
+    const reason = new Error('cancelled')
+    await expect(
+      refineEdges({ data: t.image, width: 64, height: 48 }, { data: t.alpha, width: 64, height: 48 }, {}, AbortSignal.abort(reason))
+    ).rejects.toBe(reason)
+  })
+})
+
+describe('fitWithin', () => {
+  it('keeps sizes that fit, scales others down to the limit with the aspect ratio', () => {
+    expect(fitWithin(640, 480, 640 * 480)).toEqual({ width: 640, height: 480 })
+    expect(fitWithin(4000, 3000, 1_000_000)).toEqual({ width: 1154, height: 866 })
+    expect(fitWithin(100_000, 1, 1000)).toEqual({ width: 1000, height: 1 })
+  })
+})
+
+describe('guidedCoefficients', () => {
+  const guide = (w: number, h: number) => {
+    const data = new Uint8Array(w * h * 4)
+    for (let i = 0; i < w * h; i++) data.set([(i * 37) % 256, (i * 91) % 256, (i * 13) % 256, 255], i * 4)
+    return { data, width: w, height: h, channels: 4 }
+  }
+
+  it('a constant mask comes back constant (a = 0, b = p)', () => {
+    const g = guide(30, 20)
+    const c = guidedCoefficients(g, new Uint8Array(600).fill(153), 2, 1e-4)
+    for (let i = 0; i < 600; i++) {
+      expect(Math.abs(c.ar[i]!) + Math.abs(c.ag[i]!) + Math.abs(c.ab[i]!)).toBeLessThan(1e-4)
+      expect(c.b[i]).toBeCloseTo(0.6, 4)
+    }
+  })
+
+  it('a mask that is a linear function of the guide is reproduced (small eps)', () => {
+    const g = guide(30, 20)
+    const p = new Uint8Array(600)
+    for (let i = 0; i < 600; i++) p[i] = g.data[i * 4 + 1]! // the green channel
+    const c = guidedCoefficients(g, p, 2, 1e-8)
+    for (let i = 0; i < 600; i++) {
+      const q = (c.ar[i]! * g.data[i * 4]! + c.ag[i]! * g.data[i * 4 + 1]! + c.ab[i]! * g.data[i * 4 + 2]!) / 255 + c.b[i]!
+      expect(Math.abs(q * 255 - p[i]!)).toBeLessThan(0.5)
+    }
+  })
+
+  it('refuses a mask or guide of the wrong size', () => {
+    expect(() => guidedCoefficients(guide(4, 4), new Uint8Array(15), 1, 1e-3)).toThrow('guidedCoefficients: guide or mask does not match the size')
+    expect(() => guidedCoefficients({ data: new Uint8Array(16 * 2), width: 4, height: 4, channels: 2 }, new Uint8Array(16), 1, 1e-3)).toThrow(
+      'guidedCoefficients: guide or mask does not match the size'
+    )
+  })
+})
+
+describe('estimateForeground', () => {
+  /** I = αF + (1−α)B for flat F and B, α a horizontal ramp. */
+  function ramp(w: number, h: number, f: number[], b: number[]) {
+    const img = new Uint8Array(w * h * 3)
+    const alpha = new Uint8Array(w * h)
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) {
+        const i = y * w + x
+        const a = Math.min(1, Math.max(0, (x - w * 0.3) / (w * 0.4)))
+        alpha[i] = Math.round(a * 255)
+        for (let c = 0; c < 3; c++) img[i * 3 + c] = Math.round((alpha[i]! / 255) * f[c]! + (1 - alpha[i]! / 255) * b[c]!)
+      }
+    return { img: { data: img, width: w, height: h, channels: 3 }, alpha }
+  }
+
+  it('recovers flat F and B from their mix across a soft ramp', () => {
+    const f = [230, 60, 20]
+    const b = [20, 180, 240]
+    const { img, alpha } = ramp(300, 200, f, b)
+    const est = estimateForeground(img, alpha)
+    for (let i = 0; i < alpha.length; i += 7) {
+      if (alpha[i]! > 25) for (let c = 0; c < 3; c++) expect(Math.abs(est.fg[i * 3 + c]! * 255 - f[c]!)).toBeLessThan(6)
+      if (alpha[i]! < 230) for (let c = 0; c < 3; c++) expect(Math.abs(est.bg[i * 3 + c]! * 255 - b[c]!)).toBeLessThan(6)
+    }
+  })
+
+  it('sparse top level: the same answer on the pixels it covers, and it covers the band', () => {
+    const { img, alpha } = ramp(300, 240, [200, 200, 40], [10, 30, 90])
+    const full = Float32Array.from(estimateForeground(img, alpha).fg)
+    const sparse = estimateForeground(img, alpha, { sparseTop: true })
+    expect(sparse.touched).not.toBeNull()
+    const touched = new Set(sparse.touched!)
+    for (let i = 0; i < alpha.length; i++) if (alpha[i]! > 0 && alpha[i]! < 255) expect(touched.has(i)).toBe(true)
+    for (const i of touched) for (let c = 0; c < 3; c++) expect(Math.abs(sparse.fg[i * 3 + c]! - full[i * 3 + c]!)).toBeLessThan(2 / 255)
+  })
+
+  it('F = I where α = 1 and B = I where α = 0', () => {
+    const img = { data: new Uint8Array([10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120]), width: 2, height: 2, channels: 3 }
+    const est = estimateForeground(img, new Uint8Array([255, 255, 0, 0]))
+    for (const i of [0, 1]) for (let c = 0; c < 3; c++) expect(est.fg[i * 3 + c]! * 255).toBeCloseTo(img.data[i * 3 + c]!, 1)
+    for (const i of [2, 3]) for (let c = 0; c < 3; c++) expect(est.bg[i * 3 + c]! * 255).toBeCloseTo(img.data[i * 3 + c]!, 1)
+  })
+
+  it('works on a single pixel and on a single row', () => {
+    expect(estimateForeground({ data: new Uint8Array([9, 9, 9]), width: 1, height: 1, channels: 3 }, new Uint8Array([128])).fg.length).toBe(3)
+    expect(estimateForeground({ data: new Uint8Array(3 * 50), width: 50, height: 1, channels: 3 }, new Uint8Array(50).fill(100)).fg.length).toBe(150)
+  })
+
+  it('refuses an image or alpha of the wrong size', () => {
+    expect(() => estimateForeground({ data: new Uint8Array(12), width: 2, height: 2, channels: 3 }, new Uint8Array(3))).toThrow(
+      'estimateForeground: image or alpha does not match the size'
+    )
+  })
+})

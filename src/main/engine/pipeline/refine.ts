@@ -1,0 +1,330 @@
+/**
+ * The refine step (`refine=edges`, SPEC §5): full-resolution edges from the model's mask.
+ *
+ * 1. Alpha: the model sees the photo at 1024², so its mask is blurred by the upscaling. A guided
+ *    filter with the photo as guide (`guided-filter.ts`) snaps the soft band of the mask onto
+ *    the photo's edges. Its coefficients are computed on a grid of at most `GUIDE_MAX_PIXELS`
+ *    and applied at full resolution with the full-resolution photo ("fast guided filter"),
+ *    and only in the band where the mask is neither 0 nor 1 (widened by the filter's reach):
+ *    elsewhere the filter could only return the mask itself.
+ * 2. Colour: in the soft band a pixel mixes subject and old background. Multilevel foreground
+ *    estimation (`foreground.ts`) recovers the subject's own colours there, so the cutout on a
+ *    new background shows no fringe of the old one. Images over `FOREGROUND_MAX_PIXELS` are
+ *    estimated on a downscaled copy; the full-resolution colour is then solved per pixel from
+ *    I = αF + (1−α)B with that B, tied to the coarse F by `FOREGROUND_PRIOR`.
+ *
+ * Everything after the sharp resizes is synchronous typed-array code on scratch planes that are
+ * reused from image to image (`scratch.ts`).
+ */
+import { boxMean } from './box-filter'
+import { estimateForeground } from './foreground'
+import { guidedCoefficients, type GuidedCoefficients, type U8Pixels } from './guided-filter'
+import { resizeGrey, resizeRgb } from './resample'
+import { scratchPlanes } from './scratch'
+
+/** A 1-channel 8-bit plane (a mask at the model's size or at the image's). */
+export interface MaskPlane {
+  data: Buffer
+  width: number
+  height: number
+}
+
+export interface RgbaInput {
+  data: Buffer
+  width: number
+  height: number
+}
+
+export interface RefineOptions {
+  /** Guided filter radius in pixels of the model's 1024² grid. @default 4 */
+  radius?: number
+  /** Guided filter regularisation (colours in [0, 1]): larger is smoother. @default 1e-4 */
+  eps?: number
+  /** Largest grid the guided filter's coefficients are computed on. @default 512² */
+  guideMaxPixels?: number
+  /** Skip the foreground colour estimation (alpha only). @default false */
+  alphaOnly?: boolean
+}
+
+export interface RefinedEdges {
+  /** 1 channel, 8-bit, width × height. */
+  alpha: Buffer
+  /** RGBA: the subject's colours; the A channel is the input's. May be the input buffer itself. */
+  foreground: Buffer
+  /** Pixels the foreground estimation iterated at the top level (for the benchmark). */
+  bandPixels: number
+}
+
+/**
+ * Coefficients grid of the guided filter. The coefficients are box means, smooth by
+ * construction, so a coarse grid loses little (He & Sun use 1/4 of the side); at most 512²
+ * keeps the filter's cost (~15 ms) and memory bounded whatever the photo's size.
+ */
+const GUIDE_MAX_PIXELS = 512 * 512
+/** Largest image whose foreground is estimated at full resolution. */
+const FOREGROUND_MAX_PIXELS = 1_600_000
+/** Weight of the coarse foreground against the per-pixel solve on large images. */
+const FOREGROUND_PRIOR = 0.05
+/** Mask values at or below / at or above these are "certainly background / subject". */
+const BAND_LOW = 2
+const BAND_HIGH = 253
+const INV255 = 1 / 255
+
+export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: RefineOptions = {}, signal?: AbortSignal): Promise<RefinedEdges> {
+  const { width, height } = image
+  const n = width * height
+  const radiusModel = opts.radius ?? 4
+  const eps = opts.eps ?? 1e-4
+
+  // The guide grid: one cell per step × step full-res pixels, `step` the smallest integer that
+  // brings it within the limit. Photo and mask are resampled onto it with the same filter
+  // (a widened triangle) and the same cell geometry (with a partial last cell the grid spans a
+  // little more than the photo): coefficients fitted between them then apply to the full-res
+  // photo without a shift. (A box average for the photo measured 16 % worse alpha.)
+  const step = Math.max(1, Math.ceil(Math.sqrt(n / (opts.guideMaxPixels ?? GUIDE_MAX_PIXELS))))
+  const gw = Math.ceil(width / step)
+  const gh = Math.ceil(height / step)
+  const workSize = fitWithin(width, height, FOREGROUND_MAX_PIXELS)
+  const guide: U8Pixels =
+    step === 1 ? { data: image.data, width, height, channels: 4 } : { data: resizeRgb(image.data, width, height, 4, gw, gh, step, step), width: gw, height: gh, channels: 3 }
+  const guideMask =
+    step === 1 ? await resizeMask(mask, gw, gh) : resizeGrey(mask.data, mask.width, mask.height, gw, gh, (step * mask.width) / width, (step * mask.height) / height)
+  const work = opts.alphaOnly || workSize.width === width ? null : await resizeImage(image, workSize.width, workSize.height)
+  signal?.throwIfAborted()
+
+  // Radius on the guide grid: `radius` pixels of the 1024² model grid, scaled.
+  const r = Math.max(1, Math.round((radiusModel * Math.max(gw, gh)) / 1024))
+  const band = bandOf(guideMask, gw, gh, r)
+  if (band.count === 0) {
+    // A hard mask (no soft band anywhere): nothing to refine.
+    return { alpha: await resizeMask(mask, width, height), foreground: image.data, bandPixels: 0 }
+  }
+  const coefficients = guidedCoefficients(guide, guideMask, r, eps)
+  const alpha = applyGuided(image, guideMask, step, coefficients, band)
+  if (opts.alphaOnly) return { alpha, foreground: image.data, bandPixels: 0 }
+
+  const foreground = clearTransparent(image.data, alpha)
+  let bandPixels: number
+  if (!work) {
+    const est = estimateForeground({ data: image.data, width, height, channels: 4 }, alpha, { sparseTop: true })
+    writeForeground(foreground, alpha, est.fg, est.touched, n)
+    bandPixels = est.bandPixels
+  } else {
+    const workAlpha = await resizeMask({ data: alpha, width, height }, work.width, work.height)
+    signal?.throwIfAborted()
+    const est = estimateForeground(work, workAlpha)
+    solveForeground(foreground, alpha, width, height, est.fg, est.bg, work.width, work.height)
+    bandPixels = est.bandPixels
+  }
+  return { alpha, foreground, bandPixels }
+}
+
+/**
+ * A copy of the photo whose colours are zero where the alpha is 0: there they are never seen
+ * (the refine then writes estimated colours on the soft band and the transparent pixels next to
+ * it), and a clipping's PNG of the old background compresses to a fraction of the bytes.
+ */
+function clearTransparent(rgba: Buffer, alpha: Buffer): Buffer {
+  const out = Buffer.from(rgba)
+  for (let i = 0, o = 0; i < alpha.length; i++, o += 4) {
+    if (alpha[i] === 0) {
+      out[o] = 0
+      out[o + 1] = 0
+      out[o + 2] = 0
+    }
+  }
+  return out
+}
+
+/** The largest size with the same aspect ratio and at most `max` pixels (the size itself if it fits). */
+export function fitWithin(width: number, height: number, max: number): { width: number; height: number } {
+  if (width * height <= max) return { width, height }
+  const s = Math.sqrt(max / (width * height))
+  let w = Math.max(1, Math.floor(width * s))
+  let h = Math.max(1, Math.floor(height * s))
+  // A side clamped to 1 pixel (extreme aspect ratios) leaves the other to take the rest.
+  if (w * h > max) {
+    if (h === 1) w = Math.max(1, Math.floor(max))
+    else h = Math.max(1, Math.floor(max / w))
+  }
+  return { width: w, height: h }
+}
+
+/** A mask plane at another size, or itself. */
+export async function resizeMask(mask: MaskPlane, width: number, height: number): Promise<Buffer> {
+  if (mask.width === width && mask.height === height) return mask.data
+  return resizeGrey(mask.data, mask.width, mask.height, width, height)
+}
+
+async function resizeImage(image: RgbaInput, width: number, height: number): Promise<U8Pixels> {
+  return { data: resizeRgb(image.data, image.width, image.height, 4, width, height), width, height, channels: 3 }
+}
+
+/** Flags on the guide grid: 1 where the guided filter may change the mask. */
+interface BandFlags {
+  data: Uint8Array
+  width: number
+  height: number
+  count: number
+}
+
+/**
+ * Guide-grid pixels where the guided filter may change the mask: the soft band (values
+ * strictly between BAND_LOW and BAND_HIGH) widened by 2r + 1, the reach of its two box means.
+ * Outside, every window sees a constant mask, so the filter returns the mask unchanged.
+ */
+function bandOf(mask: Buffer, width: number, height: number, r: number): BandFlags {
+  const n = width * height
+  const [soft, tmp] = scratchPlanes(2, n) as [Float32Array, Float32Array]
+  let any = false
+  for (let i = 0; i < n; i++) {
+    const v = mask[i]!
+    const s = v > BAND_LOW && v < BAND_HIGH ? 1 : 0
+    soft[i] = s
+    if (s) any = true
+  }
+  const data = new Uint8Array(n)
+  if (!any) return { data, width, height, count: 0 }
+  boxMean(soft, width, height, 2 * r + 1, tmp, soft)
+  let count = 0
+  for (let i = 0; i < n; i++) {
+    if (soft[i]! > 1e-7) {
+      data[i] = 1
+      count++
+    }
+  }
+  return { data, width, height, count }
+}
+
+/**
+ * Alpha at full resolution. In the band: q = a·I + b, with the coefficients sampled bilinearly
+ * from the guide grid (cell = `step`² pixels) and I the full-resolution photo. Elsewhere the
+ * mask is saturated within the filter's reach, so it is the grid's value, snapped to 0 or 255.
+ */
+function applyGuided(image: RgbaInput, gridMask: Buffer, step: number, c: GuidedCoefficients, band: BandFlags): Buffer {
+  const { width, height, data: img } = image
+  const out = Buffer.allocUnsafe(width * height)
+  const gw = c.width
+  const gh = c.height
+  const inv = 1 / step
+  const { ar, ag, ab, b } = c
+  for (let y = 0; y < height; y++) {
+    const gy = Math.min(gh - 1, Math.floor(y * inv))
+    const fy = Math.min(gh - 1, Math.max(0, (y + 0.5) * inv - 0.5))
+    const y0 = Math.floor(fy)
+    const y1 = Math.min(gh - 1, y0 + 1)
+    const wy = fy - y0
+    const bandRow = gy * gw
+    for (let x = 0; x < width; x++) {
+      const gx = Math.min(gw - 1, Math.floor(x * inv))
+      const i = y * width + x
+      if (band.data[bandRow + gx] === 0) {
+        out[i] = gridMask[bandRow + gx]! >= BAND_HIGH ? 255 : 0
+        continue
+      }
+      let kr: number
+      let kg: number
+      let kb: number
+      let k0: number
+      if (step === 1) {
+        kr = ar[i]!
+        kg = ag[i]!
+        kb = ab[i]!
+        k0 = b[i]!
+      } else {
+        const fx = Math.min(gw - 1, Math.max(0, (x + 0.5) * inv - 0.5))
+        const x0 = Math.floor(fx)
+        const x1 = Math.min(gw - 1, x0 + 1)
+        const wx = fx - x0
+        const i00 = y0 * gw + x0
+        const i01 = y0 * gw + x1
+        const i10 = y1 * gw + x0
+        const i11 = y1 * gw + x1
+        const w00 = (1 - wx) * (1 - wy)
+        const w01 = wx * (1 - wy)
+        const w10 = (1 - wx) * wy
+        const w11 = wx * wy
+        kr = ar[i00]! * w00 + ar[i01]! * w01 + ar[i10]! * w10 + ar[i11]! * w11
+        kg = ag[i00]! * w00 + ag[i01]! * w01 + ag[i10]! * w10 + ag[i11]! * w11
+        kb = ab[i00]! * w00 + ab[i01]! * w01 + ab[i10]! * w10 + ab[i11]! * w11
+        k0 = b[i00]! * w00 + b[i01]! * w01 + b[i10]! * w10 + b[i11]! * w11
+      }
+      const o = i * 4
+      const q = (kr * img[o]! + kg * img[o + 1]! + kb * img[o + 2]!) * INV255 + k0
+      out[i] = q <= 0 ? 0 : q >= 1 ? 255 : Math.round(q * 255)
+    }
+  }
+  return out
+}
+
+/**
+ * Foreground at full resolution from a full-resolution estimate: F where α < 1 on the pixels
+ * the estimate covers (`touched`: the soft band and its neighbours, or all), I elsewhere. The
+ * transparent neighbours of the band get F too, so that an output resampled without
+ * premultiplying alpha does not bleed the old background in from them.
+ */
+function writeForeground(out: Buffer, alpha: Buffer, fg: Float32Array, touched: Int32Array | null, n: number): void {
+  const write = (i: number): void => {
+    if (alpha[i] === 255) return
+    const o = i * 4
+    const q = i * 3
+    out[o] = Math.round(fg[q]! * 255)
+    out[o + 1] = Math.round(fg[q + 1]! * 255)
+    out[o + 2] = Math.round(fg[q + 2]! * 255)
+  }
+  if (touched) for (let k = 0; k < touched.length; k++) write(touched[k]!)
+  else for (let i = 0; i < n; i++) write(i)
+}
+
+/**
+ * Foreground at full resolution from an estimate on a smaller grid: per pixel, the F that best
+ * explains I = αF + (1−α)B with the coarse B, pulled towards the coarse F by FOREGROUND_PRIOR
+ * (which decides where α is too small for the pixel to say much about F):
+ * F = (α(I − (1−α)B) + λF̄) / (α² + λ).
+ */
+function solveForeground(out: Buffer, alpha: Buffer, width: number, height: number, fg: Float32Array, bg: Float32Array, ww: number, wh: number): void {
+  const sx = ww / width
+  const sy = wh / height
+  const lambda = FOREGROUND_PRIOR
+  for (let y = 0; y < height; y++) {
+    const fy = Math.min(wh - 1, Math.max(0, (y + 0.5) * sy - 0.5))
+    const y0 = Math.floor(fy)
+    const y1 = Math.min(wh - 1, y0 + 1)
+    const wy = fy - y0
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x
+      const a8 = alpha[i]!
+      if (a8 === 255) continue
+      // A transparent pixel needs a colour only next to the subject (see writeForeground).
+      if (
+        a8 === 0 &&
+        !((x > 0 && alpha[i - 1]! > 0) || (x < width - 1 && alpha[i + 1]! > 0) || (y > 0 && alpha[i - width]! > 0) || (y < height - 1 && alpha[i + width]! > 0))
+      ) {
+        continue
+      }
+      const fx = Math.min(ww - 1, Math.max(0, (x + 0.5) * sx - 0.5))
+      const x0 = Math.floor(fx)
+      const x1 = Math.min(ww - 1, x0 + 1)
+      const wx = fx - x0
+      const q00 = (y0 * ww + x0) * 3
+      const q01 = (y0 * ww + x1) * 3
+      const q10 = (y1 * ww + x0) * 3
+      const q11 = (y1 * ww + x1) * 3
+      const w00 = (1 - wx) * (1 - wy)
+      const w01 = wx * (1 - wy)
+      const w10 = (1 - wx) * wy
+      const w11 = wx * wy
+      const a = a8 * INV255
+      const o = i * 4
+      for (let c = 0; c < 3; c++) {
+        const f = fg[q00 + c]! * w00 + fg[q01 + c]! * w01 + fg[q10 + c]! * w10 + fg[q11 + c]! * w11
+        let v = f
+        if (a8 !== 0) {
+          const bc = bg[q00 + c]! * w00 + bg[q01 + c]! * w01 + bg[q10 + c]! * w10 + bg[q11 + c]! * w11
+          v = (a * (out[o + c]! * INV255 - (1 - a) * bc) + lambda * f) / (a * a + lambda)
+        }
+        out[o + c] = v <= 0 ? 0 : v >= 1 ? 255 : Math.round(v * 255)
+      }
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { tempDir } from '../../../../test/helpers/engine'
+import { ApiError } from '../errors'
+import { openDatabase, type Db } from './db'
+import { PresetStore } from './presets'
+
+let dir: string
+let db: Db
+let presets: PresetStore
+
+beforeEach(() => {
+  dir = tempDir()
+  db = openDatabase(join(dir, 'test.db'))
+  presets = new PresetStore(db)
+})
+afterEach(() => {
+  db.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function refusal(run: () => unknown): ApiError {
+  try {
+    run()
+  } catch (err) {
+    if (err instanceof ApiError) return err
+    throw err
+  }
+  throw new Error('not refused')
+}
+
+describe('PresetStore', () => {
+  it('lists the four built-ins first, marked builtin, with their params', () => {
+    const list = presets.list()
+    expect(list.map((p) => [p.name, p.builtin])).toEqual([
+      ['ecommerce-white', true],
+      ['transparent-square', true],
+      ['marketplace-1600', true],
+      ['social-blur', true]
+    ])
+    expect(list[0]!.params).toBe('background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=5%;position=bottom;primary=shadowTop')
+  })
+
+  it('creates, lists, updates and deletes a user preset', () => {
+    const created = presets.save({ name: 'shop', params: 'background=#EEE;size=1200', description: 'My shop' })
+    expect(created).toMatchObject({
+      name: 'shop',
+      builtin: false,
+      description: 'My shop',
+      params: 'background=#EEEEEE;size=1200',
+      values: { background: { kind: 'color', rgba: [0xee, 0xee, 0xee, 255] }, size: { kind: 'long', max: 1200 } }
+    })
+    expect(presets.list().map((p) => p.name)).toContain('shop')
+    expect(presets.lookup('shop')).toEqual(created.values)
+
+    const updated = presets.save({ name: 'shop', params: { shadow: 'none', quality: 80 } })
+    expect(updated).toMatchObject({ params: 'shadow=none;quality=80', description: null, createdAt: created.createdAt })
+    expect(updated.updatedAt).toBeGreaterThanOrEqual(created.updatedAt!)
+
+    expect(presets.delete('shop')).toBe(true)
+    expect(presets.delete('shop')).toBe(false)
+    expect(presets.get('shop')).toBeNull()
+  })
+
+  it('copies the keys of a preset it starts from, so later edits of that one do not change it', () => {
+    presets.save({ name: 'base', params: 'shadow=none;quality=70' })
+    const derived = presets.save({ name: 'derived', params: 'base;quality=90;margin=20px' })
+    expect(derived.params).toBe('shadow=none;margin=20px;quality=90')
+    presets.save({ name: 'base', params: 'shadow=top' })
+    presets.delete('base')
+    expect(presets.get('derived')!.params).toBe('shadow=none;margin=20px;quality=90')
+    expect(presets.save({ name: 'white-1000', params: 'ecommerce-white;size=1000x1000' }).values).toMatchObject({
+      size: { kind: 'box', width: 1000, height: 1000 },
+      primary: 'shadowTop'
+    })
+  })
+
+  it('refuses, naming each bad field: name, description, params keys, unknown base, self reference', () => {
+    const err = refusal(() => presets.save({ name: 'Bad Name', params: 'size=0;colour=red', description: 'x'.repeat(501) }))
+    expect([err.status, err.code]).toEqual([422, 'validation_failed'])
+    expect(err.details!.map((d) => d.field).sort()).toEqual(['description', 'name', 'params.colour', 'params.size'])
+    expect(refusal(() => presets.save({ name: 'a', params: 'nope;shadow=none' })).details).toEqual([{ field: 'params.preset', issue: 'no preset named "nope"' }])
+    expect(refusal(() => presets.save({ name: 'a', params: 'a;shadow=none' })).details!.map((d) => d.field)).toEqual(['params.preset'])
+    expect(refusal(() => presets.save({ name: 'a', params: 'x'.repeat(2049) })).details).toEqual([{ field: 'params', issue: 'longer than 2048 characters (2049)' }])
+    expect(refusal(() => presets.save({ name: 'a', params: 'ecommerce-white;variations=compose' })).details!.map((d) => d.field)).toEqual(['params.primary'])
+    expect(presets.list()).toHaveLength(4)
+    const malformed = refusal(() => presets.save(null as never))
+    expect([malformed.status, malformed.code]).toEqual([400, 'malformed_request'])
+  })
+
+  it('never changes or deletes a built-in', () => {
+    const save = refusal(() => presets.save({ name: 'ecommerce-white', params: 'shadow=none' }))
+    expect([save.status, save.code, save.details![0]!.field]).toEqual([422, 'validation_failed', 'name'])
+    const del = refusal(() => presets.delete('social-blur'))
+    expect([del.status, del.code, del.details![0]!.field]).toEqual([422, 'validation_failed', 'name'])
+    expect(presets.get('social-blur')!.builtin).toBe(true)
+  })
+})

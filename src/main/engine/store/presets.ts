@@ -1,0 +1,107 @@
+import { formatParams, mergeValues, parseParams, PRESET_NAME_PATTERN, type ParamValues } from '../../../shared/params'
+import { BUILTIN_PRESETS, builtinPreset, MAX_PRESET_DESCRIPTION, type PresetInfo, type PresetSaveRequest } from '../../../shared/presets'
+import type { ErrorDetail } from '../../../shared/errors'
+import { ApiError } from '../errors'
+import type { Db } from './db'
+
+interface PresetRow {
+  name: string
+  params: string
+  source: string
+  description: string | null
+  created_at: number
+  updated_at: number
+}
+
+function toInfo(row: PresetRow): PresetInfo {
+  const values = JSON.parse(row.params) as ParamValues
+  return {
+    name: row.name,
+    builtin: false,
+    description: row.description,
+    params: formatParams(values),
+    values,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at)
+  }
+}
+
+function invalid(details: ErrorDetail[]): ApiError {
+  return new ApiError('validation_failed', 'The preset failed validation.', { details })
+}
+
+/**
+ * Presets: the built-in ones (code constants, listed first, never editable) and the user's,
+ * stored as their typed values. A user preset led by another preset's name stores the keys of
+ * both, so editing or deleting the other one later does not change it.
+ */
+export class PresetStore {
+  constructor(private readonly db: Db) {}
+
+  list(): PresetInfo[] {
+    const rows = this.db.prepare('SELECT * FROM presets ORDER BY name').all() as PresetRow[]
+    return [...BUILTIN_PRESETS, ...rows.map(toInfo)]
+  }
+
+  get(name: string): PresetInfo | null {
+    const builtin = builtinPreset(name)
+    if (builtin) return builtin
+    const row = this.db.prepare('SELECT * FROM presets WHERE name = ?').get(name) as PresetRow | undefined
+    return row ? toInfo(row) : null
+  }
+
+  /** The values of a preset, for `resolveParams`. */
+  readonly lookup = (name: string): ParamValues | null => this.get(name)?.values ?? null
+
+  /** Creates a user preset, or replaces the one of that name. Throws ApiError 422 naming each bad field. */
+  save(request: PresetSaveRequest): PresetInfo {
+    if (typeof request !== 'object' || request === null) throw new ApiError('malformed_request', 'The request must be an object.')
+    const details: ErrorDetail[] = []
+    const { name, params, description } = request
+    if (typeof name !== 'string' || !PRESET_NAME_PATTERN.test(name)) {
+      details.push({ field: 'name', issue: 'expected 1–64 characters of a-z, 0-9, "_" and "-", starting with a letter or digit' })
+    } else if (builtinPreset(name)) {
+      details.push({ field: 'name', issue: `"${name}" is a built-in preset and cannot be changed; save under another name` })
+    }
+    if (description !== undefined && description !== null && (typeof description !== 'string' || description.length > MAX_PRESET_DESCRIPTION)) {
+      details.push({ field: 'description', issue: `expected a text of at most ${MAX_PRESET_DESCRIPTION} characters` })
+    }
+    let values: ParamValues = {}
+    const parsed = parseParams(params)
+    if (!parsed.ok) {
+      details.push(...parsed.details)
+    } else {
+      const { preset } = parsed.value
+      let base: ParamValues = {}
+      if (preset !== null) {
+        const found = preset === name ? null : this.lookup(preset)
+        if (found) base = found
+        else details.push({ field: 'params.preset', issue: preset === name ? 'a preset cannot start from itself' : `no preset named "${preset}"` })
+      }
+      const merged = mergeValues(base, parsed.value.values)
+      details.push(...merged.details)
+      values = merged.values
+    }
+    if (details.length > 0) throw invalid(details)
+
+    const now = Date.now()
+    const source = typeof params === 'string' ? params : JSON.stringify(params)
+    this.db
+      .prepare(
+        `INSERT INTO presets (name, params, source, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT(name) DO UPDATE SET params = excluded.params, source = excluded.source,
+           description = excluded.description, updated_at = excluded.updated_at`
+      )
+      .run(name, JSON.stringify(values), source, description ?? null, now, now)
+    return this.get(name)!
+  }
+
+  /** Deletes a user preset. False when there is none of that name; throws 422 for a built-in. */
+  delete(name: string): boolean {
+    if (typeof name === 'string' && builtinPreset(name)) {
+      throw invalid([{ field: 'name', issue: `"${name}" is a built-in preset and cannot be deleted` }])
+    }
+    if (typeof name !== 'string') return false
+    return this.db.prepare('DELETE FROM presets WHERE name = ?').run(name).changes > 0
+  }
+}

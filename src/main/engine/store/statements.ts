@@ -1,0 +1,24 @@
+import type Database from 'libsql'
+import type { Db } from './db'
+
+type Statement = Database.Statement<unknown[]>
+
+const caches = new WeakMap<Db, Map<string, Statement>>()
+
+/**
+ * Returns a prepared statement for `sql`, preparing it once per database. Preparing is the
+ * most expensive part of a small query in SQLite; the status endpoint runs a few per request.
+ */
+export function prepared(db: Db, sql: string): Statement {
+  let cache = caches.get(db)
+  if (!cache) {
+    cache = new Map()
+    caches.set(db, cache)
+  }
+  let stmt = cache.get(sql)
+  if (!stmt) {
+    stmt = db.prepare<unknown[]>(sql)
+    cache.set(sql, stmt)
+  }
+  return stmt
+}

@@ -1,0 +1,214 @@
+/**
+ * The app bridge of `clipdesk serve`: lets the renderer, running in a browser, call the same
+ * app methods as over IPC, and serves the renderer itself.
+ *
+ * - `POST /api/app/<method>`: JSON body = the method's one argument; answer = its result.
+ *   Owner (admin) keys only: these methods manage batches, settings and keys.
+ * - `GET /api/app/events`: the IPC events as Server-Sent Events (`event: <name>`,
+ *   `data: <json>`), owner keys only. Read with fetch (EventSource cannot send X-API-Key).
+ * - `GET /api/app/files/<item>/<kind>?v=&expires=&sig=`: an item's thumbnail or before/after
+ *   image, signed like result addresses so an <img> can load it without the key.
+ * - `GET /` and `/assets/*`: the built renderer (out/renderer), with a strict CSP.
+ *
+ * Everything sits behind the listener's Host check. No CORS headers: another origin can
+ * neither read answers nor send the X-API-Key header (that needs a preflight we never allow).
+ */
+import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { extname, join, resolve, sep } from 'node:path'
+import { IPC_METHODS, type IpcHandlers, type IpcMethod } from '../../shared/ipc'
+import { isPreviewKind } from '../batches/previews'
+import type { BatchService, PreviewAddress } from '../batches/service'
+import type { Engine } from '../engine/engine'
+import type { WatchService } from '../watch/service'
+import { ApiError } from '../engine/errors'
+import { forwardAppEvents } from '../ipc/app-api'
+import { sendJson } from './respond'
+
+export interface AppBridgeOptions {
+  handlers: IpcHandlers
+  engine: Engine
+  batches: BatchService
+  address: PreviewAddress
+  /** Watched folders, for the `watch` event. */
+  watch?: WatchService
+  /** Folder of the built renderer (index.html, assets/); absent: no UI served. */
+  rendererDir?: string
+}
+
+/** Methods the bridge does not take: upload and status have their own /api/v1 endpoints. */
+const NOT_BRIDGED = new Set<IpcMethod>(['upload', 'status'])
+const MAX_BODY_BYTES = 8 * 1024 * 1024
+const HEARTBEAT_MS = 25_000
+
+/** The renderer in a browser: only its own files, no inline scripts, no framing. */
+export const RENDERER_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'"
+].join('; ')
+
+const STATIC_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json; charset=utf-8',
+  '.woff2': 'font/woff2',
+  '.webp': 'image/webp'
+}
+
+const FILE_PATH = /^\/api\/app\/files\/([0-9a-f-]{36})\/([a-z-]+)$/
+
+/** Signed, same-origin preview addresses; stable for an hour so browsers can cache them. */
+export function signedPreviewAddress(engine: Engine): PreviewAddress {
+  return (itemId, kind, version) => {
+    const hour = 3600
+    const expires = Math.ceil((Date.now() / 1000 + engine.options.retentionMs / 1000) / hour) * hour
+    const sig = engine.signer.sign(itemId, `app-${kind}`, expires)
+    return `/api/app/files/${itemId}/${kind}?v=${encodeURIComponent(version)}&expires=${expires}&sig=${sig}`
+  }
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type !== 'application/json') throw new ApiError('malformed_request', 'Send the argument as application/json.')
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > MAX_BODY_BYTES) throw new ApiError('payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`)
+    chunks.push(chunk)
+  }
+  const text = Buffer.concat(chunks).toString('utf8')
+  if (text.trim() === '') return undefined
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new ApiError('malformed_request', `The body is not valid JSON: ${(err as Error).message}`)
+  }
+}
+
+export interface BridgeContext {
+  /** The listener's key check (401/429); returns the key id. */
+  authenticate(req: IncomingMessage): string
+  /** Throws 405 unless the request uses one of `methods`. */
+  allow(methods: string): void
+}
+
+/**
+ * Answers a request under /api/app/ or for the renderer's files. Returns false when the
+ * path is none of these (the listener then answers 404).
+ */
+export async function handleAppRequest(
+  opts: AppBridgeOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: BridgeContext
+): Promise<boolean> {
+  const path = url.pathname
+  const owner = (): void => {
+    const keyId = ctx.authenticate(req)
+    if (!opts.engine.keys.get(keyId)?.admin) {
+      throw new ApiError('forbidden', 'This API key cannot use the app; use an owner key (clipdesk keys create --admin).')
+    }
+  }
+
+  const file = FILE_PATH.exec(path)
+  if (file) {
+    ctx.allow('GET')
+    const [, itemId, kind] = file as unknown as [string, string, string]
+    const expires = Number(url.searchParams.get('expires'))
+    if (!isPreviewKind(kind) || !opts.engine.signer.verify(itemId, `app-${kind}`, expires, url.searchParams.get('sig') ?? '')) {
+      throw new ApiError('invalid_signature', 'The image address is not validly signed, or it expired.')
+    }
+    const found = await opts.batches.previewFile(itemId, kind)
+    if (!found) throw new ApiError('not_found', 'This image is not available.')
+    const info = await stat(found)
+    res.writeHead(200, {
+      'Content-Type': 'image/webp',
+      'Content-Length': info.size,
+      'Cache-Control': 'private, max-age=3600',
+      'X-Content-Type-Options': 'nosniff'
+    })
+    createReadStream(found).pipe(res)
+    return true
+  }
+
+  if (path === '/api/app/events') {
+    ctx.allow('GET')
+    owner()
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      Connection: 'keep-alive'
+    })
+    res.write(': connected\n\n')
+    const stop = forwardAppEvents(opts, (event, payload) => {
+      res.write(`event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`)
+    })
+    const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
+    heartbeat.unref()
+    res.on('close', () => {
+      clearInterval(heartbeat)
+      stop()
+    })
+    return true
+  }
+
+  if (path.startsWith('/api/app/')) {
+    const name = path.slice('/api/app/'.length) as IpcMethod
+    if (!(IPC_METHODS as readonly string[]).includes(name) || NOT_BRIDGED.has(name)) {
+      throw new ApiError('not_found', `No app method "${name}".`)
+    }
+    ctx.allow('POST')
+    owner()
+    const arg = await readJson(req)
+    const handler = opts.handlers[name] as (a: unknown) => Promise<unknown>
+    const result = await handler(arg)
+    sendJson(res, 200, result === undefined ? null : result)
+    return true
+  }
+
+  if (opts.rendererDir && !path.startsWith('/api/')) {
+    ctx.allow('GET')
+    return serveStatic(opts.rendererDir, path, res)
+  }
+  return false
+}
+
+async function serveStatic(root: string, path: string, res: ServerResponse): Promise<boolean> {
+  let rel: string
+  try {
+    rel = decodeURIComponent(path === '/' ? '/index.html' : path)
+  } catch {
+    return false
+  }
+  const base = resolve(root)
+  const target = resolve(join(base, rel))
+  if (!target.startsWith(base + sep) || rel.includes('\0')) return false
+  const info = await stat(target).catch(() => null)
+  if (!info?.isFile()) return false
+  res.writeHead(200, {
+    'Content-Type': STATIC_TYPES[extname(target).toLowerCase()] ?? 'application/octet-stream',
+    'Content-Length': info.size,
+    'Cache-Control': 'no-cache',
+    'Content-Security-Policy': RENDERER_CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer'
+  })
+  createReadStream(target).pipe(res)
+  return true
+}

@@ -1,0 +1,24 @@
+import type { IpcHandlers } from '../../shared/ipc'
+import type { PresetSaveRequest } from '../../shared/presets'
+import type { Engine } from '../engine/engine'
+
+export type PresetHandlers = Pick<IpcHandlers, 'presetsList' | 'presetsSave' | 'presetsDelete'>
+
+/**
+ * Presets over IPC (the app's Presets screen). Plain results; a refusal throws the engine's
+ * ApiError (422 `validation_failed` with details naming `name`, `description`, `params` or
+ * `params.<key>`), which the bridge hands to the renderer as an error envelope.
+ */
+export function createPresetHandlers(engine: Pick<Engine, 'presets'>): PresetHandlers {
+  return {
+    async presetsList() {
+      return engine.presets.list()
+    },
+    async presetsSave(request: PresetSaveRequest) {
+      return engine.presets.save(request)
+    },
+    async presetsDelete(name: string) {
+      return engine.presets.delete(name)
+    }
+  }
+}

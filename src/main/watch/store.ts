@@ -1,0 +1,493 @@
+/**
+ * The watch tables (schema 004-watch): folders, per-file state, the processed-content ledger,
+ * output names given out, recent activity and the single-watcher lease. Synchronous SQLite, so
+ * that a check-then-write done in one call (or one transaction) cannot interleave with another
+ * in this process.
+ */
+import { join } from 'node:path'
+import type { Mode, OutputFormat } from '../../shared/api'
+import { DEFAULT_OUTPUT_DIR_NAME, DONE_DIR_NAME, type Originals, type WatchActivity, type WatchActivityKind, type WatchCounts, type WatchRequest } from '../../shared/watch'
+import type { Db } from '../engine/store/db'
+
+export interface WatchFolderRecord {
+  id: string
+  /** Absolute. */
+  path: string
+  recursive: boolean
+  request: WatchRequest
+  /** null: the default `<path>/clipdesk-out`. */
+  outputDir: string | null
+  nameTemplate: string
+  originals: Originals
+  paused: boolean
+  revision: number
+  createdAt: number
+  updatedAt: number
+}
+
+export function outputDirOf(f: Pick<WatchFolderRecord, 'path' | 'outputDir'>): string {
+  return f.outputDir ?? join(f.path, DEFAULT_OUTPUT_DIR_NAME)
+}
+
+export function doneDirOf(f: Pick<WatchFolderRecord, 'path'>): string {
+  return join(f.path, DONE_DIR_NAME)
+}
+
+/** `submitting`: a submit is under way (its job, if made, is found by `token` after a crash). */
+export type FileDbState = 'waiting' | 'submitting' | 'processing' | 'done' | 'skipped' | 'failed'
+
+export interface WatchFileRecord {
+  id: number
+  folderId: string
+  relPath: string
+  size: number | null
+  mtimeMs: number | null
+  contentHash: string | null
+  settingsHash: string | null
+  state: FileDbState
+  jobId: string | null
+  token: string | null
+  forced: boolean
+  errorCode: string | null
+  errorMessage: string | null
+  duplicateOf: string | null
+  createdAt: number
+  updatedAt: number
+}
+
+export interface OutputRecord {
+  path: string
+  folderId: string
+  fileId: number | null
+  jobId: string
+  variation: string
+  ext: string
+  written: boolean
+}
+
+interface FolderRow {
+  id: string
+  path: string
+  recursive: number
+  mode: Mode
+  params: string | null
+  output_format: OutputFormat
+  output_dir: string | null
+  name_template: string
+  originals: Originals
+  paused: number
+  revision: number
+  created_at: number
+  updated_at: number
+}
+
+interface FileRow {
+  id: number
+  folder_id: string
+  rel_path: string
+  size: number | null
+  mtime_ms: number | null
+  content_hash: string | null
+  settings_hash: string | null
+  state: FileDbState
+  job_id: string | null
+  token: string | null
+  forced: number
+  error_code: string | null
+  error_message: string | null
+  duplicate_of: string | null
+  created_at: number
+  updated_at: number
+}
+
+function toFolder(r: FolderRow): WatchFolderRecord {
+  return {
+    id: r.id,
+    path: r.path,
+    recursive: Boolean(r.recursive),
+    request: { mode: r.mode, params: r.params, output_format: r.output_format },
+    outputDir: r.output_dir,
+    nameTemplate: r.name_template,
+    originals: r.originals,
+    paused: Boolean(r.paused),
+    revision: Number(r.revision),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at)
+  }
+}
+
+function toFile(r: FileRow): WatchFileRecord {
+  return {
+    id: Number(r.id),
+    folderId: r.folder_id,
+    relPath: r.rel_path,
+    size: r.size === null ? null : Number(r.size),
+    mtimeMs: r.mtime_ms === null ? null : Number(r.mtime_ms),
+    contentHash: r.content_hash,
+    settingsHash: r.settings_hash,
+    state: r.state,
+    jobId: r.job_id,
+    token: r.token,
+    forced: Boolean(r.forced),
+    errorCode: r.error_code,
+    errorMessage: r.error_message,
+    duplicateOf: r.duplicate_of,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at)
+  }
+}
+
+/** Events kept per folder for "recent activity". */
+const EVENTS_KEPT = 200
+
+export type FolderPatch = Partial<Pick<WatchFolderRecord, 'recursive' | 'request' | 'outputDir' | 'nameTemplate' | 'originals' | 'paused'>>
+
+export class WatchStore {
+  constructor(readonly db: Db) {}
+
+  // ── folders ──────────────────────────────────────────────────────────────────────────────
+
+  insertFolder(f: Omit<WatchFolderRecord, 'revision' | 'createdAt' | 'updatedAt'>): WatchFolderRecord {
+    const now = Date.now()
+    this.db
+      .prepare(
+        `INSERT INTO watch_folders (id, path, recursive, mode, params, output_format, output_dir, name_template, originals, paused, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+      )
+      .run(f.id, f.path, f.recursive ? 1 : 0, f.request.mode, f.request.params, f.request.output_format, f.outputDir, f.nameTemplate, f.originals, f.paused ? 1 : 0, now, now)
+    return this.folder(f.id)!
+  }
+
+  folder(id: string): WatchFolderRecord | null {
+    const row = this.db.prepare('SELECT * FROM watch_folders WHERE id = ?').get(id) as FolderRow | undefined
+    return row ? toFolder(row) : null
+  }
+
+  folderByPath(path: string): WatchFolderRecord | null {
+    const row = this.db.prepare('SELECT * FROM watch_folders WHERE path = ?').get(path) as FolderRow | undefined
+    return row ? toFolder(row) : null
+  }
+
+  folders(): WatchFolderRecord[] {
+    return (this.db.prepare('SELECT * FROM watch_folders ORDER BY created_at, id').all() as FolderRow[]).map(toFolder)
+  }
+
+  /** Applies a change and bumps the revision, so that a service in any process reloads the folder. */
+  updateFolder(id: string, patch: FolderPatch): WatchFolderRecord | null {
+    const cur = this.folder(id)
+    if (!cur) return null
+    const next = { ...cur, ...patch, request: { ...cur.request, ...patch.request } }
+    this.db
+      .prepare(
+        `UPDATE watch_folders SET recursive = ?, mode = ?, params = ?, output_format = ?, output_dir = ?, name_template = ?,
+           originals = ?, paused = ?, revision = revision + 1, updated_at = ? WHERE id = ?`
+      )
+      .run(
+        next.recursive ? 1 : 0,
+        next.request.mode,
+        next.request.params,
+        next.request.output_format,
+        next.outputDir,
+        next.nameTemplate,
+        next.originals,
+        next.paused ? 1 : 0,
+        Date.now(),
+        id
+      )
+    return this.folder(id)
+  }
+
+  bumpRevision(id: string): void {
+    this.db.prepare('UPDATE watch_folders SET revision = revision + 1 WHERE id = ?').run(id)
+  }
+
+  deleteFolder(id: string): boolean {
+    return this.db.prepare('DELETE FROM watch_folders WHERE id = ?').run(id).changes > 0
+  }
+
+  /** id → revision of every folder: cheap enough to read every second. */
+  revisions(): Map<string, number> {
+    const rows = this.db.prepare('SELECT id, revision FROM watch_folders').all() as { id: string; revision: number }[]
+    return new Map(rows.map((r) => [r.id, Number(r.revision)]))
+  }
+
+  // ── files ────────────────────────────────────────────────────────────────────────────────
+
+  file(id: number): WatchFileRecord | null {
+    const row = this.db.prepare('SELECT * FROM watch_files WHERE id = ?').get(id) as FileRow | undefined
+    return row ? toFile(row) : null
+  }
+
+  fileByPath(folderId: string, relPath: string): WatchFileRecord | null {
+    const row = this.db.prepare('SELECT * FROM watch_files WHERE folder_id = ? AND rel_path = ?').get(folderId, relPath) as FileRow | undefined
+    return row ? toFile(row) : null
+  }
+
+  fileByJob(jobId: string): WatchFileRecord | null {
+    const row = this.db.prepare("SELECT * FROM watch_files WHERE job_id = ? AND state = 'processing'").get(jobId) as FileRow | undefined
+    return row ? toFile(row) : null
+  }
+
+  filesInState(states: FileDbState[], folderId?: string): WatchFileRecord[] {
+    const marks = states.map(() => '?').join(', ')
+    const sql = `SELECT * FROM watch_files WHERE state IN (${marks})${folderId ? ' AND folder_id = ?' : ''} ORDER BY id`
+    const args: unknown[] = folderId ? [...states, folderId] : states
+    return (this.db.prepare(sql).all(...args) as FileRow[]).map(toFile)
+  }
+
+  /** Failed files of a folder, newest first. */
+  failedFiles(folderId: string, limit = 200): WatchFileRecord[] {
+    return (
+      this.db.prepare("SELECT * FROM watch_files WHERE folder_id = ? AND state = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ?").all(folderId, limit) as FileRow[]
+    ).map(toFile)
+  }
+
+  filesOf(folderId: string): WatchFileRecord[] {
+    return (this.db.prepare('SELECT * FROM watch_files WHERE folder_id = ? ORDER BY id').all(folderId) as FileRow[]).map(toFile)
+  }
+
+  counts(folderId: string): WatchCounts {
+    const rows = this.db.prepare('SELECT state, count(*) AS n FROM watch_files WHERE folder_id = ? GROUP BY state').all(folderId) as {
+      state: FileDbState
+      n: number
+    }[]
+    const c: WatchCounts = { waiting: 0, processing: 0, done: 0, skipped: 0, failed: 0 }
+    for (const r of rows) c[r.state === 'submitting' ? 'waiting' : r.state] += Number(r.n)
+    return c
+  }
+
+  /**
+   * Creates or replaces the row of a path with the given fields (a new version of the file
+   * starts over). Returns the row.
+   */
+  putFile(folderId: string, relPath: string, fields: Partial<Omit<WatchFileRecord, 'id' | 'folderId' | 'relPath' | 'createdAt' | 'updatedAt'>>): WatchFileRecord {
+    const now = Date.now()
+    const existing = this.fileByPath(folderId, relPath)
+    const base: Omit<WatchFileRecord, 'id' | 'createdAt' | 'updatedAt'> = existing ?? {
+      folderId,
+      relPath,
+      size: null,
+      mtimeMs: null,
+      contentHash: null,
+      settingsHash: null,
+      state: 'waiting',
+      jobId: null,
+      token: null,
+      forced: false,
+      errorCode: null,
+      errorMessage: null,
+      duplicateOf: null
+    }
+    const f = { ...base, ...fields }
+    if (existing) {
+      this.db
+        .prepare(
+          `UPDATE watch_files SET size = ?, mtime_ms = ?, content_hash = ?, settings_hash = ?, state = ?, job_id = ?, token = ?, forced = ?,
+             error_code = ?, error_message = ?, duplicate_of = ?, updated_at = ? WHERE id = ?`
+        )
+        .run(f.size, f.mtimeMs, f.contentHash, f.settingsHash, f.state, f.jobId, f.token, f.forced ? 1 : 0, f.errorCode, f.errorMessage, f.duplicateOf, now, existing.id)
+    } else {
+      this.db
+        .prepare(
+          `INSERT INTO watch_files (folder_id, rel_path, size, mtime_ms, content_hash, settings_hash, state, job_id, token, forced,
+             error_code, error_message, duplicate_of, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+        )
+        .run(folderId, relPath, f.size, f.mtimeMs, f.contentHash, f.settingsHash, f.state, f.jobId, f.token, f.forced ? 1 : 0, f.errorCode, f.errorMessage, f.duplicateOf, now, now)
+    }
+    return this.fileByPath(folderId, relPath)!
+  }
+
+  /**
+   * Updates fields of a row only while it still is as `expect` says (state and/or job), so that
+   * a late answer about an old job cannot overwrite a newer version's row. Returns false when
+   * the row had moved on.
+   */
+  patchFile(
+    id: number,
+    expect: { state?: FileDbState; jobId?: string | null } | null,
+    fields: Partial<Pick<WatchFileRecord, 'state' | 'jobId' | 'token' | 'forced' | 'errorCode' | 'errorMessage' | 'size' | 'mtimeMs'>>
+  ): boolean {
+    const col: Record<string, string> = {
+      state: 'state',
+      jobId: 'job_id',
+      token: 'token',
+      forced: 'forced',
+      errorCode: 'error_code',
+      errorMessage: 'error_message',
+      size: 'size',
+      mtimeMs: 'mtime_ms'
+    }
+    const sets: string[] = []
+    const args: unknown[] = []
+    for (const [k, v] of Object.entries(fields)) {
+      sets.push(`${col[k]} = ?`)
+      args.push(typeof v === 'boolean' ? (v ? 1 : 0) : v)
+    }
+    sets.push('updated_at = ?')
+    args.push(Date.now(), id)
+    let sql = `UPDATE watch_files SET ${sets.join(', ')} WHERE id = ?`
+    if (expect?.state !== undefined) {
+      sql += ' AND state = ?'
+      args.push(expect.state)
+    }
+    if (expect?.jobId !== undefined) {
+      sql += expect.jobId === null ? ' AND job_id IS NULL' : ' AND job_id = ?'
+      if (expect.jobId !== null) args.push(expect.jobId)
+    }
+    return this.db.prepare(sql).run(...args).changes > 0
+  }
+
+  /**
+   * Re-keys a file's row to where its original now is (moved into the done folder), so that a
+   * later file arriving under the old name is a new input with a row of its own. The ledger
+   * follows, so that same content arriving again is recognised as already processed.
+   */
+  relocateFile(id: number, newRel: string): void {
+    this.db.transaction(() => {
+      const row = this.file(id)
+      if (!row) return
+      this.db.prepare('UPDATE watch_files SET rel_path = ?, updated_at = ? WHERE id = ?').run(newRel, Date.now(), id)
+      this.db.prepare('UPDATE watch_processed SET rel_path = ? WHERE folder_id = ? AND rel_path = ?').run(newRel, row.folderId, row.relPath)
+    })()
+  }
+
+  deleteFile(id: number): void {
+    this.db.prepare('DELETE FROM watch_files WHERE id = ?').run(id)
+  }
+
+  /** Another file of the folder with the same content and settings that is queued or running. */
+  inFlightTwin(folderId: string, contentHash: string, settingsHash: string, exceptRel: string): WatchFileRecord | null {
+    const row = this.db
+      .prepare(
+        `SELECT * FROM watch_files WHERE folder_id = ? AND content_hash = ? AND settings_hash = ? AND rel_path != ?
+           AND state IN ('submitting', 'processing') LIMIT 1`
+      )
+      .get(folderId, contentHash, settingsHash, exceptRel) as FileRow | undefined
+    return row ? toFile(row) : null
+  }
+
+  // ── processed ledger ───────────────────────────────────────────────────────────────────────
+
+  /** The path first processed with this content and settings, or null. */
+  processedAs(folderId: string, contentHash: string, settingsHash: string): string | null {
+    const row = this.db
+      .prepare('SELECT rel_path FROM watch_processed WHERE folder_id = ? AND content_hash = ? AND settings_hash = ?')
+      .get(folderId, contentHash, settingsHash) as { rel_path: string } | undefined
+    return row?.rel_path ?? null
+  }
+
+  markProcessed(folderId: string, contentHash: string, settingsHash: string, relPath: string): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO watch_processed (folder_id, content_hash, settings_hash, rel_path, at) VALUES (?, ?, ?, ?, ?)')
+      .run(folderId, contentHash, settingsHash, relPath, Date.now())
+  }
+
+  // ── outputs ──────────────────────────────────────────────────────────────────────────────
+
+  outputsOf(fileId: number): OutputRecord[] {
+    const rows = this.db.prepare('SELECT * FROM watch_outputs WHERE file_id = ? ORDER BY rowid').all(fileId) as {
+      path: string
+      folder_id: string
+      file_id: number | null
+      job_id: string
+      variation: string
+      ext: string
+      written: number
+    }[]
+    return rows.map((r) => ({
+      path: r.path,
+      folderId: r.folder_id,
+      fileId: r.file_id === null ? null : Number(r.file_id),
+      jobId: r.job_id,
+      variation: r.variation,
+      ext: r.ext,
+      written: Boolean(r.written)
+    }))
+  }
+
+  /** The record of an output path (compared case-insensitively when the file system is). */
+  outputAt(path: string, caseInsensitive: boolean): OutputRecord | null {
+    const sql = caseInsensitive ? 'SELECT * FROM watch_outputs WHERE lower(path) = lower(?)' : 'SELECT * FROM watch_outputs WHERE path = ?'
+    const r = this.db.prepare(sql).get(path) as
+      | { path: string; folder_id: string; file_id: number | null; job_id: string; variation: string; ext: string; written: number }
+      | undefined
+    return r
+      ? { path: r.path, folderId: r.folder_id, fileId: r.file_id === null ? null : Number(r.file_id), jobId: r.job_id, variation: r.variation, ext: r.ext, written: Boolean(r.written) }
+      : null
+  }
+
+  putOutput(o: OutputRecord): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO watch_outputs (path, folder_id, file_id, job_id, variation, ext, written) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(o.path, o.folderId, o.fileId, o.jobId, o.variation, o.ext, o.written ? 1 : 0)
+  }
+
+  markOutputWritten(path: string): void {
+    this.db.prepare('UPDATE watch_outputs SET written = 1 WHERE path = ?').run(path)
+  }
+
+  /** Forgets planned-but-unwritten names of a file (a failed write; the next try plans again). */
+  dropUnwritten(fileId: number): void {
+    this.db.prepare('DELETE FROM watch_outputs WHERE file_id = ? AND written = 0').run(fileId)
+  }
+
+  /** The file no longer owns its outputs: a later input with its name gets new names. */
+  releaseOutputs(fileId: number): void {
+    this.db.prepare('UPDATE watch_outputs SET file_id = NULL WHERE file_id = ?').run(fileId)
+  }
+
+  // ── activity ─────────────────────────────────────────────────────────────────────────────
+
+  addEvent(folderId: string, kind: WatchActivityKind, relPath: string | null, message: string): void {
+    this.db.prepare('INSERT INTO watch_events (folder_id, at, kind, rel_path, message) VALUES (?, ?, ?, ?, ?)').run(folderId, Date.now(), kind, relPath, message)
+    this.db
+      .prepare('DELETE FROM watch_events WHERE folder_id = ? AND id <= (SELECT id FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)')
+      .run(folderId, folderId, EVENTS_KEPT)
+  }
+
+  recent(folderId: string, limit = 30): WatchActivity[] {
+    return (
+      this.db.prepare('SELECT at, kind, rel_path, message FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT ?').all(folderId, limit) as {
+        at: number
+        kind: WatchActivityKind
+        rel_path: string | null
+        message: string
+      }[]
+    ).map((r) => ({ at: Number(r.at), kind: r.kind, rel_path: r.rel_path, message: r.message }))
+  }
+
+  // ── lease ────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Takes or renews the single-watcher lease. It is free when nobody holds it, when its
+   * holder stopped renewing for `ttlMs`, or when its holder is a process of this machine that
+   * no longer exists. Returns the holder after the attempt.
+   */
+  acquireLease(me: { owner: string; pid: number; host: string }, ttlMs: number, isAlive: (pid: number) => boolean): { owner: string; pid: number; host: string } {
+    return this.db.transaction(() => {
+      const now = Date.now()
+      const cur = this.db.prepare('SELECT owner, pid, host, heartbeat_at FROM watch_lease WHERE id = 1').get() as
+        | { owner: string; pid: number; host: string; heartbeat_at: number }
+        | undefined
+      const free =
+        !cur || cur.owner === me.owner || now - Number(cur.heartbeat_at) > ttlMs || (cur.host === me.host && Number(cur.pid) !== me.pid && !isAlive(Number(cur.pid)))
+      if (!free) return { owner: cur.owner, pid: Number(cur.pid), host: cur.host }
+      this.db
+        .prepare('INSERT OR REPLACE INTO watch_lease (id, owner, pid, host, heartbeat_at) VALUES (1, ?, ?, ?, ?)')
+        .run(me.owner, me.pid, me.host, now)
+      return me
+    })()
+  }
+
+  lease(): { owner: string; pid: number; host: string; heartbeatAt: number } | null {
+    const r = this.db.prepare('SELECT owner, pid, host, heartbeat_at FROM watch_lease WHERE id = 1').get() as
+      | { owner: string; pid: number; host: string; heartbeat_at: number }
+      | undefined
+    return r ? { owner: r.owner, pid: Number(r.pid), host: r.host, heartbeatAt: Number(r.heartbeat_at) } : null
+  }
+
+  releaseLease(owner: string): void {
+    this.db.prepare('DELETE FROM watch_lease WHERE id = 1 AND owner = ?').run(owner)
+  }
+}

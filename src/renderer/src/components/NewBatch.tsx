@@ -1,0 +1,152 @@
+import { useRef } from 'react'
+import { useShallow } from 'zustand/react/shallow'
+import { OUTPUT_FORMATS } from '../../../shared/api'
+import { filesFromInput } from '../lib/files'
+import { formatBytes } from '../lib/format'
+import { useStore } from '../store'
+import { transport } from '../transport'
+
+const SHOWN = 200
+
+/** Staging a batch: files and folders in, preset or mode + format, destination, start. */
+export function NewBatch(): React.JSX.Element {
+  const { staged, draft, starting, presets, appInfo } = useStore(
+    useShallow((s) => ({ staged: s.staged, draft: s.draft, starting: s.starting, presets: s.presets, appInfo: s.appInfo }))
+  )
+  const { stage, unstage, clearStaged, setDraft, startBatch } = useStore.getState()
+  const filesInput = useRef<HTMLInputElement>(null)
+  const folderInput = useRef<HTMLInputElement>(null)
+  const total = staged.reduce((n, f) => n + f.file.size, 0)
+
+  const pickDestination = async (): Promise<void> => {
+    const folder = await transport().pickFolder()
+    if (folder) setDraft({ destination: folder })
+  }
+
+  return (
+    <section className="card stack" aria-labelledby="new-batch-title">
+      <h2 id="new-batch-title">New batch</h2>
+      <div className="dropzone">
+        <div>Drop files or folders anywhere in the window</div>
+        <div className="row" style={{ justifyContent: 'center', marginTop: 8 }}>
+          <button type="button" className="btn" onClick={() => filesInput.current?.click()}>
+            Add files…
+          </button>
+          <button type="button" className="btn" onClick={() => folderInput.current?.click()}>
+            Add folder…
+          </button>
+        </div>
+        <input
+          ref={filesInput}
+          type="file"
+          multiple
+          accept="image/*,.psd,.tif,.tiff,.avif,.svg"
+          hidden
+          data-testid="file-input"
+          onChange={(e) => {
+            stage(filesFromInput(e.currentTarget.files))
+            e.currentTarget.value = ''
+          }}
+        />
+        <input
+          ref={folderInput}
+          type="file"
+          hidden
+          data-testid="folder-input"
+          {...({ webkitdirectory: '' } as Record<string, string>)}
+          onChange={(e) => {
+            stage(filesFromInput(e.currentTarget.files))
+            e.currentTarget.value = ''
+          }}
+        />
+      </div>
+
+      {staged.length > 0 && (
+        <div className="stack" style={{ gap: 6 }}>
+          <div className="row">
+            <strong className="grow" data-testid="staged-count">
+              {staged.length} {staged.length === 1 ? 'file' : 'files'} ready ({formatBytes(total)})
+            </strong>
+            <button type="button" className="btn small" onClick={clearStaged} disabled={starting !== null}>
+              Clear
+            </button>
+          </div>
+          <div className="staged-list" role="list" aria-label="Files ready to start">
+            {staged.slice(0, SHOWN).map((f) => (
+              <div key={f.id} role="listitem">
+                <span className="grow" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+                  {f.relPath}
+                </span>
+                <button type="button" className="btn small" aria-label={`Remove ${f.relPath}`} onClick={() => unstage(f.id)}>
+                  ×
+                </button>
+              </div>
+            ))}
+            {staged.length > SHOWN && <div className="muted">and {staged.length - SHOWN} more</div>}
+          </div>
+        </div>
+      )}
+
+      <div className="form-grid" style={{ gridTemplateColumns: '1fr 1fr' }}>
+        <label className="field">
+          <span>Preset</span>
+          <select value={draft.preset} onChange={(e) => setDraft({ preset: e.target.value })} data-testid="batch-preset">
+            <option value="">None: choose a mode</option>
+            {(presets ?? []).map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span>Mode</span>
+          <select
+            value={draft.preset ? 'params' : draft.mode}
+            disabled={draft.preset !== ''}
+            onChange={(e) => setDraft({ mode: e.target.value as 'clipping' | 'background' })}
+          >
+            {draft.preset && <option value="params">From the preset</option>}
+            <option value="clipping">Cut out</option>
+            <option value="background">White background</option>
+          </select>
+        </label>
+        <label className="field">
+          <span>Format</span>
+          <select value={draft.output_format} onChange={(e) => setDraft({ output_format: e.target.value as (typeof OUTPUT_FORMATS)[number] })}>
+            {OUTPUT_FORMATS.filter((f) => f !== 'jpeg').map((f) => (
+              <option key={f} value={f}>
+                {f.toUpperCase()}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span>Name (optional)</span>
+          <input type="text" value={draft.name} placeholder="e.g. Spring shoot" onChange={(e) => setDraft({ name: e.target.value })} />
+        </label>
+      </div>
+      <label className="field">
+        <span>Destination folder</span>
+        <div className="row" style={{ flexWrap: 'nowrap' }}>
+          <input
+            type="text"
+            className="grow mono"
+            value={draft.destination}
+            placeholder={appInfo?.defaultDestination ?? '/path/to/output'}
+            onChange={(e) => setDraft({ destination: e.target.value })}
+            data-testid="batch-destination"
+          />
+          {appInfo?.canPickFolder && (
+            <button type="button" className="btn" onClick={() => void pickDestination()}>
+              Choose…
+            </button>
+          )}
+        </div>
+      </label>
+      <button type="button" className="btn primary" disabled={staged.length === 0 || starting !== null} onClick={() => void startBatch()} data-testid="start-batch">
+        {starting ? `Sending ${starting.sent}/${starting.total}…` : staged.length > 0 ? `Start (${staged.length} ${staged.length === 1 ? 'file' : 'files'})` : 'Start'}
+      </button>
+    </section>
+  )
+}

@@ -1,0 +1,35 @@
+/** Short human texts for numbers the screens show. */
+
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—'
+  const s = Math.round(ms / 1000)
+  if (s < 60) return `${s} s`
+  const m = Math.floor(s / 60)
+  if (m < 60) return `${m} min ${String(s % 60).padStart(2, '0')} s`
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(0)} KB`
+  return `${(n / 1024 / 1024).toFixed(1)} MB`
+}
+
+export function formatDate(ms: number): string {
+  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+}
+
+/**
+ * Throughput and time left of a batch from its counts: files ended per minute since the
+ * first one started, and the rest at that pace. Null until one file has ended.
+ */
+export function batchPace(
+  counts: { total: number; done: number; failed: number; cancelled: number },
+  startedAt: number | null,
+  now: number
+): { perMinute: number; etaMs: number } | null {
+  const ended = counts.done + counts.failed + counts.cancelled
+  if (startedAt === null || ended === 0 || now <= startedAt) return null
+  const perMs = ended / (now - startedAt)
+  return { perMinute: perMs * 60_000, etaMs: (counts.total - ended) / perMs }
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest'
+import { parseParams } from '../../../shared/params'
+import { BUILTIN_PRESETS } from '../../../shared/presets'
+import { isImageName, mimeOf } from './files'
+import { batchPace, formatDuration } from './format'
+import { checkForm, EMPTY_FORM, formFromValues, paramsOfForm } from './presetForm'
+import { visibleRange } from './virtual'
+
+describe('visibleRange (list windowing)', () => {
+  it('renders only the rows in view plus the overscan', () => {
+    expect(visibleRange(0, 640, 64, 10_000, 6)).toEqual({ start: 0, end: 16 })
+    expect(visibleRange(64 * 5000, 640, 64, 10_000, 6)).toEqual({ start: 4994, end: 5016 })
+    expect(visibleRange(64 * 9999, 640, 64, 10_000, 6)).toEqual({ start: 9993, end: 10_000 })
+    expect(visibleRange(0, 640, 64, 0)).toEqual({ start: 0, end: 0 })
+  })
+})
+
+describe('preset form', () => {
+  it.each(BUILTIN_PRESETS.map((p) => [p.name, p] as const))('round-trips the built-in %s through the form', (_name, preset) => {
+    const params = paramsOfForm(formFromValues(preset.name, preset.description, preset.values))
+    const parsed = parseParams(params)
+    expect(parsed.ok && parsed.value.values).toEqual(preset.values)
+  })
+
+  it('names the offending keys', () => {
+    expect(checkForm(EMPTY_FORM)).toEqual({})
+    expect(paramsOfForm(EMPTY_FORM)).toBe('')
+    const bad = { ...EMPTY_FORM, size: 'box' as const, width: '0', margin: '60', variations: ['clipping' as const], primary: 'compose' as const }
+    expect(Object.keys(checkForm(bad)).sort()).toEqual(['margin', 'primary', 'size'])
+  })
+})
+
+describe('batch pace', () => {
+  it('gives files per minute and time left once a file ended', () => {
+    const counts = { total: 10, done: 2, failed: 0, cancelled: 0 }
+    expect(batchPace({ ...counts, done: 0 }, 1000, 61_000)).toBeNull()
+    expect(batchPace(counts, 0, 60_000)).toEqual({ perMinute: 2, etaMs: 240_000 })
+    expect(formatDuration(240_000)).toBe('4 min 00 s')
+  })
+})
+
+describe('files', () => {
+  it('takes images by their ending and knows their types', () => {
+    expect(['a.JPG', 'b.psd', 'c.tiff', 'notes.txt'].map(isImageName)).toEqual([true, true, true, false])
+    expect(mimeOf(new File([], 'x.psd'))).toBe('image/vnd.adobe.photoshop')
+    expect(mimeOf(new File([], 'x.bin', { type: 'image/png' }))).toBe('image/png')
+  })
+})

@@ -1,0 +1,118 @@
+/**
+ * The preset form (SPEC §2 keys) and its inline parameter string. Every key may be left
+ * unset ('' / []), which keeps the mode's default. Checked with the shared grammar, so the
+ * form names the same problems the engine would.
+ */
+import type { Variation } from '../../../shared/api'
+import { formatValue, parseParams, type ParamValues } from '../../../shared/params'
+
+export interface PresetForm {
+  name: string
+  description: string
+  background: '' | 'transparent' | 'color' | 'blur'
+  color: string
+  /** Blur radius in px; '' for the default. */
+  blur: string
+  shadow: '' | 'none' | 'top'
+  crop: '' | 'none' | 'subject'
+  size: '' | 'original' | 'box' | 'long'
+  width: string
+  height: string
+  longEdge: string
+  margin: string
+  marginUnit: '%' | 'px'
+  position: '' | 'center' | 'bottom'
+  variations: Variation[]
+  primary: '' | Variation
+  quality: string
+  refine: '' | 'none' | 'edges'
+  alpha: '' | 'auto' | 'keep'
+}
+
+export const EMPTY_FORM: PresetForm = {
+  name: '',
+  description: '',
+  background: '',
+  color: '#FFFFFF',
+  blur: '',
+  shadow: '',
+  crop: '',
+  size: '',
+  width: '2000',
+  height: '2000',
+  longEdge: '2000',
+  margin: '',
+  marginUnit: '%',
+  position: '',
+  variations: [],
+  primary: '',
+  quality: '',
+  refine: '',
+  alpha: ''
+}
+
+/** A preset's typed values → the form. */
+export function formFromValues(name: string, description: string | null, v: ParamValues): PresetForm {
+  const f: PresetForm = { ...EMPTY_FORM, name, description: description ?? '' }
+  if (v.background) {
+    f.background = v.background.kind
+    if (v.background.kind === 'color') f.color = formatValue('background', v.background)
+    if (v.background.kind === 'blur') f.blur = v.background.radius === null || v.background.radius === undefined ? '' : String(v.background.radius)
+  }
+  if (v.shadow) f.shadow = v.shadow
+  if (v.crop) f.crop = v.crop
+  if (v.size) {
+    f.size = v.size.kind
+    if (v.size.kind === 'box') {
+      f.width = String(v.size.width)
+      f.height = String(v.size.height)
+    }
+    if (v.size.kind === 'long') f.longEdge = String(v.size.max)
+  }
+  if (v.margin) {
+    f.margin = String(v.margin.value)
+    f.marginUnit = v.margin.unit
+  }
+  if (v.position) f.position = v.position
+  if (v.variations) f.variations = [...v.variations]
+  if (v.primary) f.primary = v.primary
+  if (v.quality !== undefined && v.quality !== null) f.quality = String(v.quality)
+  if (v.refine) f.refine = v.refine
+  if (v.alpha) f.alpha = v.alpha
+  return f
+}
+
+/** The form's keys as an inline parameter string (`background=#FFFFFF;size=2000x2000;…`). */
+export function paramsOfForm(f: PresetForm): string {
+  const parts: string[] = []
+  const put = (key: string, value: string): void => {
+    if (value !== '') parts.push(`${key}=${value.trim()}`)
+  }
+  if (f.background === 'transparent') put('background', 'transparent')
+  if (f.background === 'color') put('background', f.color)
+  if (f.background === 'blur') put('background', f.blur.trim() ? `blur:${f.blur.trim()}` : 'blur')
+  put('shadow', f.shadow)
+  put('crop', f.crop)
+  if (f.size === 'original') put('size', 'original')
+  if (f.size === 'box') put('size', `${f.width.trim()}x${f.height.trim()}`)
+  if (f.size === 'long') put('size', f.longEdge)
+  if (f.margin.trim() !== '') put('margin', `${f.margin.trim()}${f.marginUnit}`)
+  put('position', f.position)
+  if (f.variations.length > 0) put('variations', f.variations.join(','))
+  put('primary', f.primary)
+  put('quality', f.quality)
+  put('refine', f.refine)
+  put('alpha', f.alpha)
+  return parts.join(';')
+}
+
+/** Problems of the form, by key (`size`, `margin`, … or `params` for the whole set). */
+export function checkForm(f: PresetForm): Record<string, string> {
+  const params = paramsOfForm(f)
+  if (params === '') return {}
+  const r = parseParams(params)
+  if (r.ok) return {}
+  const out: Record<string, string> = {}
+  for (const d of r.details) out[d.field.replace(/^params\.?/, '') || 'params'] = d.issue
+  return out
+}

@@ -1,0 +1,149 @@
+import type { WatchActivity, WatchFolderState, WatchFolderView } from '../../../../shared/watch'
+import { formatDate } from '../../lib/format'
+import { useStore } from '../../store'
+
+const STATE_TEXT: Record<WatchFolderState, string> = {
+  active: 'Watching',
+  paused: 'Paused',
+  unavailable: 'Unavailable',
+  standby: 'Watched elsewhere',
+  stopped: 'Not running'
+}
+
+const STATE_CLASS: Record<WatchFolderState, string> = {
+  active: 'done',
+  paused: 'cancelled',
+  unavailable: 'failed',
+  standby: 'cancelled',
+  stopped: 'cancelled'
+}
+
+const ACTIVITY_CLASS: Record<WatchActivity['kind'], string> = {
+  done: 'done',
+  failed: 'failed',
+  skipped: 'cancelled',
+  retried: '',
+  error: 'failed'
+}
+
+function jobText(f: WatchFolderView): string {
+  const r = f.request
+  const what = r.mode === 'params' ? (r.params ?? 'params') : r.mode === 'clipping' ? 'cut out' : 'new background'
+  return `${what} → ${r.output_format.toUpperCase()}`
+}
+
+/** One watched folder: state, counts, settings, actions, failed files with retry, recent activity. */
+export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void }): React.JSX.Element {
+  const f = props.folder
+  const s = useStore.getState
+  const c = f.counts
+  return (
+    <section className="card stack" aria-label={`Watched folder ${f.path}`} data-testid={`watch-folder-${f.id}`}>
+      <div className="row" style={{ flexWrap: 'nowrap', alignItems: 'flex-start' }}>
+        <div className="grow stack" style={{ gap: 4, minWidth: 0 }}>
+          <div className="row" style={{ gap: 8 }}>
+            <span className={`badge ${STATE_CLASS[f.state]}`} data-testid="watch-state">
+              {STATE_TEXT[f.state]}
+            </span>
+            <strong className="mono" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} title={f.path}>
+              {f.path}
+            </strong>
+          </div>
+          {f.state_message && <span className="muted small">{f.state_message}</span>}
+          <span className="muted small">
+            {jobText(f)} · {f.recursive ? 'with sub-folders' : 'top level only'} · originals {f.originals === 'move' ? 'moved to clipdesk-done' : 'kept'}
+          </span>
+          <span className="muted small mono" title={`${f.output_dir}/${f.name_template}`}>
+            → {f.output_dir}/{f.name_template}
+          </span>
+        </div>
+        <div className="row" style={{ flexWrap: 'nowrap' }}>
+          <button type="button" className="btn small" onClick={() => void s().setWatchPaused(f.id, !f.paused)} data-testid="watch-toggle">
+            {f.paused ? 'Resume' : 'Pause'}
+          </button>
+          <button type="button" className="btn small" onClick={props.onEdit}>
+            Edit
+          </button>
+          <button
+            type="button"
+            className="btn small danger"
+            onClick={() => {
+              if (window.confirm(`Stop watching ${f.path}? Files already written stay where they are.`)) void s().removeWatch(f.id)
+            }}
+          >
+            Remove
+          </button>
+        </div>
+      </div>
+
+      <div className="stats" aria-label="Counts" data-testid="watch-counts">
+        <span>
+          Waiting <b>{c.waiting}</b>
+        </span>
+        <span>
+          Processing <b>{c.processing}</b>
+        </span>
+        <span>
+          Done <b>{c.done}</b>
+        </span>
+        {c.skipped > 0 && (
+          <span title="Same content as a file already processed with these settings">
+            Skipped <b>{c.skipped}</b>
+          </span>
+        )}
+        <span className={c.failed > 0 ? 'warn' : undefined}>
+          Failed <b>{c.failed}</b>
+        </span>
+      </div>
+
+      {f.failed.length > 0 && (
+        <div className="stack" style={{ gap: 6 }}>
+          <div className="row">
+            <strong className="grow">Failed files</strong>
+            <button type="button" className="btn small" onClick={() => void s().retryWatch(f.id)} data-testid="watch-retry-all">
+              Retry all ({f.failed.length})
+            </button>
+          </div>
+          <ul className="stack" style={{ gap: 4, listStyle: 'none', margin: 0, padding: 0 }} aria-label="Failed files">
+            {f.failed.map((file) => (
+              <li key={file.id} className="row" style={{ flexWrap: 'nowrap' }}>
+                <div className="grow" style={{ minWidth: 0 }}>
+                  <div className="mono small">{file.rel_path}</div>
+                  <div className="field-error">
+                    {file.error ? `${file.error.message}` : 'failed'}
+                    {file.error?.code ? <span className="muted"> ({file.error.code})</span> : null}
+                  </div>
+                </div>
+                <button type="button" className="btn small" onClick={() => void s().retryWatch(f.id, file.id)} aria-label={`Retry ${file.rel_path}`}>
+                  Retry
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+
+      <details>
+        <summary className="small">Recent activity {f.recent.length > 0 ? `(${f.recent.length})` : ''}</summary>
+        {f.recent.length === 0 ? (
+          <p className="muted small">Nothing yet. New photos in the folder are cut out as soon as they are completely written.</p>
+        ) : (
+          <ul className="stack" style={{ gap: 2, listStyle: 'none', margin: '6px 0 0', padding: 0 }} data-testid="watch-recent">
+            {f.recent.map((a, i) => (
+              <li key={`${a.at}-${i}`} className="row small" style={{ flexWrap: 'nowrap', gap: 8 }}>
+                <span className="muted" style={{ whiteSpace: 'nowrap' }}>
+                  {formatDate(a.at)}
+                </span>
+                <span className={`badge ${ACTIVITY_CLASS[a.kind]}`}>{a.kind}</span>
+                <span className="mono grow" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} title={`${a.rel_path ?? ''} ${a.message}`}>
+                  {a.rel_path ? `${a.rel_path} ` : ''}
+                  <span className="muted">{a.message}</span>
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </details>
+    </section>
+  )
+}

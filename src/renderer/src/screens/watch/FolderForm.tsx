@@ -1,0 +1,266 @@
+import { useState } from 'react'
+import { useShallow } from 'zustand/react/shallow'
+import { OUTPUT_FORMATS, type Mode, type OutputFormat } from '../../../../shared/api'
+import { DEFAULT_NAME_TEMPLATE, NAME_TOKENS, templateProblem, type Originals, type WatchFolderView } from '../../../../shared/watch'
+import { ErrorNote } from '../../components/common'
+import { useStore } from '../../store'
+import { AppError, errorText, transport } from '../../transport'
+
+interface FormState {
+  path: string
+  recursive: boolean
+  /** A preset name, or '' for none. */
+  preset: string
+  mode: Mode
+  /** Parameter string when mode is `params` without a preset. */
+  params: string
+  format: OutputFormat
+  outputDir: string
+  template: string
+  originals: Originals
+  paused: boolean
+}
+
+function formOf(f: WatchFolderView | null, presetNames: string[]): FormState {
+  if (!f) {
+    return { path: '', recursive: true, preset: '', mode: 'clipping', params: '', format: 'png', outputDir: '', template: DEFAULT_NAME_TEMPLATE, originals: 'keep', paused: false }
+  }
+  const params = f.request.params ?? ''
+  const isPreset = f.request.mode === 'params' && presetNames.includes(params)
+  return {
+    path: f.path,
+    recursive: f.recursive,
+    preset: isPreset ? params : '',
+    mode: f.request.mode,
+    params: isPreset ? '' : params,
+    format: f.request.output_format,
+    outputDir: f.output_dir_default ? '' : f.output_dir,
+    template: f.name_template,
+    originals: f.originals,
+    paused: f.paused
+  }
+}
+
+/** What a name would look like, for the template field (the engine sanitises the real one). */
+export function templateExample(template: string, form: Pick<FormState, 'mode' | 'preset' | 'format'>): string {
+  const values: Record<string, string> = {
+    name: 'photo',
+    ext: form.format === 'jpeg' ? 'jpeg' : form.format,
+    variation: form.mode === 'clipping' ? 'clipping' : 'compose',
+    date: new Date().toISOString().slice(0, 10),
+    preset: form.preset || form.mode
+  }
+  return template.replace(/\{([a-z]+)\}/g, (m, t: string) => values[t] ?? m)
+}
+
+/** Add or edit a watched folder. Server refusals are shown on the field they name. */
+export function FolderForm(props: { editing: WatchFolderView | null; onDone: () => void }): React.JSX.Element {
+  const { presets, canPick } = useStore(useShallow((s) => ({ presets: s.presets, canPick: s.appInfo?.canPickFolder ?? false })))
+  const presetNames = (presets ?? []).map((p) => p.name)
+  const [form, setForm] = useState<FormState>(() => formOf(props.editing, presetNames))
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({})
+  const [error, setError] = useState<string | null>(null)
+  const [saving, setSaving] = useState(false)
+  const set = (patch: Partial<FormState>): void => {
+    setForm((f) => ({ ...f, ...patch }))
+    setFieldErrors({})
+  }
+  const templateError = templateProblem(form.template)
+  const paramsMissing = form.mode === 'params' && !form.preset && form.params.trim() === ''
+
+  const pick = async (field: 'path' | 'outputDir'): Promise<void> => {
+    const folder = await transport().pickFolder()
+    if (folder) set({ [field]: folder } as Partial<FormState>)
+  }
+
+  const save = async (): Promise<void> => {
+    setSaving(true)
+    setError(null)
+    const mode: Mode = form.preset ? 'params' : form.mode
+    const params = form.preset || (mode === 'params' ? form.params.trim() : '') || null
+    const common = {
+      recursive: form.recursive,
+      mode,
+      params,
+      output_format: form.format,
+      output_dir: form.outputDir.trim() || null,
+      name_template: form.template,
+      originals: form.originals
+    }
+    try {
+      if (props.editing) await useStore.getState().updateWatch({ id: props.editing.id, ...common })
+      else await useStore.getState().addWatch({ path: form.path.trim(), paused: form.paused, ...common })
+      props.onDone()
+    } catch (err) {
+      if (err instanceof AppError && err.details.length > 0) setFieldErrors(Object.fromEntries(err.details.map((d) => [d.field, d.issue])))
+      setError(errorText(err))
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  const requestChanged =
+    props.editing !== null &&
+    (props.editing.request.mode !== (form.preset ? 'params' : form.mode) ||
+      (props.editing.request.params ?? '') !== (form.preset || (form.mode === 'params' ? form.params.trim() : '')) ||
+      props.editing.request.output_format !== form.format)
+
+  return (
+    <form
+      className="card stack"
+      aria-label={props.editing ? `Edit watched folder ${props.editing.path}` : 'Add a watched folder'}
+      onSubmit={(e) => {
+        e.preventDefault()
+        void save()
+      }}
+      data-testid="watch-form"
+    >
+      <div className="row">
+        <h2 className="grow" style={{ margin: 0 }}>
+          {props.editing ? 'Edit watched folder' : 'Add a watched folder'}
+        </h2>
+        <button type="button" className="btn" onClick={props.onDone}>
+          Close
+        </button>
+      </div>
+      <label className="field">
+        <span>Folder to watch</span>
+        <div className="row" style={{ flexWrap: 'nowrap' }}>
+          <input
+            type="text"
+            className="grow mono"
+            value={form.path}
+            placeholder="/path/to/hot-folder"
+            onChange={(e) => set({ path: e.target.value })}
+            disabled={props.editing !== null}
+            aria-invalid={fieldErrors.path ? true : undefined}
+            required
+            data-testid="watch-path"
+          />
+          {canPick && !props.editing && (
+            <button type="button" className="btn" onClick={() => void pick('path')}>
+              Choose…
+            </button>
+          )}
+        </div>
+        {fieldErrors.path && <span className="field-error">{fieldErrors.path}</span>}
+      </label>
+      <div className="form-grid">
+        <label className="field">
+          <span>Preset</span>
+          <select value={form.preset} onChange={(e) => set({ preset: e.target.value })} data-testid="watch-preset">
+            <option value="">None</option>
+            {presetNames.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span>Mode</span>
+          <select value={form.preset ? 'params' : form.mode} disabled={form.preset !== ''} onChange={(e) => set({ mode: e.target.value as Mode })}>
+            {form.preset && <option value="params">From the preset</option>}
+            <option value="clipping">Cut out (transparent)</option>
+            <option value="background">New background (white)</option>
+            {!form.preset && <option value="params">Parameter string</option>}
+          </select>
+          {fieldErrors.mode && <span className="field-error">{fieldErrors.mode}</span>}
+        </label>
+        <label className="field">
+          <span>Format</span>
+          <select value={form.format} onChange={(e) => set({ format: e.target.value as OutputFormat })}>
+            {OUTPUT_FORMATS.filter((f) => f !== 'jpeg').map((f) => (
+              <option key={f} value={f}>
+                {f.toUpperCase()}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {form.mode === 'params' && !form.preset && (
+        <label className="field">
+          <span>Parameter string</span>
+          <input
+            type="text"
+            className="mono"
+            value={form.params}
+            placeholder="e.g. ecommerce-white;size=1600x1600;margin=6%"
+            onChange={(e) => set({ params: e.target.value })}
+            aria-invalid={fieldErrors.params || paramsMissing ? true : undefined}
+          />
+          {(fieldErrors.params || paramsMissing) && <span className="field-error">{fieldErrors.params ?? 'a parameter string is needed for this mode'}</span>}
+        </label>
+      )}
+      <label className="field">
+        <span>Output folder</span>
+        <div className="row" style={{ flexWrap: 'nowrap' }}>
+          <input
+            type="text"
+            className="grow mono"
+            value={form.outputDir}
+            placeholder={form.path ? `${form.path.replace(/[\\/]+$/, '')}/clipdesk-out` : '<folder>/clipdesk-out'}
+            onChange={(e) => set({ outputDir: e.target.value })}
+            aria-invalid={fieldErrors.output_dir ? true : undefined}
+            data-testid="watch-output"
+          />
+          {canPick && (
+            <button type="button" className="btn" onClick={() => void pick('outputDir')}>
+              Choose…
+            </button>
+          )}
+        </div>
+        {fieldErrors.output_dir && <span className="field-error">{fieldErrors.output_dir}</span>}
+      </label>
+      <label className="field">
+        <span>File names</span>
+        <input
+          type="text"
+          className="mono"
+          value={form.template}
+          onChange={(e) => set({ template: e.target.value })}
+          aria-invalid={templateError || fieldErrors.name_template ? true : undefined}
+          data-testid="watch-template"
+        />
+        {templateError || fieldErrors.name_template ? (
+          <span className="field-error">{templateError ?? fieldErrors.name_template}</span>
+        ) : (
+          <span className="muted small">
+            e.g. <span className="mono">{templateExample(form.template, form)}</span> · tokens {NAME_TOKENS.map((t) => `{${t}}`).join(' ')}; “/” makes sub-folders
+          </span>
+        )}
+      </label>
+      <div className="row">
+        <label className="row small" style={{ gap: 6 }}>
+          <input type="checkbox" checked={form.recursive} onChange={(e) => set({ recursive: e.target.checked })} />
+          Include sub-folders
+        </label>
+        <label className="row small" style={{ gap: 6 }}>
+          <input type="checkbox" checked={form.originals === 'move'} onChange={(e) => set({ originals: e.target.checked ? 'move' : 'keep' })} />
+          Move originals to <span className="mono">clipdesk-done</span> when processed
+        </label>
+        {!props.editing && (
+          <label className="row small" style={{ gap: 6 }}>
+            <input type="checkbox" checked={form.paused} onChange={(e) => set({ paused: e.target.checked })} />
+            Start paused
+          </label>
+        )}
+      </div>
+      {requestChanged && form.originals === 'keep' && (
+        <div className="notice small">Changing the preset, mode or format processes the photos still in the folder again with the new settings.</div>
+      )}
+      <ErrorNote message={error} onDismiss={() => setError(null)} testId="watch-form-error" />
+      <div className="row">
+        <span className="grow" />
+        <button
+          type="submit"
+          className="btn primary"
+          disabled={saving || (!props.editing && form.path.trim() === '') || templateError !== null || paramsMissing}
+          data-testid="watch-save"
+        >
+          {saving ? 'Saving…' : props.editing ? 'Save changes' : 'Watch this folder'}
+        </button>
+      </div>
+    </form>
+  )
+}

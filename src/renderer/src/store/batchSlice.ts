@@ -1,0 +1,259 @@
+import type { Mode, OutputFormat } from '../../../shared/api'
+import type { BatchFileRef, BatchItemView, BatchRequest, BatchSummary } from '../../../shared/batches'
+import type { PickedFile } from '../lib/files'
+import { errorText, transport } from '../transport'
+import type { Slice } from './types'
+
+export interface StagedFile extends PickedFile {
+  id: string
+}
+
+/** What the next batch will do; `preset` set means mode `params` with that preset. */
+export interface BatchDraft {
+  name: string
+  preset: string
+  mode: Extract<Mode, 'clipping' | 'background'>
+  output_format: OutputFormat
+  destination: string
+}
+
+export interface BatchSlice {
+  /** Files dropped or picked, not yet started. */
+  staged: StagedFile[]
+  draft: BatchDraft
+  batches: BatchSummary[]
+  currentBatchId: string | null
+  /** Items of the current batch, in batch order. */
+  items: BatchItemView[]
+  /** Item id → index in `items`. */
+  itemPos: Record<string, number>
+  /** While a batch is being handed over: files sent so far. */
+  starting: { sent: number; total: number } | null
+  /** The last error of a batch action, shown on the batches screen. */
+  batchError: string | null
+  /** Files the last start could not add, with why. */
+  refused: Array<{ rel_path: string; error: string }>
+  /** Where the output is, when the host cannot open folders (browser). */
+  outputNotice: string | null
+  /** Item shown in the before/after view. */
+  viewerItemId: string | null
+
+  stage(files: PickedFile[]): void
+  unstage(id: string): void
+  clearStaged(): void
+  setDraft(patch: Partial<BatchDraft>): void
+  setViewer(itemId: string | null): void
+  dismissBatchMessages(): void
+  applyBatch(summary: BatchSummary): void
+  applyItem(item: BatchItemView): void
+  loadBatches(): Promise<void>
+  openBatch(id: string | null): Promise<void>
+  startBatch(): Promise<void>
+  cancelBatch(itemId?: string): Promise<void>
+  retryBatch(itemId?: string): Promise<void>
+  openOutput(itemId?: string): Promise<void>
+  removeBatch(id: string): Promise<void>
+}
+
+const DEFAULT_DRAFT: BatchDraft = { name: '', preset: '', mode: 'clipping', output_format: 'png', destination: '' }
+
+let stagedSeq = 0
+const stagedKey = (f: PickedFile): string => `${f.relPath}\0${f.file.size}\0${f.file.lastModified}`
+
+export function requestOf(draft: BatchDraft): BatchRequest {
+  return draft.preset
+    ? { mode: 'params', output_format: draft.output_format, params: draft.preset }
+    : { mode: draft.mode, output_format: draft.output_format, params: null }
+}
+
+function positions(items: BatchItemView[]): Record<string, number> {
+  const pos: Record<string, number> = {}
+  items.forEach((item, i) => (pos[item.id] = i))
+  return pos
+}
+
+/** Runs `work` over `list` with at most `limit` at a time, in order of start. */
+async function eachLimited<T>(list: T[], limit: number, work: (x: T) => Promise<void>): Promise<void> {
+  let next = 0
+  const lanes = Array.from({ length: Math.min(limit, list.length) }, async () => {
+    while (next < list.length) await work(list[next++]!)
+  })
+  await Promise.all(lanes)
+}
+
+export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
+  staged: [],
+  draft: DEFAULT_DRAFT,
+  batches: [],
+  currentBatchId: null,
+  items: [],
+  itemPos: {},
+  starting: null,
+  batchError: null,
+  refused: [],
+  outputNotice: null,
+  viewerItemId: null,
+
+  stage(files) {
+    const seen = new Set(get().staged.map(stagedKey))
+    const fresh: StagedFile[] = []
+    for (const f of files) {
+      const key = stagedKey(f)
+      if (seen.has(key)) continue
+      seen.add(key)
+      fresh.push({ ...f, id: `s${++stagedSeq}` })
+    }
+    if (fresh.length > 0) set({ staged: [...get().staged, ...fresh], screen: 'batches', batchError: null })
+  },
+  unstage: (id) => set({ staged: get().staged.filter((f) => f.id !== id) }),
+  clearStaged: () => set({ staged: [] }),
+  setDraft: (patch) => set({ draft: { ...get().draft, ...patch } }),
+  setViewer: (viewerItemId) => set({ viewerItemId }),
+  dismissBatchMessages: () => set({ batchError: null, refused: [], outputNotice: null }),
+
+  applyBatch(summary) {
+    const batches = get().batches
+    const i = batches.findIndex((b) => b.id === summary.id)
+    set({ batches: i < 0 ? [summary, ...batches] : batches.map((b, j) => (j === i ? summary : b)) })
+  },
+  applyItem(item) {
+    const { currentBatchId, items, itemPos } = get()
+    if (item.batch_id !== currentBatchId) return
+    const at = itemPos[item.id]
+    if (at === undefined) {
+      const next = [...items, item].sort((a, b) => a.seq - b.seq)
+      set({ items: next, itemPos: positions(next) })
+    } else {
+      const next = items.slice()
+      next[at] = item
+      set({ items: next })
+    }
+  },
+
+  async loadBatches() {
+    try {
+      const batches = await transport().batchesList()
+      set({ batches })
+      const { currentBatchId } = get()
+      if (currentBatchId === null && batches[0]) await get().openBatch(batches[0].id)
+      else if (currentBatchId !== null) await get().openBatch(currentBatchId)
+    } catch (err) {
+      set({ batchError: errorText(err) })
+    }
+  },
+  async openBatch(id) {
+    if (id === null) {
+      set({ currentBatchId: null, items: [], itemPos: {}, viewerItemId: null })
+      return
+    }
+    try {
+      const detail = await transport().batchGet(id)
+      const { items, ...summary } = detail
+      set({ currentBatchId: id, items, itemPos: positions(items) })
+      get().applyBatch(summary)
+    } catch (err) {
+      set({ batchError: errorText(err) })
+    }
+  },
+
+  async startBatch() {
+    const { staged, draft } = get()
+    if (staged.length === 0) return set({ batchError: 'Add files or folders first.' })
+    const destination = draft.destination.trim() || get().appInfo?.defaultDestination || ''
+    const request = requestOf(draft)
+    const t = transport()
+    set({ starting: { sent: 0, total: staged.length }, batchError: null, refused: [], outputNotice: null })
+    try {
+      const summary = await t.batchCreate({ name: draft.name.trim() || undefined, request, destination })
+      set({ currentBatchId: summary.id, items: [], itemPos: {}, staged: [] })
+      get().applyBatch(summary)
+      const refused: Array<{ rel_path: string; error: string }> = []
+      // References in staged order (browser uploads finish out of order): undefined while
+      // pending, null when refused; sent in order as soon as a prefix is complete.
+      const refs: Array<BatchFileRef | null | undefined> = new Array(staged.length)
+      let next = 0
+      let pending: BatchFileRef[] = []
+      // One add at a time, in order: the batch keeps the files in the order they were staged.
+      let adding: Promise<void> = Promise.resolve()
+      const flush = (): Promise<void> => {
+        if (pending.length === 0) return adding
+        const files = pending
+        pending = []
+        adding = adding.then(async () => {
+          const r = await t.batchAdd({ batch_id: summary.id, files })
+          refused.push(...r.refused)
+        })
+        return adding
+      }
+      // Paths are cheap to send in large chunks; browser uploads go a few at a time.
+      const chunk = t.kind === 'ipc' ? 500 : 10
+      let sent = 0
+      await eachLimited(
+        staged.map((f, i) => ({ f, i })),
+        t.kind === 'ipc' ? 1 : 3,
+        async ({ f, i }) => {
+          try {
+            refs[i] = await t.fileRef(f.file, f.relPath, request)
+          } catch (err) {
+            refs[i] = null
+            refused.push({ rel_path: f.relPath, error: errorText(err) })
+          }
+          sent++
+          set({ starting: { sent, total: staged.length } })
+          while (next < refs.length && refs[next] !== undefined) {
+            const ref = refs[next++]
+            if (ref) pending.push(ref)
+          }
+          if (pending.length >= chunk) await flush()
+        }
+      )
+      await flush()
+      set({ refused })
+      await get().openBatch(summary.id)
+    } catch (err) {
+      // When the batch could not be made, the files stay staged so the user can fix and start again.
+      set({ batchError: errorText(err) })
+    } finally {
+      set({ starting: null })
+    }
+  },
+
+  async cancelBatch(itemId) {
+    const batchId = get().currentBatchId
+    if (!batchId) return
+    try {
+      get().applyBatch(await transport().batchCancel({ batch_id: batchId, ...(itemId ? { item_id: itemId } : {}) }))
+    } catch (err) {
+      set({ batchError: errorText(err) })
+    }
+  },
+  async retryBatch(itemId) {
+    const batchId = get().currentBatchId
+    if (!batchId) return
+    try {
+      get().applyBatch(await transport().batchRetry({ batch_id: batchId, ...(itemId ? { item_id: itemId } : {}) }))
+    } catch (err) {
+      set({ batchError: errorText(err) })
+    }
+  },
+  async openOutput(itemId) {
+    const batchId = get().currentBatchId
+    if (!batchId) return
+    try {
+      const r = await transport().batchOpenOutput({ batch_id: batchId, ...(itemId ? { item_id: itemId } : {}) })
+      set({ outputNotice: r.opened ? null : r.error ? `${r.error} (${r.path})` : `Output folder: ${r.path}` })
+    } catch (err) {
+      set({ batchError: errorText(err) })
+    }
+  },
+  async removeBatch(id) {
+    try {
+      await transport().batchDelete(id)
+      const batches = get().batches.filter((b) => b.id !== id)
+      set({ batches })
+      if (get().currentBatchId === id) await get().openBatch(null)
+    } catch (err) {
+      set({ batchError: errorText(err) })
+    }
+  }
+})

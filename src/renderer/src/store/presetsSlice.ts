@@ -1,0 +1,93 @@
+import type { JobStatusBody } from '../../../shared/api'
+import type { IpcEventMap } from '../../../shared/ipc'
+import type { PresetInfo, PresetSaveRequest } from '../../../shared/presets'
+import { AppError, errorText, transport } from '../transport'
+import type { Slice } from './types'
+
+export interface PresetPreview {
+  jobId: string | null
+  status: 'idle' | 'running' | 'done' | 'failed'
+  progress: number
+  /** The result (primary variation) to show. */
+  url: string | null
+  error: string | null
+}
+
+export interface PresetsSlice {
+  presets: PresetInfo[] | null
+  presetsError: string | null
+  preview: PresetPreview
+  loadPresets(): Promise<void>
+  /** Saves; on a refusal throws the AppError (its details name the offending keys, shown in the form). */
+  savePreset(req: PresetSaveRequest): Promise<void>
+  deletePreset(name: string): Promise<void>
+  /** Runs `params` on the sample image as a real job (mode params, PNG) and shows its result. */
+  runPreview(params: string, sample: Blob): Promise<void>
+  applyPreviewJob(e: IpcEventMap['job']): Promise<void>
+}
+
+const IDLE: PresetPreview = { jobId: null, status: 'idle', progress: 0, url: null, error: null }
+
+export const createPresetsSlice: Slice<PresetsSlice> = (set, get) => ({
+  presets: null,
+  presetsError: null,
+  preview: IDLE,
+
+  async loadPresets() {
+    try {
+      set({ presets: await transport().presetsList(), presetsError: null })
+    } catch (err) {
+      set({ presetsError: errorText(err) })
+    }
+  },
+  async savePreset(req) {
+    await transport().presetsSave(req)
+    await get().loadPresets()
+  },
+  async deletePreset(name) {
+    try {
+      await transport().presetsDelete(name)
+      set({ presets: (get().presets ?? []).filter((p) => p.name !== name), presetsError: null })
+    } catch (err) {
+      set({ presetsError: errorText(err) })
+    }
+  },
+
+  async runPreview(params, sample) {
+    const t = transport()
+    const previous = get().preview.jobId
+    if (previous) void t.jobCancel(previous).catch(() => undefined)
+    set({ preview: { ...IDLE, status: 'running' } })
+    try {
+      const res = await t.upload({
+        mode: 'params',
+        params,
+        output_format: 'png',
+        delivery_mode: 'final_url', // only the primary is made: a quicker preview
+        file: { bytes: new Uint8Array(await sample.arrayBuffer()), name: 'sample.png', type: sample.type || 'image/png' }
+      })
+      if (res.status !== 202 || !('job_id' in res.body)) {
+        throw new AppError('error' in res.body ? res.body.error : { code: 'internal_error', message: 'The preview was refused.' }, res.status)
+      }
+      set({ preview: { ...get().preview, jobId: res.body.job_id } })
+      // The job may have ended before its id was known here.
+      const { body } = await t.status(res.body.job_id)
+      if ('job_id' in body) await get().applyPreviewJob({ job_id: body.job_id, status: body.status, progress: body.progress })
+    } catch (err) {
+      set({ preview: { ...IDLE, status: 'failed', error: errorText(err) } })
+    }
+  },
+  async applyPreviewJob(e) {
+    const preview = get().preview
+    if (e.job_id !== preview.jobId || preview.status !== 'running') return
+    if (e.status !== 'done' && e.status !== 'failed' && e.status !== 'cancelled') {
+      set({ preview: { ...preview, progress: Math.max(preview.progress, e.progress) } })
+      return
+    }
+    const { body } = await transport().status(e.job_id)
+    if (get().preview.jobId !== e.job_id) return // a newer preview started meanwhile
+    const job = body as JobStatusBody
+    if (job.status === 'done') set({ preview: { ...preview, status: 'done', progress: 100, url: job.final_url } })
+    else set({ preview: { ...preview, status: 'failed', error: job.error?.message ?? 'The preview failed.' } })
+  }
+})

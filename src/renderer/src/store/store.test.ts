@@ -1,0 +1,173 @@
+/**
+ * The store's batch and key actions against a fake transport: the same actions drive IPC
+ * and HTTP, so what they send and how they apply answers and pushed events is tested here.
+ */
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { BatchFileRef, BatchItemView, BatchSummary } from '../../../shared/batches'
+import { AppError, setTransport, type Transport } from '../transport'
+import { resetStore, useStore } from '.'
+
+function summary(id: string, over: Partial<BatchSummary> = {}): BatchSummary {
+  return {
+    id,
+    name: 'B',
+    request: { mode: 'clipping', output_format: 'png', params: null },
+    destination: '/out',
+    created_at: 1,
+    started_at: null,
+    finished_at: null,
+    counts: { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0 },
+    progress: 0,
+    ...over
+  }
+}
+
+function item(id: string, seq: number, over: Partial<BatchItemView> = {}): BatchItemView {
+  return {
+    id,
+    batch_id: 'b1',
+    seq,
+    name: `${id}.png`,
+    rel_path: `${id}.png`,
+    status: 'queued',
+    state: 'pending',
+    progress: 0,
+    job_id: null,
+    error: null,
+    warnings: [],
+    outputs: [],
+    thumb_url: '',
+    before_url: null,
+    after_url: null,
+    started_at: null,
+    finished_at: null,
+    ...over
+  }
+}
+
+/** A transport whose methods are the given fakes; calls are recorded. */
+function fake(kind: 'ipc' | 'http', methods: Partial<Record<keyof Transport, unknown>>): { t: Transport; calls: Array<[string, unknown]> } {
+  const calls: Array<[string, unknown]> = []
+  const t = new Proxy({ kind } as Transport, {
+    get(target, name: string) {
+      if (name === 'kind') return target.kind
+      const impl = methods[name as keyof Transport]
+      if (!impl) return undefined
+      return (...args: unknown[]) => {
+        calls.push([name, args[0]])
+        return (impl as (...a: unknown[]) => unknown)(...args)
+      }
+    }
+  })
+  return { t, calls }
+}
+
+const file = (name: string, size = 3): File => new File([new Uint8Array(size)], name, { type: 'image/png', lastModified: 1 })
+
+beforeEach(() => {
+  resetStore()
+  setTransport(null)
+})
+
+describe('batch slice', () => {
+  it('stages dropped files once each', () => {
+    const a = file('a.png')
+    useStore.getState().stage([{ file: a, relPath: 'shoot/a.png' }, { file: a, relPath: 'shoot/a.png' }])
+    useStore.getState().stage([{ file: a, relPath: 'shoot/a.png' }, { file: file('b.png'), relPath: 'b.png' }])
+    expect(useStore.getState().staged.map((f) => f.relPath)).toEqual(['shoot/a.png', 'b.png'])
+  })
+
+  it('starts a batch: creates it, sends every file as a reference in staged order, keeps refusals, opens it', async () => {
+    // The first upload finishes last: the batch still gets the files in the order staged.
+    let release!: () => void
+    const firstHeld = new Promise<void>((resolve) => (release = resolve))
+    const { t, calls } = fake('http', {
+      batchCreate: async () => summary('b1'),
+      fileRef: async (f: File, relPath: string): Promise<BatchFileRef> => {
+        if (f.name === 'a.png') await firstHeld
+        if (f.name === 'c.png') release()
+        if (f.name === 'bad.png') throw new AppError({ code: 'validation_failed', message: 'The file is not an image.' }, 422)
+        return { job_id: `job-${relPath}`, rel_path: relPath }
+      },
+      batchAdd: async (req: { files: BatchFileRef[] }) => ({ added: req.files.length, refused: [] }),
+      batchGet: async () => ({ ...summary('b1', { counts: { total: 2, waiting: 2, running: 0, done: 0, failed: 0, cancelled: 0 } }), items: [item('x', 0), item('y', 1)] })
+    })
+    setTransport(t)
+    useStore.getState().setDraft({ preset: 'ecommerce-white', output_format: 'webp', destination: '/dest' })
+    useStore.getState().stage([
+      { file: file('a.png'), relPath: 'a.png' },
+      { file: file('bad.png'), relPath: 'bad.png' },
+      { file: file('c.png'), relPath: 'dir/c.png' }
+    ])
+    await useStore.getState().startBatch()
+
+    expect(calls[0]).toEqual(['batchCreate', { name: undefined, request: { mode: 'params', output_format: 'webp', params: 'ecommerce-white' }, destination: '/dest' }])
+    const sent = calls.filter(([m]) => m === 'batchAdd').flatMap(([, arg]) => (arg as { files: BatchFileRef[] }).files)
+    expect(sent).toEqual([
+      { job_id: 'job-a.png', rel_path: 'a.png' },
+      { job_id: 'job-dir/c.png', rel_path: 'dir/c.png' }
+    ])
+    const s = useStore.getState()
+    expect(s.refused).toEqual([{ rel_path: 'bad.png', error: 'The file is not an image.' }])
+    expect(s.staged).toEqual([])
+    expect(s.starting).toBeNull()
+    expect(s.currentBatchId).toBe('b1')
+    expect(s.items.map((i) => i.id)).toEqual(['x', 'y'])
+    expect(s.batches.map((b) => b.counts.total)).toEqual([2])
+  })
+
+  it('keeps the files staged and shows the error when the batch cannot be made', async () => {
+    const { t } = fake('ipc', {
+      batchCreate: async () => {
+        throw new AppError({ code: 'validation_failed', message: 'The destination must be an absolute folder path.' }, 422)
+      }
+    })
+    setTransport(t)
+    useStore.getState().stage([{ file: file('a.png'), relPath: 'a.png' }])
+    await useStore.getState().startBatch()
+    expect(useStore.getState().batchError).toBe('The destination must be an absolute folder path.')
+    expect(useStore.getState().staged).toHaveLength(1)
+  })
+
+  it('applies pushed item and batch events to the open batch only', async () => {
+    const { t } = fake('ipc', { batchGet: async () => ({ ...summary('b1'), items: [item('x', 0)] }) })
+    setTransport(t)
+    await useStore.getState().openBatch('b1')
+    const before = useStore.getState().items
+    useStore.getState().applyItem(item('x', 0, { status: 'segmenting', progress: 40 }))
+    useStore.getState().applyItem(item('z', 2))
+    useStore.getState().applyItem(item('y', 1))
+    useStore.getState().applyItem({ ...item('other', 0), batch_id: 'b2' })
+    const s = useStore.getState()
+    expect(s.items.map((i) => [i.id, i.progress])).toEqual([
+      ['x', 40],
+      ['y', 0],
+      ['z', 0]
+    ])
+    expect(s.itemPos).toEqual({ x: 0, y: 1, z: 2 })
+    expect(before[0]!.progress).toBe(0) // never mutated in place
+    useStore.getState().applyBatch(summary('b1', { progress: 55 }))
+    useStore.getState().applyBatch(summary('b9'))
+    expect(useStore.getState().batches.map((b) => [b.id, b.progress])).toEqual([
+      ['b9', 0],
+      ['b1', 55]
+    ])
+  })
+})
+
+describe('api slice', () => {
+  it('shows a created key once and marks a revoked one', async () => {
+    const info = { id: 'key_1', prefix: 'cdk_abcd', name: 'tool', credits: null, admin: false, created_at: 1, revoked_at: null }
+    const { t } = fake('http', {
+      keysCreate: async () => ({ key: 'cdk_secret', info }),
+      keysRevoke: async () => ({ ...info, revoked_at: 2 })
+    })
+    setTransport(t)
+    expect(await useStore.getState().createKey({ name: 'tool' })).toBe(true)
+    expect(useStore.getState().createdKey?.key).toBe('cdk_secret')
+    useStore.getState().dismissCreatedKey()
+    expect(useStore.getState().createdKey).toBeNull()
+    await useStore.getState().revokeKey('key_1')
+    expect(useStore.getState().keys?.[0]?.revoked_at).toBe(2)
+  })
+})

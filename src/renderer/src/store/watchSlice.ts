@@ -1,0 +1,99 @@
+import type { WatchAddRequest, WatchEvent, WatchFolderView, WatchUpdateRequest } from '../../../shared/watch'
+import { errorText, hasTransport, transport } from '../transport'
+import type { Slice } from './types'
+
+/**
+ * Watched folders (SPEC §6): the list with each folder's state, counts, failed files and
+ * recent activity, kept current by the pushed `watch` event.
+ */
+export interface WatchSlice {
+  /** null until loaded. */
+  watchFolders: WatchFolderView[] | null
+  watchError: string | null
+  loadWatch(): Promise<void>
+  /** Adds a folder; on a refusal throws the AppError (its details name the fields, shown in the form). */
+  addWatch(request: WatchAddRequest): Promise<WatchFolderView>
+  /** Changes a folder's settings; throws the AppError on a refusal, like `addWatch`. */
+  updateWatch(request: WatchUpdateRequest): Promise<WatchFolderView>
+  removeWatch(id: string): Promise<void>
+  setWatchPaused(id: string, paused: boolean): Promise<void>
+  /** Every failed file of the folder, or one file (failed, or skipped to force it). */
+  retryWatch(folderId: string, fileId?: number): Promise<void>
+  applyWatchEvent(e: WatchEvent): void
+}
+
+function upsert(list: WatchFolderView[] | null, folder: WatchFolderView): WatchFolderView[] {
+  const cur = list ?? []
+  return cur.some((f) => f.id === folder.id) ? cur.map((f) => (f.id === folder.id ? folder : f)) : [...cur, folder]
+}
+
+export const createWatchSlice: Slice<WatchSlice> = (set, get) => ({
+  watchFolders: null,
+  watchError: null,
+
+  async loadWatch() {
+    try {
+      set({ watchFolders: await transport().watchList(), watchError: null })
+    } catch (err) {
+      set({ watchError: errorText(err) })
+    }
+  },
+  async addWatch(request) {
+    const folder = await transport().watchAdd(request)
+    set({ watchFolders: upsert(get().watchFolders, folder), watchError: null })
+    return folder
+  },
+  async updateWatch(request) {
+    const folder = await transport().watchUpdate(request)
+    set({ watchFolders: upsert(get().watchFolders, folder), watchError: null })
+    return folder
+  },
+  async removeWatch(id) {
+    try {
+      await transport().watchRemove(id)
+      set({ watchFolders: (get().watchFolders ?? []).filter((f) => f.id !== id), watchError: null })
+    } catch (err) {
+      set({ watchError: errorText(err) })
+    }
+  },
+  async setWatchPaused(id, paused) {
+    try {
+      const folder = paused ? await transport().watchPause(id) : await transport().watchResume(id)
+      set({ watchFolders: upsert(get().watchFolders, folder), watchError: null })
+    } catch (err) {
+      set({ watchError: errorText(err) })
+    }
+  },
+  async retryWatch(folderId, fileId) {
+    try {
+      await transport().watchRetry(fileId === undefined ? { folder_id: folderId } : { folder_id: folderId, file_id: fileId })
+    } catch (err) {
+      set({ watchError: errorText(err) })
+    }
+  },
+  applyWatchEvent(e) {
+    const list = get().watchFolders
+    if (list === null) return // not loaded yet: the load brings the current state
+    set({ watchFolders: e.folder ? upsert(list, e.folder) : list.filter((f) => f.id !== e.folder_id) })
+  }
+})
+
+let subscribers = 0
+let unsubscribe: (() => void) | null = null
+
+/**
+ * Follows the `watch` event while at least one screen needs it (module level, reference
+ * counted: re-renders never subscribe twice). Returns the function that lets go.
+ */
+export function followWatchEvents(apply: (e: WatchEvent) => void): () => void {
+  if (subscribers++ === 0 && hasTransport()) unsubscribe = transport().on('watch', apply)
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    if (--subscribers === 0) {
+      unsubscribe?.()
+      unsubscribe = null
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * App-only methods besides batches: settings, the local listener, API keys, and what the
+ * host (Electron app or `clipdesk serve`) can do. Shared by main, the bridge and the renderer.
+ */
+import { z } from 'zod'
+
+/** Settings of the app (electron-store in the app; `settings.json` of the data folder under `clipdesk serve`). */
+export interface AppSettings {
+  /** Run the local `/api/v1` listener on 127.0.0.1. */
+  listenerEnabled: boolean
+  /** Port of the listener (1–65535). */
+  port: number
+  /** Data folder (jobs, keys, uploads, results); empty for the default. Applies after a restart. */
+  dataDir: string
+  /** Default destination of new batches; empty for the default. */
+  outputDir: string
+  /** Jobs run at once. Applies after a restart. */
+  concurrency: number
+  /** Hours results and uploads are kept after a job ends. Applies after a restart. */
+  retentionHours: number
+}
+
+export const DEFAULT_SETTINGS: AppSettings = {
+  listenerEnabled: false,
+  port: 7878,
+  dataDir: '',
+  outputDir: '',
+  concurrency: 2,
+  retentionHours: 24
+}
+
+export const settingsPatchSchema = z
+  .object({
+    listenerEnabled: z.boolean(),
+    port: z.number().int().min(1).max(65535),
+    dataDir: z.string().max(4096),
+    outputDir: z.string().max(4096),
+    concurrency: z.number().int().min(1).max(16),
+    retentionHours: z.number().min(1).max(24 * 365)
+  })
+  .partial()
+  .strict()
+
+export type SettingsPatch = z.infer<typeof settingsPatchSchema>
+
+export interface ListenerStatus {
+  running: boolean
+  url: string | null
+  error: string | null
+  /** False when the listener is the server itself (`clipdesk serve`): it cannot be switched from the UI. */
+  managed: boolean
+}
+
+export interface SettingsView {
+  settings: AppSettings
+  /** Folders actually in use (defaults resolved). */
+  effective: { dataDir: string; outputDir: string }
+  listener: ListenerStatus
+  /** Settings changed since start that apply only after a restart. */
+  restartNeeded: Array<keyof AppSettings>
+}
+
+export interface AppInfo {
+  /** `app`: the Electron window; `server`: a browser talking to `clipdesk serve`. */
+  host: 'app' | 'server'
+  version: string
+  canPickFolder: boolean
+  canOpenPath: boolean
+  /** Default destination for a new batch. */
+  defaultDestination: string
+}
+
+export interface ApiKeyView {
+  id: string
+  /** First characters of the secret, e.g. `cdk_AbCd`. */
+  prefix: string
+  name: string | null
+  /** null: unlimited. */
+  credits: number | null
+  /** Owner keys may use the app bridge (`/api/app/*`), including managing keys. */
+  admin: boolean
+  created_at: number
+  revoked_at: number | null
+}
+
+export interface KeyCreateRequest {
+  name?: string
+  /** null or absent: unlimited. */
+  credits?: number | null
+  admin?: boolean
+}
+
+export const keyCreateSchema = z
+  .object({
+    name: z.string().max(100).optional(),
+    credits: z.number().int().min(0).max(1_000_000_000).nullable().optional(),
+    admin: z.boolean().optional()
+  })
+  .strict()
+
+export interface KeyCreditRequest {
+  id: string
+  /** Credits to add (> 0), or null to make the key unlimited. */
+  add: number | null
+}
+
+export const keyCreditSchema = z.object({ id: z.string().min(1).max(64), add: z.number().int().min(1).max(1_000_000_000).nullable() }).strict()
+
+/** Answer of "open the output folder": the app opens it; a browser is told the path. */
+export interface OpenPathResult {
+  opened: boolean
+  path: string
+  error?: string
+}
+
+/** Screens the main process may ask the renderer to show (tray and menu). */
+export type Screen = 'batches' | 'presets' | 'watch' | 'api' | 'settings'

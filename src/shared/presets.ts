@@ -1,0 +1,78 @@
+/**
+ * Presets: named parameter sets. The built-in ones are code constants (the same in every
+ * installation, never editable); user presets live in the engine's database and are managed
+ * over IPC (`presetsList`, `presetsSave`, `presetsDelete`) and `clipdesk presets`.
+ * No Node, no DOM here.
+ */
+import { formatParams, parseParams, type ParamValues } from './params'
+
+/** A preset as listed (IPC `presetsList`, `clipdesk presets list`). */
+export interface PresetInfo {
+  /** `[a-z0-9][a-z0-9_-]{0,63}` */
+  name: string
+  builtin: boolean
+  description: string | null
+  /** The keys the preset sets, in canonical inline form (`background=#FFFFFF;shadow=top;…`). */
+  params: string
+  /** The same keys as typed values (the JSON form of a parameter set). */
+  values: ParamValues
+  /** Unix ms; null for built-ins. */
+  createdAt: number | null
+  updatedAt: number | null
+}
+
+/** IPC `presetsSave`: creates a user preset, or replaces the one of that name. */
+export interface PresetSaveRequest {
+  name: string
+  /**
+   * A parameter set in any form of SPEC §2 (inline string, JSON object, or led by another
+   * preset's name, whose keys are copied in at save time).
+   */
+  params: string | Record<string, unknown>
+  description?: string | null
+}
+
+/** Longest preset description. */
+export const MAX_PRESET_DESCRIPTION = 500
+
+interface BuiltinDefinition {
+  name: string
+  description: string
+  params: string
+}
+
+const DEFINITIONS: BuiltinDefinition[] = [
+  {
+    name: 'ecommerce-white',
+    description: 'Product on pure white, cropped to the subject, 2000×2000 with a 5 % margin, standing on the bottom margin, with a contact shadow (final_url: shadowTop).',
+    params: 'background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=5%;position=bottom;primary=shadowTop'
+  },
+  {
+    name: 'transparent-square',
+    description: 'Cut-out on a transparent 2000×2000 square, cropped to the subject and centred with a 5 % margin.',
+    params: 'background=transparent;shadow=none;crop=subject;size=2000x2000;margin=5%;position=center;variations=clipping,mask;primary=clipping'
+  },
+  {
+    name: 'marketplace-1600',
+    description: 'Marketplace listing image: white 1600×1600, subject cropped and centred with an 8 % margin, no shadow.',
+    params: 'background=#FFFFFF;shadow=none;crop=subject;size=1600x1600;margin=8%;position=center;quality=90'
+  },
+  {
+    name: 'social-blur',
+    description: 'Social post: 1080×1080 square, subject centred with a 10 % margin over its own photo, blurred.',
+    params: 'background=blur;shadow=none;crop=subject;size=1080x1080;margin=10%;position=center'
+  }
+]
+
+function definitionToInfo(d: BuiltinDefinition): PresetInfo {
+  const parsed = parseParams(d.params)
+  if (!parsed.ok || parsed.value.preset !== null) throw new Error(`built-in preset ${d.name} does not parse`)
+  const values = parsed.value.values
+  return { name: d.name, builtin: true, description: d.description, params: formatParams(values), values, createdAt: null, updatedAt: null }
+}
+
+export const BUILTIN_PRESETS: readonly PresetInfo[] = DEFINITIONS.map(definitionToInfo)
+
+export function builtinPreset(name: string): PresetInfo | null {
+  return BUILTIN_PRESETS.find((p) => p.name === name) ?? null
+}

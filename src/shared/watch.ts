@@ -1,0 +1,199 @@
+/**
+ * Watched folders (SPEC §6), shared by main, the bridge and the renderer: what a folder and
+ * its files look like on the wire, the zod schemas that check arguments at the trust boundary,
+ * and the name-template grammar (so the screen can check a template as it is typed).
+ * No Node, no DOM.
+ */
+import { z } from 'zod'
+import { MODES, OUTPUT_FORMATS, type Mode, type OutputFormat } from './api'
+import { MAX_PARAMS_LENGTH } from './upload'
+
+/** Output folder inside the watched folder when none is given. */
+export const DEFAULT_OUTPUT_DIR_NAME = 'clipdesk-out'
+/** Where originals go when `originals` is `move`: always `<folder>/clipdesk-done`. */
+export const DONE_DIR_NAME = 'clipdesk-done'
+export const DEFAULT_NAME_TEMPLATE = '{name}.{variation}.{ext}'
+export const NAME_TOKENS = ['name', 'ext', 'variation', 'date', 'preset'] as const
+export type NameToken = (typeof NAME_TOKENS)[number]
+
+export type Originals = 'keep' | 'move'
+
+/** The job every file of a folder is sent with (the upload fields of SPEC §2). */
+export interface WatchRequest {
+  mode: Mode
+  /** A preset name or inline pairs (SPEC §2); null for none. */
+  params: string | null
+  output_format: OutputFormat
+}
+
+/**
+ * A file's place in the flow:
+ * `waiting` (seen, not yet handed to the engine) → `processing` (a job runs) → `done` (results
+ * copied into the output folder) | `failed` (with its error; retry re-submits).
+ * `skipped`: the same content was already processed with the same settings (see docs/watch.md).
+ */
+export type WatchFileState = 'waiting' | 'processing' | 'done' | 'skipped' | 'failed'
+
+/**
+ * A folder as the service runs it:
+ * `active` (watched now), `paused`, `unavailable` (the folder cannot be watched, e.g. missing;
+ * retried), `standby` (another Clipdesk process on the same data folder watches it),
+ * `stopped` (nothing runs the service: start the app or `clipdesk serve`).
+ */
+export type WatchFolderState = 'active' | 'paused' | 'unavailable' | 'standby' | 'stopped'
+
+export interface WatchFileView {
+  id: number
+  folder_id: string
+  /** Path inside the watched folder, '/'-separated. */
+  rel_path: string
+  state: WatchFileState
+  job_id: string | null
+  error: { code: string; message: string } | null
+  /** For `skipped`: the file whose processing this one repeats. */
+  duplicate_of: string | null
+  /** Output files written for it (absolute paths), for `done`. */
+  outputs: string[]
+  updated_at: number
+}
+
+export type WatchActivityKind = 'done' | 'failed' | 'skipped' | 'retried' | 'error'
+
+export interface WatchActivity {
+  at: number
+  kind: WatchActivityKind
+  rel_path: string | null
+  message: string
+}
+
+export interface WatchCounts {
+  /** Seen and not yet handed to the engine. */
+  waiting: number
+  /** Handed to the engine: queued or running. */
+  processing: number
+  done: number
+  skipped: number
+  failed: number
+}
+
+export interface WatchFolderView {
+  id: string
+  path: string
+  recursive: boolean
+  request: WatchRequest
+  /** The output folder in use (the default resolved). */
+  output_dir: string
+  /** True when `output_dir` is the default `<folder>/clipdesk-out`. */
+  output_dir_default: boolean
+  name_template: string
+  originals: Originals
+  paused: boolean
+  state: WatchFolderState
+  /** Why the folder is `unavailable` or `standby`; null otherwise. */
+  state_message: string | null
+  counts: WatchCounts
+  /** Every failed file (newest first, at most 200). */
+  failed: WatchFileView[]
+  /** Latest events, newest first. */
+  recent: WatchActivity[]
+  created_at: number
+  updated_at: number
+}
+
+/** Pushed to the renderer when a folder changes; `folder` is null once it was removed. */
+export interface WatchEvent {
+  folder_id: string
+  folder: WatchFolderView | null
+}
+
+const TOKEN_RE = /\{([^{}]*)\}/g
+
+/**
+ * Checks a name template. Tokens are `{name} {ext} {variation} {date} {preset}`; the literal
+ * text may contain `/` for sub-folders but no `..` segment, no leading `/`, no `\`.
+ * Returns the problem in words, or null when the template is fine.
+ */
+export function templateProblem(template: string): string | null {
+  if (template.trim() === '') return 'the name template is empty'
+  if (template.length > 512) return 'the name template is longer than 512 characters'
+  if (/[\0-\x1f]/.test(template)) return 'the name template contains control characters'
+  for (const m of template.matchAll(TOKEN_RE)) {
+    if (!(NAME_TOKENS as readonly string[]).includes(m[1]!)) {
+      return `unknown token {${m[1]}}; use ${NAME_TOKENS.map((t) => `{${t}}`).join(' ')}`
+    }
+  }
+  const literal = template.replace(TOKEN_RE, 'x')
+  if (/[{}]/.test(literal)) return 'the name template has an unmatched { or }'
+  if (literal.includes('\\')) return 'use / (not \\) for sub-folders in the name template'
+  if (literal.startsWith('/') || /^[a-zA-Z]:/.test(literal)) return 'the name template must be relative to the output folder'
+  const segments = literal.split('/')
+  if (segments.some((s) => s === '..' || s === '.')) return 'the name template must not contain . or .. folders'
+  if (segments.some((s) => s.trim() === '')) return 'the name template has an empty folder or file name'
+  if (!template.includes('{name}')) return 'the name template must contain {name}, or every input would get the same name'
+  return null
+}
+
+const pathField = z.string().trim().min(1, 'choose a folder').max(4096)
+const paramsField = z
+  .string()
+  .trim()
+  .max(MAX_PARAMS_LENGTH, `params is longer than ${MAX_PARAMS_LENGTH} characters`)
+  .nullish()
+  .transform((v) => (v ? v : null))
+const templateField = z
+  .string()
+  .max(512)
+  .superRefine((t, ctx) => {
+    const problem = templateProblem(t)
+    if (problem) ctx.addIssue({ code: 'custom', message: problem })
+  })
+
+/** What `watchAdd` takes. Everything but `path` has a default. */
+export const watchAddSchema = z
+  .object({
+    path: pathField,
+    /** @default true */
+    recursive: z.boolean().optional(),
+    /** @default clipping */
+    mode: z.enum(MODES).optional(),
+    params: paramsField,
+    /** @default png */
+    output_format: z.enum(OUTPUT_FORMATS).optional(),
+    /** null or absent: `<folder>/clipdesk-out`. */
+    output_dir: pathField.nullish(),
+    /** @default `{name}.{variation}.{ext}` */
+    name_template: templateField.optional(),
+    /** @default keep */
+    originals: z.enum(['keep', 'move']).optional(),
+    /** @default false */
+    paused: z.boolean().optional()
+  })
+  .strict()
+
+export type WatchAddRequest = z.input<typeof watchAddSchema>
+
+/** What `watchUpdate` takes: the folder and the fields to change (its path cannot change). */
+export const watchUpdateSchema = z
+  .object({
+    id: z.string().min(1).max(64),
+    recursive: z.boolean().optional(),
+    mode: z.enum(MODES).optional(),
+    params: z.string().trim().max(MAX_PARAMS_LENGTH).nullable().optional(),
+    output_format: z.enum(OUTPUT_FORMATS).optional(),
+    output_dir: pathField.nullable().optional(),
+    name_template: templateField.optional(),
+    originals: z.enum(['keep', 'move']).optional(),
+    paused: z.boolean().optional()
+  })
+  .strict()
+
+export type WatchUpdateRequest = z.input<typeof watchUpdateSchema>
+
+/** A folder, or one of its files when `file_id` is given. */
+export const watchRetrySchema = z.object({ folder_id: z.string().min(1).max(64), file_id: z.number().int().positive().optional() }).strict()
+export type WatchRetryRequest = z.input<typeof watchRetrySchema>
+
+export interface WatchRetryResult {
+  /** Files handed back to the flow. */
+  retried: number
+}

@@ -1,0 +1,170 @@
+/**
+ * The batch service on a real engine (model, SQLite, files): dropped folders mirrored into
+ * the destination, per-file cancel and retry, browser-style job references, and batches that
+ * survive a restart.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { BatchSummary } from '../src/shared/batches'
+import { BatchService } from '../src/main/batches/service'
+import { cleanRelPath, outputPath } from '../src/main/batches/paths'
+import { Engine } from '../src/main/engine/engine'
+import { sceneJpeg, scenePng } from './helpers/fixtures'
+import { tempDir } from './helpers/engine'
+
+const CLIPPING = { mode: 'clipping' as const, output_format: 'png' as const, params: null }
+const address = (id: string, kind: string, v: string): string => `test://${id}/${kind}?v=${v}`
+
+/** Resolves when the batch's summary satisfies `pred` (driven by the service's events, no polling). */
+function until(service: BatchService, batchId: string, pred: (s: BatchSummary) => boolean): Promise<BatchSummary> {
+  return new Promise((resolve) => {
+    const check = (): void => {
+      const s = service.summary(batchId)
+      if (pred(s)) {
+        service.off('batch', on)
+        resolve(s)
+      }
+    }
+    const on = (id: string): void => {
+      if (id === batchId) check()
+    }
+    service.on('batch', on)
+    check()
+  })
+}
+
+const settled = (s: BatchSummary): boolean => s.counts.total > 0 && s.counts.waiting + s.counts.running === 0
+
+let root: string
+let png: Buffer
+let jpeg: Buffer
+
+beforeAll(async () => {
+  root = tempDir('clipdesk-batches-')
+  png = await scenePng()
+  jpeg = await sceneJpeg()
+})
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+describe('paths inside a batch', () => {
+  it('never lets a relative path climb out of the destination', () => {
+    expect(cleanRelPath('../../etc/passwd')).toBe('etc/passwd')
+    expect(cleanRelPath('C:\\shoot\\..\\a.jpg')).toBe('shoot/a.jpg')
+    expect(cleanRelPath('/abs/./x.png')).toBe('abs/x.png')
+    expect(cleanRelPath('../..')).toBeNull()
+    expect(outputPath('/out', 'shoot/day1/a.jpg', 'clipping', 'png', false)).toBe('/out/shoot/day1/a.png')
+    expect(outputPath('/out', 'a.jpg', 'compose', 'jpg', true)).toBe('/out/a.compose.jpg')
+  })
+})
+
+describe('batches on a real engine', () => {
+  it('mirrors a dropped folder into the destination, and the batch survives a restart', async () => {
+    const dataDir = join(root, 'data1')
+    const shoot = join(root, 'in1', 'shoot')
+    mkdirSync(join(shoot, 'sub'), { recursive: true })
+    writeFileSync(join(shoot, 'a.png'), png)
+    writeFileSync(join(shoot, 'sub', 'b.jpg'), jpeg)
+    writeFileSync(join(shoot, 'notes.txt'), 'not an image')
+    writeFileSync(join(shoot, '.hidden.png'), png)
+    const out = join(root, 'out1')
+
+    let engine = new Engine({ dataDir })
+    engine.start()
+    let service = new BatchService(engine)
+    service.start()
+    const created = await service.create({ request: CLIPPING, destination: out, name: 'Shoot' })
+    const added = await service.add(created.id, [{ path: shoot }])
+    expect(added).toEqual({ added: 2, refused: [] })
+
+    const done = await until(service, created.id, settled)
+    expect(done.counts).toMatchObject({ total: 2, done: 2, failed: 0 })
+    expect(done.progress).toBe(100)
+    expect(done.finished_at).not.toBeNull()
+    for (const file of ['shoot/a.png', 'shoot/sub/b.png']) {
+      const meta = await sharp(readFileSync(join(out, file))).metadata()
+      expect(meta.channels).toBe(4) // a cut-out: RGBA
+    }
+    const detail = service.detail(created.id, address)
+    expect(detail.items.map((i) => [i.rel_path, i.state, i.progress])).toEqual([
+      ['shoot/a.png', 'done', 100],
+      ['shoot/sub/b.jpg', 'done', 100]
+    ])
+    const first = detail.items[0]!
+    expect(first.outputs).toEqual([join(out, 'shoot/a.png')])
+    expect(first.thumb_url).toContain('/thumb-after')
+    expect(first.after_url).toContain('/after')
+    expect(await service.previewFile(first.id, 'thumb-after')).toMatch(/\.webp$/)
+    expect(await service.previewFile(first.id, 'before')).toMatch(/\.webp$/)
+    expect(service.outputFolder({ batch_id: created.id, item_id: detail.items[1]!.id })).toBe(join(out, 'shoot/sub'))
+
+    // Restart: a new engine and service on the same data folder.
+    await service.stop()
+    await engine.stop()
+    engine = new Engine({ dataDir })
+    engine.start()
+    service = new BatchService(engine)
+    service.start()
+    const again = service.list()
+    expect(again.map((b) => [b.name, b.counts.done, b.counts.total])).toEqual([['Shoot', 2, 2]])
+    expect(service.detail(created.id, address).items.every((i) => i.state === 'done' && existsSync(i.outputs[0]!))).toBe(true)
+    await service.stop()
+    await engine.stop()
+  })
+
+  it('cancels a waiting file, fails a broken one, retries, and takes uploaded jobs by id', async () => {
+    const dataDir = join(root, 'data2')
+    const dir = join(root, 'in2')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'a.jpg'), jpeg)
+    writeFileSync(join(dir, 'a.png'), png) // same stem as a.jpg: its output gets another name
+    writeFileSync(join(dir, 'broken.png'), 'this is not a PNG')
+    const out = join(root, 'out2')
+
+    const engine = new Engine({ dataDir, concurrency: 1 })
+    engine.start()
+    const service = new BatchService(engine, { window: 1 })
+    service.start()
+    const batch = await service.create({ request: CLIPPING, destination: out })
+    // A browser's upload: the job exists first, then joins the batch by id.
+    const uploaded = await engine.upload({ fields: { mode: 'clipping', output_format: 'png' }, file: { bytes: png, mimeType: 'image/png' }, keyId: null })
+    const jobId = (uploaded.body as { job_id: string }).job_id
+    const added = await service.add(batch.id, [
+      { job_id: jobId, rel_path: '../up/ball.png' },
+      { path: join(dir, 'a.jpg') },
+      { path: join(dir, 'broken.png') },
+      { path: join(dir, 'a.png') }
+    ])
+    expect(added.added).toBe(4)
+    const again = await service.add(batch.id, [{ job_id: jobId, rel_path: 'x.png' }, { path: join(dir, 'missing.png') }])
+    expect(again.added).toBe(0)
+    expect(again.refused.map((r) => r.error)).toEqual([expect.stringContaining('already in a batch'), expect.stringContaining('no such file')])
+
+    // With a window of one, the last file is still waiting in the batch: cancel it.
+    const items = service.detail(batch.id, address).items
+    const last = items[3]!
+    expect(last.status).toBe('waiting')
+    service.cancel({ batch_id: batch.id, item_id: last.id })
+    expect(service.store.item(last.id)!.status).toBe('cancelled')
+
+    const first = await until(service, batch.id, settled)
+    expect(first.counts).toMatchObject({ total: 4, done: 2, failed: 1, cancelled: 1 })
+    const byPath = Object.fromEntries(service.detail(batch.id, address).items.map((i) => [i.rel_path, i]))
+    expect(byPath['up/ball.png']!.outputs).toEqual([join(out, 'up/ball.png')])
+    expect(byPath['broken.png']!.error).toMatch(/not an image|cannot be read|not a PNG|supported/i)
+
+    // Retry the cancelled and the failed files: one is done now, the broken one fails again.
+    await service.retry({ batch_id: batch.id })
+    const second = await until(service, batch.id, settled)
+    expect(second.counts).toMatchObject({ total: 4, done: 3, failed: 1, cancelled: 0 })
+    expect(existsSync(join(out, 'a.png'))).toBe(true)
+    expect(existsSync(join(out, 'a-2.png'))).toBe(true) // a.jpg and a.png of one folder never overwrite each other
+
+    expect(await service.remove(batch.id)).toBe(true)
+    expect(service.list()).toEqual([])
+    expect(existsSync(join(out, 'a.png'))).toBe(true) // files written stay
+    await service.stop()
+    await engine.stop()
+  })
+})
