@@ -121,12 +121,18 @@ export async function main(args: string[]): Promise<number> {
     machine: { ...machine(), load_average_start: loadStart, load_average_end: loadAverage() },
     clipdesk,
     inference,
-    overhead_percent: round((clipdesk.total_seconds / inference.total_seconds - 1) * 100, 1)
+    // Over the whole run, and from the per-chunk medians (less sensitive to load bursts from
+    // other processes on a shared machine).
+    overhead_percent: round((clipdesk.total_seconds / inference.total_seconds - 1) * 100, 1),
+    overhead_percent_from_medians: round((clipdesk.seconds_per_image_median / inference.seconds_per_image_median - 1) * 100, 1),
+    // CPU the pipeline spends per image beyond the model's own, in % of the model's.
+    extra_cpu_percent: round((clipdesk.cpu_seconds_per_image / inference.cpu_seconds_per_image - 1) * 100, 1)
   }
   if (opt.has('compare')) {
     const imgly = summary('imgly')
     out.imgly = imgly
     out.throughput_ratio = round(imgly.total_seconds / clipdesk.total_seconds, 2)
+    out.throughput_ratio_from_medians = round(imgly.seconds_per_image_median / clipdesk.seconds_per_image_median, 2)
   }
   console.log(JSON.stringify(out, null, 2))
   return 0

@@ -14,6 +14,8 @@ import type { JobParamsStore } from '../store/job-params'
 import type { PresetStore } from '../store/presets'
 import { resolveUploadParams } from '../params/resolve'
 import { psdDimensions, sniffImageType } from './sniff'
+import { prepareSvg } from '../pipeline/decode-svg'
+import { MAX_SVG_BYTES } from '../pipeline/decode'
 
 /** An upload as every transport hands it to the engine. */
 export interface UploadInput {
@@ -56,7 +58,10 @@ async function checkFile(file: NonNullable<UploadInput['file']>, maxPixels: numb
     size = psdDimensions(file.bytes)
   } else {
     try {
-      const meta = await sharp(file.bytes, { limitInputPixels: false }).metadata()
+      // SVG is read as the decoder will render it: external references made inert first.
+      const bytes = type === 'svg' ? prepareSvg(file.bytes, MAX_SVG_BYTES) : file.bytes
+      if (!bytes) throw new Error('svg too large once inflated')
+      const meta = await sharp(bytes, { limitInputPixels: false }).metadata()
       size = meta.width && meta.height ? { width: meta.width, height: meta.height } : null
     } catch {
       size = null

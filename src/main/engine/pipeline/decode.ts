@@ -42,7 +42,7 @@ const FIRST_FRAME_WARNINGS: Partial<Record<string, string>> = {
 sharp.cache(false)
 
 /** Largest SVG text we render once a compressed `.svgz` is inflated. */
-const MAX_SVG_BYTES = 64 * 1024 * 1024
+export const MAX_SVG_BYTES = 64 * 1024 * 1024
 
 export async function decodeImage(bytes: Buffer, opts: DecodeOptions): Promise<DecodedImage> {
   if (!Number.isSafeInteger(opts.maxPixels) || opts.maxPixels < 1) {
