@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- [--corpus <dir>] [--compare] [--variant small|medium] [--limit N] [--repeat N]
- *                   [--chunk N] [--concurrency N] [--malloc-mmap-threshold <bytes>] [--session-options <json>]`
+ *                   [--chunk N] [--concurrency N] [--malloc-mmap-threshold <bytes>] [--session-options <json>]
+ *                   [--pipeline-only]`
  *
  * Speed and memory of the cutout pipeline, printed as JSON (never asserted):
  * - clipdesk: every image through the whole pipeline (read, decode, model, refine, compose,
@@ -61,7 +62,8 @@ export async function main(args: string[]): Promise<number> {
   const repeat = positiveInt(opt.get('repeat'), 1, '--repeat')
   const chunk = positiveInt(opt.get('chunk'), Math.min(7, files.length), '--chunk')
   const concurrency = positiveInt(opt.get('concurrency'), 2, '--concurrency')
-  const roles: Role[] = opt.has('compare') ? ['clipdesk', 'inference', 'imgly'] : ['clipdesk', 'inference']
+  // `--pipeline-only`: no inference-only baseline (long memory runs, e.g. --repeat 15).
+  const roles: Role[] = opt.has('pipeline-only') ? ['clipdesk'] : opt.has('compare') ? ['clipdesk', 'inference', 'imgly'] : ['clipdesk', 'inference']
   // glibc's malloc tuning for our two processes (not imgly's, which runs as shipped): see
   // docs/pipeline.md, "Memory".
   const mmapThreshold = opt.get('malloc-mmap-threshold')
@@ -106,7 +108,7 @@ export async function main(args: string[]): Promise<number> {
     }
   }
   const clipdesk = summary('clipdesk')
-  const inference = summary('inference')
+  const inference = roles.includes('inference') ? summary('inference') : null
   const out: Record<string, unknown> = {
     bench: 'pipeline',
     corpus: dir,
@@ -120,13 +122,17 @@ export async function main(args: string[]): Promise<number> {
     ...(mmapThreshold !== undefined ? { malloc_mmap_threshold: Number(mmapThreshold) } : {}),
     machine: { ...machine(), load_average_start: loadStart, load_average_end: loadAverage() },
     clipdesk,
-    inference,
-    // Over the whole run, and from the per-chunk medians (less sensitive to load bursts from
-    // other processes on a shared machine).
-    overhead_percent: round((clipdesk.total_seconds / inference.total_seconds - 1) * 100, 1),
-    overhead_percent_from_medians: round((clipdesk.seconds_per_image_median / inference.seconds_per_image_median - 1) * 100, 1),
-    // CPU the pipeline spends per image beyond the model's own, in % of the model's.
-    extra_cpu_percent: round((clipdesk.cpu_seconds_per_image / inference.cpu_seconds_per_image - 1) * 100, 1)
+    ...(inference
+      ? {
+          inference,
+          // Over the whole run, and from the per-chunk medians (less sensitive to load bursts
+          // from other processes on a shared machine).
+          overhead_percent: round((clipdesk.total_seconds / inference.total_seconds - 1) * 100, 1),
+          overhead_percent_from_medians: round((clipdesk.seconds_per_image_median / inference.seconds_per_image_median - 1) * 100, 1),
+          // CPU the pipeline spends per image beyond the model's own, in % of the model's.
+          extra_cpu_percent: round((clipdesk.cpu_seconds_per_image / inference.cpu_seconds_per_image - 1) * 100, 1)
+        }
+      : {})
   }
   if (opt.has('compare')) {
     const imgly = summary('imgly')

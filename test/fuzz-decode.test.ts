@@ -1,10 +1,11 @@
 /**
- * Hostile image bytes (fast-check): mutated PNG/JPEG/TIFF/GIF/WebP/SVG files through the
+ * Hostile image bytes (fast-check): mutated PNG/JPEG/TIFF/GIF/WebP/SVG/PSD files through the
  * intake check and the decoder. Each ends with a clear refusal (422 at upload, or a JobFailure
  * with a reason) or a decoded image — never another exception, never a hang, memory bounded.
  * Decompression bombs are refused from their header, before any pixel is decoded.
  */
 import { deflateSync } from 'node:zlib'
+import { writePsdBuffer } from 'ag-psd'
 import fc from 'fast-check'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -26,6 +27,9 @@ beforeAll(async () => {
   seeds.tiff = await base.clone().tiff().toBuffer()
   seeds.gif = await base.clone().gif().toBuffer()
   seeds.webp = await base.clone().webp().toBuffer()
+  const { data } = await base.clone().raw().toBuffer({ resolveWithObject: true })
+  const imageData = { width: 48, height: 32, data: new Uint8ClampedArray(data) }
+  seeds.psd = Buffer.from(writePsdBuffer({ width: 48, height: 32, imageData, children: [{ name: 'Layer', imageData }] }))
   seeds.svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="48" height="32"><rect width="48" height="32" fill="#c82"/><circle cx="24" cy="16" r="10" fill="#246"/></svg>')
 })
 afterAll(() => server.close())
@@ -60,7 +64,7 @@ async function withinTime<T>(p: Promise<T>, ms = 15_000): Promise<T> {
   }
 }
 
-describe.each(['png', 'jpeg', 'tiff', 'gif', 'webp', 'svg'])('mutated %s', (kind) => {
+describe.each(['png', 'jpeg', 'tiff', 'gif', 'webp', 'svg', 'psd'])('mutated %s', (kind) => {
   it('decodes or fails with a JobFailure reason, in bounded time (150 cases)', async () => {
     const rssBefore = process.memoryUsage().rss
     await fc.assert(
