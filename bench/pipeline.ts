@@ -104,7 +104,15 @@ export async function main(args: string[]): Promise<number> {
           }
         : { one_image_seconds_median: round(median(perImage) / 1000) }),
       peak_rss_mb: Math.max(...list.map((c) => c.peakMb)),
-      ...(rss.length > 0 ? { rss_after_first_chunk_mb: rss[0], rss_after_last_chunk_mb: rss[rss.length - 1], rss_max_after_chunk_mb: Math.max(...rss) } : {})
+      ...(rss.length > 0
+        ? {
+            rss_after_first_chunk_mb: rss[0],
+            rss_after_last_chunk_mb: rss[rss.length - 1],
+            rss_max_after_chunk_mb: Math.max(...rss),
+            // RSS after up to 10 evenly spaced chunks: flat means no growth over the run.
+            rss_trend_mb: Array.from(new Set(Array.from({ length: Math.min(10, rss.length) }, (_, k) => Math.round((k * (rss.length - 1)) / Math.max(1, Math.min(10, rss.length) - 1))))).map((i) => rss[i])
+          }
+        : {})
     }
   }
   const clipdesk = summary('clipdesk')
