@@ -9,6 +9,7 @@
  * new windows, webviews and permission requests refused, and every IPC call checked to come
  * from our window's main frame. The renderer only ever sees `window.api` (the contract).
  */
+import { rendererCsp } from '../shared/csp'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
@@ -49,17 +50,7 @@ app.setName('Clipdesk')
 if (process.env.CLIPDESK_DATA_DIR) app.setPath('userData', process.env.CLIPDESK_DATA_DIR)
 protocol.registerSchemesAsPrivileged([{ scheme: RESULT_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }])
 
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  `img-src 'self' data: blob: ${RESULT_PROTOCOL}:`,
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'"
-].join('; ')
+const CSP = rendererCsp([`${RESULT_PROTOCOL}:`])
 
 let mainWindow: BrowserWindow | null = null
 let tray: Tray | null = null

@@ -49,8 +49,9 @@ export async function runProcess(args: string[]): Promise<number> {
         pending.delete(id)
         const job = body as JobStatusBody
         if (job.status === 'done') {
-          for (const r of engine.jobs.results(id)) {
-            const target = join(outDir, engine.jobs.results(id).length > 1 ? `${input.outStem}.${r.variation}.${r.ext}` : `${input.outStem}.${r.ext}`)
+          const results = engine.jobs.results(id)
+          for (const r of results) {
+            const target = join(outDir, results.length > 1 ? `${input.outStem}.${r.variation}.${r.ext}` : `${input.outStem}.${r.ext}`)
             await mkdir(dirname(target), { recursive: true })
             await copyFile(r.path, target)
             written++

@@ -13,6 +13,7 @@
  * Everything sits behind the listener's Host check. No CORS headers: another origin can
  * neither read answers nor send the X-API-Key header (that needs a preflight we never allow).
  */
+import { rendererCsp } from '../../shared/csp'
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -43,17 +44,7 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024
 const HEARTBEAT_MS = 25_000
 
 /** The renderer in a browser: only its own files, no inline scripts, no framing. */
-export const RENDERER_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'"
-].join('; ')
+export const RENDERER_CSP = rendererCsp()
 
 const STATIC_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
