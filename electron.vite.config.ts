@@ -2,15 +2,17 @@ import { resolve } from 'node:path'
 import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
 
-// Main bundles two entries: the Electron shell and the plain-Node CLI (`clipdesk`).
-// Both share the engine chunk; the CLI entry never imports electron.
+// Main bundles three entries: the Electron shell, the plain-Node CLI (`clipdesk`) and the
+// decode sandbox process. They share the engine chunks; only the shell imports electron.
 export default defineConfig({
   main: {
     build: {
       rollupOptions: {
         input: {
           index: resolve('src/main/index.ts'),
-          cli: resolve('src/main/cli.ts')
+          cli: resolve('src/main/cli.ts'),
+          // The decode sandbox: a separate process for untrusted images (engine/sandbox/pool.ts).
+          'decode-child': resolve('src/main/engine/sandbox/child.ts')
         }
       }
     }

@@ -144,3 +144,72 @@ describe('decompression bombs', () => {
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * 1024 * 1024)
   })
 })
+
+/**
+ * Generated SVG documents: CSS with `url(`/`@import`/escapes and long runs of spaces, references
+ * of every spelling, filters, and inline images of random sizes and types. Through the decoder
+ * (in this process, to see each outcome) and through the upload (the sandbox's probe).
+ */
+const cssPiece = fc.oneof(
+  fc.constantFrom('url(', 'URL(', ')', '@import ', '\\', '#g', 'http://127.0.0.1:1/x', '"', "'", ';', '{', '}', 'fill:', 'rect', 'data:,'),
+  fc.integer({ min: 1, max: 3000 }).map((n) => ' '.repeat(n))
+)
+const css = fc.array(cssPiece, { maxLength: 10 }).map((a) => a.join(''))
+const href = fc.constantFrom('#r', 'http://127.0.0.1:1/a.png', 'file:///etc/passwd', 'a.png', ' #r ', 'data:,', 'data:image/svg+xml;base64,PHN2Zy8+', 'javascript:x')
+const filter = fc.constantFrom('', '<feGaussianBlur stdDeviation="3"/>', '<feMorphology radius="2"/>', '<feTurbulence baseFrequency="0.1"/>', '<feImage href="http://127.0.0.1:1/x"/>')
+const inlineImage = fc.record({
+  width: fc.integer({ min: 1, max: 4000 }),
+  height: fc.integer({ min: 1, max: 4000 }),
+  format: fc.constantFrom('png' as const, 'jpeg' as const, 'gif' as const, 'webp' as const)
+})
+const svgDocument = fc.record({ css, style: css, href, filter, images: fc.array(inlineImage, { maxLength: 3 }) })
+
+async function svgOf(doc: { css: string; style: string; href: string; filter: string; images: Array<{ width: number; height: number; format: 'png' | 'jpeg' | 'gif' | 'webp' }> }): Promise<Buffer> {
+  const attr = (s: string) => s.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;')
+  const images: string[] = []
+  for (const img of doc.images) {
+    // One colour: a few bytes for up to 16 MP, so the pixel count, not the file size, is tested.
+    const bytes = await sharp({ create: { width: img.width, height: img.height, channels: 3, background: '#0a0' } })[img.format]().toBuffer()
+    images.push(`<image width="10" height="10" href="data:image/${img.format};base64,${bytes.toString('base64')}"/>`)
+  }
+  return Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="32" height="32"><style>${attr(doc.css)}</style>` +
+      `<filter id="f">${doc.filter}</filter><rect id="r" width="32" height="32" fill="#36c" style="${attr(doc.style)}" filter="url(#f)"/>` +
+      `<use href="${attr(doc.href)}"/><image xlink:href="${attr(doc.href)}" width="8" height="8"/>${images.join('')}</svg>`
+  )
+}
+
+describe('generated SVG: CSS, references, filters, inline images', () => {
+  const limit = 20_000_000
+
+  it('decodes or fails with a JobFailure reason; inline images past the limit are image_too_large (80 cases)', async () => {
+    await fc.assert(
+      fc.asyncProperty(svgDocument, async (doc) => {
+        const embedded = doc.images.reduce((n, i) => n + i.width * i.height, 0)
+        try {
+          const img = await withinTime(decodeImage(await svgOf(doc), { maxPixels: limit }))
+          expect([img.width, img.height]).toEqual([32, 32])
+          expect(embedded + 32 * 32).toBeLessThanOrEqual(limit)
+        } catch (err) {
+          expect(err).toBeInstanceOf(JobFailure)
+          if (embedded + 32 * 32 > limit) expect((err as JobFailure).reason).toBe('image_too_large')
+        }
+      }),
+      { numRuns: 80 }
+    )
+  })
+
+  it('is answered 202 or a clear 422 at upload (40 cases)', async () => {
+    await fc.assert(
+      fc.asyncProperty(svgDocument, async (doc) => {
+        const res = await withinTime(fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body: multipart({}, { bytes: await svgOf(doc), type: 'image/svg+xml' }) }))
+        const body = await json(res)
+        if (res.status !== 202) {
+          expect(res.status).toBe(422)
+          expect(['validation_failed', 'image_too_large']).toContain(body.error.code)
+        }
+      }),
+      { numRuns: 40 }
+    )
+  })
+})

@@ -36,7 +36,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-function hostileSvg(): Buffer {
+/** With `entities`, the text uses the external entities too: such a document is refused. */
+function hostileSvg(entities = false): Buffer {
   return Buffer.from(`<?xml version="1.0"?>
 <!DOCTYPE svg [
   <!ENTITY remote SYSTEM "${canaryUrl}/entity.txt">
@@ -48,7 +49,7 @@ function hostileSvg(): Buffer {
   <image href="${canaryUrl}/remote.png" x="0" y="0" width="50" height="50"/>
   <image xlink:href="file://${localPng}" x="50" y="50" width="50" height="50"/>
   <use href="${canaryUrl}/sprite.svg#shape"/>
-  <text x="5" y="95">&remote;&local;</text>
+  <text x="5" y="95">${entities ? '&remote;&local;' : 'text'}</text>
 </svg>`)
 }
 
@@ -72,5 +73,14 @@ it('runs a hostile SVG upload to done with the canary untouched', async () => {
   const out = Buffer.from(await (await fetch(body.final_url)).arrayBuffer())
   const { data, info } = await sharp(out).raw().toBuffer({ resolveWithObject: true })
   expect(hasGreen(data, info.channels)).toBe(false)
+  expect(connections).toBe(0)
+})
+
+it('refuses at upload an SVG that uses an external entity, touching nothing', async () => {
+  const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body: multipart({}, { bytes: hostileSvg(true), type: 'image/svg+xml' }) })
+  expect(res.status).toBe(422)
+  const body = await json(res)
+  expect(body.error.code).toBe('validation_failed')
+  expect(body.error.details[0].issue).toMatch(/not well-formed XML/)
   expect(connections).toBe(0)
 })

@@ -40,6 +40,7 @@ export const FAILURE_REASONS = [
   'model_unavailable',
   'pipeline_crashed',
   'pipeline_timeout',
+  'decode_timeout',
   'pipeline_error',
   'storage_error'
 ] as const

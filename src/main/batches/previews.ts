@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import { extname, join } from 'node:path'
-import sharp from 'sharp'
 import { writeFileAtomic } from '../engine/paths'
+import type { PreviewRequest } from '../engine/sandbox/protocol'
 import type { ItemRecord } from './store'
 
 /** Images the list and the before/after view show for an item. */
@@ -16,18 +16,25 @@ export function isPreviewKind(value: string): value is PreviewKind {
 /** Long edge of the before/after images: enough to zoom in a few times on a screen. */
 const VIEW_EDGE = 2400
 const THUMB_EDGE = 112
-/** Results sharp can read back for display (PSD is not one of them). */
+/** Results shown for display (a PSD result's image is shown from its other formats, if any). */
 const DISPLAYABLE = new Set(['.png', '.jpg', '.jpeg', '.webp', '.tiff', '.tif'])
+
+/** Renders a display version of a file; the engine's decode sandbox (inputs are untrusted). */
+export type RenderPreview = (request: PreviewRequest) => Promise<Buffer>
 
 /**
  * Renders thumbnails and display versions (WebP, alpha kept) of items' inputs and results,
  * cached in the data folder per batch. Browsers cannot show TIFF, PSD or a 50-megapixel
- * original in a list of thousands, hence these.
+ * original in a list of thousands, hence these. Rendering happens in the decode sandbox, with
+ * the same SVG cleaning and limits as a job's decode: an input is untrusted.
  */
 export class Previews {
   private readonly pending = new Map<string, Promise<string | null>>()
 
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    private readonly renderPreview: RenderPreview
+  ) {}
 
   /**
    * The cached file for `kind`, made on first use; null when its source is gone (input of a
@@ -51,15 +58,13 @@ export class Previews {
 
   private async render(source: string, target: string, kind: PreviewKind): Promise<string | null> {
     try {
-      const image = sharp(source, { limitInputPixels: 100_000_000 }).rotate()
-      const bytes = kind.startsWith('thumb')
-        ? await image.resize(THUMB_EDGE, THUMB_EDGE, { fit: 'inside' }).webp({ quality: 80 }).toBuffer()
-        : await image.resize(VIEW_EDGE, VIEW_EDGE, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 90, alphaQuality: 100 }).toBuffer()
+      const thumb = kind.startsWith('thumb')
+      const bytes = await this.renderPreview({ path: source, edge: thumb ? THUMB_EDGE : VIEW_EDGE, quality: thumb ? 80 : 90 })
       await mkdir(join(target, '..'), { recursive: true })
       await writeFileAtomic(target, bytes)
       return target
     } catch {
-      return null // an unreadable source (e.g. PSD input): the list shows a placeholder
+      return null // an unreadable source: the list shows a placeholder
     }
   }
 }

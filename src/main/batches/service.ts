@@ -69,7 +69,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   ) {
     super()
     this.store = new BatchStore(engine.db)
-    this.previews = new Previews(join(engine.options.dataDir, 'batch-previews'))
+    this.previews = new Previews(join(engine.options.dataDir, 'batch-previews'), (request) => engine.sandbox.preview(request))
     this.window = opts.window ?? Math.max(4, 2 * engine.options.concurrency)
   }
 

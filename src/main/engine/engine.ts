@@ -8,6 +8,7 @@ import { acceptUpload, type UploadInput } from './intake/upload'
 import { resolveOptions, type EngineOptions, type ResolvedEngineOptions } from './options'
 import { DataPaths, PARTIAL_SUFFIX } from './paths'
 import { Segmenter } from './pipeline/mask'
+import { DecodeSandbox } from './sandbox/decoder'
 import { Scheduler } from './queue/scheduler'
 import { ACTIVE_STATUSES } from './queue/transitions'
 import { ResultSigner } from './results'
@@ -67,6 +68,8 @@ export class Engine extends EventEmitter<EngineEvents> {
   readonly signer: ResultSigner
   /** Model masks by input content + model (SPEC §5), swept with the jobs. */
   readonly maskCache: MaskCache
+  /** Decodes, probes and previews untrusted images in killable processes. */
+  readonly sandbox: DecodeSandbox
   private readonly scheduler: Scheduler
   private segmenterPromise: Promise<Segmenter> | null = null
   /** The last failure to load the model, and when; uploads answer 503 for a minute after it. */
@@ -86,6 +89,12 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.jobParams = new JobParamsStore(this.db)
     this.signer = new ResultSigner(getOrCreateSecret(this.db, 'result-signing-key'))
     this.maskCache = new MaskCache(this.db)
+    this.sandbox = new DecodeSandbox({
+      maxPixels: this.options.maxPixels,
+      concurrency: this.options.concurrency,
+      decodeTimeoutMs: this.options.decodeTimeoutMs,
+      memoryBytes: this.options.decodeMemoryBytes
+    })
     const ctx = this.runContext()
     this.scheduler = new Scheduler({
       jobs: this.jobs,
@@ -130,13 +139,14 @@ export class Engine extends EventEmitter<EngineEvents> {
     const segmenter = this.segmenterPromise
     this.segmenterPromise = null
     if (segmenter) await segmenter.then((s) => s.close()).catch(() => undefined)
+    await this.sandbox.close()
     this.db.close()
   }
 
   async upload(input: UploadInput): Promise<UploadResponse & { headers?: Record<string, string> }> {
     try {
       const body = await acceptUpload(
-        { db: this.db, jobs: this.jobs, keys: this.keys, presets: this.presets, jobParams: this.jobParams, paths: this.paths, options: this.options, assertAvailable: () => this.assertAvailable() },
+        { db: this.db, jobs: this.jobs, keys: this.keys, presets: this.presets, jobParams: this.jobParams, paths: this.paths, options: this.options, assertAvailable: () => this.assertAvailable(), probe: (bytes) => this.sandbox.probe(bytes) },
         input
       )
       this.changed(body.job_id)
@@ -267,6 +277,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       paths: this.paths,
       options: this.options,
       segmenter: () => this.segmenter(),
+      decode: (bytes, signal) => this.sandbox.decode(bytes, signal),
       maskCache: this.maskCache,
       changed: (id) => this.changed(id),
       timing: this.timing

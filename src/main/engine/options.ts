@@ -35,6 +35,16 @@ export interface EngineOptions {
   maxAttempts?: number
   /** A job still running after this long fails with reason `pipeline_timeout`. @default 10 min */
   jobTimeoutMs?: number
+  /**
+   * A decode (or SVG render) still running after this long is killed; the job fails with
+   * reason `decode_timeout`. @default 60 s
+   */
+  decodeTimeoutMs?: number
+  /**
+   * Resident memory a decode sandbox process may use; past it the decode is killed and the job
+   * fails with `image_too_large`. @default 12 bytes per allowed pixel, at least 768 MB
+   */
+  decodeMemoryBytes?: number
 }
 
 export type ResolvedEngineOptions = Required<EngineOptions>
@@ -51,6 +61,8 @@ export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
     modelVariant: o.modelVariant ?? 'medium',
     threads: o.threads ?? availableParallelism(),
     maxAttempts: o.maxAttempts ?? 3,
-    jobTimeoutMs: o.jobTimeoutMs ?? 10 * 60 * 1000
+    jobTimeoutMs: o.jobTimeoutMs ?? 10 * 60 * 1000,
+    decodeTimeoutMs: o.decodeTimeoutMs ?? 60_000,
+    decodeMemoryBytes: o.decodeMemoryBytes ?? Math.max(768 * 2 ** 20, (o.maxPixels ?? 100_000_000) * 12)
   }
 }

@@ -8,6 +8,7 @@ import type { ResolvedEngineOptions } from './options'
 import { processJob } from './pipeline'
 import { resolveJobParams } from './params/resolve'
 import type { Segmenter } from './pipeline/mask'
+import type { DecodedImage } from './pipeline/decode'
 import type { AbortReason } from './queue/scheduler'
 import type { Db } from './store/db'
 import type { JobRecord, JobStore, MovePatch } from './store/jobs'
@@ -25,6 +26,8 @@ export interface RunContext {
   paths: DataPaths
   options: ResolvedEngineOptions
   segmenter(): Promise<Segmenter>
+  /** Decodes an input in the sandbox (never on the engine's thread). */
+  decode(bytes: Buffer, signal: AbortSignal): Promise<DecodedImage>
   /** Model masks by input content + model; absent: every job runs the model. */
   maskCache?: MaskCache
   /** Called after every move of a job, for push events. */
@@ -100,6 +103,7 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
       format: claimed.outputFormat,
       params,
       maxPixels: ctx.options.maxPixels,
+      decode: (bytes) => ctx.decode(bytes, signal),
       signal,
       onStage: (stage) => {
         if (stage !== at) moveTo(stage)

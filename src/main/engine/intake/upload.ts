@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
-import sharp from 'sharp'
 import { ACCEPTED_MIME_TYPES, type UploadAccepted, type UploadFields } from '../../../shared/api'
 import { validateUpload, type UploadRequest } from '../../../shared/upload'
-import { ApiError } from '../errors'
+import { ApiError, JobFailure } from '../errors'
 import type { DataPaths } from '../paths'
 import { writeFileAtomicSync } from '../paths'
 import type { ResolvedEngineOptions } from '../options'
@@ -13,9 +12,7 @@ import type { KeyStore } from '../store/keys'
 import type { JobParamsStore } from '../store/job-params'
 import type { PresetStore } from '../store/presets'
 import { resolveUploadParams } from '../params/resolve'
-import { psdDimensions, sniffImageType } from './sniff'
-import { prepareSvg } from '../pipeline/decode-svg'
-import { MAX_SVG_BYTES } from '../pipeline/decode'
+import { sniffImageType } from './sniff'
 
 /** An upload as every transport hands it to the engine. */
 export interface UploadInput {
@@ -38,9 +35,16 @@ interface IntakeDeps {
   options: ResolvedEngineOptions
   /** Throws ApiError('unavailable') when the engine cannot take jobs now. */
   assertAvailable(): void
+  /** Type and size of an image from its header, read in the decode sandbox; throws JobFailure. */
+  probe(bytes: Buffer): Promise<unknown>
 }
 
-async function checkFile(file: NonNullable<UploadInput['file']>, maxPixels: number): Promise<void> {
+/**
+ * Refuses a file that is not an image we take, before a job exists. Only the magic bytes are
+ * read here; the header (and for SVG the whole document, cleaned, with embedded images
+ * counted) is read by `probe`, which runs in the decode sandbox.
+ */
+async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDeps['probe']): Promise<void> {
   if (file.mimeType !== null && !(ACCEPTED_MIME_TYPES as readonly string[]).includes(file.mimeType.toLowerCase())) {
     throw new ApiError('validation_failed', 'The file type is not supported.', {
       details: [{ field: 'file', issue: `MIME type ${file.mimeType} is not one of ${ACCEPTED_MIME_TYPES.join(', ')}` }]
@@ -52,30 +56,14 @@ async function checkFile(file: NonNullable<UploadInput['file']>, maxPixels: numb
       details: [{ field: 'file', issue: 'the bytes are not a PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG image' }]
     })
   }
-  // Only the header is read here: a decompression bomb is refused before any pixel is decoded.
-  let size: { width: number; height: number } | null
-  if (type === 'psd') {
-    size = psdDimensions(file.bytes)
-  } else {
-    try {
-      // SVG is read as the decoder will render it: external references made inert first.
-      const bytes = type === 'svg' ? prepareSvg(file.bytes, MAX_SVG_BYTES) : file.bytes
-      if (!bytes) throw new Error('svg too large once inflated')
-      const meta = await sharp(bytes, { limitInputPixels: false }).metadata()
-      size = meta.width && meta.height ? { width: meta.width, height: meta.height } : null
-    } catch {
-      size = null
+  try {
+    await probe(file.bytes)
+  } catch (err) {
+    if (err instanceof JobFailure && err.reason === 'image_too_large') {
+      throw new ApiError('image_too_large', 'The image has more pixels than the limit.', { details: [{ field: 'file', issue: err.message }] })
     }
-  }
-  if (size === null) {
-    throw new ApiError('validation_failed', 'The image could not be read.', {
-      details: [{ field: 'file', issue: `the ${type} header is damaged or incomplete` }]
-    })
-  }
-  if (size.width * size.height > maxPixels) {
-    throw new ApiError('image_too_large', `The image has ${size.width}×${size.height} pixels, more than the limit.`, {
-      details: [{ field: 'file', issue: `${size.width * size.height} pixels exceed the limit of ${maxPixels}` }]
-    })
+    const issue = err instanceof JobFailure && err.reason !== 'pipeline_crashed' ? err.message : `the ${type} image could not be read`
+    throw new ApiError('validation_failed', 'The image could not be read.', { details: [{ field: 'file', issue }] })
   }
 }
 
@@ -94,9 +82,9 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
     if (input.file.bytes.length > deps.options.maxUploadBytes) {
       throw new ApiError('payload_too_large', `The upload is larger than ${deps.options.maxUploadBytes} bytes.`)
     }
-    await checkFile(input.file, deps.options.maxPixels)
   }
   deps.assertAvailable()
+  // Credits and queue room first: a key that cannot pay never gets its file read.
   if (input.keyId !== null) {
     const key = deps.keys.get(input.keyId)
     if (key && key.credits !== null && key.credits < 1) throw insufficientCredits()
@@ -104,6 +92,7 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   if (deps.jobs.countByStatus('queued') >= deps.options.maxQueuedJobs) {
     throw new ApiError('unavailable', 'The queue is full; try again later.', { headers: { 'Retry-After': '30' } })
   }
+  if (input.file) await checkFile(input.file, deps.probe)
 
   const id = randomUUID()
   let inputPath: string | null = null

@@ -1,63 +1,72 @@
 /**
  * SVG inputs are rendered by sharp (librsvg) with no external resources (SPEC §5).
  *
- * What librsvg 2.63 does on its own, checked by `decode.test.ts`: an SVG given as a buffer has no
- * base URL, so it refuses every non-`data:` reference (`<image>`, `<use>`, CSS `url()`, XInclude),
- * and libxml2 does not load external entities (the document then fails to parse). Nothing is
- * fetched and no file is read.
+ * The document is rebuilt from an allow-list first (`svg-clean.ts`): no reference of any kind
+ * leaves the document, and every inline raster image is measured here, so that its pixels
+ * count against the image limit together with the canvas. librsvg would refuse external
+ * references on its own too (an SVG given as a buffer has no base URL); the cleaning makes the
+ * guarantee independent of that default.
  *
- * We still neutralise external references before rendering, so that this guarantee does not
- * rest on one library's default alone: every `href` / `xlink:href`, CSS `url(…)` and `@import`
- * that does not point inside the document (`#…`) or at inline `data:` is rewritten to an inert
- * value, and external entity declarations become empty internal ones. A reference that is
- * neutralised simply renders nothing, as it would have anyway.
+ * Runs inside the decode sandbox only: parsing, measuring and rendering untrusted SVG never
+ * happens on the engine's main thread, and a costly filter is stopped by the sandbox's limits.
  */
 import { gunzipSync } from 'node:zlib'
-
-/** An inline, empty resource: renders nothing, fetches nothing. */
-const INERT_URL = 'data:,'
-
-/** `href`, `xlink:href` or any other prefixed href attribute with its quoted value. */
-const HREF_ATTRIBUTE = /(\s(?:[A-Za-z_][\w.-]*:)?href\s*=\s*)(?:"([^"]*)"|'([^']*)')/gi
-/** CSS `url(…)`, quoted or not, in style elements and attributes. */
-const CSS_URL = /url\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"]*))\s*\)/gi
-/** CSS `@import` (an unknown at-rule is ignored by CSS parsers). */
-const CSS_IMPORT = /@import\b/gi
-/** `<!ENTITY name SYSTEM "uri">` or `<!ENTITY name PUBLIC "id" "uri">` (also parameter entities). */
-const EXTERNAL_ENTITY = /<!ENTITY(\s+%?\s*[^\s>]+)\s+(?:SYSTEM\s*(?:"[^"]*"|'[^']*')|PUBLIC\s*(?:"[^"]*"|'[^']*')\s*(?:"[^"]*"|'[^']*'))(\s+NDATA\s+[^\s>]+)?\s*>/gi
-
-/** A reference that stays inside the document or carries its own data. */
-function isInternal(ref: string): boolean {
-  const r = ref.trim()
-  return r.startsWith('#') || /^data:/i.test(r)
-}
-
-/** The SVG text with every external reference made inert (see the module comment). */
-export function neutraliseSvg(text: string): string {
-  return text
-    .replace(EXTERNAL_ENTITY, '<!ENTITY$1 "">')
-    .replace(HREF_ATTRIBUTE, (whole, lead: string, dq?: string, sq?: string) => {
-      const value = dq ?? sq ?? ''
-      return isInternal(value) ? whole : `${lead}"${INERT_URL}"`
-    })
-    .replace(CSS_URL, (whole, dq?: string, sq?: string, bare?: string) => (isInternal(dq ?? sq ?? bare ?? '') ? whole : 'url(#none)'))
-    .replace(CSS_IMPORT, '@blocked-import')
-}
+import sharp from 'sharp'
+import { JobFailure } from '../errors'
+import { cleanSvg, SvgRefused } from './svg-clean'
 
 const GZIP_MAGIC = [0x1f, 0x8b]
 
+export interface PreparedSvg {
+  /** The cleaned document, ready for sharp. */
+  bytes: Buffer
+  /** Pixels of the inline raster images it keeps (each frame of each one). */
+  embeddedPixels: number
+}
+
 /**
  * The SVG bytes ready for sharp: gunzipped when compressed (`.svgz`, at most `maxBytes` once
- * inflated) and neutralised. Returns null when the inflated text would exceed `maxBytes`.
+ * inflated), cleaned, and its inline images measured. Throws `JobFailure` (`unsupported_image`
+ * or `image_too_large`).
  */
-export function prepareSvg(bytes: Buffer, maxBytes: number): Buffer | null {
+export async function prepareSvg(bytes: Buffer, opts: { maxBytes: number; maxPixels: number }): Promise<PreparedSvg> {
   let raw = bytes
   if (bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1]) {
     try {
-      raw = gunzipSync(bytes, { maxOutputLength: maxBytes })
+      raw = gunzipSync(bytes, { maxOutputLength: opts.maxBytes })
     } catch {
-      return null
+      throw new JobFailure('unsupported_image', 'the compressed svg image cannot be inflated (damaged or too large)')
     }
   }
-  return Buffer.from(neutraliseSvg(raw.toString('utf8')), 'utf8')
+  if (raw.length > opts.maxBytes) throw new JobFailure('unsupported_image', `the svg image is larger than ${opts.maxBytes} bytes`)
+  let clean: ReturnType<typeof cleanSvg>
+  try {
+    clean = cleanSvg(raw.toString('utf8'))
+  } catch (err) {
+    if (err instanceof SvgRefused) throw new JobFailure('unsupported_image', `the svg image cannot be used: ${err.message}`)
+    throw err
+  }
+  let embeddedPixels = 0
+  for (const image of clean.images) {
+    embeddedPixels += await measure(image)
+    if (embeddedPixels > opts.maxPixels) {
+      throw new JobFailure('image_too_large', `the svg image embeds images of ${formatMp(embeddedPixels)} or more, over the limit of ${formatMp(opts.maxPixels)}`)
+    }
+  }
+  return { bytes: Buffer.from(clean.text, 'utf8'), embeddedPixels }
+}
+
+/** Pixels an inline image decodes to, from its header (no pixel is decoded). */
+async function measure(image: Buffer): Promise<number> {
+  try {
+    const meta = await sharp(image, { limitInputPixels: false }).metadata()
+    if (!meta.width || !meta.height) throw new Error('no dimensions')
+    return meta.width * meta.height * Math.max(1, meta.pages ?? 1)
+  } catch {
+    throw new JobFailure('unsupported_image', 'the svg image embeds an image that cannot be read')
+  }
+}
+
+function formatMp(pixels: number): string {
+  return `${(pixels / 1e6).toFixed(1)} MP`
 }

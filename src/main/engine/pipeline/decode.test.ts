@@ -308,10 +308,11 @@ describe('decodeImage: SVG', () => {
     it.each([
       ['file', (_: string, d: string) => `file://${d}/secret.txt`],
       ['http', (b: string) => `${b}/entity.txt`]
-    ])('an external entity (%s) is neither fetched nor read', async (_name, target) => {
+    ])('an external entity (%s) is neither fetched nor read: the document is refused', async (_name, target) => {
       const svg = `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "${target(base, dir)}">]><svg xmlns="http://www.w3.org/2000/svg" width="100" height="30"><text x="0" y="20" font-size="20">&x;</text></svg>`
-      const img = await decodeImage(Buffer.from(svg), { maxPixels: MAX })
-      for (let i = 3; i < img.data.length; i += 4) expect(img.data[i]).toBe(0)
+      const err = await failure(decodeImage(Buffer.from(svg), { maxPixels: MAX }))
+      expect(err.reason).toBe('unsupported_image')
+      expect(err.message).toContain('not well-formed XML')
       expect(requests).toEqual([])
     })
 
@@ -456,8 +457,14 @@ describe('decodeImage: refusals', () => {
     expect(err.message).toBe('the compressed svg image cannot be inflated (damaged or too large)')
   })
 
-  it('refuses a header sharp cannot read', async () => {
+  it('refuses an SVG that is not well-formed', async () => {
     const err = await failure(decodeImage(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect'), { maxPixels: MAX }))
+    expect(err.reason).toBe('unsupported_image')
+    expect(err.message).toMatch(/^the svg image cannot be used: the svg is not well-formed XML/)
+  })
+
+  it('refuses a header sharp cannot read', async () => {
+    const err = await failure(decodeImage(Buffer.from('GIF89a\x00\x00'), { maxPixels: MAX }))
     expect(err.reason).toBe('unsupported_image')
     expect(err.message).toMatch(/^not a supported image: /)
   })

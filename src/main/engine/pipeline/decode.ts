@@ -53,17 +53,19 @@ export async function decodeImage(bytes: Buffer, opts: DecodeOptions): Promise<D
   if (type === 'psd') return decodePsd(bytes, opts)
 
   let source = bytes
+  // Pixels of images inside an SVG: decoded while rendering, so they count against the limit.
+  let embeddedPixels = 0
   if (type === 'svg') {
-    const prepared = prepareSvg(bytes, MAX_SVG_BYTES)
-    if (!prepared) throw new JobFailure('unsupported_image', 'the compressed svg image cannot be inflated (damaged or too large)')
-    source = prepared
+    const prepared = await prepareSvg(bytes, { maxBytes: MAX_SVG_BYTES, maxPixels: opts.maxPixels })
+    source = prepared.bytes
+    embeddedPixels = prepared.embeddedPixels
   }
   const meta = await readMetadata(source)
   const { width, height } = meta
   if (!width || !height) {
     throw new JobFailure('unsupported_image', `the ${meta.format} image has no dimensions`)
   }
-  checkSize(width, height, opts.maxPixels)
+  checkSize(width, height, opts.maxPixels, embeddedPixels)
 
   const warnings: string[] = []
   const firstFrameWarning = FIRST_FRAME_WARNINGS[meta.format]
@@ -84,13 +86,46 @@ function sniffInput(bytes: Buffer): SniffedType {
   throw new JobFailure('unsupported_image', 'not a supported image: the bytes are not a PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG image')
 }
 
-function checkSize(width: number, height: number, maxPixels: number): void {
-  if (width * height > maxPixels) {
+function checkSize(width: number, height: number, maxPixels: number, embeddedPixels = 0): void {
+  if (width * height + embeddedPixels > maxPixels) {
+    const embedded = embeddedPixels > 0 ? ` plus ${formatMegapixels(embeddedPixels)} of embedded images` : ''
     throw new JobFailure(
       'image_too_large',
-      `the image is ${width}×${height} (${formatMegapixels(width * height)}), over the limit of ${formatMegapixels(maxPixels)}`
+      `the image is ${width}×${height} (${formatMegapixels(width * height)})${embedded}, over the limit of ${formatMegapixels(maxPixels)}`
     )
   }
+}
+
+export interface ProbedImage {
+  type: SniffedType
+  width: number
+  height: number
+}
+
+/**
+ * What intake needs to accept an upload: its type and size, from the header (for SVG: after
+ * cleaning, with embedded images counted). Throws `JobFailure` like `decodeImage`. Runs in the
+ * decode sandbox: an SVG must be parsed whole to know its size.
+ */
+export async function probeImage(bytes: Buffer, opts: DecodeOptions): Promise<ProbedImage> {
+  const type = sniffInput(bytes)
+  if (type === 'psd') {
+    const size = psdDimensions(bytes)
+    if (!size || size.width < 1 || size.height < 1) throw new JobFailure('unsupported_image', 'the psd header is damaged or says the image is empty')
+    checkSize(size.width, size.height, opts.maxPixels)
+    return { type, ...size }
+  }
+  let source = bytes
+  let embeddedPixels = 0
+  if (type === 'svg') {
+    const prepared = await prepareSvg(bytes, { maxBytes: MAX_SVG_BYTES, maxPixels: opts.maxPixels })
+    source = prepared.bytes
+    embeddedPixels = prepared.embeddedPixels
+  }
+  const meta = await readMetadata(source)
+  if (!meta.width || !meta.height) throw new JobFailure('unsupported_image', `the ${meta.format} image has no dimensions`)
+  checkSize(meta.width, meta.height, opts.maxPixels, embeddedPixels)
+  return { type, width: meta.width, height: meta.height }
 }
 
 /** Any input sharp reads → upright 8-bit sRGB RGBA. */

@@ -1,0 +1,178 @@
+#!/usr/bin/env node
+/**
+ * Hostile-input benchmark (`npm run bench:hostile`): starts `clipdesk serve` on a temp data
+ * folder (loopback only) and sends the inputs that used to crash, freeze or bloat the server,
+ * while a second client polls `GET /api/v1/openapi.json` every 20 ms. Prints JSON: each input's
+ * answer, the slowest openapi answer during each, the server's peak RSS (and its decode
+ * sandboxes' separately), and the next job's outcome. Bounded in count and time; measures,
+ * never asserts.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import sharp from 'sharp'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const cli = join(root, 'bin', 'clipdesk.js')
+if (!existsSync(join(root, 'out', 'main', 'cli.js'))) {
+  console.error('bench:hostile: build first (npm run build)')
+  process.exit(1)
+}
+
+const kb = (status, field) => {
+  const at = status.indexOf(`${field}:`)
+  return at < 0 ? 0 : Number.parseInt(status.slice(at + field.length + 1, status.indexOf('\n', at)).trim(), 10)
+}
+const rssMb = (pid) => {
+  try {
+    return kb(readFileSync(`/proc/${pid}/status`, 'latin1'), 'VmRSS') / 1024
+  } catch {
+    return 0
+  }
+}
+/** Child processes of `pid` (the decode sandboxes), from /proc. */
+function children(pid) {
+  const out = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid === pid) out.push(Number(name))
+    } catch {}
+  }
+  return out
+}
+
+function startServer(dataDir) {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (c) => {
+      out += c
+      const port = /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]
+      const key = /API key: (\S+)/.exec(out)?.[1]
+      if (port && key) resolve({ child, port: Number(port), key })
+    })
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
+  })
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-hostile-'))
+const { child, port, key } = await startServer(dataDir)
+const base = `http://127.0.0.1:${port}`
+const serverPid = child.pid
+
+/** Watches openapi latency and memory while `work` runs. */
+async function watched(name, work) {
+  let running = true
+  let slowest = 0
+  let answers = 0
+  let failures = 0
+  let peakServer = 0
+  let peakSandbox = 0
+  const sampler = setInterval(() => {
+    peakServer = Math.max(peakServer, rssMb(serverPid))
+    peakSandbox = Math.max(peakSandbox, children(serverPid).reduce((n, pid) => n + rssMb(pid), 0))
+  }, 50)
+  const poller = (async () => {
+    while (running) {
+      const t = performance.now()
+      try {
+        const res = await fetch(`${base}/api/v1/openapi.json`)
+        await res.arrayBuffer()
+        answers++
+      } catch {
+        failures++
+      }
+      slowest = Math.max(slowest, performance.now() - t)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  })()
+  const started = performance.now()
+  let outcome
+  try {
+    outcome = await work()
+  } catch (err) {
+    outcome = { error: String(err) }
+  }
+  const seconds = (performance.now() - started) / 1000
+  running = false
+  await poller
+  clearInterval(sampler)
+  return { input: name, outcome, seconds: +seconds.toFixed(2), openapi: { answers, failures, slowestMs: +slowest.toFixed(1) }, peakRssMb: { server: Math.round(peakServer), sandboxes: Math.round(peakSandbox) } }
+}
+
+async function upload(bytes, type) {
+  const form = new FormData()
+  form.append('file', new Blob([bytes], { type }), 'input')
+  const res = await fetch(`${base}/api/v1/upload`, { method: 'POST', headers: { 'x-api-key': key }, body: form })
+  return { status: res.status, body: await res.json() }
+}
+
+async function settle(jobId) {
+  for (;;) {
+    const res = await fetch(`${base}/api/v1/status?job_id=${jobId}`, { headers: { 'x-api-key': key } })
+    const body = await res.json()
+    if (body.state !== 'pending') return { http: res.status, status: body.status, reason: body.error?.reason, message: body.error?.message }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+async function uploadAndSettle(bytes, type) {
+  const res = await upload(bytes, type)
+  if (res.status !== 202) return { http: res.status, code: res.body.error?.code, issue: res.body.error?.details?.[0]?.issue }
+  return { http: 202, job: await settle(res.body.job_id) }
+}
+
+/** A multipart body that stops inside the file part, with an honest Content-Length. */
+function truncatedMultipart() {
+  return new Promise((resolve) => {
+    const boundary = 'b0undary'
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`
+    const body = Buffer.concat([Buffer.from(head), Buffer.alloc(64 * 1024, 7)])
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.end(
+        Buffer.concat([
+          Buffer.from(`POST /api/v1/upload HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${key}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`),
+          body
+        ])
+      )
+    })
+    let answer = ''
+    socket.on('data', (c) => (answer += c))
+    socket.on('error', (err) => resolve({ error: err.code }))
+    socket.on('close', () => {
+      const status = Number(answer.slice(9, 12)) || null
+      const at = answer.indexOf('"code":"')
+      resolve({ http: status, code: at < 0 ? null : answer.slice(at + 8, answer.indexOf('"', at + 8)) })
+    })
+  })
+}
+
+const flatPng = (w, h) => sharp({ create: { width: w, height: h, channels: 3, background: '#0a0' } }).png().toBuffer()
+const svgWithImage = async (side) => Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><image width="100" height="100" href="data:image/png;base64,${(await flatPng(side, side)).toString('base64')}"/></svg>`)
+const spaces = ' '.repeat(12_000)
+
+const results = []
+try {
+  results.push(await watched('multipart ending inside the file part', truncatedMultipart))
+  results.push(await watched('SVG: CSS url( + 12,000 spaces', () => uploadAndSettle(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><style>rect{fill:url(${spaces}}</style><rect width="64" height="64" fill="#08f"/></svg>`), 'image/svg+xml')))
+  results.push(await watched('SVG 100×100 with a 144 MP PNG inside (data:)', async () => uploadAndSettle(await svgWithImage(12_000), 'image/svg+xml')))
+  results.push(await watched('SVG 100×100 with a 16,000² PNG inside (data:)', async () => uploadAndSettle(await svgWithImage(16_000), 'image/svg+xml')))
+  results.push(
+    await watched('SVG filter (feMorphology r=500, feGaussianBlur σ=600, 3000²)', () =>
+      uploadAndSettle(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="3000" height="3000"><filter id="f"><feMorphology radius="500"/><feGaussianBlur stdDeviation="600"/></filter><rect width="3000" height="3000" fill="#f00" filter="url(#f)"/></svg>`), 'image/svg+xml')
+    )
+  )
+  results.push(await watched('next job: a 640×480 JPEG', async () => uploadAndSettle(await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c84' } }).jpeg().toBuffer(), 'image/jpeg')))
+  const alive = child.exitCode === null
+  console.log(JSON.stringify({ serverAlive: alive, results }, null, 2))
+} finally {
+  child.kill('SIGTERM')
+  await new Promise((r) => child.once('exit', r))
+  rmSync(dataDir, { recursive: true, force: true })
+}

@@ -1,0 +1,55 @@
+/**
+ * Entry of a decode sandbox process: decodes, probes and renders previews of untrusted images
+ * for the engine, one request at a time (see `pool.ts` for why a process).
+ *
+ * It watches its own memory and exits with `MEMORY_EXIT_CODE` past the limit it was given; the
+ * engine also watches it from outside and kills it on timeout, so a hang or a bomb ends here.
+ */
+import sharp from 'sharp'
+import { JobFailure } from '../errors'
+import { decodeImage, probeImage } from '../pipeline/decode'
+import { renderPreview } from './preview-render'
+import { MEMORY_EXIT_CODE, type SandboxRequest, type ToChild, type ToParent } from './protocol'
+
+const memoryLimit = Number(process.env.CLIPDESK_SANDBOX_MEMORY_BYTES) || 1024 * 1024 * 1024
+// Nothing is ever decoded twice in one process: libvips' cache would only hold memory.
+sharp.cache(false)
+
+function send(message: ToParent): void {
+  process.send?.(message)
+}
+
+// libvips works on its own threads, so this timer keeps running while a decode is under way.
+setInterval(() => {
+  if (process.memoryUsage.rss() > memoryLimit) process.exit(MEMORY_EXIT_CODE)
+}, 50).unref()
+
+async function handle(request: SandboxRequest): Promise<unknown> {
+  switch (request.op) {
+    case 'decode':
+      return decodeImage(Buffer.from(request.bytes), { maxPixels: request.maxPixels })
+    case 'probe':
+      return probeImage(Buffer.from(request.bytes), { maxPixels: request.maxPixels })
+    case 'preview':
+      return renderPreview(request.request, request.maxPixels)
+  }
+}
+
+process.on('message', (message: ToChild) => {
+  handle(message.request).then(
+    (value) => send({ type: 'result', id: message.id, value, rss: process.memoryUsage.rss() }),
+    (err: unknown) => {
+      const failure = err instanceof JobFailure ? err : null
+      send({
+        type: 'failure',
+        id: message.id,
+        reason: failure?.reason ?? 'pipeline_error',
+        message: err instanceof Error ? err.message : String(err),
+        rss: process.memoryUsage.rss()
+      })
+    }
+  )
+})
+// The engine is gone: nothing left to do.
+process.on('disconnect', () => process.exit(0))
+send({ type: 'ready' })

@@ -1,0 +1,92 @@
+/**
+ * The engine's door to untrusted image bytes: every decode, intake probe and preview of an
+ * input runs in a sandbox process (`pool.ts`), never on the engine's main thread.
+ *
+ * Two pools, so that an upload's quick probe never waits behind a long decode of a running
+ * job: `jobs` (one process per concurrent job) and `interactive` (probes and previews).
+ */
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { DecodedImage, ProbedImage } from '../pipeline/decode'
+import { SandboxPool } from './pool'
+import type { PreviewRequest } from './protocol'
+
+export interface SandboxOptions {
+  /** Largest width × height accepted. */
+  maxPixels: number
+  /** Jobs decoding at once. */
+  concurrency: number
+  /** A decode running longer is killed (`decode_timeout`). @default 60 s */
+  decodeTimeoutMs?: number
+  /** An intake probe or preview running longer is killed. @default 15 s */
+  probeTimeoutMs?: number
+  /** Resident memory a sandbox process may reach. @default 12 bytes per allowed pixel, at least 768 MB */
+  memoryBytes?: number
+  /** The built sandbox entry; found next to the engine's bundle by default. */
+  script?: string
+}
+
+export class DecodeSandbox {
+  private readonly jobs: SandboxPool
+  private readonly interactive: SandboxPool
+  private readonly decodeTimeoutMs: number
+  private readonly probeTimeoutMs: number
+
+  constructor(private readonly opts: SandboxOptions) {
+    const script = opts.script ?? findSandboxScript()
+    // A decoded 100 MP image is 400 MB of RGBA, and libvips needs room around it.
+    const memoryBytes = opts.memoryBytes ?? Math.max(768 * 2 ** 20, opts.maxPixels * 12)
+    this.jobs = new SandboxPool({ script, size: Math.max(1, opts.concurrency), memoryBytes })
+    this.interactive = new SandboxPool({ script, size: 1, memoryBytes })
+    this.decodeTimeoutMs = opts.decodeTimeoutMs ?? 60_000
+    this.probeTimeoutMs = opts.probeTimeoutMs ?? 15_000
+  }
+
+  async decode(bytes: Buffer, signal?: AbortSignal): Promise<DecodedImage> {
+    const image = (await this.jobs.run({ op: 'decode', bytes, maxPixels: this.opts.maxPixels }, { timeoutMs: this.decodeTimeoutMs, signal })) as DecodedImage
+    return { ...image, data: asBuffer(image.data) }
+  }
+
+  probe(bytes: Buffer): Promise<ProbedImage> {
+    return this.interactive.run({ op: 'probe', bytes, maxPixels: this.opts.maxPixels }, { timeoutMs: this.probeTimeoutMs }) as Promise<ProbedImage>
+  }
+
+  async preview(request: PreviewRequest): Promise<Buffer> {
+    return asBuffer((await this.interactive.run({ op: 'preview', request, maxPixels: this.opts.maxPixels }, { timeoutMs: this.probeTimeoutMs })) as Uint8Array)
+  }
+
+  /** Sandbox processes alive now. */
+  pids(): number[] {
+    return [...this.jobs.pids(), ...this.interactive.pids()]
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.jobs.close(), this.interactive.close()])
+  }
+}
+
+/** Structured clone may hand a Buffer back as a plain Uint8Array. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
+const SCRIPT = 'decode-child.js'
+
+/**
+ * The built sandbox entry (`out/main/decode-child.js`, an entry of electron-vite's main build).
+ * From the bundle it sits next to (or one level above) the chunk holding this code; from the
+ * sources (tests) it is the project's build output, which `npm test` makes first.
+ */
+export function findSandboxScript(): string {
+  const fromEnv = process.env.CLIPDESK_SANDBOX_SCRIPT
+  if (fromEnv) return fromEnv
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (let up = 0; up < 6; up++) {
+    for (const candidate of [join(dir, SCRIPT), join(dir, 'out', 'main', SCRIPT)]) {
+      if (existsSync(candidate)) return candidate
+    }
+    dir = dirname(dir)
+  }
+  throw new Error(`The decoder sandbox (${SCRIPT}) is not built: run \`npm run build\``)
+}

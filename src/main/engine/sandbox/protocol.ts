@@ -1,0 +1,39 @@
+/**
+ * Messages between the engine and a decode sandbox process (`child.ts`), sent over the
+ * child's IPC channel with structured-clone serialisation (Buffers travel as bytes).
+ */
+import type { FailureReason } from '../../../shared/errors'
+import type { DecodedImage, ProbedImage } from '../pipeline/decode'
+
+export interface PreviewRequest {
+  /** File to render: an upload, a stored input or a result. */
+  path: string
+  /** Long edge of the rendering, in pixels (never enlarged). */
+  edge: number
+  quality: number
+}
+
+export type SandboxRequest =
+  | { op: 'decode'; bytes: Buffer; maxPixels: number }
+  | { op: 'probe'; bytes: Buffer; maxPixels: number }
+  | { op: 'preview'; request: PreviewRequest; maxPixels: number }
+
+export interface SandboxResults {
+  decode: DecodedImage
+  probe: ProbedImage
+  preview: Buffer
+}
+
+export type SandboxOp = SandboxRequest['op']
+
+/** Parent → child. */
+export type ToChild = { id: number; request: SandboxRequest }
+
+/** Child → parent. `rss`: the child's resident memory after the request, to decide on recycling. */
+export type ToParent =
+  | { type: 'ready' }
+  | { type: 'result'; id: number; value: unknown; rss: number }
+  | { type: 'failure'; id: number; reason: FailureReason; message: string; rss: number }
+
+/** Exit code of a child that stopped itself for using more memory than allowed. */
+export const MEMORY_EXIT_CODE = 86
