@@ -103,7 +103,7 @@ async function watched(name, work) {
   running = false
   await poller
   clearInterval(sampler)
-  return { input: name, outcome, seconds: +seconds.toFixed(2), openapi: { answers, failures, slowestMs: +slowest.toFixed(1) }, peakRssMb: { server: Math.round(peakServer), sandboxes: Math.round(peakSandbox) } }
+  return { input: name, serverAlive: child.exitCode === null && child.signalCode === null, outcome, seconds: +seconds.toFixed(2), openapi: { answers, failures, slowestMs: +slowest.toFixed(1) }, peakRssMb: { server: Math.round(peakServer), sandboxes: Math.round(peakSandbox) } }
 }
 
 async function upload(bytes, type) {
@@ -172,7 +172,9 @@ try {
   const alive = child.exitCode === null
   console.log(JSON.stringify({ serverAlive: alive, results }, null, 2))
 } finally {
-  child.kill('SIGTERM')
-  await new Promise((r) => child.once('exit', r))
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM')
+    await new Promise((r) => child.once('exit', r))
+  }
   rmSync(dataDir, { recursive: true, force: true })
 }
