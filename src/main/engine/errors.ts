@@ -1,5 +1,15 @@
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail, type FailureReason } from '../../shared/errors'
 
+/** Details kept in an error body: enough to fix a request, never megabytes of them. */
+export const MAX_ERROR_DETAILS = 20
+
+/** The first `MAX_ERROR_DETAILS` details, plus one saying how many more there were. */
+export function capDetails(details: ErrorDetail[]): ErrorDetail[] {
+  if (details.length <= MAX_ERROR_DETAILS) return details
+  const more = details.length - MAX_ERROR_DETAILS
+  return [...details.slice(0, MAX_ERROR_DETAILS), { field: '…', issue: `and ${more} more issue${more === 1 ? '' : 's'} of the same request` }]
+}
+
 /**
  * An error the API answers with: a code from the shared table, a human message and optional
  * per-field details. Thrown anywhere in the engine; mapped to `{status, body}` in one place.
@@ -14,7 +24,7 @@ export class ApiError extends Error {
     super(message)
     this.name = 'ApiError'
     this.code = code
-    this.details = opts.details
+    this.details = opts.details && capDetails(opts.details)
     this.headers = opts.headers
   }
 

@@ -132,7 +132,9 @@ export async function handleAppRequest(
       'Cache-Control': 'private, max-age=3600',
       'X-Content-Type-Options': 'nosniff'
     })
-    createReadStream(found).pipe(res)
+    createReadStream(found)
+      .on('error', () => res.destroy())
+      .pipe(res)
     return true
   }
 

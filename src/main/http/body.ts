@@ -15,21 +15,36 @@ function malformed(message: string): ApiError {
   return new ApiError('malformed_request', message)
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** The client went away or broke the body off: there is nothing to parse. */
+function endedEarly(err?: Error): ApiError {
+  return malformed(`The request body ended before it was complete${err?.message ? ` (${err.message})` : ''}.`)
+}
+
+/** Counts each arriving chunk against the in-flight budget; returns the refusal past it. */
+export type ChunkMeter = (bytes: number) => ApiError | null
+
+async function readBody(req: IncomingMessage, limit: number, meter?: ChunkMeter): Promise<Buffer> {
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
   const chunks: Buffer[] = []
   let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > limit) throw tooLarge(limit)
-    chunks.push(chunk)
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length
+      if (size > limit) throw tooLarge(limit)
+      const refused = meter?.(chunk.length)
+      if (refused) throw refused
+      chunks.push(chunk)
+    }
+  } catch (err) {
+    throw err instanceof ApiError ? err : endedEarly(err as Error)
   }
+  if (!req.complete) throw endedEarly()
   return Buffer.concat(chunks)
 }
 
-async function parseJson(req: IncomingMessage): Promise<Omit<UploadInput, 'keyId'>> {
-  const raw = await readBody(req, MAX_JSON_BYTES)
+async function parseJson(req: IncomingMessage, meter?: ChunkMeter): Promise<Omit<UploadInput, 'keyId'>> {
+  const raw = await readBody(req, MAX_JSON_BYTES, meter)
   let value: unknown
   try {
     value = JSON.parse(raw.toString('utf8'))
@@ -42,7 +57,12 @@ async function parseJson(req: IncomingMessage): Promise<Omit<UploadInput, 'keyId
   return { fields: value as UploadFields }
 }
 
-function parseMultipart(req: IncomingMessage, maxFileBytes: number): Promise<Omit<UploadInput, 'keyId'>> {
+/**
+ * Every stream here has an `error` listener: busboy fails its file stream too when the body
+ * ends inside a file part (an honest Content-Length that stops short, a chunked body cut off,
+ * a reset), and an unheard `error` event would take the whole process down.
+ */
+function parseMultipart(req: IncomingMessage, maxFileBytes: number, meter?: ChunkMeter): Promise<Omit<UploadInput, 'keyId'>> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy
     try {
@@ -67,6 +87,7 @@ function parseMultipart(req: IncomingMessage, maxFileBytes: number): Promise<Omi
     })
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = []
+      stream.on('error', (err: Error) => fail(endedEarly(err)))
       stream.on('data', (c: Buffer) => chunks.push(c))
       stream.on('limit', () => fail(tooLarge(maxFileBytes)))
       stream.on('close', () => {
@@ -79,19 +100,39 @@ function parseMultipart(req: IncomingMessage, maxFileBytes: number): Promise<Omi
     parser.on('partsLimit', () => fail(malformed('Too many parts.')))
     parser.on('error', (err: Error) => reject(failure ?? malformed(`The multipart body cannot be parsed: ${err.message}`)))
     parser.on('close', () => (failure ? reject(failure) : resolve(file ? { fields, file } : { fields })))
+    req.on('error', (err: Error) => {
+      fail(endedEarly(err))
+      parser.destroy(failure!)
+    })
+    if (meter) {
+      req.on('data', (chunk: Buffer) => {
+        const refused = meter(chunk.length)
+        if (!refused || failure) return
+        fail(refused)
+        req.unpipe(parser)
+        parser.destroy(refused)
+      })
+    }
+    // A client that closes before the body is complete: busboy may never hear the end.
+    req.on('close', () => {
+      if (!req.complete) {
+        fail(endedEarly())
+        parser.destroy(failure!)
+      }
+    })
     req.pipe(parser)
   })
 }
 
 /** Reads an upload request body (JSON or multipart) into fields and an optional file. */
-export async function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<Omit<UploadInput, 'keyId'>> {
+export async function readUpload(req: IncomingMessage, maxFileBytes: number, meter?: ChunkMeter): Promise<Omit<UploadInput, 'keyId'>> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-  if (type === 'application/json') return parseJson(req)
+  if (type === 'application/json') return parseJson(req, meter)
   if (type === 'multipart/form-data') {
     // The whole body may not exceed the file limit by much more than its text parts.
     const declared = Number(req.headers['content-length'])
     if (Number.isFinite(declared) && declared > maxFileBytes + 1024 * 1024) throw tooLarge(maxFileBytes)
-    return parseMultipart(req, maxFileBytes)
+    return parseMultipart(req, maxFileBytes, meter)
   }
   throw malformed(`Unsupported content type "${type || '(none)'}": send application/json or multipart/form-data.`)
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BadKeyLimiter, isAllowedHost } from './guard'
+import { BadKeyLimiter, isAllowedHost, limiterClient } from './guard'
 
 describe('isAllowedHost', () => {
   it('allows 127.0.0.1 and localhost on the listener port only', () => {
@@ -28,5 +28,14 @@ describe('BadKeyLimiter', () => {
     expect(limiter.retryAfter('a', t0 + 1000)).toBe(59)
     expect(limiter.retryAfter('b', t0 + 1000)).toBe(0)
     expect(limiter.retryAfter('a', t0 + 60_000)).toBe(0)
+  })
+})
+
+describe('limiterClient', () => {
+  it('counts every loopback address as one client, others by address', () => {
+    for (const a of ['127.0.0.1', '127.3.4.5', '127.255.255.254', '::1', '::ffff:127.0.0.9', '::FFFF:127.1.1.1']) expect(limiterClient(a)).toBe('loopback')
+    expect(limiterClient('192.168.1.4')).toBe('192.168.1.4')
+    expect(limiterClient('::ffff:10.0.0.1')).toBe('::ffff:10.0.0.1')
+    expect(limiterClient(undefined)).toBe('unknown')
   })
 })

@@ -13,6 +13,19 @@ export function isAllowedHost(hostHeader: string | undefined, port: number): boo
 }
 
 /**
+ * The client a request counts against in the bad-key limiter. Every loopback address (all of
+ * 127/8, ::1, ::ffff:127.x) is one client: on this machine they are all the same sender, and
+ * counting them apart would give each of 16 million addresses a fresh budget.
+ */
+export function limiterClient(address: string | undefined): string {
+  if (!address) return 'unknown'
+  const a = address.toLowerCase()
+  const v4 = a.startsWith('::ffff:') ? a.slice(7) : a
+  if (v4.startsWith('127.') || a === '::1') return 'loopback'
+  return a
+}
+
+/**
  * Counts bad API keys per client address and refuses further bad keys for a while once a
  * client has sent too many: guessing keys is pointless anyway (256-bit), but a flood of
  * them should cost the sender, not the engine.

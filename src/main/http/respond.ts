@@ -16,3 +16,26 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   })
   res.end(text)
 }
+
+const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large']
+}
+
+/**
+ * Answers a request Node's parser gave up on (a body cut off before its end, bad framing, a
+ * timeout) with our error body where it is a 400, then closes the connection. Without a
+ * listener Node does much the same but with an empty body.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const [status, reason] = CLIENT_ERROR_STATUS[err.code ?? ''] ?? [400, 'Bad Request']
+  const body = status === 400 ? JSON.stringify({ error: { code: 'malformed_request', message: 'The request could not be parsed; its body may have ended early.' } }) : ''
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nCache-Control: no-store\r\n` +
+      (body ? `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}` : 'Content-Length: 0\r\n\r\n')
+  )
+}

@@ -6,15 +6,30 @@ import { ApiError } from '../engine/errors'
 import { errorResponse, type Engine } from '../engine/engine'
 import { handleAppRequest, type AppBridgeOptions } from './app-bridge'
 import { readUpload } from './body'
-import { BadKeyLimiter, isAllowedHost } from './guard'
+import { BadKeyLimiter, isAllowedHost, limiterClient } from './guard'
+import { InFlightBytes, UploadReservation } from './in-flight'
 import { openApiDocument } from './openapi'
-import { sendJson } from './respond'
+import { answerClientError, sendJson } from './respond'
 
 export interface HttpServerOptions {
   /** @default 7878; 0 picks a free port */
   port?: number
   /** The app bridge and the renderer (`clipdesk serve`); see app-bridge.ts. @default none */
   app?: AppBridgeOptions
+  /**
+   * Upload bytes all requests together may hold in memory at once; past it 503 `unavailable`.
+   * @default 4 × the upload size limit + 1 MB (201 MB)
+   */
+  maxInFlightUploadBytes?: number
+  /**
+   * A connection with no traffic either way for this long is closed: a client that stops
+   * reading its answer (or sending its body) holds nothing for longer. @default 30 s
+   */
+  idleTimeoutMs?: number
+}
+
+function busy(): ApiError {
+  return new ApiError('unavailable', 'The server is receiving too many uploads at once; try again shortly.', { headers: { 'Retry-After': '5' } })
 }
 
 export interface HttpListener {
@@ -47,10 +62,12 @@ function sendError(res: ServerResponse, err: unknown, jobId?: string): void {
  */
 export async function startHttpServer(engine: Engine, opts: HttpServerOptions = {}): Promise<HttpListener> {
   const limiter = new BadKeyLimiter()
+  // Room for at least one whole upload and its text parts, so that a lone upload is never refused.
+  const inFlight = new InFlightBytes(opts.maxInFlightUploadBytes ?? 4 * engine.options.maxUploadBytes + 1024 * 1024)
   let port = 0
 
   const authenticate = (req: IncomingMessage): string => {
-    const client = req.socket.remoteAddress ?? 'unknown'
+    const client = limiterClient(req.socket.remoteAddress)
     const wait = limiter.retryAfter(client)
     const given = req.headers['x-api-key']
     const secret = typeof given === 'string' ? given : ''
@@ -82,9 +99,18 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     if (url.pathname === '/api/v1/upload') {
       allow('POST')
       const keyId = authenticate(req)
-      const parsed = await readUpload(req, engine.options.maxUploadBytes)
-      const { status, body, headers } = await engine.upload({ ...parsed, keyId })
-      sendJson(res, status, body, headers)
+      const reservation = new UploadReservation(inFlight)
+      try {
+        const declared = Number(req.headers['content-length'])
+        // An oversized declaration is refused as too large by readUpload, not counted here.
+        if (Number.isFinite(declared) && declared > 0 && declared <= engine.options.maxUploadBytes + 1024 * 1024 && !reservation.reserve(declared)) throw busy()
+        const parsed = await readUpload(req, engine.options.maxUploadBytes, (bytes) => (reservation.count(bytes) ? null : busy()))
+        const { status, body, headers } = await engine.upload({ ...parsed, keyId })
+        sendJson(res, status, body, headers)
+      } finally {
+        // The bytes are stored (or refused) by now: nothing of this request is held any more.
+        reservation.release()
+      }
       return
     }
     if (url.pathname === '/api/v1/status') {
@@ -120,7 +146,9 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
         'Cache-Control': 'private, max-age=3600',
         'X-Content-Type-Options': 'nosniff'
       })
-      createReadStream(record.path).pipe(res)
+      createReadStream(record.path)
+        .on('error', () => res.destroy()) // swept or removed meanwhile: end the answer
+        .pipe(res)
       return
     }
     if (opts.app && (await handleAppRequest(opts.app, req, res, url, { authenticate, allow }))) return
@@ -140,6 +168,9 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   })
   server.requestTimeout = 120_000
   server.headersTimeout = 20_000
+  // With no 'timeout' listener, Node destroys a socket idle this long (either direction).
+  server.setTimeout(opts.idleTimeoutMs ?? 30_000)
+  server.on('clientError', answerClientError)
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

@@ -61,18 +61,30 @@ export function precheckUrl(url: URL, allowPrivateNetworkUrls: boolean): JobFail
   // WHATWG URL parsing has already turned decimal/octal/hex IPv4 spellings (2130706433,
   // 0177.0.0.1, 0x7f000001) into dotted quads, so net.isIP recognises every literal here.
   if (isIP(host) === 0) return null
-  const addr = ipaddr.parse(host)
-  const range = addr.range()
-  if (range === 'unspecified') return blocked(host, 'unspecified')
-  if (range !== 'unicast' && !allowPrivateNetworkUrls) {
-    // Name the embedded IPv4 range for ::ffff:a.b.c.d so the message is useful.
-    const detail =
-      addr instanceof ipaddr.IPv6 && addr.isIPv4MappedAddress()
-        ? `IPv4-mapped ${addr.toIPv4Address().range()}`
-        : range
-    return blocked(host, detail)
-  }
+  const { range, detail } = classify(ipaddr.parse(host))
+  if (range === 'unspecified') return blocked(host, detail)
+  if (range !== 'unicast' && !allowPrivateNetworkUrls) return blocked(host, detail)
   return null
+}
+
+/**
+ * The range an address is judged by. An IPv6 address that carries an IPv4 one — mapped
+ * (`::ffff:a.b.c.d`) or the deprecated IPv4-compatible form (`::a.b.c.d`, which ipaddr.js
+ * calls unicast) — is judged by the IPv4 address inside, so that `[::ffff:0.0.0.0]` is as
+ * unspecified as 0.0.0.0 and `[::127.0.0.1]` as loopback as 127.0.0.1. The compatible form is
+ * never public: at best it is reserved.
+ */
+function classify(addr: ipaddr.IPv4 | ipaddr.IPv6): { range: string; detail: string } {
+  const range = addr.range()
+  if (!(addr instanceof ipaddr.IPv6) || range === 'unspecified' || range === 'loopback') return { range, detail: range }
+  const parts = addr.parts
+  const mapped = addr.isIPv4MappedAddress()
+  const compatible = parts.slice(0, 6).every((p) => p === 0)
+  if (!mapped && !compatible) return { range, detail: range }
+  const inner = ipaddr.IPv4.parse(`${parts[6]! >> 8}.${parts[6]! & 255}.${parts[7]! >> 8}.${parts[7]! & 255}`).range()
+  const detail = `${mapped ? 'IPv4-mapped' : 'IPv4-compatible'} ${inner}`
+  if (inner === 'unspecified') return { range: 'unspecified', detail }
+  return { range: mapped ? range : inner === 'unicast' ? 'reserved' : inner, detail }
 }
 
 function blocked(host: string, range: string): JobFailure {

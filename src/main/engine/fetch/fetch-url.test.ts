@@ -179,6 +179,10 @@ describe('fetchToFile: SSRF refusals', () => {
     '[::1]',
     '[::ffff:127.0.0.1]',
     '[::ffff:169.254.169.254]',
+    '[::127.0.0.1]',
+    '[::7f00:1]',
+    '[::8.8.8.8]',
+    '[::ffff:0.0.0.0]',
     '[fe80::1]',
     '[fc00::1]',
     '0x7f000001',
@@ -234,9 +238,22 @@ describe('fetchToFile: SSRF refusals', () => {
   it('lets the unspecified address through neither way (0.0.0.0 reaches the local host)', () => {
     expect(precheckUrl(new URL('http://0.0.0.0/'), true)?.reason).toBe('fetch_blocked')
     expect(precheckUrl(new URL('http://[::]/'), true)?.reason).toBe('fetch_blocked')
+    // The same address inside IPv6, mapped or IPv4-compatible, in any spelling.
+    for (const host of ['[::ffff:0.0.0.0]', '[::ffff:0:0]', '[::0.0.0.0]', '[::ffff:0.0.0.9]', '[0:0:0:0:0:ffff:0.0.0.0]']) {
+      expect(precheckUrl(new URL(`http://${host}/`), true)?.message).toMatch(/unspecified/)
+    }
     expect(precheckUrl(new URL('http://127.0.0.1/'), true)).toBeNull()
     expect(precheckUrl(new URL('http://example.com/'), false)).toBeNull()
     expect(precheckUrl(new URL('http://8.8.8.8/'), false)).toBeNull()
+  })
+
+  it('judges an IPv4-compatible IPv6 address by the IPv4 address inside', () => {
+    expect(precheckUrl(new URL('http://[::127.0.0.1]/'), false)?.message).toMatch(/IPv4-compatible loopback/)
+    expect(precheckUrl(new URL('http://[::7f00:1]/'), false)?.message).toMatch(/IPv4-compatible loopback/)
+    expect(precheckUrl(new URL('http://[::a9fe:a9fe]/'), false)?.message).toMatch(/IPv4-compatible linkLocal/)
+    // Deprecated form: never a public address, even around a public IPv4 one.
+    expect(precheckUrl(new URL('http://[::8.8.8.8]/'), false)?.message).toMatch(/reserved|IPv4-compatible unicast/)
+    expect(precheckUrl(new URL('http://[::127.0.0.1]/'), true)).toBeNull()
   })
 
   it('refuses a DNS name that resolves to loopback, at connect time, without connecting', async () => {
