@@ -159,6 +159,8 @@ const spaces = ' '.repeat(12_000)
 
 const results = []
 try {
+  // Warm: the first answer of a fresh process compiles the document's code paths.
+  for (let i = 0; i < 5; i++) await (await fetch(`${base}/api/v1/openapi.json`)).arrayBuffer()
   results.push(await watched('multipart ending inside the file part', truncatedMultipart))
   results.push(await watched('SVG: CSS url( + 12,000 spaces', () => uploadAndSettle(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><style>rect{fill:url(${spaces}}</style><rect width="64" height="64" fill="#08f"/></svg>`), 'image/svg+xml')))
   results.push(await watched('SVG 100×100 with a 144 MP PNG inside (data:)', async () => uploadAndSettle(await svgWithImage(12_000), 'image/svg+xml')))

@@ -1,7 +1,8 @@
 import { constants } from 'node:fs'
-import { copyFile, mkdir, readdir, stat } from 'node:fs/promises'
+import { copyFile, readdir, stat } from 'node:fs/promises'
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { IMAGE_EXTENSIONS } from '../cli/inputs'
+import { containedDir } from '../contained-dir'
 
 /**
  * Cleans a path inside a batch as it came from a renderer or a browser (`shoot/day1/a.jpg`):
@@ -65,19 +66,22 @@ export function outputPath(destination: string, relPath: string, variation: stri
 }
 
 /**
- * Copies `from` to `target` without ever replacing an existing file: when the name is taken
- * (another batch, or two inputs `a.jpg` and `a.png` of one folder), `<stem>-2.<ext>`, `-3`…
- * Returns the path written.
+ * Copies `from` to `target` (inside `root`, the destination) without ever replacing an
+ * existing file: when the name is taken (another batch, or two inputs `a.jpg` and `a.png` of
+ * one folder), `<stem>-2.<ext>`, `-3`… The folders are made and checked by their real paths, so
+ * a symbolic link inside the destination cannot send the file elsewhere; the exclusive copy
+ * does not follow a link in the last component either. Returns the path written.
  */
-export async function copyUnique(from: string, target: string): Promise<string> {
-  await mkdir(dirname(target), { recursive: true })
+export async function copyUnique(from: string, target: string, root: string): Promise<string> {
+  const dir = await containedDir(root, dirname(target))
   const ext = extname(target)
-  const stem = target.slice(0, target.length - ext.length)
+  const name = basename(target, ext)
   for (let n = 1; n < 10_000; n++) {
-    const candidate = n === 1 ? target : `${stem}-${n}${ext}`
+    const file = n === 1 ? `${name}${ext}` : `${name}-${n}${ext}`
     try {
-      await copyFile(from, candidate, constants.COPYFILE_EXCL)
-      return candidate
+      // Written in the checked real folder; reported by the name the user chose.
+      await copyFile(from, join(dir, file), constants.COPYFILE_EXCL)
+      return join(dirname(target), file)
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
     }

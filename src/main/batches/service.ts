@@ -182,7 +182,9 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
           const job = this.engine.jobs.get(ref.job_id)
           if (!job) throw new Error(`no job ${ref.job_id}`)
           if (this.store.itemByJob(job.id)) throw new Error(`job ${job.id} is already in a batch`)
-          const item = this.store.insertItem({ id: randomUUID(), batchId, relPath, sourcePath: null, jobId: job.id, status: job.status })
+          // An ended job enters as queued: syncWithJob then copies its results (or records its failure).
+          const ended = job.status === 'done' || job.status === 'failed' || job.status === 'cancelled'
+          const item = this.store.insertItem({ id: randomUUID(), batchId, relPath, sourcePath: null, jobId: job.id, status: ended ? 'queued' : job.status })
           this.syncWithJob(item)
           result.added++
         }
@@ -393,7 +395,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       const outputs: string[] = []
       try {
         for (const r of results) {
-          outputs.push(await copyUnique(r.path, outputPath(batch.destination, item.relPath, r.variation, r.ext, results.length > 1)))
+          outputs.push(await copyUnique(r.path, outputPath(batch.destination, item.relPath, r.variation, r.ext, results.length > 1), batch.destination))
         }
       } catch (err) {
         this.fail(item, `The result could not be written into the destination: ${(err as Error).message}`)

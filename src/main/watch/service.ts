@@ -6,20 +6,22 @@
  * recorded in the store first, so a restart resumes where it stopped (docs/watch.md).
  */
 import { EventEmitter } from 'node:events'
-import { randomBytes, randomUUID } from 'node:crypto'
-import { constants, existsSync, lstatSync, type Stats } from 'node:fs'
-import { copyFile, link, mkdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
+import type { Stats } from 'node:fs'
+import { lstat, readFile, stat } from 'node:fs/promises'
 import { hostname } from 'node:os'
-import { basename, dirname, join, posix, relative } from 'node:path'
+import { basename, join, posix, relative } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { DONE_DIR_NAME, type WatchAddRequest, type WatchEvent, type WatchFolderView, type WatchRetryRequest, type WatchRetryResult, type WatchUpdateRequest } from '../../shared/watch'
+import { type WatchAddRequest, type WatchEvent, type WatchFolderView, type WatchRetryRequest, type WatchRetryResult, type WatchUpdateRequest } from '../../shared/watch'
 import type { Db } from '../engine/store/db'
 import { WatchFolders } from './config'
 import { contentHash, looksComplete, settingsHash } from './filter'
 import type { JobOutcome, JobResultFile, SubmitResult, WatchProcessor } from './processor'
+import { viaSymlink } from '../contained-dir'
+import { WatchPlacement } from './placement'
 import { FolderRunner } from './runner'
 import { doneDirOf, outputDirOf, WatchStore, type WatchFileRecord, type WatchFolderRecord } from './store'
-import { dateToken, isInside, isStrictlyInside, outputTarget, presetToken, renderTemplate, withCounter } from './template'
+import { isStrictlyInside } from './template'
 import { folderView, type RuntimeInfo } from './views'
 
 export interface WatchServiceOptions {
@@ -64,9 +66,9 @@ type Decision =
   | { kind: 'skipped'; row: WatchFileRecord; duplicateOf: string }
   | { kind: 'submit'; row: WatchFileRecord; cancelJob: string | null }
 
-const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32'
-/** Errors of `link` on file systems without hard links: fall back to an exclusive copy. */
-const NO_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK'])
+
+/** The error code a skipped symbolic link is listed with. */
+const SYMLINK_CODE = 'symbolic_link'
 
 async function statFile(path: string): Promise<Stats | null> {
   const st = await stat(path).catch(() => null)
@@ -117,6 +119,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
   private readonly tasks = new Set<Promise<unknown>>()
   private readonly emitTimers = new Map<string, NodeJS.Timeout>()
   private readonly intake: Limiter
+  private readonly placement: WatchPlacement
   private abort = new AbortController()
   private timer: NodeJS.Timeout | null = null
   private ticks = 0
@@ -143,6 +146,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
       log: opts.log ?? ((m) => console.error(`clipdesk watch: ${m}`))
     }
     this.intake = new Limiter(this.o.intakeConcurrency)
+    this.placement = new WatchPlacement({ store: this.store, now: this.o.now, changed: (id) => this.changed(id) })
   }
 
   // ── lifecycle ────────────────────────────────────────────────────────────────────────────
@@ -386,14 +390,18 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
         const folder = this.store.folder(entry.folderId)
         if (!folder) return
         const abs = join(folder.path, ...entry.rel.split('/'))
-        const first = await statFile(abs)
         const row = this.store.fileByPath(folder.id, entry.rel)
+        if (await viaSymlink(folder.path, abs)) {
+          await this.refuseLink(folder, entry.rel, abs, row)
+          continue
+        }
+        const first = await statFile(abs)
         if (!first) {
           this.gone(folder, row)
           continue
         }
         if (row && this.unchanged(row, first, folder)) {
-          if ((row.state === 'done' || row.state === 'skipped') && folder.originals === 'move') await this.moveOriginal(folder, row)
+          if ((row.state === 'done' || row.state === 'skipped') && folder.originals === 'move') await this.placement.moveOriginal(folder, row)
           continue
         }
         if (!entry.visible) {
@@ -477,13 +485,13 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
       const decision = this.decide(folder, rel, st, hash, settings)
       if (decision.kind === 'same') {
         const row = decision.row
-        if ((row.state === 'done' || row.state === 'skipped') && folder.originals === 'move') await this.moveOriginal(folder, row)
+        if ((row.state === 'done' || row.state === 'skipped') && folder.originals === 'move') await this.placement.moveOriginal(folder, row)
         return
       }
       if (decision.kind === 'skipped') {
         this.store.addEvent(folder.id, 'skipped', rel, `same content as ${decision.duplicateOf}, already processed with these settings`)
         this.changed(folder.id)
-        if (folder.originals === 'move') await this.moveOriginal(folder, decision.row)
+        if (folder.originals === 'move') await this.placement.moveOriginal(folder, decision.row)
         return
       }
       if (decision.cancelJob) this.processor.cancel(decision.cancelJob)
@@ -558,6 +566,17 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
     }
   }
 
+  /**
+   * A symbolic link (or a file under a linked folder) is never processed: it could point
+   * anywhere on the disk. Listed as failed with the reason, once per version of the link.
+   */
+  private async refuseLink(folder: WatchFolderRecord, rel: string, abs: string, row: WatchFileRecord | null): Promise<void> {
+    const st = await lstat(abs).catch(() => null)
+    if (!st) return this.gone(folder, row)
+    if (row?.errorCode === SYMLINK_CODE && row.size === st.size && row.mtimeMs === st.mtimeMs) return
+    this.recordFailure(folder, rel, st, null, settingsHash(folder.request), SYMLINK_CODE, 'Symbolic links are not processed: the file it points to may be outside the watched folder. Copy the file in instead.')
+  }
+
   private recordFailure(folder: WatchFolderRecord, rel: string, st: Stats, hash: string | null, settings: string, code: string, message: string): void {
     this.store.putFile(folder.id, rel, {
       size: st.size,
@@ -623,7 +642,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
     const outDir = outputDirOf(folder)
     const written: string[] = []
     try {
-      for (const r of results) written.push(await this.placeResult(folder, fresh, r, outDir))
+      for (const r of results) written.push(await this.placement.placeResult(folder, fresh, r, outDir))
     } catch (err) {
       this.store.dropUnwritten(fresh.id)
       const message = `The result could not be written to ${outDir}: ${(err as Error).message}`
@@ -641,111 +660,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
       return true
     })()
     this.changed(folder.id)
-    if (done && folder.originals === 'move') await this.moveOriginal(folder, this.store.file(fresh.id)!)
-  }
-
-  /**
-   * Chooses the output name of one result (one synchronous step: check and claim cannot
-   * interleave). A name is free when no file exists there and no other input was given it.
-   * The same input's own earlier output (an older version of the same file) is replaced; a
-   * re-run after a crash reuses the name it planned.
-   */
-  private planName(folder: WatchFolderRecord, row: WatchFileRecord, r: JobResultFile, outDir: string, skip: Set<string>): { path: string; replace: boolean } {
-    const again = this.store.outputsOf(row.id).find((o) => o.jobId === row.jobId && o.variation === r.variation && !skip.has(o.path))
-    if (again) return { path: again.path, replace: true }
-    const rel = row.relPath
-    const name = renderTemplate(folder.nameTemplate, {
-      name: posix.basename(rel, posix.extname(rel)),
-      ext: r.ext,
-      variation: r.variation,
-      date: dateToken(this.o.now()),
-      preset: presetToken(folder.request.mode, folder.request.params)
-    })
-    const relDir = posix.dirname(rel)
-    const base = outputTarget(outDir, relDir === '.' ? '' : relDir, name)
-    for (let n = 1; n < 100_000; n++) {
-      const candidate = withCounter(base, n)
-      if (!isStrictlyInside(outDir, candidate)) throw new Error(`refusing to write outside the output folder: ${candidate}`)
-      if (skip.has(candidate)) continue
-      const owner = this.store.outputAt(candidate, CASE_INSENSITIVE_FS)
-      let replace = false
-      if (owner) {
-        if (owner.fileId === row.id && owner.jobId !== row.jobId) replace = true
-        else continue
-      } else if (existsOrLink(candidate)) continue
-      this.store.putOutput({ path: candidate, folderId: folder.id, fileId: row.id, jobId: row.jobId!, variation: r.variation, ext: r.ext, written: false })
-      return { path: candidate, replace }
-    }
-    throw new Error(`no free output name for ${base}`)
-  }
-
-  /** Copies a result into place through a hidden temp file; never replaces a file that is not this input's own. */
-  private async placeResult(folder: WatchFolderRecord, row: WatchFileRecord, r: JobResultFile, outDir: string): Promise<string> {
-    const skip = new Set<string>()
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const plan = this.planName(folder, row, r, outDir, skip)
-      await mkdir(dirname(plan.path), { recursive: true })
-      const tmp = join(dirname(plan.path), `.${basename(plan.path)}.${randomBytes(4).toString('hex')}.clipdesk-tmp`)
-      try {
-        await copyFile(r.path, tmp)
-        if (plan.replace) {
-          await rename(tmp, plan.path)
-        } else {
-          try {
-            await link(tmp, plan.path) // fails if the name exists: no overwrite, ever
-          } catch (err) {
-            const code = (err as NodeJS.ErrnoException).code ?? ''
-            if (code === 'EEXIST') {
-              // Another program took the name since it was chosen: choose again.
-              this.store.dropUnwritten(row.id)
-              skip.add(plan.path)
-              continue
-            }
-            if (!NO_LINK.has(code)) throw err
-            await copyFile(tmp, plan.path, constants.COPYFILE_EXCL)
-          }
-        }
-      } finally {
-        await rm(tmp, { force: true })
-      }
-      this.store.markOutputWritten(plan.path)
-      return plan.path
-    }
-    throw new Error(`the output names for ${row.relPath} kept being taken`)
-  }
-
-  /**
-   * Moves a processed original to `<folder>/clipdesk-done/<same sub-folder>/`, under a free
-   * name. Only the version that was processed is moved; a file changed since stays (and is
-   * processed again). The row follows the original (see `relocateFile`) and its outputs are
-   * released: a later file with the same name is a new input and gets new output names.
-   */
-  private async moveOriginal(folder: WatchFolderRecord, row: WatchFileRecord): Promise<void> {
-    const doneDir = doneDirOf(folder)
-    const src = join(folder.path, ...row.relPath.split('/'))
-    if (!isStrictlyInside(folder.path, src) || isInside(doneDir, src)) return
-    const st = await statFile(src)
-    if (!st || st.size !== row.size || st.mtimeMs !== row.mtimeMs) return
-    const base = join(doneDir, ...row.relPath.split('/'))
-    const relOf = (p: string): string => relative(folder.path, p).split(/[\\/]/).join('/')
-    let target = base
-    for (let n = 2; existsOrLink(target) || this.store.fileByPath(folder.id, relOf(target)); n++) target = withCounter(base, n)
-    try {
-      await mkdir(dirname(target), { recursive: true })
-      try {
-        await rename(src, target)
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
-        await copyFile(src, target, constants.COPYFILE_EXCL)
-        await unlink(src)
-      }
-      this.store.releaseOutputs(row.id)
-      this.store.relocateFile(row.id, relOf(target))
-      this.changed(folder.id)
-    } catch (err) {
-      this.store.addEvent(folder.id, 'error', row.relPath, `the original could not be moved to ${DONE_DIR_NAME}: ${(err as Error).message}`)
-      this.changed(folder.id)
-    }
+    if (done && folder.originals === 'move') await this.placement.moveOriginal(folder, this.store.file(fresh.id)!)
   }
 
   // ── plumbing ─────────────────────────────────────────────────────────────────────────────
@@ -779,12 +694,3 @@ function submissionName(row: Pick<WatchFileRecord, 'token' | 'relPath'>): string
   return `watch/${row.token}/${posix.basename(row.relPath)}`
 }
 
-function existsOrLink(path: string): boolean {
-  if (existsSync(path)) return true
-  try {
-    lstatSync(path) // a dangling symlink is still a name in use
-    return true
-  } catch {
-    return false
-  }
-}
