@@ -1,23 +1,27 @@
 /**
- * `clipdesk` on plain Node: serve | process | keys | presets | watch. Never imports electron.
+ * `clipdesk` on plain Node: serve | process | keys | presets | watch | worker | workers. Never imports electron.
  */
 import { runKeys } from './cli/keys'
 import { runPresets } from './cli/presets'
 import { runProcess } from './cli/process'
 import { runServe } from './cli/serve'
 import { runWatch } from './cli/watch'
+import { runWorker } from './cli/worker'
+import { runWorkers } from './cli/workers'
 import { CliError } from './cli/args'
 
 const USAGE = `Usage:
-  clipdesk serve [--port 7878] [--allow-private-urls] [--paused] [--data-dir <dir>]
+  clipdesk serve [--port 7878] [--allow-private-urls] [--paused] [--queue redis://host:6379 [--no-local-worker]] [--data-dir <dir>]
   clipdesk process <files or folders...> --out <dir> [--mode clipping] [--params <set>] [--format png] [--data-dir <dir>]
-  clipdesk keys create [--credits <n>|unlimited] [--name <text>] [--admin] [--data-dir <dir>]
+  clipdesk keys create [--credits <n>|unlimited] [--name <text>] [--admin | --worker] [--data-dir <dir>]
   clipdesk keys list | revoke <id> | credit <id> <n>|unlimited [--data-dir <dir>]
   clipdesk presets create <name> <params> [--description <text>] [--replace] | list | delete <name> [--data-dir <dir>]
   clipdesk watch add <folder> [--no-recursive] [--mode clipping] [--params <set>] [--format png] [--out <dir>]
                      [--template "{name}.{variation}.{ext}"] [--move-originals] [--paused] [--data-dir <dir>]
   clipdesk watch list [--json] | pause|resume|remove <id or folder> | retry <id or folder> [<file id>] [--data-dir <dir>]
     (watched folders are processed while \`clipdesk serve\` or the app runs)
+  clipdesk worker --queue redis://host:6379 --coordinator http://host:7878 --key <worker key> [--name <text>] [--model medium]
+  clipdesk workers [--json] [--data-dir <dir> | --coordinator http://host:7878 --key <owner key>]
 
 The data folder defaults to $CLIPDESK_DATA_DIR, else the OS app-data folder "Clipdesk".`
 
@@ -34,6 +38,10 @@ async function main(argv: string[]): Promise<number> {
       return runPresets(rest)
     case 'watch':
       return runWatch(rest)
+    case 'worker':
+      return runWorker(rest)
+    case 'workers':
+      return runWorkers(rest)
     case undefined:
     case 'help':
     case '--help':

@@ -10,6 +10,7 @@ import { DataPaths, PARTIAL_SUFFIX } from './paths'
 import { Segmenter } from './pipeline/mask'
 import { DecodeSandbox } from './sandbox/decoder'
 import { Scheduler } from './queue/scheduler'
+import type { Dispatcher } from './queue/dispatcher'
 import { ACTIVE_STATUSES } from './queue/transitions'
 import { ResultSigner } from './results'
 import { endUnsuccessfully, runJob, type RunContext } from './run-job'
@@ -31,6 +32,12 @@ export interface JobEvent {
   job_id: string
   status: JobStatus
   progress: number
+}
+
+/** Replaceable parts of an engine; the defaults are the embedded, single-process ones. */
+export interface EngineSeams {
+  /** Runs queued jobs. @default the in-process Scheduler */
+  dispatcher?: (engine: Engine, ctx: RunContext) => Dispatcher
 }
 
 export interface EngineEvents {
@@ -70,7 +77,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   readonly maskCache: MaskCache
   /** Decodes, probes and previews untrusted images in killable processes. */
   readonly sandbox: DecodeSandbox
-  private readonly scheduler: Scheduler
+  private readonly scheduler: Dispatcher
   private segmenterPromise: Promise<Segmenter> | null = null
   /** The last failure to load the model, and when; uploads answer 503 for a minute after it. */
   private modelError: { error: Error; at: number } | null = null
@@ -78,7 +85,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   private started = false
   private readonly timing = { segmentingMs: 3000 }
 
-  constructor(opts: EngineOptions) {
+  constructor(opts: EngineOptions, seams: EngineSeams = {}) {
     super()
     this.options = resolveOptions(opts)
     this.paths = new DataPaths(this.options.dataDir)
@@ -96,13 +103,15 @@ export class Engine extends EventEmitter<EngineEvents> {
       memoryBytes: this.options.decodeMemoryBytes
     })
     const ctx = this.runContext()
-    this.scheduler = new Scheduler({
-      jobs: this.jobs,
-      concurrency: this.options.concurrency,
-      jobTimeoutMs: this.options.jobTimeoutMs,
-      run: (job, signal) => runJob(ctx, job, signal),
-      onClaim: (job) => this.changed(job.id)
-    })
+    this.scheduler = seams.dispatcher
+      ? seams.dispatcher(this, ctx)
+      : new Scheduler({
+          jobs: this.jobs,
+          concurrency: this.options.concurrency,
+          jobTimeoutMs: this.options.jobTimeoutMs,
+          run: (job, signal) => runJob(ctx, job, signal),
+          onClaim: (job) => this.changed(job.id)
+        })
   }
 
   /** Resumes interrupted jobs and starts taking work. */
@@ -224,6 +233,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   }
 
   private assertAvailable(): void {
+    this.scheduler.assertAvailable?.()
     if (this.modelError && Date.now() - this.modelError.at < MODEL_RETRY_MS) {
       throw new ApiError('unavailable', `The segmentation model could not be loaded: ${this.modelError.error.message}`, {
         headers: { 'Retry-After': '60' }
@@ -238,7 +248,9 @@ export class Engine extends EventEmitter<EngineEvents> {
    */
   private recover(): void {
     const ctx = this.runContext()
-    for (const id of this.jobs.idsByStatus(ACTIVE_STATUSES)) {
+    // With a shared queue, active jobs may still be running on other machines: leave them.
+    const active = this.scheduler.requeuesOnStart === false ? [] : this.jobs.idsByStatus(ACTIVE_STATUSES)
+    for (const id of active) {
       const job = this.jobs.get(id)!
       if (job.attempts >= this.options.maxAttempts) {
         endUnsuccessfully(ctx, job, job.status, 'failed', {
@@ -265,6 +277,11 @@ export class Engine extends EventEmitter<EngineEvents> {
       }
       for (const name of names) if (name.endsWith(PARTIAL_SUFFIX)) rmSync(join(dir, name), { force: true })
     }
+  }
+
+  /** Tells observers (push events) that a job moved; for dispatchers that move jobs themselves. */
+  notify(jobId: string): void {
+    this.changed(jobId)
   }
 
   private runContext(): RunContext {
