@@ -56,8 +56,17 @@ export async function runWorker(args: string[]): Promise<number> {
   console.log(`Worker ${identity.name} taking jobs from ${queueUrl} for ${coordinator}`)
   await stopped
   console.log('Stopping…')
-  await worker.stop()
-  await sandbox.close()
-  if (model.segmenter) await (await model.segmenter).close()
+  // With Redis unreachable BullMQ's close can wait for a reconnect forever: give it a while,
+  // then leave (a job still running is then found stalled and run elsewhere).
+  const closed = (async () => {
+    await worker.stop()
+    await sandbox.close()
+    if (model.segmenter) await (await model.segmenter).close()
+  })()
+  const gaveUp = await Promise.race([closed.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 15_000).unref())])
+  if (gaveUp) {
+    console.error('clipdesk: the queue did not close in time; leaving anyway')
+    process.exit(0)
+  }
   return 0
 }

@@ -123,7 +123,8 @@ export class StudioCoordinator implements Dispatcher {
     if (this.timer) clearTimeout(this.timer)
     await this.reconciling
     for (const c of this.localRuns.values()) c.abort('shutdown')
-    await this.queue.close().catch(() => undefined)
+    // Closing waits for Redis; when it is unreachable, do not hold the engine's stop forever.
+    await Promise.race([this.queue.close().catch(() => undefined), new Promise((r) => setTimeout(r, 5000).unref())])
   }
 
   /**

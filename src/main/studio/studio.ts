@@ -42,7 +42,7 @@ function withLocalWorker(coordinator: StudioCoordinator, worker: StudioWorker | 
     },
     assertAvailable: () => coordinator.assertAvailable(),
     stop: async () => {
-      await worker?.stop()
+      await Promise.race([worker?.stop(), new Promise((r) => setTimeout(r, 10_000).unref())])
       await coordinator.stop()
     }
   }

@@ -1,0 +1,213 @@
+#!/usr/bin/env node
+/**
+ * Studio-mode benchmark (`npm run bench:studio`): a real `redis-server` on a free loopback port,
+ * `clipdesk serve --queue` without a local worker, and 1, 2, then 3 `clipdesk worker`
+ * processes on this machine; prints JSON: jobs/hour for each worker count and the
+ * coordinator's CPU time per job (its overhead: intake, claims, result storing).
+ *
+ * `--chaos`: one run of `--jobs` (default 60) with 3 workers, one worker SIGKILLed twice
+ * mid-job (restarted each time) and Redis restarted once (losing its data); prints whether
+ * every job ended done with one result set, the charges and refunds, and temp files left.
+ * Measures, never asserts. Figures are inflated by anything else running on the machine.
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir, availableParallelism } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import sharp from 'sharp'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const cli = join(root, 'bin', 'clipdesk.js')
+if (!existsSync(join(root, 'out', 'main', 'cli.js'))) {
+  console.error('bench:studio: build first (npm run build)')
+  process.exit(1)
+}
+const redisServer = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim()
+if (!redisServer) {
+  console.error('bench:studio: redis-server is not installed (apt-get install redis-server)')
+  process.exit(1)
+}
+const argv = process.argv.slice(2)
+const arg = (name, fallback) => {
+  const i = argv.indexOf(`--${name}`)
+  return i >= 0 ? Number(argv[i + 1]) : fallback
+}
+const CHAOS = argv.includes('--chaos')
+const JOBS = arg('jobs', CHAOS ? 60 : 12)
+const COUNTS = CHAOS ? [3] : (argv.includes('--workers') ? [arg('workers', 1)] : [1, 2, 3])
+const THREADS = arg('threads', 1)
+const log = (...a) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...a)
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer()
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+function startRedis(port) {
+  const child = spawn(redisServer, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] })
+  return new Promise((resolve) => {
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+      if (out.includes('Ready to accept')) resolve(child)
+    })
+  })
+}
+
+function waitLine(child, pattern) {
+  return new Promise((resolve, reject) => {
+    let out = ''
+    const on = (d) => {
+      out += d
+      const m = pattern.exec(out)
+      if (m) {
+        child.stdout.off('data', on)
+        resolve(m)
+      }
+    }
+    child.stdout.on('data', on)
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)))
+  })
+}
+
+function cliSync(args) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(r.stderr)
+  return r.stdout.trim().split('\n').pop()
+}
+
+function cpuMs(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100 // utime + stime, in clock ticks of 10 ms
+}
+
+async function startWorker(redisUrl, port, key, name) {
+  const child = spawn(process.execPath, [cli, 'worker', '--queue', redisUrl, '--coordinator', `http://127.0.0.1:${port}`, '--key', key, '--name', name, '--threads', String(THREADS), '--lock-ms', '5000'], {
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  await waitLine(child, /taking jobs/)
+  return child
+}
+
+async function run(workerCount, jobs, chaos) {
+  const data = mkdtempSync(join(tmpdir(), 'clipdesk-studio-bench-'))
+  const redisPort = await freePort()
+  let redis = await startRedis(redisPort)
+  const redisUrl = `redis://127.0.0.1:${redisPort}`
+  const client = cliSync(['keys', 'create', '--credits', String(jobs + workerCount), '--data-dir', data])
+  const workerKey = cliSync(['keys', 'create', '--worker', '--data-dir', data])
+  const serve = spawn(process.execPath, [cli, 'serve', '--port', '0', '--queue', redisUrl, '--no-local-worker', '--lock-ms', '5000', '--data-dir', data], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const port = Number((await waitLine(serve, /Listening on http:\/\/127\.0\.0\.1:(\d+)/))[1])
+  const base = `http://127.0.0.1:${port}`
+  const workers = []
+  for (let i = 0; i < workerCount; i++) workers.push(await startWorker(redisUrl, port, workerKey, `w${i + 1}`))
+  // Warm every worker's model with one job each, outside the timed part.
+  const png = await sharp({
+    create: { width: 320, height: 240, channels: 3, background: '#d8e0e8' }
+  })
+    .composite([{ input: Buffer.from('<svg width="320" height="240"><ellipse cx="150" cy="125" rx="80" ry="70" fill="#c03020"/></svg>'), top: 0, left: 0 }])
+    .png()
+    .toBuffer()
+  const uploadOne = async () => {
+    for (;;) {
+      const form = new FormData()
+      form.append('file', new Blob([png], { type: 'image/png' }), 'in.png')
+      const res = await fetch(`${base}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client }, body: form }).catch(() => null)
+      if (res?.status === 202) return (await res.json()).job_id
+      await sleep(1000)
+    }
+  }
+  const status = async (id) => (await fetch(`${base}/api/v1/status?job_id=${id}`, { headers: { 'X-API-Key': client } })).json()
+  const settle = async (ids, onTick) => {
+    for (;;) {
+      const all = await Promise.all(ids.map(status))
+      if (onTick) await onTick(all)
+      if (all.every((s) => s.state !== 'pending')) return all
+      await sleep(250)
+    }
+  }
+  if (!chaos) {
+    const warm = []
+    for (let i = 0; i < workerCount; i++) warm.push(await uploadOne())
+    await settle(warm)
+  }
+  const cpuBefore = cpuMs(serve.pid)
+  const started = Date.now()
+  const ids = []
+  for (let i = 0; i < jobs; i++) ids.push(await uploadOne())
+  let kills = 0
+  let redisRestarted = false
+  let killedAt = 0
+  const final = await settle(ids, async (all) => {
+    if (!chaos) return
+    const running = all.filter((s) => s.status === 'segmenting').length
+    const done = all.filter((s) => s.status === 'done').length
+    if (kills < 2 && running > 0 && done >= kills * 15 + 3 && Date.now() - killedAt > 5000) {
+      const victim = workers[0]
+      victim.kill('SIGKILL')
+      await new Promise((r) => victim.once('exit', r))
+      kills++
+      killedAt = Date.now()
+      log(`killed worker w1 (${kills}) with ${done} done`)
+      workers[0] = await startWorker(redisUrl, port, workerKey, 'w1')
+    }
+    if (!redisRestarted && done >= 30 * (jobs / 60)) {
+      redis.kill('SIGKILL')
+      await new Promise((r) => redis.once('exit', r))
+      redis = await startRedis(redisPort)
+      redisRestarted = true
+      log(`restarted Redis with ${done} done`)
+    }
+  })
+  const seconds = (Date.now() - started) / 1000
+  const coordinatorCpuMs = cpuMs(serve.pid) - cpuBefore
+  const result = { workers: workerCount, jobs, seconds: Math.round(seconds * 10) / 10, jobs_per_hour: Math.round((jobs * 3600) / seconds), coordinator_cpu_ms_per_job: Math.round(coordinatorCpuMs / jobs) }
+  if (chaos) {
+    const db = spawnSync('sqlite3', [join(data, 'clipdesk.db'), "SELECT reason, count(*) FROM credit_ledger WHERE job_id IS NOT NULL GROUP BY reason; SELECT count(*) FROM results; SELECT count(DISTINCT job_id) FROM results; SELECT max(attempts) FROM jobs;"], { encoding: 'utf8' })
+    const files = readdirSync(data, { recursive: true }).map(String)
+    Object.assign(result, {
+      kills,
+      redis_restarted: redisRestarted,
+      done: final.filter((s) => s.status === 'done').length,
+      not_done: final.filter((s) => s.status !== 'done').map((s) => s.error ?? s.status),
+      ledger_and_results: db.stdout.trim().split('\n'),
+      temp_files_left: files.filter((f) => f.endsWith('.part')).length,
+      result_dirs_with_other_than_one_file: ids.filter((id) => readdirSync(join(data, 'results', id)).length !== 1).length
+    })
+  }
+  for (const w of workers) w.kill('SIGTERM')
+  await Promise.all(workers.map((w) => (w.exitCode === null ? new Promise((r) => w.once('exit', r)) : null)))
+  serve.kill('SIGTERM')
+  await new Promise((r) => serve.once('exit', r))
+  redis.kill('SIGKILL')
+  rmSync(data, { recursive: true, force: true })
+  return result
+}
+
+const runs = []
+for (const n of COUNTS) {
+  log(`${n} worker(s), ${JOBS} jobs${CHAOS ? ', chaos' : ''}`)
+  runs.push(await run(n, JOBS, CHAOS))
+  log(JSON.stringify(runs.at(-1)))
+}
+console.log(
+  JSON.stringify(
+    {
+      cores: availableParallelism(),
+      threads_per_worker: THREADS,
+      image: '320x240 PNG, mode clipping, model medium',
+      note: 'Worker processes share this machine\'s cores: past the core count more workers add no throughput. On separate machines each worker adds its own jobs/hour.',
+      runs
+    },
+    null,
+    2
+  )
+)
