@@ -17,6 +17,7 @@
  * reused from image to image (`scratch.ts`).
  */
 import { boxMean } from './box-filter'
+import { blurFusionForeground, colourLineAlpha, knownBackgroundForeground } from './blur-fusion'
 import { estimateForeground } from './foreground'
 import { guidedCoefficients, type GuidedCoefficients, type U8Pixels } from './guided-filter'
 import { resizeGrey, resizeRgb } from './resample'
@@ -44,6 +45,10 @@ export interface RefineOptions {
   guideMaxPixels?: number
   /** Skip the foreground colour estimation (alpha only). @default false */
   alphaOnly?: boolean
+  /** Foreground estimator (measured candidates). */
+  foreground?: 'ml' | 'blur' | 'known-bg'
+  /** Alpha method (measured candidates). */
+  alphaMethod?: 'guided' | 'mask' | 'colour-line'
 }
 
 export interface RefinedEdges {
@@ -99,22 +104,35 @@ export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: Refin
     // A hard mask (no soft band anywhere): nothing to refine.
     return { alpha: await resizeMask(mask, width, height), foreground: image.data, bandPixels: 0 }
   }
-  const coefficients = guidedCoefficients(guide, guideMask, r, eps)
-  const alpha = applyGuided(image, guideMask, step, coefficients, band)
+  const method = opts.alphaMethod ?? 'guided'
+  let alpha: Buffer
+  if (method === 'guided') {
+    const coefficients = guidedCoefficients(guide, guideMask, r, eps)
+    alpha = applyGuided(image, guideMask, step, coefficients, band)
+  } else {
+    alpha = Buffer.from(await resizeMask(mask, width, height))
+    if (method === 'colour-line') alpha = colourLineAlpha({ data: image.data, width, height, channels: 4 }, alpha)
+  }
   if (opts.alphaOnly) return { alpha, foreground: image.data, bandPixels: 0 }
 
   const foreground = clearTransparent(image.data, alpha)
-  let bandPixels: number
+  let bandPixels = 0
+  const fgMethod = opts.foreground ?? 'ml'
   if (!work) {
-    const est = estimateForeground({ data: image.data, width, height, channels: 4 }, alpha, { sparseTop: true })
-    writeForeground(foreground, alpha, est.fg, est.touched, n)
-    bandPixels = est.bandPixels
+    const full = { data: image.data, width, height, channels: 4 }
+    if (fgMethod === 'ml') {
+      const est = estimateForeground(full, alpha, { sparseTop: true })
+      writeForeground(foreground, alpha, est.fg, est.touched, n)
+      bandPixels = est.bandPixels
+    } else {
+      const est = fgMethod === 'blur' ? blurFusionForeground(full, alpha) : knownBackgroundForeground(full, alpha)
+      writeForeground(foreground, alpha, est.fg, null, n)
+    }
   } else {
     const workAlpha = await resizeMask({ data: alpha, width, height }, work.width, work.height)
     signal?.throwIfAborted()
-    const est = estimateForeground(work, workAlpha)
+    const est = fgMethod === 'ml' ? estimateForeground(work, workAlpha) : fgMethod === 'blur' ? blurFusionForeground(work, workAlpha) : knownBackgroundForeground(work, workAlpha)
     solveForeground(foreground, alpha, width, height, est.fg, est.bg, work.width, work.height)
-    bandPixels = est.bandPixels
   }
   return { alpha, foreground, bandPixels }
 }
