@@ -1,6 +1,6 @@
 /**
  * `npm run bench:quality -- [--corpus <dir>] [--variant small|medium] [--limit N] [--mask-cache <dir>]
- *                          [--candidates] [--no-small] [--no-photos]`
+ *                          [--no-small] [--no-photos]`
  *
  * Cutout quality, printed as JSON (never asserted; figures are deterministic, times are not):
  * - composites: every reference cutout of the corpus (`<corpus>/../reference/*.png`, RGBA,
@@ -10,9 +10,6 @@
  *   (`quality-metrics.ts`): alpha IoU, alpha SAD and gradient error in the soft band, foreground
  *   colour error in the soft band, halo on a contrasting colour. `summary.default_vs_none`
  *   checks the bar the default refinement has to clear.
- * - `--candidates`: also the refine methods that were measured against each other (alpha:
- *   guided filter, upscaled mask, colour-line solve in the trimap's unknown band; foreground:
- *   blur fusion, multilevel, known-background), straight through `refineEdges`.
  * - photos: every corpus photo with `refine=none|edges|detail` against the same-weights
  *   reference (`isnet-general-use`: IoU, mean |Δα|) and against the strongest reference
  *   (`birefnet-massive`: agreement in its edge band), and the small-subject photos (car-1,
@@ -26,26 +23,13 @@ import { resolveOptions } from '../src/main/engine/options'
 import { Segmenter } from '../src/main/engine/pipeline'
 import { computeAlpha } from '../src/main/engine/pipeline/alpha'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode'
-import { MODEL_SIZE } from '../src/main/engine/pipeline/mask'
 import type { ModelVariant } from '../src/main/engine/pipeline/model'
-import { refineEdges, type RefineOptions } from '../src/main/engine/pipeline/refine'
 import { corpusDir, corpusFiles, loadAverage, machine, options, positiveInt, round } from './lib'
 import { contrastingColour, edgeBand, softBand, type Cutout, type Scores } from './quality-metrics'
 import { score } from './quality-metrics'
 import { comparePhotos } from './quality-photos'
 import { background, composite, FAMILIES, loadCutout, smallCutout, type Scene } from './quality-scenes'
-import { experiments } from './quality-experiments'
 import { maskSource, type CountingSource } from './quality-source'
-
-const CANDIDATES: Record<string, RefineOptions> = {
-  'guided+multilevel': { alphaMethod: 'guided', foreground: 'ml' },
-  'guided+blur-fusion': { alphaMethod: 'guided', foreground: 'blur' },
-  'guided+known-bg': { alphaMethod: 'guided', foreground: 'known-bg' },
-  'mask+multilevel': { alphaMethod: 'mask', foreground: 'ml' },
-  'mask+blur-fusion': { alphaMethod: 'mask', foreground: 'blur' },
-  'mask+known-bg': { alphaMethod: 'mask', foreground: 'known-bg' },
-  'colour-line+blur-fusion': { alphaMethod: 'colour-line', foreground: 'blur' }
-}
 
 type Row = { scene: string; family: string; size: string; small: boolean; detail_ran: boolean; detail_extra_ms: number | null; scores: Record<string, Scores> }
 
@@ -72,13 +56,13 @@ export async function main(args: string[]): Promise<number> {
       const other = photos.filter((p) => !basename(p).startsWith(f.split('.')[0]!))[k % Math.max(1, photos.length - 1)]!
       for (const family of FAMILIES) {
         const scene = composite(name, family, cut, await background(family, cut.width, cut.height, cut, other, k + 1))
-        rows.push(await measure(scene, source, opt.has('candidates'), false))
+        rows.push(await measure(scene, source, false))
       }
       if (!opt.has('no-small')) {
         const small = await smallCutout(cut)
         const family = k % 2 === 0 ? 'noise' : 'blurred-photo'
         const scene = composite(name, `small/${family}`, small, await background(family, small.width, small.height, small, other, 100 + k))
-        rows.push(await measure(scene, source, opt.has('candidates'), true))
+        rows.push(await measure(scene, source, true))
       }
     }
     const photoRows = opt.has('no-photos') ? null : await comparePhotos(source, photos, refDir)
@@ -103,7 +87,7 @@ export async function main(args: string[]): Promise<number> {
   return 0
 }
 
-async function measure(scene: Scene, source: CountingSource, candidates: boolean, small: boolean): Promise<Row> {
+async function measure(scene: Scene, source: CountingSource, small: boolean): Promise<Row> {
   const image: DecodedImage = { data: scene.image, width: scene.width, height: scene.height, channels: 4, hasAlpha: false, warnings: [] }
   const soft = softBand(scene.alpha)
   const edge = edgeBand(scene.alpha, scene.width, scene.height)
@@ -126,20 +110,6 @@ async function measure(scene: Scene, source: CountingSource, candidates: boolean
   const crop = source.calls[1]
   const detailRan = crop !== undefined
   const extra = crop ? round(detailMs - edgesMs + (crop.cached ? crop.inferenceMs : 0), 0) : null
-  if (process.env.CQ_EXP) {
-    const { mask } = await source.segmentAtModelSize(image)
-    const g = await refineEdges(image, { data: mask, width: MODEL_SIZE, height: MODEL_SIZE }, { alphaOnly: true })
-    for (const [k, c] of Object.entries(experiments(scene, g.alpha, 'guided'))) put(k, c)
-    const m = await refineEdges(image, { data: mask, width: MODEL_SIZE, height: MODEL_SIZE }, { alphaOnly: true, alphaMethod: 'mask' })
-    for (const [k, c] of Object.entries(experiments(scene, m.alpha, 'mask'))) put(k, c)
-  }
-  if (candidates) {
-    const { mask } = await source.segmentAtModelSize(image)
-    for (const [name, o] of Object.entries(CANDIDATES)) {
-      const r = await refineEdges(image, { data: mask, width: MODEL_SIZE, height: MODEL_SIZE }, o)
-      put(name, r)
-    }
-  }
   return { scene: scene.name, family: scene.family, size: `${scene.width}x${scene.height}`, small, detail_ran: detailRan, detail_extra_ms: extra, scores }
 }
 
