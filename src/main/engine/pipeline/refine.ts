@@ -10,7 +10,7 @@
  * 2. Colour: in the soft band a pixel mixes subject and old background. The background behind
  *    it is seen right next to it: the local mean of the known-background colours B̄ and of the
  *    known-subject colours F̄ (`known-colours.ts`) unmix each pixel, F = B̄ + (I − B̄)/α (F̄ where α
- *    is near 0), so the cutout on a new background shows no fringe of the old one. Images over
+ *    is under 10 %), so the cutout on a new background shows no fringe of the old one. Images over
  *    `FOREGROUND_MAX_PIXELS` take the means on a downscaled copy, sampled bilinearly.
  *
  * Everything after the sharp resizes is synchronous typed-array code on scratch planes that are
@@ -69,8 +69,8 @@ const BAND_HIGH = 253
 const INV255 = 1 / 255
 /** Window radius of the known-colour means, in pixels of the model's 1024² grid. */
 const KNOWN_RADIUS = 20
-/** Below this alpha a pixel's colour says too little about F: the local subject mean is used. */
-const UNMIX_MIN_ALPHA = 0.02
+/** Below this alpha (10 %) a pixel's colour says too little about F (dividing by α would amplify its noise into speckles): the local subject mean is used. */
+const UNMIX_MIN_ALPHA = 0.1
 
 export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: RefineOptions = {}, signal?: AbortSignal): Promise<RefinedEdges> {
   const { width, height } = image
