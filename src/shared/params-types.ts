@@ -26,7 +26,7 @@ export interface JobParams {
   primary: Variation
   /** 1–100 for jpg/webp; null: the encoder's default. */
   quality: number | null
-  refine: 'none' | 'edges'
+  refine: 'none' | 'edges' | 'detail'
   alpha: 'auto' | 'keep'
   /** The preset the set started from, if any (for names and display). */
   preset: string | null

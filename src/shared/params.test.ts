@@ -67,6 +67,7 @@ describe('parseParams: every key, good values', () => {
     ['quality=100', { quality: 100 }],
     ['refine=none', { refine: 'none' }],
     ['refine=edges', { refine: 'edges' }],
+    ['refine=detail', { refine: 'detail' }],
     ['alpha=auto', { alpha: 'auto' }],
     ['alpha=keep', { alpha: 'keep' }]
   ] as const)('%s', (text, expected) => {
@@ -85,7 +86,7 @@ describe('parseParams: every bad value is refused naming its key', () => {
     ['variations', ['', 'compose,compose', 'compose,cutout', ',', 'Compose']],
     ['primary', ['cutout', '', 'Compose']],
     ['quality', ['0', '101', '50.5', 'high', '-1', '']],
-    ['refine', ['edge', '']],
+    ['refine', ['edge', 'details', '']],
     ['alpha', ['preserve', '']]
   ] as const)('%s', (key, bad) => {
     for (const value of bad) {

@@ -71,7 +71,7 @@ export const PARAM_EXPECTED: Record<ParamKey, string> = {
   variations: `a comma-separated list of ${VARIATIONS.join(', ')} (each at most once)`,
   primary: `one of ${VARIATIONS.join(', ')}`,
   quality: 'a whole number from 1 to 100',
-  refine: 'none or edges',
+  refine: 'none, edges or detail',
   alpha: 'auto or keep'
 }
 
@@ -168,7 +168,7 @@ const SCHEMAS: { [K in ParamKey]: z.ZodType<NonNullable<JobParams[K]>, unknown> 
   }),
   primary: z.enum(VARIATIONS),
   quality: z.union([z.number(), z.string().trim().regex(WHOLE).transform(Number)]).pipe(z.number().int().min(1).max(100)),
-  refine: z.enum(['none', 'edges']),
+  refine: z.enum(['none', 'edges', 'detail']),
   alpha: z.enum(['auto', 'keep'])
 }
 

@@ -6,11 +6,13 @@
  * - Otherwise the model's 1024² mask, from the mask cache when the same input was seen with
  *   the same model (content hash), else from the segmenter (and then cached).
  * - `refine=edges` (default): guided-filter edges at full resolution and foreground colours
- *   without the old background's fringe (`refine.ts`). `refine=none`: the mask upscaled.
+ *   without the old background's fringe (`refine.ts`). `refine=detail`: the same after a second
+ *   model run on a small subject's box (`detail.ts`). `refine=none`: the mask upscaled.
  */
 import type { JobParams } from '../../../shared/params-types'
 import { inputHash, type MaskCache } from '../store/mask-cache'
 import type { DecodedImage } from './decode'
+import { detailPass } from './detail'
 import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask'
 import type { ModelVariant } from './model'
 import { refineEdges, resizeMask, type MaskPlane } from './refine'
@@ -70,12 +72,17 @@ export async function computeAlpha(
     if (image.hasAlpha) return keepInputAlpha(image)
     warnings.push(KEEP_WITHOUT_ALPHA_WARNING)
   }
-  const { mask, source } = await modelMask(image, input, deps, signal)
+  let { mask, source } = await modelMask(image, input, deps, signal)
   signal?.throwIfAborted()
+  if (params.refine === 'detail') {
+    const seg = deps.segmenter
+    mask = (await detailPass(image, mask, (crop, s) => seg.segment(crop, s), {}, signal))?.mask ?? mask
+    signal?.throwIfAborted()
+  }
 
   let alpha: Buffer
   let foreground: Buffer
-  if (params.refine === 'edges') {
+  if (params.refine !== 'none') {
     const refined = await refineEdges(image, mask, {}, signal)
     alpha = refined.alpha
     foreground = refined.foreground

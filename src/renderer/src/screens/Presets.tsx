@@ -215,7 +215,7 @@ function PresetEditor(props: { editing: PresetInfo | null; onDone: (name: string
           <input type="number" min={1} max={100} value={form.quality} placeholder="default" onChange={(e) => set({ quality: e.target.value })} aria-invalid={errors.quality ? true : undefined} />
           {errors.quality && <span className="field-error">{errors.quality}</span>}
         </label>
-        <Select form={form} set={set} k="refine" label="Edges" error={errors.refine} options={[['edges', 'Refine edges'], ['none', 'As the model gives']]} />
+        <Select form={form} set={set} k="refine" label="Edges" error={errors.refine} options={[['edges', 'Refine edges'], ['detail', 'Refine edges, second look at small subjects'], ['none', 'As the model gives']]} />
         <Select form={form} set={set} k="alpha" label="Existing transparency" error={errors.alpha} options={[['auto', 'Run the model'], ['keep', 'Keep the input alpha']]} />
       </fieldset>
       {errors.params && <div className="field-error">{errors.params}</div>}
