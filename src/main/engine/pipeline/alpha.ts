@@ -57,7 +57,7 @@ const MASK_FORMAT_VERSION = 1
 
 /** The cache's `model` key for a variant (or a registry model's key). */
 export function maskModelKey(variant: ModelVariant | string): string {
-  return `${variant.startsWith('isnet-') ? variant : `isnet-${variant}`}/${MASK_FORMAT_VERSION}`
+  return `${variant === 'small' || variant === 'medium' ? `isnet-${variant}` : variant}/${MASK_FORMAT_VERSION}`
 }
 
 export async function computeAlpha(
