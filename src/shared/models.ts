@@ -29,6 +29,8 @@ export interface ModelInfo {
   speedClass: string
   /** The device setting and, once the model has been loaded, the device that ran it. */
   device: Device
+  /** What the setting means on this machine (`auto` resolved), before any load. */
+  plannedDevice: ActualDevice
   activeDevice: ActualDevice | null
   /** Why the device setting was not used (a provider that failed to load), else null. */
   deviceWarning: string | null
@@ -43,4 +45,19 @@ export interface ModelTestRun {
   inferenceMs: number
   /** Share of the sample's mask above half (a sanity figure for the UI). */
   foregroundShare: number
+}
+
+/** Adds a model file: by path (CLI, Electron) or by bytes (a browser, a sandboxed picker). */
+export interface ModelAddRequest {
+  file: { path: string } | { bytes: Uint8Array; name: string }
+  name?: string
+  /** A known descriptor id (`birefnet-general`, …) whatever the file is called. */
+  as?: string
+  /** A custom descriptor (docs/models.md). */
+  descriptor?: unknown
+}
+
+export interface ModelAddResult {
+  model: ModelInfo
+  test: ModelTestRun
 }

@@ -36,6 +36,16 @@ export interface JobEvent {
   progress: number
 }
 
+/** Body of `GET /api/v1/health`. `device`: what runs the default model, null until it is loaded. */
+export interface HealthBody {
+  status: 'ok'
+  model: string
+  device_setting: string
+  device: string | null
+  device_warning: string | null
+  queued: number
+}
+
 export interface EngineEvents {
   job: [JobEvent]
 }
@@ -210,6 +220,20 @@ export class Engine extends EventEmitter<EngineEvents> {
   async idle(): Promise<void> {
     while (this.scheduler.activeCount > 0 || this.jobs.countByStatus('queued') > 0) {
       await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+
+  /** `GET /api/v1/health`: up, the default model and the device that runs it (once loaded). */
+  health(): HealthBody {
+    const model = this.models.defaultModel()
+    const session = this.modelPool.status(model)
+    return {
+      status: 'ok',
+      model,
+      device_setting: this.modelPool.device(),
+      device: session?.activeDevice ?? null,
+      device_warning: session?.deviceWarning ?? null,
+      queued: this.jobs.countByStatus('queued')
     }
   }
 

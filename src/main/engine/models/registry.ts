@@ -12,6 +12,7 @@ import type { SegmenterModel } from '../pipeline/mask'
 import type { ModelVariant } from '../pipeline/model'
 import type { Db } from '../store/db'
 import { descriptorProblems, ISNET_BUILTIN, KNOWN_DESCRIPTORS, recogniseModel, type ModelDescriptor } from './descriptors'
+import { resolveDevice } from './devices'
 import { assertMemoryFor } from './memory'
 
 /** The built-in models: name → variant and approximate file size (for listings). */
@@ -172,7 +173,7 @@ export class ModelRegistry {
   }
 
   /** What `models list` shows, with the pool's view of each model's session. */
-  info(m: RegisteredModel, session: { activeDevice: ModelInfo['activeDevice']; deviceWarning: string | null } | null): ModelInfo {
+  info(m: RegisteredModel, session: { activeDevice: ModelInfo['activeDevice']; deviceWarning: string | null } | null, device: Device = this.device()): ModelInfo {
     return {
       name: m.name,
       family: m.family,
@@ -187,7 +188,8 @@ export class ModelRegistry {
       licence: m.descriptor.licence,
       source: m.descriptor.source,
       speedClass: m.descriptor.speedClass,
-      device: this.device(),
+      device,
+      plannedDevice: resolveDevice(device),
       activeDevice: session?.activeDevice ?? null,
       deviceWarning: session?.deviceWarning ?? null,
       resident: session !== null

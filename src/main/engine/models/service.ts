@@ -29,7 +29,7 @@ export class ModelService {
   ) {}
 
   list(): ModelInfo[] {
-    return this.registry.all().map((m) => this.registry.info(m, this.pool.status(m.name)))
+    return this.registry.all().map((m) => this.registry.info(m, this.pool.status(m.name), this.pool.device()))
   }
 
   /**
@@ -41,7 +41,7 @@ export class ModelService {
     const m = await this.registry.register(req)
     try {
       const test = await this.test(m.name)
-      return { model: this.registry.info(m, this.pool.status(m.name)), test }
+      return { model: this.registry.info(m, this.pool.status(m.name), this.pool.device()), test }
     } catch (err) {
       this.registry.remove(m.name)
       const message = err instanceof Error ? err.message : String(err)
