@@ -8,6 +8,20 @@ export type Device = (typeof DEVICES)[number]
 /** A device that actually ran a model (never `auto`). */
 export type ActualDevice = Exclude<Device, 'auto'>
 
+/** Known descriptor ids (`clipdesk models add --as`), as in docs/models.md. */
+export const KNOWN_MODEL_IDS = [
+  'birefnet-general',
+  'birefnet-general-lite',
+  'birefnet-portrait',
+  'birefnet-massive',
+  'bria-rmbg-2.0',
+  'ben2-base',
+  'u2net',
+  'u2netp',
+  'isnet-general-use',
+  'isnet-anime'
+] as const
+
 /** A model's name in the registry (also what `model=<name>` in a parameter set names). */
 export const MODEL_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/
 
