@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- [--corpus <dir>] [--compare] [--variant small|medium] [--limit N] [--repeat N]
- *                   [--chunk N] [--concurrency N] [--malloc-mmap-threshold <bytes>] [--session-options <json>]
+ *                   [--chunk N] [--concurrency N] [--malloc-mmap-threshold <bytes>|off (default 1048576)] [--session-options <json>]
  *                   [--pipeline-only]`
  *
  * Speed and memory of the cutout pipeline, printed as JSON (never asserted):
@@ -66,8 +66,10 @@ export async function main(args: string[]): Promise<number> {
   // `--pipeline-only`: no inference-only baseline (long memory runs, e.g. --repeat 15).
   const roles: Role[] = opt.has('pipeline-only') ? ['clipdesk'] : opt.has('compare') ? ['clipdesk', 'inference', 'imgly'] : ['clipdesk', 'inference']
   // glibc's malloc tuning for our two processes (not imgly's, which runs as shipped): see
-  // docs/pipeline.md, "Memory".
-  const mmapThreshold = opt.get('malloc-mmap-threshold')
+  // docs/pipeline.md, "Memory". On by default, as `clipdesk` and the app run
+  // (bin/clipdesk.js, src/main/malloc-relaunch.ts); `--malloc-mmap-threshold off` measures without.
+  const mmapOption = opt.get('malloc-mmap-threshold') ?? '1048576'
+  const mmapThreshold = mmapOption === 'off' ? undefined : mmapOption
   if (mmapThreshold !== undefined) positiveInt(mmapThreshold, 0, '--malloc-mmap-threshold')
   const loadStart = loadAverage()
 

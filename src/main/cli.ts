@@ -1,7 +1,8 @@
 /**
- * `clipdesk` on plain Node: serve | process | keys | presets | watch. Never imports electron.
+ * `clipdesk` on plain Node: serve | process | keys | presets | watch | models. Never imports electron.
  */
 import { runKeys } from './cli/keys'
+import { runModels } from './cli/models'
 import { runPresets } from './cli/presets'
 import { runProcess } from './cli/process'
 import { runServe } from './cli/serve'
@@ -9,7 +10,7 @@ import { runWatch } from './cli/watch'
 import { CliError } from './cli/args'
 
 const USAGE = `Usage:
-  clipdesk serve [--port 7878] [--allow-private-urls] [--paused] [--data-dir <dir>]
+  clipdesk serve [--port 7878] [--allow-private-urls] [--paused] [--device <auto|cpu|cuda|…>] [--data-dir <dir>]
   clipdesk process <files or folders...> --out <dir> [--mode clipping] [--params <set>] [--format png] [--data-dir <dir>]
   clipdesk keys create [--credits <n>|unlimited] [--name <text>] [--admin] [--data-dir <dir>]
   clipdesk keys list | revoke <id> | credit <id> <n>|unlimited [--data-dir <dir>]
@@ -18,6 +19,8 @@ const USAGE = `Usage:
                      [--template "{name}.{variation}.{ext}"] [--move-originals] [--paused] [--data-dir <dir>]
   clipdesk watch list [--json] | pause|resume|remove <id or folder> | retry <id or folder> [<file id>] [--data-dir <dir>]
     (watched folders are processed while \`clipdesk serve\` or the app runs)
+  clipdesk models list [--json] | add <file.onnx> [--name <name>] [--as <known>] [--descriptor <file.json>]
+  clipdesk models remove <name> | default <name> | device <auto|cpu|directml|coreml|cuda|webgpu> | test <name>
 
 The data folder defaults to $CLIPDESK_DATA_DIR, else the OS app-data folder "Clipdesk".`
 
@@ -34,6 +37,8 @@ async function main(argv: string[]): Promise<number> {
       return runPresets(rest)
     case 'watch':
       return runWatch(rest)
+    case 'models':
+      return runModels(rest)
     case undefined:
     case 'help':
     case '--help':

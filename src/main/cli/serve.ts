@@ -1,6 +1,7 @@
 import { Engine } from '../engine/engine'
 import { startHttpServer } from '../http/server'
 import { createServeApp, engineOptionsFrom, serverSettings } from '../http/serve-app'
+import { DEVICES, type Device } from '../../shared/models'
 import { CliError, parse } from './args'
 
 /** `clipdesk serve`: the engine and the HTTP listener until SIGINT/SIGTERM. */
@@ -9,14 +10,23 @@ export async function runServe(args: string[]): Promise<number> {
     port: { type: 'string', default: '7878' },
     'allow-private-urls': { type: 'boolean', default: false },
     // Accept jobs but hold them until a start without --paused (queue up work, run it later).
-    paused: { type: 'boolean', default: false }
+    paused: { type: 'boolean', default: false },
+    // Execution provider for this run, over the stored setting (`clipdesk models device`).
+    device: { type: 'string' }
   })
   if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}"`)
   const port = Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`expected --port to be 0–65535, got "${values.port}"`)
 
+  const device = values.device as string | undefined
+  if (device !== undefined && !(DEVICES as readonly string[]).includes(device)) throw new CliError(`expected --device to be one of ${DEVICES.join(', ')}, got "${device}"`)
   const settings = serverSettings(dataDir)
-  const engine = new Engine({ dataDir, allowPrivateNetworkUrls: values['allow-private-urls'] as boolean, ...engineOptionsFrom(settings.get()) })
+  const engine = new Engine({
+    dataDir,
+    allowPrivateNetworkUrls: values['allow-private-urls'] as boolean,
+    device: device as Device | undefined,
+    ...engineOptionsFrom(settings.get())
+  })
   if (engine.keys.count() === 0) {
     // The first key is the owner's: it also opens the app in a browser (the app bridge).
     const { key } = engine.keys.create({ credits: null, name: 'first key', admin: true })
@@ -39,7 +49,13 @@ export async function runServe(args: string[]): Promise<number> {
   if (watched.length > 0) console.log(`Watching ${watched.filter((f) => f.state === 'active').length} of ${watched.length} folders`)
   if (served.app.rendererDir) console.log(`App: open ${listener.url}/ in a browser and sign in with an owner key`)
   if (values.paused) console.log('Paused: jobs are accepted and kept queued; start again without --paused to run them')
-  else engine.warmUp().catch((err: Error) => console.error(`clipdesk: ${err.message}`))
+  else {
+    // The model line: which model and device run (and why not the asked-for device).
+    engine.warmUp().then(
+      (w) => console.log(`Model ${w.model} on ${w.device}${w.warning ? ` (warning: ${w.warning})` : ''}`),
+      (err: Error) => console.error(`clipdesk: ${err.message}`)
+    )
+  }
 
   await stopped
   console.log('Stopping…')

@@ -25,6 +25,8 @@ export interface MaskSource {
   segment: Segmenter['segment']
   segmentAtModelSize?: Segmenter['segmentAtModelSize']
   variant?: ModelVariant
+  /** Names the model in the mask cache (a registry model); else derived from `variant`. */
+  modelKey?: string
 }
 
 export interface AlphaDeps {
@@ -55,9 +57,9 @@ export const KEEP_WITHOUT_ALPHA_WARNING = 'alpha=keep: the input has no transpar
  */
 const MASK_FORMAT_VERSION = 1
 
-/** The cache's `model` key for a variant. */
-export function maskModelKey(variant: ModelVariant): string {
-  return `isnet-${variant}/${MASK_FORMAT_VERSION}`
+/** The cache's `model` key for a variant (or a registry model's key). */
+export function maskModelKey(variant: ModelVariant | string): string {
+  return `${variant === 'small' || variant === 'medium' ? `isnet-${variant}` : variant}/${MASK_FORMAT_VERSION}`
 }
 
 export async function computeAlpha(
@@ -87,7 +89,7 @@ export async function computeAlpha(
     alpha = refined.alpha
     foreground = refined.foreground
   } else {
-    alpha = mask.width === MODEL_SIZE && mask.height === MODEL_SIZE ? await upscaleMask(mask.data, image.width, image.height) : await resizeMask(mask, image.width, image.height)
+    alpha = deps.segmenter.segmentAtModelSize ? await upscaleMask(mask.data, image.width, image.height, mask.width, mask.height) : await resizeMask(mask, image.width, image.height)
     foreground = image.data
   }
   if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
@@ -100,9 +102,13 @@ async function modelMask(image: DecodedImage, input: Buffer, deps: AlphaDeps, si
   if (!seg.segmentAtModelSize) {
     return { mask: { data: await seg.segment(image, signal), width: image.width, height: image.height }, source: 'model' }
   }
-  const run = async (): Promise<MaskPlane> => ({ data: (await seg.segmentAtModelSize!(image, signal)).mask, width: MODEL_SIZE, height: MODEL_SIZE })
-  if (!deps.maskCache || !seg.variant) return { mask: await run(), source: 'model' }
-  const { mask, hit } = await deps.maskCache.getOrCompute(inputHash(input), maskModelKey(seg.variant), run)
+  const run = async (): Promise<MaskPlane> => {
+    const r = await seg.segmentAtModelSize!(image, signal)
+    return { data: r.mask, width: r.width ?? MODEL_SIZE, height: r.height ?? MODEL_SIZE }
+  }
+  const key = seg.modelKey ?? seg.variant
+  if (!deps.maskCache || !key) return { mask: await run(), source: 'model' }
+  const { mask, hit } = await deps.maskCache.getOrCompute(inputHash(input), maskModelKey(key), run)
   return { mask, source: hit ? 'cache' : 'model' }
 }
 
