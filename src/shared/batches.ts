@@ -15,8 +15,10 @@ export type BatchItemState = 'pending' | 'done' | 'failed' | 'cancelled'
 export interface BatchRequest {
   mode: Mode
   output_format: OutputFormat
-  /** A preset name, inline pairs or a JSON object (SPEC §2); null for none. */
+  /** A preset name, inline pairs or a JSON object (docs/params.md); null for none. */
   params: string | Record<string, unknown> | null
+  /** Write every variation of each photo; otherwise the primary only (unless `params` names `variations=`). */
+  all_variations?: boolean
 }
 
 export interface BatchItemView {
@@ -112,7 +114,8 @@ export interface BatchTarget {
 export const batchRequestSchema = z.object({
   mode: z.enum(MODES),
   output_format: z.enum(OUTPUT_FORMATS),
-  params: z.union([z.string().max(2048), z.record(z.string(), z.unknown())]).nullish().transform((v) => v ?? null)
+  params: z.union([z.string().max(2048), z.record(z.string(), z.unknown())]).nullish().transform((v) => v ?? null),
+  all_variations: z.boolean().optional()
 })
 
 export const batchCreateSchema = z.object({

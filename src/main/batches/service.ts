@@ -16,6 +16,7 @@ import {
 import type { Engine, JobEvent } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import { primaryVariation } from '../engine/status-view'
+import { resultsToWrite, writesAllVariations } from '../../shared/outputs'
 import { cleanRelPath, copyUnique, expandPath, outputPath } from './paths'
 import { Previews, type PreviewKind } from './previews'
 import { BatchStore, TERMINAL_ITEM, type BatchRecord, type ItemRecord } from './store'
@@ -46,7 +47,7 @@ function notFound(what: string): ApiError {
 }
 
 /**
- * Batches of the app's main screen (SPEC §7) on top of the engine: a batch is a job request
+ * Batches of the app's main screen on top of the engine: a batch is a job request
  * and a destination; each of its items is one input file linked to its current job. When a
  * job is done its results are copied into the destination, mirroring the dropped folders.
  * Everything is in the engine's database, so batches, their items and the copied results
@@ -380,7 +381,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     }
   }
 
-  /** Copies a done job's results into the destination (primary first), then marks the item done. */
+  /** Copies a done job's results that were asked for into the destination (primary first), then marks the item done. */
   private async finish(itemId: string, jobId: string): Promise<void> {
     if (this.finishing.has(itemId)) return
     this.finishing.add(itemId)
@@ -389,9 +390,10 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       const job = this.engine.jobs.get(jobId)
       const batch = item && this.store.batch(item.batchId)
       if (!item || !job || !batch || item.jobId !== jobId || isTerminal(item)) return
-      const results = this.engine.jobs.results(jobId)
-      const primary = primaryVariation(job, results.map((r) => r.variation), this.engine.jobParams.get(jobId)?.primary)
-      results.sort((a, b) => Number(b.variation === primary) - Number(a.variation === primary))
+      const made = this.engine.jobs.results(jobId)
+      const primary = primaryVariation(job, made.map((r) => r.variation), this.engine.jobParams.get(jobId)?.primary)
+      // The primary alone unless all variations were asked for (the API's final_urls keep them all).
+      const results = resultsToWrite(made, primary, writesAllVariations(batch.request.params, batch.request.all_variations))
       const outputs: string[] = []
       try {
         for (const r of results) {

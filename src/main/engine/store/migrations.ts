@@ -8,6 +8,7 @@ import presets from './schema/003-presets'
 import watch from './schema/004-watch'
 import batches from './schema/005-batches'
 import maskCache from './schema/002-mask-cache'
+import batchResume from './schema/007-batch-resume'
 
 export interface Migration {
   name: string
@@ -19,5 +20,6 @@ export const MIGRATIONS: Migration[] = [
   { name: '005-batches', sql: batches },
   { name: '004-watch', sql: watch },
   { name: '003-presets', sql: presets },
-  { name: '002-mask-cache', sql: maskCache }
+  { name: '002-mask-cache', sql: maskCache },
+  { name: '007-batch-resume', sql: batchResume }
 ]
