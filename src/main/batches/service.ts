@@ -15,9 +15,9 @@ import {
 } from '../../shared/batches'
 import type { Engine, JobEvent } from '../engine/engine'
 import { ApiError } from '../engine/errors'
-import { primaryVariation } from '../engine/status-view'
-import { resultsToWrite, writesAllVariations } from '../../shared/outputs'
-import { cleanRelPath, copyUnique, expandPath, outputPath } from './paths'
+import { cleanRelPath, expandPath } from './paths'
+import { copyResults } from './results'
+import { writesAllVariations } from '../../shared/outputs'
 import { Previews, type PreviewKind } from './previews'
 import { BatchStore, TERMINAL_ITEM, type BatchRecord, type ItemRecord } from './store'
 import { batchSummary, itemView, type PreviewAddress } from './view'
@@ -47,7 +47,7 @@ function notFound(what: string): ApiError {
 }
 
 /**
- * Batches of the app's main screen on top of the engine: a batch is a job request
+ * Batches of the app's main screen (SPEC §7) on top of the engine: a batch is a job request
  * and a destination; each of its items is one input file linked to its current job. When a
  * job is done its results are copied into the destination, mirroring the dropped folders.
  * Everything is in the engine's database, so batches, their items and the copied results
@@ -381,7 +381,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     }
   }
 
-  /** Copies a done job's results that were asked for into the destination (primary first), then marks the item done. */
+  /** Copies a done job's results into the destination (primary first), then marks the item done. */
   private async finish(itemId: string, jobId: string): Promise<void> {
     if (this.finishing.has(itemId)) return
     this.finishing.add(itemId)
@@ -390,15 +390,9 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       const job = this.engine.jobs.get(jobId)
       const batch = item && this.store.batch(item.batchId)
       if (!item || !job || !batch || item.jobId !== jobId || isTerminal(item)) return
-      const made = this.engine.jobs.results(jobId)
-      const primary = primaryVariation(job, made.map((r) => r.variation), this.engine.jobParams.get(jobId)?.primary)
-      // The primary alone unless all variations were asked for (the API's final_urls keep them all).
-      const results = resultsToWrite(made, primary, writesAllVariations(batch.request.params, batch.request.all_variations))
-      const outputs: string[] = []
+      let outputs: string[]
       try {
-        for (const r of results) {
-          outputs.push(await copyUnique(r.path, outputPath(batch.destination, item.relPath, r.variation, r.ext, results.length > 1), batch.destination))
-        }
+        outputs = await copyResults(this.engine, job, item, batch.destination, writesAllVariations(batch.request.params, batch.request.all_variations))
       } catch (err) {
         this.fail(item, `The result could not be written into the destination: ${(err as Error).message}`)
         return
