@@ -7,7 +7,7 @@ import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { BatchRequest, BatchSummary } from '../src/shared/batches'
+import { batchCreateSchema, type BatchRequest, type BatchSummary } from '../src/shared/batches'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
 import { plannedOutputs } from '../src/shared/outputs'
@@ -60,7 +60,7 @@ async function runBatch(request: BatchRequest, out: string): Promise<string[]> {
   ])
   const done = await until(service, batch.id, settled)
   expect(done.counts).toMatchObject({ total: 2, done: 2, failed: 0 })
-  return readdirSync(out).sort()
+  return (readdirSync(out, { recursive: true }) as string[]).map((f) => f.split('\\').join('/')).filter((f) => f.endsWith('.png')).sort()
 }
 
 describe('batch outputs', () => {
@@ -80,6 +80,16 @@ describe('batch outputs', () => {
     // A set that names its variations writes those.
     const named = await runBatch({ mode: 'params', output_format: 'png', params: 'ecommerce-white;variations=clipping,shadowTop' }, join(root, 'named'))
     expect(named).toEqual(['ball.clipping.png', 'ball.shadowTop.png', 'shoe.clipping.png', 'shoe.shadowTop.png'])
+
+    // The naming template of watched folders names a batch's files too.
+    const templated = await runBatch({ ...preset, name_template: '{preset}/{name}-{variation}.{ext}' }, join(root, 'templated'))
+    expect(templated).toEqual(['ecommerce-white/ball-shadowTop.png', 'ecommerce-white/shoe-shadowTop.png'])
+  })
+
+  it('refuses a bad naming template when the batch is created', () => {
+    const bad = batchCreateSchema.safeParse({ request: { mode: 'clipping', output_format: 'png', params: null, name_template: '{nope}.{ext}' }, destination: '/tmp/x' })
+    expect(bad.success).toBe(false)
+    expect(bad.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['request.name_template', expect.stringContaining('unknown token {nope}')]])
   })
 
   it('plans the file names the batch screen shows before Start', () => {
@@ -92,5 +102,8 @@ describe('batch outputs', () => {
       'shoe.compose.png'
     ])
     expect(plannedOutputs({ ...ecommerce, params: 'no-such-preset' }, 'shoe', lookup)).toBeNull()
+    expect(plannedOutputs({ ...ecommerce, name_template: '{preset}/{date}/{name}-{variation}.{ext}' }, 'shoe', lookup)?.names).toEqual([
+      'ecommerce-white/YYYY-MM-DD/shoe-shadowTop.png'
+    ])
   })
 })

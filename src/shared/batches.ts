@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { MODES, OUTPUT_FORMATS, type JobStatus, type Mode, type OutputFormat } from './api'
+import { templateProblem } from './watch'
 
 /** An item is `waiting` until the batch hands it to the engine, then follows its job. */
 export type BatchItemStatus = 'waiting' | JobStatus
@@ -19,6 +20,8 @@ export interface BatchRequest {
   params: string | Record<string, unknown> | null
   /** Write every variation of each photo; otherwise the primary only (unless `params` names `variations=`). */
   all_variations?: boolean
+  /** Output names, with the tokens of watched folders (`{name}` `{ext}` `{variation}` `{date}` `{preset}`); null for the default. */
+  name_template?: string | null
 }
 
 export interface BatchItemView {
@@ -115,7 +118,16 @@ export const batchRequestSchema = z.object({
   mode: z.enum(MODES),
   output_format: z.enum(OUTPUT_FORMATS),
   params: z.union([z.string().max(2048), z.record(z.string(), z.unknown())]).nullish().transform((v) => v ?? null),
-  all_variations: z.boolean().optional()
+  all_variations: z.boolean().optional(),
+  name_template: z
+    .string()
+    .max(512)
+    .superRefine((t, ctx) => {
+      const problem = templateProblem(t)
+      if (problem) ctx.addIssue({ code: 'custom', message: problem })
+    })
+    .nullish()
+    .transform((v) => v ?? null)
 })
 
 export const batchCreateSchema = z.object({

@@ -43,12 +43,20 @@ export interface PlannedOutputs {
 }
 
 /**
- * The files one input gives, by the default naming (`{name}.{ext}`, or `{name}.{variation}.{ext}`
- * when several are written); null when the parameters do not resolve (the form shows why).
+ * The files one input gives, by the batch's name template or the default naming (`{name}.{ext}`,
+ * or `{name}.{variation}.{ext}` when several are written; a `{date}` shows as `YYYY-MM-DD`);
+ * null when the parameters do not resolve (the form shows why). A preview: the writer still
+ * sanitises each token and numbers names already taken.
  * Some variations are made in PNG whatever the format (`mask`, and transparent cut-outs in JPEG).
  */
 export function plannedOutputs(
-  input: { mode: Mode; output_format: OutputFormat; params: string | Record<string, unknown> | null; all_variations?: boolean },
+  input: {
+    mode: Mode
+    output_format: OutputFormat
+    params: string | Record<string, unknown> | null
+    all_variations?: boolean
+    name_template?: string | null
+  },
   stem: string,
   lookup: PresetLookup
 ): PlannedOutputs | null {
@@ -60,6 +68,14 @@ export function plannedOutputs(
   const all = writesAllVariations(input.params, input.all_variations)
   const chosen = resultsToWrite(variations.map((variation) => ({ variation })), primary, all).map((r) => r.variation)
   const ext = extensionOf(input.output_format)
-  const names = chosen.map((v) => (chosen.length > 1 ? `${stem}.${v}.${ext}` : `${stem}.${ext}`))
+  const preset = typeof input.params === 'string' ? (/^[a-z0-9][a-z0-9_-]{0,63}(?=$|[;&])/.exec(input.params.trim())?.[0] ?? input.mode) : input.mode
+  const tokens: Record<string, string> = { name: stem, ext, preset, date: 'YYYY-MM-DD' }
+  const names = chosen.map((v) =>
+    input.name_template
+      ? input.name_template.replace(/\{([a-z]+)\}/g, (m, t: string) => (t === 'variation' ? v : (tokens[t] ?? m)))
+      : chosen.length > 1
+        ? `${stem}.${v}.${ext}`
+        : `${stem}.${ext}`
+  )
   return { variations: chosen, primary, names }
 }

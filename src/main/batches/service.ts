@@ -17,7 +17,6 @@ import type { Engine, JobEvent } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import { cleanRelPath, expandPath } from './paths'
 import { copyResults } from './results'
-import { writesAllVariations } from '../../shared/outputs'
 import { Previews, type PreviewKind } from './previews'
 import { BatchStore, TERMINAL_ITEM, type BatchRecord, type ItemRecord } from './store'
 import { batchSummary, itemView, type PreviewAddress } from './view'
@@ -392,7 +391,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       if (!item || !job || !batch || item.jobId !== jobId || isTerminal(item)) return
       let outputs: string[]
       try {
-        outputs = await copyResults(this.engine, job, item, batch.destination, writesAllVariations(batch.request.params, batch.request.all_variations))
+        outputs = await copyResults(this.engine, job, item, batch)
       } catch (err) {
         this.fail(item, `The result could not be written into the destination: ${(err as Error).message}`)
         return

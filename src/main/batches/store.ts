@@ -34,6 +34,7 @@ interface BatchRow {
   destination: string
   created_at: number
   all_variations: number
+  name_template: string | null
 }
 
 interface ItemRow {
@@ -62,7 +63,8 @@ function toBatch(r: BatchRow): BatchRecord {
       mode: r.mode,
       output_format: r.output_format,
       params: r.params === null ? null : JSON.parse(r.params),
-      all_variations: Boolean(Number(r.all_variations))
+      all_variations: Boolean(Number(r.all_variations)),
+      name_template: r.name_template
     },
     destination: r.destination,
     createdAt: Number(r.created_at)
@@ -108,7 +110,7 @@ export class BatchStore {
 
   insertBatch(b: BatchRecord): void {
     this.db
-      .prepare('INSERT INTO batches (id, name, mode, output_format, params, all_variations, destination, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .prepare('INSERT INTO batches (id, name, mode, output_format, params, all_variations, name_template, destination, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(
         b.id,
         b.name,
@@ -116,6 +118,7 @@ export class BatchStore {
         b.request.output_format,
         b.request.params === null ? null : JSON.stringify(b.request.params),
         b.request.all_variations ? 1 : 0,
+        b.request.name_template ?? null,
         b.destination,
         b.createdAt
       )

@@ -150,6 +150,17 @@ export function NewBatch(): React.JSX.Element {
         />
         <span>All variations (also the cut-out, background and other versions of each photo)</span>
       </label>
+      <label className="field">
+        <span>File names (optional)</span>
+        <input
+          type="text"
+          className="mono"
+          value={draft.name_template}
+          placeholder="{name}.{ext} — also {variation} {preset} {date}, / for folders"
+          onChange={(e) => setDraft({ name_template: e.target.value })}
+          data-testid="batch-name-template"
+        />
+      </label>
       <p className="muted" data-testid="batch-plan">
         {perPhoto
           ? `Each photo gives ${perPhoto.length === 1 ? 'one file' : `${perPhoto.length} files`}: ${perPhoto.join(', ')}${staged.length > 0 ? ` (${staged.length * perPhoto.length} in all)` : ''}. A name already taken gets -1, -2…`
