@@ -64,24 +64,27 @@ async function runBatch(request: BatchRequest, out: string): Promise<string[]> {
 }
 
 describe('batch outputs', () => {
-  it('writes the primary only with a preset, every variation when asked', async () => {
-    const preset: BatchRequest = { mode: 'params', output_format: 'png', params: 'ecommerce-white' }
+  const preset: BatchRequest = { mode: 'params', output_format: 'png', params: 'ecommerce-white' }
+
+  it('writes the primary only with a preset', async () => {
     const one = await runBatch(preset, join(root, 'primary'))
     expect(one).toEqual(['ball.png', 'shoe.png'])
     // The primary of ecommerce-white is the shadowed composite: 2000×2000 on white, opaque corners.
     const { data, info } = await sharp(join(root, 'primary', 'ball.png')).raw().toBuffer({ resolveWithObject: true })
     expect([info.width, info.height]).toEqual([2000, 2000])
     expect([...data.subarray(0, info.channels)].slice(0, 3)).toEqual([255, 255, 255])
+  })
 
+  // The later batches reuse the first one's masks (same photos): each is a compose, not a model run.
+  it('writes every variation when asked', async () => {
     const all = await runBatch({ ...preset, all_variations: true }, join(root, 'all'))
     const expected = ['background', 'clipping', 'compose', 'shadowTop'].flatMap((v) => [`ball.${v}.png`, `shoe.${v}.png`]).sort()
     expect(all).toEqual(expected)
+  })
 
-    // A set that names its variations writes those.
+  it('writes the variations a set names, and names files by the template', async () => {
     const named = await runBatch({ mode: 'params', output_format: 'png', params: 'ecommerce-white;variations=clipping,shadowTop' }, join(root, 'named'))
     expect(named).toEqual(['ball.clipping.png', 'ball.shadowTop.png', 'shoe.clipping.png', 'shoe.shadowTop.png'])
-
-    // The naming template of watched folders names a batch's files too.
     const templated = await runBatch({ ...preset, name_template: '{preset}/{name}-{variation}.{ext}' }, join(root, 'templated'))
     expect(templated).toEqual(['ecommerce-white/ball-shadowTop.png', 'ecommerce-white/shoe-shadowTop.png'])
   })
