@@ -11,7 +11,9 @@ import { CliError } from './cli/args'
 
 const USAGE = `Usage:
   clipdesk serve [--port 7878] [--allow-private-urls] [--paused] [--device <auto|cpu|cuda|…>] [--data-dir <dir>]
-  clipdesk process <files or folders...> --out <dir> [--mode clipping] [--params <set>] [--format png] [--data-dir <dir>]
+  clipdesk process <files or folders...> --out <dir> [--mode clipping] [--params <set>] [--format png]
+                   [--all-variations] [--template "{name}.{ext}"] [--overwrite] [--data-dir <dir>]
+    (photos already done with the same settings are skipped; a report is written to --out)
   clipdesk keys create [--credits <n>|unlimited] [--name <text>] [--admin] [--data-dir <dir>]
   clipdesk keys list | revoke <id> | credit <id> <n>|unlimited [--data-dir <dir>]
   clipdesk presets create <name> <params> [--description <text>] [--replace] | list | delete <name> [--data-dir <dir>]

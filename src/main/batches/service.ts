@@ -391,7 +391,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       if (!item || !job || !batch || item.jobId !== jobId || isTerminal(item)) return
       let outputs: string[]
       try {
-        outputs = await copyResults(this.engine, job, item, batch.destination)
+        outputs = await copyResults(this.engine, job, item, batch)
       } catch (err) {
         this.fail(item, `The result could not be written into the destination: ${(err as Error).message}`)
         return

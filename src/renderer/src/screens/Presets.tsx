@@ -356,7 +356,7 @@ export default function Presets(): React.JSX.Element {
         ) : (
           <div className="card">
             <Empty title="Choose a preset or make a new one">
-              <p>A preset is a named set of the parameters of SPEC §2: background, shadow, crop, size, margin and more. Use it in a batch or as `params` in the API.</p>
+              <p>A preset is a named set of parameters: background, shadow, crop, size, margin and more. Use it in a batch, a watched folder, `clipdesk process --params`, or as `params` in the API.</p>
             </Empty>
           </div>
         )}
