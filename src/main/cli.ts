@@ -1,5 +1,5 @@
 /**
- * `clipdesk` on plain Node: serve | process | keys | presets | watch | models. Never imports electron.
+ * `clipdesk` on plain Node: serve | process | keys | presets | watch | models | worker | workers. Never imports electron.
  */
 import { runKeys } from './cli/keys'
 import { runModels } from './cli/models'
@@ -7,14 +7,17 @@ import { runPresets } from './cli/presets'
 import { runProcess } from './cli/process'
 import { runServe } from './cli/serve'
 import { runWatch } from './cli/watch'
+import { runWorker } from './cli/worker'
+import { runWorkers } from './cli/workers'
 import { CliError } from './cli/args'
 
 const USAGE = `Usage:
-  clipdesk serve [--port 7878] [--allow-private-urls] [--paused] [--device <auto|cpu|cuda|…>] [--data-dir <dir>]
+  clipdesk serve [--port 7878] [--allow-private-urls] [--paused] [--device <auto|cpu|cuda|…>]
+                 [--queue redis://host:6379 [--no-local-worker]] [--data-dir <dir>]
   clipdesk process <files or folders...> --out <dir> [--mode clipping] [--params <set>] [--format png]
                    [--all-variations] [--template "{name}.{ext}"] [--overwrite] [--data-dir <dir>]
     (photos already done with the same settings are skipped; a report is written to --out)
-  clipdesk keys create [--credits <n>|unlimited] [--name <text>] [--admin] [--data-dir <dir>]
+  clipdesk keys create [--credits <n>|unlimited] [--name <text>] [--admin | --worker] [--data-dir <dir>]
   clipdesk keys list | revoke <id> | credit <id> <n>|unlimited [--data-dir <dir>]
   clipdesk presets create <name> <params> [--description <text>] [--replace] | list | delete <name> [--data-dir <dir>]
   clipdesk watch add <folder> [--no-recursive] [--mode clipping] [--params <set>] [--format png] [--out <dir>]
@@ -23,6 +26,8 @@ const USAGE = `Usage:
     (watched folders are processed while \`clipdesk serve\` or the app runs)
   clipdesk models list [--json] | add <file.onnx> [--name <name>] [--as <known>] [--descriptor <file.json>]
   clipdesk models remove <name> | default <name> | device <auto|cpu|directml|coreml|cuda|webgpu> | test <name>
+  clipdesk worker --queue redis://host:6379 --coordinator http://host:7878 --key <worker key> [--name <text>] [--model medium]
+  clipdesk workers [--json] [--data-dir <dir> | --coordinator http://host:7878 --key <owner key>]
 
 The data folder defaults to $CLIPDESK_DATA_DIR, else the OS app-data folder "Clipdesk".`
 
@@ -41,6 +46,10 @@ async function main(argv: string[]): Promise<number> {
       return runWatch(rest)
     case 'models':
       return runModels(rest)
+    case 'worker':
+      return runWorker(rest)
+    case 'workers':
+      return runWorkers(rest)
     case undefined:
     case 'help':
     case '--help':

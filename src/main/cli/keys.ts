@@ -7,18 +7,20 @@ function describeCredits(credits: number | null): string {
 
 /** `clipdesk keys create|list|revoke|credit`. The new key is the last line of stdout. */
 export async function runKeys(args: string[]): Promise<number> {
-  const { positionals, values, dataDir } = parse(args, { credits: { type: 'string' }, name: { type: 'string' }, admin: { type: 'boolean', default: false } })
+  const { positionals, values, dataDir } = parse(args, { credits: { type: 'string' }, name: { type: 'string' }, admin: { type: 'boolean', default: false }, worker: { type: 'boolean', default: false } })
   const [sub, id, amount] = positionals
   const engine = new Engine({ dataDir })
   try {
     switch (sub) {
       case 'create': {
+        if (values.admin && values.worker) throw new CliError('a key is either --admin or --worker')
         const { key, info } = engine.keys.create({
           credits: parseCredits(values.credits as string | undefined, null),
           name: values.name as string | undefined,
-          admin: values.admin as boolean
+          admin: values.admin as boolean,
+          kind: values.worker ? 'worker' : 'client'
         })
-        const role = info.admin ? ', owner: may use the app in a browser and manage keys' : ''
+        const role = info.admin ? ', owner: may use the app in a browser and manage keys' : info.kind === 'worker' ? ', worker: may only take work and return results' : ''
         console.log(`Created ${info.id} (credits: ${describeCredits(info.credits)}${role}). Keep the key now; it is not shown again:`)
         console.log(key)
         return 0
@@ -28,7 +30,7 @@ export async function runKeys(args: string[]): Promise<number> {
         if (keys.length === 0) console.log('No keys. Create one with: clipdesk keys create')
         for (const k of keys) {
           const state = k.revokedAt ? 'revoked' : 'active'
-          console.log(`${k.id}\t${k.prefix}…\t${state}\tcredits: ${describeCredits(k.credits)}${k.admin ? '\towner' : ''}${k.name ? `\t${k.name}` : ''}`)
+          console.log(`${k.id}\t${k.prefix}…\t${state}\tcredits: ${describeCredits(k.credits)}${k.admin ? '\towner' : ''}${k.kind === 'worker' ? '\tworker' : ''}${k.name ? `\t${k.name}` : ''}`)
         }
         return 0
       }

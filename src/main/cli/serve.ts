@@ -3,6 +3,7 @@ import { startHttpServer } from '../http/server'
 import { createServeApp, engineOptionsFrom, serverSettings } from '../http/serve-app'
 import { DEVICES, type Device } from '../../shared/models'
 import { CliError, parse } from './args'
+import { createStudioEngine } from '../studio/studio'
 
 /** `clipdesk serve`: the engine and the HTTP listener until SIGINT/SIGTERM. */
 export async function runServe(args: string[]): Promise<number> {
@@ -12,7 +13,11 @@ export async function runServe(args: string[]): Promise<number> {
     // Accept jobs but hold them until a start without --paused (queue up work, run it later).
     paused: { type: 'boolean', default: false },
     // Execution provider for this run, over the stored setting (`clipdesk models device`).
-    device: { type: 'string' }
+    device: { type: 'string' },
+    // Studio mode: dispatch through BullMQ on this Redis; SQLite stays the record.
+    queue: { type: 'string' },
+    'no-local-worker': { type: 'boolean', default: false },
+    'lock-ms': { type: 'string' }
   })
   if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}"`)
   const port = Number(values.port)
@@ -21,12 +26,26 @@ export async function runServe(args: string[]): Promise<number> {
   const device = values.device as string | undefined
   if (device !== undefined && !(DEVICES as readonly string[]).includes(device)) throw new CliError(`expected --device to be one of ${DEVICES.join(', ')}, got "${device}"`)
   const settings = serverSettings(dataDir)
-  const engine = new Engine({
+  const engineOptions = {
     dataDir,
     allowPrivateNetworkUrls: values['allow-private-urls'] as boolean,
     device: device as Device | undefined,
     ...engineOptionsFrom(settings.get())
-  })
+  }
+  const queueUrl = values.queue as string | undefined
+  if (!queueUrl && (values['no-local-worker'] || values['lock-ms'] !== undefined)) throw new CliError('--no-local-worker and --lock-ms need --queue')
+  const lockMs = values['lock-ms'] === undefined ? undefined : Number(values['lock-ms'])
+  if (lockMs !== undefined && !(Number.isInteger(lockMs) && lockMs >= 1000)) throw new CliError(`expected --lock-ms to be a whole number from 1000 up, got "${values['lock-ms']}"`)
+  const localWorker = !values['no-local-worker']
+  let studio: ReturnType<typeof createStudioEngine> | null = null
+  if (queueUrl) {
+    try {
+      studio = createStudioEngine(engineOptions, { queueUrl, localWorker, lockMs })
+    } catch (err) {
+      throw new CliError((err as Error).message)
+    }
+  }
+  const engine = studio ? studio.engine : new Engine(engineOptions)
   if (engine.keys.count() === 0) {
     // The first key is the owner's: it also opens the app in a browser (the app bridge).
     const { key } = engine.keys.create({ credits: null, name: 'first key', admin: true })
@@ -40,7 +59,7 @@ export async function runServe(args: string[]): Promise<number> {
 
   if (!values.paused) engine.start()
   const served = createServeApp(engine, settings)
-  const listener = await startHttpServer(engine, { port, app: served.app })
+  const listener = await startHttpServer(engine, { port, app: served.app, studio: studio?.coordinator })
   served.listening(listener.url)
   await served.watch.start() // watched folders (clipdesk watch add …): active while serve runs
   console.log(`Data folder: ${dataDir}`)
@@ -48,8 +67,9 @@ export async function runServe(args: string[]): Promise<number> {
   const watched = served.watch.list()
   if (watched.length > 0) console.log(`Watching ${watched.filter((f) => f.state === 'active').length} of ${watched.length} folders`)
   if (served.app.rendererDir) console.log(`App: open ${listener.url}/ in a browser and sign in with an owner key`)
+  if (queueUrl) console.log(`Studio queue: ${queueUrl}${localWorker ? '' : ' (no local worker)'}`)
   if (values.paused) console.log('Paused: jobs are accepted and kept queued; start again without --paused to run them')
-  else {
+  else if (localWorker) {
     // The model line: which model and device run (and why not the asked-for device).
     engine.warmUp().then(
       (w) => console.log(`Model ${w.model} on ${w.device}${w.warning ? ` (warning: ${w.warning})` : ''}`),

@@ -13,6 +13,7 @@ import { ModelService } from './models/service'
 import type { Segmenter } from './pipeline/mask'
 import { DecodeSandbox } from './sandbox/decoder'
 import { Scheduler } from './queue/scheduler'
+import type { Dispatcher } from './queue/dispatcher'
 import { ACTIVE_STATUSES } from './queue/transitions'
 import { ResultSigner } from './results'
 import { endUnsuccessfully, runJob, type RunContext } from './run-job'
@@ -44,6 +45,12 @@ export interface HealthBody {
   device: string | null
   device_warning: string | null
   queued: number
+}
+
+/** Replaceable parts of an engine; the defaults are the embedded, single-process ones. */
+export interface EngineSeams {
+  /** Runs queued jobs. @default the in-process Scheduler */
+  dispatcher?: (engine: Engine, ctx: RunContext) => Dispatcher
 }
 
 export interface EngineEvents {
@@ -89,14 +96,14 @@ export class Engine extends EventEmitter<EngineEvents> {
   readonly modelPool: ModelPool
   /** List, add, remove, default, device, test run (CLI, IPC). */
   readonly modelService: ModelService
-  private readonly scheduler: Scheduler
+  private readonly scheduler: Dispatcher
   /** The last failure to load the model, and when; uploads answer 503 for a minute after it. */
   private modelError: { error: Error; at: number } | null = null
   private sweepTimer: NodeJS.Timeout | null = null
   private started = false
   private readonly timing = { segmentingMs: 3000 }
 
-  constructor(opts: EngineOptions) {
+  constructor(opts: EngineOptions, seams: EngineSeams = {}) {
     super()
     this.options = resolveOptions(opts)
     this.paths = new DataPaths(this.options.dataDir)
@@ -121,13 +128,15 @@ export class Engine extends EventEmitter<EngineEvents> {
       memoryBytes: this.options.decodeMemoryBytes
     })
     const ctx = this.runContext()
-    this.scheduler = new Scheduler({
-      jobs: this.jobs,
-      concurrency: this.options.concurrency,
-      jobTimeoutMs: this.options.jobTimeoutMs,
-      run: (job, signal) => runJob(ctx, job, signal),
-      onClaim: (job) => this.changed(job.id)
-    })
+    this.scheduler = seams.dispatcher
+      ? seams.dispatcher(this, ctx)
+      : new Scheduler({
+          jobs: this.jobs,
+          concurrency: this.options.concurrency,
+          jobTimeoutMs: this.options.jobTimeoutMs,
+          run: (job, signal) => runJob(ctx, job, signal),
+          onClaim: (job) => this.changed(job.id)
+        })
   }
 
   /** Resumes interrupted jobs and starts taking work. */
@@ -265,6 +274,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   }
 
   private assertAvailable(): void {
+    this.scheduler.assertAvailable?.()
     if (this.modelError && Date.now() - this.modelError.at < MODEL_RETRY_MS) {
       throw new ApiError('unavailable', `The segmentation model could not be loaded: ${this.modelError.error.message}`, {
         headers: { 'Retry-After': '60' }
@@ -279,7 +289,9 @@ export class Engine extends EventEmitter<EngineEvents> {
    */
   private recover(): void {
     const ctx = this.runContext()
-    for (const id of this.jobs.idsByStatus(ACTIVE_STATUSES)) {
+    // With a shared queue, active jobs may still be running on other machines: leave them.
+    const active = this.scheduler.requeuesOnStart === false ? [] : this.jobs.idsByStatus(ACTIVE_STATUSES)
+    for (const id of active) {
       const job = this.jobs.get(id)!
       if (job.attempts >= this.options.maxAttempts) {
         endUnsuccessfully(ctx, job, job.status, 'failed', {
@@ -306,6 +318,11 @@ export class Engine extends EventEmitter<EngineEvents> {
       }
       for (const name of names) if (name.endsWith(PARTIAL_SUFFIX)) rmSync(join(dir, name), { force: true })
     }
+  }
+
+  /** Tells observers (push events) that a job moved; for dispatchers that move jobs themselves. */
+  notify(jobId: string): void {
+    this.changed(jobId)
   }
 
   private runContext(): RunContext {

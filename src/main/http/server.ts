@@ -9,6 +9,8 @@ import { readUpload } from './body'
 import { BadKeyLimiter, isAllowedHost, limiterClient } from './guard'
 import { InFlightBytes, UploadReservation } from './in-flight'
 import { openApiDocument } from './openapi'
+import { handleStudioRequest } from './studio-routes'
+import type { StudioCoordinator } from '../studio/coordinator'
 import { answerClientError, sendJson } from './respond'
 
 export interface HttpServerOptions {
@@ -26,6 +28,8 @@ export interface HttpServerOptions {
    * reading its answer (or sending its body) holds nothing for longer. @default 30 s
    */
   idleTimeoutMs?: number
+  /** Studio mode: the coordinator whose workers call `/api/v1/studio/*`. @default none */
+  studio?: StudioCoordinator
 }
 
 function busy(): ApiError {
@@ -66,13 +70,19 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   const inFlight = new InFlightBytes(opts.maxInFlightUploadBytes ?? 4 * engine.options.maxUploadBytes + 1024 * 1024)
   let port = 0
 
-  const authenticate = (req: IncomingMessage): string => {
+  const authenticate = (req: IncomingMessage, kind: 'client' | 'worker' = 'client'): string => {
     const client = limiterClient(req.socket.remoteAddress)
     const wait = limiter.retryAfter(client)
     const given = req.headers['x-api-key']
     const secret = typeof given === 'string' ? given : ''
     const key = secret ? engine.keys.authenticate(secret) : null
-    if (key) return key.id
+    if (key) {
+      // A worker key only takes work and returns results; a client key cannot act as a worker.
+      if (key.kind !== kind) {
+        throw new ApiError('forbidden', kind === 'worker' ? 'This endpoint needs a worker key (clipdesk keys create --worker).' : 'A worker key can only take work and return results.')
+      }
+      return key.id
+    }
     if (wait > 0) {
       throw new ApiError('rate_limited', 'Too many requests with a bad API key; wait before trying again.', {
         headers: { 'Retry-After': String(wait) }
@@ -157,7 +167,8 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
         .pipe(res)
       return
     }
-    if (opts.app && (await handleAppRequest(opts.app, req, res, url, { authenticate, allow }))) return
+    if (opts.studio && (await handleStudioRequest({ engine, coordinator: opts.studio, authenticate, allow }, req, res, url))) return
+    if (opts.app && (await handleAppRequest(opts.app, req, res, url, { authenticate: (r) => authenticate(r), allow }))) return
     throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
   }
 

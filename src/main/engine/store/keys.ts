@@ -12,7 +12,11 @@ export interface ApiKeyInfo {
   revokedAt: number | null
   /** An owner key: may use the app bridge (`/api/app/*`), which manages keys, batches and settings. */
   admin: boolean
+  /** `client` keys upload and read status; `worker` keys only take work and return results (studio mode). */
+  kind: KeyKind
 }
+
+export type KeyKind = 'client' | 'worker'
 
 interface KeyRow {
   id: string
@@ -23,6 +27,7 @@ interface KeyRow {
   created_at: number
   revoked_at: number | null
   admin?: number
+  kind?: string
 }
 
 const KEY_PREFIX = 'cdk_'
@@ -40,7 +45,8 @@ function toInfo(row: KeyRow): ApiKeyInfo {
     credits: row.credits === null ? null : Number(row.credits),
     createdAt: Number(row.created_at),
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
-    admin: Number(row.admin ?? 0) === 1
+    admin: Number(row.admin ?? 0) === 1,
+    kind: row.kind === 'worker' ? 'worker' : 'client'
   }
 }
 
@@ -51,7 +57,7 @@ function toInfo(row: KeyRow): ApiKeyInfo {
 export class KeyStore {
   constructor(private readonly db: Db) {}
 
-  create(opts: { credits: number | null; name?: string; admin?: boolean }): { key: string; info: ApiKeyInfo } {
+  create(opts: { credits: number | null; name?: string; admin?: boolean; kind?: KeyKind }): { key: string; info: ApiKeyInfo } {
     const secret = KEY_PREFIX + randomBytes(32).toString('base64url')
     const id = 'key_' + randomBytes(6).toString('hex')
     const now = Date.now()
@@ -60,6 +66,7 @@ export class KeyStore {
         .run(id, secret.slice(0, KEY_PREFIX.length + 4), hashKey(secret), opts.name ?? null, opts.credits, now)
       if (opts.credits !== null && opts.credits > 0) this.ledger(id, null, opts.credits, 'grant')
       if (opts.admin) prepared(this.db, 'UPDATE api_keys SET admin = 1 WHERE id = ?').run(id)
+      if (opts.kind === 'worker') prepared(this.db, "UPDATE api_keys SET kind = 'worker' WHERE id = ?").run(id)
     })()
     return { key: secret, info: this.get(id)! }
   }

@@ -10,6 +10,7 @@ import batches from './schema/005-batches'
 import maskCache from './schema/002-mask-cache'
 import models from './schema/006-models'
 import batchResume from './schema/007-batch-resume'
+import studio from './schema/008-studio'
 
 export interface Migration {
   name: string
@@ -23,5 +24,6 @@ export const MIGRATIONS: Migration[] = [
   { name: '003-presets', sql: presets },
   { name: '002-mask-cache', sql: maskCache },
   { name: '006-models', sql: models },
-  { name: '007-batch-resume', sql: batchResume }
+  { name: '007-batch-resume', sql: batchResume },
+  { name: '008-studio', sql: studio }
 ]
