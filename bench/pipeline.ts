@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- [--corpus <dir>] [--compare] [--variant small|medium] [--limit N] [--repeat N]
- *                   [--chunk N] [--concurrency N] [--malloc-mmap-threshold <bytes>] [--session-options <json>]
+ *                   [--chunk N] [--concurrency N] [--malloc-mmap-threshold <bytes>|off (default 1048576)] [--session-options <json>]
  *                   [--pipeline-only]`
  *
  * Speed and memory of the cutout pipeline, printed as JSON (never asserted):
@@ -24,6 +24,7 @@ import { pathToFileURL } from 'node:url'
 import { CLIPPING_DEFAULTS } from '../src/shared/params-types'
 import { resolveOptions } from '../src/main/engine/options'
 import { decodeImage, processJob, Segmenter } from '../src/main/engine/pipeline'
+import { DecodeSandbox } from '../src/main/engine/sandbox/decoder'
 import type { MaskSource } from '../src/main/engine/pipeline/alpha'
 import type { ModelVariant } from '../src/main/engine/pipeline/model'
 import { corpusDir, corpusFiles, loadAverage, machine, median, memory, mimeOf, options, positiveInt, ROOT, round, rssSampler } from './lib'
@@ -65,8 +66,10 @@ export async function main(args: string[]): Promise<number> {
   // `--pipeline-only`: no inference-only baseline (long memory runs, e.g. --repeat 15).
   const roles: Role[] = opt.has('pipeline-only') ? ['clipdesk'] : opt.has('compare') ? ['clipdesk', 'inference', 'imgly'] : ['clipdesk', 'inference']
   // glibc's malloc tuning for our two processes (not imgly's, which runs as shipped): see
-  // docs/pipeline.md, "Memory".
-  const mmapThreshold = opt.get('malloc-mmap-threshold')
+  // docs/pipeline.md, "Memory". On by default, as `clipdesk` and the app run
+  // (bin/clipdesk.js, src/main/malloc-relaunch.ts); `--malloc-mmap-threshold off` measures without.
+  const mmapOption = opt.get('malloc-mmap-threshold') ?? '1048576'
+  const mmapThreshold = mmapOption === 'off' ? undefined : mmapOption
   if (mmapThreshold !== undefined) positiveInt(mmapThreshold, 0, '--malloc-mmap-threshold')
   const loadStart = loadAverage()
 
@@ -270,6 +273,9 @@ async function clipdeskRunner(role: 'clipdesk' | 'inference', variant: ModelVari
         return run
       }
     }
+    // As the engine does, the input is decoded in a sandbox process (engine/sandbox): its cost
+    // (moving the pixels back) is part of the pipeline's figure.
+    const sandbox = new DecodeSandbox({ maxPixels: MAX_PIXELS, concurrency })
     const perImageMs: number[] = []
     let next = 0
     const started = performance.now()
@@ -279,12 +285,14 @@ async function clipdeskRunner(role: 'clipdesk' | 'inference', variant: ModelVari
         const file = files[next++]!
         const t = performance.now()
         const input = await readFile(file)
-        await processJob(input, { segmenter: source }, { format: 'png', params: CLIPPING_DEFAULTS, maxPixels: MAX_PIXELS })
+        await processJob(input, { segmenter: source }, { format: 'png', params: CLIPPING_DEFAULTS, maxPixels: MAX_PIXELS, decode: (bytes) => sandbox.decode(bytes) })
         perImageMs.push(performance.now() - t)
       }
     }
     await Promise.all(Array.from({ length: concurrency }, lane))
-    return { wallMs: performance.now() - started, perImageMs, inferenceMs }
+    const wallMs = performance.now() - started
+    await sandbox.close()
+    return { wallMs, perImageMs, inferenceMs }
   }
 }
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // Entry of the `clipdesk` command: runs the CLI bundle built by `npm install` (prepare → build).
+// Written for any Node that npm runs on: it picks Node 22 before loading the bundle.
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
@@ -8,11 +10,37 @@ if (!existsSync(cli)) {
   console.error('clipdesk: the CLI is not built yet; run `npm run build` in the project folder')
   process.exit(1)
 }
-const major = Number(process.versions.node.split('.')[0])
-if (major < 22) {
-  console.error(`clipdesk: Node 22.12 or newer is required (this is ${process.version})`)
-  process.exit(1)
+
+const MIN = [22, 12]
+const tooOld = (version) => {
+  const [major, minor] = version.replace(/^v/, '').split('.').map(Number)
+  return major < MIN[0] || (major === MIN[0] && minor < MIN[1])
 }
+
+// `npm install` brings Node 22 into the project (the `node` dev dependency). Under an older
+// system Node the command runs on that one, and says so in one line (stderr, so that output
+// meant for scripts stays clean).
+if (tooOld(process.version)) {
+  const own = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url))
+  if (!existsSync(own)) {
+    console.error(`clipdesk: Node ${MIN.join('.')} or newer is required (this is ${process.version}); run \`npm install\` in the project folder to bring one`)
+    process.exit(1)
+  }
+  const r = spawnSync(own, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, CLIPDESK_SYSTEM_NODE: process.version }
+  })
+  if (r.signal) process.kill(process.pid, r.signal)
+  process.exit(r.status ?? 1)
+}
+
+// Run by npx with the project's Node on PATH while npm itself runs on the older system Node.
+const systemNode = process.env.CLIPDESK_SYSTEM_NODE ?? /\bnode\/(v\d+\.\d+\.\d+)/.exec(process.env.npm_config_user_agent ?? '')?.[1]
+if (systemNode && tooOld(systemNode) && !process.env.CLIPDESK_NODE_NOTED) {
+  console.error(`clipdesk: using the project's Node ${process.version} (the system Node ${systemNode} is older than ${MIN.join('.')})`)
+  process.env.CLIPDESK_NODE_NOTED = '1' // once, also across the re-exec below
+}
+
 // glibc keeps freed mid-sized blocks (the model's per-run activations) in its heap, so RSS
 // creeps up to ~1.4 GB; served from mmap above 1 MB they go back to the OS and the peak stays
 // near 1.07 GB (docs/pipeline.md, Memory). glibc reads this only at start: re-exec once, in

@@ -159,7 +159,7 @@ describe('batches on a real engine', () => {
     const second = await until(service, batch.id, settled)
     expect(second.counts).toMatchObject({ total: 4, done: 3, failed: 1, cancelled: 0 })
     expect(existsSync(join(out, 'a.png'))).toBe(true)
-    expect(existsSync(join(out, 'a-2.png'))).toBe(true) // a.jpg and a.png of one folder never overwrite each other
+    expect(existsSync(join(out, 'a-1.png'))).toBe(true) // a.jpg and a.png of one folder never overwrite each other
 
     expect(await service.remove(batch.id)).toBe(true)
     expect(service.list()).toEqual([])

@@ -1,7 +1,7 @@
 /**
  * The `clipdesk` command as a user runs it (the built bin, plain Node, real files).
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -67,7 +67,8 @@ describe('clipdesk process', () => {
     const r = runCli(['process', input, '--out', out, '--data-dir', dir()])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/2 of 2 images done/)
-    expect(readdirSync(out).sort()).toEqual(['ball.png', 'shoes'])
+    expect(readdirSync(out).sort()).toEqual(['.clipdesk-process.jsonl', 'ball.png', 'clipdesk-report.json', 'clipdesk-report.txt', 'shoes'])
+    expect(readFileSync(join(out, 'clipdesk-report.txt'), 'utf8')).toContain('notes.txt') // listed, not processed
     expect(readdirSync(join(out, 'shoes'))).toEqual(['ball.png'])
     for (const f of [join(out, 'ball.png'), join(out, 'shoes', 'ball.png')]) {
       const meta = await sharp(f).metadata()

@@ -15,8 +15,9 @@ let stalling: Server
 let stallUrl: string
 
 beforeAll(async () => {
-  // Long enough for a real cutout once the model is loaded, short enough for the test.
-  server = await startTestServer({ allowPrivateNetworkUrls: true, jobTimeoutMs: 20_000 })
+  // Long enough for a real cutout once the model is loaded, even on a busy 2-core machine
+  // (one inference took 30 s under heavy load), short enough for the test.
+  server = await startTestServer({ allowPrivateNetworkUrls: true, jobTimeoutMs: 60_000 })
   await server.engine.warmUp()
   stalling = createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'image/png' })

@@ -128,3 +128,29 @@ it('takes 100 files dropped at once through the real engine exactly once, across
     await engine.stop()
   }
 })
+
+it('writes the primary variation of a preset only, every named variation when the set names them', async () => {
+  const { engine, svc } = startBoth(join(root, 'data-primary'))
+  await svc.start()
+  try {
+    const preset = join(root, 'inbox-preset')
+    const named = join(root, 'inbox-named')
+    mkdirSync(preset)
+    mkdirSync(named)
+    // alpha=keep: the disc's own alpha is the mask, so ecommerce-white's four variations are cheap but real.
+    const a = await svc.add({ path: preset, mode: 'params', params: 'ecommerce-white;alpha=keep', name_template: '{name}.{ext}' })
+    const b = await svc.add({ path: named, mode: 'params', params: 'ecommerce-white;alpha=keep;variations=clipping,shadowTop' })
+    writeFileSync(join(preset, 'disc.png'), await discPng(5))
+    writeFileSync(join(named, 'disc.png'), await discPng(5))
+    await waitFor('both done', () => svc.view(a.id)!.counts.done === 1 && svc.view(b.id)!.counts.done === 1)
+    expect(filesUnder(join(preset, 'clipdesk-out'))).toEqual(['disc.png'])
+    const meta = await sharp(join(preset, 'clipdesk-out', 'disc.png')).metadata()
+    expect([meta.width, meta.height]).toEqual([2000, 2000]) // the shadowed composite, the preset's primary
+    expect(filesUnder(join(named, 'clipdesk-out'))).toEqual(['disc.clipping.png', 'disc.shadowTop.png'])
+    // The API still lists every variation the job made.
+    expect(engine.db.prepare("SELECT count(*) AS n FROM results").get()).toMatchObject({ n: 6 })
+  } finally {
+    await svc.stop()
+    await engine.stop()
+  }
+})

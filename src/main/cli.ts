@@ -1,7 +1,8 @@
 /**
- * `clipdesk` on plain Node: serve | process | keys | presets | watch | worker | workers. Never imports electron.
+ * `clipdesk` on plain Node: serve | process | keys | presets | watch | models | worker | workers. Never imports electron.
  */
 import { runKeys } from './cli/keys'
+import { runModels } from './cli/models'
 import { runPresets } from './cli/presets'
 import { runProcess } from './cli/process'
 import { runServe } from './cli/serve'
@@ -11,8 +12,11 @@ import { runWorkers } from './cli/workers'
 import { CliError } from './cli/args'
 
 const USAGE = `Usage:
-  clipdesk serve [--port 7878] [--allow-private-urls] [--paused] [--queue redis://host:6379 [--no-local-worker]] [--data-dir <dir>]
-  clipdesk process <files or folders...> --out <dir> [--mode clipping] [--params <set>] [--format png] [--data-dir <dir>]
+  clipdesk serve [--port 7878] [--allow-private-urls] [--paused] [--device <auto|cpu|cuda|…>]
+                 [--queue redis://host:6379 [--no-local-worker]] [--data-dir <dir>]
+  clipdesk process <files or folders...> --out <dir> [--mode clipping] [--params <set>] [--format png]
+                   [--all-variations] [--template "{name}.{ext}"] [--overwrite] [--data-dir <dir>]
+    (photos already done with the same settings are skipped; a report is written to --out)
   clipdesk keys create [--credits <n>|unlimited] [--name <text>] [--admin | --worker] [--data-dir <dir>]
   clipdesk keys list | revoke <id> | credit <id> <n>|unlimited [--data-dir <dir>]
   clipdesk presets create <name> <params> [--description <text>] [--replace] | list | delete <name> [--data-dir <dir>]
@@ -20,6 +24,8 @@ const USAGE = `Usage:
                      [--template "{name}.{variation}.{ext}"] [--move-originals] [--paused] [--data-dir <dir>]
   clipdesk watch list [--json] | pause|resume|remove <id or folder> | retry <id or folder> [<file id>] [--data-dir <dir>]
     (watched folders are processed while \`clipdesk serve\` or the app runs)
+  clipdesk models list [--json] | add <file.onnx> [--name <name>] [--as <known>] [--descriptor <file.json>]
+  clipdesk models remove <name> | default <name> | device <auto|cpu|directml|coreml|cuda|webgpu> | test <name>
   clipdesk worker --queue redis://host:6379 --coordinator http://host:7878 --key <worker key> [--name <text>] [--model medium]
   clipdesk workers [--json] [--data-dir <dir> | --coordinator http://host:7878 --key <owner key>]
 
@@ -38,6 +44,8 @@ async function main(argv: string[]): Promise<number> {
       return runPresets(rest)
     case 'watch':
       return runWatch(rest)
+    case 'models':
+      return runModels(rest)
     case 'worker':
       return runWorker(rest)
     case 'workers':

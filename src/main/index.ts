@@ -44,6 +44,10 @@ import { TRAY_ICON_PNG_BASE64 } from './tray-icon'
 import { APP_VERSION } from './version'
 import { engineProcessor } from './watch/processor'
 import { WatchService } from './watch/service'
+import { relaunchWithMallocSettings } from './malloc-relaunch'
+
+// First of all: on Linux the process restarts once with glibc's mmap threshold set (why: there).
+const relaunching = relaunchWithMallocSettings()
 
 app.setName('Clipdesk')
 // One folder for settings and data, e.g. for tests: CLIPDESK_DATA_DIR (as for the CLI).
@@ -297,4 +301,4 @@ app.on('web-contents-created', (_e, contents) => {
   contents.setWindowOpenHandler(() => ({ action: 'deny' }))
 })
 
-void main()
+if (!relaunching) void main()

@@ -101,6 +101,10 @@ export interface JobStatusBody {
   final_urls?: Partial<Record<Variation, string>>
   warnings?: Partial<Record<Variation, string[]>>
   ignored_variations?: Variation[]
+  /** The registry model that made the mask, once the model step ran. */
+  model?: string
+  /** The device that ran it: cpu, cuda, directml, coreml or webgpu (after any fallback). */
+  device?: string
   error?: ErrorBody['error'] & { reason?: FailureReason }
 }
 

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { MODES, OUTPUT_FORMATS, type JobStatus, type Mode, type OutputFormat } from './api'
+import { templateProblem } from './watch'
 
 /** An item is `waiting` until the batch hands it to the engine, then follows its job. */
 export type BatchItemStatus = 'waiting' | JobStatus
@@ -15,8 +16,12 @@ export type BatchItemState = 'pending' | 'done' | 'failed' | 'cancelled'
 export interface BatchRequest {
   mode: Mode
   output_format: OutputFormat
-  /** A preset name, inline pairs or a JSON object (SPEC §2); null for none. */
+  /** A preset name, inline pairs or a JSON object (docs/params.md); null for none. */
   params: string | Record<string, unknown> | null
+  /** Write every variation of each photo; otherwise the primary only (unless `params` names `variations=`). */
+  all_variations?: boolean
+  /** Output names, with the tokens of watched folders (`{name}` `{ext}` `{variation}` `{date}` `{preset}`); null for the default. */
+  name_template?: string | null
 }
 
 export interface BatchItemView {
@@ -112,7 +117,17 @@ export interface BatchTarget {
 export const batchRequestSchema = z.object({
   mode: z.enum(MODES),
   output_format: z.enum(OUTPUT_FORMATS),
-  params: z.union([z.string().max(2048), z.record(z.string(), z.unknown())]).nullish().transform((v) => v ?? null)
+  params: z.union([z.string().max(2048), z.record(z.string(), z.unknown())]).nullish().transform((v) => v ?? null),
+  all_variations: z.boolean().optional(),
+  name_template: z
+    .string()
+    .max(512)
+    .superRefine((t, ctx) => {
+      const problem = templateProblem(t)
+      if (problem) ctx.addIssue({ code: 'custom', message: problem })
+    })
+    .nullish()
+    .transform((v) => v ?? null)
 })
 
 export const batchCreateSchema = z.object({

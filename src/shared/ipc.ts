@@ -8,6 +8,7 @@ import type { StatusResponse, UploadFields, UploadResponse } from './api'
 import type { ApiKeyView, AppInfo, KeyCreateRequest, KeyCreditRequest, ListenerStatus, OpenPathResult, Screen, SettingsPatch, SettingsView } from './app'
 import type { BatchAddRequest, BatchAddResult, BatchCreateRequest, BatchDetail, BatchItemView, BatchSummary, BatchTarget } from './batches'
 import type { ErrorBody } from './errors'
+import type { ModelAddRequest, ModelAddResult, ModelInfo, ModelTestRun } from './models'
 import type { PresetInfo, PresetSaveRequest } from './presets'
 import type { WatchAddRequest, WatchEvent, WatchFolderView, WatchRetryRequest, WatchRetryResult, WatchUpdateRequest } from './watch'
 
@@ -59,6 +60,15 @@ export interface IpcInvokeMap {
   watchResume: [string, WatchFolderView]
   /** Every failed file of a folder, or one file (failed, or skipped to force it). */
   watchRetry: [WatchRetryRequest, WatchRetryResult]
+  // Models: built-ins first. Refusals throw 422 validation_failed naming `file`, `name`, `as`,
+  // `descriptor` or `device` (a file that does not load or match its descriptor: `file`).
+  modelsList: [void, ModelInfo[]]
+  modelsAdd: [ModelAddRequest, ModelAddResult]
+  modelsRemove: [string, boolean]
+  modelsSetDefault: [string, ModelInfo[]]
+  modelsSetDevice: [string, ModelInfo[]]
+  /** Runs the model once on a sample image: device and time. */
+  modelsTest: [string, ModelTestRun]
 }
 
 /** Events pushed from main to the renderer: name → payload. */
@@ -108,7 +118,13 @@ export const IPC_METHODS = [
   'watchRemove',
   'watchPause',
   'watchResume',
-  'watchRetry'
+  'watchRetry',
+  'modelsList',
+  'modelsAdd',
+  'modelsRemove',
+  'modelsSetDefault',
+  'modelsSetDevice',
+  'modelsTest'
 ] as const satisfies readonly IpcMethod[]
 export const IPC_EVENTS = ['job', 'batch', 'batchItem', 'listener', 'navigate', 'watch'] as const satisfies readonly IpcEvent[]
 

@@ -26,8 +26,10 @@ export interface JobParams {
   primary: Variation
   /** 1–100 for jpg/webp; null: the encoder's default. */
   quality: number | null
-  refine: 'none' | 'edges'
+  refine: 'none' | 'edges' | 'detail'
   alpha: 'auto' | 'keep'
+  /** The registry model that makes the mask; null: the default model setting. */
+  model: string | null
   /** The preset the set started from, if any (for names and display). */
   preset: string | null
 }
@@ -45,6 +47,7 @@ export const CLIPPING_DEFAULTS: JobParams = {
   quality: null,
   refine: 'edges',
   alpha: 'auto',
+  model: null,
   preset: null
 }
 

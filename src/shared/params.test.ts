@@ -67,6 +67,7 @@ describe('parseParams: every key, good values', () => {
     ['quality=100', { quality: 100 }],
     ['refine=none', { refine: 'none' }],
     ['refine=edges', { refine: 'edges' }],
+    ['refine=detail', { refine: 'detail' }],
     ['alpha=auto', { alpha: 'auto' }],
     ['alpha=keep', { alpha: 'keep' }]
   ] as const)('%s', (text, expected) => {
@@ -85,7 +86,7 @@ describe('parseParams: every bad value is refused naming its key', () => {
     ['variations', ['', 'compose,compose', 'compose,cutout', ',', 'Compose']],
     ['primary', ['cutout', '', 'Compose']],
     ['quality', ['0', '101', '50.5', 'high', '-1', '']],
-    ['refine', ['edge', '']],
+    ['refine', ['edge', 'details', '']],
     ['alpha', ['preserve', '']]
   ] as const)('%s', (key, bad) => {
     for (const value of bad) {
@@ -187,12 +188,14 @@ describe('parseParams: forms', () => {
   })
 
   it('formatParams writes what parseParams reads back', () => {
-    const text = 'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep'
+    const text = 'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite'
     const v = values(text)
-    expect(formatParams(v)).toBe('background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep')
+    expect(formatParams(v)).toBe('background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite')
     expect(values(formatParams(v))).toEqual(v)
     expect(formatParams({ background: { kind: 'color', rgba: [1, 2, 3, 4] }, size: { kind: 'long', max: 900 } }, 'base')).toBe('base;background=#01020304;size=900')
-    expect(PARAM_KEYS).toHaveLength(11)
+    expect(PARAM_KEYS).toHaveLength(12)
+    expect(fields('model=Big Model')).toEqual(['params.model'])
+    expect(fields('model=')).toEqual(['params.model'])
   })
 })
 

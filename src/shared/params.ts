@@ -16,6 +16,7 @@
 import { z } from 'zod'
 import { VARIATIONS, type Mode, type Variation } from './api'
 import type { ErrorDetail } from './errors'
+import { MODEL_NAME_PATTERN } from './models'
 import { MODE_DEFAULTS, type BackgroundSpec, type JobParams, type SizeSpec } from './params-types'
 
 /** Longest accepted `params` string (SPEC §2, §4). */
@@ -44,7 +45,8 @@ export const PARAM_KEYS = [
   'primary',
   'quality',
   'refine',
-  'alpha'
+  'alpha',
+  'model'
 ] as const
 export type ParamKey = (typeof PARAM_KEYS)[number]
 
@@ -71,8 +73,9 @@ export const PARAM_EXPECTED: Record<ParamKey, string> = {
   variations: `a comma-separated list of ${VARIATIONS.join(', ')} (each at most once)`,
   primary: `one of ${VARIATIONS.join(', ')}`,
   quality: 'a whole number from 1 to 100',
-  refine: 'none or edges',
-  alpha: 'auto or keep'
+  refine: 'none, edges or detail',
+  alpha: 'auto or keep',
+  model: 'a model name from the model registry (clipdesk models list), e.g. medium'
 }
 
 function describe(value: unknown): string {
@@ -168,8 +171,10 @@ const SCHEMAS: { [K in ParamKey]: z.ZodType<NonNullable<JobParams[K]>, unknown> 
   }),
   primary: z.enum(VARIATIONS),
   quality: z.union([z.number(), z.string().trim().regex(WHOLE).transform(Number)]).pipe(z.number().int().min(1).max(100)),
-  refine: z.enum(['none', 'edges']),
-  alpha: z.enum(['auto', 'keep'])
+  refine: z.enum(['none', 'edges', 'detail']),
+  alpha: z.enum(['auto', 'keep']),
+  // Only the name's form is checked here; whether the model exists is the engine's question.
+  model: z.string().trim().regex(MODEL_NAME_PATTERN)
 }
 
 const isParamKey = (k: string): k is ParamKey => (PARAM_KEYS as readonly string[]).includes(k)

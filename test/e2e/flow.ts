@@ -53,6 +53,9 @@ export async function runBatch(page: Page, inputs: { folder: string; single: str
   await page.getByRole('button', { name: 'Remove dropped.png' }).click()
   await expect.poll(() => page.getByTestId('staged-count').textContent()).toContain('3 files ready')
   await page.getByTestId('batch-destination').fill(destination)
+  // Before Start, the screen says which files each photo gives: one per photo unless all variations are asked.
+  expect(await page.getByTestId('batch-plan').textContent()).toContain('Each photo gives one file')
+  expect(await page.getByTestId('planned-outputs').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/→ \S+\.png$/)]))
   // Every value the overall bar shows, recorded in the page as it changes.
   await page.evaluate(() => {
     const page = globalThis as any

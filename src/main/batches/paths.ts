@@ -68,7 +68,7 @@ export function outputPath(destination: string, relPath: string, variation: stri
 /**
  * Copies `from` to `target` (inside `root`, the destination) without ever replacing an
  * existing file: when the name is taken (another batch, or two inputs `a.jpg` and `a.png` of
- * one folder), `<stem>-2.<ext>`, `-3`… The folders are made and checked by their real paths, so
+ * one folder), `<stem>-1.<ext>`, `-2`… The folders are made and checked by their real paths, so
  * a symbolic link inside the destination cannot send the file elsewhere; the exclusive copy
  * does not follow a link in the last component either. Returns the path written.
  */
@@ -76,8 +76,8 @@ export async function copyUnique(from: string, target: string, root: string): Pr
   const dir = await containedDir(root, dirname(target))
   const ext = extname(target)
   const name = basename(target, ext)
-  for (let n = 1; n < 10_000; n++) {
-    const file = n === 1 ? `${name}${ext}` : `${name}-${n}${ext}`
+  for (let n = 0; n < 10_000; n++) {
+    const file = n === 0 ? `${name}${ext}` : `${name}-${n}${ext}`
     try {
       // Written in the checked real folder; reported by the name the user chose.
       await copyFile(from, join(dir, file), constants.COPYFILE_EXCL)

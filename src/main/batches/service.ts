@@ -15,8 +15,8 @@ import {
 } from '../../shared/batches'
 import type { Engine, JobEvent } from '../engine/engine'
 import { ApiError } from '../engine/errors'
-import { primaryVariation } from '../engine/status-view'
-import { cleanRelPath, copyUnique, expandPath, outputPath } from './paths'
+import { cleanRelPath, expandPath } from './paths'
+import { copyResults } from './results'
 import { Previews, type PreviewKind } from './previews'
 import { BatchStore, TERMINAL_ITEM, type BatchRecord, type ItemRecord } from './store'
 import { batchSummary, itemView, type PreviewAddress } from './view'
@@ -389,14 +389,9 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       const job = this.engine.jobs.get(jobId)
       const batch = item && this.store.batch(item.batchId)
       if (!item || !job || !batch || item.jobId !== jobId || isTerminal(item)) return
-      const results = this.engine.jobs.results(jobId)
-      const primary = primaryVariation(job, results.map((r) => r.variation), this.engine.jobParams.get(jobId)?.primary)
-      results.sort((a, b) => Number(b.variation === primary) - Number(a.variation === primary))
-      const outputs: string[] = []
+      let outputs: string[]
       try {
-        for (const r of results) {
-          outputs.push(await copyUnique(r.path, outputPath(batch.destination, item.relPath, r.variation, r.ext, results.length > 1), batch.destination))
-        }
+        outputs = await copyResults(this.engine, job, item, batch)
       } catch (err) {
         this.fail(item, `The result could not be written into the destination: ${(err as Error).message}`)
         return

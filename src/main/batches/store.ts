@@ -33,6 +33,8 @@ interface BatchRow {
   params: string | null
   destination: string
   created_at: number
+  all_variations: number
+  name_template: string | null
 }
 
 interface ItemRow {
@@ -57,7 +59,13 @@ function toBatch(r: BatchRow): BatchRecord {
   return {
     id: r.id,
     name: r.name,
-    request: { mode: r.mode, output_format: r.output_format, params: r.params === null ? null : JSON.parse(r.params) },
+    request: {
+      mode: r.mode,
+      output_format: r.output_format,
+      params: r.params === null ? null : JSON.parse(r.params),
+      all_variations: Boolean(Number(r.all_variations)),
+      name_template: r.name_template
+    },
     destination: r.destination,
     createdAt: Number(r.created_at)
   }
@@ -102,8 +110,18 @@ export class BatchStore {
 
   insertBatch(b: BatchRecord): void {
     this.db
-      .prepare('INSERT INTO batches (id, name, mode, output_format, params, destination, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(b.id, b.name, b.request.mode, b.request.output_format, b.request.params === null ? null : JSON.stringify(b.request.params), b.destination, b.createdAt)
+      .prepare('INSERT INTO batches (id, name, mode, output_format, params, all_variations, name_template, destination, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(
+        b.id,
+        b.name,
+        b.request.mode,
+        b.request.output_format,
+        b.request.params === null ? null : JSON.stringify(b.request.params),
+        b.request.all_variations ? 1 : 0,
+        b.request.name_template ?? null,
+        b.destination,
+        b.createdAt
+      )
   }
 
   batch(id: string): BatchRecord | null {

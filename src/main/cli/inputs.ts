@@ -10,32 +10,44 @@ export interface InputFile {
   outStem: string
 }
 
-async function walk(dir: string): Promise<string[]> {
-  const out: string[] = []
+export interface CollectedInputs {
+  images: InputFile[]
+  /** Files of the given folders that are not images by their ending: listed, never processed. */
+  notImages: string[]
+}
+
+async function walk(dir: string, images: string[], others: string[]): Promise<void> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (entry.name.startsWith('.')) continue
     const full = join(dir, entry.name)
-    if (entry.isDirectory()) out.push(...(await walk(full)))
-    else if (entry.isFile() && IMAGE_EXTENSIONS.has(extname(entry.name).toLowerCase())) out.push(full)
+    if (entry.isDirectory()) await walk(full, images, others)
+    else if (entry.isFile()) (IMAGE_EXTENSIONS.has(extname(entry.name).toLowerCase()) ? images : others).push(full)
   }
-  return out.sort()
 }
 
-/** Expands files and folders (recursively) into the images to process. */
-export async function collectInputs(inputs: string[]): Promise<InputFile[]> {
-  const files: InputFile[] = []
+/**
+ * Expands files and folders (recursively) into the images to process. A folder's own report
+ * files (`clipdesk-report.*`) are not counted as skipped inputs.
+ */
+export async function collectInputs(inputs: string[]): Promise<CollectedInputs> {
+  const images: InputFile[] = []
+  const notImages: string[] = []
   for (const input of inputs) {
     const abs = resolve(input)
     const info = await stat(abs).catch(() => null)
     if (!info) throw new Error(`no such file or folder: ${input}`)
     if (info.isDirectory()) {
-      for (const file of await walk(abs)) {
+      const found: string[] = []
+      const others: string[] = []
+      await walk(abs, found, others)
+      for (const file of found.sort()) {
         const rel = relative(abs, file)
-        files.push({ path: file, outStem: join(dirname(rel), basename(rel, extname(rel))) })
+        images.push({ path: file, outStem: join(dirname(rel), basename(rel, extname(rel))) })
       }
+      notImages.push(...others.filter((f) => !basename(f).startsWith('clipdesk-report.')).sort())
     } else {
-      files.push({ path: abs, outStem: basename(abs, extname(abs)) })
+      images.push({ path: abs, outStem: basename(abs, extname(abs)) })
     }
   }
-  return files
+  return { images, notImages }
 }

@@ -1,6 +1,7 @@
 import { Engine } from '../engine/engine'
 import { startHttpServer } from '../http/server'
 import { createServeApp, engineOptionsFrom, serverSettings } from '../http/serve-app'
+import { DEVICES, type Device } from '../../shared/models'
 import { CliError, parse } from './args'
 import { createStudioEngine } from '../studio/studio'
 
@@ -11,6 +12,8 @@ export async function runServe(args: string[]): Promise<number> {
     'allow-private-urls': { type: 'boolean', default: false },
     // Accept jobs but hold them until a start without --paused (queue up work, run it later).
     paused: { type: 'boolean', default: false },
+    // Execution provider for this run, over the stored setting (`clipdesk models device`).
+    device: { type: 'string' },
     // Studio mode: dispatch through BullMQ on this Redis; SQLite stays the record.
     queue: { type: 'string' },
     'no-local-worker': { type: 'boolean', default: false },
@@ -20,8 +23,15 @@ export async function runServe(args: string[]): Promise<number> {
   const port = Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`expected --port to be 0–65535, got "${values.port}"`)
 
+  const device = values.device as string | undefined
+  if (device !== undefined && !(DEVICES as readonly string[]).includes(device)) throw new CliError(`expected --device to be one of ${DEVICES.join(', ')}, got "${device}"`)
   const settings = serverSettings(dataDir)
-  const engineOptions = { dataDir, allowPrivateNetworkUrls: values['allow-private-urls'] as boolean, ...engineOptionsFrom(settings.get()) }
+  const engineOptions = {
+    dataDir,
+    allowPrivateNetworkUrls: values['allow-private-urls'] as boolean,
+    device: device as Device | undefined,
+    ...engineOptionsFrom(settings.get())
+  }
   const queueUrl = values.queue as string | undefined
   if (!queueUrl && (values['no-local-worker'] || values['lock-ms'] !== undefined)) throw new CliError('--no-local-worker and --lock-ms need --queue')
   const lockMs = values['lock-ms'] === undefined ? undefined : Number(values['lock-ms'])
@@ -59,7 +69,13 @@ export async function runServe(args: string[]): Promise<number> {
   if (served.app.rendererDir) console.log(`App: open ${listener.url}/ in a browser and sign in with an owner key`)
   if (queueUrl) console.log(`Studio queue: ${queueUrl}${localWorker ? '' : ' (no local worker)'}`)
   if (values.paused) console.log('Paused: jobs are accepted and kept queued; start again without --paused to run them')
-  else if (localWorker) engine.warmUp().catch((err: Error) => console.error(`clipdesk: ${err.message}`))
+  else if (localWorker) {
+    // The model line: which model and device run (and why not the asked-for device).
+    engine.warmUp().then(
+      (w) => console.log(`Model ${w.model} on ${w.device}${w.warning ? ` (warning: ${w.warning})` : ''}`),
+      (err: Error) => console.error(`clipdesk: ${err.message}`)
+    )
+  }
 
   await stopped
   console.log('Stopping…')

@@ -7,7 +7,10 @@ import { ApiError, JobFailure } from './errors'
 import { acceptUpload, type UploadInput } from './intake/upload'
 import { resolveOptions, type EngineOptions, type ResolvedEngineOptions } from './options'
 import { DataPaths, PARTIAL_SUFFIX } from './paths'
-import { Segmenter } from './pipeline/mask'
+import { ModelPool } from './models/pool'
+import { ModelRegistry } from './models/registry'
+import { ModelService } from './models/service'
+import type { Segmenter } from './pipeline/mask'
 import { DecodeSandbox } from './sandbox/decoder'
 import { Scheduler } from './queue/scheduler'
 import type { Dispatcher } from './queue/dispatcher'
@@ -32,6 +35,16 @@ export interface JobEvent {
   job_id: string
   status: JobStatus
   progress: number
+}
+
+/** Body of `GET /api/v1/health`. `device`: what runs the default model, null until it is loaded. */
+export interface HealthBody {
+  status: 'ok'
+  model: string
+  device_setting: string
+  device: string | null
+  device_warning: string | null
+  queued: number
 }
 
 /** Replaceable parts of an engine; the defaults are the embedded, single-process ones. */
@@ -77,8 +90,13 @@ export class Engine extends EventEmitter<EngineEvents> {
   readonly maskCache: MaskCache
   /** Decodes, probes and previews untrusted images in killable processes. */
   readonly sandbox: DecodeSandbox
+  /** Built-in and added models, the default model and the device setting. */
+  readonly models: ModelRegistry
+  /** The resident model session (one at a time). */
+  readonly modelPool: ModelPool
+  /** List, add, remove, default, device, test run (CLI, IPC). */
+  readonly modelService: ModelService
   private readonly scheduler: Dispatcher
-  private segmenterPromise: Promise<Segmenter> | null = null
   /** The last failure to load the model, and when; uploads answer 503 for a minute after it. */
   private modelError: { error: Error; at: number } | null = null
   private sweepTimer: NodeJS.Timeout | null = null
@@ -96,6 +114,13 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.jobParams = new JobParamsStore(this.db)
     this.signer = new ResultSigner(getOrCreateSecret(this.db, 'result-signing-key'))
     this.maskCache = new MaskCache(this.db)
+    this.models = new ModelRegistry(this.db, this.options.modelVariant)
+    this.modelPool = new ModelPool(this.models, {
+      threads: this.options.threads,
+      device: opts.device,
+      log: opts.log ?? ((m) => console.warn(`clipdesk: ${m}`))
+    })
+    this.modelService = new ModelService(this.models, this.modelPool)
     this.sandbox = new DecodeSandbox({
       maxPixels: this.options.maxPixels,
       concurrency: this.options.concurrency,
@@ -145,9 +170,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.started = false
     if (this.sweepTimer) clearInterval(this.sweepTimer)
     await this.scheduler.stop()
-    const segmenter = this.segmenterPromise
-    this.segmenterPromise = null
-    if (segmenter) await segmenter.then((s) => s.close()).catch(() => undefined)
+    await this.modelPool.close()
     await this.sandbox.close()
     this.db.close()
   }
@@ -209,27 +232,45 @@ export class Engine extends EventEmitter<EngineEvents> {
     }
   }
 
-  /** Loads the model now rather than at the first job (fails fast in `serve`). */
-  async warmUp(): Promise<void> {
-    await this.segmenter()
+  /** `GET /api/v1/health`: up, the default model and the device that runs it (once loaded). */
+  health(): HealthBody {
+    const model = this.models.defaultModel()
+    const session = this.modelPool.status(model)
+    return {
+      status: 'ok',
+      model,
+      device_setting: this.modelPool.device(),
+      device: session?.activeDevice ?? null,
+      device_warning: session?.deviceWarning ?? null,
+      queued: this.jobs.countByStatus('queued')
+    }
   }
 
-  private segmenter(): Promise<Segmenter> {
-    if (!this.segmenterPromise) {
-      this.segmenterPromise = Segmenter.create({ variant: this.options.modelVariant, threads: this.options.threads }).then(
-        (segmenter) => {
-          this.modelError = null
-          return segmenter
-        },
-        (err: unknown) => {
-          const error = err instanceof Error ? err : new Error(String(err))
-          this.modelError = { error, at: Date.now() }
-          this.segmenterPromise = null // the next job tries again
-          throw new JobFailure('model_unavailable', `The segmentation model could not be loaded: ${error.message}`)
-        }
-      )
+  /**
+   * Loads the default model now rather than at the first job (fails fast in `serve`); gives
+   * the device that runs it and the fallback warning, if any.
+   */
+  async warmUp(): Promise<{ model: string; device: string; warning: string | null }> {
+    const s = await this.segmenter(null)
+    this.modelPool.release(s)
+    return { model: this.models.defaultModel(), device: s.device, warning: s.deviceWarning }
+  }
+
+  /**
+   * The session of `model` (null: the default). A failure to load the default model also makes
+   * uploads answer 503 for a minute; an added model that fails only fails its jobs.
+   */
+  private async segmenter(model: string | null | undefined): Promise<Segmenter> {
+    try {
+      const s = await this.modelPool.acquire(model)
+      if (!model || model === this.models.defaultModel()) this.modelError = null
+      return s
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err))
+      if (!model || model === this.models.defaultModel()) this.modelError = { error, at: Date.now() }
+      if (err instanceof JobFailure) throw err
+      throw new JobFailure('model_unavailable', `The segmentation model could not be loaded: ${error.message}`)
     }
-    return this.segmenterPromise
   }
 
   private assertAvailable(): void {
@@ -293,7 +334,8 @@ export class Engine extends EventEmitter<EngineEvents> {
       jobParams: this.jobParams,
       paths: this.paths,
       options: this.options,
-      segmenter: () => this.segmenter(),
+      segmenter: (model) => this.segmenter(model),
+      releaseSegmenter: (s) => this.modelPool.release(s),
       decode: (bytes, signal) => this.sandbox.decode(bytes, signal),
       maskCache: this.maskCache,
       changed: (id) => this.changed(id),

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os'
+import type { Device } from '../../shared/models'
 
 /** Settings of one engine. Every limit of SPEC §4 is here, with its default. */
 export interface EngineOptions {
@@ -45,9 +46,13 @@ export interface EngineOptions {
    * fails with `image_too_large`. @default 12 bytes per allowed pixel, at least 768 MB
    */
   decodeMemoryBytes?: number
+  /** Execution provider for this process, over the stored device setting (`serve --device`). */
+  device?: Device
+  /** Where engine warnings go (a device that fell back to the CPU). @default console.warn */
+  log?: (message: string) => void
 }
 
-export type ResolvedEngineOptions = Required<EngineOptions>
+export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'device' | 'log'>> & Pick<EngineOptions, 'device' | 'log'>
 
 export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
   return {
@@ -63,6 +68,8 @@ export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
     maxAttempts: o.maxAttempts ?? 3,
     jobTimeoutMs: o.jobTimeoutMs ?? 10 * 60 * 1000,
     decodeTimeoutMs: o.decodeTimeoutMs ?? 60_000,
-    decodeMemoryBytes: o.decodeMemoryBytes ?? Math.max(768 * 2 ** 20, (o.maxPixels ?? 100_000_000) * 12)
+    decodeMemoryBytes: o.decodeMemoryBytes ?? Math.max(768 * 2 ** 20, (o.maxPixels ?? 100_000_000) * 12),
+    device: o.device,
+    log: o.log
   }
 }

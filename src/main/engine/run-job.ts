@@ -25,7 +25,9 @@ export interface RunContext {
   jobParams: JobParamsStore
   paths: DataPaths
   options: ResolvedEngineOptions
-  segmenter(): Promise<Segmenter>
+  /** The session of a registry model (null: the default); give it back with `releaseSegmenter`. */
+  segmenter(model?: string | null): Promise<Segmenter>
+  releaseSegmenter?(segmenter: Segmenter): void
   /** Decodes an input in the sandbox (never on the engine's thread). */
   decode(bytes: Buffer, signal: AbortSignal): Promise<DecodedImage>
   /** Model masks by input content + model; absent: every job runs the model. */
@@ -98,7 +100,7 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
     const input = await readFile(inputPath).catch((err: Error) => {
       throw new JobFailure('storage_error', `The stored input could not be read: ${err.message}`)
     })
-    const segmenter = await ctx.segmenter()
+    const segmenter = await ctx.segmenter(params.model)
     const made = await untilAborted(signal, processJob(input, { segmenter, maskCache: ctx.maskCache }, {
       format: claimed.outputFormat,
       params,
@@ -109,8 +111,13 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
         if (stage !== at) moveTo(stage)
         else if (stage === 'segmenting' && !stopTicker) stopTicker = segmentingProgress(ctx, claimed.id)
       }
-    }))
+    })).finally(() => ctx.releaseSegmenter?.(segmenter))
     signal.throwIfAborted()
+    ctx.jobs.setModelRun(claimed.id, params.model ?? segmenter.modelKey.split('@')[0]!.replace(/^isnet-/, ''), segmenter.device)
+    if (segmenter.deviceWarning) {
+      const list = (made.warnings[params.primary] ??= [])
+      list.push(`device: ${segmenter.deviceWarning}`)
+    }
     await mkdir(ctx.paths.resultDir(claimed.id), { recursive: true })
     for (const out of made.outputs) {
       const path = ctx.paths.result(claimed.id, out.variation, out.ext)

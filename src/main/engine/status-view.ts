@@ -33,6 +33,9 @@ export function statusBody(
     progress: job.progress,
     final_url: null
   }
+  // Which model made the mask and on which device (after any fallback to the CPU).
+  if (job.model) body.model = job.model
+  if (job.device) body.device = job.device
   if (job.status === 'done') {
     const expiresAt = Math.floor(((job.finishedAt ?? job.updatedAt) + retentionMs) / 1000)
     const made = results.map((r) => r.variation)

@@ -134,6 +134,12 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
       sendJson(res, status, body)
       return
     }
+    if (url.pathname === '/api/v1/health') {
+      // No key needed: a supervisor's liveness probe. Names the model and device, no paths.
+      allow('GET')
+      sendJson(res, 200, engine.health())
+      return
+    }
     if (url.pathname === '/api/v1/openapi.json') {
       allow('GET')
       sendJson(res, 200, openApiDocument(base))

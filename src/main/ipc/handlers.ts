@@ -5,6 +5,7 @@ import type { IpcHandlers, IpcUploadRequest } from '../../shared/ipc'
 import { ApiError } from '../engine/errors'
 import { errorResponse, type Engine } from '../engine/engine'
 import type { UploadInput } from '../engine/intake/upload'
+import { createModelHandlers, type ModelHandlers } from './models'
 import { createPresetHandlers, type PresetHandlers } from './presets'
 import type { WatchService } from '../watch/service'
 import { createWatchHandlers, type WatchHandlers } from './watch'
@@ -34,7 +35,7 @@ async function fileOf(request: IpcUploadRequest, maxBytes: number): Promise<Uplo
 }
 
 /** The methods answered by the engine alone; the app's other methods are composed in `app-api.ts`. */
-export type EngineHandlers = Pick<IpcHandlers, 'upload' | 'status'> & PresetHandlers & WatchHandlers
+export type EngineHandlers = Pick<IpcHandlers, 'upload' | 'status'> & PresetHandlers & WatchHandlers & ModelHandlers
 
 /**
  * The IPC side of the contract: the same `{status, body}` as HTTP for the same request.
@@ -58,6 +59,7 @@ export function createIpcApi(engine: Engine, watch: WatchService | null = null):
       return engine.status(jobId, resultAddress)
     },
     ...createPresetHandlers(engine),
-    ...createWatchHandlers(watch)
+    ...createWatchHandlers(watch),
+    ...createModelHandlers(engine)
   }
 }

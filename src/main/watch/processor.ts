@@ -7,6 +7,8 @@
 import type { JobStatusBody } from '../../shared/api'
 import type { Engine } from '../engine/engine'
 import type { WatchRequest } from '../../shared/watch'
+import { resultsToWrite, writesAllVariations } from '../../shared/outputs'
+import { primaryVariation } from '../engine/status-view'
 
 export interface WatchSubmission {
   request: WatchRequest
@@ -64,7 +66,11 @@ export function engineProcessor(engine: Engine): WatchProcessor {
       if (!job) return { state: 'missing' }
       if (job.status === 'done') {
         const warnings = Object.values(job.warnings).flatMap((w) => w ?? [])
-        return { state: 'done', results: engine.jobs.results(jobId).map(({ variation, ext, path }) => ({ variation, ext, path })), warnings }
+        // The primary alone unless the folder's parameter set names its variations (final_urls keep them all).
+        const made = engine.jobs.results(jobId)
+        const primary = primaryVariation(job, made.map((r) => r.variation), engine.jobParams.get(jobId)?.primary)
+        const results = resultsToWrite(made, primary, writesAllVariations(job.params, false))
+        return { state: 'done', results: results.map(({ variation, ext, path }) => ({ variation, ext, path })), warnings }
       }
       if (job.status === 'failed' || job.status === 'cancelled') {
         const body = engine.status(jobId, () => '').body as JobStatusBody

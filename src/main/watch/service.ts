@@ -8,16 +8,19 @@
 import { EventEmitter } from 'node:events'
 import { randomUUID } from 'node:crypto'
 import type { Stats } from 'node:fs'
-import { lstat, readFile, stat } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
-import { basename, join, posix, relative } from 'node:path'
+import { join, relative } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type WatchAddRequest, type WatchEvent, type WatchFolderView, type WatchRetryRequest, type WatchRetryResult, type WatchUpdateRequest } from '../../shared/watch'
+import { viaSymlink } from '../contained-dir'
 import type { Db } from '../engine/store/db'
 import { WatchFolders } from './config'
 import { contentHash, looksComplete, settingsHash } from './filter'
-import type { JobOutcome, JobResultFile, SubmitResult, WatchProcessor } from './processor'
-import { viaSymlink } from '../contained-dir'
+import type { SubmitResult, WatchProcessor } from './processor'
+import { FileRecords } from './file-records'
+import { Limiter, pidAlive, statFile, submissionName, waitStable } from './files'
+import { JobOutcomes } from './outcomes'
 import { WatchPlacement } from './placement'
 import { FolderRunner } from './runner'
 import { doneDirOf, outputDirOf, WatchStore, type WatchFileRecord, type WatchFolderRecord } from './store'
@@ -61,45 +64,7 @@ interface PendingPath {
   visible: boolean
 }
 
-type Decision =
-  | { kind: 'same'; row: WatchFileRecord }
-  | { kind: 'skipped'; row: WatchFileRecord; duplicateOf: string }
-  | { kind: 'submit'; row: WatchFileRecord; cancelJob: string | null }
 
-
-/** The error code a skipped symbolic link is listed with. */
-const SYMLINK_CODE = 'symbolic_link'
-
-async function statFile(path: string): Promise<Stats | null> {
-  const st = await stat(path).catch(() => null)
-  return st?.isFile() ? st : null
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-/** A tiny counting semaphore. */
-class Limiter {
-  private active = 0
-  private readonly queue: (() => void)[] = []
-  constructor(private readonly max: number) {}
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.max) await new Promise<void>((r) => this.queue.push(r))
-    this.active++
-    try {
-      return await fn()
-    } finally {
-      this.active--
-      this.queue.shift()?.()
-    }
-  }
-}
 
 export class WatchService extends EventEmitter<WatchServiceEvents> {
   readonly store: WatchStore
@@ -114,12 +79,12 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
   private readonly pending = new Map<string, PendingPath>()
   private readonly incompleteSince = new Map<string, number>()
   private readonly lastHeldPoke = new Map<number, number>()
-  private readonly finalizing = new Set<number>()
-  private readonly chains = new Map<string, Promise<void>>()
   private readonly tasks = new Set<Promise<unknown>>()
   private readonly emitTimers = new Map<string, NodeJS.Timeout>()
   private readonly intake: Limiter
   private readonly placement: WatchPlacement
+  private readonly records: FileRecords
+  private readonly outcomes: JobOutcomes
   private abort = new AbortController()
   private timer: NodeJS.Timeout | null = null
   private ticks = 0
@@ -147,6 +112,15 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
     }
     this.intake = new Limiter(this.o.intakeConcurrency)
     this.placement = new WatchPlacement({ store: this.store, now: this.o.now, changed: (id) => this.changed(id) })
+    this.records = new FileRecords(this.store, (id) => this.changed(id))
+    this.outcomes = new JobOutcomes({
+      store: this.store,
+      processor: this.processor,
+      placement: this.placement,
+      active: () => this.running && this.leader,
+      changed: (id) => this.changed(id),
+      poke: (folderId, rel) => this.poke(folderId, rel)
+    })
   }
 
   // ── lifecycle ────────────────────────────────────────────────────────────────────────────
@@ -156,7 +130,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
     if (this.running) return
     this.running = true
     this.abort = new AbortController()
-    this.unsubscribe = this.processor.onJobChange((jobId) => this.track(this.checkJob(jobId)))
+    this.unsubscribe = this.processor.onJobChange((jobId) => this.track(this.outcomes.check(jobId)))
     await this.sync()
     this.timer = setInterval(() => void this.tick(), this.o.syncMs)
     this.timer.unref()
@@ -261,7 +235,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
       await this.sync()
       if (!this.leader) return
       // Jobs run by the engine of this process push events; the poll is the safety net.
-      if (++this.ticks % 5 === 0) for (const row of this.store.filesInState(['processing'])) if (row.jobId) this.track(this.checkJob(row.jobId))
+      if (++this.ticks % 5 === 0) for (const row of this.store.filesInState(['processing'])) if (row.jobId) this.track(this.outcomes.check(row.jobId))
       this.pokeHeld()
     } catch (err) {
       this.o.log(`sync failed: ${(err as Error).message}`)
@@ -360,7 +334,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
       if (jobId) this.store.patchFile(row.id, { state: 'submitting' }, { state: 'processing', jobId })
       else this.store.patchFile(row.id, { state: 'submitting' }, { state: 'waiting' })
     }
-    for (const row of this.store.filesInState(['processing'])) if (row.jobId) this.track(this.checkJob(row.jobId))
+    for (const row of this.store.filesInState(['processing'])) if (row.jobId) this.track(this.outcomes.check(row.jobId))
   }
 
   // ── one path: settle, read, decide, submit ──────────────────────────────────────────────
@@ -392,12 +366,12 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
         const abs = join(folder.path, ...entry.rel.split('/'))
         const row = this.store.fileByPath(folder.id, entry.rel)
         if (await viaSymlink(folder.path, abs)) {
-          await this.refuseLink(folder, entry.rel, abs, row)
+          await this.records.refuseLink(folder, entry.rel, abs, row)
           continue
         }
         const first = await statFile(abs)
         if (!first) {
-          this.gone(folder, row)
+          this.records.gone(folder, row)
           continue
         }
         if (row && this.unchanged(row, first, folder)) {
@@ -408,11 +382,11 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
           entry.visible = true
           this.changed(folder.id)
         }
-        const st = await this.waitStable(abs)
+        const st = await waitStable(abs, { pollMs: this.o.pollMs, stableMs: this.o.stableMs, signal: this.abort.signal })
         if (!this.isActive(folder.id)) return
         if (st === 'empty') continue // a later write pokes it again
         if (st === null) {
-          this.gone(folder, this.store.fileByPath(folder.id, entry.rel))
+          this.records.gone(folder, this.store.fileByPath(folder.id, entry.rel))
           continue
         }
         const result = await this.intakeFile(folder, entry.rel, abs, st)
@@ -435,30 +409,10 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
     return row.state !== 'waiting' && row.size === st.size && row.mtimeMs === st.mtimeMs && row.settingsHash === settingsHash(folder.request)
   }
 
-  /**
-   * Resolves once the file's size and modification time stayed the same for `stableMs`;
-   * null when it went away, 'empty' when it stayed empty (a later write pokes it again).
-   */
-  private async waitStable(abs: string): Promise<Stats | null | 'empty'> {
-    let prev = await statFile(abs)
-    let since = Date.now()
-    for (;;) {
-      await sleep(this.o.pollMs, undefined, { signal: this.abort.signal })
-      const cur = await statFile(abs)
-      if (!cur) return null
-      if (!prev || cur.size !== prev.size || cur.mtimeMs !== prev.mtimeMs) {
-        prev = cur
-        since = Date.now()
-        continue
-      }
-      if (Date.now() - since >= this.o.stableMs) return cur.size === 0 ? 'empty' : cur
-    }
-  }
-
   private async intakeFile(folder: WatchFolderRecord, rel: string, abs: string, st: Stats): Promise<'again' | 'incomplete' | void> {
     const settings = settingsHash(folder.request)
     if (st.size > this.processor.maxBytes) {
-      this.recordFailure(folder, rel, st, null, settings, 'payload_too_large', `The file is larger than the upload limit of ${this.processor.maxBytes} bytes.`)
+      this.records.recordFailure(folder, rel, st, null, settings, 'payload_too_large', `The file is larger than the upload limit of ${this.processor.maxBytes} bytes.`)
       return
     }
     return this.intake.run(async () => {
@@ -469,7 +423,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code
         if (code === 'ENOENT' || code === 'EISDIR') return 'again'
-        this.recordFailure(folder, rel, st, null, settings, 'read_failed', `The file could not be read: ${(err as Error).message}`)
+        this.records.recordFailure(folder, rel, st, null, settings, 'read_failed', `The file could not be read: ${(err as Error).message}`)
         return
       }
       const after = await statFile(abs)
@@ -482,7 +436,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
       }
       this.incompleteSince.delete(key)
       const hash = contentHash(bytes)
-      const decision = this.decide(folder, rel, st, hash, settings)
+      const decision = this.records.decide(folder, rel, st, hash, settings)
       if (decision.kind === 'same') {
         const row = decision.row
         if ((row.state === 'done' || row.state === 'skipped') && folder.originals === 'move') await this.placement.moveOriginal(folder, row)
@@ -509,7 +463,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
           return
         }
         this.changed(folder.id)
-        this.track(this.checkJob(res.jobId))
+        this.track(this.outcomes.check(res.jobId))
       } else if (res.retryable) {
         this.store.patchFile(row.id, { state: 'submitting' }, { state: 'waiting', errorCode: res.code, errorMessage: res.message })
         this.lastHeldPoke.set(row.id, Date.now())
@@ -521,146 +475,6 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
         this.changed(folder.id)
       }
     })
-  }
-
-  /**
-   * The decision for a settled file, in one synchronous transaction so that two files with the
-   * same bytes cannot both pass the duplicate check:
-   * - the row already has this content and settings → nothing changes (a touch, or a failed
-   *   file that is still the same: it waits for a retry);
-   * - the content was processed before with these settings, or is being processed under
-   *   another name → skipped (unless a retry forces it);
-   * - otherwise → submit, cancelling the job of an older version still running.
-   */
-  private decide(folder: WatchFolderRecord, rel: string, st: Stats, hash: string, settings: string): Decision {
-    return this.store.db.transaction((): Decision => {
-      const cur = this.store.fileByPath(folder.id, rel)
-      if (cur && cur.state !== 'waiting' && cur.contentHash === hash && cur.settingsHash === settings) {
-        this.store.patchFile(cur.id, null, { size: st.size, mtimeMs: st.mtimeMs })
-        return { kind: 'same', row: this.store.file(cur.id)! }
-      }
-      const forced = cur?.state === 'waiting' && cur.forced
-      const version = { size: st.size, mtimeMs: st.mtimeMs, contentHash: hash, settingsHash: settings, jobId: null, errorCode: null, errorMessage: null }
-      if (!forced) {
-        const first = this.store.processedAs(folder.id, hash, settings)
-        const twin = first === null || first === rel ? this.store.inFlightTwin(folder.id, hash, settings, rel) : null
-        const duplicateOf = first !== null && first !== rel ? first : (twin?.relPath ?? null)
-        if (duplicateOf !== null) {
-          const row = this.store.putFile(folder.id, rel, { ...version, state: 'skipped', token: null, forced: false, duplicateOf })
-          return { kind: 'skipped', row, duplicateOf }
-        }
-      }
-      const cancelJob = cur && (cur.state === 'processing' || cur.state === 'submitting') ? cur.jobId : null
-      const row = this.store.putFile(folder.id, rel, { ...version, state: 'submitting', token: randomUUID(), forced: false, duplicateOf: null })
-      return { kind: 'submit', row, cancelJob }
-    })()
-  }
-
-  /** The file went away: forget it unless it is history (done, skipped) or already with the engine. */
-  private gone(folder: WatchFolderRecord, row: WatchFileRecord | null): void {
-    if (!row) return
-    if (row.state === 'waiting' || row.state === 'failed') {
-      this.store.dropUnwritten(row.id)
-      this.store.deleteFile(row.id)
-      this.changed(folder.id)
-    }
-  }
-
-  /**
-   * A symbolic link (or a file under a linked folder) is never processed: it could point
-   * anywhere on the disk. Listed as failed with the reason, once per version of the link.
-   */
-  private async refuseLink(folder: WatchFolderRecord, rel: string, abs: string, row: WatchFileRecord | null): Promise<void> {
-    const st = await lstat(abs).catch(() => null)
-    if (!st) return this.gone(folder, row)
-    if (row?.errorCode === SYMLINK_CODE && row.size === st.size && row.mtimeMs === st.mtimeMs) return
-    this.recordFailure(folder, rel, st, null, settingsHash(folder.request), SYMLINK_CODE, 'Symbolic links are not processed: the file it points to may be outside the watched folder. Copy the file in instead.')
-  }
-
-  private recordFailure(folder: WatchFolderRecord, rel: string, st: Stats, hash: string | null, settings: string, code: string, message: string): void {
-    this.store.putFile(folder.id, rel, {
-      size: st.size,
-      mtimeMs: st.mtimeMs,
-      contentHash: hash,
-      settingsHash: settings,
-      state: 'failed',
-      jobId: null,
-      token: null,
-      forced: false,
-      errorCode: code,
-      errorMessage: message,
-      duplicateOf: null
-    })
-    this.store.addEvent(folder.id, 'failed', rel, message)
-    this.changed(folder.id)
-  }
-
-  // ── jobs: outcome, outputs, originals ────────────────────────────────────────────────────
-
-  private async checkJob(jobId: string): Promise<void> {
-    if (!this.running || !this.leader) return
-    const row = this.store.fileByJob(jobId)
-    if (!row || this.finalizing.has(row.id)) return
-    const out: JobOutcome = this.processor.outcome(jobId)
-    if (out.state === 'pending') return
-    if (out.state === 'failed') {
-      if (this.store.patchFile(row.id, { state: 'processing', jobId }, { state: 'failed', errorCode: out.code, errorMessage: out.message })) {
-        this.store.addEvent(row.folderId, 'failed', row.relPath, out.message)
-        this.changed(row.folderId)
-      }
-      return
-    }
-    if (out.state === 'missing') {
-      // Swept by the engine before its results were copied (stopped past the retention time).
-      if (this.store.patchFile(row.id, { state: 'processing', jobId }, { state: 'waiting', jobId: null })) this.poke(row.folderId, row.relPath)
-      return
-    }
-    this.finalizing.add(row.id)
-    try {
-      await this.serial(row.folderId, () => this.finalize(row, out.results, out.warnings))
-    } finally {
-      this.finalizing.delete(row.id)
-    }
-  }
-
-  /** Runs `fn` after the folder's earlier finalizations: names are chosen one file at a time. */
-  private serial(folderId: string, fn: () => Promise<void>): Promise<void> {
-    const prev = this.chains.get(folderId) ?? Promise.resolve()
-    const next = prev.then(fn, fn)
-    const settled = next.catch(() => undefined)
-    this.chains.set(folderId, settled)
-    void settled.then(() => {
-      if (this.chains.get(folderId) === settled) this.chains.delete(folderId)
-    })
-    return next
-  }
-
-  private async finalize(row: WatchFileRecord, results: JobResultFile[], warnings: string[]): Promise<void> {
-    const folder = this.store.folder(row.folderId)
-    const fresh = this.store.file(row.id)
-    if (!folder || !fresh || fresh.state !== 'processing' || fresh.jobId !== row.jobId) return
-    const outDir = outputDirOf(folder)
-    const written: string[] = []
-    try {
-      for (const r of results) written.push(await this.placement.placeResult(folder, fresh, r, outDir))
-    } catch (err) {
-      this.store.dropUnwritten(fresh.id)
-      const message = `The result could not be written to ${outDir}: ${(err as Error).message}`
-      if (this.store.patchFile(fresh.id, { state: 'processing', jobId: fresh.jobId }, { state: 'failed', errorCode: 'output_failed', errorMessage: message })) {
-        this.store.addEvent(folder.id, 'failed', fresh.relPath, message)
-      }
-      this.changed(folder.id)
-      return
-    }
-    const done = this.store.db.transaction(() => {
-      if (!this.store.patchFile(fresh.id, { state: 'processing', jobId: fresh.jobId }, { state: 'done', errorCode: null, errorMessage: null })) return false
-      this.store.markProcessed(folder.id, fresh.contentHash!, fresh.settingsHash!, fresh.relPath)
-      const names = written.map((p) => relative(outDir, p).split(/[\\/]/).join('/')).join(', ')
-      this.store.addEvent(folder.id, 'done', fresh.relPath, `→ ${names}${warnings.length ? ` (${warnings.join('; ')})` : ''}`)
-      return true
-    })()
-    this.changed(folder.id)
-    if (done && folder.originals === 'move') await this.placement.moveOriginal(folder, this.store.file(fresh.id)!)
   }
 
   // ── plumbing ─────────────────────────────────────────────────────────────────────────────
@@ -688,9 +502,3 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
     this.emitTimers.set(folderId, t)
   }
 }
-
-/** The engine job's source name for a submission: unique, so a crash between submit and record is recoverable. */
-function submissionName(row: Pick<WatchFileRecord, 'token' | 'relPath'>): string {
-  return `watch/${row.token}/${posix.basename(row.relPath)}`
-}
-

@@ -6,11 +6,13 @@
  * - Otherwise the model's 1024² mask, from the mask cache when the same input was seen with
  *   the same model (content hash), else from the segmenter (and then cached).
  * - `refine=edges` (default): guided-filter edges at full resolution and foreground colours
- *   without the old background's fringe (`refine.ts`). `refine=none`: the mask upscaled.
+ *   without the old background's fringe (`refine.ts`). `refine=detail`: the same after a second
+ *   model run on a small subject's box (`detail.ts`). `refine=none`: the mask upscaled.
  */
 import type { JobParams } from '../../../shared/params-types'
 import { inputHash, type MaskCache } from '../store/mask-cache'
 import type { DecodedImage } from './decode'
+import { detailPass } from './detail'
 import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask'
 import type { ModelVariant } from './model'
 import { refineEdges, resizeMask, type MaskPlane } from './refine'
@@ -23,6 +25,8 @@ export interface MaskSource {
   segment: Segmenter['segment']
   segmentAtModelSize?: Segmenter['segmentAtModelSize']
   variant?: ModelVariant
+  /** Names the model in the mask cache (a registry model); else derived from `variant`. */
+  modelKey?: string
 }
 
 export interface AlphaDeps {
@@ -53,9 +57,9 @@ export const KEEP_WITHOUT_ALPHA_WARNING = 'alpha=keep: the input has no transpar
  */
 const MASK_FORMAT_VERSION = 1
 
-/** The cache's `model` key for a variant. */
-export function maskModelKey(variant: ModelVariant): string {
-  return `isnet-${variant}/${MASK_FORMAT_VERSION}`
+/** The cache's `model` key for a variant (or a registry model's key). */
+export function maskModelKey(variant: ModelVariant | string): string {
+  return `${variant === 'small' || variant === 'medium' ? `isnet-${variant}` : variant}/${MASK_FORMAT_VERSION}`
 }
 
 export async function computeAlpha(
@@ -70,17 +74,22 @@ export async function computeAlpha(
     if (image.hasAlpha) return keepInputAlpha(image)
     warnings.push(KEEP_WITHOUT_ALPHA_WARNING)
   }
-  const { mask, source } = await modelMask(image, input, deps, signal)
+  let { mask, source } = await modelMask(image, input, deps, signal)
   signal?.throwIfAborted()
+  if (params.refine === 'detail') {
+    const seg = deps.segmenter
+    mask = (await detailPass(image, mask, (crop, s) => seg.segment(crop, s), {}, signal))?.mask ?? mask
+    signal?.throwIfAborted()
+  }
 
   let alpha: Buffer
   let foreground: Buffer
-  if (params.refine === 'edges') {
+  if (params.refine !== 'none') {
     const refined = await refineEdges(image, mask, {}, signal)
     alpha = refined.alpha
     foreground = refined.foreground
   } else {
-    alpha = mask.width === MODEL_SIZE && mask.height === MODEL_SIZE ? await upscaleMask(mask.data, image.width, image.height) : await resizeMask(mask, image.width, image.height)
+    alpha = deps.segmenter.segmentAtModelSize ? await upscaleMask(mask.data, image.width, image.height, mask.width, mask.height) : await resizeMask(mask, image.width, image.height)
     foreground = image.data
   }
   if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
@@ -93,9 +102,13 @@ async function modelMask(image: DecodedImage, input: Buffer, deps: AlphaDeps, si
   if (!seg.segmentAtModelSize) {
     return { mask: { data: await seg.segment(image, signal), width: image.width, height: image.height }, source: 'model' }
   }
-  const run = async (): Promise<MaskPlane> => ({ data: (await seg.segmentAtModelSize!(image, signal)).mask, width: MODEL_SIZE, height: MODEL_SIZE })
-  if (!deps.maskCache || !seg.variant) return { mask: await run(), source: 'model' }
-  const { mask, hit } = await deps.maskCache.getOrCompute(inputHash(input), maskModelKey(seg.variant), run)
+  const run = async (): Promise<MaskPlane> => {
+    const r = await seg.segmentAtModelSize!(image, signal)
+    return { data: r.mask, width: r.width ?? MODEL_SIZE, height: r.height ?? MODEL_SIZE }
+  }
+  const key = seg.modelKey ?? seg.variant
+  if (!deps.maskCache || !key) return { mask: await run(), source: 'model' }
+  const { mask, hit } = await deps.maskCache.getOrCompute(inputHash(input), maskModelKey(key), run)
   return { mask, source: hit ? 'cache' : 'model' }
 }
 

@@ -1,19 +1,22 @@
 /**
- * The mask step: IS-Net run with onnxruntime-node on one long-lived session.
+ * The mask step: a segmentation model run with onnxruntime-node on one long-lived session.
  *
- * The model takes a fixed [1, 3, 1024, 1024] float32 input and gives a [1, 1, 1024, 1024]
- * foreground probability. Both resizes are typed-array resamplers (`resample.ts`) that write the
+ * The built-in IS-Net takes a fixed [1, 3, 1024, 1024] float32 input and gives a
+ * [1, 1, 1024, 1024] foreground probability; a registry model says its own input size,
+ * normalisation and output kind in its descriptor (`../models/descriptors.ts`). Both resizes are typed-array resamplers (`resample.ts`) that write the
  * float planes directly. Inference dominates the cost (~2.5 s on 2 cores) and
  * runs in a worker thread (see `segment-worker.ts`), one run at a time: callers may decode,
  * preprocess and encode other images, and the process keeps answering, while a run is under way.
  */
-import { createRequire } from 'node:module'
 import os from 'node:os'
-import { Worker } from 'node:worker_threads'
+import type { ActualDevice, Device } from '../../../shared/models'
 import { JobFailure } from '../errors'
+import { ISNET_BUILTIN, type ModelDescriptor } from '../models/descriptors'
+import { providerOptions, resolveDevice } from '../models/devices'
+import { checkModelIo } from '../models/validate'
 import { clearModelCache, loadModel, type ModelVariant } from './model'
 import { resizeGrey, resizeToPlanes } from './resample'
-import { SEGMENT_WORKER_SOURCE } from './segment-worker'
+import { SessionWorker, type WorkerReply } from './session-worker'
 
 /** The model's fixed input side. Other sizes fail inside the graph. */
 export const MODEL_SIZE = 1024
@@ -34,8 +37,21 @@ export interface SegmentInput {
   channels: 3 | 4
 }
 
+/** A registry model to run instead of a built-in variant. */
+export interface SegmenterModel {
+  /** Names the weights and their preprocessing in the mask cache. */
+  key: string
+  /** The ONNX file's bytes (handed over to the worker: the caller must not reuse them). */
+  bytes: Uint8Array
+  descriptor: ModelDescriptor
+}
+
 export interface SegmenterOptions {
   variant?: ModelVariant
+  /** A registry model; when given, `variant` and `modelDir` are ignored. */
+  model?: SegmenterModel
+  /** Execution provider. A provider that fails to load falls back to the CPU. @default 'cpu' */
+  device?: Device
   /** Intra-op threads for the one session; defaults to every core the process may use. */
   threads?: number
   /** Folder laid out like the model package's `dist/` (tests). */
@@ -46,80 +62,13 @@ export interface SegmenterOptions {
   sessionOptions?: Record<string, unknown>
 }
 
-/** Messages to the worker (see `segment-worker.ts`). */
-type WorkerRequest =
-  | { type: 'init'; id: number; model: Uint8Array; options: Record<string, unknown> }
-  | { type: 'run'; id: number; inputName: string; outputName: string; input: Float32Array; dims: number[] }
-  | { type: 'close'; id: number }
-
-/** A request before the bookkeeping gives it an id (`Omit` applied to each member of the union). */
-type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never
-type WorkerRequestBody = WithoutId<WorkerRequest>
-
-/** Messages from the worker. */
-type WorkerReply =
-  | { type: 'ready'; id: number; inputNames: string[]; outputNames: string[] }
-  | { type: 'result'; id: number; dataType: string; dims: number[]; mask: Uint8Array; input: Float32Array; ms: number }
-  | { type: 'closed'; id: number }
-  | { type: 'error'; id: number; message: string }
-
-interface Pending {
-  resolve: (reply: WorkerReply) => void
-  reject: (err: Error) => void
-}
-
-/** The worker thread and its request/reply bookkeeping. */
-class SessionWorker {
-  private readonly worker: Worker
-  private readonly pending = new Map<number, Pending>()
-  private nextId = 1
-  /** Set once the worker has died; every later request fails with it. */
-  private dead: JobFailure | null = null
-
-  constructor() {
-    const ortPath = createRequire(import.meta.url).resolve('onnxruntime-node')
-    this.worker = new Worker(SEGMENT_WORKER_SOURCE, { eval: true, workerData: { ortPath } })
-    // An idle segmenter must not keep the process alive; a request in flight does (`request`).
-    this.worker.unref()
-    this.worker.on('message', (reply: WorkerReply) => this.settle(reply))
-    this.worker.on('error', (err) => this.die(`the segmentation worker crashed: ${err.message}`, err))
-    this.worker.on('exit', (code) => this.die(`the segmentation worker exited (code ${code})`))
-  }
-
-  request(msg: WorkerRequestBody, transfer: ArrayBuffer[] = []): Promise<WorkerReply> {
-    if (this.dead) return Promise.reject(this.dead)
-    const id = this.nextId++
-    return new Promise<WorkerReply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject })
-      if (this.pending.size === 1) this.worker.ref()
-      this.worker.postMessage({ ...msg, id }, transfer)
-    })
-  }
-
-  async terminate(): Promise<void> {
-    this.dead ??= new JobFailure('pipeline_error', 'the segmenter has been closed')
-    await this.worker.terminate()
-  }
-
-  private settle(reply: WorkerReply): void {
-    const p = this.pending.get(reply.id)
-    if (!p) return
-    this.pending.delete(reply.id)
-    if (this.pending.size === 0) this.worker.unref()
-    p.resolve(reply)
-  }
-
-  private die(message: string, cause?: unknown): void {
-    this.dead ??= new JobFailure('pipeline_crashed', message, { cause })
-    for (const p of this.pending.values()) p.reject(this.dead)
-    this.pending.clear()
-  }
-}
-
-/** What one model run gave: the 1024² mask and how long the session took over it. */
+/** What one model run gave: the model-size mask and how long the session took over it. */
 export interface ModelRun {
-  /** 1 channel, 8-bit, MODEL_SIZE × MODEL_SIZE: the model's own output, quantised. */
+  /** 1 channel, 8-bit, width × height: the model's own output, quantised. */
   mask: Buffer
+  /** The model's output size; absent (older mask sources): MODEL_SIZE × MODEL_SIZE. */
+  width?: number
+  height?: number
   /** Milliseconds inside `session.run` (pure inference, measured in the worker). */
   inferenceMs: number
 }
@@ -127,71 +76,98 @@ export interface ModelRun {
 /** Input planes kept for reuse: one being filled while another is in the worker. */
 const INPUT_POOL_SIZE = 2
 
+/** What a session was started with, besides its worker. */
+interface SessionSetup {
+  variant: ModelVariant | undefined
+  modelKey: string
+  descriptor: ModelDescriptor
+  device: ActualDevice
+  deviceWarning: string | null
+  inputName: string
+  outputName: string
+}
+
 export class Segmenter {
-  readonly variant: ModelVariant
+  /** The built-in variant, or undefined for a registry model. */
+  readonly variant: ModelVariant | undefined
+  /** Names the weights and preprocessing in the mask cache. */
+  readonly modelKey: string
+  readonly descriptor: ModelDescriptor
+  /** The device that runs the model (after any fallback). */
+  readonly device: ActualDevice
+  /** Why the asked-for device is not the one running, else null. */
+  readonly deviceWarning: string | null
   private worker: SessionWorker | null
   private readonly inputName: string
   private readonly outputName: string
+  private readonly size: [number, number]
   // Tail of the run queue: each run starts after the previous one settles.
   private queue: Promise<unknown> = Promise.resolve()
   /** 12 MB float planes handed back by the worker, refilled for the next runs. */
   private readonly inputPool: Float32Array[] = []
 
-  private constructor(worker: SessionWorker, variant: ModelVariant, inputNames: string[], outputNames: string[]) {
+  private constructor(worker: SessionWorker, setup: SessionSetup) {
     this.worker = worker
-    this.variant = variant
-    this.inputName = inputNames[0] ?? 'input'
-    // The graph has 11 more outputs (side outputs, features); ask only for the final mask so
-    // ORT neither copies nor keeps them.
-    this.outputName = outputNames.includes('output') ? 'output' : (outputNames[0] ?? 'output')
+    this.variant = setup.variant
+    this.modelKey = setup.modelKey
+    this.descriptor = setup.descriptor
+    this.device = setup.device
+    this.deviceWarning = setup.deviceWarning
+    // IS-Net has 11 more outputs (side outputs, features); only the one the descriptor names is
+    // asked for, so ORT neither copies nor keeps the others.
+    this.inputName = setup.inputName
+    this.outputName = setup.outputName
+    this.size = setup.descriptor.input.size
   }
 
   /**
-   * Assembles the model and starts its session in a worker thread. Fails with
-   * `model_unavailable` when the model is missing, corrupt or not loadable.
+   * Assembles the model and starts its session in a worker thread, on `device` when its
+   * provider loads, else on the CPU (with `deviceWarning` saying why). Fails with
+   * `model_unavailable` when the model is missing, corrupt, not loadable or does not match its
+   * descriptor (the message says which shape was expected and which the graph has).
    */
   static async create(opts: SegmenterOptions = {}): Promise<Segmenter> {
-    const variant = opts.variant ?? 'medium'
+    const variant = opts.model ? undefined : (opts.variant ?? 'medium')
+    const descriptor: ModelDescriptor = opts.model?.descriptor ?? { family: 'builtin', ...ISNET_BUILTIN }
+    const label = variant ? `${variant} IS-Net model` : `model ${opts.model!.key}`
     const threads = Math.max(1, Math.floor(opts.threads ?? os.availableParallelism()))
-    const model = await ownModel(variant, opts.modelDir)
-    const worker = new SessionWorker()
-    let reply: WorkerReply
+    const model = opts.model ? opts.model.bytes : await ownModel(variant!, opts.modelDir)
+    const wanted = resolveDevice(opts.device ?? 'cpu')
+    const extra = { graphOptimizationLevel: opts.graphOptimizationLevel ?? 'all', ...(opts.sessionOptions ?? {}) }
+    let device = wanted
+    let deviceWarning: string | null = null
+    let started: { worker: SessionWorker; reply: Extract<WorkerReply, { type: 'ready' }> }
     try {
-      // Transferred, not copied: ~90 MB less at the moment the session is built (this thread
-      // keeps no copy; the session holds its own weights once built).
-      reply = await worker.request(
-        {
-          type: 'init',
-          model,
-          options: {
-            executionProviders: ['cpu'],
-            intraOpNumThreads: threads,
-            // One model run at a time: inter-op parallelism would only oversubscribe the cores.
-            interOpNumThreads: 1,
-            executionMode: 'sequential',
-            // The arena keeps peak activations (~1.2 GB more RSS) for the process' life; without
-            // it RSS stays near 1 GB at no measurable speed cost.
-            enableCpuMemArena: false,
-            // The memory pattern pre-plans one block for every activation of a run; without it
-            // each tensor is allocated when made and freed when last used, which lowers the peak
-            // of a run by ~300 MB (measured: VmHWM 1.45 → 1.17 GB) at no measurable speed cost.
-            enableMemPattern: false,
-            graphOptimizationLevel: opts.graphOptimizationLevel ?? 'all',
-            ...(opts.sessionOptions ?? {})
-          }
-        },
-        [model.buffer as ArrayBuffer]
-      )
+      if (wanted === 'cpu') {
+        started = await startSession(model, { ...providerOptions('cpu', threads), ...extra }, label)
+      } else {
+        try {
+          // A copy for the provider attempt: the original is still needed if it falls back.
+          started = await startSession(model.slice(), { ...providerOptions(wanted, threads), ...extra }, label)
+        } catch (err) {
+          device = 'cpu'
+          deviceWarning = `the ${wanted} execution provider could not be used (${errorText(err).split('\n')[0]}); running on the CPU`
+          started = await startSession(model, { ...providerOptions('cpu', threads), ...extra }, label)
+        }
+      }
     } catch (cause) {
-      await worker.terminate()
-      throw new JobFailure('model_unavailable', `cannot start the ${variant} IS-Net model: ${errorText(cause)}`, { cause })
+      throw new JobFailure('model_unavailable', `cannot start the ${label}: ${errorText(cause)}`, { cause })
     }
-    if (reply.type !== 'ready') {
-      await worker.terminate()
-      const detail = reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}`
-      throw new JobFailure('model_unavailable', `cannot load the ${variant} IS-Net model: ${detail}`)
+    let io
+    try {
+      io = checkModelIo(descriptor, started.reply.inputs, started.reply.outputs)
+    } catch (err) {
+      await started.worker.terminate()
+      throw new JobFailure('model_unavailable', `the ${label} does not match its descriptor: ${errorText(err)}`)
     }
-    return new Segmenter(worker, variant, reply.inputNames, reply.outputNames)
+    return new Segmenter(started.worker, {
+      variant,
+      modelKey: opts.model?.key ?? `isnet-${variant}`,
+      descriptor,
+      device,
+      deviceWarning,
+      ...io
+    })
   }
 
   /**
@@ -200,12 +176,12 @@ export class Segmenter {
    * that has started finishes. Fails with `pipeline_crashed` if the worker died.
    */
   async segment(image: SegmentInput, signal?: AbortSignal): Promise<Buffer> {
-    const { mask } = await this.segmentAtModelSize(image, signal)
-    return upscaleMask(mask, image.width, image.height)
+    const run = await this.segmentAtModelSize(image, signal)
+    return upscaleMask(run.mask, image.width, image.height, run.width, run.height)
   }
 
   /**
-   * The model's own mask, MODEL_SIZE × MODEL_SIZE (the image stretched to a square), before
+   * The model's own mask at the model's size (the image stretched to it), before
    * any resizing: what the mask cache stores and the refine step starts from.
    */
   async segmentAtModelSize(image: SegmentInput, signal?: AbortSignal): Promise<ModelRun> {
@@ -215,7 +191,7 @@ export class Segmenter {
 
     // Preprocessing starts now and overlaps the run ahead, but the place in the queue is taken
     // at the call, so runs keep the order in which they were asked for.
-    const input = toModelInput(image, this.inputPool.pop())
+    const input = toModelInput(image, this.descriptor, this.inputPool.pop())
     input.catch(() => undefined) // observed below, or dropped when the run is aborted first
     return this.run(input, signal)
   }
@@ -248,7 +224,8 @@ export class Segmenter {
           inputName: this.inputName,
           outputName: this.outputName,
           input,
-          dims: [1, 3, MODEL_SIZE, MODEL_SIZE]
+          dims: [1, 3, this.size[1], this.size[0]],
+          logits: this.descriptor.output.kind === 'logits'
         },
         // 12 MB: hand it over rather than copy it; it comes back with the result.
         [input.buffer as ArrayBuffer]
@@ -256,11 +233,14 @@ export class Segmenter {
       if (reply.type === 'error') {
         throw new JobFailure('pipeline_error', `the segmentation model failed: ${reply.message}`)
       }
-      if (reply.type !== 'result' || reply.dataType !== 'float32' || reply.mask.length !== MODEL_SIZE * MODEL_SIZE) {
-        throw new JobFailure('pipeline_error', 'the segmentation model gave an output of an unexpected shape')
+      const [w, h] = this.size
+      const dims = reply.type === 'result' ? reply.dims : []
+      const [outH, outW] = [dims[dims.length - 2], dims[dims.length - 1]]
+      if (reply.type !== 'result' || reply.dataType !== 'float32' || outW !== w || outH !== h || reply.mask.length !== w * h) {
+        throw new JobFailure('pipeline_error', `the segmentation model gave an output of an unexpected shape: expected [1, 1, ${h}, ${w}], got [${dims.join(', ')}]`)
       }
       this.recycle(reply.input)
-      return { mask: Buffer.from(reply.mask.buffer, reply.mask.byteOffset, reply.mask.byteLength), inferenceMs: reply.ms }
+      return { mask: Buffer.from(reply.mask.buffer, reply.mask.byteOffset, reply.mask.byteLength), width: w, height: h, inferenceMs: reply.ms }
     })
     // Keep the queue going whatever this run's outcome.
     this.queue = result.catch(() => undefined)
@@ -268,13 +248,36 @@ export class Segmenter {
   }
 
   private recycle(input: Float32Array): void {
-    if (input.length === 3 * MODEL_SIZE * MODEL_SIZE && this.inputPool.length < INPUT_POOL_SIZE) this.inputPool.push(input)
+    if (input.length === 3 * this.size[0] * this.size[1] && this.inputPool.length < INPUT_POOL_SIZE) this.inputPool.push(input)
   }
 
   private assertOpen(): SessionWorker {
     if (!this.worker) throw new JobFailure('pipeline_error', 'the segmenter has been closed')
     return this.worker
   }
+}
+
+/** A worker with a session built from `model` (transferred), or throws with ORT's message. */
+async function startSession(
+  model: Uint8Array,
+  options: Record<string, unknown>,
+  label: string
+): Promise<{ worker: SessionWorker; reply: Extract<WorkerReply, { type: 'ready' }> }> {
+  const worker = new SessionWorker()
+  let reply: WorkerReply
+  try {
+    // Transferred, not copied: ~90 MB less at the moment the session is built (this thread
+    // keeps no copy; the session holds its own weights once built).
+    reply = await worker.request({ type: 'init', model, options }, [model.buffer as ArrayBuffer])
+  } catch (cause) {
+    await worker.terminate()
+    throw cause
+  }
+  if (reply.type !== 'ready') {
+    await worker.terminate()
+    throw new Error(reply.type === 'error' ? reply.message : `unexpected reply ${reply.type} while loading the ${label}`)
+  }
+  return { worker, reply }
 }
 
 /**
@@ -293,20 +296,40 @@ async function ownModel(variant: ModelVariant, dir: string | undefined): Promise
 }
 
 /**
- * RGB(A) pixels → the model's planar, normalised float32 input (into `reuse` when given):
- * stretched to 1024² (`fit: fill`, as the model was trained; the aspect ratio is restored when
- * the mask is resized back) with an antialiased bilinear filter, straight into the planes.
+ * RGB(A) pixels → the model's planar, normalised float32 input (into `reuse` when it has the
+ * right length): stretched to the model's size (`fit: fill`, as these models are trained; the
+ * aspect ratio is restored when the mask is resized back) with an antialiased bilinear filter,
+ * straight into the planes. One pass when the normalisation is the same for every plane (the
+ * built-in IS-Net), else a second pass per plane for mean/std and channel order.
  */
-async function toModelInput(image: SegmentInput, reuse?: Float32Array): Promise<Float32Array> {
-  const input = reuse ?? new Float32Array(3 * MODEL_SIZE * MODEL_SIZE)
-  resizeToPlanes(image.data, image.width, image.height, image.channels, MODEL_SIZE, MODEL_SIZE, input, 1 / NORM_DIVISOR, -0.5)
+async function toModelInput(image: SegmentInput, d: ModelDescriptor, reuse?: Float32Array): Promise<Float32Array> {
+  const [w, h] = d.input.size
+  const n = w * h
+  const input = reuse && reuse.length === 3 * n ? reuse : new Float32Array(3 * n)
+  const { mean, std, scale, channelOrder } = d.input
+  const uniform = channelOrder === 'rgb' && mean.every((m) => m === mean[0]) && std.every((s) => s === std[0])
+  if (uniform) {
+    resizeToPlanes(image.data, image.width, image.height, image.channels, w, h, input, 1 / (scale * std[0]), -mean[0] / std[0])
+    return input
+  }
+  resizeToPlanes(image.data, image.width, image.height, image.channels, w, h, input, 1 / scale, 0)
+  if (channelOrder === 'bgr') {
+    const r = input.slice(0, n)
+    input.copyWithin(0, 2 * n, 3 * n)
+    input.set(r, 2 * n)
+  }
+  for (let c = 0; c < 3; c++) {
+    const m = mean[c]!
+    const k = 1 / std[c]!
+    for (let i = c * n, end = i + n; i < end; i++) input[i] = (input[i]! - m) * k
+  }
   return input
 }
 
-/** The model's 1024² 8-bit mask → the same mask at width × height. */
-export async function upscaleMask(mask: Buffer, width: number, height: number): Promise<Buffer> {
-  checkRaw(mask, MODEL_SIZE, MODEL_SIZE, 1, 'model mask')
-  return resizeGrey(mask, MODEL_SIZE, MODEL_SIZE, width, height)
+/** The model's 8-bit mask (srcWidth × srcHeight, 1024² for IS-Net) → the same mask at width × height. */
+export async function upscaleMask(mask: Buffer, width: number, height: number, srcWidth = MODEL_SIZE, srcHeight = MODEL_SIZE): Promise<Buffer> {
+  checkRaw(mask, srcWidth, srcHeight, 1, 'model mask')
+  return resizeGrey(mask, srcWidth, srcHeight, width, height)
 }
 
 /** Every raw buffer is checked: a wrong channel count would silently scramble pixels. */

@@ -1,7 +1,7 @@
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
-import { estimateForeground } from './foreground'
 import { guidedCoefficients } from './guided-filter'
+import { knownMeans } from './known-colours'
 import { upscaleMask } from './mask'
 import { fitWithin, refineEdges } from './refine'
 import { alphaError, FOLIAGE, fuzzyComposite, recompositeError, SKY, type KnownComposite } from './refine-fixtures'
@@ -130,8 +130,8 @@ describe('guidedCoefficients', () => {
   })
 })
 
-describe('estimateForeground', () => {
-  /** I = αF + (1−α)B for flat F and B, α a horizontal ramp. */
+describe('knownMeans', () => {
+  /** I = αF + (1−α)B for flat F and B, α a horizontal ramp over the middle 40 %. */
   function ramp(w: number, h: number, f: number[], b: number[]) {
     const img = new Uint8Array(w * h * 3)
     const alpha = new Uint8Array(w * h)
@@ -145,42 +145,33 @@ describe('estimateForeground', () => {
     return { img: { data: img, width: w, height: h, channels: 3 }, alpha }
   }
 
-  it('recovers flat F and B from their mix across a soft ramp', () => {
+  it('gives the flat F and B next to a soft ramp, from the known regions only', () => {
     const f = [230, 60, 20]
     const b = [20, 180, 240]
     const { img, alpha } = ramp(300, 200, f, b)
-    const est = estimateForeground(img, alpha)
-    for (let i = 0; i < alpha.length; i += 7) {
-      if (alpha[i]! > 25) for (let c = 0; c < 3; c++) expect(Math.abs(est.fg[i * 3 + c]! * 255 - f[c]!)).toBeLessThan(6)
-      if (alpha[i]! < 230) for (let c = 0; c < 3; c++) expect(Math.abs(est.bg[i * 3 + c]! * 255 - b[c]!)).toBeLessThan(6)
-    }
+    const m = knownMeans(img, alpha, 20)
+    let checked = 0
+    for (let y = 0; y < 200; y += 9)
+      for (const x of [80, 100, 200, 220]) {
+        // Within 20 px of the known background (x < 90) or subject (x > 210).
+        const i = y * 300 + x
+        if (x <= 100) for (let c = 0; c < 3; c++) expect(Math.abs(m.bg[i * 3 + c]! * 255 - b[c]!)).toBeLessThan(1)
+        if (x >= 200) for (let c = 0; c < 3; c++) expect(Math.abs(m.fg[i * 3 + c]! * 255 - f[c]!)).toBeLessThan(1)
+        checked++
+      }
+    expect(checked).toBeGreaterThan(80)
   })
 
-  it('sparse top level: the same answer on the pixels it covers, and it covers the band', () => {
-    const { img, alpha } = ramp(300, 240, [200, 200, 40], [10, 30, 90])
-    const full = Float32Array.from(estimateForeground(img, alpha).fg)
-    const sparse = estimateForeground(img, alpha, { sparseTop: true })
-    expect(sparse.touched).not.toBeNull()
-    const touched = new Set(sparse.touched!)
-    for (let i = 0; i < alpha.length; i++) if (alpha[i]! > 0 && alpha[i]! < 255) expect(touched.has(i)).toBe(true)
-    for (const i of touched) for (let c = 0; c < 3; c++) expect(Math.abs(sparse.fg[i * 3 + c]! - full[i * 3 + c]!)).toBeLessThan(2 / 255)
-  })
-
-  it('F = I where α = 1 and B = I where α = 0', () => {
-    const img = { data: new Uint8Array([10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120]), width: 2, height: 2, channels: 3 }
-    const est = estimateForeground(img, new Uint8Array([255, 255, 0, 0]))
-    for (const i of [0, 1]) for (let c = 0; c < 3; c++) expect(est.fg[i * 3 + c]! * 255).toBeCloseTo(img.data[i * 3 + c]!, 1)
-    for (const i of [2, 3]) for (let c = 0; c < 3; c++) expect(est.bg[i * 3 + c]! * 255).toBeCloseTo(img.data[i * 3 + c]!, 1)
-  })
-
-  it('works on a single pixel and on a single row', () => {
-    expect(estimateForeground({ data: new Uint8Array([9, 9, 9]), width: 1, height: 1, channels: 3 }, new Uint8Array([128])).fg.length).toBe(3)
-    expect(estimateForeground({ data: new Uint8Array(3 * 50), width: 50, height: 1, channels: 3 }, new Uint8Array(50).fill(100)).fg.length).toBe(150)
+  it("a window with no known pixel gives the pixel's own colour", () => {
+    const img = { data: new Uint8Array([10, 20, 30, 40, 50, 60]), width: 2, height: 1, channels: 3 }
+    const m = knownMeans(img, new Uint8Array([128, 128]), 1)
+    expect([...m.fg].map((v) => Math.round(v * 255))).toEqual([10, 20, 30, 40, 50, 60])
+    expect([...m.bg].map((v) => Math.round(v * 255))).toEqual([10, 20, 30, 40, 50, 60])
   })
 
   it('refuses an image or alpha of the wrong size', () => {
-    expect(() => estimateForeground({ data: new Uint8Array(12), width: 2, height: 2, channels: 3 }, new Uint8Array(3))).toThrow(
-      'estimateForeground: image or alpha does not match the size'
+    expect(() => knownMeans({ data: new Uint8Array(12), width: 2, height: 2, channels: 3 }, new Uint8Array(3), 1)).toThrow(
+      'knownMeans: image or alpha does not match the size'
     )
   })
 })

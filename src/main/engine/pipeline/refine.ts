@@ -7,18 +7,18 @@
  *    and applied at full resolution with the full-resolution photo ("fast guided filter"),
  *    and only in the band where the mask is neither 0 nor 1 (widened by the filter's reach):
  *    elsewhere the filter could only return the mask itself.
- * 2. Colour: in the soft band a pixel mixes subject and old background. Multilevel foreground
- *    estimation (`foreground.ts`) recovers the subject's own colours there, so the cutout on a
- *    new background shows no fringe of the old one. Images over `FOREGROUND_MAX_PIXELS` are
- *    estimated on a downscaled copy; the full-resolution colour is then solved per pixel from
- *    I = αF + (1−α)B with that B, tied to the coarse F by `FOREGROUND_PRIOR`.
+ * 2. Colour: in the soft band a pixel mixes subject and old background. The background behind
+ *    it is seen right next to it: the local mean of the known-background colours B̄ and of the
+ *    known-subject colours F̄ (`known-colours.ts`) unmix each pixel, F = B̄ + (I − B̄)/α (F̄ where α
+ *    is under 10 %), so the cutout on a new background shows no fringe of the old one. Images over
+ *    `FOREGROUND_MAX_PIXELS` take the means on a downscaled copy, sampled bilinearly.
  *
  * Everything after the sharp resizes is synchronous typed-array code on scratch planes that are
  * reused from image to image (`scratch.ts`).
  */
 import { boxMean } from './box-filter'
-import { estimateForeground } from './foreground'
 import { guidedCoefficients, type GuidedCoefficients, type U8Pixels } from './guided-filter'
+import { knownMeans } from './known-colours'
 import { resizeGrey, resizeRgb } from './resample'
 import { scratchPlanes } from './scratch'
 
@@ -51,7 +51,7 @@ export interface RefinedEdges {
   alpha: Buffer
   /** RGBA: the subject's colours; the A channel is the input's. May be the input buffer itself. */
   foreground: Buffer
-  /** Pixels the foreground estimation iterated at the top level (for the benchmark). */
+  /** Pixels whose colour was unmixed (the soft band and the transparent pixels next to it). */
   bandPixels: number
 }
 
@@ -63,12 +63,14 @@ export interface RefinedEdges {
 const GUIDE_MAX_PIXELS = 512 * 512
 /** Largest image whose foreground is estimated at full resolution. */
 const FOREGROUND_MAX_PIXELS = 1_600_000
-/** Weight of the coarse foreground against the per-pixel solve on large images. */
-const FOREGROUND_PRIOR = 0.05
 /** Mask values at or below / at or above these are "certainly background / subject". */
 const BAND_LOW = 2
 const BAND_HIGH = 253
 const INV255 = 1 / 255
+/** Window radius of the known-colour means, in pixels of the model's 1024² grid. */
+const KNOWN_RADIUS = 20
+/** Below this alpha (10 %) a pixel's colour says too little about F (dividing by α would amplify its noise into speckles): the local subject mean is used. */
+const UNMIX_MIN_ALPHA = 0.1
 
 export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: RefineOptions = {}, signal?: AbortSignal): Promise<RefinedEdges> {
   const { width, height } = image
@@ -104,18 +106,12 @@ export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: Refin
   if (opts.alphaOnly) return { alpha, foreground: image.data, bandPixels: 0 }
 
   const foreground = clearTransparent(image.data, alpha)
-  let bandPixels: number
-  if (!work) {
-    const est = estimateForeground({ data: image.data, width, height, channels: 4 }, alpha, { sparseTop: true })
-    writeForeground(foreground, alpha, est.fg, est.touched, n)
-    bandPixels = est.bandPixels
-  } else {
-    const workAlpha = await resizeMask({ data: alpha, width, height }, work.width, work.height)
-    signal?.throwIfAborted()
-    const est = estimateForeground(work, workAlpha)
-    solveForeground(foreground, alpha, width, height, est.fg, est.bg, work.width, work.height)
-    bandPixels = est.bandPixels
-  }
+  const grid = work ?? { data: image.data, width, height, channels: 4 }
+  const gridAlpha = work ? await resizeMask({ data: alpha, width, height }, work.width, work.height) : alpha
+  signal?.throwIfAborted()
+  const radius = Math.max(2, Math.round((KNOWN_RADIUS * Math.max(grid.width, grid.height)) / 1024))
+  const means = knownMeans(grid, gridAlpha, radius)
+  const bandPixels = unmix(foreground, alpha, width, height, means.fg, means.bg, grid.width, grid.height)
   return { alpha, foreground, bandPixels }
 }
 
@@ -258,34 +254,18 @@ function applyGuided(image: RgbaInput, gridMask: Buffer, step: number, c: Guided
 }
 
 /**
- * Foreground at full resolution from a full-resolution estimate: F where α < 1 on the pixels
- * the estimate covers (`touched`: the soft band and its neighbours, or all), I elsewhere. The
- * transparent neighbours of the band get F too, so that an output resampled without
- * premultiplying alpha does not bleed the old background in from them.
+ * Foreground at full resolution from local means of the known colours (on the image's grid or a
+ * smaller one, `ww` × `wh`): F = B̄ + (I − B̄)/α, the one F that explains I with the background
+ * seen around the pixel; the local subject mean F̄ where α is too small to say anything (and on
+ * the transparent pixels next to the subject, see `writeForeground`).
  */
-function writeForeground(out: Buffer, alpha: Buffer, fg: Float32Array, touched: Int32Array | null, n: number): void {
-  const write = (i: number): void => {
-    if (alpha[i] === 255) return
-    const o = i * 4
-    const q = i * 3
-    out[o] = Math.round(fg[q]! * 255)
-    out[o + 1] = Math.round(fg[q + 1]! * 255)
-    out[o + 2] = Math.round(fg[q + 2]! * 255)
-  }
-  if (touched) for (let k = 0; k < touched.length; k++) write(touched[k]!)
-  else for (let i = 0; i < n; i++) write(i)
-}
-
-/**
- * Foreground at full resolution from an estimate on a smaller grid: per pixel, the F that best
- * explains I = αF + (1−α)B with the coarse B, pulled towards the coarse F by FOREGROUND_PRIOR
- * (which decides where α is too small for the pixel to say much about F):
- * F = (α(I − (1−α)B) + λF̄) / (α² + λ).
- */
-function solveForeground(out: Buffer, alpha: Buffer, width: number, height: number, fg: Float32Array, bg: Float32Array, ww: number, wh: number): void {
+function unmix(out: Buffer, alpha: Buffer, width: number, height: number, fMean: Float32Array, bMean: Float32Array, ww: number, wh: number): number {
+  let count = 0
+  const same = ww === width && wh === height
   const sx = ww / width
   const sy = wh / height
-  const lambda = FOREGROUND_PRIOR
+  const f = [0, 0, 0]
+  const bk = [0, 0, 0]
   for (let y = 0; y < height; y++) {
     const fy = Math.min(wh - 1, Math.max(0, (y + 0.5) * sy - 0.5))
     const y0 = Math.floor(fy)
@@ -295,36 +275,43 @@ function solveForeground(out: Buffer, alpha: Buffer, width: number, height: numb
       const i = y * width + x
       const a8 = alpha[i]!
       if (a8 === 255) continue
-      // A transparent pixel needs a colour only next to the subject (see writeForeground).
       if (
         a8 === 0 &&
         !((x > 0 && alpha[i - 1]! > 0) || (x < width - 1 && alpha[i + 1]! > 0) || (y > 0 && alpha[i - width]! > 0) || (y < height - 1 && alpha[i + width]! > 0))
       ) {
         continue
       }
-      const fx = Math.min(ww - 1, Math.max(0, (x + 0.5) * sx - 0.5))
-      const x0 = Math.floor(fx)
-      const x1 = Math.min(ww - 1, x0 + 1)
-      const wx = fx - x0
-      const q00 = (y0 * ww + x0) * 3
-      const q01 = (y0 * ww + x1) * 3
-      const q10 = (y1 * ww + x0) * 3
-      const q11 = (y1 * ww + x1) * 3
-      const w00 = (1 - wx) * (1 - wy)
-      const w01 = wx * (1 - wy)
-      const w10 = (1 - wx) * wy
-      const w11 = wx * wy
+      if (same) {
+        for (let c = 0; c < 3; c++) {
+          f[c] = fMean[i * 3 + c]!
+          bk[c] = bMean[i * 3 + c]!
+        }
+      } else {
+        const fx = Math.min(ww - 1, Math.max(0, (x + 0.5) * sx - 0.5))
+        const x0 = Math.floor(fx)
+        const x1 = Math.min(ww - 1, x0 + 1)
+        const wx = fx - x0
+        const q00 = (y0 * ww + x0) * 3
+        const q01 = (y0 * ww + x1) * 3
+        const q10 = (y1 * ww + x0) * 3
+        const q11 = (y1 * ww + x1) * 3
+        const w00 = (1 - wx) * (1 - wy)
+        const w01 = wx * (1 - wy)
+        const w10 = (1 - wx) * wy
+        const w11 = wx * wy
+        for (let c = 0; c < 3; c++) {
+          f[c] = fMean[q00 + c]! * w00 + fMean[q01 + c]! * w01 + fMean[q10 + c]! * w10 + fMean[q11 + c]! * w11
+          bk[c] = bMean[q00 + c]! * w00 + bMean[q01 + c]! * w01 + bMean[q10 + c]! * w10 + bMean[q11 + c]! * w11
+        }
+      }
       const a = a8 * INV255
       const o = i * 4
+      count++
       for (let c = 0; c < 3; c++) {
-        const f = fg[q00 + c]! * w00 + fg[q01 + c]! * w01 + fg[q10 + c]! * w10 + fg[q11 + c]! * w11
-        let v = f
-        if (a8 !== 0) {
-          const bc = bg[q00 + c]! * w00 + bg[q01 + c]! * w01 + bg[q10 + c]! * w10 + bg[q11 + c]! * w11
-          v = (a * (out[o + c]! * INV255 - (1 - a) * bc) + lambda * f) / (a * a + lambda)
-        }
+        const v = a > UNMIX_MIN_ALPHA ? bk[c]! + (out[o + c]! * INV255 - bk[c]!) / a : f[c]!
         out[o + c] = v <= 0 ? 0 : v >= 1 ? 255 : Math.round(v * 255)
       }
     }
   }
+  return count
 }

@@ -9,7 +9,7 @@
  * Why a string run with `eval: true`: it needs no separate build entry or file path, so it
  * works the same from vitest, from the electron-vite bundle and from plain Node. It loads
  * onnxruntime-node by the absolute path the main thread resolved (`workerData.ortPath`).
- * Plain CommonJS JavaScript; the message shapes are typed in `mask.ts`.
+ * Plain CommonJS JavaScript; the message shapes are typed in `session-worker.ts`.
  */
 export const SEGMENT_WORKER_SOURCE = String.raw`
 'use strict'
@@ -28,7 +28,11 @@ async function handle(msg) {
     session = await ort.InferenceSession.create(msg.model, msg.options)
     // The session has its own copy of the weights now: let the ~90 MB of model bytes go.
     msg.model = null
-    parentPort.postMessage({ type: 'ready', id: msg.id, inputNames: session.inputNames, outputNames: session.outputNames })
+    const meta = (list, names) => (list || names.map((name) => ({ name }))).map((m) => ({ name: m.name, shape: Array.from(m.shape || []) }))
+    parentPort.postMessage({
+      type: 'ready', id: msg.id, inputNames: session.inputNames, outputNames: session.outputNames,
+      inputs: meta(session.inputMetadata, session.inputNames), outputs: meta(session.outputMetadata, session.outputNames)
+    })
   } else if (msg.type === 'run') {
     if (!session) throw new Error('no session')
     const feeds = { [msg.inputName]: new ort.Tensor('float32', msg.input, msg.dims) }
@@ -37,12 +41,21 @@ async function handle(msg) {
     const ms = performance.now() - started
     const tensor = out[msg.outputName]
     const data = tensor.data
-    // Quantised to 8 bits here, off the main thread: 1 MB goes back instead of 4 MB. The
-    // output is a sigmoid, but fp16 rounding may step just outside [0, 1]; NaN → 0.
-    const mask = new Uint8Array(data.length)
-    for (let i = 0; i < data.length; i++) {
-      const v = data[i]
-      mask[i] = v > 0 ? (v < 1 ? Math.round(v * 255) : 255) : 0
+    // Quantised to 8 bits here, off the main thread: 1 MB goes back instead of 4 MB. Only the
+    // first plane is read (a model may give [1, k, H, W]). Probabilities may step just outside
+    // [0, 1] with fp16 rounding; logits go through a sigmoid first; NaN → 0.
+    const plane = tensor.dims.length >= 2 ? tensor.dims[tensor.dims.length - 1] * tensor.dims[tensor.dims.length - 2] : data.length
+    const mask = new Uint8Array(Math.min(plane, data.length))
+    if (msg.logits) {
+      for (let i = 0; i < mask.length; i++) {
+        const v = 1 / (1 + Math.exp(-data[i]))
+        mask[i] = v > 0 ? (v < 1 ? Math.round(v * 255) : 255) : 0
+      }
+    } else {
+      for (let i = 0; i < mask.length; i++) {
+        const v = data[i]
+        mask[i] = v > 0 ? (v < 1 ? Math.round(v * 255) : 255) : 0
+      }
     }
     // The input goes back too, so the main thread can fill it again for the next run.
     parentPort.postMessage(

@@ -25,6 +25,10 @@ export interface JobRecord {
   createdAt: number
   updatedAt: number
   finishedAt: number | null
+  /** The model that made the mask (registry name), once the model step ran. */
+  model: string | null
+  /** The device that ran it (`cpu`, `cuda`, …: after any fallback). */
+  device: string | null
 }
 
 export interface ResultRecord {
@@ -59,6 +63,8 @@ interface JobRow {
   created_at: number
   updated_at: number
   finished_at: number | null
+  model?: string | null
+  device?: string | null
 }
 
 function toRecord(r: JobRow): JobRecord {
@@ -81,7 +87,9 @@ function toRecord(r: JobRow): JobRecord {
     ignored: r.ignored ? JSON.parse(r.ignored) : [],
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
-    finishedAt: r.finished_at === null ? null : Number(r.finished_at)
+    finishedAt: r.finished_at === null ? null : Number(r.finished_at),
+    model: r.model ?? null,
+    device: r.device ?? null
   }
 }
 
@@ -190,6 +198,11 @@ export class JobStore {
   setProgress(id: string, status: JobStatus, progress: number): void {
     prepared(this.db, 'UPDATE jobs SET progress = max(progress, ?), updated_at = ? WHERE id = ? AND status = ?')
       .run(Math.round(progress), Date.now(), id, status)
+  }
+
+  /** Records which model and device made the job's mask. */
+  setModelRun(jobId: string, model: string, device: string): void {
+    prepared(this.db, 'UPDATE jobs SET model = ?, device = ? WHERE id = ?').run(model, device, jobId)
   }
 
   addResult(jobId: string, result: ResultRecord): void {

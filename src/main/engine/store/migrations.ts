@@ -8,6 +8,8 @@ import presets from './schema/003-presets'
 import watch from './schema/004-watch'
 import batches from './schema/005-batches'
 import maskCache from './schema/002-mask-cache'
+import models from './schema/006-models'
+import batchResume from './schema/007-batch-resume'
 import studio from './schema/008-studio'
 
 export interface Migration {
@@ -21,5 +23,7 @@ export const MIGRATIONS: Migration[] = [
   { name: '004-watch', sql: watch },
   { name: '003-presets', sql: presets },
   { name: '002-mask-cache', sql: maskCache },
+  { name: '006-models', sql: models },
+  { name: '007-batch-resume', sql: batchResume },
   { name: '008-studio', sql: studio }
 ]

@@ -1,6 +1,8 @@
 import { useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { OUTPUT_FORMATS } from '../../../shared/api'
+import { plannedOutputs } from '../../../shared/outputs'
+import { requestOf } from '../store/batchSlice'
 import { filesFromInput } from '../lib/files'
 import { formatBytes } from '../lib/format'
 import { useStore } from '../store'
@@ -17,6 +19,15 @@ export function NewBatch(): React.JSX.Element {
   const filesInput = useRef<HTMLInputElement>(null)
   const folderInput = useRef<HTMLInputElement>(null)
   const total = staged.reduce((n, f) => n + f.file.size, 0)
+  // The files each photo will give, shown before Start (same rule as the service that writes them).
+  const request = requestOf(draft)
+  const lookup = (name: string) => presets?.find((p) => p.name === name)?.values ?? null
+  const planFor = (relPath: string): string[] | null => {
+    const name = relPath.split('/').pop() ?? relPath
+    const dot = name.lastIndexOf('.')
+    return plannedOutputs(request, dot > 0 ? name.slice(0, dot) : name, lookup)?.names ?? null
+  }
+  const perPhoto = planFor('photo.jpg')
 
   const pickDestination = async (): Promise<void> => {
     const folder = await transport().pickFolder()
@@ -76,6 +87,10 @@ export function NewBatch(): React.JSX.Element {
               <div key={f.id} role="listitem">
                 <span className="grow" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
                   {f.relPath}
+                  <span className="muted" data-testid="planned-outputs">
+                    {' → '}
+                    {planFor(f.relPath)?.join(', ') ?? '?'}
+                  </span>
                 </span>
                 <button type="button" className="btn small" aria-label={`Remove ${f.relPath}`} onClick={() => unstage(f.id)}>
                   ×
@@ -126,6 +141,31 @@ export function NewBatch(): React.JSX.Element {
           <input type="text" value={draft.name} placeholder="e.g. Spring shoot" onChange={(e) => setDraft({ name: e.target.value })} />
         </label>
       </div>
+      <label className="row" style={{ gap: 6 }}>
+        <input
+          type="checkbox"
+          checked={draft.all_variations}
+          onChange={(e) => setDraft({ all_variations: e.currentTarget.checked })}
+          data-testid="batch-all-variations"
+        />
+        <span>All variations (also the cut-out, background and other versions of each photo)</span>
+      </label>
+      <label className="field">
+        <span>File names (optional)</span>
+        <input
+          type="text"
+          className="mono"
+          value={draft.name_template}
+          placeholder="{name}.{ext} — also {variation} {preset} {date}, / for folders"
+          onChange={(e) => setDraft({ name_template: e.target.value })}
+          data-testid="batch-name-template"
+        />
+      </label>
+      <p className="muted" data-testid="batch-plan">
+        {perPhoto
+          ? `Each photo gives ${perPhoto.length === 1 ? 'one file' : `${perPhoto.length} files`}: ${perPhoto.join(', ')}${staged.length > 0 ? ` (${staged.length * perPhoto.length} in all)` : ''}. A name already taken gets -1, -2…`
+          : 'The preset cannot be read; choose another.'}
+      </p>
       <label className="field">
         <span>Destination folder</span>
         <div className="row" style={{ flexWrap: 'nowrap' }}>

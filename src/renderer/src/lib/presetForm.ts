@@ -25,7 +25,7 @@ export interface PresetForm {
   variations: Variation[]
   primary: '' | Variation
   quality: string
-  refine: '' | 'none' | 'edges'
+  refine: '' | 'none' | 'edges' | 'detail'
   alpha: '' | 'auto' | 'keep'
 }
 

@@ -215,7 +215,7 @@ function PresetEditor(props: { editing: PresetInfo | null; onDone: (name: string
           <input type="number" min={1} max={100} value={form.quality} placeholder="default" onChange={(e) => set({ quality: e.target.value })} aria-invalid={errors.quality ? true : undefined} />
           {errors.quality && <span className="field-error">{errors.quality}</span>}
         </label>
-        <Select form={form} set={set} k="refine" label="Edges" error={errors.refine} options={[['edges', 'Refine edges'], ['none', 'As the model gives']]} />
+        <Select form={form} set={set} k="refine" label="Edges" error={errors.refine} options={[['edges', 'Refine edges'], ['detail', 'Refine edges, second look at small subjects'], ['none', 'As the model gives']]} />
         <Select form={form} set={set} k="alpha" label="Existing transparency" error={errors.alpha} options={[['auto', 'Run the model'], ['keep', 'Keep the input alpha']]} />
       </fieldset>
       {errors.params && <div className="field-error">{errors.params}</div>}
@@ -356,7 +356,7 @@ export default function Presets(): React.JSX.Element {
         ) : (
           <div className="card">
             <Empty title="Choose a preset or make a new one">
-              <p>A preset is a named set of the parameters of SPEC §2: background, shadow, crop, size, margin and more. Use it in a batch or as `params` in the API.</p>
+              <p>A preset is a named set of parameters: background, shadow, crop, size, margin and more. Use it in a batch, a watched folder, `clipdesk process --params`, or as `params` in the API.</p>
             </Empty>
           </div>
         )}

@@ -3,6 +3,7 @@ import { useShallow } from 'zustand/react/shallow'
 import type { AppSettings } from '../../../shared/app'
 import { ErrorNote } from '../components/common'
 import { useStore } from '../store'
+import ModelsSection from './ModelsSection'
 import type { Theme } from '../store/uiSlice'
 
 type Draft = Pick<AppSettings, 'outputDir' | 'dataDir'> & { concurrency: string; retentionHours: string }
@@ -87,6 +88,7 @@ export default function Settings(): React.JSX.Element {
           </p>
         </form>
       )}
+      <ModelsSection />
     </div>
   )
 }

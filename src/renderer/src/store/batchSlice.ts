@@ -15,6 +15,10 @@ export interface BatchDraft {
   mode: Extract<Mode, 'clipping' | 'background'>
   output_format: OutputFormat
   destination: string
+  /** Write every variation of each photo, not only the primary. */
+  all_variations: boolean
+  /** Output names (tokens as for watched folders); empty for the default. */
+  name_template: string
 }
 
 export interface BatchSlice {
@@ -55,15 +59,15 @@ export interface BatchSlice {
   removeBatch(id: string): Promise<void>
 }
 
-const DEFAULT_DRAFT: BatchDraft = { name: '', preset: '', mode: 'clipping', output_format: 'png', destination: '' }
+const DEFAULT_DRAFT: BatchDraft = { name: '', preset: '', mode: 'clipping', output_format: 'png', destination: '', all_variations: false, name_template: '' }
 
 let stagedSeq = 0
 const stagedKey = (f: PickedFile): string => `${f.relPath}\0${f.file.size}\0${f.file.lastModified}`
 
 export function requestOf(draft: BatchDraft): BatchRequest {
   return draft.preset
-    ? { mode: 'params', output_format: draft.output_format, params: draft.preset }
-    : { mode: draft.mode, output_format: draft.output_format, params: null }
+    ? { mode: 'params', output_format: draft.output_format, params: draft.preset, all_variations: draft.all_variations, name_template: draft.name_template.trim() || null }
+    : { mode: draft.mode, output_format: draft.output_format, params: null, all_variations: draft.all_variations, name_template: draft.name_template.trim() || null }
 }
 
 function positions(items: BatchItemView[]): Record<string, number> {

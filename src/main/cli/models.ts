@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs'
+import { DEVICES, type ModelInfo } from '../../shared/models'
+import { Engine } from '../engine/engine'
+import { ApiError, JobFailure } from '../engine/errors'
+import { CliError, parse } from './args'
+
+const USAGE = `usage: clipdesk models list [--json]
+       clipdesk models add <file.onnx> [--name <name>] [--as <known descriptor>] [--descriptor <file.json>] [--json]
+       clipdesk models remove <name> | default <name> | device <${DEVICES.join('|')}> | test <name> [--json]`
+
+/** An ApiError's details as CLI lines. */
+function explain(err: unknown): never {
+  if (err instanceof ApiError) {
+    const lines = (err.details ?? []).map((d) => `  ${d.field}: ${d.issue}`)
+    throw new CliError([err.message, ...lines].join('\n'))
+  }
+  if (err instanceof JobFailure) throw new CliError(`${err.reason}: ${err.message}`)
+  throw err
+}
+
+const mb = (n: number): string => `${(n / 1e6).toFixed(0)} MB`
+
+function line(m: ModelInfo): string {
+  const device = m.activeDevice ? `${m.activeDevice}${m.deviceWarning ? ' (fallback)' : ''}` : `${m.plannedDevice} (${m.device})`
+  return [`${m.isDefault ? '*' : ' '} ${m.name}`, m.family, `${m.inputSize[0]}x${m.inputSize[1]}${m.dynamic ? ' dynamic' : ''}`, mb(m.bytes), m.speedClass, device, m.licence].join('\t')
+}
+
+/**
+ * `clipdesk models list|add|remove|default|device|test`: the model registry of a data folder
+ * (the same as the app's Models settings and the `models:*` IPC calls).
+ */
+export async function runModels(args: string[]): Promise<number> {
+  const { positionals, values, dataDir } = parse(args, {
+    json: { type: 'boolean', default: false },
+    name: { type: 'string' },
+    as: { type: 'string' },
+    descriptor: { type: 'string' }
+  })
+  const [sub, arg, ...extra] = positionals
+  if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}"\n${USAGE}`)
+  const json = values.json as boolean
+  const out = (value: unknown, text: string): void => console.log(json ? JSON.stringify(value, null, 2) : text)
+  const engine = new Engine({ dataDir })
+  const svc = engine.modelService
+  try {
+    switch (sub) {
+      case 'list': {
+        const list = svc.list()
+        out(list, ['  name\tfamily\tinput\tsize\tspeed\tdevice (setting)\tlicence', ...list.map(line)].join('\n'))
+        return 0
+      }
+      case 'add': {
+        if (!arg) throw new CliError(USAGE)
+        let descriptor: unknown
+        if (values.descriptor) {
+          try {
+            descriptor = JSON.parse(readFileSync(values.descriptor as string, 'utf8'))
+          } catch (err) {
+            throw new CliError(`cannot read the descriptor ${values.descriptor}: ${(err as Error).message}`)
+          }
+        }
+        const added = await svc.add({ file: arg, name: values.name as string | undefined, as: values.as as string | undefined, descriptor }).catch(explain)
+        const t = added.test
+        out(added, `Added model ${added.model.name} (${added.model.family}, ${mb(added.model.bytes)}); test run on ${t.device} in ${t.inferenceMs} ms${t.deviceWarning ? `\nwarning: ${t.deviceWarning}` : ''}`)
+        return 0
+      }
+      case 'remove': {
+        if (!arg) throw new CliError(USAGE)
+        try {
+          svc.remove(arg)
+        } catch (err) {
+          explain(err)
+        }
+        out({ removed: arg }, `Removed model ${arg}`)
+        return 0
+      }
+      case 'default': {
+        if (!arg) throw new CliError(USAGE)
+        try {
+          svc.setDefault(arg)
+        } catch (err) {
+          explain(err)
+        }
+        out({ default: arg }, `Default model: ${arg}`)
+        return 0
+      }
+      case 'device': {
+        if (!arg) throw new CliError(USAGE)
+        try {
+          svc.setDevice(arg)
+        } catch (err) {
+          explain(err)
+        }
+        out({ device: arg }, `Device: ${arg} (a provider that cannot load falls back to the CPU)`)
+        return 0
+      }
+      case 'test': {
+        if (!arg) throw new CliError(USAGE)
+        const t = await svc.test(arg).catch(explain)
+        out(t, `${t.name}: ran on ${t.device} in ${t.inferenceMs} ms${t.deviceWarning ? `\nwarning: ${t.deviceWarning}` : ''}`)
+        return 0
+      }
+      default:
+        throw new CliError(USAGE)
+    }
+  } finally {
+    await engine.stop()
+  }
+}

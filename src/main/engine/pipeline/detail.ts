@@ -1,0 +1,134 @@
+/**
+ * The detail pass (`refine=detail`): a second model run on the subject's box for subjects that
+ * cover a small part of the frame.
+ *
+ * The model sees every photo squeezed to 1024²: a subject on a tenth of a 4000-pixel frame gets
+ * ~100 model pixels across, and its edges are guessed from that. Cropping the subject's box
+ * (plus a margin of context) and running the model on the crop gives it the whole 1024² grid.
+ * The crop's mask replaces the first one inside the crop, blended over a short ramp at the
+ * crop's inner edges so no seam shows; the first mask stays outside (other, far parts of the
+ * subject are kept as the first run saw them).
+ */
+import type { SegmentInput } from './mask'
+import { resizeGrey } from './resample'
+
+/** A 1-channel 8-bit plane. */
+export interface Plane {
+  data: Buffer
+  width: number
+  height: number
+}
+
+export interface DetailOptions {
+  /** Run only when the subject's box covers at most this fraction of the frame. @default 0.25 */
+  maxFraction?: number
+  /** Context around the box, as a fraction of its longer side, on each side. @default 0.12 */
+  margin?: number
+}
+
+export interface DetailResult {
+  /** The merged mask at the image's full size. */
+  mask: Plane
+  /** The crop the model ran on, in image pixels. */
+  crop: { left: number; top: number; width: number; height: number }
+}
+
+/** Mask values at or above this are the subject when finding its box. */
+const SUBJECT = 128
+/** Width of the blend at the crop's inner edges, in image pixels. */
+const RAMP = 8
+
+/**
+ * The merged mask, or null when the subject is not small (or there is none). `mask` is the first
+ * run's mask at any size (the model's 1024² or the image's); `segment` gives a mask at the
+ * crop's own size.
+ */
+export async function detailPass(
+  image: SegmentInput,
+  mask: Plane,
+  segment: (crop: SegmentInput, signal?: AbortSignal) => Promise<Buffer>,
+  opts: DetailOptions = {},
+  signal?: AbortSignal
+): Promise<DetailResult | null> {
+  const { width, height } = image
+  const box = subjectBox(mask)
+  if (!box) return null
+  // The box in image pixels.
+  const sx = width / mask.width
+  const sy = height / mask.height
+  const bx0 = Math.floor(box.x0 * sx)
+  const by0 = Math.floor(box.y0 * sy)
+  const bx1 = Math.min(width, Math.ceil((box.x1 + 1) * sx))
+  const by1 = Math.min(height, Math.ceil((box.y1 + 1) * sy))
+  const bw = bx1 - bx0
+  const bh = by1 - by0
+  if (bw * bh > (opts.maxFraction ?? 0.25) * width * height) return null
+  const crop = cropAround(bx0, by0, bw, bh, width, height, opts.margin ?? 0.12)
+  const pixels = extract(image, crop)
+  signal?.throwIfAborted()
+  const detail = await segment({ data: pixels, width: crop.width, height: crop.height, channels: image.channels }, signal)
+  const full = mask.width === width && mask.height === height ? Buffer.from(mask.data) : resizeGrey(mask.data, mask.width, mask.height, width, height)
+  merge(full, width, height, detail, crop)
+  return { mask: { data: full, width, height }, crop }
+}
+
+/** Bounding box of the mask's subject pixels, or null. */
+function subjectBox(mask: Plane): { x0: number; y0: number; x1: number; y1: number } | null {
+  const { data, width, height } = mask
+  let x0 = width
+  let y0 = height
+  let x1 = -1
+  let y1 = -1
+  for (let y = 0; y < height; y++) {
+    const row = y * width
+    for (let x = 0; x < width; x++) {
+      if (data[row + x]! < SUBJECT) continue
+      if (x < x0) x0 = x
+      if (x > x1) x1 = x
+      if (y < y0) y0 = y
+      y1 = y
+    }
+  }
+  return x1 < 0 ? null : { x0, y0, x1, y1 }
+}
+
+/**
+ * The box grown by `margin` of its longer side each way and towards a square (the model's
+ * input is square, and a crop of the photo's own shape would be stretched), within the image.
+ */
+function cropAround(x: number, y: number, w: number, h: number, width: number, height: number, margin: number) {
+  const pad = Math.max(8, Math.round(margin * Math.max(w, h)))
+  const side = Math.max(w, h) + 2 * pad
+  const cw = Math.min(width, Math.max(w + 2 * pad, side))
+  const ch = Math.min(height, Math.max(h + 2 * pad, side))
+  const left = Math.max(0, Math.min(width - cw, Math.round(x + w / 2 - cw / 2)))
+  const top = Math.max(0, Math.min(height - ch, Math.round(y + h / 2 - ch / 2)))
+  return { left, top, width: cw, height: ch }
+}
+
+function extract(image: SegmentInput, c: { left: number; top: number; width: number; height: number }): Buffer {
+  const ch = image.channels
+  const out = Buffer.allocUnsafe(c.width * c.height * ch)
+  for (let y = 0; y < c.height; y++) {
+    const from = ((c.top + y) * image.width + c.left) * ch
+    image.data.copy(out, y * c.width * ch, from, from + c.width * ch)
+  }
+  return out
+}
+
+/**
+ * The crop's mask into the full one: weight 1 inside, falling to 0 over RAMP pixels towards a
+ * crop edge that lies inside the image (an edge on the image's border needs no blend).
+ */
+function merge(full: Buffer, width: number, height: number, detail: Buffer, c: { left: number; top: number; width: number; height: number }): void {
+  const ramp = (d: number, atBorder: boolean): number => (atBorder ? 1 : Math.min(1, (d + 0.5) / RAMP))
+  for (let y = 0; y < c.height; y++) {
+    const wy = Math.min(ramp(y, c.top === 0), ramp(c.height - 1 - y, c.top + c.height === height))
+    for (let x = 0; x < c.width; x++) {
+      const w = Math.min(wy, ramp(x, c.left === 0), ramp(c.width - 1 - x, c.left + c.width === width))
+      const i = (c.top + y) * width + c.left + x
+      const v = detail[y * c.width + x]!
+      full[i] = w === 1 ? v : Math.round(w * v + (1 - w) * full[i]!)
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * A submitted file's job outcome: failed → the file is listed failed; swept → it waits again;
+ * done → its results are placed into the output folder (one file of a folder at a time, so
+ * names are chosen in order), then its original is moved when asked.
+ */
+import { relative } from 'node:path'
+import type { WatchPlacement } from './placement'
+import type { JobOutcome, JobResultFile, WatchProcessor } from './processor'
+import { outputDirOf, type WatchFileRecord, type WatchStore } from './store'
+
+export interface OutcomeDeps {
+  store: WatchStore
+  processor: WatchProcessor
+  placement: WatchPlacement
+  /** Whether this process runs the folders now (leader, not stopped). */
+  active(): boolean
+  changed(folderId: string): void
+  poke(folderId: string, rel: string): void
+}
+
+export class JobOutcomes {
+  private readonly finalizing = new Set<number>()
+  private readonly chains = new Map<string, Promise<void>>()
+
+  constructor(private readonly d: OutcomeDeps) {}
+
+  async check(jobId: string): Promise<void> {
+    if (!this.d.active()) return
+    const row = this.d.store.fileByJob(jobId)
+    if (!row || this.finalizing.has(row.id)) return
+    const out: JobOutcome = this.d.processor.outcome(jobId)
+    if (out.state === 'pending') return
+    if (out.state === 'failed') {
+      if (this.d.store.patchFile(row.id, { state: 'processing', jobId }, { state: 'failed', errorCode: out.code, errorMessage: out.message })) {
+        this.d.store.addEvent(row.folderId, 'failed', row.relPath, out.message)
+        this.d.changed(row.folderId)
+      }
+      return
+    }
+    if (out.state === 'missing') {
+      // Swept by the engine before its results were copied (stopped past the retention time).
+      if (this.d.store.patchFile(row.id, { state: 'processing', jobId }, { state: 'waiting', jobId: null })) this.d.poke(row.folderId, row.relPath)
+      return
+    }
+    this.finalizing.add(row.id)
+    try {
+      await this.serial(row.folderId, () => this.finalize(row, out.results, out.warnings))
+    } finally {
+      this.finalizing.delete(row.id)
+    }
+  }
+
+  /** Runs `fn` after the folder's earlier finalizations: names are chosen one file at a time. */
+  private serial(folderId: string, fn: () => Promise<void>): Promise<void> {
+    const prev = this.chains.get(folderId) ?? Promise.resolve()
+    const next = prev.then(fn, fn)
+    const settled = next.catch(() => undefined)
+    this.chains.set(folderId, settled)
+    void settled.then(() => {
+      if (this.chains.get(folderId) === settled) this.chains.delete(folderId)
+    })
+    return next
+  }
+
+  private async finalize(row: WatchFileRecord, results: JobResultFile[], warnings: string[]): Promise<void> {
+    const folder = this.d.store.folder(row.folderId)
+    const fresh = this.d.store.file(row.id)
+    if (!folder || !fresh || fresh.state !== 'processing' || fresh.jobId !== row.jobId) return
+    const outDir = outputDirOf(folder)
+    const written: string[] = []
+    try {
+      for (const r of results) written.push(await this.d.placement.placeResult(folder, fresh, r, outDir))
+    } catch (err) {
+      this.d.store.dropUnwritten(fresh.id)
+      const message = `The result could not be written to ${outDir}: ${(err as Error).message}`
+      if (this.d.store.patchFile(fresh.id, { state: 'processing', jobId: fresh.jobId }, { state: 'failed', errorCode: 'output_failed', errorMessage: message })) {
+        this.d.store.addEvent(folder.id, 'failed', fresh.relPath, message)
+      }
+      this.d.changed(folder.id)
+      return
+    }
+    const done = this.d.store.db.transaction(() => {
+      if (!this.d.store.patchFile(fresh.id, { state: 'processing', jobId: fresh.jobId }, { state: 'done', errorCode: null, errorMessage: null })) return false
+      this.d.store.markProcessed(folder.id, fresh.contentHash!, fresh.settingsHash!, fresh.relPath)
+      const names = written.map((p) => relative(outDir, p).split(/[\\/]/).join('/')).join(', ')
+      this.d.store.addEvent(folder.id, 'done', fresh.relPath, `→ ${names}${warnings.length ? ` (${warnings.join('; ')})` : ''}`)
+      return true
+    })()
+    this.d.changed(folder.id)
+    if (done && folder.originals === 'move') await this.d.placement.moveOriginal(folder, this.d.store.file(fresh.id)!)
+  }
+}

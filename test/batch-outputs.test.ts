@@ -1,0 +1,112 @@
+/**
+ * A batch writes what was asked: with a preset, the primary variation of each photo only;
+ * with "all variations" (or a parameter set that names `variations=`), every variation.
+ * Real engine (model, SQLite, files); the second batch reuses the first one's masks.
+ */
+import { readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { batchCreateSchema, type BatchRequest, type BatchSummary } from '../src/shared/batches'
+import { BatchService } from '../src/main/batches/service'
+import { Engine } from '../src/main/engine/engine'
+import { plannedOutputs } from '../src/shared/outputs'
+import { builtinPreset } from '../src/shared/presets'
+import { sceneJpeg, scenePng } from './helpers/fixtures'
+import { tempDir } from './helpers/engine'
+
+function until(service: BatchService, batchId: string, pred: (s: BatchSummary) => boolean): Promise<BatchSummary> {
+  return new Promise((resolve) => {
+    const check = (): void => {
+      const s = service.summary(batchId)
+      if (pred(s)) {
+        service.off('batch', on)
+        resolve(s)
+      }
+    }
+    const on = (id: string): void => {
+      if (id === batchId) check()
+    }
+    service.on('batch', on)
+    check()
+  })
+}
+const settled = (s: BatchSummary): boolean => s.counts.total > 0 && s.counts.waiting + s.counts.running === 0
+const lookup = (name: string) => builtinPreset(name)?.values ?? null
+
+let root: string
+let engine: Engine
+let service: BatchService
+
+beforeAll(async () => {
+  root = tempDir('clipdesk-batch-outputs-')
+  engine = new Engine({ dataDir: join(root, 'data') })
+  engine.start()
+  service = new BatchService(engine)
+  service.start()
+})
+afterAll(async () => {
+  await service.stop()
+  await engine.stop()
+  rmSync(root, { recursive: true, force: true })
+})
+
+async function runBatch(request: BatchRequest, out: string): Promise<string[]> {
+  const batch = await service.create({ request, destination: out })
+  const [png, jpeg] = [await scenePng(), await sceneJpeg()]
+  await service.add(batch.id, [
+    { bytes: png, rel_path: 'ball.png' },
+    { bytes: jpeg, rel_path: 'shoe.jpg' }
+  ])
+  const done = await until(service, batch.id, settled)
+  expect(done.counts).toMatchObject({ total: 2, done: 2, failed: 0 })
+  return (readdirSync(out, { recursive: true }) as string[]).map((f) => f.split('\\').join('/')).filter((f) => f.endsWith('.png')).sort()
+}
+
+describe('batch outputs', () => {
+  const preset: BatchRequest = { mode: 'params', output_format: 'png', params: 'ecommerce-white' }
+
+  it('writes the primary only with a preset', async () => {
+    const one = await runBatch(preset, join(root, 'primary'))
+    expect(one).toEqual(['ball.png', 'shoe.png'])
+    // The primary of ecommerce-white is the shadowed composite: 2000×2000 on white, opaque corners.
+    const { data, info } = await sharp(join(root, 'primary', 'ball.png')).raw().toBuffer({ resolveWithObject: true })
+    expect([info.width, info.height]).toEqual([2000, 2000])
+    expect([...data.subarray(0, info.channels)].slice(0, 3)).toEqual([255, 255, 255])
+  })
+
+  // The later batches reuse the first one's masks (same photos): each is a compose, not a model run.
+  it('writes every variation when asked', async () => {
+    const all = await runBatch({ ...preset, all_variations: true }, join(root, 'all'))
+    const expected = ['background', 'clipping', 'compose', 'shadowTop'].flatMap((v) => [`ball.${v}.png`, `shoe.${v}.png`]).sort()
+    expect(all).toEqual(expected)
+  })
+
+  it('writes the variations a set names, and names files by the template', async () => {
+    const named = await runBatch({ mode: 'params', output_format: 'png', params: 'ecommerce-white;variations=clipping,shadowTop' }, join(root, 'named'))
+    expect(named).toEqual(['ball.clipping.png', 'ball.shadowTop.png', 'shoe.clipping.png', 'shoe.shadowTop.png'])
+    const templated = await runBatch({ ...preset, name_template: '{preset}/{name}-{variation}.{ext}' }, join(root, 'templated'))
+    expect(templated).toEqual(['ecommerce-white/ball-shadowTop.png', 'ecommerce-white/shoe-shadowTop.png'])
+  })
+
+  it('refuses a bad naming template when the batch is created', () => {
+    const bad = batchCreateSchema.safeParse({ request: { mode: 'clipping', output_format: 'png', params: null, name_template: '{nope}.{ext}' }, destination: '/tmp/x' })
+    expect(bad.success).toBe(false)
+    expect(bad.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['request.name_template', expect.stringContaining('unknown token {nope}')]])
+  })
+
+  it('plans the file names the batch screen shows before Start', () => {
+    const ecommerce = { mode: 'params' as const, output_format: 'png' as const, params: 'ecommerce-white' }
+    expect(plannedOutputs(ecommerce, 'shoe', lookup)?.names).toEqual(['shoe.png'])
+    expect(plannedOutputs({ ...ecommerce, all_variations: true }, 'shoe', lookup)?.names).toEqual([
+      'shoe.shadowTop.png',
+      'shoe.clipping.png',
+      'shoe.background.png',
+      'shoe.compose.png'
+    ])
+    expect(plannedOutputs({ ...ecommerce, params: 'no-such-preset' }, 'shoe', lookup)).toBeNull()
+    expect(plannedOutputs({ ...ecommerce, name_template: '{preset}/{date}/{name}-{variation}.{ext}' }, 'shoe', lookup)?.names).toEqual([
+      'ecommerce-white/YYYY-MM-DD/shoe-shadowTop.png'
+    ])
+  })
+})
