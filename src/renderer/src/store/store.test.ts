@@ -101,7 +101,7 @@ describe('batch slice', () => {
     ])
     await useStore.getState().startBatch()
 
-    expect(calls[0]).toEqual(['batchCreate', { name: undefined, request: { mode: 'params', output_format: 'webp', params: 'ecommerce-white' }, destination: '/dest' }])
+    expect(calls[0]).toEqual(['batchCreate', { name: undefined, request: { mode: 'params', output_format: 'webp', params: 'ecommerce-white', all_variations: false, name_template: null }, destination: '/dest' }])
     const sent = calls.filter(([m]) => m === 'batchAdd').flatMap(([, arg]) => (arg as { files: BatchFileRef[] }).files)
     expect(sent).toEqual([
       { job_id: 'job-a.png', rel_path: 'a.png' },
