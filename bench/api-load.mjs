@@ -6,20 +6,14 @@
  * bare openapi.json baseline, and the server's memory per queued job after 10,000 uploads.
  * Bounded in count and time; measures, never asserts.
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { requireBuilt, startServer } from './serve.mjs'
 import autocannon from 'autocannon'
 import sharp from 'sharp'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const cli = join(root, 'bin', 'clipdesk.js')
-if (!existsSync(join(root, 'out', 'main', 'cli.js'))) {
-  console.error('bench:api: build first (npm run build)')
-  process.exit(1)
-}
+requireBuilt('bench:api')
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`)
   return i > 0 ? Number(process.argv[i + 1]) : fallback
@@ -34,19 +28,6 @@ function rssOf(pid) {
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 }
 }
 
-function startServer(dataDir) {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--paused', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (c) => {
-      out += c
-      const port = /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]
-      const key = /API key: (\S+)/.exec(out)?.[1]
-      if (port && key) resolve({ child, port: Number(port), key })
-    })
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
-  })
-}
 
 function run(opts) {
   return new Promise((resolve, reject) => {
@@ -66,7 +47,7 @@ function summary(r) {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-api-'))
-const { child, port, key } = await startServer(dataDir)
+const { child, port, key } = await startServer(dataDir, ['--paused'])
 const base = `http://127.0.0.1:${port}`
 try {
   const headers = { 'x-api-key': key }

@@ -7,20 +7,14 @@
  * sandboxes' separately), and the next job's outcome. Bounded in count and time; measures,
  * never asserts.
  */
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { requireBuilt, startServer } from './serve.mjs'
 import sharp from 'sharp'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const cli = join(root, 'bin', 'clipdesk.js')
-if (!existsSync(join(root, 'out', 'main', 'cli.js'))) {
-  console.error('bench:hostile: build first (npm run build)')
-  process.exit(1)
-}
+requireBuilt('bench:hostile')
 
 const kb = (status, field) => {
   const at = status.indexOf(`${field}:`)
@@ -47,22 +41,9 @@ function children(pid) {
   return out
 }
 
-function startServer(dataDir) {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (c) => {
-      out += c
-      const port = /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]
-      const key = /API key: (\S+)/.exec(out)?.[1]
-      if (port && key) resolve({ child, port: Number(port), key })
-    })
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
-  })
-}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-hostile-'))
-const { child, port, key } = await startServer(dataDir)
+const { child, port, key } = await startServer(dataDir, [])
 const base = `http://127.0.0.1:${port}`
 const serverPid = child.pid
 

@@ -52,20 +52,7 @@ export async function decodeImage(bytes: Buffer, opts: DecodeOptions): Promise<D
   const type = sniffInput(bytes)
   if (type === 'psd') return decodePsd(bytes, opts)
 
-  let source = bytes
-  // Pixels of images inside an SVG: decoded while rendering, so they count against the limit.
-  let embeddedPixels = 0
-  if (type === 'svg') {
-    const prepared = await prepareSvg(bytes, { maxBytes: MAX_SVG_BYTES, maxPixels: opts.maxPixels })
-    source = prepared.bytes
-    embeddedPixels = prepared.embeddedPixels
-  }
-  const meta = await readMetadata(source)
-  const { width, height } = meta
-  if (!width || !height) {
-    throw new JobFailure('unsupported_image', `the ${meta.format} image has no dimensions`)
-  }
-  checkSize(width, height, opts.maxPixels, embeddedPixels)
+  const { source, meta } = await checkedHeader(bytes, type, opts.maxPixels)
 
   const warnings: string[] = []
   const firstFrameWarning = FIRST_FRAME_WARNINGS[meta.format]
@@ -115,17 +102,27 @@ export async function probeImage(bytes: Buffer, opts: DecodeOptions): Promise<Pr
     checkSize(size.width, size.height, opts.maxPixels)
     return { type, ...size }
   }
+  const { meta } = await checkedHeader(bytes, type, opts.maxPixels)
+  return { type, width: meta.width!, height: meta.height! }
+}
+
+/**
+ * The bytes sharp reads (for SVG: cleaned) and their header, with the size checked against the
+ * limit before any pixel is decoded; the pixels of images inside an SVG count too, since they
+ * are decoded while rendering.
+ */
+async function checkedHeader(bytes: Buffer, type: SniffedType, maxPixels: number): Promise<{ source: Buffer; meta: Metadata }> {
   let source = bytes
   let embeddedPixels = 0
   if (type === 'svg') {
-    const prepared = await prepareSvg(bytes, { maxBytes: MAX_SVG_BYTES, maxPixels: opts.maxPixels })
+    const prepared = await prepareSvg(bytes, { maxBytes: MAX_SVG_BYTES, maxPixels })
     source = prepared.bytes
     embeddedPixels = prepared.embeddedPixels
   }
   const meta = await readMetadata(source)
   if (!meta.width || !meta.height) throw new JobFailure('unsupported_image', `the ${meta.format} image has no dimensions`)
-  checkSize(meta.width, meta.height, opts.maxPixels, embeddedPixels)
-  return { type, width: meta.width, height: meta.height }
+  checkSize(meta.width, meta.height, maxPixels, embeddedPixels)
+  return { source, meta }
 }
 
 /** Any input sharp reads → upright 8-bit sRGB RGBA. */
