@@ -32,6 +32,29 @@ export interface HttpServerOptions {
   studio?: StudioCoordinator
 }
 
+/** Bodies up to this size are read and dropped before a refusal is sent (see the error path). */
+const DRAIN_LIMIT = 1024 * 1024
+
+function declaredLength(req: IncomingMessage): number {
+  const n = Number(req.headers['content-length'])
+  return Number.isFinite(n) && n >= 0 ? n : Infinity
+}
+
+/** Reads what is left of a request body and drops it; gives up after 5 s. */
+function drain(req: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer)
+      resolve()
+    }
+    const timer = setTimeout(done, 5000)
+    req.once('end', done)
+    req.once('close', done)
+    req.once('error', done)
+    req.resume()
+  })
+}
+
 function busy(): ApiError {
   return new ApiError('unavailable', 'The server is receiving too many uploads at once; try again shortly.', { headers: { 'Retry-After': '5' } })
 }
@@ -173,11 +196,16 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   }
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+    handle(req, res).catch(async (err: unknown) => {
       if (res.headersSent) {
         res.destroy()
         return
       }
+      // A request refused for its key before its body was read (bad key, wrong kind of key): a
+      // small body is read and dropped first, so that a client still sending gets the answer
+      // instead of a reset. A large body, or a refusal for load (503), is not worth reading.
+      const keyRefusal = err instanceof ApiError && (err.status === 401 || err.status === 403)
+      if (keyRefusal && !req.complete && !req.destroyed && declaredLength(req) <= DRAIN_LIMIT) await drain(req)
       sendError(res, err)
       // A refused upload may leave its body unread: close rather than reuse the connection.
       if (!req.complete) res.once('finish', () => req.socket.destroy())
