@@ -6,11 +6,12 @@
  * or done folder is refused, and the file is listed as failed with the reason.
  */
 import { randomBytes } from 'node:crypto'
-import { constants, existsSync, lstatSync, type Stats } from 'node:fs'
-import { copyFile, link, rename, rm, stat, unlink } from 'node:fs/promises'
+import { constants, existsSync, lstatSync } from 'node:fs'
+import { copyFile, link, rename, rm, unlink } from 'node:fs/promises'
 import { basename, dirname, join, posix, relative } from 'node:path'
 import { DONE_DIR_NAME } from '../../shared/watch'
 import { containedDir, viaSymlink } from '../contained-dir'
+import { statFile } from './files'
 import type { JobResultFile } from './processor'
 import { doneDirOf, type WatchFileRecord, type WatchFolderRecord, type WatchStore } from './store'
 import { dateToken, isInside, isStrictlyInside, outputTarget, presetToken, renderTemplate, withCounter } from './template'
@@ -144,11 +145,6 @@ export class WatchPlacement {
  */
 function containmentRoot(folder: WatchFolderRecord, outDir: string): string {
   return isStrictlyInside(folder.path, outDir) ? folder.path : outDir
-}
-
-async function statFile(path: string): Promise<Stats | null> {
-  const st = await stat(path).catch(() => null)
-  return st?.isFile() ? st : null
 }
 
 function existsOrLink(path: string): boolean {
