@@ -69,6 +69,14 @@ describe('clipdesk models', () => {
       expect(String(health.device_warning)).toMatch(/^the cuda execution provider could not be used/)
       while (!/Model anime on/.test(serve.output())) await new Promise((r) => setTimeout(r, 100))
       expect(serve.output()).toMatch(/Model anime on cpu \(warning: the cuda execution provider could not be used .*running on the CPU\)/)
+      // The OpenAPI document describes exactly the fields the endpoint answers with.
+      const doc = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as {
+        paths: Record<string, { get?: { security?: unknown[] } }>
+        components: { schemas: { Health: { required: string[]; properties: Record<string, { enum?: unknown[] }> } } }
+      }
+      expect(doc.paths['/api/v1/health']?.get?.security).toEqual([])
+      expect([...doc.components.schemas.Health.required].sort()).toEqual(Object.keys(health).sort())
+      expect(doc.components.schemas.Health.properties.device?.enum).toContain(health.device)
       const post = await fetch(`${base}/api/v1/health`, { method: 'POST' })
       expect(post.status).toBe(405)
       expect(((await post.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed')

@@ -1,6 +1,10 @@
 import { ACCEPTED_MIME_TYPES, DELIVERY_MODES, JOB_STATUSES, MODES, OUTPUT_FORMATS, VARIATIONS } from '../../shared/api'
 import { ERROR_STATUS, FAILURE_REASONS } from '../../shared/errors'
+import { DEVICES } from '../../shared/models'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
+
+/** Devices that actually run a model (the setting may also be `auto`). */
+const RUN_DEVICES = DEVICES.filter((d) => d !== 'auto')
 
 const errorBody = {
   type: 'object',
@@ -65,7 +69,21 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             final_urls: { type: 'object', propertyNames: { enum: VARIATIONS }, additionalProperties: { type: 'string' } },
             warnings: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
             ignored_variations: { type: 'array', items: { type: 'string', enum: VARIATIONS } },
+            model: { type: 'string', description: 'The registry model that made the mask, once the model step ran' },
+            device: { type: 'string', enum: RUN_DEVICES, description: 'The device that ran the model, after any fallback to the CPU' },
             error: errorBody.properties.error
+          }
+        },
+        Health: {
+          type: 'object',
+          required: ['status', 'model', 'device_setting', 'device', 'device_warning', 'queued'],
+          properties: {
+            status: { const: 'ok' },
+            model: { type: 'string', description: 'The default model' },
+            device_setting: { type: 'string', enum: DEVICES, description: 'The device setting' },
+            device: { type: ['string', 'null'], enum: [...RUN_DEVICES, null], description: 'The device that runs the default model; null until it is loaded' },
+            device_warning: { type: ['string', 'null'], description: 'Why the chosen execution provider fell back to the CPU' },
+            queued: { type: 'integer', minimum: 0, description: 'Jobs waiting' }
           }
         }
       }
@@ -124,6 +142,16 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             { name: 'sig', in: 'query', required: true, schema: { type: 'string' } }
           ],
           responses: { '200': { description: 'The image' }, '403': err('Bad or expired signature'), '404': err('Result swept or not found') }
+        }
+      },
+      '/api/v1/health': {
+        get: {
+          summary: 'Liveness, the default model and the device that runs it (no key needed)',
+          security: [],
+          responses: {
+            '200': { description: 'Up', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
+            '405': err('Method not allowed')
+          }
         }
       },
       '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } } }
