@@ -4,6 +4,7 @@ import type { AppSettings } from '../../../shared/app'
 import { ErrorNote } from '../components/common'
 import { useStore } from '../store'
 import ModelsSection from './ModelsSection'
+import StudioSettings from './StudioSettings'
 import type { Theme } from '../store/uiSlice'
 
 type Draft = Pick<AppSettings, 'outputDir' | 'dataDir'> & { concurrency: string; retentionHours: string }
@@ -88,6 +89,7 @@ export default function Settings(): React.JSX.Element {
           </p>
         </form>
       )}
+      <StudioSettings />
       <ModelsSection />
     </div>
   )
