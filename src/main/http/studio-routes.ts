@@ -90,7 +90,9 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
   if (!path.startsWith('/api/v1/studio/')) return false
   const { engine, coordinator } = ctx
 
-  if (path === '/api/v1/studio/workers' && !ctx.workerOnly) {
+  if (path === '/api/v1/studio/workers') {
+    // Listing is the owner's, on the API listener; the workers' listener has nothing for owners.
+    if (ctx.workerOnly) throw new ApiError('not_found', `No endpoint at ${path} on the workers' listener.`)
     ctx.allow('GET')
     const keyId = ctx.authenticate(req, 'client')
     if (!engine.keys.get(keyId)?.admin) throw new ApiError('forbidden', 'Listing workers needs an owner key.')
