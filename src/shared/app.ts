@@ -111,6 +111,8 @@ export interface ApiKeyView {
   credits: number | null
   /** Owner keys may use the app bridge (`/api/app/*`), including managing keys. */
   admin: boolean
+  /** `worker`: a studio worker's key (`clipdesk keys create --worker`), which only takes work and returns results. */
+  kind: 'client' | 'worker'
   created_at: number
   revoked_at: number | null
 }

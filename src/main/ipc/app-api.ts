@@ -83,6 +83,7 @@ export function keyView(info: ApiKeyInfo): ApiKeyView {
     name: info.name,
     credits: info.credits,
     admin: info.admin,
+    kind: info.kind,
     created_at: info.createdAt,
     revoked_at: info.revokedAt
   }

@@ -78,7 +78,7 @@ function KeyRow({ k }: { k: ApiKeyView }): React.JSX.Element {
         </div>
       </td>
       <td>
-        {revoked ? <span className="badge cancelled">revoked</span> : <span className="badge done">active</span>} {k.admin && <span className="badge owner">owner</span>}
+        {revoked ? <span className="badge cancelled">revoked</span> : <span className="badge done">active</span>} {k.admin && <span className="badge owner">owner</span>} {k.kind === 'worker' && <span className="badge owner">worker</span>}
       </td>
       <td>
         {k.credits === null ? 'unlimited' : k.credits}
