@@ -46,7 +46,7 @@ export async function runWorker(args: string[]): Promise<number> {
     decode: (bytes, _maxPixels, signal) => sandbox.decode(bytes, signal),
     concurrency,
     lockMs,
-    onJob: (jobId, outcome, ms) => console.log(`${jobId}\t${outcome}\t${ms} ms`)
+    onJob: (jobId, outcome, ms, coordinatorMs) => console.log(`${jobId}\t${outcome}\t${ms} ms\tcoordinator ${Math.round(coordinatorMs)} ms`)
   })
   let stop: () => void = () => undefined
   const stopped = new Promise<void>((resolve) => (stop = resolve))
