@@ -4,6 +4,7 @@ import { createServeApp, engineOptionsFrom, serverSettings } from '../http/serve
 import { DEVICES, type Device } from '../../shared/models'
 import { CliError, parse } from './args'
 import { createStudioEngine } from '../studio/studio'
+import { shownQueueUrl } from '../studio/protocol'
 import { queueUrlProblem } from '../../shared/app'
 import { parseWorkerListen, startWorkerListener, type WorkerAddress } from '../http/worker-listener'
 
@@ -84,7 +85,7 @@ export async function runServe(args: string[]): Promise<number> {
   const watched = served.watch.list()
   if (watched.length > 0) console.log(`Watching ${watched.filter((f) => f.state === 'active').length} of ${watched.length} folders`)
   if (served.app.rendererDir) console.log(`App: open ${listener.url}/ in a browser and sign in with an owner key`)
-  if (queueUrl) console.log(`Studio queue: ${queueUrl}${localWorker ? '' : ' (no local worker)'}`)
+  if (queueUrl) console.log(`Studio queue: ${shownQueueUrl(queueUrl)}${localWorker ? '' : ' (no local worker)'}`)
   if (workerListener) console.log(`Workers listening on ${workerListener.url} (worker endpoints only)`)
   if (values.paused) console.log('Paused: jobs are accepted and kept queued; start again without --paused to run them')
   else if (localWorker) {

@@ -16,7 +16,7 @@ import type { Dispatcher } from '../engine/queue/dispatcher'
 import { ACTIVE_STATUSES, canTransition, isTerminal } from '../engine/queue/transitions'
 import { resolveJobParams } from '../engine/params/resolve'
 import { endUnsuccessfully, type RunContext } from '../engine/run-job'
-import { STUDIO_QUEUE, redisConnection, type Claim, type FailureReport, type ProgressStage, type QueuedJob, type ResultUpload, type WorkerIdentity } from './protocol'
+import { STUDIO_QUEUE, redisConnection, shownQueueUrl, type Claim, type FailureReport, type ProgressStage, type QueuedJob, type ResultUpload, type WorkerIdentity } from './protocol'
 import { WorkerRegistry } from './registry'
 import type { StudioView } from '../../shared/studio'
 
@@ -68,9 +68,7 @@ export class StudioCoordinator implements Dispatcher {
 
   /** What the app shows: the queue (without its password), whether it answers, the workers. */
   view(): StudioView {
-    const u = new URL(this.opts.queueUrl)
-    if (u.password) u.password = '***'
-    return { enabled: true, queue: u.toString(), queue_available: this.healthy, workers: this.workers.list() }
+    return { enabled: true, queue: shownQueueUrl(this.opts.queueUrl), queue_available: this.healthy, workers: this.workers.list() }
   }
 
   get activeCount(): number {

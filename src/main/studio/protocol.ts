@@ -71,3 +71,14 @@ export function redisConnection(url: string): { host: string; port: number; pass
     ...(u.protocol === 'rediss:' ? { tls: {} } : {})
   }
 }
+
+/** The queue's address as shown in logs and the app: its password replaced by `***`. */
+export function shownQueueUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return url
+  }
+}
