@@ -5,6 +5,9 @@ import { ErrorNote } from '../components/common'
 import { formatDate } from '../lib/format'
 import { useStore } from '../store'
 
+/** Workers say hello every 15 s even when idle: one silent for longer has stopped or lost its way. */
+const GONE_AFTER_MS = 60_000
+
 /** "12 s ago" for recent times (the list is pushed live; this ticks between pushes). */
 function ago(ms: number, now: number): string {
   const s = Math.max(0, Math.round((now - ms) / 1000))
@@ -16,7 +19,10 @@ function ago(ms: number, now: number): string {
 function WorkerRow({ w, now }: { w: WorkerInfo; now: number }): React.JSX.Element {
   return (
     <tr data-testid="worker-row" data-worker={w.name}>
-      <td className="mono">{w.name}</td>
+      <td className="mono">
+        {w.name}{' '}
+        {now - w.last_seen < GONE_AFTER_MS ? <span className="badge done">connected</span> : <span className="badge cancelled">not seen lately</span>}
+      </td>
       <td>{w.device}</td>
       <td data-testid="worker-jobs">{w.jobs_done}</td>
       <td>{w.jobs_per_hour === null ? '—' : `${w.jobs_per_hour} jobs/h`}</td>
