@@ -56,7 +56,8 @@ describe.skipIf(!REDIS_SERVER)('watched folders in studio mode', () => {
     expect(files).toEqual(['ball.clipping.png'])
     expect((await sharp(join(out, 'ball.clipping.png')).metadata()).channels).toBe(4)
     // The coordinator runs no jobs itself (--no-local-worker): the worker did this one.
-    expect(worker.output()).toMatch(/\tdone\t/)
+    // (Its log line follows the coordinator's answer to its upload, so it may come a little later.)
+    await waitFor(() => /\tdone\t/.test(worker!.output()), "the worker's log of the job")
     const workers = JSON.parse(runCli(['workers', '--json', '--data-dir', data]).stdout) as Array<{ name: string; jobs_done: number }>
     expect(workers).toEqual([expect.objectContaining({ name: 'watch-worker', jobs_done: 1 })])
     expect(existsSync(join(inbox, 'ball.png'))).toBe(true) // originals stay by default

@@ -61,7 +61,7 @@ describe.skipIf(skip !== null)('studio workers on the API screen, in Chromium', 
     await page.getByTestId('nav-api').click()
     const row = page.locator('[data-testid=worker-row][data-worker=e2e-worker]')
     await row.waitFor({ timeout: 30_000 })
-    expect(await page.getByTestId('queue-status').textContent()).toContain('reachable')
+    await expect.poll(() => page.getByTestId('queue-status').locator('.badge').textContent()).toBe('reachable')
     expect(await row.textContent()).toContain('cpu')
     expect(await row.getByTestId('worker-jobs').textContent()).toBe('0')
     // The worker's key is marked as one in the key list.
