@@ -9,6 +9,7 @@ import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sanitizeSettings } from '../src/main/settings'
+import { redisConnection, shownQueueUrl } from '../src/main/studio/protocol'
 import { DEFAULT_SETTINGS, settingsPatchSchema } from '../src/shared/app'
 import { startServe, type ServeProcess } from './helpers/cli'
 import { tempDir } from './helpers/engine'
@@ -35,6 +36,13 @@ describe('queue settings (schema)', () => {
       expect(r.error!.issues[0]!.path, value).toEqual(['queueUrl'])
     }
     expect(settingsPatchSchema.safeParse({ localWorker: 'yes' }).success).toBe(false)
+  })
+
+  it('turns an address into BullMQ connection options (TLS for rediss://) and never shows its password', () => {
+    expect(redisConnection('rediss://user:p%40ss@queue.example:6380/2')).toEqual({ host: 'queue.example', port: 6380, username: 'user', password: 'p@ss', db: 2, tls: {} })
+    expect(redisConnection('redis://queue')).toEqual({ host: 'queue', port: 6379 })
+    expect(() => redisConnection('http://queue:6379')).toThrow(/redis:\/\/ or rediss:\/\//)
+    expect(shownQueueUrl('redis://user:secret@queue:6379')).toBe('redis://user:***@queue:6379')
   })
 
   it('falls back to the embedded default when a stored address is not valid', () => {
