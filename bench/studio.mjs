@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 /**
- * Studio-mode benchmark (`npm run bench:studio`): a real `redis-server` on a free loopback port,
- * `clipdesk serve --queue` without a local worker, and 1, 2, then 3 `clipdesk worker`
- * processes on this machine; prints JSON: jobs/hour for each worker count and the
- * coordinator's CPU time per job (its overhead: intake, claims, result storing).
+ * Studio-mode benchmark (`npm run bench:studio -- --workers 1,2,3 --jobs 40`): a real
+ * `redis-server` on a free loopback port, `clipdesk serve --queue` without a local worker
+ * (workers call it on its workers' listener, as remote workers would), and 1, 2, then 3
+ * `clipdesk worker` processes on this machine; prints JSON: jobs/hour for each worker count
+ * and the coordinator's overhead per job — its CPU time (intake, claims, result storing) and
+ * the wall time a worker spends waiting on it (claim, input download, result upload).
+ * Default: 40 timed jobs per worker count, about 5 minutes in all on an idle 2-core machine;
+ * a run that would start past `--budget-min` (11) is skipped, so the whole stays within 12.
  *
  * `--chaos`: one run of `--jobs` (default 60) with 3 workers, one worker SIGKILLed twice
  * mid-job (restarted each time) and Redis restarted once (losing its data); prints whether
@@ -35,9 +39,16 @@ const arg = (name, fallback) => {
   return i >= 0 ? Number(argv[i + 1]) : fallback
 }
 const CHAOS = argv.includes('--chaos')
-const JOBS = arg('jobs', CHAOS ? 60 : 12)
-const COUNTS = CHAOS ? [3] : (argv.includes('--workers') ? [arg('workers', 1)] : [1, 2, 3])
+const JOBS = arg('jobs', CHAOS ? 60 : 40)
+const countsArg = argv.includes('--workers') ? argv[argv.indexOf('--workers') + 1] ?? '' : '1,2,3'
+const COUNTS = CHAOS ? [3] : countsArg.split(',').map(Number)
+if (COUNTS.some((n) => !Number.isInteger(n) || n < 1 || n > 16) || !Number.isInteger(JOBS) || JOBS < 1) {
+  console.error('bench:studio: expected --workers as a list of counts (1,2,3) and --jobs as a whole number from 1 up')
+  process.exit(2)
+}
 const THREADS = arg('threads', 1)
+const BUDGET_MS = arg('budget-min', 11) * 60_000
+const benchStarted = Date.now()
 const log = (...a) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...a)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
@@ -89,13 +100,27 @@ function cpuMs(pid) {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100 // utime + stime, in clock ticks of 10 ms
 }
 
+/** Per job, as each worker logs it: wall ms on the worker, ms of it waiting on the coordinator. */
+const jobLog = new Map()
+
 async function startWorker(redisUrl, port, key, name) {
   const child = spawn(process.execPath, [cli, 'worker', '--queue', redisUrl, '--coordinator', `http://127.0.0.1:${port}`, '--key', key, '--name', name, '--threads', String(THREADS), '--lock-ms', '5000'], {
     stdio: ['ignore', 'pipe', 'inherit']
   })
+  let partial = ''
+  child.stdout.on('data', (d) => {
+    const lines = (partial + d).split('\n')
+    partial = lines.pop()
+    for (const line of lines) {
+      const m = /^(\S+)\tdone\t(\d+) ms\tcoordinator (\d+) ms$/.exec(line)
+      if (m) jobLog.set(m[1], { ms: Number(m[2]), coordinatorMs: Number(m[3]) })
+    }
+  })
   await waitLine(child, /taking jobs/)
   return child
 }
+
+const mean = (xs) => (xs.length === 0 ? null : Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10) / 10)
 
 async function run(workerCount, jobs, chaos) {
   const data = mkdtempSync(join(tmpdir(), 'clipdesk-studio-bench-'))
@@ -104,9 +129,13 @@ async function run(workerCount, jobs, chaos) {
   const redisUrl = `redis://127.0.0.1:${redisPort}`
   const client = cliSync(['keys', 'create', '--credits', String(jobs + workerCount), '--data-dir', data])
   const workerKey = cliSync(['keys', 'create', '--worker', '--data-dir', data])
-  const serve = spawn(process.execPath, [cli, 'serve', '--port', '0', '--queue', redisUrl, '--no-local-worker', '--lock-ms', '5000', '--data-dir', data], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const port = Number((await waitLine(serve, /Listening on http:\/\/127\.0\.0\.1:(\d+)/))[1])
-  const base = `http://127.0.0.1:${port}`
+  const serve = spawn(process.execPath, [cli, 'serve', '--port', '0', '--queue', redisUrl, '--no-local-worker', '--lock-ms', '5000', '--worker-listen', '127.0.0.1:0', '--data-dir', data], {
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  const lines = await waitLine(serve, /Listening on http:\/\/127\.0\.0\.1:(\d+)[\s\S]*Workers listening on http:\/\/127\.0\.0\.1:(\d+)/)
+  const apiPort = Number(lines[1])
+  const port = Number(lines[2])
+  const base = `http://127.0.0.1:${apiPort}`
   const workers = []
   for (let i = 0; i < workerCount; i++) workers.push(await startWorker(redisUrl, port, workerKey, `w${i + 1}`))
   // Warm every worker's model with one job each, outside the timed part.
@@ -169,7 +198,17 @@ async function run(workerCount, jobs, chaos) {
   })
   const seconds = (Date.now() - started) / 1000
   const coordinatorCpuMs = cpuMs(serve.pid) - cpuBefore
-  const result = { workers: workerCount, jobs, seconds: Math.round(seconds * 10) / 10, jobs_per_hour: Math.round((jobs * 3600) / seconds), coordinator_cpu_ms_per_job: Math.round(coordinatorCpuMs / jobs) }
+  const logged = ids.map((id) => jobLog.get(id)).filter(Boolean)
+  const result = {
+    workers: workerCount,
+    jobs,
+    seconds: Math.round(seconds * 10) / 10,
+    jobs_per_hour: Math.round((jobs * 3600) / seconds),
+    coordinator_cpu_ms_per_job: Math.round(coordinatorCpuMs / jobs),
+    coordinator_wall_ms_per_job: mean(logged.map((j) => j.coordinatorMs)),
+    worker_ms_per_job: mean(logged.map((j) => j.ms)),
+    jobs_logged_by_workers: logged.length
+  }
   if (chaos) {
     const db = spawnSync('sqlite3', [join(data, 'clipdesk.db'), "SELECT reason, count(*) FROM credit_ledger WHERE job_id IS NOT NULL GROUP BY reason; SELECT count(*) FROM results; SELECT count(DISTINCT job_id) FROM results; SELECT max(attempts) FROM jobs;"], { encoding: 'utf8' })
     const files = readdirSync(data, { recursive: true }).map(String)
@@ -193,7 +232,13 @@ async function run(workerCount, jobs, chaos) {
 }
 
 const runs = []
+const skipped = []
 for (const n of COUNTS) {
+  if (Date.now() - benchStarted > BUDGET_MS) {
+    log(`skipping ${n} worker(s): past the ${BUDGET_MS / 60_000}-minute budget (--budget-min)`)
+    skipped.push(n)
+    continue
+  }
   log(`${n} worker(s), ${JOBS} jobs${CHAOS ? ', chaos' : ''}`)
   runs.push(await run(n, JOBS, CHAOS))
   log(JSON.stringify(runs.at(-1)))
@@ -205,6 +250,10 @@ console.log(
       threads_per_worker: THREADS,
       image: '320x240 PNG, mode clipping, model medium',
       note: 'Worker processes share this machine\'s cores: past the core count more workers add no throughput. On separate machines each worker adds its own jobs/hour.',
+      overhead:
+        'coordinator_cpu_ms_per_job: CPU time of the coordinator process per job (intake, claim, storing results). coordinator_wall_ms_per_job: wall time a worker waits on the coordinator per job (claim, input download, result upload), over loopback.',
+      total_seconds: Math.round((Date.now() - benchStarted) / 1000),
+      ...(skipped.length > 0 ? { skipped_worker_counts: skipped } : {}),
       runs
     },
     null,

@@ -13,7 +13,8 @@ import { CliError } from './cli/args'
 
 const USAGE = `Usage:
   clipdesk serve [--port 7878] [--allow-private-urls] [--paused] [--device <auto|cpu|cuda|…>]
-                 [--queue redis://host:6379 [--no-local-worker]] [--data-dir <dir>]
+                 [--queue redis://host:6379 [--no-local-worker] [--worker-listen <host:port>]] [--data-dir <dir>]
+    (--worker-listen: a listener for workers on other machines, worker endpoints only; the API stays on 127.0.0.1)
   clipdesk process <files or folders...> --out <dir> [--mode clipping] [--params <set>] [--format png]
                    [--all-variations] [--template "{name}.{ext}"] [--overwrite] [--data-dir <dir>]
     (photos already done with the same settings are skipped; a report is written to --out)
@@ -26,7 +27,7 @@ const USAGE = `Usage:
     (watched folders are processed while \`clipdesk serve\` or the app runs)
   clipdesk models list [--json] | add <file.onnx> [--name <name>] [--as <known>] [--descriptor <file.json>]
   clipdesk models remove <name> | default <name> | device <auto|cpu|directml|coreml|cuda|webgpu> | test <name>
-  clipdesk worker --queue redis://host:6379 --coordinator http://host:7878 --key <worker key> [--name <text>] [--model medium]
+  clipdesk worker --queue redis://host:6379 --coordinator http://host:7879 --key <worker key> [--name <text>] [--model medium]
   clipdesk workers [--json] [--data-dir <dir> | --coordinator http://host:7878 --key <owner key>]
 
 The data folder defaults to $CLIPDESK_DATA_DIR, else the OS app-data folder "Clipdesk".`

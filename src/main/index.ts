@@ -45,6 +45,7 @@ import { APP_VERSION } from './version'
 import { engineProcessor } from './watch/processor'
 import { WatchService } from './watch/service'
 import { relaunchWithMallocSettings } from './malloc-relaunch'
+import { createStudioEngine } from './studio/studio'
 
 // First of all: on Linux the process restarts once with glibc's mmap threshold set (why: there).
 const relaunching = relaunchWithMallocSettings()
@@ -145,7 +146,10 @@ async function main(): Promise<void> {
   await app.whenReady()
 
   const dataDir = startedWith.dataDir || app.getPath('userData')
-  const engine = new Engine({ dataDir, concurrency: startedWith.concurrency, retentionMs: startedWith.retentionHours * 3600_000 })
+  const engineOptions = { dataDir, concurrency: startedWith.concurrency, retentionMs: startedWith.retentionHours * 3600_000 }
+  // Studio mode (Settings: queue address): jobs go through the shared queue; the app stays their record.
+  const studio = startedWith.queueUrl ? createStudioEngine(engineOptions, { queueUrl: startedWith.queueUrl, localWorker: startedWith.localWorker }) : null
+  const engine = studio ? studio.engine : new Engine(engineOptions)
   engine.start()
   const batches = new BatchService(engine)
   batches.start()
@@ -167,7 +171,7 @@ async function main(): Promise<void> {
     listenerError = null
     if (s.listenerEnabled && !listener) {
       try {
-        listener = await startHttpServer(engine, { port: s.port })
+        listener = await startHttpServer(engine, { port: s.port, studio: studio?.coordinator })
       } catch (err) {
         listenerError = `Cannot listen on 127.0.0.1:${s.port}: ${(err as Error).message}`
       }
@@ -180,6 +184,7 @@ async function main(): Promise<void> {
     batches,
     address,
     watch,
+    studio: studio?.coordinator,
     host: {
       host: 'app',
       version: APP_VERSION,
@@ -233,7 +238,7 @@ async function main(): Promise<void> {
     })
   }
   // Progress is pushed, never polled over IPC.
-  forwardAppEvents({ engine, batches, address, watch }, push)
+  forwardAppEvents({ engine, batches, address, watch, studio: studio?.coordinator }, push)
 
   // The queue in the tray (where the desktop has one) and in the View menu.
   const refreshTray = (): void => {

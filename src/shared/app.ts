@@ -18,6 +18,13 @@ export interface AppSettings {
   concurrency: number
   /** Hours results and uploads are kept after a job ends. Applies after a restart. */
   retentionHours: number
+  /**
+   * Studio mode: `redis://` or `rediss://` address of the shared job queue; empty for the
+   * embedded default (this process's SQLite queue). Applies after a restart.
+   */
+  queueUrl: string
+  /** Studio mode: this machine processes jobs too, besides remote workers. Applies after a restart. */
+  localWorker: boolean
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -26,7 +33,23 @@ export const DEFAULT_SETTINGS: AppSettings = {
   dataDir: '',
   outputDir: '',
   concurrency: 2,
-  retentionHours: 24
+  retentionHours: 24,
+  queueUrl: '',
+  localWorker: true
+}
+
+/** A queue address is `redis://…` or `rediss://…` with a host (or empty: the embedded queue). */
+export function queueUrlProblem(value: string): string | null {
+  if (value === '') return null
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return 'expected a redis:// or rediss:// address, e.g. redis://queue-host:6379'
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return `expected a redis:// or rediss:// address, not ${url.protocol}//`
+  if (url.hostname === '') return 'the address has no host'
+  return null
 }
 
 export const settingsPatchSchema = z
@@ -36,7 +59,16 @@ export const settingsPatchSchema = z
     dataDir: z.string().max(4096),
     outputDir: z.string().max(4096),
     concurrency: z.number().int().min(1).max(16),
-    retentionHours: z.number().min(1).max(24 * 365)
+    retentionHours: z.number().min(1).max(24 * 365),
+    queueUrl: z
+      .string()
+      .max(2048)
+      .transform((v) => v.trim())
+      .superRefine((v, ctx) => {
+        const problem = queueUrlProblem(v)
+        if (problem) ctx.addIssue({ code: 'custom', message: problem })
+      }),
+    localWorker: z.boolean()
   })
   .partial()
   .strict()
@@ -79,6 +111,8 @@ export interface ApiKeyView {
   credits: number | null
   /** Owner keys may use the app bridge (`/api/app/*`), including managing keys. */
   admin: boolean
+  /** `worker`: a studio worker's key (`clipdesk keys create --worker`), which only takes work and returns results. */
+  kind: 'client' | 'worker'
   created_at: number
   revoked_at: number | null
 }

@@ -10,6 +10,7 @@ import type { BatchAddRequest, BatchAddResult, BatchCreateRequest, BatchDetail, 
 import type { ErrorBody } from './errors'
 import type { ModelAddRequest, ModelAddResult, ModelInfo, ModelTestRun } from './models'
 import type { PresetInfo, PresetSaveRequest } from './presets'
+import type { StudioView } from './studio'
 import type { WatchAddRequest, WatchEvent, WatchFolderView, WatchRetryRequest, WatchRetryResult, WatchUpdateRequest } from './watch'
 
 /** A file handed over IPC: by path (drag-and-drop) or by bytes (file picker in a sandbox). */
@@ -69,6 +70,8 @@ export interface IpcInvokeMap {
   modelsSetDevice: [string, ModelInfo[]]
   /** Runs the model once on a sample image: device and time. */
   modelsTest: [string, ModelTestRun]
+  /** Studio mode: the shared queue and the workers seen (`enabled: false` in the embedded default). */
+  studioWorkers: [void, StudioView]
 }
 
 /** Events pushed from main to the renderer: name → payload. */
@@ -83,6 +86,8 @@ export interface IpcEventMap {
   navigate: { screen: Screen }
   /** A watched folder changed (state, counts, activity); `folder` null once removed. */
   watch: WatchEvent
+  /** Studio mode: a worker was seen, finished a job, or the queue's reachability changed (at most once a second). */
+  workers: StudioView
 }
 
 export type IpcMethod = keyof IpcInvokeMap
@@ -124,9 +129,10 @@ export const IPC_METHODS = [
   'modelsRemove',
   'modelsSetDefault',
   'modelsSetDevice',
-  'modelsTest'
+  'modelsTest',
+  'studioWorkers'
 ] as const satisfies readonly IpcMethod[]
-export const IPC_EVENTS = ['job', 'batch', 'batchItem', 'listener', 'navigate', 'watch'] as const satisfies readonly IpcEvent[]
+export const IPC_EVENTS = ['job', 'batch', 'batchItem', 'listener', 'navigate', 'watch', 'workers'] as const satisfies readonly IpcEvent[]
 
 // Compile-time check that the list names every method of the map.
 type Missing = Exclude<IpcMethod, (typeof IPC_METHODS)[number]>

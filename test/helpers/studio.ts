@@ -104,3 +104,10 @@ export async function waitFor(check: () => Promise<boolean> | boolean, what = 'c
     await new Promise((r) => setTimeout(r, 200))
   }
 }
+
+/** The port of the workers' listener a coordinator started with `--worker-listen 127.0.0.1:0`. */
+export async function workerListenPort(serve: ServeProcess): Promise<number> {
+  const pattern = /Workers listening on http:\/\/127\.0\.0\.1:(\d+)/
+  await waitFor(() => pattern.test(serve.output()), 'the workers\' listener', 30_000)
+  return Number(pattern.exec(serve.output())![1])
+}

@@ -4,6 +4,9 @@ import { createServeApp, engineOptionsFrom, serverSettings } from '../http/serve
 import { DEVICES, type Device } from '../../shared/models'
 import { CliError, parse } from './args'
 import { createStudioEngine } from '../studio/studio'
+import { shownQueueUrl } from '../studio/protocol'
+import { queueUrlProblem } from '../../shared/app'
+import { parseWorkerListen, startWorkerListener, type WorkerAddress } from '../http/worker-listener'
 
 /** `clipdesk serve`: the engine and the HTTP listener until SIGINT/SIGTERM. */
 export async function runServe(args: string[]): Promise<number> {
@@ -17,7 +20,9 @@ export async function runServe(args: string[]): Promise<number> {
     // Studio mode: dispatch through BullMQ on this Redis; SQLite stays the record.
     queue: { type: 'string' },
     'no-local-worker': { type: 'boolean', default: false },
-    'lock-ms': { type: 'string' }
+    'lock-ms': { type: 'string' },
+    // Studio mode: a second listener for workers on other machines (worker endpoints only).
+    'worker-listen': { type: 'string' }
   })
   if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}"`)
   const port = Number(values.port)
@@ -32,11 +37,23 @@ export async function runServe(args: string[]): Promise<number> {
     device: device as Device | undefined,
     ...engineOptionsFrom(settings.get())
   }
-  const queueUrl = values.queue as string | undefined
-  if (!queueUrl && (values['no-local-worker'] || values['lock-ms'] !== undefined)) throw new CliError('--no-local-worker and --lock-ms need --queue')
+  // The flags win over the stored settings (Settings in the app: queue address, local worker).
+  const stored = settings.get()
+  const queueUrl = (values.queue as string | undefined) ?? (stored.queueUrl || undefined)
+  if (!queueUrl && (values['no-local-worker'] || values['lock-ms'] !== undefined || values['worker-listen'] !== undefined)) {
+    throw new CliError('--no-local-worker, --lock-ms and --worker-listen need --queue')
+  }
+  const queueProblem = queueUrl === undefined ? null : queueUrlProblem(queueUrl)
+  if (queueProblem) throw new CliError(`--queue: ${queueProblem}`)
+  let workerAddress: WorkerAddress | null = null
+  try {
+    workerAddress = values['worker-listen'] === undefined ? null : parseWorkerListen(values['worker-listen'] as string)
+  } catch (err) {
+    throw new CliError((err as Error).message)
+  }
   const lockMs = values['lock-ms'] === undefined ? undefined : Number(values['lock-ms'])
   if (lockMs !== undefined && !(Number.isInteger(lockMs) && lockMs >= 1000)) throw new CliError(`expected --lock-ms to be a whole number from 1000 up, got "${values['lock-ms']}"`)
-  const localWorker = !values['no-local-worker']
+  const localWorker = !values['no-local-worker'] && stored.localWorker
   let studio: ReturnType<typeof createStudioEngine> | null = null
   if (queueUrl) {
     try {
@@ -58,8 +75,9 @@ export async function runServe(args: string[]): Promise<number> {
   process.once('SIGTERM', () => stop())
 
   if (!values.paused) engine.start()
-  const served = createServeApp(engine, settings)
+  const served = createServeApp(engine, settings, studio?.coordinator ?? null)
   const listener = await startHttpServer(engine, { port, app: served.app, studio: studio?.coordinator })
+  const workerListener = studio && workerAddress ? await startWorkerListener(engine, studio.coordinator, workerAddress) : null
   served.listening(listener.url)
   await served.watch.start() // watched folders (clipdesk watch add …): active while serve runs
   console.log(`Data folder: ${dataDir}`)
@@ -67,7 +85,8 @@ export async function runServe(args: string[]): Promise<number> {
   const watched = served.watch.list()
   if (watched.length > 0) console.log(`Watching ${watched.filter((f) => f.state === 'active').length} of ${watched.length} folders`)
   if (served.app.rendererDir) console.log(`App: open ${listener.url}/ in a browser and sign in with an owner key`)
-  if (queueUrl) console.log(`Studio queue: ${queueUrl}${localWorker ? '' : ' (no local worker)'}`)
+  if (queueUrl) console.log(`Studio queue: ${shownQueueUrl(queueUrl)}${localWorker ? '' : ' (no local worker)'}`)
+  if (workerListener) console.log(`Workers listening on ${workerListener.url} (worker endpoints only)`)
   if (values.paused) console.log('Paused: jobs are accepted and kept queued; start again without --paused to run them')
   else if (localWorker) {
     // The model line: which model and device run (and why not the asked-for device).
@@ -80,6 +99,7 @@ export async function runServe(args: string[]): Promise<number> {
   await stopped
   console.log('Stopping…')
   await listener.close()
+  await workerListener?.close()
   await served.stop()
   await engine.stop()
   return 0

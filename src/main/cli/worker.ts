@@ -4,6 +4,10 @@ import { Segmenter } from '../engine/pipeline/mask'
 import { HttpLink } from '../studio/http-link'
 import { StudioWorker } from '../studio/worker'
 import { CliError, parse } from './args'
+import { shownQueueUrl } from '../studio/protocol'
+
+/** How often an idle worker tells the coordinator it is there. */
+const HEARTBEAT_MS = 15_000
 
 /**
  * `clipdesk worker`: runs studio jobs for a coordinator. Takes job ids from the shared queue,
@@ -46,15 +50,19 @@ export async function runWorker(args: string[]): Promise<number> {
     decode: (bytes, _maxPixels, signal) => sandbox.decode(bytes, signal),
     concurrency,
     lockMs,
-    onJob: (jobId, outcome, ms) => console.log(`${jobId}\t${outcome}\t${ms} ms`)
+    onJob: (jobId, outcome, ms, coordinatorMs) => console.log(`${jobId}\t${outcome}\t${ms} ms\tcoordinator ${Math.round(coordinatorMs)} ms`)
   })
   let stop: () => void = () => undefined
   const stopped = new Promise<void>((resolve) => (stop = resolve))
   process.once('SIGINT', () => stop())
   process.once('SIGTERM', () => stop())
   worker.start()
-  console.log(`Worker ${identity.name} taking jobs from ${queueUrl} for ${coordinator}`)
+  // A heartbeat, so that an idle worker still shows as connected (last seen) on the coordinator.
+  const heartbeat = setInterval(() => void link.whoami().catch(() => undefined), HEARTBEAT_MS)
+  heartbeat.unref()
+  console.log(`Worker ${identity.name} taking jobs from ${shownQueueUrl(queueUrl)} for ${coordinator}`)
   await stopped
+  clearInterval(heartbeat)
   console.log('Stopping…')
   // With Redis unreachable BullMQ's close can wait for a reconnect forever: give it a while,
   // then leave (a job still running is then found stalled and run elsewhere).

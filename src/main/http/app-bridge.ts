@@ -23,6 +23,7 @@ import { isPreviewKind } from '../batches/previews'
 import type { BatchService, PreviewAddress } from '../batches/service'
 import type { Engine } from '../engine/engine'
 import type { WatchService } from '../watch/service'
+import type { StudioCoordinator } from '../studio/coordinator'
 import { ApiError } from '../engine/errors'
 import { forwardAppEvents } from '../ipc/app-api'
 import { sendJson } from './respond'
@@ -34,6 +35,8 @@ export interface AppBridgeOptions {
   address: PreviewAddress
   /** Watched folders, for the `watch` event. */
   watch?: WatchService
+  /** Studio mode's coordinator, for the `workers` event. */
+  studio?: StudioCoordinator | null
   /** Folder of the built renderer (index.html, assets/); absent: no UI served. */
   rendererDir?: string
 }

@@ -13,6 +13,7 @@ import { FileSettings } from '../settings'
 import { APP_VERSION } from '../version'
 import { engineProcessor } from '../watch/processor'
 import { WatchService } from '../watch/service'
+import type { StudioCoordinator } from '../studio/coordinator'
 import { signedPreviewAddress, type AppBridgeOptions } from './app-bridge'
 
 /** The settings file of a data folder under `clipdesk serve`. */
@@ -41,7 +42,7 @@ export interface ServeApp {
   stop(): Promise<void>
 }
 
-export function createServeApp(engine: Engine, settings: FileSettings, rendererDir = defaultRendererDir()): ServeApp {
+export function createServeApp(engine: Engine, settings: FileSettings, studio: StudioCoordinator | null = null, rendererDir = defaultRendererDir()): ServeApp {
   const batches = new BatchService(engine)
   const watch = new WatchService({ db: engine.db, processor: engineProcessor(engine) })
   const startedWith = settings.get()
@@ -53,6 +54,7 @@ export function createServeApp(engine: Engine, settings: FileSettings, rendererD
     batches,
     address,
     watch,
+    studio,
     host: {
       host: 'server',
       version: APP_VERSION,
@@ -66,7 +68,7 @@ export function createServeApp(engine: Engine, settings: FileSettings, rendererD
   })
   batches.start()
   return {
-    app: { handlers, engine, batches, address, rendererDir, watch },
+    app: { handlers, engine, batches, address, rendererDir, watch, studio },
     batches,
     watch,
     listening(u) {

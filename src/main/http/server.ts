@@ -1,17 +1,19 @@
 import { createReadStream } from 'node:fs'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { VARIATIONS, type Variation } from '../../shared/api'
 import { ApiError } from '../engine/errors'
-import { errorResponse, type Engine } from '../engine/engine'
+import type { Engine } from '../engine/engine'
 import { handleAppRequest, type AppBridgeOptions } from './app-bridge'
 import { readUpload } from './body'
-import { BadKeyLimiter, isAllowedHost, limiterClient } from './guard'
+import { isAllowedHost } from './guard'
 import { InFlightBytes, UploadReservation } from './in-flight'
 import { openApiDocument } from './openapi'
 import { handleStudioRequest } from './studio-routes'
 import type { StudioCoordinator } from '../studio/coordinator'
-import { answerClientError, sendJson } from './respond'
+import { sendJson } from './respond'
+import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
+
+export type { HttpListener } from './listen'
 
 export interface HttpServerOptions {
   /** @default 7878; 0 picks a free port */
@@ -32,38 +34,8 @@ export interface HttpServerOptions {
   studio?: StudioCoordinator
 }
 
-/** Bodies up to this size are read and dropped before a refusal is sent (see the error path). */
-const DRAIN_LIMIT = 1024 * 1024
-
-function declaredLength(req: IncomingMessage): number {
-  const n = Number(req.headers['content-length'])
-  return Number.isFinite(n) && n >= 0 ? n : Infinity
-}
-
-/** Reads what is left of a request body and drops it; gives up after 5 s. */
-function drain(req: IncomingMessage): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer)
-      resolve()
-    }
-    const timer = setTimeout(done, 5000)
-    req.once('end', done)
-    req.once('close', done)
-    req.once('error', done)
-    req.resume()
-  })
-}
-
 function busy(): ApiError {
   return new ApiError('unavailable', 'The server is receiving too many uploads at once; try again shortly.', { headers: { 'Retry-After': '5' } })
-}
-
-export interface HttpListener {
-  server: Server
-  port: number
-  url: string
-  close(): Promise<void>
 }
 
 const RESULT_PATH = /^\/api\/v1\/results\/([0-9a-f-]{36})\/([A-Za-z]+)\.([a-z]+)$/
@@ -77,43 +49,17 @@ const CONTENT_TYPES: Record<string, string> = {
   psd: 'image/vnd.adobe.photoshop'
 }
 
-function sendError(res: ServerResponse, err: unknown, jobId?: string): void {
-  const { status, body, headers } = errorResponse(err, jobId)
-  sendJson(res, status, body, headers)
-}
-
 /**
  * The optional local HTTP listener of `/api/v1`. A factory taking the engine: it parses
  * and authenticates requests and hands them to `engine.upload()` / `engine.status()`;
  * it holds no job state of its own. Binds 127.0.0.1 only.
  */
 export async function startHttpServer(engine: Engine, opts: HttpServerOptions = {}): Promise<HttpListener> {
-  const limiter = new BadKeyLimiter()
   // Room for at least one whole upload and its text parts, so that a lone upload is never refused.
   const inFlight = new InFlightBytes(opts.maxInFlightUploadBytes ?? 4 * engine.options.maxUploadBytes + 1024 * 1024)
   let port = 0
 
-  const authenticate = (req: IncomingMessage, kind: 'client' | 'worker' = 'client'): string => {
-    const client = limiterClient(req.socket.remoteAddress)
-    const wait = limiter.retryAfter(client)
-    const given = req.headers['x-api-key']
-    const secret = typeof given === 'string' ? given : ''
-    const key = secret ? engine.keys.authenticate(secret) : null
-    if (key) {
-      // A worker key only takes work and returns results; a client key cannot act as a worker.
-      if (key.kind !== kind) {
-        throw new ApiError('forbidden', kind === 'worker' ? 'This endpoint needs a worker key (clipdesk keys create --worker).' : 'A worker key can only take work and return results.')
-      }
-      return key.id
-    }
-    if (wait > 0) {
-      throw new ApiError('rate_limited', 'Too many requests with a bad API key; wait before trying again.', {
-        headers: { 'Retry-After': String(wait) }
-      })
-    }
-    limiter.fail(client)
-    throw new ApiError('unauthorized', secret ? 'The API key is not valid.' : 'The X-API-Key header is missing.')
-  }
+  const authenticate = keyCheck(engine)
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!isAllowedHost(req.headers.host, port)) {
@@ -121,12 +67,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
       throw new ApiError('forbidden_host', `Host "${req.headers.host ?? ''}" is not allowed; use 127.0.0.1:${port} or localhost:${port}.`)
     }
     const url = new URL(req.url ?? '/', `http://${req.headers.host}`)
-    const method = req.method ?? 'GET'
-    const allow = (methods: string): void => {
-      if (!methods.split(', ').includes(method)) {
-        throw new ApiError('method_not_allowed', `Use ${methods} on ${url.pathname}.`, { headers: { Allow: methods } })
-      }
-    }
+    const allow = methodCheck(req, url.pathname)
     const base = `http://${req.headers.host}`
 
     if (url.pathname === '/api/v1/upload') {
@@ -195,44 +136,8 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch(async (err: unknown) => {
-      if (res.headersSent) {
-        res.destroy()
-        return
-      }
-      // A request refused for its key before its body was read (bad key, wrong kind of key): a
-      // small body is read and dropped first, so that a client still sending gets the answer
-      // instead of a reset. A large body, or a refusal for load (503), is not worth reading.
-      const keyRefusal = err instanceof ApiError && (err.status === 401 || err.status === 403)
-      if (keyRefusal && !req.complete && !req.destroyed && declaredLength(req) <= DRAIN_LIMIT) await drain(req)
-      sendError(res, err)
-      // A refused upload may leave its body unread: close rather than reuse the connection.
-      if (!req.complete) res.once('finish', () => req.socket.destroy())
-    })
-  })
-  server.requestTimeout = 120_000
-  server.headersTimeout = 20_000
-  // With no 'timeout' listener, Node destroys a socket idle this long (either direction).
-  server.setTimeout(opts.idleTimeoutMs ?? 30_000)
-  server.on('clientError', answerClientError)
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(opts.port ?? 7878, '127.0.0.1', () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  port = (server.address() as AddressInfo).port
-  return {
-    server,
-    port,
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
-  }
+  const server = apiServer(handle, opts.idleTimeoutMs)
+  const listener = await listen(server, opts.port ?? 7878, '127.0.0.1')
+  port = listener.port
+  return listener
 }

@@ -24,6 +24,8 @@ export interface StudioRouteContext {
   /** The listener's key check for a given kind of key; returns the key id. */
   authenticate(req: IncomingMessage, kind: 'client' | 'worker'): string
   allow(methods: string): void
+  /** The workers' own listener: only what workers call (no owner listing). */
+  workerOnly?: boolean
 }
 
 async function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
@@ -89,6 +91,8 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
   const { engine, coordinator } = ctx
 
   if (path === '/api/v1/studio/workers') {
+    // Listing is the owner's, on the API listener; the workers' listener has nothing for owners.
+    if (ctx.workerOnly) throw new ApiError('not_found', `No endpoint at ${path} on the workers' listener.`)
     ctx.allow('GET')
     const keyId = ctx.authenticate(req, 'client')
     if (!engine.keys.get(keyId)?.admin) throw new ApiError('forbidden', 'Listing workers needs an owner key.')

@@ -24,6 +24,8 @@ import type { SettingsStore } from '../settings'
 import { createIpcApi } from './handlers'
 import type { WatchService } from '../watch/service'
 import { forwardWatchEvents } from './watch'
+import type { StudioCoordinator } from '../studio/coordinator'
+import { createStudioHandlers, forwardStudioEvents } from './studio'
 
 /** What differs between the Electron app and `clipdesk serve`. */
 export interface AppHost {
@@ -51,10 +53,12 @@ export interface AppApiDeps {
   address: PreviewAddress
   /** Watched folders (src/main/watch); absent: their methods answer 503. */
   watch?: WatchService
+  /** Studio mode's coordinator; absent in the embedded default. */
+  studio?: StudioCoordinator | null
 }
 
 /** Settings that the running engine took at start. */
-const RESTART_KEYS: Array<keyof AppSettings> = ['dataDir', 'concurrency', 'retentionHours']
+const RESTART_KEYS: Array<keyof AppSettings> = ['dataDir', 'concurrency', 'retentionHours', 'queueUrl', 'localWorker']
 
 /** zod at the trust boundary: a bad argument is a 422 naming each offending field. */
 export function parseArg<S extends z.ZodType>(schema: S, value: unknown, name = 'argument'): z.infer<S> {
@@ -79,6 +83,7 @@ export function keyView(info: ApiKeyInfo): ApiKeyView {
     name: info.name,
     credits: info.credits,
     admin: info.admin,
+    kind: info.kind,
     created_at: info.createdAt,
     revoked_at: info.revokedAt
   }
@@ -94,9 +99,10 @@ function settingsView(host: AppHost): SettingsView {
   }
 }
 
-export function createAppApi({ engine, batches, host, address, watch }: AppApiDeps): IpcHandlers {
+export function createAppApi({ engine, batches, host, address, watch, studio }: AppApiDeps): IpcHandlers {
   return {
     ...createIpcApi(engine, watch ?? null), // upload, status, presets, watched folders
+    ...createStudioHandlers(studio),
 
     async batchesList() {
       return batches.list()
@@ -184,7 +190,7 @@ export type EventPush = <E extends IpcEvent>(event: E, payload: IpcEventMap[E]) 
  * Forwards engine and batch changes as the contract's events (IPC `webContents.send`, or the
  * bridge's Server-Sent Events). Returns the function that stops forwarding.
  */
-export function forwardAppEvents({ engine, batches, address, watch }: Omit<AppApiDeps, 'host'>, push: EventPush): () => void {
+export function forwardAppEvents({ engine, batches, address, watch, studio }: Omit<AppApiDeps, 'host'>, push: EventPush): () => void {
   const onJob = (e: IpcEventMap['job']): void => push('job', e)
   const onItem = (item: Parameters<typeof batches.view>[0]): void => push('batchItem', batches.view(item, address))
   const onBatch = (id: string): void => {
@@ -194,8 +200,10 @@ export function forwardAppEvents({ engine, batches, address, watch }: Omit<AppAp
   batches.on('item', onItem)
   batches.on('batch', onBatch)
   const stopWatch = watch ? forwardWatchEvents(watch, push) : () => undefined
+  const stopStudio = forwardStudioEvents(studio, push)
   return () => {
     stopWatch()
+    stopStudio()
     engine.off('job', onJob)
     batches.off('item', onItem)
     batches.off('batch', onBatch)

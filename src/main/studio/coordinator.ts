@@ -16,8 +16,9 @@ import type { Dispatcher } from '../engine/queue/dispatcher'
 import { ACTIVE_STATUSES, canTransition, isTerminal } from '../engine/queue/transitions'
 import { resolveJobParams } from '../engine/params/resolve'
 import { endUnsuccessfully, type RunContext } from '../engine/run-job'
-import { STUDIO_QUEUE, redisConnection, type Claim, type FailureReport, type ProgressStage, type QueuedJob, type ResultUpload, type WorkerIdentity } from './protocol'
+import { STUDIO_QUEUE, redisConnection, shownQueueUrl, type Claim, type FailureReport, type ProgressStage, type QueuedJob, type ResultUpload, type WorkerIdentity } from './protocol'
 import { WorkerRegistry } from './registry'
+import type { StudioView } from '../../shared/studio'
 
 /** How often queued and running jobs are (re)offered to the queue, and Redis is checked. */
 const RECONCILE_MS = 1000
@@ -45,7 +46,7 @@ export class StudioCoordinator implements Dispatcher {
   constructor(
     private readonly engine: Engine,
     private readonly ctx: RunContext,
-    opts: CoordinatorOptions
+    private readonly opts: CoordinatorOptions
   ) {
     this.workers = new WorkerRegistry(engine.db)
     // No offline queue: with Redis down a call fails at once (and uploads answer 503) rather
@@ -55,8 +56,19 @@ export class StudioCoordinator implements Dispatcher {
       defaultJobOptions: { removeOnComplete: true, removeOnFail: true }
     })
     this.queue.on('error', () => {
-      this.healthy = false // reported by the reconcile loop; no crash, no log flood
+      this.setHealthy(false) // reported by the reconcile loop; no crash, no log flood
     })
+  }
+
+  private setHealthy(value: boolean): void {
+    if (this.healthy === value) return
+    this.healthy = value
+    this.workers.emit('change') // the app shows whether the queue answers
+  }
+
+  /** What the app shows: the queue (without its password), whether it answers, the workers. */
+  view(): StudioView {
+    return { enabled: true, queue: shownQueueUrl(this.opts.queueUrl), queue_available: this.healthy, workers: this.workers.list() }
   }
 
   get activeCount(): number {
@@ -98,9 +110,9 @@ export class StudioCoordinator implements Dispatcher {
       if (ids.length > 0) {
         await this.queue.addBulk(ids.map((id) => ({ name: 'job', data: { jobId: id }, opts: { jobId: id } })))
       }
-      this.healthy = true
+      this.setHealthy(true)
     } catch {
-      this.healthy = false
+      this.setHealthy(false)
     }
   }
 

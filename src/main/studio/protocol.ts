@@ -4,6 +4,7 @@
  * coordinator's SQLite store stays the record of every job, key, credit and result.
  */
 import type { OutputFormat, Variation } from '../../shared/api'
+import { queueUrlProblem } from '../../shared/app'
 import type { FailureReason } from '../../shared/errors'
 import type { JobParams } from '../../shared/params-types'
 import type { PipelineStage } from '../engine/pipeline'
@@ -43,17 +44,7 @@ export interface FailureReport {
 
 export type ProgressStage = PipelineStage
 
-/** A worker as the coordinator saw it. */
-export interface WorkerInfo {
-  name: string
-  device: string
-  jobs_done: number
-  busy_ms: number
-  /** Jobs per hour while busy (from busy time), null before the first job. */
-  jobs_per_hour: number | null
-  first_seen: number
-  last_seen: number
-}
+export type { WorkerInfo } from '../../shared/studio'
 
 /** Identity a worker sends with every call. */
 export interface WorkerIdentity {
@@ -61,15 +52,14 @@ export interface WorkerIdentity {
   device: string
 }
 
-/** Redis address of `--queue redis://[:password@]host:port[/db]` as BullMQ connection options. */
-export function redisConnection(url: string): { host: string; port: number; password?: string; username?: string; db?: number } {
-  let u: URL
-  try {
-    u = new URL(url)
-  } catch {
-    throw new Error(`--queue must be a redis:// address, got "${url}"`)
-  }
-  if (u.protocol !== 'redis:') throw new Error(`--queue must be a redis:// address, got "${url}"`)
+/**
+ * Redis address of `--queue redis://[:password@]host:port[/db]` (or `rediss://` for TLS) as
+ * BullMQ connection options.
+ */
+export function redisConnection(url: string): { host: string; port: number; password?: string; username?: string; db?: number; tls?: object } {
+  const problem = queueUrlProblem(url)
+  if (problem || url === '') throw new Error(`--queue must be a redis:// or rediss:// address (${problem ?? 'empty'}), got "${url}"`)
+  const u = new URL(url)
   const db = u.pathname.length > 1 ? Number(u.pathname.slice(1)) : undefined
   if (db !== undefined && !Number.isInteger(db)) throw new Error(`the Redis database in "${url}" is not a number`)
   return {
@@ -77,6 +67,18 @@ export function redisConnection(url: string): { host: string; port: number; pass
     port: u.port ? Number(u.port) : 6379,
     ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
     ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
-    ...(db !== undefined ? { db } : {})
+    ...(db !== undefined ? { db } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {})
+  }
+}
+
+/** The queue's address as shown in logs and the app: its password replaced by `***`. */
+export function shownQueueUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return url
   }
 }

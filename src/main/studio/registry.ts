@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events'
 import type { Db } from '../engine/store/db'
 import { prepared } from '../engine/store/statements'
 import type { WorkerIdentity, WorkerInfo } from './protocol'
@@ -11,9 +12,14 @@ interface Row {
   last_seen: number
 }
 
-/** Workers the coordinator has seen, with jobs done and busy time (for throughput). */
-export class WorkerRegistry {
-  constructor(private readonly db: Db) {}
+/**
+ * Workers the coordinator has seen, with jobs done and busy time (for throughput). Emits
+ * `change` whenever a worker is seen or finishes a job (the app's API screen follows it).
+ */
+export class WorkerRegistry extends EventEmitter<{ change: [] }> {
+  constructor(private readonly db: Db) {
+    super()
+  }
 
   seen(w: WorkerIdentity): void {
     const now = Date.now()
@@ -22,6 +28,7 @@ export class WorkerRegistry {
       `INSERT INTO studio_workers (name, device, first_seen, last_seen) VALUES (?, ?, ?, ?)
        ON CONFLICT(name) DO UPDATE SET device = excluded.device, last_seen = excluded.last_seen`
     ).run(w.name.slice(0, 200), w.device.slice(0, 200), now, now)
+    this.emit('change')
   }
 
   finished(w: WorkerIdentity, busyMs: number): void {
@@ -31,6 +38,7 @@ export class WorkerRegistry {
       Date.now(),
       w.name.slice(0, 200)
     )
+    this.emit('change')
   }
 
   list(): WorkerInfo[] {

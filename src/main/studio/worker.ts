@@ -35,8 +35,11 @@ export interface StudioWorkerOptions {
    * and its job is given to another (BullMQ's stalled check runs at the same interval). @default 30 s
    */
   lockMs?: number
-  /** Told of each job's end, for logs. */
-  onJob?(jobId: string, outcome: 'done' | 'failed' | 'dropped', ms: number): void
+  /**
+   * Told of each job's end, for logs: its wall time here, and how much of it was spent
+   * waiting on the coordinator (claim, input download, result upload).
+   */
+  onJob?(jobId: string, outcome: 'done' | 'failed' | 'dropped', ms: number, coordinatorMs: number): void
 }
 
 /** A BullMQ job's processor outcome for one id. */
@@ -84,22 +87,31 @@ export class StudioWorker {
     const jobId = job.data.jobId
     const controller = new AbortController()
     this.running.set(jobId, controller)
+    const waited = { ms: 0 }
     try {
-      const outcome = await this.run(jobId, controller.signal, started)
-      this.opts.onJob?.(jobId, outcome, Date.now() - started)
+      const outcome = await this.run(jobId, controller.signal, started, waited)
+      this.opts.onJob?.(jobId, outcome, Date.now() - started, waited.ms)
       return outcome
     } finally {
       this.running.delete(jobId)
     }
   }
 
-  private async run(jobId: string, signal: AbortSignal, started: number): Promise<Outcome> {
+  private async run(jobId: string, signal: AbortSignal, started: number, waited: { ms: number }): Promise<Outcome> {
+    const timed = async <T>(call: Promise<T>): Promise<T> => {
+      const t = performance.now()
+      try {
+        return await call
+      } finally {
+        waited.ms += performance.now() - t
+      }
+    }
     // Link failures (coordinator unreachable) throw: BullMQ retries the job later.
-    const claim = await this.opts.link.claim(jobId, signal)
+    const claim = await timed(this.opts.link.claim(jobId, signal))
     if (!claim) return 'dropped'
     let result: JobResult
     try {
-      const input = await this.opts.link.input(claim)
+      const input = await timed(this.opts.link.input(claim))
       const segmenter = await this.opts.segmenter()
       result = await processJob(input, { segmenter }, {
         format: claim.format,
@@ -122,7 +134,7 @@ export class StudioWorker {
       ignored: result.ignored,
       busy_ms: Date.now() - started
     }
-    return (await this.opts.link.complete(jobId, upload)) ? 'done' : 'dropped'
+    return (await timed(this.opts.link.complete(jobId, upload))) ? 'done' : 'dropped'
   }
 }
 

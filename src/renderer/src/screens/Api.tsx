@@ -4,6 +4,7 @@ import type { ApiKeyView } from '../../../shared/app'
 import { CopyButton, Empty, ErrorNote } from '../components/common'
 import { formatDate } from '../lib/format'
 import { useStore } from '../store'
+import Workers from './Workers'
 
 function Listener(): React.JSX.Element {
   const { settings, settingsError } = useStore(useShallow((s) => ({ settings: s.settings, settingsError: s.settingsError })))
@@ -77,7 +78,7 @@ function KeyRow({ k }: { k: ApiKeyView }): React.JSX.Element {
         </div>
       </td>
       <td>
-        {revoked ? <span className="badge cancelled">revoked</span> : <span className="badge done">active</span>} {k.admin && <span className="badge owner">owner</span>}
+        {revoked ? <span className="badge cancelled">revoked</span> : <span className="badge done">active</span>} {k.admin && <span className="badge owner">owner</span>} {k.kind === 'worker' && <span className="badge owner">worker</span>}
       </td>
       <td>
         {k.credits === null ? 'unlimited' : k.credits}
@@ -241,6 +242,7 @@ export default function Api(): React.JSX.Element {
       <h1>API</h1>
       <Listener />
       <Keys />
+      <Workers />
       <CurlExample />
     </div>
   )

@@ -4,6 +4,7 @@ import type { AppSettings } from '../../../shared/app'
 import { ErrorNote } from '../components/common'
 import { useStore } from '../store'
 import ModelsSection from './ModelsSection'
+import StudioSettings from './StudioSettings'
 import type { Theme } from '../store/uiSlice'
 
 type Draft = Pick<AppSettings, 'outputDir' | 'dataDir'> & { concurrency: string; retentionHours: string }
@@ -22,6 +23,8 @@ export default function Settings(): React.JSX.Element {
     }
   }, [view])
   const server = info?.host === 'server'
+  // The queue settings have their own section, which says when they need a restart.
+  const engineRestart = view?.restartNeeded.filter((k) => k !== 'queueUrl' && k !== 'localWorker') ?? []
   const concurrency = Number(draft?.concurrency)
   const retention = Number(draft?.retentionHours)
   const valid = draft !== null && Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 16 && retention >= 1 && retention <= 8760
@@ -73,9 +76,7 @@ export default function Settings(): React.JSX.Element {
               <input type="number" min={1} max={8760} value={draft.retentionHours} onChange={(e) => setDraft({ ...draft, retentionHours: e.target.value })} aria-invalid={!(retention >= 1 && retention <= 8760) || undefined} />
             </label>
           </div>
-          {view.restartNeeded.length > 0 && (
-            <div className="notice small">Restart {server ? 'clipdesk serve' : 'Clipdesk'} to apply: {view.restartNeeded.join(', ')}.</div>
-          )}
+          {engineRestart.length > 0 && <div className="notice small">Restart {server ? 'clipdesk serve' : 'Clipdesk'} to apply: {engineRestart.join(', ')}.</div>}
           <ErrorNote message={error} />
           <div className="row">
             <button type="submit" className="btn primary" disabled={!valid}>
@@ -88,6 +89,7 @@ export default function Settings(): React.JSX.Element {
           </p>
         </form>
       )}
+      <StudioSettings />
       <ModelsSection />
     </div>
   )

@@ -1,4 +1,5 @@
 import type { ApiKeyView, KeyCreateRequest, ListenerStatus, SettingsPatch, SettingsView } from '../../../shared/app'
+import type { StudioView } from '../../../shared/studio'
 import { errorText, transport } from '../transport'
 import type { Slice } from './types'
 
@@ -10,6 +11,9 @@ export interface ApiSlice {
   keysError: string | null
   /** A key just created: its secret is shown once, until dismissed. */
   createdKey: { key: string; info: ApiKeyView } | null
+  /** Studio mode: the shared queue and its workers (pushed live as they change). */
+  studio: StudioView | null
+  studioError: string | null
 
   loadSettings(): Promise<void>
   saveSettings(patch: SettingsPatch): Promise<boolean>
@@ -19,6 +23,8 @@ export interface ApiSlice {
   revokeKey(id: string): Promise<void>
   addCredits(id: string, add: number | null): Promise<void>
   dismissCreatedKey(): void
+  loadStudio(): Promise<void>
+  applyStudio(view: StudioView): void
 }
 
 export const createApiSlice: Slice<ApiSlice> = (set, get) => ({
@@ -27,6 +33,8 @@ export const createApiSlice: Slice<ApiSlice> = (set, get) => ({
   keys: null,
   keysError: null,
   createdKey: null,
+  studio: null,
+  studioError: null,
 
   async loadSettings() {
     try {
@@ -81,5 +89,13 @@ export const createApiSlice: Slice<ApiSlice> = (set, get) => ({
       set({ keysError: errorText(err) })
     }
   },
-  dismissCreatedKey: () => set({ createdKey: null })
+  dismissCreatedKey: () => set({ createdKey: null }),
+  async loadStudio() {
+    try {
+      set({ studio: await transport().studioWorkers(), studioError: null })
+    } catch (err) {
+      set({ studioError: errorText(err) })
+    }
+  },
+  applyStudio: (view) => set({ studio: view, studioError: null })
 })

@@ -17,7 +17,8 @@ export function subscribeEvents(t: Transport): void {
     t.on('batch', (batch) => s().applyBatch(batch)),
     t.on('listener', (listener) => s().applyListener(listener)),
     t.on('navigate', ({ screen }) => s().setScreen(screen)),
-    t.on('job', (e) => void s().applyPreviewJob(e))
+    t.on('job', (e) => void s().applyPreviewJob(e)),
+    t.on('workers', (view) => s().applyStudio(view))
   ]
   unsubscribe = () => offs.forEach((off) => off())
 }

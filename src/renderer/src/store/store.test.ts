@@ -157,7 +157,7 @@ describe('batch slice', () => {
 
 describe('api slice', () => {
   it('shows a created key once and marks a revoked one', async () => {
-    const info = { id: 'key_1', prefix: 'cdk_abcd', name: 'tool', credits: null, admin: false, created_at: 1, revoked_at: null }
+    const info = { id: 'key_1', prefix: 'cdk_abcd', name: 'tool', credits: null, admin: false, kind: 'client' as const, created_at: 1, revoked_at: null }
     const { t } = fake('http', {
       keysCreate: async () => ({ key: 'cdk_secret', info }),
       keysRevoke: async () => ({ ...info, revoked_at: 2 })

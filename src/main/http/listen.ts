@@ -1,0 +1,136 @@
+/**
+ * What every HTTP listener of the engine shares: the API-key check (with its bad-key
+ * limiter), the error path (our error body; a small body read before a key refusal), the
+ * timeouts, and binding. The public `/api/v1` listener (server.ts) and the studio workers'
+ * listener (worker-listener.ts) are built from it.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { ApiError } from '../engine/errors'
+import { errorResponse, type Engine } from '../engine/engine'
+import { BadKeyLimiter, limiterClient } from './guard'
+import { answerClientError, sendJson } from './respond'
+
+export type KeyKind = 'client' | 'worker'
+/** Checks the request's X-API-Key for a key of `kind`; returns the key id or throws 401/403/429. */
+export type Authenticate = (req: IncomingMessage, kind?: KeyKind) => string
+
+export function keyCheck(engine: Engine): Authenticate {
+  const limiter = new BadKeyLimiter()
+  return (req, kind = 'client') => {
+    const client = limiterClient(req.socket.remoteAddress)
+    const wait = limiter.retryAfter(client)
+    const given = req.headers['x-api-key']
+    const secret = typeof given === 'string' ? given : ''
+    const key = secret ? engine.keys.authenticate(secret) : null
+    if (key) {
+      // A worker key only takes work and returns results; a client key cannot act as a worker.
+      if (key.kind !== kind) {
+        throw new ApiError('forbidden', kind === 'worker' ? 'This endpoint needs a worker key (clipdesk keys create --worker).' : 'A worker key can only take work and return results.')
+      }
+      return key.id
+    }
+    if (wait > 0) {
+      throw new ApiError('rate_limited', 'Too many requests with a bad API key; wait before trying again.', {
+        headers: { 'Retry-After': String(wait) }
+      })
+    }
+    limiter.fail(client)
+    throw new ApiError('unauthorized', secret ? 'The API key is not valid.' : 'The X-API-Key header is missing.')
+  }
+}
+
+/** Throws 405 (with Allow) unless the request's method is one of `methods` ("GET, POST"). */
+export function methodCheck(req: IncomingMessage, path: string): (methods: string) => void {
+  const method = req.method ?? 'GET'
+  return (methods) => {
+    if (!methods.split(', ').includes(method)) {
+      throw new ApiError('method_not_allowed', `Use ${methods} on ${path}.`, { headers: { Allow: methods } })
+    }
+  }
+}
+
+/** Bodies up to this size are read and dropped before a refusal is sent (see the error path). */
+const DRAIN_LIMIT = 1024 * 1024
+
+function declaredLength(req: IncomingMessage): number {
+  const n = Number(req.headers['content-length'])
+  return Number.isFinite(n) && n >= 0 ? n : Infinity
+}
+
+/** Reads what is left of a request body and drops it; gives up after 5 s. */
+function drain(req: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer)
+      resolve()
+    }
+    const timer = setTimeout(done, 5000)
+    req.once('end', done)
+    req.once('close', done)
+    req.once('error', done)
+    req.resume()
+  })
+}
+
+export function sendError(res: ServerResponse, err: unknown, jobId?: string): void {
+  const { status, body, headers } = errorResponse(err, jobId)
+  sendJson(res, status, body, headers)
+}
+
+/** A server whose handler's throws become our error answers. */
+export function apiServer(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, idleTimeoutMs = 30_000): Server {
+  const server = createServer((req, res) => {
+    handle(req, res).catch(async (err: unknown) => {
+      if (res.headersSent) {
+        res.destroy()
+        return
+      }
+      // A request refused before its body was read (bad key, wrong kind of key, no such
+      // endpoint, e.g. an upload sent to the workers' listener): a small body is read and
+      // dropped first, so that a client still sending gets the answer instead of a reset. A
+      // large body, or a refusal for load (503), is not worth reading.
+      const early = err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 404)
+      if (early && !req.complete && !req.destroyed && declaredLength(req) <= DRAIN_LIMIT) await drain(req)
+      sendError(res, err)
+      // A refused upload may leave its body unread: close rather than reuse the connection.
+      if (!req.complete) res.once('finish', () => req.socket.destroy())
+    })
+  })
+  server.requestTimeout = 120_000
+  server.headersTimeout = 20_000
+  // With no 'timeout' listener, Node destroys a socket idle this long (either direction).
+  server.setTimeout(idleTimeoutMs)
+  server.on('clientError', answerClientError)
+  return server
+}
+
+export interface HttpListener {
+  server: Server
+  port: number
+  url: string
+  close(): Promise<void>
+}
+
+/** Binds `server` to host:port and resolves once it listens. */
+export async function listen(server: Server, port: number, host: string): Promise<HttpListener> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const bound = (server.address() as AddressInfo).port
+  const shown = host.includes(':') ? `[${host}]` : host
+  return {
+    server,
+    port: bound,
+    url: `http://${shown}:${bound}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+  }
+}

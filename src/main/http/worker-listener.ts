@@ -1,0 +1,60 @@
+/**
+ * The studio workers' listener (`clipdesk serve --queue … --worker-listen host:port`): a
+ * second, opt-in listener that answers ONLY what workers call — claim, signed input download,
+ * progress, result upload, failure report, hello — each with a worker key. The public API
+ * listener keeps binding 127.0.0.1 only; this one may bind another address so that workers
+ * on other machines reach the coordinator, and it exposes nothing a client key could use:
+ * every other path, `/api/v1/upload` and `/api/v1/status` included, is 404 `not_found`.
+ *
+ * No Host check here (unlike the API listener): that check guards browsers against DNS
+ * rebinding, and every call here needs a worker key in a header, which a page of another
+ * origin cannot send without a preflight we never allow; workers reach it under any name.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { isIP } from 'node:net'
+import { ApiError } from '../engine/errors'
+import type { Engine } from '../engine/engine'
+import type { StudioCoordinator } from '../studio/coordinator'
+import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
+import { handleStudioRequest } from './studio-routes'
+
+export interface WorkerAddress {
+  host: string
+  port: number
+}
+
+/**
+ * Parses `host:port` (`0.0.0.0:7879`, `192.168.1.5:7879`, `[::]:7879`); a bare port binds
+ * 127.0.0.1. Throws with a readable message.
+ */
+export function parseWorkerListen(value: string): WorkerAddress {
+  const text = value.trim()
+  let host = '127.0.0.1'
+  let portText = text
+  const v6 = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(text)
+  if (v6) {
+    host = v6[1]!
+    portText = v6[2]!
+  } else if (text.includes(':')) {
+    const at = text.lastIndexOf(':')
+    host = text.slice(0, at)
+    portText = text.slice(at + 1)
+  }
+  const port = Number(portText)
+  if (!/^\d{1,5}$/.test(portText) || port > 65535) throw new Error(`expected --worker-listen to be host:port with a port 0–65535, got "${value}"`)
+  if (isIP(host) === 0 && !/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(host)) {
+    throw new Error(`expected --worker-listen to be host:port with an IP address or host name, got "${value}"`)
+  }
+  return { host, port }
+}
+
+export async function startWorkerListener(engine: Engine, coordinator: StudioCoordinator, address: WorkerAddress): Promise<HttpListener> {
+  const authenticate = keyCheck(engine)
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://worker-listener')
+    const allow = methodCheck(req, url.pathname)
+    if (await handleStudioRequest({ engine, coordinator, authenticate, allow, workerOnly: true }, req, res, url)) return
+    throw new ApiError('not_found', `No endpoint at ${url.pathname} on the workers' listener; clients use the API listener.`)
+  }
+  return listen(apiServer(handle), address.port, address.host)
+}
