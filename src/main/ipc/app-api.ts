@@ -117,6 +117,9 @@ export function createAppApi({ engine, batches, host, address, watch }: AppApiDe
     async batchRetry(target) {
       return batches.retry(parseArg(batchTargetSchema, target, 'target'))
     },
+    async batchResume(id) {
+      return batches.resume(idArg(id, 'batch_id'))
+    },
     async batchDelete(id) {
       return batches.remove(idArg(id, 'batch_id'))
     },

@@ -16,8 +16,9 @@ function summary(id: string, over: Partial<BatchSummary> = {}): BatchSummary {
     created_at: 1,
     started_at: null,
     finished_at: null,
-    counts: { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0 },
+    counts: { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_images: 0 },
     progress: 0,
+    interrupted: false,
     ...over
   }
 }
@@ -38,6 +39,7 @@ function item(id: string, seq: number, over: Partial<BatchItemView> = {}): Batch
     outputs: [],
     thumb_url: '',
     before_url: null,
+    not_image: false,
     after_url: null,
     started_at: null,
     finished_at: null,
@@ -90,7 +92,7 @@ describe('batch slice', () => {
         return { job_id: `job-${relPath}`, rel_path: relPath }
       },
       batchAdd: async (req: { files: BatchFileRef[] }) => ({ added: req.files.length, refused: [] }),
-      batchGet: async () => ({ ...summary('b1', { counts: { total: 2, waiting: 2, running: 0, done: 0, failed: 0, cancelled: 0 } }), items: [item('x', 0), item('y', 1)] })
+      batchGet: async () => ({ ...summary('b1', { counts: { total: 2, waiting: 2, running: 0, done: 0, failed: 0, cancelled: 0, not_images: 0 } }), items: [item('x', 0), item('y', 1)] })
     })
     setTransport(t)
     useStore.getState().setDraft({ preset: 'ecommerce-white', output_format: 'webp', destination: '/dest' })
