@@ -6,7 +6,7 @@
  */
 import type { RunReport } from '../outputs/run-report'
 import { writeRunReport } from '../outputs/run-report'
-import type { BatchRecord, ItemRecord } from './store'
+import type { BatchRecord, BatchStore, ItemRecord } from './store'
 
 export interface BatchReport extends RunReport {
   batch: { id: string; name: string }
@@ -56,4 +56,43 @@ export async function writeBatchReport(batch: BatchRecord, items: ItemRecord[]):
     `${c.images} images: ${c.done} done, ${c.failed} failed, ${c.cancelled} cancelled; ${c.files_written} files written; ` +
     `${c.not_images} other files not processed`
   return writeRunReport(batch.destination, r, `clipdesk batch "${batch.name}"`, summary)
+}
+
+/**
+ * Writes a batch's report each time no file of it is pending: one write at a time per batch,
+ * and once more if the batch changed during it (`track` lets the service wait for it at stop).
+ */
+export class BatchReporter {
+  private readonly writing = new Set<string>()
+  private readonly again = new Set<string>()
+
+  constructor(
+    private readonly store: BatchStore,
+    private readonly track: (p: Promise<unknown>) => unknown
+  ) {}
+
+  reportIfEnded(batchId: string): void {
+    const { counts } = this.store.counts(batchId)
+    if (counts.waiting + counts.running > 0 || counts.total + counts.not_images === 0) return
+    if (this.writing.has(batchId)) {
+      this.again.add(batchId)
+      return
+    }
+    this.writing.add(batchId)
+    this.track(
+      (async () => {
+        try {
+          do {
+            this.again.delete(batchId)
+            const batch = this.store.batch(batchId)
+            if (!batch) return
+            // A destination removed meanwhile: there is nowhere to write the report.
+            await writeBatchReport(batch, this.store.items(batchId)).catch(() => undefined)
+          } while (this.again.has(batchId))
+        } finally {
+          this.writing.delete(batchId)
+        }
+      })()
+    )
+  }
 }

@@ -14,9 +14,9 @@ import {
 } from '../../shared/batches'
 import type { Engine, JobEvent } from '../engine/engine'
 import { ApiError } from '../engine/errors'
-import { cleanRelPath, expandPath } from './paths'
 import { Previews, type PreviewKind } from './previews'
-import { writeBatchReport } from './report'
+import { addFiles } from './intake'
+import { BatchReporter } from './report'
 import { BatchRunner, isTerminal } from './runner'
 import { BatchStore, type BatchRecord, type ItemRecord } from './store'
 import { batchSummary, itemView, type PreviewAddress } from './view'
@@ -56,9 +56,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   readonly store: BatchStore
   readonly previews: Previews
   private readonly runner: BatchRunner
-  /** Batches whose report is being written, and those to write again once it is. */
-  private readonly reporting = new Set<string>()
-  private readonly reportAgain = new Set<string>()
+  private readonly reporter: BatchReporter
   private readonly onJob = (e: JobEvent): void => this.jobChanged(e)
 
   constructor(
@@ -74,6 +72,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       window: opts.window ?? Math.max(4, 2 * engine.options.concurrency),
       changed: (itemId) => this.changed(itemId)
     })
+    this.reporter = new BatchReporter(this.store, (p) => this.runner.track(p))
   }
 
   /**
@@ -166,56 +165,13 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     return this.summaryOf(batch)
   }
 
+  /** Adds files (paths, bytes, uploaded jobs, or files the browser could not send); see `intake.ts`. */
   async add(batchId: string, files: BatchFileRef[]): Promise<BatchAddResult> {
-    const batch = this.store.batch(batchId)
-    if (!batch) throw notFound(`Batch ${batchId}`)
-    const result: BatchAddResult = { added: 0, refused: [] }
-    for (const ref of files) {
-      try {
-        if ('path' in ref) {
-          const expanded = await expandPath(ref.path, ref.rel_path)
-          const now = Date.now()
-          this.engine.db.transaction(() => {
-            for (const file of expanded) {
-              this.store.insertItem(
-                file.notImage
-                  ? { ...this.notImageItem(batchId, file.relPath, now), sourcePath: file.path }
-                  : { id: randomUUID(), batchId, relPath: file.relPath, sourcePath: file.path, jobId: null, status: 'waiting' }
-              )
-            }
-          })()
-          result.added += expanded.length
-        } else if ('bytes' in ref) {
-          const relPath = this.relPathOf(ref.rel_path)
-          const item = this.store.insertItem({ id: randomUUID(), batchId, relPath, sourcePath: null, jobId: null, status: 'waiting' })
-          // No path to come back to: hand it to the engine now (the engine keeps the upload).
-          await this.runner.submit(item, { bytes: Buffer.from(ref.bytes), name: posix.basename(relPath) })
-          result.added++
-        } else if ('refused' in ref) {
-          // Listed (and reported) with why the browser could not send it; never run.
-          const relPath = this.relPathOf(ref.rel_path)
-          const base = { id: randomUUID(), batchId, relPath, sourcePath: null, jobId: null, status: 'failed' as const, finishedAt: Date.now() }
-          this.store.insertItem(ref.not_image ? { ...this.notImageItem(batchId, relPath, Date.now()), error: ref.refused } : { ...base, error: ref.refused })
-          result.added++
-        } else {
-          const relPath = this.relPathOf(ref.rel_path)
-          const job = this.engine.jobs.get(ref.job_id)
-          if (!job) throw new Error(`no job ${ref.job_id}`)
-          if (this.store.itemByJob(job.id)) throw new Error(`job ${job.id} is already in a batch`)
-          // An ended job enters as queued: `sync` then copies its results (or records its failure).
-          const ended = job.status === 'done' || job.status === 'failed' || job.status === 'cancelled'
-          const item = this.store.insertItem({ id: randomUUID(), batchId, relPath, sourcePath: null, jobId: job.id, status: ended ? 'queued' : job.status })
-          this.runner.sync(item)
-          result.added++
-        }
-      } catch (err) {
-        const relPath = 'path' in ref ? (ref.rel_path ?? ref.path) : ref.rel_path
-        result.refused.push({ rel_path: relPath, error: err instanceof Error ? err.message : String(err) })
-      }
-    }
+    if (!this.store.batch(batchId)) throw notFound(`Batch ${batchId}`)
+    const result = await addFiles({ engine: this.engine, store: this.store, runner: this.runner }, batchId, files)
     this.emit('batch', batchId)
     this.runner.pump()
-    this.reportIfEnded(batchId)
+    this.reporter.reportIfEnded(batchId)
     return result
   }
 
@@ -233,7 +189,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       }
     }
     this.runner.pump()
-    this.reportIfEnded(target.batch_id)
+    this.reporter.reportIfEnded(target.batch_id)
     return this.summary(target.batch_id)
   }
 
@@ -287,12 +243,6 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
 
   // ---- internals --------------------------------------------------------------------------
 
-  private relPathOf(rel: string): string {
-    const clean = cleanRelPath(rel)
-    if (!clean) throw new Error(`not a usable file name: "${rel}"`)
-    return clean
-  }
-
   private targetItems(target: BatchTarget): ItemRecord[] {
     if (!this.store.batch(target.batch_id)) throw notFound(`Batch ${target.batch_id}`)
     if (!target.item_id) return this.store.items(target.batch_id)
@@ -303,21 +253,6 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
 
   private summaryOf(batch: BatchRecord): BatchSummary {
     return batchSummary(batch, this.store.counts(batch.id))
-  }
-
-  private notImageItem(batchId: string, relPath: string, now: number) {
-    const ext = posix.extname(relPath)
-    return {
-      id: randomUUID(),
-      batchId,
-      relPath,
-      sourcePath: null,
-      jobId: null,
-      status: 'failed' as const,
-      notImage: true,
-      error: `Not an image${ext ? ` (${ext})` : ''}: skipped.`,
-      finishedAt: now
-    }
   }
 
   /**
@@ -351,31 +286,6 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     if (!item) return
     this.emit('item', item)
     this.emit('batch', item.batchId)
-    if (isTerminal(item)) this.reportIfEnded(item.batchId)
-  }
-
-  /** Writes the batch's report when no file of it is pending (once at a time; again if it changed meanwhile). */
-  private reportIfEnded(batchId: string): void {
-    const { counts } = this.store.counts(batchId)
-    if (counts.waiting + counts.running > 0 || counts.total + counts.not_images === 0) return
-    if (this.reporting.has(batchId)) {
-      this.reportAgain.add(batchId)
-      return
-    }
-    this.reporting.add(batchId)
-    void this.runner.track(
-      (async () => {
-        try {
-          do {
-            this.reportAgain.delete(batchId)
-            const batch = this.store.batch(batchId)
-            if (!batch) return
-            await writeBatchReport(batch, this.store.items(batchId)).catch(() => undefined) // a destination gone: nothing to report into
-          } while (this.reportAgain.has(batchId))
-        } finally {
-          this.reporting.delete(batchId)
-        }
-      })()
-    )
+    if (isTerminal(item)) this.reporter.reportIfEnded(item.batchId)
   }
 }

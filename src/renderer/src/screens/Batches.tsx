@@ -68,7 +68,9 @@ function CurrentBatch(): React.JSX.Element {
   )
   const { cancelBatch, retryBatch, resumeBatch, openOutput, dismissBatchMessages } = useStore.getState()
   const pending = batch ? batch.counts.waiting + batch.counts.running : 0
-  const now = useNow(pending > 0)
+  // An interrupted batch runs nothing until Resume: no pace or time left to show.
+  const running = pending > 0 && !batch?.interrupted
+  const now = useNow(running)
 
   if (!batch) {
     return (
@@ -154,12 +156,12 @@ function CurrentBatch(): React.JSX.Element {
               <b>{c.not_images}</b> not {c.not_images === 1 ? 'an image' : 'images'}
             </span>
           )}
-          {pace && (
+          {pace && (running || pending === 0) && (
             <span>
               <b>{pace.perMinute.toFixed(1)}</b> files/min
             </span>
           )}
-          {pace && pending > 0 && (
+          {pace && running && (
             <span>
               about <b>{formatDuration(pace.etaMs)}</b> left
             </span>
