@@ -286,6 +286,10 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     if (!item) return
     this.emit('item', item)
     this.emit('batch', item.batchId)
-    if (isTerminal(item)) this.reporter.reportIfEnded(item.batchId)
+    if (!isTerminal(item)) return
+    const { counts } = this.store.counts(item.batchId)
+    // Ended: nothing is left to resume (files added later run at once).
+    if (counts.waiting + counts.running === 0) this.store.setInterrupted(item.batchId, null)
+    this.reporter.reportIfEnded(item.batchId)
   }
 }
