@@ -124,6 +124,52 @@ describe('an interrupted batch', () => {
   })
 })
 
+describe('an interrupted batch whose job the engine had not taken back yet', () => {
+  it('follows that job on Resume instead of running the file again', async () => {
+    const dataDir = join(root, 'data4')
+    const out = join(root, 'out4')
+    // The engine is not started: the file's job waits in its queue.
+    let engine = new Engine({ dataDir, concurrency: 1 })
+    let service = new BatchService(engine)
+    service.start()
+    const batch = await service.create({ request: CLIPPING, destination: out })
+    await service.add(batch.id, [{ path: inputs[0]! }])
+    await until(service, batch.id, () => service.store.items(batch.id)[0]?.status === 'queued')
+    const jobId = service.store.items(batch.id)[0]!.jobId!
+    await service.stop()
+    await engine.stop()
+
+    // As after a crash mid-run, with the batches started before the engine took its jobs back
+    // (`clipdesk serve --paused`): the job is still marked running, nobody runs it.
+    engine = new Engine({ dataDir, concurrency: 1 })
+    expect(engine.jobs.move(jobId, 'queued', 'segmenting')).toBe(true)
+    service = new BatchService(engine)
+    service.start()
+    expect(service.summary(batch.id)).toMatchObject({ interrupted: true, counts: { waiting: 1 } })
+    expect(engine.jobs.get(jobId)!.status).toBe('segmenting') // not the batch's to cancel
+    const jobDone = new Promise<void>((resolve) => {
+      const on = (): void => {
+        if (engine.jobs.get(jobId)?.status !== 'done') return
+        engine.off('job', on)
+        resolve()
+      }
+      engine.on('job', on)
+    })
+    engine.start() // takes the job back and runs it
+    await jobDone
+    expect(service.summary(batch.id).counts).toMatchObject({ waiting: 1, done: 0 }) // still held
+
+    service.resume(batch.id)
+    const done = await until(service, batch.id, settled)
+    expect(done.counts).toMatchObject({ total: 1, done: 1 })
+    expect(service.store.items(batch.id)[0]!.jobId).toBe(jobId)
+    expect(pngsIn(out)).toEqual(['p0.png'])
+    expect(engine.jobs.countByStatus('done')).toBe(1) // the file ran once
+    await service.stop()
+    await engine.stop()
+  })
+})
+
 describe('results being written when the app stopped', () => {
   it('are not written twice, and a file of the user at the chosen name is kept', async () => {
     const dataDir = join(root, 'data2')

@@ -25,6 +25,8 @@ export interface RunnerDeps {
 
 export class BatchRunner {
   private readonly finishing = new Set<string>()
+  /** Jobs of held items that this process stopped: being cancelled, never to be followed again. */
+  private readonly abandoned = new Set<string>()
   private readonly work = new Set<Promise<unknown>>()
   private pumping = false
   private pumpAgain = false
@@ -63,6 +65,7 @@ export class BatchRunner {
               const next = this.d.store.nextWaiting(free)
               if (next.length === 0) break
               for (const item of next) {
+                if (this.followEarlierJob(item)) continue
                 const bytes = await this.inputOf(item)
                 if (typeof bytes === 'string') {
                   this.fail(item, bytes)
@@ -77,6 +80,22 @@ export class BatchRunner {
         }
       })()
     )
+  }
+
+  /**
+   * A waiting item whose earlier job was not stopped (the engine had not taken its jobs back
+   * yet when the batch was interrupted, e.g. `clipdesk serve --paused`) or has even finished:
+   * follow that job rather than running the file again. True when the item was linked to it.
+   */
+  private followEarlierJob(item: ItemRecord): boolean {
+    const job = item.jobId ? this.d.engine.jobs.get(item.jobId) : null
+    if (!job || job.status === 'failed' || job.status === 'cancelled' || this.abandoned.has(job.id)) return false
+    // A done job enters as queued: `sync` then copies its results.
+    const status = job.status === 'done' ? 'queued' : job.status
+    if (!this.d.store.updateItem(item.id, { status }, { status: 'waiting', jobId: job.id })) return false
+    this.d.changed(item.id)
+    this.sync(this.d.store.item(item.id)!)
+    return true
   }
 
   /** The bytes to send for a waiting item: its file on disk, else the upload its earlier job kept; or why not. */
@@ -116,6 +135,14 @@ export class BatchRunner {
     this.d.changed(item.id)
     // The job may have moved between the upload and the link above.
     this.sync(this.d.store.item(item.id)!)
+  }
+
+  /** Stops the job of an item held back (an interrupted batch); false when the engine could not. */
+  abandon(jobId: string): boolean {
+    this.abandoned.add(jobId)
+    if (this.d.engine.cancel(jobId)) return true
+    this.abandoned.delete(jobId)
+    return false
   }
 
   fail(item: ItemRecord, error: string): void {

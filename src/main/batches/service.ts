@@ -270,7 +270,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
         if (isTerminal(item) || item.status === 'waiting' || !item.jobId) continue
         if (this.engine.jobs.get(item.jobId)?.status === 'done') continue // copied by `sync`
         const held = this.store.updateItem(item.id, { status: 'waiting', progress: 0, startedAt: null, planned: null }, { jobId: item.jobId, status: item.status })
-        if (held) this.engine.cancel(item.jobId)
+        if (held) this.runner.abandon(item.jobId)
       }
       this.emit('batch', batchId)
     }
