@@ -124,6 +124,26 @@ describe('app bridge', () => {
     expect(text.status).toBe(400)
   })
 
+  it('resumes a batch by id: 404 not_found for an unknown one, 422 validation_failed without an id, 403 for a plain key', async () => {
+    const missing = await call('batchResume', '00000000-0000-4000-8000-000000000000')
+    expect(missing.status).toBe(404)
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found')
+    const noId = await call('batchResume', 42)
+    expect(noId.status).toBe(422)
+    expect(((await noId.json()) as { error: { code: string; details: Array<{ field: string }> } }).error).toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'batch_id' }]
+    })
+    expect((await call('batchResume', 'x', plain)).status).toBe(403)
+    // A batch that was not interrupted: resuming changes nothing.
+    const created = (await (await call('batchCreate', { request: { mode: 'clipping', output_format: 'png' }, destination: join(root, 'out', 'r') })).json()) as {
+      id: string
+    }
+    const resumed = await call('batchResume', created.id)
+    expect(resumed.status).toBe(200)
+    expect(await resumed.json()).toMatchObject({ id: created.id, interrupted: false, counts: { total: 0 } })
+  })
+
   it('pushes batch events over Server-Sent Events to owner keys', async () => {
     expect((await fetch(`${http.url}/api/app/events`, { headers: { 'X-API-Key': plain } })).status).toBe(403)
     const controller = new AbortController()

@@ -76,10 +76,11 @@ describe('batches on a real engine', () => {
     service.start()
     const created = await service.create({ request: CLIPPING, destination: out, name: 'Shoot' })
     const added = await service.add(created.id, [{ path: shoot }])
-    expect(added).toEqual({ added: 2, refused: [] })
+    // notes.txt is listed (not an image, never run); the hidden file is not taken at all.
+    expect(added).toEqual({ added: 3, refused: [] })
 
     const done = await until(service, created.id, settled)
-    expect(done.counts).toMatchObject({ total: 2, done: 2, failed: 0 })
+    expect(done.counts).toMatchObject({ total: 2, done: 2, failed: 0, not_images: 1 })
     expect(done.progress).toBe(100)
     expect(done.finished_at).not.toBeNull()
     for (const file of ['shoot/a.png', 'shoot/sub/b.png']) {
@@ -87,17 +88,19 @@ describe('batches on a real engine', () => {
       expect(meta.channels).toBe(4) // a cut-out: RGBA
     }
     const detail = service.detail(created.id, address)
-    expect(detail.items.map((i) => [i.rel_path, i.state, i.progress])).toEqual([
-      ['shoot/a.png', 'done', 100],
-      ['shoot/sub/b.jpg', 'done', 100]
+    expect(detail.items.map((i) => [i.rel_path, i.state, i.progress, i.not_image])).toEqual([
+      ['shoot/a.png', 'done', 100, false],
+      ['shoot/notes.txt', 'failed', 0, true],
+      ['shoot/sub/b.jpg', 'done', 100, false]
     ])
+    expect(detail.items[1]!.error).toBe('Not an image (.txt): skipped.')
     const first = detail.items[0]!
     expect(first.outputs).toEqual([join(out, 'shoot/a.png')])
     expect(first.thumb_url).toContain('/thumb-after')
     expect(first.after_url).toContain('/after')
     expect(await service.previewFile(first.id, 'thumb-after')).toMatch(/\.webp$/)
     expect(await service.previewFile(first.id, 'before')).toMatch(/\.webp$/)
-    expect(service.outputFolder({ batch_id: created.id, item_id: detail.items[1]!.id })).toBe(join(out, 'shoot/sub'))
+    expect(service.outputFolder({ batch_id: created.id, item_id: detail.items[2]!.id })).toBe(join(out, 'shoot/sub'))
 
     // Restart: a new engine and service on the same data folder.
     await service.stop()
@@ -107,8 +110,8 @@ describe('batches on a real engine', () => {
     service = new BatchService(engine)
     service.start()
     const again = service.list()
-    expect(again.map((b) => [b.name, b.counts.done, b.counts.total])).toEqual([['Shoot', 2, 2]])
-    expect(service.detail(created.id, address).items.every((i) => i.state === 'done' && existsSync(i.outputs[0]!))).toBe(true)
+    expect(again.map((b) => [b.name, b.counts.done, b.counts.total, b.interrupted])).toEqual([['Shoot', 2, 2, false]])
+    expect(service.detail(created.id, address).items.every((i) => i.not_image || (i.state === 'done' && existsSync(i.outputs[0]!)))).toBe(true)
     await service.stop()
     await engine.stop()
   })

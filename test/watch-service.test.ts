@@ -190,7 +190,7 @@ describe('renames and overwrites', () => {
     await waitFor('a v2 submitted and done', () => fake.submittedTimes(v2) === 1 && svc.view(id)!.counts.processing === 0 && svc.view(id)!.counts.waiting === 0)
     await settle(svc, id, 1)
     expect(readFileSync(join(inbox, 'clipdesk-out', 'a.clipping.png')).equals(v2)).toBe(true)
-    expect(existsSync(join(inbox, 'clipdesk-out', 'a.clipping (2).png'))).toBe(false)
+    expect(existsSync(join(inbox, 'clipdesk-out', 'a.clipping-1.png'))).toBe(false)
 
     // Rename: same bytes under a new name → skipped (its result already exists as a.clipping.png).
     renameSync(join(inbox, 'a.png'), join(inbox, 'renamed.png'))
@@ -346,9 +346,9 @@ describe('output names', () => {
     writeFileSync(join(inbox, 'mine.png'), c)
     await waitFor('3 done', () => svc.view(id)!.counts.done === 3)
     const out = filesUnder(join(inbox, 'clipdesk-out'))
-    expect(out).toEqual(['mine.clipping (2).png', 'mine.clipping.png', 'same.clipping (2).png', 'same.clipping.png'])
+    expect(out).toEqual(['mine.clipping-1.png', 'mine.clipping.png', 'same.clipping-1.png', 'same.clipping.png'])
     expect(readFileSync(join(inbox, 'clipdesk-out', 'mine.clipping.png'), 'utf8')).toBe('a file the user keeps here')
-    const sameOutputs = [readFileSync(join(inbox, 'clipdesk-out', 'same.clipping.png')), readFileSync(join(inbox, 'clipdesk-out', 'same.clipping (2).png'))]
+    const sameOutputs = [readFileSync(join(inbox, 'clipdesk-out', 'same.clipping.png')), readFileSync(join(inbox, 'clipdesk-out', 'same.clipping-1.png'))]
     expect(sameOutputs.some((o) => o.equals(a))).toBe(true)
     expect(sameOutputs.some((o) => o.equals(b))).toBe(true)
   })
@@ -364,14 +364,14 @@ describe('originals', () => {
     await waitFor('p moved', () => existsSync(join(inbox, 'clipdesk-done', 'p.png')))
     expect(existsSync(join(inbox, 'p.png'))).toBe(false)
     writeFileSync(join(inbox, 'p.png'), img)
-    await waitFor('second p moved', () => existsSync(join(inbox, 'clipdesk-done', 'p (2).png')))
+    await waitFor('second p moved', () => existsSync(join(inbox, 'clipdesk-done', 'p-1.png')))
     expect(svc.view(id)!.counts).toMatchObject({ done: 1, skipped: 1 })
     expect(fake.submittedTimes(img)).toBe(1)
     // A different photo with the same name is a new input: it gets its own output name.
     const other = await tinyImage(92)
     writeFileSync(join(inbox, 'p.png'), other)
-    await waitFor('third p moved', () => existsSync(join(inbox, 'clipdesk-done', 'p (3).png')))
-    expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['p.clipping (2).png', 'p.clipping.png'])
+    await waitFor('third p moved', () => existsSync(join(inbox, 'clipdesk-done', 'p-2.png')))
+    expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['p.clipping-1.png', 'p.clipping.png'])
     expect(svc.view(id)!.counts).toMatchObject({ done: 2, skipped: 1 })
     expect(filesUnder(inbox).filter((f) => !f.startsWith('clipdesk-'))).toEqual([])
   })

@@ -48,6 +48,8 @@ export interface BatchItemView {
   after_url: string | null
   started_at: number | null
   finished_at: number | null
+  /** Not an image: listed with the reason (`error`), never processed, not in the counts of photos. */
+  not_image: boolean
 }
 
 export interface BatchCounts {
@@ -57,6 +59,8 @@ export interface BatchCounts {
   done: number
   failed: number
   cancelled: number
+  /** Files that are not images, listed apart (not in `total`). */
+  not_images: number
 }
 
 export interface BatchSummary {
@@ -73,6 +77,11 @@ export interface BatchSummary {
   counts: BatchCounts
   /** 0–100: the mean of the items' progress (ended items count 100). */
   progress: number
+  /**
+   * The app stopped (closed, crashed, server killed) while this batch had files to do: they
+   * wait for "Resume" (`batchResume`); files already done are not run again.
+   */
+  interrupted: boolean
 }
 
 export interface BatchDetail extends BatchSummary {
@@ -85,11 +94,14 @@ export interface BatchDetail extends BatchSummary {
  *   walked recursively and mirrored under its own name.
  * - `bytes`: the file itself (the app, when the file has no path).
  * - `job_id`: a job already uploaded through `/api/v1/upload` with the batch's request (browser).
+ * - `refused`: a file the browser could not upload (the reason; `not_image` when it is not an
+ *   image), listed with the batch and in its report so that nothing dropped goes unmentioned.
  */
 export type BatchFileRef =
   | { path: string; rel_path?: string }
   | { bytes: Uint8Array; rel_path: string; type?: string }
   | { job_id: string; rel_path: string }
+  | { refused: string; rel_path: string; not_image?: boolean }
 
 export interface BatchCreateRequest {
   name?: string
@@ -140,7 +152,8 @@ const relPath = z.string().min(1).max(4096)
 export const batchFileRefSchema = z.union([
   z.object({ path: z.string().min(1).max(4096), rel_path: relPath.optional() }),
   z.object({ bytes: z.instanceof(Uint8Array), rel_path: relPath, type: z.string().max(200).optional() }),
-  z.object({ job_id: z.string().min(1).max(64), rel_path: relPath })
+  z.object({ job_id: z.string().min(1).max(64), rel_path: relPath }),
+  z.object({ refused: z.string().min(1).max(1000), rel_path: relPath, not_image: z.boolean().optional() })
 ])
 
 export const batchAddSchema = z.object({

@@ -31,6 +31,8 @@ export interface IpcInvokeMap {
   batchAdd: [BatchAddRequest, BatchAddResult]
   batchCancel: [BatchTarget, BatchSummary]
   batchRetry: [BatchTarget, BatchSummary]
+  /** Runs the remaining files of an interrupted batch (by id); files already done stay done. */
+  batchResume: [string, BatchSummary]
   batchDelete: [string, boolean]
   batchOpenOutput: [BatchTarget, OpenPathResult]
   /** Cancels one job (e.g. a preset preview); false when it already ended. */
@@ -103,6 +105,7 @@ export const IPC_METHODS = [
   'batchAdd',
   'batchCancel',
   'batchRetry',
+  'batchResume',
   'batchDelete',
   'batchOpenOutput',
   'jobCancel',

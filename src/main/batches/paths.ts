@@ -1,8 +1,6 @@
-import { constants } from 'node:fs'
-import { copyFile, readdir, stat } from 'node:fs/promises'
+import { readdir, stat } from 'node:fs/promises'
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { IMAGE_EXTENSIONS } from '../cli/inputs'
-import { containedDir } from '../contained-dir'
 
 /**
  * Cleans a path inside a batch as it came from a renderer or a browser (`shoot/day1/a.jpg`):
@@ -21,34 +19,40 @@ export function cleanRelPath(rel: string): string | null {
 export interface ExpandedFile {
   path: string
   relPath: string
+  /** A file of a dropped folder whose ending is not an image's: listed with the batch, not processed. */
+  notImage: boolean
 }
 
-async function walk(dir: string, out: string[]): Promise<void> {
+async function walk(dir: string, out: Array<{ path: string; notImage: boolean }>): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true })
   entries.sort((a, b) => a.name.localeCompare(b.name))
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue
     const full = join(dir, entry.name)
     if (entry.isDirectory()) await walk(full, out)
-    else if (entry.isFile() && IMAGE_EXTENSIONS.has(extname(entry.name).toLowerCase())) out.push(full)
+    // A folder's own report of an earlier batch is not an input.
+    else if (entry.isFile() && !entry.name.startsWith('clipdesk-report.')) {
+      out.push({ path: full, notImage: !IMAGE_EXTENSIONS.has(extname(entry.name).toLowerCase()) })
+    }
   }
 }
 
 /**
- * A dropped file or folder → the images to add. A folder is walked recursively (hidden
- * entries skipped, only image file endings) and mirrored under its own name, so that
- * dropping `shoot/` gives `shoot/day1/a.jpg` in the destination.
+ * A dropped file or folder → the files to add. A folder is walked recursively (hidden
+ * entries skipped) and mirrored under its own name, so that dropping `shoot/` gives
+ * `shoot/day1/a.jpg` in the destination; its files without an image ending come back marked
+ * `notImage`. A file named on its own is always tried (the engine reads what it really is).
  */
 export async function expandPath(path: string, relPath?: string): Promise<ExpandedFile[]> {
   if (!isAbsolute(path)) throw new Error(`expected an absolute path, got "${path}"`)
   const info = await stat(path).catch(() => null)
   if (!info) throw new Error(`no such file or folder: ${path}`)
-  if (info.isFile()) return [{ path, relPath: cleanRelPath(relPath ?? basename(path)) ?? basename(path) }]
+  if (info.isFile()) return [{ path, relPath: cleanRelPath(relPath ?? basename(path)) ?? basename(path), notImage: false }]
   if (!info.isDirectory()) throw new Error(`not a file or folder: ${path}`)
-  const files: string[] = []
+  const files: Array<{ path: string; notImage: boolean }> = []
   await walk(path, files)
   const root = cleanRelPath(relPath ?? basename(path)) ?? basename(path)
-  return files.map((file) => ({ path: file, relPath: `${root}/${relative(path, file).split(sep).join('/')}` }))
+  return files.map((file) => ({ path: file.path, relPath: `${root}/${relative(path, file.path).split(sep).join('/')}`, notImage: file.notImage }))
 }
 
 /**
@@ -63,28 +67,4 @@ export function outputPath(destination: string, relPath: string, variation: stri
   const root = resolve(destination)
   if (target !== root && !target.startsWith(root + sep)) throw new Error(`refusing to write outside the destination: ${target}`)
   return target
-}
-
-/**
- * Copies `from` to `target` (inside `root`, the destination) without ever replacing an
- * existing file: when the name is taken (another batch, or two inputs `a.jpg` and `a.png` of
- * one folder), `<stem>-1.<ext>`, `-2`… The folders are made and checked by their real paths, so
- * a symbolic link inside the destination cannot send the file elsewhere; the exclusive copy
- * does not follow a link in the last component either. Returns the path written.
- */
-export async function copyUnique(from: string, target: string, root: string): Promise<string> {
-  const dir = await containedDir(root, dirname(target))
-  const ext = extname(target)
-  const name = basename(target, ext)
-  for (let n = 0; n < 10_000; n++) {
-    const file = n === 0 ? `${name}${ext}` : `${name}-${n}${ext}`
-    try {
-      // Written in the checked real folder; reported by the name the user chose.
-      await copyFile(from, join(dir, file), constants.COPYFILE_EXCL)
-      return join(dirname(target), file)
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-    }
-  }
-  throw new Error(`no free file name for ${target}`)
 }

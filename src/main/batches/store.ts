@@ -7,6 +7,8 @@ export interface BatchRecord {
   request: BatchRequest
   destination: string
   createdAt: number
+  /** Set when the app stopped while the batch had files to do: they wait for "Resume". */
+  interruptedAt: number | null
 }
 
 export interface ItemRecord {
@@ -23,6 +25,10 @@ export interface ItemRecord {
   outputs: string[]
   startedAt: number | null
   finishedAt: number | null
+  /** Listed with the batch, never processed: not an image. */
+  notImage: boolean
+  /** Output paths chosen for the current job before they are written (see 009-batch-interrupted). */
+  planned: string[] | null
 }
 
 interface BatchRow {
@@ -35,6 +41,7 @@ interface BatchRow {
   created_at: number
   all_variations: number
   name_template: string | null
+  interrupted_at: number | null
 }
 
 interface ItemRow {
@@ -51,6 +58,8 @@ interface ItemRow {
   outputs: string | null
   started_at: number | null
   finished_at: number | null
+  not_image: number
+  planned: string | null
 }
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v))
@@ -67,7 +76,8 @@ function toBatch(r: BatchRow): BatchRecord {
       name_template: r.name_template
     },
     destination: r.destination,
-    createdAt: Number(r.created_at)
+    createdAt: Number(r.created_at),
+    interruptedAt: num(r.interrupted_at)
   }
 }
 
@@ -85,12 +95,16 @@ function toItem(r: ItemRow): ItemRecord {
     warnings: r.warnings ? JSON.parse(r.warnings) : [],
     outputs: r.outputs ? JSON.parse(r.outputs) : [],
     startedAt: num(r.started_at),
-    finishedAt: num(r.finished_at)
+    finishedAt: num(r.finished_at),
+    notImage: Boolean(Number(r.not_image)),
+    planned: r.planned ? JSON.parse(r.planned) : null
   }
 }
 
 export const TERMINAL_ITEM: readonly BatchItemStatus[] = ['done', 'failed', 'cancelled']
 const TERMINAL_SQL = "('done', 'failed', 'cancelled')"
+/** Handed to the engine and not ended. A waiting item may keep its previous job (to re-read its upload). */
+const IN_FLIGHT_SQL = `job_id IS NOT NULL AND status <> 'waiting' AND status NOT IN ${TERMINAL_SQL}`
 
 /** What an item update may set; absent fields stay as they are. */
 export interface ItemPatch {
@@ -102,6 +116,7 @@ export interface ItemPatch {
   outputs?: string[]
   startedAt?: number | null
   finishedAt?: number | null
+  planned?: string[] | null
 }
 
 /** Batches and their items in the engine's database (tables of migration 005-batches). */
@@ -138,10 +153,23 @@ export class BatchStore {
     return this.db.prepare('DELETE FROM batches WHERE id = ?').run(id).changes > 0
   }
 
-  insertItem(item: Pick<ItemRecord, 'id' | 'batchId' | 'relPath' | 'sourcePath' | 'jobId' | 'status'>): ItemRecord {
+  /** Marks a batch interrupted (a time) or running again (null). */
+  setInterrupted(id: string, at: number | null): boolean {
+    return this.db.prepare('UPDATE batches SET interrupted_at = ? WHERE id = ?').run(at, id).changes > 0
+  }
+
+  /** Batches with files not ended (waiting, or handed to the engine), oldest first. */
+  pendingBatchIds(): string[] {
+    const rows = this.db.prepare(`SELECT DISTINCT batch_id FROM batch_items WHERE status NOT IN ${TERMINAL_SQL}`).all() as Array<{ batch_id: string }>
+    return rows.map((r) => r.batch_id)
+  }
+
+  insertItem(
+    item: Pick<ItemRecord, 'id' | 'batchId' | 'relPath' | 'sourcePath' | 'jobId' | 'status'> & { notImage?: boolean; error?: string; finishedAt?: number }
+  ): ItemRecord {
     this.db
-      .prepare('INSERT INTO batch_items (id, batch_id, rel_path, source_path, job_id, status) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(item.id, item.batchId, item.relPath, item.sourcePath, item.jobId, item.status)
+      .prepare('INSERT INTO batch_items (id, batch_id, rel_path, source_path, job_id, status, not_image, error, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(item.id, item.batchId, item.relPath, item.sourcePath, item.jobId, item.status, item.notImage ? 1 : 0, item.error ?? null, item.finishedAt ?? null)
     return this.item(item.id)!
   }
 
@@ -162,21 +190,37 @@ export class BatchStore {
   /** Items handed to the engine that have not ended. */
   inFlight(): ItemRecord[] {
     return (
-      this.db.prepare(`SELECT * FROM batch_items WHERE job_id IS NOT NULL AND status NOT IN ${TERMINAL_SQL} ORDER BY seq`).all() as ItemRow[]
+      this.db.prepare(`SELECT * FROM batch_items WHERE ${IN_FLIGHT_SQL} ORDER BY seq`).all() as ItemRow[]
     ).map(toItem)
   }
 
   inFlightCount(): number {
     return Number(
-      (this.db.prepare(`SELECT count(*) AS n FROM batch_items WHERE job_id IS NOT NULL AND status NOT IN ${TERMINAL_SQL}`).get() as { n: number }).n
+      (this.db.prepare(`SELECT count(*) AS n FROM batch_items WHERE ${IN_FLIGHT_SQL}`).get() as { n: number }).n
     )
   }
 
-  /** The oldest waiting items with a file on disk (not yet given to the engine), across batches. */
+  /**
+   * The oldest waiting items that can be handed to the engine (a file on disk, or the kept upload
+   * of an earlier job), across batches, except those of interrupted batches (held for "Resume").
+   */
   nextWaiting(limit: number): ItemRecord[] {
     return (
-      this.db.prepare("SELECT * FROM batch_items WHERE status = 'waiting' AND source_path IS NOT NULL ORDER BY seq LIMIT ?").all(limit) as ItemRow[]
+      this.db
+        .prepare(
+          `SELECT * FROM batch_items WHERE status = 'waiting' AND (source_path IS NOT NULL OR job_id IS NOT NULL)
+             AND batch_id NOT IN (SELECT id FROM batches WHERE interrupted_at IS NOT NULL) ORDER BY seq LIMIT ?`
+        )
+        .all(limit) as ItemRow[]
     ).map(toItem)
+  }
+
+  /** Output paths other pending items of any batch have chosen but not yet recorded as written. */
+  plannedByOthers(itemId: string): Set<string> {
+    const rows = this.db
+      .prepare(`SELECT planned FROM batch_items WHERE planned IS NOT NULL AND id <> ? AND status NOT IN ${TERMINAL_SQL}`)
+      .all(itemId) as Array<{ planned: string }>
+    return new Set(rows.flatMap((r) => JSON.parse(r.planned) as string[]))
   }
 
   /** Items not yet handed to the engine, across batches (the tray's queue). */
@@ -184,9 +228,11 @@ export class BatchStore {
     return Number((this.db.prepare("SELECT count(*) AS n FROM batch_items WHERE status = 'waiting'").get() as { n: number }).n)
   }
 
-  /** Waiting items without a file on disk: their bytes were being handed over when the process stopped. */
+  /** Waiting items without a file on disk or an earlier job: their bytes were being handed over when the process stopped. */
   orphans(): ItemRecord[] {
-    return (this.db.prepare("SELECT * FROM batch_items WHERE status = 'waiting' AND source_path IS NULL").all() as ItemRow[]).map(toItem)
+    return (
+      this.db.prepare("SELECT * FROM batch_items WHERE status = 'waiting' AND source_path IS NULL AND job_id IS NULL").all() as ItemRow[]
+    ).map(toItem)
   }
 
   /** Updates an item; `onlyIf` guards against a concurrent change (e.g. cancelled meanwhile). */
@@ -205,6 +251,7 @@ export class BatchStore {
     if (patch.outputs !== undefined) set('outputs', JSON.stringify(patch.outputs))
     if (patch.startedAt !== undefined) set('started_at', patch.startedAt)
     if (patch.finishedAt !== undefined) set('finished_at', patch.finishedAt)
+    if (patch.planned !== undefined) set('planned', patch.planned === null ? null : JSON.stringify(patch.planned))
     if (sets.length === 0) return false
     let where = 'id = ?'
     values.push(id)
@@ -221,14 +268,21 @@ export class BatchStore {
 
   counts(batchId: string): { counts: BatchCounts; progressSum: number; startedAt: number | null; finishedAt: number | null } {
     const rows = this.db
-      .prepare('SELECT status, count(*) AS n, sum(progress) AS p, min(started_at) AS s, max(finished_at) AS f FROM batch_items WHERE batch_id = ? GROUP BY status')
-      .all(batchId) as Array<{ status: BatchItemStatus; n: number; p: number | null; s: number | null; f: number | null }>
-    const counts: BatchCounts = { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0 }
+      .prepare(
+        'SELECT status, not_image, count(*) AS n, sum(progress) AS p, min(started_at) AS s, max(finished_at) AS f FROM batch_items WHERE batch_id = ? GROUP BY status, not_image'
+      )
+      .all(batchId) as Array<{ status: BatchItemStatus; not_image: number; n: number; p: number | null; s: number | null; f: number | null }>
+    const counts: BatchCounts = { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_images: 0 }
     let progressSum = 0
     let startedAt: number | null = null
     let finishedAt: number | null = null
     for (const r of rows) {
       const n = Number(r.n)
+      // Files that are not images are listed apart: the counts and the bar are about the photos.
+      if (Number(r.not_image)) {
+        counts.not_images += n
+        continue
+      }
       counts.total += n
       if (r.status === 'waiting' || r.status === 'queued') counts.waiting += n
       else if (r.status === 'done') counts.done += n

@@ -26,7 +26,8 @@ export function itemView(item: ItemRecord, address: PreviewAddress): BatchItemVi
     before_url: address(item.id, 'before', version),
     after_url: item.status === 'done' ? address(item.id, 'after', version) : null,
     started_at: item.startedAt,
-    finished_at: item.finishedAt
+    finished_at: item.finishedAt,
+    not_image: item.notImage
   }
 }
 
@@ -44,7 +45,8 @@ export function batchSummary(
     started_at: startedAt,
     finished_at: pending === 0 && counts.total > 0 ? finishedAt : null,
     counts,
-    progress: counts.total === 0 ? 0 : Math.floor(progressSum / counts.total)
+    progress: counts.total === 0 ? 0 : Math.floor(progressSum / counts.total),
+    interrupted: batch.interruptedAt !== null && pending > 0
   }
 }
 

@@ -5,8 +5,9 @@
  */
 import { copyFile, rename, rm } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
-import { basename, dirname, extname, join, relative, sep } from 'node:path'
+import { basename, dirname, join, relative, sep } from 'node:path'
 import { containedDir } from '../contained-dir'
+import { numbered } from '../outputs/numbered'
 import { outputTarget, renderTemplate, type TokenValues } from '../watch/template'
 import type { ProcessLedger } from './process-ledger'
 
@@ -22,13 +23,6 @@ export function defaultTemplate(several: boolean): string {
 }
 
 const toRel = (outDir: string, abs: string): string => relative(outDir, abs).split(sep).join('/')
-
-/** `a/photo.png`, 1 → `a/photo-1.png`. */
-function numbered(rel: string, n: number): string {
-  if (n === 0) return rel
-  const ext = extname(rel)
-  return `${rel.slice(0, rel.length - ext.length)}-${n}${ext}`
-}
 
 /**
  * Chooses the names of one input's outputs (relative to `outDir`). Names the input claimed in an

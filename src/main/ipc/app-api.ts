@@ -123,6 +123,9 @@ export function createAppApi({ engine, batches, host, address, watch, studio }: 
     async batchRetry(target) {
       return batches.retry(parseArg(batchTargetSchema, target, 'target'))
     },
+    async batchResume(id) {
+      return batches.resume(idArg(id, 'batch_id'))
+    },
     async batchDelete(id) {
       return batches.remove(idArg(id, 'batch_id'))
     },

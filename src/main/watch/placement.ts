@@ -14,7 +14,8 @@ import { containedDir, viaSymlink } from '../contained-dir'
 import { statFile } from './files'
 import type { JobResultFile } from './processor'
 import { doneDirOf, type WatchFileRecord, type WatchFolderRecord, type WatchStore } from './store'
-import { dateToken, isInside, isStrictlyInside, outputTarget, presetToken, renderTemplate, withCounter } from './template'
+import { numbered } from '../outputs/numbered'
+import { dateToken, isInside, isStrictlyInside, outputTarget, presetToken, renderTemplate } from './template'
 
 export interface PlacementDeps {
   store: WatchStore
@@ -48,8 +49,8 @@ export class WatchPlacement {
     })
     const relDir = posix.dirname(rel)
     const base = outputTarget(outDir, relDir === '.' ? '' : relDir, name)
-    for (let n = 1; n < 100_000; n++) {
-      const candidate = withCounter(base, n)
+    for (let n = 0; n < 100_000; n++) {
+      const candidate = numbered(base, n)
       if (!isStrictlyInside(outDir, candidate)) throw new Error(`refusing to write outside the output folder: ${candidate}`)
       if (skip.has(candidate)) continue
       const owner = this.d.store.outputAt(candidate, CASE_INSENSITIVE_FS)
@@ -116,7 +117,7 @@ export class WatchPlacement {
     const base = join(doneDir, ...row.relPath.split('/'))
     const relOf = (p: string): string => relative(folder.path, p).split(/[\\/]/).join('/')
     let target = base
-    for (let n = 2; existsOrLink(target) || this.d.store.fileByPath(folder.id, relOf(target)); n++) target = withCounter(base, n)
+    for (let n = 1; existsOrLink(target) || this.d.store.fileByPath(folder.id, relOf(target)); n++) target = numbered(base, n)
     try {
       // The done folder and its sub-folders by real paths: a symlink there is refused.
       const dir = await containedDir(folder.path, dirname(target))

@@ -2,7 +2,7 @@ import { join, resolve, sep } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { templateProblem } from '../../shared/watch'
-import { isInside, isStrictlyInside, outputTarget, presetToken, renderTemplate, sanitizeSegment, sanitizeToken, withCounter } from './template'
+import { isInside, isStrictlyInside, outputTarget, presetToken, renderTemplate, sanitizeSegment, sanitizeToken } from './template'
 
 const OUT = resolve('/tmp/clipdesk-out-test')
 const tokens = (over: Partial<Record<string, string>> = {}) => ({ name: 'photo', ext: 'png', variation: 'clipping', date: '2026-01-02', preset: 'clipping', ...over })
@@ -41,11 +41,6 @@ describe('rendering', () => {
     expect(sanitizeToken(' . ')).toBe('_')
     expect(Buffer.byteLength(sanitizeSegment('x'.repeat(400) + '.png'))).toBeLessThanOrEqual(200)
     expect(sanitizeSegment('x'.repeat(400) + '.png').endsWith('.png')).toBe(true)
-  })
-  it('adds a counter before the extension', () => {
-    expect(withCounter('/o/a/photo.clipping.png', 2)).toBe('/o/a/photo.clipping (2).png')
-    expect(withCounter('/o/a.b/noext', 3)).toBe('/o/a.b/noext (3)')
-    expect(withCounter('/o/x.png', 1)).toBe('/o/x.png')
   })
   it('reads the preset from params, else the mode', () => {
     expect(presetToken('params', 'ecommerce-white;size=1600x1600')).toBe('ecommerce-white')

@@ -80,15 +80,6 @@ export function outputTarget(outputDir: string, relDir: string, renderedName: st
   return target
 }
 
-/** `a/b/photo.clipping.png`, 2 → `a/b/photo.clipping (2).png`. */
-export function withCounter(path: string, n: number): string {
-  if (n <= 1) return path
-  const slash = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'))
-  const dot = path.lastIndexOf('.')
-  const hasExt = dot > slash + 1
-  return hasExt ? `${path.slice(0, dot)} (${n})${path.slice(dot)}` : `${path} (${n})`
-}
-
 /** `{date}`: the local calendar day, YYYY-MM-DD. */
 export function dateToken(d: Date): string {
   const pad = (n: number): string => String(n).padStart(2, '0')

@@ -11,6 +11,7 @@ import maskCache from './schema/002-mask-cache'
 import models from './schema/006-models'
 import batchResume from './schema/007-batch-resume'
 import studio from './schema/008-studio'
+import batchInterrupted from './schema/009-batch-interrupted'
 
 export interface Migration {
   name: string
@@ -25,5 +26,6 @@ export const MIGRATIONS: Migration[] = [
   { name: '002-mask-cache', sql: maskCache },
   { name: '006-models', sql: models },
   { name: '007-batch-resume', sql: batchResume },
-  { name: '008-studio', sql: studio }
+  { name: '008-studio', sql: studio },
+  { name: '009-batch-interrupted', sql: batchInterrupted }
 ]

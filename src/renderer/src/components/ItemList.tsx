@@ -25,7 +25,7 @@ const Row = memo(function Row({ index }: { index: number }): React.JSX.Element |
   const folder = item.rel_path.includes('/') ? item.rel_path.slice(0, item.rel_path.lastIndexOf('/')) : ''
   const problem = item.error ?? (item.warnings.length > 0 ? item.warnings.join('\n') : null)
   return (
-    <div className="vrow" role="row" style={{ top: index * ROW_HEIGHT, height: ROW_HEIGHT }} data-testid="batch-item" data-state={item.state}>
+    <div className="vrow" role="row" style={{ top: index * ROW_HEIGHT, height: ROW_HEIGHT }} data-testid="batch-item" data-state={item.not_image ? 'not-image' : item.state}>
       <img className="thumb" src={item.thumb_url} alt="" loading="lazy" decoding="async" onError={(e) => (e.currentTarget.style.visibility = 'hidden')} />
       <div role="cell" className="name" title={item.rel_path}>
         <div className="name">{item.name}</div>
@@ -46,7 +46,7 @@ const Row = memo(function Row({ index }: { index: number }): React.JSX.Element |
         </div>
       </div>
       <div role="cell">
-        <span className={`badge ${item.state}`}>{STATUS_TEXT[item.status]}</span>
+        <span className={`badge ${item.state}`}>{item.not_image ? 'Not an image' : STATUS_TEXT[item.status]}</span>
       </div>
       <div role="cell">
         <ProgressBar value={item.progress} label={`Progress of ${item.name}`} thin />
@@ -67,7 +67,7 @@ const Row = memo(function Row({ index }: { index: number }): React.JSX.Element |
             Cancel
           </button>
         )}
-        {(item.state === 'failed' || item.state === 'cancelled') && (
+        {(item.state === 'failed' || item.state === 'cancelled') && !item.not_image && (
           <button type="button" className="btn small" onClick={() => void retryBatch(item.id)} aria-label={`Retry ${item.name}`}>
             Retry
           </button>

@@ -18,6 +18,8 @@ export function NewBatch(): React.JSX.Element {
   const { stage, unstage, clearStaged, setDraft, startBatch } = useStore.getState()
   const filesInput = useRef<HTMLInputElement>(null)
   const folderInput = useRef<HTMLInputElement>(null)
+  const others = staged.filter((f) => f.notImage).length
+  const images = staged.length - others
   const total = staged.reduce((n, f) => n + f.file.size, 0)
   // The files each photo will give, shown before Start (same rule as the service that writes them).
   const request = requestOf(draft)
@@ -76,7 +78,13 @@ export function NewBatch(): React.JSX.Element {
         <div className="stack" style={{ gap: 6 }}>
           <div className="row">
             <strong className="grow" data-testid="staged-count">
-              {staged.length} {staged.length === 1 ? 'file' : 'files'} ready ({formatBytes(total)})
+              {images} {images === 1 ? 'file' : 'files'} ready ({formatBytes(total)})
+              {others > 0 && (
+                <span className="muted" data-testid="staged-not-images">
+                  {' '}
+                  · {others} not {others === 1 ? 'an image' : 'images'} (listed, not processed)
+                </span>
+              )}
             </strong>
             <button type="button" className="btn small" onClick={clearStaged} disabled={starting !== null}>
               Clear
@@ -89,7 +97,7 @@ export function NewBatch(): React.JSX.Element {
                   {f.relPath}
                   <span className="muted" data-testid="planned-outputs">
                     {' → '}
-                    {planFor(f.relPath)?.join(', ') ?? '?'}
+                    {f.notImage ? 'not an image: listed, not processed' : (planFor(f.relPath)?.join(', ') ?? '?')}
                   </span>
                 </span>
                 <button type="button" className="btn small" aria-label={`Remove ${f.relPath}`} onClick={() => unstage(f.id)}>
@@ -163,7 +171,7 @@ export function NewBatch(): React.JSX.Element {
       </label>
       <p className="muted" data-testid="batch-plan">
         {perPhoto
-          ? `Each photo gives ${perPhoto.length === 1 ? 'one file' : `${perPhoto.length} files`}: ${perPhoto.join(', ')}${staged.length > 0 ? ` (${staged.length * perPhoto.length} in all)` : ''}. A name already taken gets -1, -2…`
+          ? `Each photo gives ${perPhoto.length === 1 ? 'one file' : `${perPhoto.length} files`}: ${perPhoto.join(', ')}${images > 0 ? ` (${images * perPhoto.length} in all)` : ''}. A name already taken gets -1, -2…`
           : 'The preset cannot be read; choose another.'}
       </p>
       <label className="field">

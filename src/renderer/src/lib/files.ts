@@ -7,6 +7,12 @@
 export interface PickedFile {
   file: File
   relPath: string
+  /** Not an image by its ending: listed with the batch (and in its report), never sent. */
+  notImage?: boolean
+}
+
+function picked(file: File, relPath: string): PickedFile {
+  return isImageName(file.name) ? { file, relPath } : { file, relPath, notImage: true }
 }
 
 const IMAGE_ENDINGS = /\.(png|jpe?g|webp|gif|avif|tiff?|psd|svg)$/i
@@ -45,7 +51,7 @@ function fileOf(entry: FileSystemFileEntry): Promise<File> {
 async function walk(entry: FileSystemEntry, prefix: string, out: PickedFile[]): Promise<void> {
   const rel = prefix ? `${prefix}/${entry.name}` : entry.name
   if (entry.isFile) {
-    if (!entry.name.startsWith('.') && isImageName(entry.name)) out.push({ file: await fileOf(entry as FileSystemFileEntry), relPath: rel })
+    if (!entry.name.startsWith('.')) out.push(picked(await fileOf(entry as FileSystemFileEntry), rel))
     return
   }
   if (!entry.isDirectory || entry.name.startsWith('.')) return
@@ -70,7 +76,7 @@ export async function filesFromDrop(items: DataTransferItemList): Promise<Picked
       if (f) loose.push(f)
     }
   }
-  const out: PickedFile[] = loose.filter((f) => isImageName(f.name)).map((file) => ({ file, relPath: file.name }))
+  const out: PickedFile[] = loose.filter((f) => !f.name.startsWith('.')).map((file) => picked(file, file.name))
   for (const entry of entries) await walk(entry, '', out)
   return out
 }
@@ -78,7 +84,7 @@ export async function filesFromDrop(items: DataTransferItemList): Promise<Picked
 /** Files of an <input type=file> (a folder input gives `webkitRelativePath`, e.g. `shoot/a.jpg`). */
 export function filesFromInput(files: FileList | null): PickedFile[] {
   return Array.from(files ?? [])
-    .filter((file) => isImageName(file.name) && !file.name.startsWith('.'))
-    .map((file) => ({ file, relPath: file.webkitRelativePath || file.name }))
+    .filter((file) => !file.name.startsWith('.'))
+    .map((file) => picked(file, file.webkitRelativePath || file.name))
     .sort((a, b) => a.relPath.localeCompare(b.relPath)) // a folder input lists in no useful order
 }

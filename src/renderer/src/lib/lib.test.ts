@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseParams } from '../../../shared/params'
 import { BUILTIN_PRESETS } from '../../../shared/presets'
-import { isImageName, mimeOf } from './files'
+import { filesFromInput, isImageName, mimeOf } from './files'
 import { batchPace, formatDuration } from './format'
 import { checkForm, EMPTY_FORM, formFromValues, paramsOfForm } from './presetForm'
 import { visibleRange } from './virtual'
@@ -44,5 +44,15 @@ describe('files', () => {
     expect(['a.JPG', 'b.psd', 'c.tiff', 'notes.txt'].map(isImageName)).toEqual([true, true, true, false])
     expect(mimeOf(new File([], 'x.psd'))).toBe('image/vnd.adobe.photoshop')
     expect(mimeOf(new File([], 'x.bin', { type: 'image/png' }))).toBe('image/png')
+  })
+
+  it('keeps the files of a picked folder that are not images, marked, and drops hidden ones', () => {
+    const files = [new File([], 'b.png'), new File([], 'notes.txt'), new File([], '.DS_Store'), new File([], 'a.jpg')]
+    const picked = filesFromInput(files as unknown as FileList)
+    expect(picked.map((p) => [p.relPath, p.notImage ?? false])).toEqual([
+      ['a.jpg', false],
+      ['b.png', false],
+      ['notes.txt', true]
+    ])
   })
 })

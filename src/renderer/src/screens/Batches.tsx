@@ -41,7 +41,7 @@ function History(): React.JSX.Element | null {
                 <div style={{ fontWeight: 600 }}>{b.name}</div>
                 <div className="muted small">
                   {formatDate(b.created_at)} · {b.counts.done}/{b.counts.total} done{b.counts.failed ? ` · ${b.counts.failed} failed` : ''}
-                  {pending ? ` · ${b.progress} %` : ''}
+                  {pending ? (b.interrupted ? ' · interrupted' : ` · ${b.progress} %`) : ''}
                 </div>
               </button>
               <button type="button" className="btn small" aria-label={`Remove ${b.name} from the list`} title="Remove from the list (files stay)" onClick={() => void removeBatch(b.id)}>
@@ -66,9 +66,11 @@ function CurrentBatch(): React.JSX.Element {
       staged: s.staged.length
     }))
   )
-  const { cancelBatch, retryBatch, openOutput, dismissBatchMessages } = useStore.getState()
+  const { cancelBatch, retryBatch, resumeBatch, openOutput, dismissBatchMessages } = useStore.getState()
   const pending = batch ? batch.counts.waiting + batch.counts.running : 0
-  const now = useNow(pending > 0)
+  // An interrupted batch runs nothing until Resume: no pace or time left to show.
+  const running = pending > 0 && !batch?.interrupted
+  const now = useNow(running)
 
   if (!batch) {
     return (
@@ -96,6 +98,11 @@ function CurrentBatch(): React.JSX.Element {
               {describeRequest(batch)} → <span className="mono">{batch.destination}</span>
             </div>
           </div>
+          {batch.interrupted && (
+            <button type="button" className="btn primary" onClick={() => void resumeBatch()} data-testid="resume-batch">
+              Resume
+            </button>
+          )}
           {pending > 0 && (
             <button type="button" className="btn danger" onClick={() => void cancelBatch()}>
               Cancel batch
@@ -110,6 +117,12 @@ function CurrentBatch(): React.JSX.Element {
             {canOpen ? 'Open output folder' : 'Show output folder'}
           </button>
         </div>
+        {batch.interrupted && (
+          <div className="notice" role="status" data-testid="batch-interrupted">
+            The app stopped while this batch was running. {pending} {pending === 1 ? 'file is' : 'files are'} left: Resume runs them; the{' '}
+            {c.done} done {c.done === 1 ? 'stays' : 'stay'} as {c.done === 1 ? 'it is' : 'they are'}.
+          </div>
+        )}
         <ProgressBar value={batch.progress} label="Batch progress" testId="batch-progress" />
         <div className="stats" aria-live="polite">
           <span data-testid="batch-count">
@@ -138,12 +151,17 @@ function CurrentBatch(): React.JSX.Element {
               <b>{c.cancelled}</b> cancelled
             </span>
           )}
-          {pace && (
+          {c.not_images > 0 && (
+            <span data-testid="batch-not-images">
+              <b>{c.not_images}</b> not {c.not_images === 1 ? 'an image' : 'images'}
+            </span>
+          )}
+          {pace && (running || pending === 0) && (
             <span>
               <b>{pace.perMinute.toFixed(1)}</b> files/min
             </span>
           )}
-          {pace && pending > 0 && (
+          {pace && running && (
             <span>
               about <b>{formatDuration(pace.etaMs)}</b> left
             </span>
@@ -175,7 +193,7 @@ function CurrentBatch(): React.JSX.Element {
           </div>
         )}
       </div>
-      {c.total === 0 ? <Empty title="This batch has no files" /> : <ItemList />}
+      {c.total + c.not_images === 0 ? <Empty title="This batch has no files" /> : <ItemList />}
     </section>
   )
 }

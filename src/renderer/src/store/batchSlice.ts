@@ -55,6 +55,8 @@ export interface BatchSlice {
   startBatch(): Promise<void>
   cancelBatch(itemId?: string): Promise<void>
   retryBatch(itemId?: string): Promise<void>
+  /** Runs the remaining files of the current batch after the app stopped under it. */
+  resumeBatch(): Promise<void>
   openOutput(itemId?: string): Promise<void>
   removeBatch(id: string): Promise<void>
 }
@@ -196,11 +198,15 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
         staged.map((f, i) => ({ f, i })),
         t.kind === 'ipc' ? 1 : 3,
         async ({ f, i }) => {
-          try {
-            refs[i] = await t.fileRef(f.file, f.relPath, request)
-          } catch (err) {
-            refs[i] = null
-            refused.push({ rel_path: f.relPath, error: errorText(err) })
+          // A file that is not an image, or that could not be sent, is still listed with the
+          // batch (and in its report), with the reason.
+          if (f.notImage) refs[i] = { refused: 'Not an image: skipped.', rel_path: f.relPath, not_image: true }
+          else {
+            try {
+              refs[i] = await t.fileRef(f.file, f.relPath, request)
+            } catch (err) {
+              refs[i] = { refused: errorText(err), rel_path: f.relPath }
+            }
           }
           sent++
           set({ starting: { sent, total: staged.length } })
@@ -236,6 +242,15 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
     if (!batchId) return
     try {
       get().applyBatch(await transport().batchRetry({ batch_id: batchId, ...(itemId ? { item_id: itemId } : {}) }))
+    } catch (err) {
+      set({ batchError: errorText(err) })
+    }
+  },
+  async resumeBatch() {
+    const batchId = get().currentBatchId
+    if (!batchId) return
+    try {
+      get().applyBatch(await transport().batchResume(batchId))
     } catch (err) {
       set({ batchError: errorText(err) })
     }

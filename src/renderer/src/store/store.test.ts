@@ -16,8 +16,9 @@ function summary(id: string, over: Partial<BatchSummary> = {}): BatchSummary {
     created_at: 1,
     started_at: null,
     finished_at: null,
-    counts: { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0 },
+    counts: { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_images: 0 },
     progress: 0,
+    interrupted: false,
     ...over
   }
 }
@@ -38,6 +39,7 @@ function item(id: string, seq: number, over: Partial<BatchItemView> = {}): Batch
     outputs: [],
     thumb_url: '',
     before_url: null,
+    not_image: false,
     after_url: null,
     started_at: null,
     finished_at: null,
@@ -77,38 +79,43 @@ describe('batch slice', () => {
     expect(useStore.getState().staged.map((f) => f.relPath)).toEqual(['shoot/a.png', 'b.png'])
   })
 
-  it('starts a batch: creates it, sends every file as a reference in staged order, keeps refusals, opens it', async () => {
+  it('starts a batch: creates it, sends every file as a reference in staged order, refusals and non-images too, opens it', async () => {
     // The first upload finishes last: the batch still gets the files in the order staged.
     let release!: () => void
     const firstHeld = new Promise<void>((resolve) => (release = resolve))
     const { t, calls } = fake('http', {
       batchCreate: async () => summary('b1'),
       fileRef: async (f: File, relPath: string): Promise<BatchFileRef> => {
+        if (f.name === 'notes.txt') throw new Error('a file that is not an image is never sent')
         if (f.name === 'a.png') await firstHeld
         if (f.name === 'c.png') release()
         if (f.name === 'bad.png') throw new AppError({ code: 'validation_failed', message: 'The file is not an image.' }, 422)
         return { job_id: `job-${relPath}`, rel_path: relPath }
       },
       batchAdd: async (req: { files: BatchFileRef[] }) => ({ added: req.files.length, refused: [] }),
-      batchGet: async () => ({ ...summary('b1', { counts: { total: 2, waiting: 2, running: 0, done: 0, failed: 0, cancelled: 0 } }), items: [item('x', 0), item('y', 1)] })
+      batchGet: async () => ({ ...summary('b1', { counts: { total: 2, waiting: 2, running: 0, done: 0, failed: 0, cancelled: 0, not_images: 0 } }), items: [item('x', 0), item('y', 1)] })
     })
     setTransport(t)
     useStore.getState().setDraft({ preset: 'ecommerce-white', output_format: 'webp', destination: '/dest' })
     useStore.getState().stage([
       { file: file('a.png'), relPath: 'a.png' },
       { file: file('bad.png'), relPath: 'bad.png' },
-      { file: file('c.png'), relPath: 'dir/c.png' }
+      { file: file('c.png'), relPath: 'dir/c.png' },
+      { file: file('notes.txt'), relPath: 'dir/notes.txt', notImage: true }
     ])
     await useStore.getState().startBatch()
 
     expect(calls[0]).toEqual(['batchCreate', { name: undefined, request: { mode: 'params', output_format: 'webp', params: 'ecommerce-white', all_variations: false, name_template: null }, destination: '/dest' }])
     const sent = calls.filter(([m]) => m === 'batchAdd').flatMap(([, arg]) => (arg as { files: BatchFileRef[] }).files)
+    // A file the engine refused and one that is not an image are listed with the batch, with why.
     expect(sent).toEqual([
       { job_id: 'job-a.png', rel_path: 'a.png' },
-      { job_id: 'job-dir/c.png', rel_path: 'dir/c.png' }
+      { refused: 'The file is not an image.', rel_path: 'bad.png' },
+      { job_id: 'job-dir/c.png', rel_path: 'dir/c.png' },
+      { refused: 'Not an image: skipped.', rel_path: 'dir/notes.txt', not_image: true }
     ])
     const s = useStore.getState()
-    expect(s.refused).toEqual([{ rel_path: 'bad.png', error: 'The file is not an image.' }])
+    expect(s.refused).toEqual([])
     expect(s.staged).toEqual([])
     expect(s.starting).toBeNull()
     expect(s.currentBatchId).toBe('b1')

@@ -1,0 +1,98 @@
+/**
+ * A batch's report, written beside its outputs each time the batch ends (again after a retry
+ * or a resume): `clipdesk-report.json` and `.txt` in the destination, in the format
+ * `clipdesk process` uses (`../outputs/run-report.ts`). Failed files with the reason, files
+ * that are not images, cancelled files and warnings.
+ */
+import type { RunReport } from '../outputs/run-report'
+import { writeRunReport } from '../outputs/run-report'
+import type { BatchRecord, BatchStore, ItemRecord } from './store'
+
+export interface BatchReport extends RunReport {
+  batch: { id: string; name: string }
+  counts: { images: number; done: number; failed: number; cancelled: number; not_images: number; files_written: number }
+  cancelled: string[]
+}
+
+const iso = (ms: number | null): string => new Date(ms ?? Date.now()).toISOString()
+
+export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchReport {
+  const images = items.filter((i) => !i.notImage)
+  const failed = images.filter((i) => i.status === 'failed')
+  const done = images.filter((i) => i.status === 'done')
+  const started = items.map((i) => i.startedAt).filter((t): t is number => t !== null)
+  const finished = items.map((i) => i.finishedAt).filter((t): t is number => t !== null)
+  return {
+    batch: { id: batch.id, name: batch.name },
+    started_at: iso(started.length > 0 ? Math.min(...started) : batch.createdAt),
+    finished_at: iso(finished.length > 0 ? Math.max(...finished) : null),
+    settings: {
+      mode: batch.request.mode,
+      output_format: batch.request.output_format,
+      ...(batch.request.params !== null ? { params: batch.request.params } : {}),
+      all_variations: batch.request.all_variations ?? false,
+      ...(batch.request.name_template ? { name_template: batch.request.name_template } : {})
+    },
+    counts: {
+      images: images.length,
+      done: done.length,
+      failed: failed.length,
+      cancelled: images.filter((i) => i.status === 'cancelled').length,
+      not_images: items.length - images.length,
+      files_written: done.reduce((n, i) => n + i.outputs.length, 0)
+    },
+    failed: failed.map((i) => ({ input: i.relPath, reason: i.error ?? 'failed' })),
+    not_images: items.filter((i) => i.notImage).map((i) => i.relPath),
+    cancelled: images.filter((i) => i.status === 'cancelled').map((i) => i.relPath),
+    warnings: images.flatMap((i) => i.warnings.map((warning) => ({ input: i.relPath, warning })))
+  }
+}
+
+/** Writes the report of an ended batch into its destination; returns the readable file. */
+export async function writeBatchReport(batch: BatchRecord, items: ItemRecord[]): Promise<string> {
+  const r = batchReport(batch, items)
+  const c = r.counts
+  const summary =
+    `${c.images} images: ${c.done} done, ${c.failed} failed, ${c.cancelled} cancelled; ${c.files_written} files written; ` +
+    `${c.not_images} other files not processed`
+  return writeRunReport(batch.destination, r, `clipdesk batch "${batch.name}"`, summary)
+}
+
+/**
+ * Writes a batch's report each time no file of it is pending: one write at a time per batch,
+ * and once more if the batch changed during it (`track` lets the service wait for it at stop).
+ */
+export class BatchReporter {
+  private readonly writing = new Set<string>()
+  private readonly again = new Set<string>()
+
+  constructor(
+    private readonly store: BatchStore,
+    private readonly track: (p: Promise<unknown>) => unknown
+  ) {}
+
+  reportIfEnded(batchId: string): void {
+    const { counts } = this.store.counts(batchId)
+    if (counts.waiting + counts.running > 0 || counts.total + counts.not_images === 0) return
+    if (this.writing.has(batchId)) {
+      this.again.add(batchId)
+      return
+    }
+    this.writing.add(batchId)
+    this.track(
+      (async () => {
+        try {
+          do {
+            this.again.delete(batchId)
+            const batch = this.store.batch(batchId)
+            if (!batch) return
+            // A destination removed meanwhile: there is nowhere to write the report.
+            await writeBatchReport(batch, this.store.items(batchId)).catch(() => undefined)
+          } while (this.again.has(batchId))
+        } finally {
+          this.writing.delete(batchId)
+        }
+      })()
+    )
+  }
+}

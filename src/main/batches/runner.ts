@@ -1,0 +1,210 @@
+/**
+ * Runs the items of batches through the engine: hands waiting items over a few at a time
+ * (`pump`), follows their jobs (`sync`), and copies a done job's results into the destination
+ * (`finish`). Items, not this object, hold the state: everything here can start again from the
+ * database after a restart.
+ */
+import { readFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { posix } from 'node:path'
+import type { JobStatusBody } from '../../shared/api'
+import type { Engine } from '../engine/engine'
+import { copyResults } from './results'
+import { TERMINAL_ITEM, type BatchStore, type ItemRecord } from './store'
+
+export const isTerminal = (item: ItemRecord): boolean => TERMINAL_ITEM.includes(item.status)
+
+export interface RunnerDeps {
+  engine: Engine
+  store: BatchStore
+  /** Items handed to the engine at once, across batches. */
+  window: number
+  /** An item changed: tell the screens (and write the report once its batch has ended). */
+  changed(itemId: string): void
+}
+
+export class BatchRunner {
+  private readonly finishing = new Set<string>()
+  /** Jobs of held items that this process stopped: being cancelled, never to be followed again. */
+  private readonly abandoned = new Set<string>()
+  private readonly work = new Set<Promise<unknown>>()
+  private pumping = false
+  private pumpAgain = false
+  running = false
+
+  constructor(private readonly d: RunnerDeps) {}
+
+  /** Waits for the pump and the copies under way. */
+  async drain(): Promise<void> {
+    while (this.work.size > 0) await Promise.allSettled([...this.work])
+  }
+
+  track<T>(p: Promise<T>): Promise<T> {
+    this.work.add(p)
+    void p.finally(() => this.work.delete(p)).catch(() => undefined)
+    return p
+  }
+
+  /** Hands waiting items to the engine, keeping at most `window` in flight. */
+  pump(): void {
+    if (!this.running) return
+    if (this.pumping) {
+      this.pumpAgain = true
+      return
+    }
+    this.pumping = true
+    void this.track(
+      (async () => {
+        try {
+          do {
+            this.pumpAgain = false
+            for (;;) {
+              if (!this.running) return
+              const free = this.d.window - this.d.store.inFlightCount()
+              if (free <= 0) break
+              const next = this.d.store.nextWaiting(free)
+              if (next.length === 0) break
+              for (const item of next) {
+                if (this.followEarlierJob(item)) continue
+                const bytes = await this.inputOf(item)
+                if (typeof bytes === 'string') {
+                  this.fail(item, bytes)
+                  continue
+                }
+                await this.submit(item, { bytes, name: posix.basename(item.relPath) })
+              }
+            }
+          } while (this.pumpAgain)
+        } finally {
+          this.pumping = false
+        }
+      })()
+    )
+  }
+
+  /**
+   * A waiting item whose earlier job was not stopped (the engine had not taken its jobs back
+   * yet when the batch was interrupted, e.g. `clipdesk serve --paused`) or has even finished:
+   * follow that job rather than running the file again. True when the item was linked to it.
+   */
+  private followEarlierJob(item: ItemRecord): boolean {
+    const job = item.jobId ? this.d.engine.jobs.get(item.jobId) : null
+    if (!job || job.status === 'failed' || job.status === 'cancelled' || this.abandoned.has(job.id)) return false
+    // A done job enters as queued: `sync` then copies its results.
+    const status = job.status === 'done' ? 'queued' : job.status
+    if (!this.d.store.updateItem(item.id, { status }, { status: 'waiting', jobId: job.id })) return false
+    this.d.changed(item.id)
+    this.sync(this.d.store.item(item.id)!)
+    return true
+  }
+
+  /** The bytes to send for a waiting item: its file on disk, else the upload its earlier job kept; or why not. */
+  private async inputOf(item: ItemRecord): Promise<Buffer | string> {
+    if (item.sourcePath) {
+      const bytes = await readFile(item.sourcePath).catch((err: Error) => err)
+      return bytes instanceof Error ? `The file cannot be read: ${bytes.message}` : bytes
+    }
+    const kept = item.jobId ? this.d.engine.jobs.get(item.jobId)?.inputPath : null
+    if (!kept || !existsSync(kept)) return 'The original file is no longer kept; add it to a batch again.'
+    const bytes = await readFile(kept).catch(() => null)
+    return bytes ?? 'The original file is no longer kept; add it to a batch again.'
+  }
+
+  /** Sends one waiting item to the engine and links it to the new job. */
+  async submit(item: ItemRecord, file: { bytes: Buffer; name: string }): Promise<void> {
+    const batch = this.d.store.batch(item.batchId)
+    if (!batch) return
+    const { request } = batch
+    const res = await this.d.engine.upload({
+      fields: { mode: request.mode, output_format: request.output_format, ...(request.params !== null ? { params: request.params } : {}) },
+      file: { bytes: file.bytes, mimeType: null, filename: file.name },
+      keyId: null
+    })
+    if (res.status !== 202 || !('job_id' in res.body)) {
+      const e = 'error' in res.body ? res.body.error : null
+      const details = e?.details?.map((d) => `${d.field}: ${d.issue}`).join('; ')
+      this.fail(item, `${e?.message ?? 'The engine refused the file.'}${details ? ` (${details})` : ''}`)
+      return
+    }
+    const jobId = res.body.job_id
+    const linked = this.d.store.updateItem(item.id, { jobId, status: 'queued', progress: 0, planned: null }, { status: 'waiting', jobId: item.jobId ?? undefined })
+    if (!linked) {
+      this.d.engine.cancel(jobId) // the item was cancelled while its file was read
+      return
+    }
+    this.d.changed(item.id)
+    // The job may have moved between the upload and the link above.
+    this.sync(this.d.store.item(item.id)!)
+  }
+
+  /** Stops the job of an item held back (an interrupted batch); false when the engine could not. */
+  abandon(jobId: string): boolean {
+    this.abandoned.add(jobId)
+    if (this.d.engine.cancel(jobId)) return true
+    this.abandoned.delete(jobId)
+    return false
+  }
+
+  fail(item: ItemRecord, error: string): void {
+    if (this.d.store.updateItem(item.id, { status: 'failed', error, finishedAt: Date.now() }, { status: item.status })) this.d.changed(item.id)
+  }
+
+  /** Brings an item in line with its job: status and progress, end, or copying the results. */
+  sync(item: ItemRecord): void {
+    // A waiting item's job (if any) is an earlier one, kept only to re-read its upload.
+    if (!item.jobId || isTerminal(item) || item.status === 'waiting') return
+    const job = this.d.engine.jobs.get(item.jobId)
+    if (!job) {
+      this.fail(item, 'The job of this file is gone (kept for the retention time only); retry to run it again.')
+      this.pump()
+      return
+    }
+    if (job.status === 'done') {
+      void this.track(this.finish(item.id, job.id))
+      return
+    }
+    if (job.status === 'failed' || job.status === 'cancelled') {
+      const { body } = this.d.engine.status(job.id, () => '')
+      const message = job.status === 'cancelled' ? null : ((body as JobStatusBody).error?.message ?? 'The job failed.')
+      if (this.d.store.updateItem(item.id, { status: job.status, error: message, finishedAt: job.finishedAt ?? Date.now() }, { jobId: job.id })) {
+        this.d.changed(item.id)
+      }
+      this.pump()
+      return
+    }
+    const startedAt = item.startedAt ?? (job.status === 'queued' ? null : Date.now())
+    if (item.status === job.status && item.progress === job.progress && item.startedAt === startedAt) return
+    if (this.d.store.updateItem(item.id, { status: job.status, progress: Math.max(item.progress, job.progress), startedAt }, { jobId: job.id })) {
+      this.d.changed(item.id)
+    }
+  }
+
+  /** Copies a done job's results into the destination (primary first), then marks the item done. */
+  private async finish(itemId: string, jobId: string): Promise<void> {
+    if (this.finishing.has(itemId)) return
+    this.finishing.add(itemId)
+    try {
+      const item = this.d.store.item(itemId)
+      const job = this.d.engine.jobs.get(jobId)
+      const batch = item && this.d.store.batch(item.batchId)
+      if (!item || !job || !batch || item.jobId !== jobId || isTerminal(item) || item.status === 'waiting') return
+      let outputs: string[]
+      try {
+        outputs = await copyResults(this.d.engine, this.d.store, job, item, batch)
+      } catch (err) {
+        this.fail(item, `The result could not be written into the destination: ${(err as Error).message}`)
+        return
+      }
+      const warnings = Object.entries(job.warnings).flatMap(([variation, list]) => (list ?? []).map((w) => `${variation}: ${w}`))
+      const done = this.d.store.updateItem(
+        item.id,
+        { status: 'done', progress: 100, outputs, planned: null, warnings, startedAt: item.startedAt ?? job.createdAt, finishedAt: Date.now() },
+        { jobId }
+      )
+      if (done) this.d.changed(item.id)
+    } finally {
+      this.finishing.delete(itemId)
+      this.pump()
+    }
+  }
+}
