@@ -96,6 +96,9 @@ describe('batches on a real engine', () => {
     expect(detail.items[1]!.error).toBe('Not an image (.txt): skipped.')
     const first = detail.items[0]!
     expect(first.outputs).toEqual([join(out, 'shoot/a.png')])
+    // The built-in model on this machine's only device, with no fallback to report.
+    expect(first).toMatchObject({ model: 'medium', device: 'cpu', warnings: [] })
+    expect(detail.items[1]).toMatchObject({ model: null, device: null }) // never run
     expect(first.thumb_url).toContain('/thumb-after')
     expect(first.after_url).toContain('/after')
     expect(await service.previewFile(first.id, 'thumb-after')).toMatch(/\.webp$/)
@@ -112,6 +115,7 @@ describe('batches on a real engine', () => {
     const again = service.list()
     expect(again.map((b) => [b.name, b.counts.done, b.counts.total, b.interrupted])).toEqual([['Shoot', 2, 2, false]])
     expect(service.detail(created.id, address).items.every((i) => i.not_image || (i.state === 'done' && existsSync(i.outputs[0]!)))).toBe(true)
+    expect(service.detail(created.id, address).items[0]).toMatchObject({ model: 'medium', device: 'cpu' })
     await service.stop()
     await engine.stop()
   })

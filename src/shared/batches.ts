@@ -41,6 +41,13 @@ export interface BatchItemView {
   warnings: string[]
   /** Files written into the destination (absolute paths). */
   outputs: string[]
+  /** The model that made the result (registry name, e.g. `medium`); null until done. */
+  model: string | null
+  /**
+   * The device that ran it: cpu, cuda, directml, coreml or webgpu, after any fallback to the
+   * CPU (the fallback's reason is then among the warnings, `…: device: …`); null until done.
+   */
+  device: string | null
   /** Small square image of the input (or the result once done), for the list. */
   thumb_url: string
   /** Display versions for the before/after view; null when not available (yet). */

@@ -79,6 +79,8 @@ export async function runBatch(page: Page, inputs: { folder: string; single: str
   await expect.poll(() => page.getByTestId('batch-count').textContent()).toContain('3 of 3 finished')
   expect(await page.getByTestId('batch-percent').textContent()).toBe('100 %')
   await expect.poll(() => page.locator('[data-testid=batch-item][data-state=done]').count()).toBe(3)
+  // Each done row says which model and device ran it (no GPU here: the CPU).
+  expect(await page.getByTestId('item-device').allTextContents()).toEqual(['medium · cpu', 'medium · cpu', 'medium · cpu'])
   return page.evaluate(() => (globalThis as any).progressSeen as number[])
 }
 
@@ -106,6 +108,7 @@ export async function useBeforeAfter(page: Page, onOpen: () => Promise<unknown>)
     return imgs.length === 2 && imgs.every((i) => i.complete && i.naturalWidth > 0)
   })
   await page.getByTestId('viewer-slider').fill('35')
+  expect(await page.getByTestId('viewer-device').textContent()).toBe('Model and device: medium · cpu')
   await onOpen()
   await page.getByRole('button', { name: 'Zoom in' }).click()
   await expect.poll(() => viewer.textContent()).toContain('Zoom 150 %')

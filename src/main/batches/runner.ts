@@ -198,7 +198,17 @@ export class BatchRunner {
       const warnings = Object.entries(job.warnings).flatMap(([variation, list]) => (list ?? []).map((w) => `${variation}: ${w}`))
       const done = this.d.store.updateItem(
         item.id,
-        { status: 'done', progress: 100, outputs, planned: null, warnings, startedAt: item.startedAt ?? job.createdAt, finishedAt: Date.now() },
+        {
+          status: 'done',
+          progress: 100,
+          outputs,
+          planned: null,
+          warnings,
+          model: job.model,
+          device: job.device,
+          startedAt: item.startedAt ?? job.createdAt,
+          finishedAt: Date.now()
+        },
         { jobId }
       )
       if (done) this.d.changed(item.id)

@@ -22,6 +22,8 @@ export function itemView(item: ItemRecord, address: PreviewAddress): BatchItemVi
     error: item.error,
     warnings: item.warnings,
     outputs: item.outputs,
+    model: item.model,
+    device: item.device,
     thumb_url: address(item.id, item.status === 'done' ? 'thumb-after' : 'thumb-before', version),
     before_url: address(item.id, 'before', version),
     after_url: item.status === 'done' ? address(item.id, 'after', version) : null,

@@ -12,6 +12,7 @@ import models from './schema/006-models'
 import batchResume from './schema/007-batch-resume'
 import studio from './schema/008-studio'
 import batchInterrupted from './schema/009-batch-interrupted'
+import batchItemDevice from './schema/010-batch-item-device'
 
 export interface Migration {
   name: string
@@ -27,5 +28,6 @@ export const MIGRATIONS: Migration[] = [
   { name: '006-models', sql: models },
   { name: '007-batch-resume', sql: batchResume },
   { name: '008-studio', sql: studio },
-  { name: '009-batch-interrupted', sql: batchInterrupted }
+  { name: '009-batch-interrupted', sql: batchInterrupted },
+  { name: '010-batch-item-device', sql: batchItemDevice }
 ]

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
 import { useStore } from '../store'
+import { ranOnText } from '../lib/format'
 
 const ZOOMS = [1, 1.5, 2, 3, 4, 6, 8]
 type Backdrop = 'checker' | 'white' | 'black'
@@ -113,6 +114,11 @@ export function BeforeAfter(): React.JSX.Element | null {
         </div>
         {beforeMissing && <div className="muted small">The original is no longer available (uploads are kept for the retention time only).</div>}
         {item.outputs.length > 0 && <div className="muted small mono">{item.outputs.join('  ·  ')}</div>}
+        {ranOnText(item) && (
+          <div className="muted small" data-testid="viewer-device">
+            Model and device: {ranOnText(item)}
+          </div>
+        )}
       </div>
     </div>
   )

@@ -1,5 +1,6 @@
 import { memo, useRef } from 'react'
 import type { BatchItemView } from '../../../shared/batches'
+import { ranOnText } from '../lib/format'
 import { useWindowedRows } from '../lib/virtual'
 import { useStore } from '../store'
 import { ProgressBar } from './common'
@@ -24,6 +25,8 @@ const Row = memo(function Row({ index }: { index: number }): React.JSX.Element |
   const { setViewer, cancelBatch, retryBatch, openOutput } = useStore.getState()
   const folder = item.rel_path.includes('/') ? item.rel_path.slice(0, item.rel_path.lastIndexOf('/')) : ''
   const problem = item.error ?? (item.warnings.length > 0 ? item.warnings.join('\n') : null)
+  // What made a done result, e.g. "medium · cpu" (the device after any fallback, whose reason is a warning).
+  const ranOn = item.state === 'done' ? ranOnText(item) : null
   return (
     <div className="vrow" role="row" style={{ top: index * ROW_HEIGHT, height: ROW_HEIGHT }} data-testid="batch-item" data-state={item.not_image ? 'not-image' : item.state}>
       <img className="thumb" src={item.thumb_url} alt="" loading="lazy" decoding="async" onError={(e) => (e.currentTarget.style.visibility = 'hidden')} />
@@ -47,6 +50,12 @@ const Row = memo(function Row({ index }: { index: number }): React.JSX.Element |
       </div>
       <div role="cell">
         <span className={`badge ${item.state}`}>{item.not_image ? 'Not an image' : STATUS_TEXT[item.status]}</span>
+        {/* Under the status, so that a warning on the name's line (e.g. why the GPU was not used) keeps its room. */}
+        {ranOn && (
+          <div className="muted small ran-on" data-testid="item-device" title={`The model and the device that ran it: ${ranOn}`}>
+            {ranOn}
+          </div>
+        )}
       </div>
       <div role="cell">
         <ProgressBar value={item.progress} label={`Progress of ${item.name}`} thin />

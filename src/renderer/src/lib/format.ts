@@ -33,3 +33,12 @@ export function batchPace(
   const perMs = ended / (now - startedAt)
   return { perMinute: perMs * 60_000, etaMs: (counts.total - ended) / perMs }
 }
+
+/**
+ * "medium · cpu": the model and the device that ran a job (the device after any fallback to the
+ * CPU, whose reason is among the warnings); null when not recorded (results of older versions).
+ */
+export function ranOnText({ model, device }: { model: string | null; device: string | null }): string | null {
+  const parts = [model, device].filter((p): p is string => Boolean(p))
+  return parts.length > 0 ? parts.join(' · ') : null
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { parseParams } from '../../../shared/params'
 import { BUILTIN_PRESETS } from '../../../shared/presets'
 import { filesFromInput, isImageName, mimeOf } from './files'
-import { batchPace, formatDuration } from './format'
+import { batchPace, formatDuration, ranOnText } from './format'
 import { checkForm, EMPTY_FORM, formFromValues, paramsOfForm } from './presetForm'
 import { visibleRange } from './virtual'
 
@@ -36,6 +36,14 @@ describe('batch pace', () => {
     expect(batchPace({ ...counts, done: 0 }, 1000, 61_000)).toBeNull()
     expect(batchPace(counts, 0, 60_000)).toEqual({ perMinute: 2, etaMs: 240_000 })
     expect(formatDuration(240_000)).toBe('4 min 00 s')
+  })
+})
+
+describe('model and device of a result', () => {
+  it('reads "model · device", and is absent for results that did not record them', () => {
+    expect(ranOnText({ model: 'medium', device: 'cpu' })).toBe('medium · cpu')
+    expect(ranOnText({ model: null, device: 'cuda' })).toBe('cuda')
+    expect(ranOnText({ model: null, device: null })).toBeNull()
   })
 })
 

@@ -37,6 +37,8 @@ function item(id: string, seq: number, over: Partial<BatchItemView> = {}): Batch
     error: null,
     warnings: [],
     outputs: [],
+    model: null,
+    device: null,
     thumb_url: '',
     before_url: null,
     not_image: false,
