@@ -18,6 +18,8 @@ import { JobFailure } from '../errors'
 import { makeBackground } from './background'
 import { makeCutout } from './cutout'
 import type { DecodedImage } from './decode'
+import type { ToNative } from './native-colour'
+import { composeNative } from './native-compose'
 import { alphaBounds, extractResized, placeOnCanvas, planPlacement } from './placement'
 import { makeShadow, shadowSkipReason, type ShadowResult } from './shadow'
 import type { ComposedVariation, PsdLayerSpec, RgbaImage } from './variation'
@@ -33,6 +35,11 @@ export interface ComposeResult {
 export interface ComposeOptions {
   /** Also build each variation's layers (for PSD output). @default false */
   layers?: boolean
+  /**
+   * Converts sRGB colours into the input's own space: given, each variation also comes in the
+   * input's own space and depth when the decode found them (`image.native`).
+   */
+  toNative?: ToNative
 }
 
 /** Largest output canvas: PSD's side limit, and the input's pixel limit (SPEC §4). */
@@ -180,6 +187,13 @@ export async function composeVariations(
         throw new JobFailure('pipeline_error', `unknown variation ${String(never)}`)
       }
     }
+  }
+  if (image.native && opts.toNative) {
+    const natives = await composeNative(
+      { image, alpha: alpha.alpha, foreground: alpha.foreground, placement, background, shadow: shadow?.ok ? shadow.layer : null, toNative: opts.toNative },
+      variations.map((v) => v.variation)
+    )
+    for (const v of variations) v.native = natives[v.variation]
   }
   return { variations, warnings, ignored }
 }

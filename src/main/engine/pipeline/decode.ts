@@ -12,6 +12,7 @@ import { JobFailure } from '../errors'
 import { psdDimensions, sniffImageType, type SniffedType } from '../intake/sniff'
 import { readPsdComposite, withIccChunk } from './decode-psd'
 import { prepareSvg } from './decode-svg'
+import { NO_METADATA, readNative, readSourceMetadata, type NativePixels, type SourceMetadata } from './source-info'
 
 export interface DecodedImage {
   /** RGBA, 8 bits per channel, rows top to bottom, no padding. */
@@ -22,6 +23,10 @@ export interface DecodedImage {
   /** The input had an alpha channel that is not fully opaque somewhere (a real cut-out). */
   hasAlpha: boolean
   warnings: string[]
+  /** The input's own pixels when they are 16-bit or in a non-sRGB RGB profile (`source-info.ts`). */
+  native?: NativePixels | null
+  /** The input's profile and metadata, for the outputs (absent: none). */
+  metadata?: SourceMetadata
 }
 
 export interface DecodeOptions {
@@ -59,7 +64,9 @@ export async function decodeImage(bytes: Buffer, opts: DecodeOptions): Promise<D
   if ((meta.pages ?? 1) > 1 && firstFrameWarning) warnings.push(firstFrameWarning)
 
   const decoded = await decodeWithSharp(source, opts.maxPixels, meta.format)
-  return { ...decoded, hasAlpha: meta.hasAlpha && hasTransparency(decoded.data), warnings }
+  const metadata = type === 'svg' ? { ...NO_METADATA, warnings: [] } : readSourceMetadata(meta)
+  const native = type === 'svg' ? null : await readNative(source, meta, decoded.data, opts.maxPixels, metadata)
+  return { ...decoded, hasAlpha: meta.hasAlpha && hasTransparency(decoded.data), warnings: [...warnings, ...metadata.warnings], native, metadata }
 }
 
 /**
@@ -126,7 +133,7 @@ async function checkedHeader(bytes: Buffer, type: SniffedType, maxPixels: number
 }
 
 /** Any input sharp reads → upright 8-bit sRGB RGBA. */
-async function decodeWithSharp(source: Buffer, maxPixels: number, format: string): Promise<Omit<DecodedImage, 'hasAlpha' | 'warnings'>> {
+async function decodeWithSharp(source: Buffer, maxPixels: number, format: string): Promise<Pick<DecodedImage, 'data' | 'width' | 'height' | 'channels'>> {
   let decoded: { data: Buffer; info: OutputInfo }
   try {
     decoded = await sharp(source, {
@@ -162,7 +169,7 @@ async function decodePsd(bytes: Buffer, opts: DecodeOptions): Promise<DecodedIma
   if (!size || size.width < 1 || size.height < 1) throw new JobFailure('unsupported_image', 'the psd header is damaged or incomplete')
   checkSize(size.width, size.height, opts.maxPixels)
   const composite = readPsdComposite(bytes)
-  let image: Omit<DecodedImage, 'hasAlpha' | 'warnings'> = { data: composite.data, width: composite.width, height: composite.height, channels: 4 }
+  let image: Pick<DecodedImage, 'data' | 'width' | 'height' | 'channels'> = { data: composite.data, width: composite.width, height: composite.height, channels: 4 }
   // An RGB profile (bytes 16–19 of an ICC header name its colour space): through sharp with the
   // profile attached, to come out in sRGB like every input. (ag-psd gives grey as RGB already.)
   if (composite.icc && composite.icc.toString('latin1', 16, 20) === 'RGB ') {
@@ -170,7 +177,7 @@ async function decodePsd(bytes: Buffer, opts: DecodeOptions): Promise<DecodedIma
     const png = await sharp(composite.data, { raw, limitInputPixels: opts.maxPixels }).png({ compressionLevel: 0 }).toBuffer()
     image = await decodeWithSharp(withIccChunk(png, composite.icc), opts.maxPixels, 'psd')
   }
-  return { ...image, hasAlpha: hasTransparency(image.data), warnings: [] }
+  return { ...image, hasAlpha: hasTransparency(image.data), warnings: [], native: null, metadata: { ...NO_METADATA, warnings: [] } }
 }
 
 /** Header only: sharp does not decode pixels for metadata. Unreadable → not an image we take. */

@@ -9,6 +9,7 @@ import { computeAlpha, type AlphaDeps } from './alpha'
 import { composeVariations } from './compose'
 import { decodeImage, type DecodedImage } from './decode'
 import { encodeVariation } from './encode'
+import { srgbToNative, type ToNative } from './native-colour'
 
 export { decodeImage, type DecodedImage, type DecodeOptions } from './decode'
 export { encodeImage, encodeVariation, flattenWarning, JPG_FLATTEN_WARNING, type EncodedImage, type EncodeOptions, type RgbaImage } from './encode'
@@ -28,6 +29,11 @@ export interface JobPlan {
    * thread); without it the input is decoded in this process, for trusted inputs (benchmarks).
    */
   decode?: (bytes: Buffer) => Promise<DecodedImage>
+  /**
+   * Converts sRGB colours into the input's own colour space (its profile is untrusted bytes:
+   * the engine passes its sandbox); without it, in this process.
+   */
+  toNative?: ToNative
   signal?: AbortSignal
   onStage?: (stage: PipelineStage) => void
 }
@@ -65,16 +71,19 @@ export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan):
 
   signal?.throwIfAborted()
   plan.onStage?.('pending_compose')
-  const composed = await composeVariations(image, alpha, params, { layers: plan.format === 'psd' })
+  // PSD is written at 8 bits in sRGB (`psd.ts`): no need for the input's own pixels there.
+  const toNative = plan.format === 'psd' ? undefined : (plan.toNative ?? srgbToNative)
+  const composed = await composeVariations(image, alpha, params, { layers: plan.format === 'psd', toNative })
 
   signal?.throwIfAborted()
   plan.onStage?.('encoding')
   const warnings: Partial<Record<Variation, string[]>> = { ...composed.warnings }
   // Input-level warnings (e.g. an animated GIF) concern every output; they go with the primary.
   addWarnings(warnings, params.primary, [...image.warnings, ...alpha.warnings])
+  const xmp = params.metadata === 'strip' ? null : params.metadata === 'keep-gps' ? image.metadata?.xmpWithGps : image.metadata?.xmp
   const outputs: JobOutput[] = []
   for (const v of composed.variations) {
-    const encoded = await encodeVariation(v, plan.format, { quality: params.quality ?? undefined })
+    const encoded = await encodeVariation(v, plan.format, { quality: params.quality ?? undefined, xmp })
     addWarnings(warnings, v.variation, encoded.warnings)
     outputs.push({ variation: v.variation, ext: plan.format, bytes: encoded.bytes })
   }

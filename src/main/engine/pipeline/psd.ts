@@ -2,10 +2,13 @@
  * PSD output (SPEC §5), written with ag-psd: a layered document a designer can keep editing —
  * `Background`, `Shadow` (when made) and `Subject`, whose pixels are the input's own with the
  * alpha as a real layer mask (not baked into its transparency) — plus the merged composite that
- * viewers without layer support show. 8-bit RGB; layers are ordinary (unlocked) layers.
+ * viewers without layer support show. 8-bit RGB (ag-psd writes no other depth), tagged sRGB
+ * (an ICC profile resource, which ag-psd does not write: added after), with the input's XMP
+ * where kept; layers are ordinary (unlocked) layers.
  */
 import { writePsdBuffer, type Layer, type Psd } from 'ag-psd'
 import { JobFailure } from '../errors'
+import { srgbProfileBytes } from './encode-source'
 import type { ComposedVariation, PsdLayerSpec } from './variation'
 
 /** A 1-channel mask as the RGBA-strided image data ag-psd reads masks from (channel 0). */
@@ -35,19 +38,44 @@ function toLayer(spec: PsdLayerSpec): Layer {
 }
 
 /** The PSD document of one variation: its layers (bottom to top) and its flat image as the composite. */
-export function encodePsd(v: ComposedVariation): Buffer {
+export async function encodePsd(v: ComposedVariation, opts: { xmp?: string | null } = {}): Promise<Buffer> {
   const { image } = v
   const specs = v.layers ?? [{ name: v.variation === 'mask' ? 'Mask' : 'Subject', image, left: 0, top: 0 } satisfies PsdLayerSpec]
   const psd: Psd = {
     width: image.width,
     height: image.height,
     imageData: { width: image.width, height: image.height, data: image.data },
-    children: specs.map(toLayer)
+    children: specs.map(toLayer),
+    ...(opts.xmp ? { imageResources: { xmpMetadata: opts.xmp } } : {})
   }
+  const icc = await srgbProfileBytes()
   try {
     // noBackground: the bottom layer stays an ordinary layer, so it can hold transparency and be moved.
-    return writePsdBuffer(psd, { noBackground: true })
+    return withIccResource(writePsdBuffer(psd, { noBackground: true }), icc)
   } catch (cause) {
     throw new JobFailure('pipeline_error', `cannot write psd: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
   }
+}
+
+/** Image resource id of an embedded ICC profile (Adobe's "Photoshop File Formats" specification). */
+const RESOURCE_ICC_PROFILE = 1039
+
+/**
+ * A PSD (as ag-psd wrote it) with an ICC profile resource added to its image resources section.
+ * Layout: header (26 bytes), colour mode data (u32 length + data), image resources (u32 length,
+ * then blocks of '8BIM', u16 id, empty Pascal name padded to 2 bytes, u32 size, data padded to
+ * even length).
+ */
+export function withIccResource(psd: Buffer, icc: Buffer): Buffer {
+  const sectionAt = 26 + 4 + psd.readUInt32BE(26)
+  const sectionLength = psd.readUInt32BE(sectionAt)
+  const block = Buffer.alloc(12 + icc.length + (icc.length & 1))
+  block.write('8BIM', 0, 'latin1')
+  block.writeUInt16BE(RESOURCE_ICC_PROFILE, 4)
+  block.writeUInt32BE(icc.length, 8)
+  icc.copy(block, 12)
+  const length = Buffer.alloc(4)
+  length.writeUInt32BE(sectionLength + block.length)
+  const end = sectionAt + 4 + sectionLength
+  return Buffer.concat([psd.subarray(0, sectionAt), length, psd.subarray(sectionAt + 4, end), block, psd.subarray(end)])
 }

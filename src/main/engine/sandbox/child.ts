@@ -8,6 +8,7 @@
 import sharp from 'sharp'
 import { JobFailure } from '../errors'
 import { decodeImage, probeImage } from '../pipeline/decode'
+import { srgbToNative } from '../pipeline/native-colour'
 import { renderPreview } from './preview-render'
 import { MEMORY_EXIT_CODE, type SandboxRequest, type ToChild, type ToParent } from './protocol'
 
@@ -32,6 +33,10 @@ async function handle(request: SandboxRequest): Promise<unknown> {
       return probeImage(Buffer.from(request.bytes), { maxPixels: request.maxPixels })
     case 'preview':
       return renderPreview(request.request, request.maxPixels)
+    case 'to-native': {
+      const { target } = request
+      return srgbToNative(Buffer.from(request.rgba), request.width, request.height, { ...target, icc: target.icc ? Buffer.from(target.icc) : null })
+    }
   }
 }
 

@@ -1,0 +1,71 @@
+/**
+ * The pixels an encoder starts from, with the profile and metadata every output carries:
+ *
+ * - the ICC profile the pixels are in: the input's own for pixels kept in its space
+ *   (`NativeImage`), else sRGB. Always attached, also with `metadata=strip`: it is what the
+ *   pixel values mean. A mask (grey, no colour) carries none.
+ * - the input's XMP packet (already cleaned for the job's `metadata` setting), where given.
+ *
+ * sharp attaches a profile without converting the pixels only when it comes with the input
+ * (`keepIccProfile`), so pixels in the input's space go in as a PNG (stored, not compressed)
+ * holding that profile. 16-bit pixels stay 16-bit for PNG and TIFF and are rounded to 8 bits
+ * for the formats that have no more (JPEG, WebP).
+ */
+import sharp, { type Sharp } from 'sharp'
+import type { OutputFormat } from '../../../shared/api'
+import { withIccChunk } from './decode-psd'
+import { narrow } from './native-colour'
+import type { NativeImage, RgbaImage } from './variation'
+
+/** Formats that can hold 16 bits per channel (as far as sharp writes them). */
+const DEEP_FORMATS: ReadonlySet<OutputFormat> = new Set(['png', 'tiff'])
+
+let srgbProfile: Promise<Buffer> | null = null
+
+/** The bytes of the sRGB profile sharp attaches (libvips's own, a few hundred bytes). */
+export function srgbProfileBytes(): Promise<Buffer> {
+  srgbProfile ??= sharp({ create: { width: 1, height: 1, channels: 3, background: '#000000' } })
+    .withIccProfile('srgb')
+    .png()
+    .toBuffer()
+    .then((png) => sharp(png).metadata())
+    .then((meta) => {
+      if (!meta.icc) throw new Error('sharp attached no sRGB profile')
+      return meta.icc
+    })
+  return srgbProfile
+}
+
+export interface SourceOptions {
+  /** The image is an opaque grey (the mask): one channel, no profile. */
+  greyscale?: boolean
+  /** The same image in the input's own space and depth. */
+  native?: NativeImage
+  /** XMP packet to write. */
+  xmp?: string | null
+}
+
+/** A sharp pipeline holding the image's pixels, profile and XMP, ready for a format's options. */
+export async function encodeSource(img: RgbaImage, format: OutputFormat, opts: SourceOptions): Promise<Sharp> {
+  let out: Sharp
+  if (opts.greyscale) {
+    out = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).removeAlpha().toColourspace('b-w')
+  } else if (opts.native) {
+    out = await nativeSource(opts.native, DEEP_FORMATS.has(format))
+  } else {
+    out = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).withIccProfile('srgb')
+  }
+  return opts.xmp ? out.withXmp(opts.xmp) : out
+}
+
+async function nativeSource(native: NativeImage, deepFormat: boolean): Promise<Sharp> {
+  const deep = native.depth === 16 && deepFormat
+  const raw = { width: native.width, height: native.height, channels: 4 as const }
+  const pixels = deep
+    ? sharp(new Uint16Array(native.data.buffer, native.data.byteOffset, native.data.length / 2), { raw }).toColourspace('rgb16')
+    : sharp(native.depth === 16 ? narrow(native.data) : native.data, { raw })
+  const png = await pixels.png({ compressionLevel: 0 }).toBuffer()
+  const tagged = withIccChunk(png, native.icc ?? (await srgbProfileBytes()))
+  const out = sharp(tagged, { limitInputPixels: false }).keepIccProfile()
+  return deep ? out.toColourspace('rgb16') : out
+}
