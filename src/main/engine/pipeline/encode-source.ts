@@ -4,7 +4,8 @@
  * - the ICC profile the pixels are in: the input's own for pixels kept in its space
  *   (`NativeImage`), else sRGB. Always attached, also with `metadata=strip`: it is what the
  *   pixel values mean. A mask (grey, no colour) carries none.
- * - the input's XMP packet (already cleaned for the job's `metadata` setting), where given.
+ * - the input's XMP packet and EXIF fields (already chosen for the job's `metadata` setting),
+ *   where given. libvips writes EXIF into JPEG, PNG (eXIf) and WebP, not into TIFF.
  *
  * sharp attaches a profile without converting the pixels only when it comes with the input
  * (`keepIccProfile`), so pixels in the input's space go in as a PNG (stored, not compressed)
@@ -15,6 +16,7 @@ import sharp, { type Sharp } from 'sharp'
 import type { OutputFormat } from '../../../shared/api'
 import { withIccChunk } from './decode-psd'
 import { narrow } from './native-colour'
+import type { ExifFields } from './source-info'
 import type { NativeImage, RgbaImage } from './variation'
 
 /** Formats that can hold 16 bits per channel (as far as sharp writes them). */
@@ -43,6 +45,15 @@ export interface SourceOptions {
   native?: NativeImage
   /** XMP packet to write. */
   xmp?: string | null
+  /** EXIF fields to write (JPEG, PNG, WebP: libvips writes no EXIF into TIFF). */
+  exif?: ExifFields | null
+}
+
+/** The EXIF of an output, as sharp's `withExif` takes it (libvips numbers the Exif sub-IFD 2, GPS 3). */
+function exifIfds(exif: ExifFields): Record<string, Record<string, string>> {
+  const ifds: Record<string, Record<string, string>> = { IFD0: exif.image, IFD2: exif.photo }
+  if (Object.keys(exif.gps).length > 0) ifds.IFD3 = exif.gps
+  return ifds
 }
 
 /** A sharp pipeline holding the image's pixels, profile and XMP, ready for a format's options. */
@@ -55,7 +66,9 @@ export async function encodeSource(img: RgbaImage, format: OutputFormat, opts: S
   } else {
     out = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).withIccProfile('srgb')
   }
-  return opts.xmp ? out.withXmp(opts.xmp) : out
+  if (opts.xmp) out = out.withXmp(opts.xmp)
+  if (opts.exif && format !== 'tiff') out = out.withExif(exifIfds(opts.exif))
+  return out
 }
 
 async function nativeSource(native: NativeImage, deepFormat: boolean): Promise<Sharp> {

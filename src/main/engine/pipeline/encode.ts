@@ -10,6 +10,7 @@ import type { OutputFormat, Variation } from '../../../shared/api'
 import { JobFailure } from '../errors'
 import { encodeSource } from './encode-source'
 import { encodePsd } from './psd'
+import type { ExifFields } from './source-info'
 import type { ComposedVariation, NativeImage, RgbaImage } from './variation'
 
 export type { RgbaImage } from './variation'
@@ -25,6 +26,8 @@ export interface EncodeOptions {
   native?: NativeImage
   /** XMP packet to write (cleaned for the job's `metadata` setting); absent: none. */
   xmp?: string | null
+  /** EXIF fields to write (chosen for the job's `metadata` setting); absent: none. */
+  exif?: ExifFields | null
 }
 
 export interface EncodedImage {
@@ -107,7 +110,7 @@ function hasTransparency(rgba: Buffer): boolean {
 }
 
 /** Writes one composed variation in the requested format (PSD with its layers). */
-export async function encodeVariation(v: ComposedVariation, format: OutputFormat, opts: Pick<EncodeOptions, 'quality' | 'xmp'> = {}): Promise<EncodedImage> {
+export async function encodeVariation(v: ComposedVariation, format: OutputFormat, opts: Pick<EncodeOptions, 'quality' | 'xmp' | 'exif'> = {}): Promise<EncodedImage> {
   if (format === 'psd') return { bytes: await encodePsd(v, { xmp: opts.xmp ?? null }), warnings: [] }
   return encodeImage(v.image, format, { ...opts, variation: v.variation, greyscale: v.greyscale, native: v.native })
 }

@@ -10,6 +10,7 @@ import { composeVariations } from './compose'
 import { decodeImage, type DecodedImage } from './decode'
 import { encodeVariation } from './encode'
 import { srgbToNative, type ToNative } from './native-colour'
+import type { ExifFields, SourceMetadata } from './source-info'
 
 export { decodeImage, type DecodedImage, type DecodeOptions } from './decode'
 export { encodeImage, encodeVariation, flattenWarning, JPG_FLATTEN_WARNING, type EncodedImage, type EncodeOptions, type RgbaImage } from './encode'
@@ -80,12 +81,20 @@ export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan):
   const warnings: Partial<Record<Variation, string[]>> = { ...composed.warnings }
   // Input-level warnings (e.g. an animated GIF) concern every output; they go with the primary.
   addWarnings(warnings, params.primary, [...image.warnings, ...alpha.warnings])
-  const xmp = params.metadata === 'strip' ? null : params.metadata === 'keep-gps' ? image.metadata?.xmpWithGps : image.metadata?.xmp
+  const kept = outputMetadata(image.metadata, params.metadata)
   const outputs: JobOutput[] = []
   for (const v of composed.variations) {
-    const encoded = await encodeVariation(v, plan.format, { quality: params.quality ?? undefined, xmp })
+    const encoded = await encodeVariation(v, plan.format, { quality: params.quality ?? undefined, ...kept })
     addWarnings(warnings, v.variation, encoded.warnings)
     outputs.push({ variation: v.variation, ext: plan.format, bytes: encoded.bytes })
   }
   return { outputs, warnings, ignored: composed.ignored }
+}
+
+/** The XMP and EXIF an output carries under the job's `metadata` setting. */
+export function outputMetadata(source: SourceMetadata | undefined, setting: JobParams['metadata']): { xmp: string | null; exif: ExifFields | null } {
+  if (!source || setting === 'strip') return { xmp: null, exif: null }
+  const gps = setting === 'keep-gps'
+  const exif = source.exif && !gps ? { ...source.exif, gps: {} } : source.exif
+  return { xmp: gps ? source.xmpWithGps : source.xmp, exif }
 }

@@ -23,6 +23,19 @@ export interface NativePixels {
   depth: 8 | 16
 }
 
+/**
+ * EXIF fields as plain strings, in the form sharp's `withExif` writes them (ASCII as is,
+ * rationals `n/d`, several values separated by spaces), by libvips's tag names.
+ */
+export interface ExifFields {
+  /** The image's own IFD: Make, Model, Artist, Copyright, DateTime, Software… (never Orientation). */
+  image: Record<string, string>
+  /** The Exif sub-IFD: LensModel, ExposureTime, FNumber, DateTimeOriginal… */
+  photo: Record<string, string>
+  /** The GPS IFD: written only with `metadata=keep-gps`. */
+  gps: Record<string, string>
+}
+
 export interface SourceMetadata {
   /** The RGB profile of `native` (null: sRGB, or no native pixels). */
   icc: Buffer | null
@@ -30,11 +43,13 @@ export interface SourceMetadata {
   xmp: string | null
   /** The same with the GPS position the input had. */
   xmpWithGps: string | null
+  /** The input's EXIF fields; null when it had none or they cannot be read. */
+  exif: ExifFields | null
   /** What could not be kept, for the job's warnings. */
   warnings: string[]
 }
 
-export const NO_METADATA: SourceMetadata = { icc: null, xmp: null, xmpWithGps: null, warnings: [] }
+export const NO_METADATA: SourceMetadata = { icc: null, xmp: null, xmpWithGps: null, exif: null, warnings: [] }
 
 /** Largest ICC profile kept (RGB profiles are a few KB; LUT-based ones rarely pass 1 MB). */
 export const MAX_ICC_BYTES = 4 * 2 ** 20
@@ -60,7 +75,7 @@ export function readSourceMetadata(meta: Metadata): SourceMetadata {
     xmpWithGps = cleaned.withGps
     if (xmpWithGps === null) warnings.push('metadata: the XMP packet is not well-formed and was not kept')
   }
-  return { icc: null, xmp, xmpWithGps, warnings }
+  return { icc: null, xmp, xmpWithGps, exif: null, warnings }
 }
 
 /**

@@ -1,0 +1,131 @@
+/**
+ * Metadata through the pipeline (real sharp, real ag-psd): XMP kept without orientation and
+ * GPS unless asked, EXIF fields written, nothing with `metadata=strip` but the colour profile.
+ */
+import { readPsd } from 'ag-psd'
+import sharp from 'sharp'
+import { describe, expect, it } from 'vitest'
+import { CLIPPING_DEFAULTS, type JobParams } from '../../../shared/params-types'
+import { iccProfile } from './decode-psd'
+import { encodeImage } from './encode'
+import { outputMetadata, processJob } from './index'
+import { NO_METADATA, type ExifFields } from './source-info'
+import { solidRgba } from './test-fixtures'
+import { cleanXmp } from './xmp-clean'
+
+const MAX = 100_000_000
+
+const XMP = `<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/">
+ <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+  <rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:tiff="http://ns.adobe.com/tiff/1.0/"
+    xmlns:gps="http://ns.adobe.com/exif/1.0/" tiff:Orientation="6" tiff:Make="Canon" gps:GPSLatitude="51,30.5N">
+   <dc:creator><rdf:Seq><rdf:li>Ada &amp; Co</rdf:li></rdf:Seq></dc:creator>
+   <gps:GPSLongitude>0,7.7W</gps:GPSLongitude>
+   <gps:ExposureTime>1/125</gps:ExposureTime>
+  </rdf:Description>
+ </rdf:RDF>
+</x:xmpmeta>
+<?xpacket end="w"?>`
+
+/** A stand-in model: the left half is the subject. */
+const halfSegmenter = {
+  segment: async (image: { width: number; height: number }) => {
+    const mask = Buffer.alloc(image.width * image.height)
+    for (let y = 0; y < image.height; y++) mask.fill(255, y * image.width, y * image.width + (image.width >> 1))
+    return mask
+  }
+}
+
+async function inputWithXmp(): Promise<Buffer> {
+  return sharp(solidRgba(16, 8, [90, 140, 200, 255]), { raw: { width: 16, height: 8, channels: 4 } }).withXmp(XMP).jpeg().toBuffer()
+}
+
+const run = (format: 'png' | 'jpg' | 'webp' | 'tiff' | 'psd', metadata: JobParams['metadata']) =>
+  inputWithXmp().then((input) => processJob(input, { segmenter: halfSegmenter }, { format, params: { ...CLIPPING_DEFAULTS, metadata }, maxPixels: MAX }))
+
+describe('cleanXmp', () => {
+  it('drops the orientation and, unless kept, the GPS position, by namespace whatever the prefix', () => {
+    const { withoutGps, withGps } = cleanXmp(XMP)
+    for (const kept of [withoutGps!, withGps!]) {
+      expect(kept).toContain('<rdf:li>Ada &amp; Co</rdf:li>')
+      expect(kept).toContain('tiff:Make="Canon"')
+      expect(kept).toContain('<gps:ExposureTime>1/125</gps:ExposureTime>')
+      expect(kept).not.toContain('Orientation')
+      expect(kept.startsWith('<?xpacket begin=')).toBe(true)
+    }
+    expect(withoutGps).not.toContain('GPS')
+    expect(withGps).toContain('gps:GPSLatitude="51,30.5N"')
+    expect(withGps).toContain('<gps:GPSLongitude>0,7.7W</gps:GPSLongitude>')
+  })
+
+  it('drops a packet with a DTD, a broken one and an empty one', () => {
+    expect(cleanXmp('<!DOCTYPE x [<!ENTITY a "b">]><x:xmpmeta xmlns:x="adobe:ns:meta/">&a;</x:xmpmeta>').withGps).toBeNull()
+    expect(cleanXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"><a></x:xmpmeta>').withGps).toBeNull()
+    expect(cleanXmp('').withGps).toBeNull()
+  })
+})
+
+describe('XMP in outputs', () => {
+  it.each(['png', 'jpg', 'webp', 'tiff'] as const)('%s keeps it without orientation and GPS by default', async (format) => {
+    const out = (await run(format, 'keep')).outputs[0]!.bytes
+    const meta = await sharp(out).metadata()
+    const xmp = meta.xmp!.toString('utf8')
+    expect(xmp).toContain('Ada &amp; Co')
+    expect(xmp).not.toContain('GPS')
+    expect(xmp).not.toContain('Orientation')
+  })
+
+  it('keeps the GPS position with metadata=keep-gps', async () => {
+    const out = (await run('png', 'keep-gps')).outputs[0]!.bytes
+    const xmp = (await sharp(out).metadata()).xmp!.toString('utf8')
+    expect(xmp).toContain('GPSLatitude="51,30.5N"')
+    expect(xmp).not.toContain('Orientation')
+  })
+
+  it.each(['png', 'jpg', 'webp', 'tiff'] as const)('%s with metadata=strip has none, but keeps its colour profile', async (format) => {
+    const out = (await run(format, 'strip')).outputs[0]!.bytes
+    const meta = await sharp(out).metadata()
+    expect(meta.xmp).toBeUndefined()
+    expect(meta.exif).toBeUndefined()
+    expect(meta.icc?.toString('latin1', 16, 20)).toBe('RGB ')
+  })
+
+  it('psd carries the XMP and an sRGB profile resource', async () => {
+    const out = (await run('psd', 'keep')).outputs[0]!.bytes
+    const psd = readPsd(out, { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true })
+    expect(psd.imageResources?.xmpMetadata).toContain('Ada &amp; Co')
+    expect(psd.imageResources?.xmpMetadata).not.toContain('GPS')
+    expect(iccProfile(out)?.toString('latin1', 16, 20)).toBe('RGB ')
+    const stripped = (await run('psd', 'strip')).outputs[0]!.bytes
+    expect(readPsd(stripped, { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true }).imageResources?.xmpMetadata).toBeUndefined()
+  })
+})
+
+describe('EXIF in outputs', () => {
+  const exif: ExifFields = {
+    image: { Make: 'Canon', Model: 'EOS R5' },
+    photo: { LensModel: 'RF24-70mm F2.8 L IS USM', ExposureTime: '1/125' },
+    gps: { GPSLatitudeRef: 'N', GPSLatitude: '51/1 30/1 3230/100' }
+  }
+  const image = { data: solidRgba(8, 8, [10, 20, 30, 255]), width: 8, height: 8, channels: 4 as const }
+
+  it('outputMetadata: the GPS fields only with keep-gps, nothing with strip', () => {
+    const source = { ...NO_METADATA, exif, xmp: 'a', xmpWithGps: 'b' }
+    expect(outputMetadata(source, 'keep')).toEqual({ xmp: 'a', exif: { ...exif, gps: {} } })
+    expect(outputMetadata(source, 'keep-gps')).toEqual({ xmp: 'b', exif })
+    expect(outputMetadata(source, 'strip')).toEqual({ xmp: null, exif: null })
+  })
+
+  it.each(['png', 'jpg', 'webp'] as const)('%s carries the camera and lens fields, and GPS only when given', async (format) => {
+    const kept = outputMetadata({ ...NO_METADATA, exif }, 'keep').exif
+    const bytes = (await encodeImage(image, format, { exif: kept })).bytes
+    const block = (await sharp(bytes).metadata()).exif!
+    for (const text of ['Canon', 'EOS R5', 'RF24-70mm F2.8 L IS USM']) expect(block.includes(text)).toBe(true)
+    // The GPS IFD pointer tag (0x8825), in either byte order.
+    const gpsPointer = (b: Buffer) => b.includes(Buffer.from([0x88, 0x25, 0x00, 0x04])) || b.includes(Buffer.from([0x25, 0x88, 0x04, 0x00]))
+    expect(gpsPointer(block)).toBe(false)
+    const withGps = (await sharp((await encodeImage(image, format, { exif })).bytes).metadata()).exif!
+    expect(gpsPointer(withGps)).toBe(true)
+  })
+})
