@@ -88,6 +88,35 @@ describe('16-bit inputs', () => {
   })
 })
 
+/** A flat 16-bit RGB PSD (no layers, raw planes) holding `deepPixels`: ag-psd writes only 8 bits. */
+function deepPsd(): Buffer {
+  const px = deepPixels()
+  const head = Buffer.alloc(26 + 12 + 2)
+  head.write('8BPS', 0, 'latin1')
+  head.writeUInt16BE(1, 4)
+  head.writeUInt16BE(3, 12)
+  head.writeUInt32BE(H, 14)
+  head.writeUInt32BE(W, 18)
+  head.writeUInt16BE(16, 22)
+  head.writeUInt16BE(3, 24) // RGB
+  // Colour mode data, image resources, layer and mask info: all empty; then raw image data.
+  const planes = Buffer.alloc(W * H * 3 * 2)
+  for (let c = 0; c < 3; c++) for (let i = 0; i < W * H; i++) planes.writeUInt16BE(px[i * 3 + c]!, (c * W * H + i) * 2)
+  return Buffer.concat([head, planes])
+}
+
+describe('a 16-bit PSD input', () => {
+  it('gives a 16-bit PNG holding its values inside the subject; a PSD output is 8-bit', async () => {
+    const result = await processJob(deepPsd(), { segmenter: rampSegmenter }, { format: 'png', params: params(), maxPixels: MAX })
+    const out = await raw16(result.outputs[0]!.bytes)
+    const input = deepPixels()
+    const i = 5 * W + 40
+    expect([out[i * 4], out[i * 4 + 1], out[i * 4 + 2], out[i * 4 + 3]]).toEqual([input[i * 3], input[i * 3 + 1], input[i * 3 + 2], 65535])
+    const psd = await processJob(deepPsd(), { segmenter: rampSegmenter }, { format: 'psd', params: params(), maxPixels: MAX })
+    expect(psd.outputs[0]!.bytes.readUInt16BE(22)).toBe(8)
+  })
+})
+
 describe('an Adobe RGB (1998) input', () => {
   const icc = matrixProfile()
 

@@ -4,7 +4,7 @@
  * Layer pixels are skipped (`skipLayerImageData`): the composite is what the document looks
  * like, and decoding every layer would cost memory for nothing. ag-psd gives the composite as
  * RGBA at the file's depth (8-bit bytes, 16-bit words, 32-bit linear floats); we bring it to
- * 8-bit. An embedded ICC profile (image resource 1039, which ag-psd does not read) is honoured:
+ * 8-bit for the model (a 16-bit document's own words are kept for the outputs). An embedded ICC profile (image resource 1039, which ag-psd does not read) is honoured:
  * the pixels are handed to sharp with that profile so they come out in sRGB like every input.
  */
 import { crc32, deflateSync } from 'node:zlib'
@@ -18,6 +18,10 @@ export interface PsdComposite {
   height: number
   /** The profile the pixels are in, when the document embeds one. */
   icc: Buffer | null
+  /** A 16-bit document's own RGBA words (native-endian), before they were brought to 8 bits. */
+  words: Buffer | null
+  /** The document's XMP packet, as ag-psd read it. */
+  xmp: string | null
 }
 
 const PSD_SIGNATURE = '8BPS'
@@ -60,7 +64,9 @@ export function readPsdComposite(bytes: Buffer): PsdComposite {
   if (!pixels || pixels.width !== psd.width || pixels.height !== psd.height) {
     throw new JobFailure('unsupported_image', 'the psd image has no composite image')
   }
-  return { data: to8bit(pixels.data), width: pixels.width, height: pixels.height, icc: iccProfile(bytes) }
+  const words = pixels.data instanceof Uint16Array ? Buffer.from(pixels.data.buffer, pixels.data.byteOffset, pixels.data.byteLength) : null
+  const xmp = typeof psd.imageResources?.xmpMetadata === 'string' ? psd.imageResources.xmpMetadata : null
+  return { data: to8bit(pixels.data), width: pixels.width, height: pixels.height, icc: iccProfile(bytes), words, xmp }
 }
 
 /** 8-bit copy of ag-psd's RGBA data at any depth. */

@@ -12,7 +12,7 @@ import { JobFailure } from '../errors'
 import { psdDimensions, sniffImageType, type SniffedType } from '../intake/sniff'
 import { readPsdComposite, withIccChunk } from './decode-psd'
 import { prepareSvg } from './decode-svg'
-import { NO_METADATA, readNative, readSourceMetadata, type NativePixels, type SourceMetadata } from './source-info'
+import { differsBeyond, isRgbProfile, MAX_ICC_BYTES, NO_METADATA, readNative, readSourceMetadata, SRGB_TOLERANCE, type NativePixels, type SourceMetadata } from './source-info'
 
 export interface DecodedImage {
   /** RGBA, 8 bits per channel, rows top to bottom, no padding. */
@@ -170,14 +170,21 @@ async function decodePsd(bytes: Buffer, opts: DecodeOptions): Promise<DecodedIma
   checkSize(size.width, size.height, opts.maxPixels)
   const composite = readPsdComposite(bytes)
   let image: Pick<DecodedImage, 'data' | 'width' | 'height' | 'channels'> = { data: composite.data, width: composite.width, height: composite.height, channels: 4 }
-  // An RGB profile (bytes 16–19 of an ICC header name its colour space): through sharp with the
-  // profile attached, to come out in sRGB like every input. (ag-psd gives grey as RGB already.)
-  if (composite.icc && composite.icc.toString('latin1', 16, 20) === 'RGB ') {
+  // An RGB profile: through sharp with the profile attached, to come out in sRGB like every
+  // input. (ag-psd gives grey as RGB already.)
+  const rgbProfile = composite.icc !== null && isRgbProfile(composite.icc) && composite.icc.length <= MAX_ICC_BYTES
+  if (rgbProfile) {
     const raw = { width: composite.width, height: composite.height, channels: 4 as const }
     const png = await sharp(composite.data, { raw, limitInputPixels: opts.maxPixels }).png({ compressionLevel: 0 }).toBuffer()
-    image = await decodeWithSharp(withIccChunk(png, composite.icc), opts.maxPixels, 'psd')
+    image = await decodeWithSharp(withIccChunk(png, composite.icc!), opts.maxPixels, 'psd')
   }
-  return { ...image, hasAlpha: hasTransparency(image.data), warnings: [], native: null, metadata: { ...NO_METADATA, warnings: [] } }
+  const metadata = readSourceMetadata({ xmp: composite.xmp === null ? undefined : Buffer.from(composite.xmp, 'utf8') })
+  // The document's own pixels for the outputs: 16-bit words, or 8-bit values in a profile that is not sRGB.
+  let native: NativePixels | null = null
+  if (composite.words) native = { data: composite.words, depth: 16 }
+  else if (rgbProfile && differsBeyond(composite.data, image.data, SRGB_TOLERANCE)) native = { data: composite.data, depth: 8 }
+  if (native && rgbProfile) metadata.icc = composite.icc
+  return { ...image, hasAlpha: hasTransparency(image.data), warnings: [...metadata.warnings], native, metadata }
 }
 
 /** Header only: sharp does not decode pixels for metadata. Unreadable → not an image we take. */

@@ -56,14 +56,14 @@ export const MAX_ICC_BYTES = 4 * 2 ** 20
 /** Largest XMP packet kept. */
 export const MAX_XMP_BYTES = 2 ** 20
 /** A profile changing no channel by more than this (of 255) is taken for sRGB. */
-const SRGB_TOLERANCE = 1
+export const SRGB_TOLERANCE = 1
 
 /** Whether an ICC profile's header names the RGB colour space (bytes 16–19). */
 export function isRgbProfile(icc: Buffer): boolean {
   return icc.length >= 128 && icc.toString('latin1', 16, 20) === 'RGB '
 }
 
-export function readSourceMetadata(meta: Metadata): SourceMetadata {
+export function readSourceMetadata(meta: Pick<Metadata, 'xmp'>): SourceMetadata {
   const warnings: string[] = []
   let xmp: string | null = null
   let xmpWithGps: string | null = null
@@ -109,7 +109,7 @@ export async function readNative(
   return { data, depth }
 }
 
-function differsBeyond(a: Buffer, b: Buffer, tolerance: number): boolean {
+export function differsBeyond(a: Buffer, b: Buffer, tolerance: number): boolean {
   for (let i = 0; i < a.length; i++) {
     if (Math.abs(a[i]! - b[i]!) > tolerance) return true
   }
