@@ -11,6 +11,7 @@ import { encodeImage } from './encode'
 import { outputMetadata, processJob } from './index'
 import { NO_METADATA, type ExifFields } from './source-info'
 import { solidRgba } from './test-fixtures'
+import { exifFields } from './exif-fields'
 import { cleanXmp } from './xmp-clean'
 
 const MAX = 100_000_000
@@ -127,5 +128,28 @@ describe('EXIF in outputs', () => {
     expect(gpsPointer(block)).toBe(false)
     const withGps = (await sharp((await encodeImage(image, format, { exif })).bytes).metadata()).exif!
     expect(gpsPointer(withGps)).toBe(true)
+  })
+})
+
+describe('exifFields', () => {
+  it('keeps the photo’s fields as writable strings, leaves out the old file’s layout and orientation', () => {
+    const fields = exifFields({
+      Image: { Make: 'Canon\0', Model: 'EOS R5', Orientation: 6, ImageWidth: 8192, ExifTag: 240, DateTime: new Date(Date.UTC(2023, 4, 20, 17, 2, 0)), Artist: '' },
+      Photo: { LensModel: 'RF24-70mm F2.8 L IS USM', ExposureTime: 0.008, FNumber: 2.8, ExifVersion: Buffer.from('0232'), MakerNote: Buffer.alloc(900) },
+      GPSInfo: { GPSLatitudeRef: 'N', GPSLatitude: [51, 30, 32.3], GPSAltitude: Number.NaN }
+    })
+    expect(fields).toEqual({
+      image: { Make: 'Canon', Model: 'EOS R5', DateTime: '2023:05:20 17:02:00' },
+      photo: { LensModel: 'RF24-70mm F2.8 L IS USM', ExposureTime: '0.008', FNumber: '2.8' },
+      gps: { GPSLatitudeRef: 'N', GPSLatitude: '51 30 32.3' }
+    })
+    expect(exifFields({ Image: { Orientation: 1 } })).toBeNull()
+  })
+
+  it('what it gives, sharp writes: camera, lens and exposure survive a JPEG', async () => {
+    const fields = exifFields({ Image: { Make: 'Canon', Model: 'EOS R5' }, Photo: { LensModel: 'RF50mm F1.8 STM', ExposureTime: 0.008 } })!
+    const bytes = (await encodeImage({ data: solidRgba(4, 4, [1, 2, 3, 255]), width: 4, height: 4, channels: 4 }, 'jpg', { exif: fields })).bytes
+    const block = (await sharp(bytes).metadata()).exif!
+    for (const text of ['Canon', 'EOS R5', 'RF50mm F1.8 STM']) expect(block.includes(text)).toBe(true)
   })
 })
