@@ -8,8 +8,10 @@
  *   where given. libvips writes EXIF into JPEG, PNG (eXIf) and WebP, not into TIFF.
  *
  * sharp attaches a profile without converting the pixels only when it comes with the input
- * (`keepIccProfile`), so pixels in the input's space go in as a PNG (stored, not compressed)
- * holding that profile. 16-bit pixels stay 16-bit for PNG and TIFF and are rounded to 8 bits
+ * (`keepIccProfile`), so for WebP and TIFF pixels in the input's space go in as a PNG (stored,
+ * not compressed) holding that profile, and sRGB pixels are converted into sharp's sRGB (an
+ * identity, which attaches it); PNG and JPEG get the profile added to their bytes afterwards
+ * (`icc-attach.ts`), which costs nothing. 16-bit pixels stay 16-bit for PNG and TIFF and are rounded to 8 bits
  * for the formats that have no more (JPEG, WebP).
  */
 import sharp, { type Sharp } from 'sharp'
@@ -56,29 +58,50 @@ function exifIfds(exif: ExifFields): Record<string, Record<string, string>> {
   return ifds
 }
 
-/** A sharp pipeline holding the image's pixels, profile and XMP, ready for a format's options. */
-export async function encodeSource(img: RgbaImage, format: OutputFormat, opts: SourceOptions): Promise<Sharp> {
-  let out: Sharp
-  if (opts.greyscale) {
-    out = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).removeAlpha().toColourspace('b-w')
-  } else if (opts.native) {
-    out = await nativeSource(opts.native, DEEP_FORMATS.has(format))
-  } else {
-    out = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).withIccProfile('srgb')
-  }
-  if (opts.xmp) out = out.withXmp(opts.xmp)
-  if (opts.exif && format !== 'tiff') out = out.withExif(exifIfds(opts.exif))
-  return out
+export interface EncodeSource {
+  /** The pixels (with XMP and EXIF), ready for a format's options. */
+  pipeline: Sharp
+  /** The profile to add to the encoded bytes (PNG, JPEG), or null when the pipeline attaches it. */
+  iccAfter: Buffer | null
 }
 
-async function nativeSource(native: NativeImage, deepFormat: boolean): Promise<Sharp> {
-  const deep = native.depth === 16 && deepFormat
+/** Formats whose encoded bytes get their profile added afterwards (`icc-attach.ts`), with no pass over the pixels. */
+const ATTACH_AFTER: ReadonlySet<OutputFormat> = new Set(['png', 'jpg', 'jpeg'])
+
+/** A sharp pipeline holding the image's pixels, XMP and EXIF, and how its profile is attached. */
+export async function encodeSource(img: RgbaImage, format: OutputFormat, opts: SourceOptions): Promise<EncodeSource> {
+  let pipeline: Sharp
+  let iccAfter: Buffer | null = null
+  const after = ATTACH_AFTER.has(format)
+  if (opts.greyscale) {
+    pipeline = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).removeAlpha().toColourspace('b-w')
+  } else if (opts.native) {
+    const icc = opts.native.icc ?? (await srgbProfileBytes())
+    pipeline = after ? nativePixels(opts.native, DEEP_FORMATS.has(format)) : await nativeTagged(opts.native, icc, DEEP_FORMATS.has(format))
+    if (after) iccAfter = icc
+  } else if (after) {
+    pipeline = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
+    iccAfter = await srgbProfileBytes()
+  } else {
+    pipeline = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).withIccProfile('srgb')
+  }
+  if (opts.xmp) pipeline = pipeline.withXmp(opts.xmp)
+  if (opts.exif && format !== 'tiff') pipeline = pipeline.withExif(exifIfds(opts.exif))
+  return { pipeline, iccAfter }
+}
+
+/** The pixels as they are, 16-bit kept when the format can hold it; no profile. */
+function nativePixels(native: NativeImage, deepFormat: boolean): Sharp {
   const raw = { width: native.width, height: native.height, channels: 4 as const }
-  const pixels = deep
-    ? sharp(new Uint16Array(native.data.buffer, native.data.byteOffset, native.data.length / 2), { raw }).toColourspace('rgb16')
-    : sharp(native.depth === 16 ? narrow(native.data) : native.data, { raw })
-  const png = await pixels.png({ compressionLevel: 0 }).toBuffer()
-  const tagged = withIccChunk(png, native.icc ?? (await srgbProfileBytes()))
-  const out = sharp(tagged, { limitInputPixels: false }).keepIccProfile()
-  return deep ? out.toColourspace('rgb16') : out
+  if (native.depth === 16 && deepFormat) {
+    return sharp(new Uint16Array(native.data.buffer, native.data.byteOffset, native.data.length / 2), { raw }).toColourspace('rgb16')
+  }
+  return sharp(native.depth === 16 ? narrow(native.data) : native.data, { raw })
+}
+
+/** The pixels with `icc` attached and not applied: they come in as a PNG holding it (`keepIccProfile`). */
+async function nativeTagged(native: NativeImage, icc: Buffer, deepFormat: boolean): Promise<Sharp> {
+  const png = await nativePixels(native, deepFormat).png({ compressionLevel: 0 }).toBuffer()
+  const out = sharp(withIccChunk(png, icc), { limitInputPixels: false }).keepIccProfile()
+  return native.depth === 16 && deepFormat ? out.toColourspace('rgb16') : out
 }

@@ -9,6 +9,7 @@ import type { Sharp } from 'sharp'
 import type { OutputFormat, Variation } from '../../../shared/api'
 import { JobFailure } from '../errors'
 import { encodeSource } from './encode-source'
+import { jpegWithIcc, pngWithIcc } from './icc-attach'
 import { encodePsd } from './psd'
 import type { ExifFields } from './source-info'
 import type { ComposedVariation, NativeImage, RgbaImage } from './variation'
@@ -62,7 +63,7 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
     // Without layers: one layer holding the image (encodeVariation writes the layered document).
     return { bytes: await encodePsd({ variation: opts.variation ?? 'clipping', image: img }, { xmp: opts.xmp ?? null }), warnings }
   }
-  const pixels = await encodeSource(img, format, opts)
+  const { pipeline: pixels, iccAfter } = await encodeSource(img, format, opts)
   let out: Sharp
   switch (format) {
     case 'png':
@@ -93,7 +94,9 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
   }
 
   try {
-    return { bytes: await out.toBuffer(), warnings }
+    const bytes = await out.toBuffer()
+    if (!iccAfter) return { bytes, warnings }
+    return { bytes: format === 'png' ? pngWithIcc(bytes, iccAfter) : jpegWithIcc(bytes, iccAfter), warnings }
   } catch (cause) {
     throw new JobFailure('pipeline_error', `cannot encode ${format}: ${cause instanceof Error ? cause.message : String(cause)}`, {
       cause

@@ -1,0 +1,37 @@
+import sharp from 'sharp'
+import { describe, expect, it } from 'vitest'
+import { encodeImage } from './encode'
+import { matrixProfile } from './icc-fixtures'
+import { jpegWithIcc, pngWithIcc } from './icc-attach'
+import { solidRgba } from './test-fixtures'
+
+const image = { data: solidRgba(16, 16, [200, 100, 50, 255]), width: 16, height: 16, channels: 4 as const }
+
+describe('icc-attach', () => {
+  it('adds a profile to a PNG and a JPEG that readers find, pixels untouched', async () => {
+    const icc = matrixProfile()
+    const png = await sharp(image.data, { raw: { width: 16, height: 16, channels: 4 } }).png().toBuffer()
+    const jpeg = await sharp(image.data, { raw: { width: 16, height: 16, channels: 4 } }).jpeg({ quality: 100 }).toBuffer()
+    for (const [plain, tagged] of [[png, pngWithIcc(png, icc)], [jpeg, jpegWithIcc(jpeg, icc)]] as const) {
+      expect(Buffer.compare((await sharp(tagged).metadata()).icc!, icc)).toBe(0)
+      expect((await sharp(tagged, { ignoreIcc: true }).raw().toBuffer()).equals(await sharp(plain).raw().toBuffer())).toBe(true)
+    }
+  })
+
+  it('splits a profile over 64 KB across numbered JPEG segments', async () => {
+    const big = Buffer.concat([matrixProfile(), Buffer.alloc(150_000)])
+    big.writeUInt32BE(big.length, 0)
+    const jpeg = await sharp(image.data, { raw: { width: 16, height: 16, channels: 4 } }).jpeg().toBuffer()
+    const tagged = jpegWithIcc(jpeg, big)
+    expect(Buffer.compare((await sharp(tagged).metadata()).icc!, big)).toBe(0)
+  })
+
+  it('puts the profile after the EXIF segment, which stays where readers look', async () => {
+    const { bytes } = await encodeImage(image, 'jpg', { exif: { image: { Make: 'Canon' }, photo: {}, gps: {} } })
+    const app1 = bytes.indexOf(Buffer.from([0xff, 0xe1]))
+    const app2 = bytes.indexOf(Buffer.from('ICC_PROFILE\0', 'latin1'))
+    expect(app1).toBeGreaterThan(0)
+    expect(app2).toBeGreaterThan(app1)
+    expect((await sharp(bytes).metadata()).exif!.includes('Canon')).toBe(true)
+  })
+})
