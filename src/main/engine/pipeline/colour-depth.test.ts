@@ -6,6 +6,7 @@ import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { CLIPPING_DEFAULTS, type JobParams } from '../../../shared/params-types'
 import { matrixProfile } from './icc-fixtures'
+import { decodeImage } from './decode'
 import { processJob } from './index'
 import { withIccChunk } from './decode-psd'
 
@@ -182,5 +183,29 @@ describe('plain 8-bit sRGB inputs', () => {
     expect(meta.icc?.toString('latin1', 16, 20)).toBe('RGB ')
     const out = await sharp(bytes).raw().toBuffer()
     expect([...out.subarray(0, 4)]).toEqual([128, 128, 128, 255])
+  })
+})
+
+describe('inputs whose outputs are sRGB', () => {
+  const px = () => {
+    const rgb = Buffer.alloc(W * H * 3)
+    for (let i = 0; i < rgb.length; i++) rgb[i] = (i * 13) & 255
+    return sharp(rgb, { raw: { width: W, height: H, channels: 3 } })
+  }
+
+  it('a CMYK JPEG is converted to sRGB and tagged so', async () => {
+    const cmyk = await px().toColourspace('cmyk').jpeg().toBuffer()
+    expect((await sharp(cmyk).metadata()).space).toBe('cmyk')
+    const decoded = await decodeImage(cmyk, { maxPixels: MAX })
+    expect(decoded.native).toBeNull()
+    const result = await processJob(cmyk, { segmenter: rampSegmenter }, { format: 'png', params: params(), maxPixels: MAX })
+    const meta = await sharp(result.outputs[0]!.bytes).metadata()
+    expect([meta.space, meta.depth, meta.icc?.toString('latin1', 16, 20)]).toEqual(['srgb', 'uchar', 'RGB '])
+  })
+
+  it('an input tagged sRGB needs no second copy of its pixels', async () => {
+    const tagged = await px().withIccProfile('srgb').png().toBuffer()
+    expect((await sharp(tagged).metadata()).icc).toBeDefined()
+    expect((await decodeImage(tagged, { maxPixels: MAX })).native).toBeNull()
   })
 })
