@@ -209,3 +209,25 @@ describe('inputs whose outputs are sRGB', () => {
     expect((await decodeImage(tagged, { maxPixels: MAX })).native).toBeNull()
   })
 })
+
+describe('a profile colours cannot be converted into', () => {
+  it('gives sRGB outputs and says so, rather than mislabelled colours', async () => {
+    // Three equal primaries: lcms reads colours out of it, but cannot invert it to write any.
+    const flat = matrixProfile({ description: 'Flat', red: [0.3, 0.3, 0.3], green: [0.3, 0.3, 0.3], blue: [0.3, 0.3, 0.3], gamma: 2.2 })
+    const rgb = Buffer.alloc(W * H * 3)
+    for (let i = 0; i < rgb.length; i += 3) rgb.set([200, 60, 30], i)
+    const input = withIccChunk(await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer(), flat)
+    const decoded = await decodeImage(input, { maxPixels: MAX })
+    expect(decoded.native).not.toBeNull()
+    // A clipping needs no conversion: the input's own numbers with its own profile.
+    const clipping = await processJob(input, { segmenter: rampSegmenter }, { format: 'png', params: params(), maxPixels: MAX })
+    expect(Buffer.compare((await sharp(clipping.outputs[0]!.bytes).metadata()).icc!, flat)).toBe(0)
+    // A background colour must be converted into it, which cannot be done.
+    const composed = params({ background: { kind: 'color', rgba: [255, 255, 255, 255] }, variations: ['compose'], primary: 'compose' })
+    const result = await processJob(input, { segmenter: rampSegmenter }, { format: 'png', params: composed, maxPixels: MAX })
+    const meta = await sharp(result.outputs[0]!.bytes).metadata()
+    expect(meta.icc && Buffer.compare(meta.icc, flat)).not.toBe(0)
+    expect(meta.icc?.toString('latin1', 16, 20)).toBe('RGB ')
+    expect(result.warnings.compose?.join(' ')).toContain('the output is in sRGB')
+  })
+})

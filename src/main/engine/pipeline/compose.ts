@@ -189,11 +189,15 @@ export async function composeVariations(
     }
   }
   if (image.native && opts.toNative) {
-    const natives = await composeNative(
-      { image, alpha: alpha.alpha, foreground: alpha.foreground, placement, background, shadow: shadow?.ok ? shadow.layer : null, toNative: opts.toNative },
-      variations.map((v) => v.variation)
-    )
-    for (const v of variations) v.native = natives[v.variation]
+    const input = { image, alpha: alpha.alpha, foreground: alpha.foreground, placement, background, shadow: shadow?.ok ? shadow.layer : null, toNative: opts.toNative }
+    try {
+      const natives = await composeNative(input, variations.map((v) => v.variation))
+      for (const v of variations) v.native = natives[v.variation]
+    } catch (err) {
+      // A profile colours cannot be converted into: the outputs are sRGB, as for any input.
+      if (!(err instanceof JobFailure) || err.reason !== 'pipeline_error') throw err
+      note(params.primary, `colour: ${err.message}; the output is in sRGB`)
+    }
   }
   return { variations, warnings, ignored }
 }

@@ -3,13 +3,13 @@
  * GPS unless asked, EXIF fields written, nothing with `metadata=strip` but the colour profile.
  */
 import { readPsd } from 'ag-psd'
-import sharp from 'sharp'
+import sharp, { type Metadata } from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { CLIPPING_DEFAULTS, type JobParams } from '../../../shared/params-types'
 import { iccProfile } from './decode-psd'
 import { encodeImage } from './encode'
 import { outputMetadata, processJob } from './index'
-import { NO_METADATA, type ExifFields } from './source-info'
+import { MAX_ICC_BYTES, MAX_XMP_BYTES, NO_METADATA, readNative, readSourceMetadata, type ExifFields } from './source-info'
 import { solidRgba } from './test-fixtures'
 import { exifFields } from './exif-fields'
 import { cleanXmp } from './xmp-clean'
@@ -151,5 +151,20 @@ describe('exifFields', () => {
     const bytes = (await encodeImage({ data: solidRgba(4, 4, [1, 2, 3, 255]), width: 4, height: 4, channels: 4 }, 'jpg', { exif: fields })).bytes
     const block = (await sharp(bytes).metadata()).exif!
     for (const text of ['Canon', 'EOS R5', 'RF50mm F1.8 STM']) expect(block.includes(text)).toBe(true)
+  })
+})
+
+describe('size limits on untrusted metadata', () => {
+  it('an XMP packet over 1 MB and an ICC profile over 4 MB are not kept, with a warning', async () => {
+    const xmp = readSourceMetadata({ xmp: Buffer.alloc(MAX_XMP_BYTES + 1, 0x20) })
+    expect(xmp.xmp).toBeNull()
+    expect(xmp.warnings).toEqual(['metadata: the XMP packet (1024 KB) is over 1 MB and was not kept'])
+    const into = readSourceMetadata({})
+    const icc = Buffer.alloc(MAX_ICC_BYTES + 1)
+    icc.write('RGB ', 16, 'latin1')
+    const native = await readNative(Buffer.alloc(0), { icc, depth: 'uchar' } as Metadata, Buffer.alloc(0), MAX, into)
+    expect(native).toBeNull()
+    expect(into.icc).toBeNull()
+    expect(into.warnings).toEqual(['metadata: the ICC profile (4096 KB) is too large to keep; the output is in sRGB'])
   })
 })

@@ -48,11 +48,16 @@ export const srgbToNative: ToNative = async (rgba, width, height, target) => {
     const path = join(dir, 'profile.icc')
     await writeFile(path, target.icc)
     let pipeline = sharp(rgba, { raw: { width, height, channels: 4 } })
+    // A profile lcms cannot convert into (e.g. one that only describes input) is skipped by
+    // sharp with a warning, leaving the pixels unconverted: that must fail, not pass.
+    const warnings: string[] = []
+    pipeline.on('warning', (w: string) => warnings.push(w))
     if (target.depth === 16) pipeline = pipeline.toColourspace('rgb16')
     const { data, info } = await pipeline
       .withIccProfile(path, { attach: false })
       .raw({ depth: target.depth === 16 ? 'ushort' : 'uchar' })
       .toBuffer({ resolveWithObject: true })
+    if (warnings.length > 0) throw new JobFailure('pipeline_error', `cannot convert into the input's colour profile: ${warnings.join('; ')}`)
     if (info.channels !== 4 || data.length !== width * height * 4 * (target.depth / 8)) {
       throw new JobFailure('pipeline_error', `colour conversion gave ${info.width}×${info.height}×${info.channels}, expected RGBA`)
     }
