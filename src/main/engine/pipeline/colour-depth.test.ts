@@ -8,9 +8,19 @@ import { CLIPPING_DEFAULTS, type JobParams } from '../../../shared/params-types'
 import { matrixProfile } from './icc-fixtures'
 import { decodeImage } from './decode'
 import { processJob } from './index'
-import { withIccChunk } from './decode-psd'
+import { iccProfile, withIccChunk } from './decode-psd'
+import { initializeCanvas, readPsd } from 'ag-psd'
 
 const MAX = 100_000_000
+
+// ag-psd makes image data through a canvas unless given a factory: plain objects here.
+type CreateImageData = NonNullable<Parameters<typeof initializeCanvas>[1]>
+initializeCanvas(
+  () => {
+    throw new Error('no canvas')
+  },
+  ((width: number, height: number) => ({ width, height, data: new Uint8ClampedArray(width * height * 4) })) as unknown as CreateImageData
+)
 const W = 1200
 const H = 12
 /**
@@ -83,6 +93,19 @@ describe('16-bit inputs', () => {
     expect(ramp.every((a, i) => i === 0 || a <= ramp[i - 1]!)).toBe(true)
   })
 
+  it('alpha=keep keeps a 16-bit input alpha as it is', async () => {
+    const rgba = new Uint16Array(W * H * 4)
+    const rgb = deepPixels()
+    for (let i = 0; i < W * H; i++) {
+      rgba.set([rgb[i * 3]!, rgb[i * 3 + 1]!, rgb[i * 3 + 2]!], i * 4)
+      rgba[i * 4 + 3] = Math.round((65535 * (i % W)) / (W - 1)) // a 16-bit ramp
+    }
+    const png = await sharp(rgba, { raw: { width: W, height: H, channels: 4 } }).toColourspace('rgb16').png().toBuffer()
+    const result = await processJob(png, { segmenter: rampSegmenter }, { format: 'png', params: params({ alpha: 'keep' }), maxPixels: MAX })
+    const out = await raw16(result.outputs[0]!.bytes)
+    for (const x of [1, 333, 777, W - 1]) expect([out[(7 * W + x) * 4 + 1], out[(7 * W + x) * 4 + 3]]).toEqual([rgba[(7 * W + x) * 4 + 1], rgba[(7 * W + x) * 4 + 3]])
+  })
+
   it('gives an 8-bit JPEG, rounded from the 16-bit values', async () => {
     const result = await processJob(await deepPng(), { segmenter: rampSegmenter }, { format: 'jpg', params: params({ background: { kind: 'color', rgba: [255, 255, 255, 255] } }), maxPixels: MAX })
     expect((await sharp(result.outputs[0]!.bytes).metadata()).depth).toBe('uchar')
@@ -114,7 +137,13 @@ describe('a 16-bit PSD input', () => {
     const i = 5 * W + 40
     expect([out[i * 4], out[i * 4 + 1], out[i * 4 + 2], out[i * 4 + 3]]).toEqual([input[i * 3], input[i * 3 + 1], input[i * 3 + 2], 65535])
     const psd = await processJob(deepPsd(), { segmenter: rampSegmenter }, { format: 'psd', params: params(), maxPixels: MAX })
-    expect(psd.outputs[0]!.bytes.readUInt16BE(22)).toBe(8)
+    const bytes = psd.outputs[0]!.bytes
+    expect(bytes.readUInt16BE(22)).toBe(8)
+    // Its values rounded to 8 bits, in the composite and in the Subject layer.
+    const doc = readPsd(bytes, { useImageData: true })
+    const rounded = [0, 1, 2].map((c) => Math.round(input[i * 3 + c]! / 257))
+    expect([...doc.imageData!.data.subarray(i * 4, i * 4 + 3)]).toEqual(rounded)
+    expect([...doc.children![0]!.imageData!.data.subarray(i * 4, i * 4 + 3)]).toEqual(rounded)
   })
 })
 
@@ -152,6 +181,23 @@ describe('an Adobe RGB (1998) input', () => {
     for (const x of [5, 80]) {
       for (let c = 0; c < 3; c++) expect(Math.abs(seen[x * 4 + c]! - seenIn[x * 4 + c]!)).toBeLessThanOrEqual(tolerance + 1)
     }
+  })
+
+  it('gives a layered PSD in its own space, tagged with its profile', async () => {
+    const input = await adobePng()
+    const composed = params({ background: { kind: 'color', rgba: [255, 0, 0, 255] }, variations: ['compose'], primary: 'compose' })
+    const bytes = (await processJob(input, { segmenter: rampSegmenter }, { format: 'psd', params: composed, maxPixels: MAX })).outputs[0]!.bytes
+    expect(Buffer.compare(iccProfile(bytes)!, icc)).toBe(0)
+    const doc = readPsd(bytes, { useImageData: true })
+    const own = await sharp(input, { ignoreIcc: true }).ensureAlpha().raw().toBuffer()
+    const [background, subject] = doc.children!
+    expect([background!.name, subject!.name]).toEqual(['Background', 'Subject'])
+    expect([...subject!.imageData!.data.subarray(5 * 4, 5 * 4 + 4)]).toEqual([...own.subarray(5 * 4, 5 * 4 + 4)])
+    expect([...doc.imageData!.data.subarray(5 * 4, 5 * 4 + 3)]).toEqual([...own.subarray(5 * 4, 5 * 4 + 3)])
+    // The background is sRGB red in Adobe RGB numbers, as in the other formats.
+    const red = [...background!.imageData!.data.subarray(0, 3)]
+    expect(red[0]).toBeLessThan(255)
+    expect(red[1]).toBe(0)
   })
 
   it('gets a hex background converted into its space: it shows as the colour asked for', async () => {

@@ -20,6 +20,7 @@ import { makeCutout } from './cutout'
 import type { DecodedImage } from './decode'
 import type { ToNative } from './native-colour'
 import { composeNative } from './native-compose'
+import { widen } from './native-colour'
 import { alphaBounds, extractResized, placeOnCanvas, planPlacement } from './placement'
 import { makeShadow, shadowSkipReason, type ShadowResult } from './shadow'
 import type { ComposedVariation, PsdLayerSpec, RgbaImage } from './variation'
@@ -104,7 +105,7 @@ function alphaAsGrey(image: RgbaImage): RgbaImage {
 
 export async function composeVariations(
   image: DecodedImage,
-  alpha: { alpha: Buffer; foreground: Buffer },
+  alpha: { alpha: Buffer; foreground: Buffer; source?: 'input' | 'cache' | 'model' },
   params: JobParams,
   opts: ComposeOptions = {}
 ): Promise<ComposeResult> {
@@ -189,10 +190,28 @@ export async function composeVariations(
     }
   }
   if (image.native && opts.toNative) {
-    const input = { image, alpha: alpha.alpha, foreground: alpha.foreground, placement, background, shadow: shadow?.ok ? shadow.layer : null, toNative: opts.toNative }
+    const input = {
+      image,
+      alpha: alpha.alpha,
+      foreground: alpha.foreground,
+      placement,
+      background,
+      shadow: shadow?.ok ? shadow.layer : null,
+      toNative: opts.toNative,
+      alphaFromInput: alpha.source === 'input',
+      layers: opts.layers
+    }
     try {
       const natives = await composeNative(input, variations.map((v) => v.variation))
-      for (const v of variations) v.native = natives[v.variation]
+      for (const v of variations) {
+        v.native = natives.images[v.variation]
+        if (!v.native) continue
+        for (const layer of v.layers ?? []) {
+          if (layer.name === 'Subject') layer.native = natives.subjectLayer ?? undefined
+          else if (layer.name === 'Background') layer.native = natives.backdrop ?? undefined
+          else if (layer.name === 'Shadow') layer.native = { ...v.native, data: nativeBlack(layer.image.data, v.native.depth), width: layer.image.width, height: layer.image.height }
+        }
+      }
     } catch (err) {
       // A profile colours cannot be converted into: the outputs are sRGB, as for any input.
       if (!(err instanceof JobFailure) || err.reason !== 'pipeline_error') throw err
@@ -200,4 +219,9 @@ export async function composeVariations(
     }
   }
   return { variations, warnings, ignored }
+}
+
+/** The shadow layer (black, its alpha the shadow) at a depth: black is the same in every RGB space. */
+function nativeBlack(rgba: Buffer, depth: 8 | 16): Buffer {
+  return depth === 16 ? widen(rgba) : rgba
 }

@@ -72,8 +72,7 @@ export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan):
 
   signal?.throwIfAborted()
   plan.onStage?.('pending_compose')
-  // PSD is written at 8 bits in sRGB (`psd.ts`): no need for the input's own pixels there.
-  const toNative = plan.format === 'psd' ? undefined : (plan.toNative ?? srgbToNative)
+  const toNative = plan.toNative ?? srgbToNative
   const composed = await composeVariations(image, alpha, params, { layers: plan.format === 'psd', toNative })
 
   signal?.throwIfAborted()

@@ -17,7 +17,7 @@ import { JobFailure } from '../errors'
 import type { DecodedImage } from './decode'
 import type { ToNative } from './native-colour'
 import { widen } from './native-colour'
-import { blit, isIdentity, type Placement } from './placement'
+import { blit, isIdentity, type Placement, type Rect } from './placement'
 import type { ShadowLayer } from './shadow'
 import sharp from 'sharp'
 import type { NativeImage, RgbaImage } from './variation'
@@ -35,6 +35,18 @@ export interface NativeComposeInput {
   background: RgbaImage | null
   shadow: ShadowLayer | null
   toNative: ToNative
+  /** The alpha is the input's own (`alpha=keep`): a 16-bit input keeps its 16-bit alpha. */
+  alphaFromInput?: boolean
+  /** Also give the PSD layers' pixels. */
+  layers?: boolean
+}
+
+export interface NativeCompose {
+  images: Partial<Record<Variation, NativeImage>>
+  /** The `Subject` layer: the input's own pixels of the placed part, at the target's size (with `layers`). */
+  subjectLayer: NativeImage | null
+  /** The background, whole canvas. */
+  backdrop: NativeImage | null
 }
 
 type Words = Uint8Array | Uint16Array
@@ -44,7 +56,7 @@ function view(data: Buffer, depth: 8 | 16): Words {
 }
 
 /** Each variation's image in the input's space and depth (the `mask` variation excepted: it has no colour). */
-export async function composeNative(input: NativeComposeInput, variations: Variation[]): Promise<Partial<Record<Variation, NativeImage>>> {
+export async function composeNative(input: NativeComposeInput, variations: Variation[]): Promise<NativeCompose> {
   const { image, alpha, foreground, placement, background, shadow, toNative } = input
   const native = image.native
   if (!native) throw new JobFailure('pipeline_error', 'composeNative needs the native pixels')
@@ -58,19 +70,24 @@ export async function composeNative(input: NativeComposeInput, variations: Varia
   const refined = changed ? view(await toNative(foreground, width, height, target), depth) : null
   const cutout = Buffer.from(native.data)
   const px = view(cutout, depth)
-  const smooth = depth === 16 ? smoothAlpha(alpha, width, height) : null
+  const keepAlpha = input.alphaFromInput === true
+  const smooth = depth === 16 && !keepAlpha ? smoothAlpha(alpha, width, height) : null
   for (let i = 0, o = 0; i < alpha.length; i++, o += 4) {
     if (refined && (foreground[o] !== image.data[o] || foreground[o + 1] !== image.data[o + 1] || foreground[o + 2] !== image.data[o + 2])) {
       px[o] = refined[o]!
       px[o + 1] = refined[o + 1]!
       px[o + 2] = refined[o + 2]!
     }
-    px[o + 3] = smooth ? smooth[i]! : alpha[i]!
+    if (!keepAlpha) px[o + 3] = smooth ? smooth[i]! : alpha[i]!
   }
   const canvas = placement.canvas
   const subject = await placeNative(cutout, depth, image, placement)
   const backdrop = background ? await toNative(background.data, canvas.width, canvas.height, target) : null
   const make = (data: Buffer): NativeImage => ({ data, width: canvas.width, height: canvas.height, depth, icc })
+  const { source, target: rect } = placement
+  const subjectLayer = input.layers
+    ? { data: await extractNative(native.data, depth, image, source, rect.width, rect.height), width: rect.width, height: rect.height, depth, icc }
+    : null
   const over = (withShadow: boolean): NativeImage => {
     const out = Buffer.from(backdrop!)
     if (withShadow && shadow) {
@@ -81,14 +98,14 @@ export async function composeNative(input: NativeComposeInput, variations: Varia
     return make(out)
   }
 
-  const result: Partial<Record<Variation, NativeImage>> = {}
+  const images: Partial<Record<Variation, NativeImage>> = {}
   for (const v of variations) {
-    if (v === 'clipping') result[v] = make(subject)
-    else if (v === 'background' && backdrop) result[v] = make(backdrop)
-    else if (v === 'compose' && backdrop) result[v] = over(false)
-    else if (v === 'shadowTop' && backdrop && shadow) result[v] = over(true)
+    if (v === 'clipping') images[v] = make(subject)
+    else if (v === 'background' && backdrop) images[v] = make(backdrop)
+    else if (v === 'compose' && backdrop) images[v] = over(false)
+    else if (v === 'shadowTop' && backdrop && shadow) images[v] = over(true)
   }
-  return result
+  return { images, subjectLayer, backdrop: backdrop ? make(backdrop) : null }
 }
 
 /** Whether two RGBA buffers differ in any colour channel. */
@@ -128,28 +145,35 @@ export function smoothAlpha(alpha: Buffer, width: number, height: number): Uint1
   return out
 }
 
+/** `extractResized` for RGBA at either depth: `rect` of the image, at `width`×`height`. */
+async function extractNative(data: Buffer, depth: 8 | 16, image: { width: number; height: number }, rect: Rect, width: number, height: number): Promise<Buffer> {
+  const bpp = depth / 2 // bytes per RGBA pixel: 4 or 8
+  if (rect.width === width && rect.height === height) {
+    if (rect.x === 0 && rect.y === 0 && width === image.width && height === image.height) return data
+    const part = Buffer.alloc(width * height * bpp)
+    for (let row = 0; row < height; row++) {
+      const from = ((rect.y + row) * image.width + rect.x) * bpp
+      data.copy(part, row * width * bpp, from, from + width * bpp)
+    }
+    return part
+  }
+  const raw = { width: image.width, height: image.height, channels: 4 as const }
+  const input = depth === 16 ? new Uint16Array(data.buffer, data.byteOffset, data.length / 2) : data
+  let pipeline = sharp(input, { raw })
+    .extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height })
+    .resize(width, height, { fit: 'fill' })
+  if (depth === 16) pipeline = pipeline.toColourspace('rgb16')
+  const part = await pipeline.raw({ depth: depth === 16 ? 'ushort' : 'uchar' }).toBuffer()
+  if (part.length !== width * height * bpp) throw new JobFailure('pipeline_error', 'resizing the native pixels gave the wrong size')
+  return part
+}
+
 /** `placeOnCanvas` for RGBA at either depth. */
 async function placeNative(data: Buffer, depth: 8 | 16, image: { width: number; height: number }, p: Placement): Promise<Buffer> {
   if (isIdentity(p, image)) return data
   const { source, target, canvas } = p
-  const bpp = depth / 2 // bytes per RGBA pixel: 4 or 8
-  let part: Buffer
-  if (source.width === target.width && source.height === target.height) {
-    part = Buffer.alloc(target.width * target.height * bpp)
-    for (let row = 0; row < target.height; row++) {
-      const from = ((source.y + row) * image.width + source.x) * bpp
-      data.copy(part, row * target.width * bpp, from, from + target.width * bpp)
-    }
-  } else {
-    const raw = { width: image.width, height: image.height, channels: 4 as const }
-    const input = depth === 16 ? new Uint16Array(data.buffer, data.byteOffset, data.length / 2) : data
-    let pipeline = sharp(input, { raw })
-      .extract({ left: source.x, top: source.y, width: source.width, height: source.height })
-      .resize(target.width, target.height, { fit: 'fill' })
-    if (depth === 16) pipeline = pipeline.toColourspace('rgb16')
-    part = await pipeline.raw({ depth: depth === 16 ? 'ushort' : 'uchar' }).toBuffer()
-    if (part.length !== target.width * target.height * bpp) throw new JobFailure('pipeline_error', 'resizing the native pixels gave the wrong size')
-  }
+  const bpp = depth / 2
+  const part = await extractNative(data, depth, image, source, target.width, target.height)
   const out = Buffer.alloc(canvas.width * canvas.height * bpp)
   blit(part, target.width, out, canvas.width, target.x, target.y, target.width, target.height, bpp)
   return out

@@ -2,14 +2,20 @@
  * PSD output (SPEC §5), written with ag-psd: a layered document a designer can keep editing —
  * `Background`, `Shadow` (when made) and `Subject`, whose pixels are the input's own with the
  * alpha as a real layer mask (not baked into its transparency) — plus the merged composite that
- * viewers without layer support show. 8-bit RGB (ag-psd writes no other depth), tagged sRGB
- * (an ICC profile resource, which ag-psd does not write: added after), with the input's XMP
- * where kept; layers are ordinary (unlocked) layers.
+ * viewers without layer support show. 8-bit RGB (ag-psd writes no other depth: a 16-bit input's
+ * values are rounded), in the input's own colour space when the variation has its pixels
+ * (`ComposedVariation.native`), else sRGB, tagged with that profile (an ICC profile resource,
+ * which ag-psd does not write: added after); with the input's XMP where kept. Layers are
+ * ordinary (unlocked) layers.
  */
 import { writePsdBuffer, type Layer, type Psd } from 'ag-psd'
 import { JobFailure } from '../errors'
 import { srgbProfileBytes } from './encode-source'
-import type { ComposedVariation, PsdLayerSpec } from './variation'
+import { narrow } from './native-colour'
+import type { ComposedVariation, NativeImage, PsdLayerSpec } from './variation'
+
+/** 8-bit RGBA of pixels in the input's own space. */
+const eightBit = (n: NativeImage): Buffer => (n.depth === 16 ? narrow(n.data) : n.data)
 
 /** A 1-channel mask as the RGBA-strided image data ag-psd reads masks from (channel 0). */
 function maskImageData(mask: Buffer, width: number, height: number): { width: number; height: number; data: Uint8ClampedArray } {
@@ -27,7 +33,7 @@ function toLayer(spec: PsdLayerSpec): Layer {
     name: spec.name,
     left,
     top,
-    imageData: { width: image.width, height: image.height, data: image.data }
+    imageData: { width: image.width, height: image.height, data: spec.native ? eightBit(spec.native) : image.data }
   }
   if (spec.mask) {
     if (spec.mask.length !== image.width * image.height) throw new JobFailure('pipeline_error', `the ${spec.name} mask does not match its layer`)
@@ -40,15 +46,15 @@ function toLayer(spec: PsdLayerSpec): Layer {
 /** The PSD document of one variation: its layers (bottom to top) and its flat image as the composite. */
 export async function encodePsd(v: ComposedVariation, opts: { xmp?: string | null } = {}): Promise<Buffer> {
   const { image } = v
-  const specs = v.layers ?? [{ name: v.variation === 'mask' ? 'Mask' : 'Subject', image, left: 0, top: 0 } satisfies PsdLayerSpec]
+  const specs = v.layers ?? [{ name: v.variation === 'mask' ? 'Mask' : 'Subject', image, left: 0, top: 0, native: v.native } satisfies PsdLayerSpec]
   const psd: Psd = {
     width: image.width,
     height: image.height,
-    imageData: { width: image.width, height: image.height, data: image.data },
+    imageData: { width: image.width, height: image.height, data: v.native ? eightBit(v.native) : image.data },
     children: specs.map(toLayer),
     ...(opts.xmp ? { imageResources: { xmpMetadata: opts.xmp } } : {})
   }
-  const icc = await srgbProfileBytes()
+  const icc = v.native?.icc ?? (await srgbProfileBytes())
   try {
     // noBackground: the bottom layer stays an ordinary layer, so it can hold transparency and be moved.
     return withIccResource(writePsdBuffer(psd, { noBackground: true }), icc)

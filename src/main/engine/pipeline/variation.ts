@@ -34,6 +34,8 @@ export interface PsdLayerSpec {
   top: number
   /** A layer mask (1 channel, 8-bit) over the same rectangle as the layer: 255 shows, 0 hides. */
   mask?: Buffer
+  /** The layer's pixels in the input's own space, when the variation has them (`ComposedVariation.native`). */
+  native?: NativeImage
 }
 
 export interface ComposedVariation {
