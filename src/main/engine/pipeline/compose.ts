@@ -19,8 +19,7 @@ import { makeBackground } from './background'
 import { makeCutout } from './cutout'
 import type { DecodedImage } from './decode'
 import type { ToNative } from './native-colour'
-import { composeNative } from './native-compose'
-import { widen } from './native-colour'
+import { attachNative, composeNative } from './native-compose'
 import { alphaBounds, extractResized, placeOnCanvas, planPlacement } from './placement'
 import { makeShadow, shadowSkipReason, type ShadowResult } from './shadow'
 import type { ComposedVariation, PsdLayerSpec, RgbaImage } from './variation'
@@ -202,16 +201,7 @@ export async function composeVariations(
       layers: opts.layers
     }
     try {
-      const natives = await composeNative(input, variations.map((v) => v.variation))
-      for (const v of variations) {
-        v.native = natives.images[v.variation]
-        if (!v.native) continue
-        for (const layer of v.layers ?? []) {
-          if (layer.name === 'Subject') layer.native = natives.subjectLayer ?? undefined
-          else if (layer.name === 'Background') layer.native = natives.backdrop ?? undefined
-          else if (layer.name === 'Shadow') layer.native = { ...v.native, data: nativeBlack(layer.image.data, v.native.depth), width: layer.image.width, height: layer.image.height }
-        }
-      }
+      attachNative(variations, await composeNative(input, variations.map((v) => v.variation)))
     } catch (err) {
       // A profile colours cannot be converted into: the outputs are sRGB, as for any input.
       if (!(err instanceof JobFailure) || err.reason !== 'pipeline_error') throw err
@@ -219,9 +209,4 @@ export async function composeVariations(
     }
   }
   return { variations, warnings, ignored }
-}
-
-/** The shadow layer (black, its alpha the shadow) at a depth: black is the same in every RGB space. */
-function nativeBlack(rgba: Buffer, depth: 8 | 16): Buffer {
-  return depth === 16 ? widen(rgba) : rgba
 }

@@ -20,7 +20,7 @@ import { widen } from './native-colour'
 import { blit, isIdentity, type Placement, type Rect } from './placement'
 import type { ShadowLayer } from './shadow'
 import sharp from 'sharp'
-import type { NativeImage, RgbaImage } from './variation'
+import type { ComposedVariation, NativeImage, RgbaImage } from './variation'
 
 /** Half-width of the window that smooths the alpha's soft edge into 16 bits. */
 const SMOOTH_RADIUS = 2
@@ -196,6 +196,24 @@ export function drawOverNative(dst: Words, dstW: number, dstH: number, src: Word
       const oa = sa + under
       for (let c = 0; c < 3; c++) dst[d + c] = Math.round((src[s + c]! * sa + dst[d + c]! * under) / oa)
       dst[d + 3] = Math.round(oa)
+    }
+  }
+}
+
+/** Gives each variation (and its PSD layers) its pixels in the input's own space. */
+export function attachNative(variations: ComposedVariation[], natives: NativeCompose): void {
+  for (const v of variations) {
+    v.native = natives.images[v.variation]
+    if (!v.native) continue
+    const { depth } = v.native
+    for (const layer of v.layers ?? []) {
+      if (layer.name === 'Subject') layer.native = natives.subjectLayer ?? undefined
+      else if (layer.name === 'Background') layer.native = natives.backdrop ?? undefined
+      else if (layer.name === 'Shadow') {
+        // Black, its alpha the shadow: the same numbers in every RGB space.
+        const data = depth === 16 ? widen(layer.image.data) : layer.image.data
+        layer.native = { ...v.native, data, width: layer.image.width, height: layer.image.height }
+      }
     }
   }
 }
