@@ -60,6 +60,10 @@ describe('cleanXmp', () => {
     expect(withGps).toContain('<gps:GPSLongitude>0,7.7W</gps:GPSLongitude>')
   })
 
+  it('reads a packet ending with a NUL, as many writers leave it', () => {
+    expect(cleanXmp(XMP + '\0\0').withGps).toContain('Ada &amp; Co')
+  })
+
   it('drops a packet with a DTD, a broken one and an empty one', () => {
     expect(cleanXmp('<!DOCTYPE x [<!ENTITY a "b">]><x:xmpmeta xmlns:x="adobe:ns:meta/">&a;</x:xmpmeta>').withGps).toBeNull()
     expect(cleanXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"><a></x:xmpmeta>').withGps).toBeNull()

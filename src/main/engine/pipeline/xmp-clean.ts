@@ -29,7 +29,11 @@ function dropped(uri: string, local: string, keepGps: boolean): boolean {
 }
 
 export function cleanXmp(source: string): CleanXmp {
-  return { withoutGps: rewrite(source, false), withGps: rewrite(source, true) }
+  // Writers often end the packet with a NUL (a C string), which XML does not allow.
+  let end = source.length
+  while (end > 0 && source.charCodeAt(end - 1) === 0) end--
+  const text = source.slice(0, end)
+  return { withoutGps: rewrite(text, false), withGps: rewrite(text, true) }
 }
 
 function rewrite(source: string, keepGps: boolean): string | null {
