@@ -4,7 +4,9 @@
  * PNG, JPEG, WebP, GIF, AVIF, TIFF and SVG go through sharp; PSD through ag-psd (its composite
  * image, `decode-psd.ts`); SVG is rendered with every external reference made inert first
  * (`decode-svg.ts`). EXIF orientation is applied; CMYK, greyscale, 16-bit and ICC-tagged inputs
- * all come out as 8-bit sRGB. The size limit is checked on the header before any pixel is
+ * all come out as 8-bit sRGB, which the model and the refinement work on. Beside it come the
+ * input's own pixels when they are more than that (16-bit, a non-sRGB RGB profile) and its
+ * metadata, for the outputs (`source-info.ts`). The size limit is checked on the header before any pixel is
  * decoded, so a small file claiming huge dimensions (a "decompression bomb") costs nothing.
  */
 import sharp, { type Metadata, type OutputInfo } from 'sharp'
