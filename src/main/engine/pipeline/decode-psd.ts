@@ -100,7 +100,27 @@ export function iccProfile(bytes: Buffer): Buffer | null {
   at += 4 + bytes.readUInt32BE(at)
   if (at + 4 > bytes.length) return null
   const end = Math.min(bytes.length, at + 4 + bytes.readUInt32BE(at))
-  at += 4
+  return imageResourceIn(bytes, at + 4, end, RESOURCE_ICC_PROFILE)
+}
+
+/** Resource id of IPTC-NAA records. */
+const RESOURCE_IPTC = 1028
+const PHOTOSHOP_IRB = 'Photoshop 3.0\0'
+
+/**
+ * The IPTC-IIM record of an input's IPTC block as libvips gives it: a JPEG's APP13 payload
+ * (`Photoshop 3.0` and image resource blocks, of which only resource 1028 is IPTC), or the
+ * record itself (TIFF). Null when it is neither.
+ */
+export function iptcRecord(block: Buffer): Buffer | null {
+  if (block.length > 0 && block[0] === 0x1c) return block
+  if (block.toString('latin1', 0, PHOTOSHOP_IRB.length) !== PHOTOSHOP_IRB) return null
+  const record = imageResourceIn(block, PHOTOSHOP_IRB.length, block.length, RESOURCE_IPTC)
+  return record && record[0] === 0x1c ? record : null
+}
+
+/** The data of resource `wanted` among the image resource blocks in bytes[at, end). */
+function imageResourceIn(bytes: Buffer, at: number, end: number, wanted: number): Buffer | null {
   while (at + 12 <= end) {
     if (bytes.toString('latin1', at, at + 4) !== '8BIM') return null
     const id = bytes.readUInt16BE(at + 4)
@@ -110,7 +130,7 @@ export function iccProfile(bytes: Buffer): Buffer | null {
     const size = bytes.readUInt32BE(at)
     at += 4
     if (at + size > end) return null
-    if (id === RESOURCE_ICC_PROFILE && size > 0) return bytes.subarray(at, at + size)
+    if (id === wanted && size > 0) return bytes.subarray(at, at + size)
     at += (size + 1) & ~1
   }
   return null

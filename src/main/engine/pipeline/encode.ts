@@ -9,7 +9,7 @@ import type { Sharp } from 'sharp'
 import type { OutputFormat, Variation } from '../../../shared/api'
 import { JobFailure } from '../errors'
 import { encodeSource } from './encode-source'
-import { jpegWithIcc, pngWithIcc } from './icc-attach'
+import { jpegWithBlocks, pngWithIcc } from './encoded-blocks'
 import { encodePsd } from './psd'
 import type { ExifFields } from './source-info'
 import type { ComposedVariation, NativeImage, RgbaImage } from './variation'
@@ -29,6 +29,8 @@ export interface EncodeOptions {
   xmp?: string | null
   /** EXIF fields to write (chosen for the job's `metadata` setting); absent: none. */
   exif?: ExifFields | null
+  /** The input's IPTC-IIM record (JPEG and PSD outputs); absent: none. */
+  iptc?: Buffer | null
 }
 
 export interface EncodedImage {
@@ -61,7 +63,7 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
   const warnings: string[] = []
   if (format === 'psd') {
     // Without layers: one layer holding the image (encodeVariation writes the layered document).
-    return { bytes: await encodePsd({ variation: opts.variation ?? 'clipping', image: img }, { xmp: opts.xmp ?? null }), warnings }
+    return { bytes: await encodePsd({ variation: opts.variation ?? 'clipping', image: img }, { xmp: opts.xmp ?? null, iptc: opts.iptc }), warnings }
   }
   const { pipeline: pixels, iccAfter } = await encodeSource(img, format, opts)
   let out: Sharp
@@ -95,8 +97,9 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
 
   try {
     const bytes = await out.toBuffer()
-    if (!iccAfter) return { bytes, warnings }
-    return { bytes: format === 'png' ? pngWithIcc(bytes, iccAfter) : jpegWithIcc(bytes, iccAfter), warnings }
+    if (format === 'png') return { bytes: iccAfter ? pngWithIcc(bytes, iccAfter) : bytes, warnings }
+    if (format === 'jpg' || format === 'jpeg') return { bytes: jpegWithBlocks(bytes, { icc: iccAfter, iptc: opts.iptc }), warnings }
+    return { bytes, warnings }
   } catch (cause) {
     throw new JobFailure('pipeline_error', `cannot encode ${format}: ${cause instanceof Error ? cause.message : String(cause)}`, {
       cause
@@ -113,7 +116,7 @@ function hasTransparency(rgba: Buffer): boolean {
 }
 
 /** Writes one composed variation in the requested format (PSD with its layers). */
-export async function encodeVariation(v: ComposedVariation, format: OutputFormat, opts: Pick<EncodeOptions, 'quality' | 'xmp' | 'exif'> = {}): Promise<EncodedImage> {
-  if (format === 'psd') return { bytes: await encodePsd(v, { xmp: opts.xmp ?? null }), warnings: [] }
+export async function encodeVariation(v: ComposedVariation, format: OutputFormat, opts: Pick<EncodeOptions, 'quality' | 'xmp' | 'exif' | 'iptc'> = {}): Promise<EncodedImage> {
+  if (format === 'psd') return { bytes: await encodePsd(v, { xmp: opts.xmp ?? null, iptc: opts.iptc }), warnings: [] }
   return encodeImage(v.image, format, { ...opts, variation: v.variation, greyscale: v.greyscale, native: v.native })
 }

@@ -91,9 +91,12 @@ export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan):
 }
 
 /** The XMP and EXIF an output carries under the job's `metadata` setting. */
-export function outputMetadata(source: SourceMetadata | undefined, setting: JobParams['metadata']): { xmp: string | null; exif: ExifFields | null } {
-  if (!source || setting === 'strip') return { xmp: null, exif: null }
+export function outputMetadata(
+  source: SourceMetadata | undefined,
+  setting: JobParams['metadata']
+): { xmp: string | null; exif: ExifFields | null; iptc: Buffer | null } {
+  if (!source || setting === 'strip') return { xmp: null, exif: null, iptc: null }
   const gps = setting === 'keep-gps'
   const exif = source.exif && !gps ? { ...source.exif, gps: {} } : source.exif
-  return { xmp: gps ? source.xmpWithGps : source.xmp, exif }
+  return { xmp: gps ? source.xmpWithGps : source.xmp, exif, iptc: source.iptc }
 }

@@ -7,6 +7,7 @@ import sharp, { type Metadata } from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { CLIPPING_DEFAULTS, type JobParams } from '../../../shared/params-types'
 import { iccProfile } from './decode-psd'
+import { jpegWithBlocks } from './encoded-blocks'
 import { encodeImage } from './encode'
 import { outputMetadata, processJob } from './index'
 import { MAX_ICC_BYTES, MAX_XMP_BYTES, NO_METADATA, readNative, readSourceMetadata, type ExifFields } from './source-info'
@@ -117,9 +118,9 @@ describe('EXIF in outputs', () => {
 
   it('outputMetadata: the GPS fields only with keep-gps, nothing with strip', () => {
     const source = { ...NO_METADATA, exif, xmp: 'a', xmpWithGps: 'b' }
-    expect(outputMetadata(source, 'keep')).toEqual({ xmp: 'a', exif: { ...exif, gps: {} } })
-    expect(outputMetadata(source, 'keep-gps')).toEqual({ xmp: 'b', exif })
-    expect(outputMetadata(source, 'strip')).toEqual({ xmp: null, exif: null })
+    expect(outputMetadata(source, 'keep')).toEqual({ xmp: 'a', exif: { ...exif, gps: {} }, iptc: null })
+    expect(outputMetadata(source, 'keep-gps')).toEqual({ xmp: 'b', exif, iptc: null })
+    expect(outputMetadata(source, 'strip')).toEqual({ xmp: null, exif: null, iptc: null })
   })
 
   it.each(['png', 'jpg', 'webp'] as const)('%s carries the camera and lens fields, and GPS only when given', async (format) => {
@@ -170,5 +171,37 @@ describe('size limits on untrusted metadata', () => {
     expect(native).toBeNull()
     expect(into.icc).toBeNull()
     expect(into.warnings).toEqual(['metadata: the ICC profile (4096 KB) is too large to keep; the output is in sRGB'])
+  })
+})
+
+describe('IPTC in outputs', () => {
+  /** IPTC-IIM datasets 2:80 (by-line) and 2:116 (copyright notice). */
+  const record = Buffer.concat([Buffer.from([0x1c, 2, 80, 0, 8]), Buffer.from('Ada Photo'.slice(0, 8), 'latin1'), Buffer.from([0x1c, 2, 116, 0, 11]), Buffer.from('(c) Studio ', 'latin1')])
+
+  async function inputWithIptc(): Promise<Buffer> {
+    const jpeg = await sharp(solidRgba(16, 8, [90, 140, 200, 255]), { raw: { width: 16, height: 8, channels: 4 } }).jpeg().toBuffer()
+    return jpegWithBlocks(jpeg, { iptc: record })
+  }
+
+  it('the record is read from the input and written into JPEG and PSD outputs, not with strip', async () => {
+    const input = await inputWithIptc()
+    expect((await sharp(input).metadata()).iptc!.includes(record)).toBe(true)
+    const job = (format: 'jpg' | 'psd' | 'png', metadata: JobParams['metadata']) =>
+      processJob(input, { segmenter: halfSegmenter }, { format, params: { ...CLIPPING_DEFAULTS, metadata }, maxPixels: MAX }).then((r) => r.outputs[0]!.bytes)
+    const jpg = await job('jpg', 'keep')
+    expect(readSourceMetadata(await sharp(jpg).metadata()).iptc).toEqual(record)
+    expect((await sharp(jpg).metadata()).icc).toBeDefined()
+    expect((await sharp(await job('jpg', 'strip')).metadata()).iptc).toBeUndefined()
+    expect((await job('psd', 'keep')).includes(record)).toBe(true)
+    expect((await job('psd', 'strip')).includes(record)).toBe(false)
+    expect((await sharp(await job('png', 'keep')).metadata()).iptc).toBeUndefined()
+  })
+
+  it('only resource 1028 of a Photoshop block is kept; a block that is no IPTC is not', () => {
+    const thumbnail = Buffer.concat([Buffer.from('8BIM\x04\x0c\0\0', 'latin1'), Buffer.from([0, 0, 0, 3, 1, 2, 3, 0])])
+    const irb = Buffer.concat([Buffer.from('Photoshop 3.0\0', 'latin1'), thumbnail, Buffer.from('8BIM\x04\x04\0\0', 'latin1'), Buffer.from([0, 0, 0, record.length]), record])
+    expect(readSourceMetadata({ iptc: irb }).iptc).toEqual(record)
+    expect(readSourceMetadata({ iptc: Buffer.from('not iptc') }).iptc).toBeNull()
+    expect(readSourceMetadata({ iptc: Buffer.from('Photoshop 3.0\0' + '8BIM', 'latin1') }).iptc).toBeNull()
   })
 })

@@ -5,11 +5,12 @@
  * viewers without layer support show. 8-bit RGB (ag-psd writes no other depth: a 16-bit input's
  * values are rounded), in the input's own colour space when the variation has its pixels
  * (`ComposedVariation.native`), else sRGB, tagged with that profile (an ICC profile resource,
- * which ag-psd does not write: added after); with the input's XMP where kept. Layers are
+ * which ag-psd does not write: added after); with the input's XMP and IPTC where kept. Layers are
  * ordinary (unlocked) layers.
  */
 import { writePsdBuffer, type Layer, type Psd } from 'ag-psd'
 import { JobFailure } from '../errors'
+import { imageResource, RESOURCE_IPTC } from './encoded-blocks'
 import { srgbProfileBytes } from './encode-source'
 import { narrow } from './native-colour'
 import type { ComposedVariation, NativeImage, PsdLayerSpec } from './variation'
@@ -44,7 +45,7 @@ function toLayer(spec: PsdLayerSpec): Layer {
 }
 
 /** The PSD document of one variation: its layers (bottom to top) and its flat image as the composite. */
-export async function encodePsd(v: ComposedVariation, opts: { xmp?: string | null } = {}): Promise<Buffer> {
+export async function encodePsd(v: ComposedVariation, opts: { xmp?: string | null; iptc?: Buffer | null } = {}): Promise<Buffer> {
   const { image } = v
   const specs = v.layers ?? [{ name: v.variation === 'mask' ? 'Mask' : 'Subject', image, left: 0, top: 0, native: v.native } satisfies PsdLayerSpec]
   const psd: Psd = {
@@ -57,7 +58,9 @@ export async function encodePsd(v: ComposedVariation, opts: { xmp?: string | nul
   const icc = v.native?.icc ?? (await srgbProfileBytes())
   try {
     // noBackground: the bottom layer stays an ordinary layer, so it can hold transparency and be moved.
-    return withIccResource(writePsdBuffer(psd, { noBackground: true }), icc)
+    const resources = [imageResource(RESOURCE_ICC_PROFILE, icc)]
+    if (opts.iptc) resources.push(imageResource(RESOURCE_IPTC, opts.iptc))
+    return withImageResources(writePsdBuffer(psd, { noBackground: true }), resources)
   } catch (cause) {
     throw new JobFailure('pipeline_error', `cannot write psd: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
   }
@@ -67,21 +70,16 @@ export async function encodePsd(v: ComposedVariation, opts: { xmp?: string | nul
 const RESOURCE_ICC_PROFILE = 1039
 
 /**
- * A PSD (as ag-psd wrote it) with an ICC profile resource added to its image resources section.
- * Layout: header (26 bytes), colour mode data (u32 length + data), image resources (u32 length,
- * then blocks of '8BIM', u16 id, empty Pascal name padded to 2 bytes, u32 size, data padded to
- * even length).
+ * A PSD (as ag-psd wrote it) with image resources added at the end of its image resources
+ * section (header 26 bytes, colour mode data as u32 length + data, then the section as u32
+ * length + blocks).
  */
-export function withIccResource(psd: Buffer, icc: Buffer): Buffer {
+export function withImageResources(psd: Buffer, blocks: Buffer[]): Buffer {
   const sectionAt = 26 + 4 + psd.readUInt32BE(26)
   const sectionLength = psd.readUInt32BE(sectionAt)
-  const block = Buffer.alloc(12 + icc.length + (icc.length & 1))
-  block.write('8BIM', 0, 'latin1')
-  block.writeUInt16BE(RESOURCE_ICC_PROFILE, 4)
-  block.writeUInt32BE(icc.length, 8)
-  icc.copy(block, 12)
+  const added = Buffer.concat(blocks)
   const length = Buffer.alloc(4)
-  length.writeUInt32BE(sectionLength + block.length)
+  length.writeUInt32BE(sectionLength + added.length)
   const end = sectionAt + 4 + sectionLength
-  return Buffer.concat([psd.subarray(0, sectionAt), length, psd.subarray(sectionAt + 4, end), block, psd.subarray(end)])
+  return Buffer.concat([psd.subarray(0, sectionAt), length, psd.subarray(sectionAt + 4, end), added, psd.subarray(end)])
 }

@@ -8,13 +8,15 @@
  *   sRGB-tagged input (its profile changes no pixel by more than 1/255) needs none.
  * - `icc`: the profile `native` is in (null: sRGB). Profiles of other classes (CMYK, grey) are
  *   converted away at decode, as is everything for an 8-bit output.
- * - `xmp`: the input's XMP packet, cleaned (`xmp-clean.ts`).
+ * - `xmp`: the input's XMP packet, cleaned (`xmp-clean.ts`); `iptc`: its IPTC-IIM record.
  *
  * Every byte here comes from an untrusted file, so this runs inside the decode sandbox, with
  * sizes bounded; the profile has already been read by lcms there (the pixels were converted
  * with it) before the engine attaches it to an output.
  */
 import sharp, { type Metadata } from 'sharp'
+import { iptcRecord } from './decode-psd'
+import { MAX_IPTC_BYTES } from './encoded-blocks'
 import { cleanXmp } from './xmp-clean'
 
 export interface NativePixels {
@@ -43,13 +45,15 @@ export interface SourceMetadata {
   xmp: string | null
   /** The same with the GPS position the input had. */
   xmpWithGps: string | null
+  /** The input's IPTC-IIM record as it came (it holds no position or orientation); null: none. */
+  iptc: Buffer | null
   /** The input's EXIF fields; null when it had none or they cannot be read. */
   exif: ExifFields | null
   /** What could not be kept, for the job's warnings. */
   warnings: string[]
 }
 
-export const NO_METADATA: SourceMetadata = { icc: null, xmp: null, xmpWithGps: null, exif: null, warnings: [] }
+export const NO_METADATA: SourceMetadata = { icc: null, xmp: null, xmpWithGps: null, iptc: null, exif: null, warnings: [] }
 
 /** Largest ICC profile kept (RGB profiles are a few KB; LUT-based ones rarely pass 1 MB). */
 export const MAX_ICC_BYTES = 4 * 2 ** 20
@@ -63,8 +67,12 @@ export function isRgbProfile(icc: Buffer): boolean {
   return icc.length >= 128 && icc.toString('latin1', 16, 20) === 'RGB '
 }
 
-export function readSourceMetadata(meta: Pick<Metadata, 'xmp'>): SourceMetadata {
+export function readSourceMetadata(meta: Pick<Metadata, 'xmp' | 'iptc'>): SourceMetadata {
   const warnings: string[] = []
+  let iptc: Buffer | null = null
+  const record = meta.iptc ? iptcRecord(meta.iptc) : null
+  if (record && record.length <= MAX_IPTC_BYTES) iptc = Buffer.from(record)
+  else if (record) warnings.push(`metadata: the IPTC record (${Math.round(record.length / 1024)} KB) is over ${Math.floor(MAX_IPTC_BYTES / 1024)} KB and was not kept`)
   let xmp: string | null = null
   let xmpWithGps: string | null = null
   if (meta.xmp && meta.xmp.length > MAX_XMP_BYTES) {
@@ -75,7 +83,7 @@ export function readSourceMetadata(meta: Pick<Metadata, 'xmp'>): SourceMetadata 
     xmpWithGps = cleaned.withGps
     if (xmpWithGps === null) warnings.push('metadata: the XMP packet is not well-formed and was not kept')
   }
-  return { icc: null, xmp, xmpWithGps, exif: null, warnings }
+  return { icc: null, xmp, xmpWithGps, iptc, exif: null, warnings }
 }
 
 /**

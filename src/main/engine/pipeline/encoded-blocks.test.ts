@@ -2,17 +2,17 @@ import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { encodeImage } from './encode'
 import { matrixProfile } from './icc-fixtures'
-import { jpegWithIcc, pngWithIcc } from './icc-attach'
+import { jpegWithBlocks, pngWithIcc } from './encoded-blocks'
 import { solidRgba } from './test-fixtures'
 
 const image = { data: solidRgba(16, 16, [200, 100, 50, 255]), width: 16, height: 16, channels: 4 as const }
 
-describe('icc-attach', () => {
+describe('encoded-blocks', () => {
   it('adds a profile to a PNG and a JPEG that readers find, pixels untouched', async () => {
     const icc = matrixProfile()
     const png = await sharp(image.data, { raw: { width: 16, height: 16, channels: 4 } }).png().toBuffer()
     const jpeg = await sharp(image.data, { raw: { width: 16, height: 16, channels: 4 } }).jpeg({ quality: 100 }).toBuffer()
-    for (const [plain, tagged] of [[png, pngWithIcc(png, icc)], [jpeg, jpegWithIcc(jpeg, icc)]] as const) {
+    for (const [plain, tagged] of [[png, pngWithIcc(png, icc)], [jpeg, jpegWithBlocks(jpeg, { icc })]] as const) {
       expect(Buffer.compare((await sharp(tagged).metadata()).icc!, icc)).toBe(0)
       expect((await sharp(tagged, { ignoreIcc: true }).raw().toBuffer()).equals(await sharp(plain).raw().toBuffer())).toBe(true)
     }
@@ -22,7 +22,7 @@ describe('icc-attach', () => {
     const big = Buffer.concat([matrixProfile(), Buffer.alloc(150_000)])
     big.writeUInt32BE(big.length, 0)
     const jpeg = await sharp(image.data, { raw: { width: 16, height: 16, channels: 4 } }).jpeg().toBuffer()
-    const tagged = jpegWithIcc(jpeg, big)
+    const tagged = jpegWithBlocks(jpeg, { icc: big })
     expect(Buffer.compare((await sharp(tagged).metadata()).icc!, big)).toBe(0)
   })
 
