@@ -8,10 +8,10 @@
  *   where given. libvips writes EXIF into JPEG, PNG (eXIf) and WebP, not into TIFF.
  *
  * sharp attaches a profile without converting the pixels only when it comes with the input
- * (`keepIccProfile`), so for WebP and TIFF pixels in the input's space go in as a PNG (stored,
- * not compressed) holding that profile, and sRGB pixels are converted into sharp's sRGB (an
- * identity, which attaches it); PNG and JPEG get the profile added to their bytes afterwards
- * (`icc-attach.ts`), which costs nothing. 16-bit pixels stay 16-bit for PNG and TIFF and are rounded to 8 bits
+ * (`keepIccProfile`), so for TIFF pixels in the input's space go in as a PNG (stored, not
+ * compressed) holding that profile, and sRGB pixels are converted into sharp's sRGB (an
+ * identity, which attaches it); PNG, JPEG and WebP get the profile added to their bytes
+ * afterwards (`encoded-blocks.ts`), which costs nothing. 16-bit pixels stay 16-bit for PNG and TIFF and are rounded to 8 bits
  * for the formats that have no more (JPEG, WebP).
  */
 import sharp, { type Sharp } from 'sharp'
@@ -61,12 +61,12 @@ function exifIfds(exif: ExifFields): Record<string, Record<string, string>> {
 export interface EncodeSource {
   /** The pixels (with XMP and EXIF), ready for a format's options. */
   pipeline: Sharp
-  /** The profile to add to the encoded bytes (PNG, JPEG), or null when the pipeline attaches it. */
+  /** The profile to add to the encoded bytes (PNG, JPEG, WebP), or null when the pipeline attaches it. */
   iccAfter: Buffer | null
 }
 
 /** Formats whose encoded bytes get their profile added afterwards (`icc-attach.ts`), with no pass over the pixels. */
-const ATTACH_AFTER: ReadonlySet<OutputFormat> = new Set(['png', 'jpg', 'jpeg'])
+const ATTACH_AFTER: ReadonlySet<OutputFormat> = new Set(['png', 'jpg', 'jpeg', 'webp'])
 
 /** A sharp pipeline holding the image's pixels, XMP and EXIF, and how its profile is attached. */
 export async function encodeSource(img: RgbaImage, format: OutputFormat, opts: SourceOptions): Promise<EncodeSource> {

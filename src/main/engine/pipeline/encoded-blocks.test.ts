@@ -2,7 +2,7 @@ import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { encodeImage } from './encode'
 import { matrixProfile } from './icc-fixtures'
-import { jpegWithBlocks, pngWithIcc } from './encoded-blocks'
+import { jpegWithBlocks, pngWithIcc, webpWithIcc } from './encoded-blocks'
 import { solidRgba } from './test-fixtures'
 
 const image = { data: solidRgba(16, 16, [200, 100, 50, 255]), width: 16, height: 16, channels: 4 as const }
@@ -33,5 +33,31 @@ describe('encoded-blocks', () => {
     expect(app1).toBeGreaterThan(0)
     expect(app2).toBeGreaterThan(app1)
     expect((await sharp(bytes).metadata()).exif!.includes('Canon')).toBe(true)
+  })
+})
+
+describe('webpWithIcc', () => {
+  it.each([
+    ['lossy, opaque (simple VP8)', { lossless: false }, 255],
+    ['lossless, opaque (simple VP8L)', { lossless: true }, 255],
+    ['lossless with alpha (simple VP8L)', { lossless: true }, 128],
+    ['lossy with alpha (VP8X + ALPH)', { lossless: false }, 128]
+  ] as const)('%s: readers find the profile, pixels untouched', async (_name, options, alpha) => {
+    const icc = matrixProfile()
+    const data = solidRgba(16, 16, [200, 100, 50, alpha])
+    const webp = await sharp(data, { raw: { width: 16, height: 16, channels: 4 } }).webp({ ...options, quality: 90 }).toBuffer()
+    const tagged = webpWithIcc(webp, icc, { width: 16, height: 16 })
+    const meta = await sharp(tagged).metadata()
+    expect(Buffer.compare(meta.icc!, icc)).toBe(0)
+    expect([meta.width, meta.height, meta.hasAlpha]).toEqual([16, 16, alpha < 255])
+    expect((await sharp(tagged, { ignoreIcc: true }).raw().toBuffer()).equals(await sharp(webp).raw().toBuffer())).toBe(true)
+  })
+
+  it('keeps the XMP and EXIF of an extended file', async () => {
+    const { bytes } = await encodeImage(image, 'webp', { xmp: '<x:xmpmeta xmlns:x="adobe:ns:meta/"/>', exif: { image: { Make: 'Canon' }, photo: {}, gps: {} } })
+    const meta = await sharp(bytes).metadata()
+    expect(meta.icc?.toString('latin1', 16, 20)).toBe('RGB ')
+    expect(meta.exif!.includes('Canon')).toBe(true)
+    expect(meta.xmp!.toString()).toContain('xmpmeta')
   })
 })
