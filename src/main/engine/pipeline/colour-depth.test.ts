@@ -106,6 +106,13 @@ describe('16-bit inputs', () => {
     for (const x of [1, 333, 777, W - 1]) expect([out[(7 * W + x) * 4 + 1], out[(7 * W + x) * 4 + 3]]).toEqual([rgba[(7 * W + x) * 4 + 1], rgba[(7 * W + x) * 4 + 3]])
   })
 
+  it('is decoded to 8 bits, with a warning, when its own pixels would not fit in the decoder’s memory', async () => {
+    const decoded = await decodeImage(await deepPng(), { maxPixels: MAX, memoryBytes: W * H * 20 })
+    expect(decoded.native).toBeNull()
+    expect(decoded.warnings).toEqual([`metadata: the image is too large to keep its 16-bit depth within the decoder's memory (0 MB); the output is 8-bit sRGB`])
+    expect((await decodeImage(await deepPng(), { maxPixels: MAX, memoryBytes: W * H * 40 })).native?.depth).toBe(16)
+  })
+
   it('gives an 8-bit JPEG, rounded from the 16-bit values', async () => {
     const result = await processJob(await deepPng(), { segmenter: rampSegmenter }, { format: 'jpg', params: params({ background: { kind: 'color', rgba: [255, 255, 255, 255] } }), maxPixels: MAX })
     expect((await sharp(result.outputs[0]!.bytes).metadata()).depth).toBe('uchar')

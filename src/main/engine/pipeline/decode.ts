@@ -14,7 +14,7 @@ import { JobFailure } from '../errors'
 import { psdDimensions, sniffImageType, type SniffedType } from '../intake/sniff'
 import { readPsdComposite, withIccChunk } from './decode-psd'
 import { prepareSvg } from './decode-svg'
-import { differsBeyond, isRgbProfile, MAX_ICC_BYTES, NO_METADATA, readNative, readSourceMetadata, SRGB_TOLERANCE, type NativePixels, type SourceMetadata } from './source-info'
+import { differsBeyond, fitsBeside, isRgbProfile, MAX_ICC_BYTES, NO_METADATA, readNative, readSourceMetadata, SRGB_TOLERANCE, type NativePixels, type SourceMetadata } from './source-info'
 
 export interface DecodedImage {
   /** RGBA, 8 bits per channel, rows top to bottom, no padding. */
@@ -34,6 +34,11 @@ export interface DecodedImage {
 export interface DecodeOptions {
   /** Largest width × height accepted (SPEC §4: 100 megapixels by default). */
   maxPixels: number
+  /**
+   * Memory the decode may use (the sandbox's limit): the input's own pixels are kept only when
+   * they fit beside the 8-bit ones (`source-info.ts`). Absent: no limit.
+   */
+  memoryBytes?: number
 }
 
 /** Animated or multi-page formats we read the first frame/page of, and how we say so. */
@@ -67,7 +72,7 @@ export async function decodeImage(bytes: Buffer, opts: DecodeOptions): Promise<D
 
   const decoded = await decodeWithSharp(source, opts.maxPixels, meta.format)
   const metadata = type === 'svg' ? { ...NO_METADATA, warnings: [] } : readSourceMetadata(meta)
-  const native = type === 'svg' ? null : await readNative(source, meta, decoded.data, opts.maxPixels, metadata)
+  const native = type === 'svg' ? null : await readNative(source, meta, decoded.data, opts, metadata)
   return { ...decoded, hasAlpha: meta.hasAlpha && hasTransparency(decoded.data), warnings: [...warnings, ...metadata.warnings], native, metadata }
 }
 
@@ -183,8 +188,10 @@ async function decodePsd(bytes: Buffer, opts: DecodeOptions): Promise<DecodedIma
   const metadata = readSourceMetadata({ xmp: composite.xmp === null ? undefined : Buffer.from(composite.xmp, 'utf8') })
   // The document's own pixels for the outputs: 16-bit words, or 8-bit values in a profile that is not sRGB.
   let native: NativePixels | null = null
-  if (composite.words) native = { data: composite.words, depth: 16 }
-  else if (rgbProfile && differsBeyond(composite.data, image.data, SRGB_TOLERANCE)) native = { data: composite.data, depth: 8 }
+  if (composite.words && fitsBeside(composite.width * composite.height, 16, opts.memoryBytes, metadata)) native = { data: composite.words, depth: 16 }
+  else if (rgbProfile && differsBeyond(composite.data, image.data, SRGB_TOLERANCE) && fitsBeside(composite.width * composite.height, 8, opts.memoryBytes, metadata)) {
+    native = { data: composite.data, depth: 8 }
+  }
   if (native && rgbProfile) metadata.icc = composite.icc
   return { ...image, hasAlpha: hasTransparency(image.data), warnings: [...metadata.warnings], native, metadata }
 }

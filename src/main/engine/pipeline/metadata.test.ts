@@ -167,7 +167,7 @@ describe('size limits on untrusted metadata', () => {
     const into = readSourceMetadata({})
     const icc = Buffer.alloc(MAX_ICC_BYTES + 1)
     icc.write('RGB ', 16, 'latin1')
-    const native = await readNative(Buffer.alloc(0), { icc, depth: 'uchar' } as Metadata, Buffer.alloc(0), MAX, into)
+    const native = await readNative(Buffer.alloc(0), { icc, depth: 'uchar' } as Metadata, Buffer.alloc(0), { maxPixels: MAX }, into)
     expect(native).toBeNull()
     expect(into.icc).toBeNull()
     expect(into.warnings).toEqual(['metadata: the ICC profile (4096 KB) is too large to keep; the output is in sRGB'])

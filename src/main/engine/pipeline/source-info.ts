@@ -94,7 +94,7 @@ export async function readNative(
   source: Buffer,
   meta: Metadata,
   srgb8: Buffer,
-  maxPixels: number,
+  opts: { maxPixels: number; memoryBytes?: number },
   into: SourceMetadata
 ): Promise<NativePixels | null> {
   const icc = meta.icc && meta.icc.length > 0 ? meta.icc : null
@@ -106,7 +106,8 @@ export async function readNative(
   const depth: 8 | 16 = meta.depth === 'ushort' && (icc === null || rgbProfile) ? 16 : 8
   if (depth === 8 && !rgbProfile) return null
   if (meta.space === 'cmyk') return null
-  const data = await sharp(source, { failOn: 'error', limitInputPixels: maxPixels, autoOrient: true, ignoreIcc: true })
+  if (!fitsBeside(srgb8.length / 4, depth, opts.memoryBytes, into)) return null
+  const data = await sharp(source, { failOn: 'error', limitInputPixels: opts.maxPixels, autoOrient: true, ignoreIcc: true })
     .toColourspace(depth === 16 ? 'rgb16' : 'srgb')
     .ensureAlpha()
     .raw({ depth: depth === 16 ? 'ushort' : 'uchar' })
@@ -115,6 +116,22 @@ export async function readNative(
   if (depth === 8 && !differsBeyond(data, srgb8, SRGB_TOLERANCE)) return null
   into.icc = rgbProfile ? icc : null
   return { data, depth }
+}
+
+/**
+ * Bytes a pixel costs in the sandbox with its own pixels kept: 4 (8-bit sRGB) plus 4 or 8 (its
+ * own), each held twice while handed to the engine (serialised), and libvips's room.
+ */
+const BYTES_PER_PIXEL_FACTOR = 2.5
+
+/** Whether the input's own pixels fit beside the 8-bit ones in `memoryBytes`; says so when not. */
+export function fitsBeside(pixels: number, depth: 8 | 16, memoryBytes: number | undefined, into: SourceMetadata): boolean {
+  if (!memoryBytes) return true
+  const need = pixels * (4 + 4 * (depth / 8)) * BYTES_PER_PIXEL_FACTOR
+  if (need <= memoryBytes) return true
+  const what = depth === 16 ? 'its 16-bit depth' : 'its own colour profile'
+  into.warnings.push(`metadata: the image is too large to keep ${what} within the decoder's memory (${Math.round(memoryBytes / 2 ** 20)} MB); the output is 8-bit sRGB`)
+  return false
 }
 
 export function differsBeyond(a: Buffer, b: Buffer, tolerance: number): boolean {

@@ -28,7 +28,7 @@ setInterval(() => {
 async function handle(request: SandboxRequest): Promise<unknown> {
   switch (request.op) {
     case 'decode':
-      return decodeImage(Buffer.from(request.bytes), { maxPixels: request.maxPixels })
+      return decodeImage(Buffer.from(request.bytes), { maxPixels: request.maxPixels, memoryBytes: memoryLimit })
     case 'probe':
       return probeImage(Buffer.from(request.bytes), { maxPixels: request.maxPixels })
     case 'preview':
