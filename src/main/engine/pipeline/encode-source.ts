@@ -7,16 +7,14 @@
  * - the input's XMP packet and EXIF fields (already chosen for the job's `metadata` setting),
  *   where given. libvips writes EXIF into JPEG, PNG (eXIf) and WebP, not into TIFF.
  *
- * sharp attaches a profile without converting the pixels only when it comes with the input
- * (`keepIccProfile`), so for TIFF pixels in the input's space go in as a PNG (stored, not
- * compressed) holding that profile, and sRGB pixels are converted into sharp's sRGB (an
- * identity, which attaches it); PNG, JPEG and WebP get the profile added to their bytes
- * afterwards (`encoded-blocks.ts`), which costs nothing. 16-bit pixels stay 16-bit for PNG and TIFF and are rounded to 8 bits
- * for the formats that have no more (JPEG, WebP).
+ * sharp attaches a profile only by converting into it (`withIccProfile`, an lcms pass over every
+ * pixel, which would also read the input's untrusted profile here) or by keeping its input's
+ * (`keepIccProfile`); so the profile is added to the encoded bytes afterwards instead
+ * (`encoded-blocks.ts`), which costs nothing and reads nothing. 16-bit pixels stay 16-bit for
+ * PNG and TIFF and are rounded to 8 bits for the formats that have no more (JPEG, WebP).
  */
 import sharp, { type Sharp } from 'sharp'
 import type { OutputFormat } from '../../../shared/api'
-import { withIccChunk } from './decode-psd'
 import { narrow } from './native-colour'
 import type { ExifFields } from './source-info'
 import type { NativeImage, RgbaImage } from './variation'
@@ -61,29 +59,22 @@ function exifIfds(exif: ExifFields): Record<string, Record<string, string>> {
 export interface EncodeSource {
   /** The pixels (with XMP and EXIF), ready for a format's options. */
   pipeline: Sharp
-  /** The profile to add to the encoded bytes (PNG, JPEG, WebP), or null when the pipeline attaches it. */
+  /** The profile to add to the encoded bytes (`encoded-blocks.ts`); null: none (a grey mask). */
   iccAfter: Buffer | null
 }
 
-/** Formats whose encoded bytes get their profile added afterwards (`icc-attach.ts`), with no pass over the pixels. */
-const ATTACH_AFTER: ReadonlySet<OutputFormat> = new Set(['png', 'jpg', 'jpeg', 'webp'])
-
-/** A sharp pipeline holding the image's pixels, XMP and EXIF, and how its profile is attached. */
+/** A sharp pipeline holding the image's pixels, XMP and EXIF, and the profile to add to its bytes. */
 export async function encodeSource(img: RgbaImage, format: OutputFormat, opts: SourceOptions): Promise<EncodeSource> {
   let pipeline: Sharp
   let iccAfter: Buffer | null = null
-  const after = ATTACH_AFTER.has(format)
   if (opts.greyscale) {
     pipeline = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).removeAlpha().toColourspace('b-w')
   } else if (opts.native) {
-    const icc = opts.native.icc ?? (await srgbProfileBytes())
-    pipeline = after ? nativePixels(opts.native, DEEP_FORMATS.has(format)) : await nativeTagged(opts.native, icc, DEEP_FORMATS.has(format))
-    if (after) iccAfter = icc
-  } else if (after) {
+    pipeline = nativePixels(opts.native, DEEP_FORMATS.has(format))
+    iccAfter = opts.native.icc ?? (await srgbProfileBytes())
+  } else {
     pipeline = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
     iccAfter = await srgbProfileBytes()
-  } else {
-    pipeline = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).withIccProfile('srgb')
   }
   if (opts.xmp) pipeline = pipeline.withXmp(opts.xmp)
   if (opts.exif && format !== 'tiff') pipeline = pipeline.withExif(exifIfds(opts.exif))
@@ -97,11 +88,4 @@ function nativePixels(native: NativeImage, deepFormat: boolean): Sharp {
     return sharp(new Uint16Array(native.data.buffer, native.data.byteOffset, native.data.length / 2), { raw }).toColourspace('rgb16')
   }
   return sharp(native.depth === 16 ? narrow(native.data) : native.data, { raw })
-}
-
-/** The pixels with `icc` attached and not applied: they come in as a PNG holding it (`keepIccProfile`). */
-async function nativeTagged(native: NativeImage, icc: Buffer, deepFormat: boolean): Promise<Sharp> {
-  const png = await nativePixels(native, deepFormat).png({ compressionLevel: 0 }).toBuffer()
-  const out = sharp(withIccChunk(png, icc), { limitInputPixels: false }).keepIccProfile()
-  return native.depth === 16 && deepFormat ? out.toColourspace('rgb16') : out
 }

@@ -9,7 +9,7 @@ import type { Sharp } from 'sharp'
 import type { OutputFormat, Variation } from '../../../shared/api'
 import { JobFailure } from '../errors'
 import { encodeSource } from './encode-source'
-import { jpegWithBlocks, pngWithIcc, webpWithIcc } from './encoded-blocks'
+import { jpegWithBlocks, pngWithIcc, tiffWithIcc, webpWithIcc } from './encoded-blocks'
 import { encodePsd } from './psd'
 import type { ExifFields } from './source-info'
 import type { ComposedVariation, NativeImage, RgbaImage } from './variation'
@@ -100,6 +100,7 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
     if (format === 'png') return { bytes: iccAfter ? pngWithIcc(bytes, iccAfter) : bytes, warnings }
     if (format === 'jpg' || format === 'jpeg') return { bytes: jpegWithBlocks(bytes, { icc: iccAfter, iptc: opts.iptc }), warnings }
     if (format === 'webp' && iccAfter) return { bytes: webpWithIcc(bytes, iccAfter, img), warnings }
+    if (format === 'tiff' && iccAfter) return { bytes: tiffWithIcc(bytes, iccAfter), warnings }
     return { bytes, warnings }
   } catch (cause) {
     throw new JobFailure('pipeline_error', `cannot encode ${format}: ${cause instanceof Error ? cause.message : String(cause)}`, {

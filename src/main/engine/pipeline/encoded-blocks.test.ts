@@ -2,7 +2,7 @@ import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { encodeImage } from './encode'
 import { matrixProfile } from './icc-fixtures'
-import { jpegWithBlocks, pngWithIcc, webpWithIcc } from './encoded-blocks'
+import { jpegWithBlocks, pngWithIcc, tiffWithIcc, webpWithIcc } from './encoded-blocks'
 import { solidRgba } from './test-fixtures'
 
 const image = { data: solidRgba(16, 16, [200, 100, 50, 255]), width: 16, height: 16, channels: 4 as const }
@@ -59,5 +59,31 @@ describe('webpWithIcc', () => {
     expect(meta.icc?.toString('latin1', 16, 20)).toBe('RGB ')
     expect(meta.exif!.includes('Canon')).toBe(true)
     expect(meta.xmp!.toString()).toContain('xmpmeta')
+  })
+})
+
+describe('tiffWithIcc', () => {
+  it.each([
+    ['8-bit RGBA', false],
+    ['16-bit RGBA', true]
+  ] as const)('%s: readers find the profile, pixels untouched, XMP kept', async (_name, deep) => {
+    const icc = matrixProfile()
+    let pipeline = sharp(image.data, { raw: { width: 16, height: 16, channels: 4 } }).withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"/>')
+    if (deep) pipeline = pipeline.toColourspace('rgb16')
+    const tiff = await pipeline.tiff({ compression: 'lzw', predictor: 'horizontal' }).toBuffer()
+    const tagged = tiffWithIcc(tiff, icc)
+    const meta = await sharp(tagged).metadata()
+    expect(Buffer.compare(meta.icc!, icc)).toBe(0)
+    expect([meta.width, meta.height, meta.depth, meta.channels]).toEqual([16, 16, deep ? 'ushort' : 'uchar', 4])
+    expect(meta.xmp!.toString()).toContain('xmpmeta')
+    const raw = (b: Buffer) => sharp(b, { ignoreIcc: true }).raw({ depth: deep ? 'ushort' : 'uchar' }).toBuffer()
+    expect((await raw(tagged)).equals(await raw(tiff))).toBe(true)
+  })
+
+  it('replaces a profile already there', async () => {
+    const tiff = await sharp(image.data, { raw: { width: 16, height: 16, channels: 4 } }).tiff().toBuffer()
+    const once = tiffWithIcc(tiff, matrixProfile())
+    const other = matrixProfile({ description: 'Other', red: [0.6, 0.3, 0.02], green: [0.2, 0.6, 0.06], blue: [0.15, 0.06, 0.75], gamma: 2.2 })
+    expect(Buffer.compare((await sharp(tiffWithIcc(once, other)).metadata()).icc!, other)).toBe(0)
   })
 })

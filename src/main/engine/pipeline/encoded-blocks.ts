@@ -1,6 +1,6 @@
 /**
  * Blocks added to an image the engine has just encoded, without touching its pixels: an ICC
- * profile (PNG, JPEG, WebP) and an IPTC-IIM record (JPEG).
+ * profile (PNG, JPEG, WebP, TIFF) and an IPTC-IIM record (JPEG).
  *
  * sharp attaches a profile only by converting into it (`withIccProfile`, an lcms pass over every
  * pixel: 0.1–0.3 s on 24 MP) or by keeping its input's, and has no way to write IPTC; for these
@@ -110,3 +110,49 @@ export function webpWithIcc(webp: Buffer, icc: Buffer, size: { width: number; he
 /** VP8X flag bits. */
 const ICC_FLAG = 0x20
 const ALPHA_FLAG = 0x10
+
+/** TIFF tag of an embedded ICC profile, and the UNDEFINED (bytes) field type. */
+const TIFF_TAG_ICC = 34675
+const TIFF_UNDEFINED = 7
+
+/**
+ * A TIFF with the profile in its first directory's ICC tag. The profile and a copy of the
+ * directory with the tag added (entries stay sorted by tag) are appended, and the header points
+ * at the new directory; every other offset in the file stays valid. Classic TIFF, either byte
+ * order, as libvips writes it.
+ */
+export function tiffWithIcc(tiff: Buffer, icc: Buffer): Buffer {
+  const order = tiff.toString('latin1', 0, 2)
+  if (order !== 'II' && order !== 'MM') throw new Error('not a TIFF')
+  const le = order === 'II'
+  const u16 = (at: number): number => (le ? tiff.readUInt16LE(at) : tiff.readUInt16BE(at))
+  const u32 = (at: number): number => (le ? tiff.readUInt32LE(at) : tiff.readUInt32BE(at))
+  if (u16(2) !== 42) throw new Error('not a classic TIFF')
+  const ifd = u32(4)
+  const count = u16(ifd)
+  const entries: Buffer[] = []
+  for (let i = 0; i < count; i++) {
+    const entry = tiff.subarray(ifd + 2 + i * 12, ifd + 14 + i * 12)
+    if (u16(ifd + 2 + i * 12) !== TIFF_TAG_ICC) entries.push(entry)
+  }
+  const next = tiff.subarray(ifd + 2 + count * 12, ifd + 6 + count * 12)
+
+  const iccAt = tiff.length + (tiff.length & 1)
+  const ifdAt = iccAt + icc.length + (icc.length & 1)
+  const entry = Buffer.alloc(12)
+  const put16 = (b: Buffer, v: number, at: number): number => (le ? b.writeUInt16LE(v, at) : b.writeUInt16BE(v, at))
+  const put32 = (b: Buffer, v: number, at: number): number => (le ? b.writeUInt32LE(v, at) : b.writeUInt32BE(v, at))
+  put16(entry, TIFF_TAG_ICC, 0)
+  put16(entry, TIFF_UNDEFINED, 2)
+  put32(entry, icc.length, 4)
+  put32(entry, iccAt, 8)
+  const tagOf = (e: Buffer): number => (le ? e.readUInt16LE(0) : e.readUInt16BE(0))
+  const at = entries.findIndex((e) => tagOf(e) > TIFF_TAG_ICC)
+  entries.splice(at < 0 ? entries.length : at, 0, entry)
+  const head = Buffer.alloc(2)
+  put16(head, entries.length, 0)
+
+  const out = Buffer.concat([tiff, Buffer.alloc(iccAt - tiff.length), icc, Buffer.alloc(ifdAt - iccAt - icc.length), head, ...entries, next])
+  put32(out, ifdAt, 4)
+  return out
+}
