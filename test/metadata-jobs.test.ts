@@ -74,3 +74,37 @@ describe('a 16-bit Adobe RGB input with XMP', () => {
     expect(px[3]).toBe(0) // a corner is background
   })
 })
+
+describe('a camera JPEG with EXIF', () => {
+  /** The scene as a camera would write it: make, model and lens, exposure, and a GPS position. */
+  async function cameraJpeg(): Promise<Buffer> {
+    return sharp(sceneSvg())
+      .jpeg()
+      .withExif({
+        IFD0: { Make: 'Canon', Model: 'EOS R5', Copyright: 'Studio Nord' },
+        IFD2: { LensModel: 'RF24-70mm F2.8 L IS USM', ExposureTime: '1/125' },
+        IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '51/1 30/1 3230/100' }
+      })
+      .toBuffer()
+  }
+  // The GPS IFD pointer tag (0x8825), in either byte order.
+  const gpsPointer = (b: Buffer) => b.includes(Buffer.from([0x88, 0x25, 0x00, 0x04])) || b.includes(Buffer.from([0x25, 0x88, 0x04, 0x00]))
+
+  it.each(['png', 'jpg'])('%s output keeps camera and lens, drops the GPS position', async (format) => {
+    const input = await cameraJpeg()
+    expect(gpsPointer((await sharp(input).metadata()).exif!)).toBe(true)
+    const res = await fetch(server.url('/api/v1/upload'), {
+      method: 'POST',
+      headers: { 'X-API-Key': server.key },
+      body: multipart({ mode: 'clipping', output_format: format }, { bytes: input, type: 'image/jpeg', name: 'camera.jpg' })
+    })
+    const accepted = { status: res.status, body: await json(res) }
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(202)
+    const { body } = await pollUntilSettled(server, accepted.body.job_id)
+    expect(body.status, JSON.stringify(body)).toBe('done')
+    const out = Buffer.from(await (await fetch(body.final_url)).arrayBuffer())
+    const exif = (await sharp(out).metadata()).exif!
+    for (const text of ['Canon', 'EOS R5', 'Studio Nord', 'RF24-70mm F2.8 L IS USM']) expect(exif.includes(text), text).toBe(true)
+    expect(gpsPointer(exif)).toBe(false)
+  })
+})

@@ -10,7 +10,7 @@ import { iccProfile } from './decode-psd'
 import { jpegWithBlocks } from './encoded-blocks'
 import { encodeImage } from './encode'
 import { outputMetadata, processJob } from './index'
-import { MAX_ICC_BYTES, MAX_XMP_BYTES, NO_METADATA, readNative, readSourceMetadata, type ExifFields } from './source-info'
+import { MAX_EXIF_BYTES, MAX_ICC_BYTES, MAX_XMP_BYTES, NO_METADATA, readNative, readSourceMetadata, type ExifFields } from './source-info'
 import { solidRgba } from './test-fixtures'
 import { exifFields } from './exif-fields'
 import { cleanXmp } from './xmp-clean'
@@ -203,5 +203,29 @@ describe('IPTC in outputs', () => {
     expect(readSourceMetadata({ iptc: irb }).iptc).toEqual(record)
     expect(readSourceMetadata({ iptc: Buffer.from('not iptc') }).iptc).toBeNull()
     expect(readSourceMetadata({ iptc: Buffer.from('Photoshop 3.0\0' + '8BIM', 'latin1') }).iptc).toBeNull()
+  })
+})
+
+describe('readSourceMetadata: EXIF', () => {
+  it('reads a JPEG’s EXIF block into writable fields, orientation left out', async () => {
+    const jpg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+      .jpeg()
+      .withExif({ IFD0: { Make: 'Nikon', Model: 'Z 8', Orientation: '6' }, IFD2: { LensModel: 'NIKKOR Z 50mm f/1.8 S' }, IFD3: { GPSLatitudeRef: 'S' } })
+      .toBuffer()
+    const { exif, warnings } = readSourceMetadata(await sharp(jpg).metadata())
+    expect(warnings).toEqual([])
+    expect(exif?.image).toMatchObject({ Make: 'Nikon', Model: 'Z 8' })
+    expect(exif?.image.Orientation).toBeUndefined()
+    expect(exif?.photo.LensModel).toBe('NIKKOR Z 50mm f/1.8 S')
+    expect(exif?.gps.GPSLatitudeRef).toBe('S')
+  })
+
+  it('drops a block that does not parse, or is too large, with a warning', () => {
+    const bad = readSourceMetadata({ exif: Buffer.from('Exif\0\0XX not a tiff header') })
+    expect(bad.exif).toBeNull()
+    expect(bad.warnings[0]).toMatch(/^metadata: the EXIF block could not be read/)
+    const big = readSourceMetadata({ exif: Buffer.alloc(MAX_EXIF_BYTES + 1) })
+    expect(big.exif).toBeNull()
+    expect(big.warnings[0]).toMatch(/^metadata: the EXIF block \(257 KB\) is over 256 KB/)
   })
 })

@@ -14,9 +14,11 @@
  * sizes bounded; the profile has already been read by lcms there (the pixels were converted
  * with it) before the engine attaches it to an output.
  */
+import exifReader from 'exif-reader'
 import sharp, { type Metadata } from 'sharp'
 import { iptcRecord } from './decode-psd'
 import { MAX_IPTC_BYTES } from './encoded-blocks'
+import { exifFields, type DecodedExif } from './exif-fields'
 import { cleanXmp } from './xmp-clean'
 
 export interface NativePixels {
@@ -57,6 +59,8 @@ export const NO_METADATA: SourceMetadata = { icc: null, xmp: null, xmpWithGps: n
 
 /** Largest ICC profile kept (RGB profiles are a few KB; LUT-based ones rarely pass 1 MB). */
 export const MAX_ICC_BYTES = 4 * 2 ** 20
+/** Largest EXIF block read (a camera's is 10–60 KB, most of it maker notes, which are not kept). */
+export const MAX_EXIF_BYTES = 256 * 1024
 /** Largest XMP packet kept. */
 export const MAX_XMP_BYTES = 2 ** 20
 /** A profile changing no channel by more than this (of 255) is taken for sRGB. */
@@ -67,7 +71,7 @@ export function isRgbProfile(icc: Buffer): boolean {
   return icc.length >= 128 && icc.toString('latin1', 16, 20) === 'RGB '
 }
 
-export function readSourceMetadata(meta: Pick<Metadata, 'xmp' | 'iptc'>): SourceMetadata {
+export function readSourceMetadata(meta: Pick<Metadata, 'xmp' | 'iptc' | 'exif'>): SourceMetadata {
   const warnings: string[] = []
   let iptc: Buffer | null = null
   const record = meta.iptc ? iptcRecord(meta.iptc) : null
@@ -83,7 +87,26 @@ export function readSourceMetadata(meta: Pick<Metadata, 'xmp' | 'iptc'>): Source
     xmpWithGps = cleaned.withGps
     if (xmpWithGps === null) warnings.push('metadata: the XMP packet is not well-formed and was not kept')
   }
-  return { icc: null, xmp, xmpWithGps, iptc, exif: null, warnings }
+  return { icc: null, xmp, xmpWithGps, iptc, exif: readExif(meta.exif, warnings), warnings }
+}
+
+/**
+ * The input's EXIF fields, read by exif-reader (bounds-checked reads of the TIFF structure, no
+ * pattern matching). A block too large or that does not parse is dropped with a warning: the
+ * photo is still cut out.
+ */
+function readExif(block: Buffer | undefined, warnings: string[]): SourceMetadata['exif'] {
+  if (!block || block.length === 0) return null
+  if (block.length > MAX_EXIF_BYTES) {
+    warnings.push(`metadata: the EXIF block (${Math.ceil(block.length / 1024)} KB) is over ${MAX_EXIF_BYTES / 1024} KB and was not kept`)
+    return null
+  }
+  try {
+    return exifFields(exifReader(block) as DecodedExif)
+  } catch (err) {
+    warnings.push(`metadata: the EXIF block could not be read (${err instanceof Error ? err.message : String(err)}) and was not kept`)
+    return null
+  }
 }
 
 /**
