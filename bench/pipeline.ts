@@ -285,7 +285,7 @@ async function clipdeskRunner(role: 'clipdesk' | 'inference', variant: ModelVari
         const file = files[next++]!
         const t = performance.now()
         const input = await readFile(file)
-        await processJob(input, { segmenter: source }, { format: 'png', params: CLIPPING_DEFAULTS, maxPixels: MAX_PIXELS, decode: (bytes) => sandbox.decode(bytes) })
+        await processJob(input, { segmenter: source }, { format: 'png', params: CLIPPING_DEFAULTS, maxPixels: MAX_PIXELS, decode: (bytes) => sandbox.decode(bytes), toNative: (rgba, w, h, target) => sandbox.toNative(rgba, w, h, target) })
         perImageMs.push(performance.now() - t)
       }
     }

@@ -30,6 +30,12 @@ export interface JobParams {
   alpha: 'auto' | 'keep'
   /** The registry model that makes the mask; null: the default model setting. */
   model: string | null
+  /**
+   * The input's EXIF/IPTC/XMP in the outputs: `keep` (default) without the orientation (already
+   * applied) and the GPS position, `keep-gps` with the position, `strip` none. The ICC profile
+   * is kept whatever this says: it is what the pixel values mean.
+   */
+  metadata: 'keep' | 'keep-gps' | 'strip'
   /** The preset the set started from, if any (for names and display). */
   preset: string | null
 }
@@ -48,6 +54,7 @@ export const CLIPPING_DEFAULTS: JobParams = {
   refine: 'edges',
   alpha: 'auto',
   model: null,
+  metadata: 'keep',
   preset: null
 }
 

@@ -188,12 +188,14 @@ describe('parseParams: forms', () => {
   })
 
   it('formatParams writes what parseParams reads back', () => {
-    const text = 'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite'
+    const text = 'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite;metadata=keep-gps'
     const v = values(text)
-    expect(formatParams(v)).toBe('background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite')
+    expect(formatParams(v)).toBe('background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite;metadata=keep-gps')
     expect(values(formatParams(v))).toEqual(v)
     expect(formatParams({ background: { kind: 'color', rgba: [1, 2, 3, 4] }, size: { kind: 'long', max: 900 } }, 'base')).toBe('base;background=#01020304;size=900')
-    expect(PARAM_KEYS).toHaveLength(12)
+    expect(PARAM_KEYS).toHaveLength(13)
+    expect(fields('metadata=all')).toEqual(['params.metadata'])
+    expect(values('metadata=strip')).toEqual({ metadata: 'strip' })
     expect(fields('model=Big Model')).toEqual(['params.model'])
     expect(fields('model=')).toEqual(['params.model'])
   })

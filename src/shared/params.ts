@@ -46,7 +46,8 @@ export const PARAM_KEYS = [
   'quality',
   'refine',
   'alpha',
-  'model'
+  'model',
+  'metadata'
 ] as const
 export type ParamKey = (typeof PARAM_KEYS)[number]
 
@@ -75,7 +76,8 @@ export const PARAM_EXPECTED: Record<ParamKey, string> = {
   quality: 'a whole number from 1 to 100',
   refine: 'none, edges or detail',
   alpha: 'auto or keep',
-  model: 'a model name from the model registry (clipdesk models list), e.g. medium'
+  model: 'a model name from the model registry (clipdesk models list), e.g. medium',
+  metadata: 'keep, keep-gps or strip'
 }
 
 function describe(value: unknown): string {
@@ -174,7 +176,8 @@ const SCHEMAS: { [K in ParamKey]: z.ZodType<NonNullable<JobParams[K]>, unknown> 
   refine: z.enum(['none', 'edges', 'detail']),
   alpha: z.enum(['auto', 'keep']),
   // Only the name's form is checked here; whether the model exists is the engine's question.
-  model: z.string().trim().regex(MODEL_NAME_PATTERN)
+  model: z.string().trim().regex(MODEL_NAME_PATTERN),
+  metadata: z.enum(['keep', 'keep-gps', 'strip'])
 }
 
 const isParamKey = (k: string): k is ParamKey => (PARAM_KEYS as readonly string[]).includes(k)

@@ -48,6 +48,7 @@ export async function runWorker(args: string[]): Promise<number> {
     link,
     segmenter: () => (model.segmenter ??= Segmenter.create({ variant, threads })),
     decode: (bytes, _maxPixels, signal) => sandbox.decode(bytes, signal),
+    toNative: (rgba, width, height, target, signal) => sandbox.toNative(rgba, width, height, target, signal),
     concurrency,
     lockMs,
     onJob: (jobId, outcome, ms, coordinatorMs) => console.log(`${jobId}\t${outcome}\t${ms} ms\tcoordinator ${Math.round(coordinatorMs)} ms`)

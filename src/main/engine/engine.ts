@@ -337,6 +337,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       segmenter: (model) => this.segmenter(model),
       releaseSegmenter: (s) => this.modelPool.release(s),
       decode: (bytes, signal) => this.sandbox.decode(bytes, signal),
+      toNative: (rgba, width, height, target, signal) => this.sandbox.toNative(rgba, width, height, target, signal),
       maskCache: this.maskCache,
       changed: (id) => this.changed(id),
       timing: this.timing

@@ -9,6 +9,7 @@ import { processJob } from './pipeline'
 import { resolveJobParams } from './params/resolve'
 import type { Segmenter } from './pipeline/mask'
 import type { DecodedImage } from './pipeline/decode'
+import type { NativeTarget } from './pipeline/native-colour'
 import type { AbortReason } from './queue/scheduler'
 import type { Db } from './store/db'
 import type { JobRecord, JobStore, MovePatch } from './store/jobs'
@@ -30,6 +31,8 @@ export interface RunContext {
   releaseSegmenter?(segmenter: Segmenter): void
   /** Decodes an input in the sandbox (never on the engine's thread). */
   decode(bytes: Buffer, signal: AbortSignal): Promise<DecodedImage>
+  /** Converts sRGB colours into an input's own profile, in the sandbox (the profile is untrusted). */
+  toNative(rgba: Buffer, width: number, height: number, target: NativeTarget, signal: AbortSignal): Promise<Buffer>
   /** Model masks by input content + model; absent: every job runs the model. */
   maskCache?: MaskCache
   /** Called after every move of a job, for push events. */
@@ -106,6 +109,7 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
       params,
       maxPixels: ctx.options.maxPixels,
       decode: (bytes) => ctx.decode(bytes, signal),
+      toNative: (rgba, width, height, target) => ctx.toNative(rgba, width, height, target, signal),
       signal,
       onStage: (stage) => {
         if (stage !== at) moveTo(stage)

@@ -62,6 +62,7 @@ export function createStudioEngine(engineOptions: EngineOptions, opts: StudioOpt
               link: new LocalLink(coordinator, { name: `${hostname()} (coordinator)`, device: 'cpu' }),
               segmenter: () => ctx.segmenter(),
               decode: (bytes, _maxPixels, signal) => ctx.decode(bytes, signal),
+              toNative: (rgba, width, height, target, signal) => ctx.toNative(rgba, width, height, target, signal),
               concurrency: engine.options.concurrency,
               lockMs: opts.lockMs
             })

@@ -10,6 +10,7 @@ import { Worker, type Job } from 'bullmq'
 import { JobFailure } from '../engine/errors'
 import { processJob, type JobResult, type PipelineStage } from '../engine/pipeline'
 import type { DecodedImage } from '../engine/pipeline/decode'
+import type { NativeTarget } from '../engine/pipeline/native-colour'
 import type { MaskSource } from '../engine/pipeline/alpha'
 import { STUDIO_QUEUE, redisConnection, type Claim, type FailureReport, type QueuedJob, type ResultUpload } from './protocol'
 
@@ -28,6 +29,8 @@ export interface StudioWorkerOptions {
   link: CoordinatorLink
   segmenter(): Promise<MaskSource>
   decode(bytes: Buffer, maxPixels: number, signal: AbortSignal): Promise<DecodedImage>
+  /** Converts sRGB colours into an input's own profile, in the decode sandbox (the profile is untrusted). */
+  toNative(rgba: Buffer, width: number, height: number, target: NativeTarget, signal: AbortSignal): Promise<Buffer>
   /** Jobs run at once. @default 1 */
   concurrency?: number
   /**
@@ -118,6 +121,7 @@ export class StudioWorker {
         params: claim.params,
         maxPixels: claim.max_pixels,
         decode: (bytes) => this.opts.decode(bytes, claim.max_pixels, signal),
+        toNative: (rgba, width, height, target) => this.opts.toNative(rgba, width, height, target, signal),
         signal,
         onStage: (stage) => void this.opts.link.progress(jobId, stage).catch(() => undefined)
       })

@@ -18,6 +18,8 @@ import { JobFailure } from '../errors'
 import { makeBackground } from './background'
 import { makeCutout } from './cutout'
 import type { DecodedImage } from './decode'
+import type { ToNative } from './native-colour'
+import { attachNative, composeNative } from './native-compose'
 import { alphaBounds, extractResized, placeOnCanvas, planPlacement } from './placement'
 import { makeShadow, shadowSkipReason, type ShadowResult } from './shadow'
 import type { ComposedVariation, PsdLayerSpec, RgbaImage } from './variation'
@@ -33,6 +35,11 @@ export interface ComposeResult {
 export interface ComposeOptions {
   /** Also build each variation's layers (for PSD output). @default false */
   layers?: boolean
+  /**
+   * Converts sRGB colours into the input's own space: given, each variation also comes in the
+   * input's own space and depth when the decode found them (`image.native`).
+   */
+  toNative?: ToNative
 }
 
 /** Largest output canvas: PSD's side limit, and the input's pixel limit (SPEC §4). */
@@ -97,7 +104,7 @@ function alphaAsGrey(image: RgbaImage): RgbaImage {
 
 export async function composeVariations(
   image: DecodedImage,
-  alpha: { alpha: Buffer; foreground: Buffer },
+  alpha: { alpha: Buffer; foreground: Buffer; source?: 'input' | 'cache' | 'model' },
   params: JobParams,
   opts: ComposeOptions = {}
 ): Promise<ComposeResult> {
@@ -179,6 +186,26 @@ export async function composeVariations(
         const never: never = variation
         throw new JobFailure('pipeline_error', `unknown variation ${String(never)}`)
       }
+    }
+  }
+  if (image.native && opts.toNative) {
+    const input = {
+      image,
+      alpha: alpha.alpha,
+      foreground: alpha.foreground,
+      placement,
+      background,
+      shadow: shadow?.ok ? shadow.layer : null,
+      toNative: opts.toNative,
+      alphaFromInput: alpha.source === 'input',
+      layers: opts.layers
+    }
+    try {
+      attachNative(variations, await composeNative(input, variations.map((v) => v.variation)))
+    } catch (err) {
+      // A profile colours cannot be converted into: the outputs are sRGB, as for any input.
+      if (!(err instanceof JobFailure) || err.reason !== 'pipeline_error') throw err
+      note(params.primary, `colour: ${err.message}; the output is in sRGB`)
     }
   }
   return { variations, warnings, ignored }

@@ -4,7 +4,7 @@
  * Layer pixels are skipped (`skipLayerImageData`): the composite is what the document looks
  * like, and decoding every layer would cost memory for nothing. ag-psd gives the composite as
  * RGBA at the file's depth (8-bit bytes, 16-bit words, 32-bit linear floats); we bring it to
- * 8-bit. An embedded ICC profile (image resource 1039, which ag-psd does not read) is honoured:
+ * 8-bit for the model (a 16-bit document's own words are kept for the outputs). An embedded ICC profile (image resource 1039, which ag-psd does not read) is honoured:
  * the pixels are handed to sharp with that profile so they come out in sRGB like every input.
  */
 import { crc32, deflateSync } from 'node:zlib'
@@ -18,6 +18,10 @@ export interface PsdComposite {
   height: number
   /** The profile the pixels are in, when the document embeds one. */
   icc: Buffer | null
+  /** A 16-bit document's own RGBA words (native-endian), before they were brought to 8 bits. */
+  words: Buffer | null
+  /** The document's XMP packet, as ag-psd read it. */
+  xmp: string | null
 }
 
 const PSD_SIGNATURE = '8BPS'
@@ -60,7 +64,9 @@ export function readPsdComposite(bytes: Buffer): PsdComposite {
   if (!pixels || pixels.width !== psd.width || pixels.height !== psd.height) {
     throw new JobFailure('unsupported_image', 'the psd image has no composite image')
   }
-  return { data: to8bit(pixels.data), width: pixels.width, height: pixels.height, icc: iccProfile(bytes) }
+  const words = pixels.data instanceof Uint16Array ? Buffer.from(pixels.data.buffer, pixels.data.byteOffset, pixels.data.byteLength) : null
+  const xmp = typeof psd.imageResources?.xmpMetadata === 'string' ? psd.imageResources.xmpMetadata : null
+  return { data: to8bit(pixels.data), width: pixels.width, height: pixels.height, icc: iccProfile(bytes), words, xmp }
 }
 
 /** 8-bit copy of ag-psd's RGBA data at any depth. */
@@ -94,7 +100,27 @@ export function iccProfile(bytes: Buffer): Buffer | null {
   at += 4 + bytes.readUInt32BE(at)
   if (at + 4 > bytes.length) return null
   const end = Math.min(bytes.length, at + 4 + bytes.readUInt32BE(at))
-  at += 4
+  return imageResourceIn(bytes, at + 4, end, RESOURCE_ICC_PROFILE)
+}
+
+/** Resource id of IPTC-NAA records. */
+const RESOURCE_IPTC = 1028
+const PHOTOSHOP_IRB = 'Photoshop 3.0\0'
+
+/**
+ * The IPTC-IIM record of an input's IPTC block as libvips gives it: a JPEG's APP13 payload
+ * (`Photoshop 3.0` and image resource blocks, of which only resource 1028 is IPTC), or the
+ * record itself (TIFF). Null when it is neither.
+ */
+export function iptcRecord(block: Buffer): Buffer | null {
+  if (block.length > 0 && block[0] === 0x1c) return block
+  if (block.toString('latin1', 0, PHOTOSHOP_IRB.length) !== PHOTOSHOP_IRB) return null
+  const record = imageResourceIn(block, PHOTOSHOP_IRB.length, block.length, RESOURCE_IPTC)
+  return record && record[0] === 0x1c ? record : null
+}
+
+/** The data of resource `wanted` among the image resource blocks in bytes[at, end). */
+function imageResourceIn(bytes: Buffer, at: number, end: number, wanted: number): Buffer | null {
   while (at + 12 <= end) {
     if (bytes.toString('latin1', at, at + 4) !== '8BIM') return null
     const id = bytes.readUInt16BE(at + 4)
@@ -104,7 +130,7 @@ export function iccProfile(bytes: Buffer): Buffer | null {
     const size = bytes.readUInt32BE(at)
     at += 4
     if (at + size > end) return null
-    if (id === RESOURCE_ICC_PROFILE && size > 0) return bytes.subarray(at, at + size)
+    if (id === wanted && size > 0) return bytes.subarray(at, at + size)
     at += (size + 1) & ~1
   }
   return null

@@ -4,7 +4,9 @@
  * PNG, JPEG, WebP, GIF, AVIF, TIFF and SVG go through sharp; PSD through ag-psd (its composite
  * image, `decode-psd.ts`); SVG is rendered with every external reference made inert first
  * (`decode-svg.ts`). EXIF orientation is applied; CMYK, greyscale, 16-bit and ICC-tagged inputs
- * all come out as 8-bit sRGB. The size limit is checked on the header before any pixel is
+ * all come out as 8-bit sRGB, which the model and the refinement work on. Beside it come the
+ * input's own pixels when they are more than that (16-bit, a non-sRGB RGB profile) and its
+ * metadata, for the outputs (`source-info.ts`). The size limit is checked on the header before any pixel is
  * decoded, so a small file claiming huge dimensions (a "decompression bomb") costs nothing.
  */
 import sharp, { type Metadata, type OutputInfo } from 'sharp'
@@ -12,6 +14,7 @@ import { JobFailure } from '../errors'
 import { psdDimensions, sniffImageType, type SniffedType } from '../intake/sniff'
 import { readPsdComposite, withIccChunk } from './decode-psd'
 import { prepareSvg } from './decode-svg'
+import { differsBeyond, fitsBeside, isRgbProfile, MAX_ICC_BYTES, NO_METADATA, readNative, readSourceMetadata, SRGB_TOLERANCE, type NativePixels, type SourceMetadata } from './source-info'
 
 export interface DecodedImage {
   /** RGBA, 8 bits per channel, rows top to bottom, no padding. */
@@ -22,11 +25,20 @@ export interface DecodedImage {
   /** The input had an alpha channel that is not fully opaque somewhere (a real cut-out). */
   hasAlpha: boolean
   warnings: string[]
+  /** The input's own pixels when they are 16-bit or in a non-sRGB RGB profile (`source-info.ts`). */
+  native?: NativePixels | null
+  /** The input's profile and metadata, for the outputs (absent: none). */
+  metadata?: SourceMetadata
 }
 
 export interface DecodeOptions {
   /** Largest width × height accepted (SPEC §4: 100 megapixels by default). */
   maxPixels: number
+  /**
+   * Memory the decode may use (the sandbox's limit): the input's own pixels are kept only when
+   * they fit beside the 8-bit ones (`source-info.ts`). Absent: no limit.
+   */
+  memoryBytes?: number
 }
 
 /** Animated or multi-page formats we read the first frame/page of, and how we say so. */
@@ -59,7 +71,9 @@ export async function decodeImage(bytes: Buffer, opts: DecodeOptions): Promise<D
   if ((meta.pages ?? 1) > 1 && firstFrameWarning) warnings.push(firstFrameWarning)
 
   const decoded = await decodeWithSharp(source, opts.maxPixels, meta.format)
-  return { ...decoded, hasAlpha: meta.hasAlpha && hasTransparency(decoded.data), warnings }
+  const metadata = type === 'svg' ? { ...NO_METADATA, warnings: [] } : readSourceMetadata(meta)
+  const native = type === 'svg' ? null : await readNative(source, meta, decoded.data, opts, metadata)
+  return { ...decoded, hasAlpha: meta.hasAlpha && hasTransparency(decoded.data), warnings: [...warnings, ...metadata.warnings], native, metadata }
 }
 
 /**
@@ -126,7 +140,7 @@ async function checkedHeader(bytes: Buffer, type: SniffedType, maxPixels: number
 }
 
 /** Any input sharp reads → upright 8-bit sRGB RGBA. */
-async function decodeWithSharp(source: Buffer, maxPixels: number, format: string): Promise<Omit<DecodedImage, 'hasAlpha' | 'warnings'>> {
+async function decodeWithSharp(source: Buffer, maxPixels: number, format: string): Promise<Pick<DecodedImage, 'data' | 'width' | 'height' | 'channels'>> {
   let decoded: { data: Buffer; info: OutputInfo }
   try {
     decoded = await sharp(source, {
@@ -162,15 +176,24 @@ async function decodePsd(bytes: Buffer, opts: DecodeOptions): Promise<DecodedIma
   if (!size || size.width < 1 || size.height < 1) throw new JobFailure('unsupported_image', 'the psd header is damaged or incomplete')
   checkSize(size.width, size.height, opts.maxPixels)
   const composite = readPsdComposite(bytes)
-  let image: Omit<DecodedImage, 'hasAlpha' | 'warnings'> = { data: composite.data, width: composite.width, height: composite.height, channels: 4 }
-  // An RGB profile (bytes 16–19 of an ICC header name its colour space): through sharp with the
-  // profile attached, to come out in sRGB like every input. (ag-psd gives grey as RGB already.)
-  if (composite.icc && composite.icc.toString('latin1', 16, 20) === 'RGB ') {
+  let image: Pick<DecodedImage, 'data' | 'width' | 'height' | 'channels'> = { data: composite.data, width: composite.width, height: composite.height, channels: 4 }
+  // An RGB profile: through sharp with the profile attached, to come out in sRGB like every
+  // input. (ag-psd gives grey as RGB already.)
+  const rgbProfile = composite.icc !== null && isRgbProfile(composite.icc) && composite.icc.length <= MAX_ICC_BYTES
+  if (rgbProfile) {
     const raw = { width: composite.width, height: composite.height, channels: 4 as const }
     const png = await sharp(composite.data, { raw, limitInputPixels: opts.maxPixels }).png({ compressionLevel: 0 }).toBuffer()
-    image = await decodeWithSharp(withIccChunk(png, composite.icc), opts.maxPixels, 'psd')
+    image = await decodeWithSharp(withIccChunk(png, composite.icc!), opts.maxPixels, 'psd')
   }
-  return { ...image, hasAlpha: hasTransparency(image.data), warnings: [] }
+  const metadata = readSourceMetadata({ xmp: composite.xmp === null ? undefined : Buffer.from(composite.xmp, 'utf8') })
+  // The document's own pixels for the outputs: 16-bit words, or 8-bit values in a profile that is not sRGB.
+  let native: NativePixels | null = null
+  if (composite.words && fitsBeside(composite.width * composite.height, 16, opts.memoryBytes, metadata)) native = { data: composite.words, depth: 16 }
+  else if (rgbProfile && differsBeyond(composite.data, image.data, SRGB_TOLERANCE) && fitsBeside(composite.width * composite.height, 8, opts.memoryBytes, metadata)) {
+    native = { data: composite.data, depth: 8 }
+  }
+  if (native && rgbProfile) metadata.icc = composite.icc
+  return { ...image, hasAlpha: hasTransparency(image.data), warnings: [...metadata.warnings], native, metadata }
 }
 
 /** Header only: sharp does not decode pixels for metadata. Unreadable → not an image we take. */

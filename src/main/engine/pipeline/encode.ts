@@ -5,11 +5,14 @@
  * onto white and a warning naming the variation says so (SPEC §2); an opaque one is written as
  * is, without a warning. PSD is a layered document (`psd.ts`).
  */
-import sharp, { type Sharp } from 'sharp'
+import type { Sharp } from 'sharp'
 import type { OutputFormat, Variation } from '../../../shared/api'
 import { JobFailure } from '../errors'
+import { encodeSource } from './encode-source'
+import { jpegWithBlocks, pngWithIcc, tiffWithIcc, webpWithIcc } from './encoded-blocks'
 import { encodePsd } from './psd'
-import type { ComposedVariation, RgbaImage } from './variation'
+import type { ExifFields } from './source-info'
+import type { ComposedVariation, NativeImage, RgbaImage } from './variation'
 
 export type { RgbaImage } from './variation'
 
@@ -20,6 +23,14 @@ export interface EncodeOptions {
   variation?: Variation
   /** The image is an opaque grey (the mask): written with one channel where the format allows. */
   greyscale?: boolean
+  /** The same image in the input's own colour space and depth: written instead, tagged with its profile. */
+  native?: NativeImage
+  /** XMP packet to write (cleaned for the job's `metadata` setting); absent: none. */
+  xmp?: string | null
+  /** EXIF fields to write (chosen for the job's `metadata` setting); absent: none. */
+  exif?: ExifFields | null
+  /** The input's IPTC-IIM record (JPEG and PSD outputs); absent: none. */
+  iptc?: Buffer | null
 }
 
 export interface EncodedImage {
@@ -49,37 +60,35 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
     throw new JobFailure('pipeline_error', `quality must be an integer from 1 to 100, got ${quality}`)
   }
 
-  const pixels = () => {
-    const raw = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
-    return opts.greyscale ? raw.removeAlpha().toColourspace('b-w') : raw
-  }
   const warnings: string[] = []
+  if (format === 'psd') {
+    // Without layers: one layer holding the image (encodeVariation writes the layered document).
+    return { bytes: await encodePsd({ variation: opts.variation ?? 'clipping', image: img }, { xmp: opts.xmp ?? null, iptc: opts.iptc }), warnings }
+  }
+  const { pipeline: pixels, iccAfter } = await encodeSource(img, format, opts)
   let out: Sharp
   switch (format) {
     case 'png':
-      out = pixels().png()
+      out = pixels.png()
       break
     case 'webp':
       // Lossy colour keeps files small; the alpha plane stays lossless so edges stay exact.
-      out = pixels().webp({ quality, alphaQuality: 100, lossless: false })
+      out = pixels.webp({ quality, alphaQuality: 100, lossless: false })
       break
     case 'tiff':
       // LZW with the horizontal predictor: lossless, and read by every TIFF reader we target.
-      out = pixels().tiff({ compression: 'lzw', predictor: 'horizontal' })
+      out = pixels.tiff({ compression: 'lzw', predictor: 'horizontal' })
       break
     case 'jpg':
     case 'jpeg':
       if (!opts.greyscale && hasTransparency(img.data)) {
-        out = pixels().flatten({ background: '#ffffff' })
+        out = pixels.flatten({ background: '#ffffff' })
         warnings.push(flattenWarning(format, opts.variation))
       } else {
-        out = opts.greyscale ? pixels() : pixels().removeAlpha()
+        out = opts.greyscale ? pixels : pixels.removeAlpha()
       }
       out = out.jpeg({ quality })
       break
-    case 'psd':
-      // Without layers: one layer holding the image (encodeVariation writes the layered document).
-      return { bytes: encodePsd({ variation: opts.variation ?? 'clipping', image: img }), warnings }
     default: {
       const never: never = format
       throw new JobFailure('pipeline_error', `unknown output format ${String(never)}`)
@@ -87,7 +96,12 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
   }
 
   try {
-    return { bytes: await out.toBuffer(), warnings }
+    const bytes = await out.toBuffer()
+    if (format === 'png') return { bytes: iccAfter ? pngWithIcc(bytes, iccAfter) : bytes, warnings }
+    if (format === 'jpg' || format === 'jpeg') return { bytes: jpegWithBlocks(bytes, { icc: iccAfter, iptc: opts.iptc }), warnings }
+    if (format === 'webp' && iccAfter) return { bytes: webpWithIcc(bytes, iccAfter, img), warnings }
+    if (format === 'tiff' && iccAfter) return { bytes: tiffWithIcc(bytes, iccAfter), warnings }
+    return { bytes, warnings }
   } catch (cause) {
     throw new JobFailure('pipeline_error', `cannot encode ${format}: ${cause instanceof Error ? cause.message : String(cause)}`, {
       cause
@@ -104,7 +118,7 @@ function hasTransparency(rgba: Buffer): boolean {
 }
 
 /** Writes one composed variation in the requested format (PSD with its layers). */
-export async function encodeVariation(v: ComposedVariation, format: OutputFormat, opts: Pick<EncodeOptions, 'quality'> = {}): Promise<EncodedImage> {
-  if (format === 'psd') return { bytes: encodePsd(v), warnings: [] }
-  return encodeImage(v.image, format, { ...opts, variation: v.variation, greyscale: v.greyscale })
+export async function encodeVariation(v: ComposedVariation, format: OutputFormat, opts: Pick<EncodeOptions, 'quality' | 'xmp' | 'exif' | 'iptc'> = {}): Promise<EncodedImage> {
+  if (format === 'psd') return { bytes: await encodePsd(v, { xmp: opts.xmp ?? null, iptc: opts.iptc }), warnings: [] }
+  return encodeImage(v.image, format, { ...opts, variation: v.variation, greyscale: v.greyscale, native: v.native })
 }

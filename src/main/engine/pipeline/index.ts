@@ -9,6 +9,8 @@ import { computeAlpha, type AlphaDeps } from './alpha'
 import { composeVariations } from './compose'
 import { decodeImage, type DecodedImage } from './decode'
 import { encodeVariation } from './encode'
+import { srgbToNative, type ToNative } from './native-colour'
+import type { ExifFields, SourceMetadata } from './source-info'
 
 export { decodeImage, type DecodedImage, type DecodeOptions } from './decode'
 export { encodeImage, encodeVariation, flattenWarning, JPG_FLATTEN_WARNING, type EncodedImage, type EncodeOptions, type RgbaImage } from './encode'
@@ -28,6 +30,11 @@ export interface JobPlan {
    * thread); without it the input is decoded in this process, for trusted inputs (benchmarks).
    */
   decode?: (bytes: Buffer) => Promise<DecodedImage>
+  /**
+   * Converts sRGB colours into the input's own colour space (its profile is untrusted bytes:
+   * the engine passes its sandbox); without it, in this process.
+   */
+  toNative?: ToNative
   signal?: AbortSignal
   onStage?: (stage: PipelineStage) => void
 }
@@ -65,18 +72,31 @@ export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan):
 
   signal?.throwIfAborted()
   plan.onStage?.('pending_compose')
-  const composed = await composeVariations(image, alpha, params, { layers: plan.format === 'psd' })
+  const toNative = plan.toNative ?? srgbToNative
+  const composed = await composeVariations(image, alpha, params, { layers: plan.format === 'psd', toNative })
 
   signal?.throwIfAborted()
   plan.onStage?.('encoding')
   const warnings: Partial<Record<Variation, string[]>> = { ...composed.warnings }
   // Input-level warnings (e.g. an animated GIF) concern every output; they go with the primary.
   addWarnings(warnings, params.primary, [...image.warnings, ...alpha.warnings])
+  const kept = outputMetadata(image.metadata, params.metadata)
   const outputs: JobOutput[] = []
   for (const v of composed.variations) {
-    const encoded = await encodeVariation(v, plan.format, { quality: params.quality ?? undefined })
+    const encoded = await encodeVariation(v, plan.format, { quality: params.quality ?? undefined, ...kept })
     addWarnings(warnings, v.variation, encoded.warnings)
     outputs.push({ variation: v.variation, ext: plan.format, bytes: encoded.bytes })
   }
   return { outputs, warnings, ignored: composed.ignored }
+}
+
+/** The XMP and EXIF an output carries under the job's `metadata` setting. */
+export function outputMetadata(
+  source: SourceMetadata | undefined,
+  setting: JobParams['metadata']
+): { xmp: string | null; exif: ExifFields | null; iptc: Buffer | null } {
+  if (!source || setting === 'strip') return { xmp: null, exif: null, iptc: null }
+  const gps = setting === 'keep-gps'
+  const exif = source.exif && !gps ? { ...source.exif, gps: {} } : source.exif
+  return { xmp: gps ? source.xmpWithGps : source.xmp, exif, iptc: source.iptc }
 }

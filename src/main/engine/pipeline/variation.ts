@@ -12,6 +12,19 @@ export interface RgbaImage {
   channels: 4
 }
 
+/**
+ * RGBA in the input's own colour space and depth (`native-compose.ts`): bytes (depth 8) or
+ * native-endian 16-bit words (depth 16).
+ */
+export interface NativeImage {
+  data: Buffer
+  width: number
+  height: number
+  depth: 8 | 16
+  /** The profile the pixels are in; null: sRGB. */
+  icc: Buffer | null
+}
+
 /** One layer of a PSD document, in canvas coordinates. */
 export interface PsdLayerSpec {
   name: 'Background' | 'Shadow' | 'Subject' | 'Mask'
@@ -21,6 +34,8 @@ export interface PsdLayerSpec {
   top: number
   /** A layer mask (1 channel, 8-bit) over the same rectangle as the layer: 255 shows, 0 hides. */
   mask?: Buffer
+  /** The layer's pixels in the input's own space, when the variation has them (`ComposedVariation.native`). */
+  native?: NativeImage
 }
 
 export interface ComposedVariation {
@@ -29,6 +44,8 @@ export interface ComposedVariation {
   image: RgbaImage
   /** The image is grey and opaque (the mask): written as 1-channel greyscale where the format allows. */
   greyscale?: boolean
+  /** The same image in the input's own space and depth, when the input was more than 8-bit sRGB. */
+  native?: NativeImage
   /** Bottom to top; only when the compose step was asked for layers (PSD output). */
   layers?: PsdLayerSpec[]
 }

@@ -8,6 +8,7 @@
 import sharp from 'sharp'
 import { JobFailure } from '../errors'
 import { decodeImage, probeImage } from '../pipeline/decode'
+import { srgbToNative } from '../pipeline/native-colour'
 import { renderPreview } from './preview-render'
 import { MEMORY_EXIT_CODE, type SandboxRequest, type ToChild, type ToParent } from './protocol'
 
@@ -27,11 +28,15 @@ setInterval(() => {
 async function handle(request: SandboxRequest): Promise<unknown> {
   switch (request.op) {
     case 'decode':
-      return decodeImage(Buffer.from(request.bytes), { maxPixels: request.maxPixels })
+      return decodeImage(Buffer.from(request.bytes), { maxPixels: request.maxPixels, memoryBytes: memoryLimit })
     case 'probe':
       return probeImage(Buffer.from(request.bytes), { maxPixels: request.maxPixels })
     case 'preview':
       return renderPreview(request.request, request.maxPixels)
+    case 'to-native': {
+      const { target } = request
+      return srgbToNative(Buffer.from(request.rgba), request.width, request.height, { ...target, icc: target.icc ? Buffer.from(target.icc) : null })
+    }
   }
 }
 

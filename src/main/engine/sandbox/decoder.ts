@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { DecodedImage, ProbedImage } from '../pipeline/decode'
+import type { NativeTarget } from '../pipeline/native-colour'
 import { SandboxPool } from './pool'
 import type { PreviewRequest } from './protocol'
 
@@ -45,7 +46,15 @@ export class DecodeSandbox {
 
   async decode(bytes: Buffer, signal?: AbortSignal): Promise<DecodedImage> {
     const image = (await this.jobs.run({ op: 'decode', bytes, maxPixels: this.opts.maxPixels }, { timeoutMs: this.decodeTimeoutMs, signal })) as DecodedImage
-    return { ...image, data: asBuffer(image.data) }
+    const native = image.native ? { ...image.native, data: asBuffer(image.native.data) } : null
+    const metadata = image.metadata ? { ...image.metadata, icc: image.metadata.icc ? asBuffer(image.metadata.icc) : null } : undefined
+    return { ...image, data: asBuffer(image.data), native, metadata }
+  }
+
+  /** sRGB RGBA into an input's own colour space and depth (`native-colour.ts`), in a job's sandbox. */
+  async toNative(rgba: Buffer, width: number, height: number, target: NativeTarget, signal?: AbortSignal): Promise<Buffer> {
+    const request = { op: 'to-native' as const, rgba, width, height, target }
+    return asBuffer((await this.jobs.run(request, { timeoutMs: this.decodeTimeoutMs, signal })) as Uint8Array)
   }
 
   probe(bytes: Buffer): Promise<ProbedImage> {

@@ -4,6 +4,7 @@
  */
 import type { FailureReason } from '../../../shared/errors'
 import type { DecodedImage, ProbedImage } from '../pipeline/decode'
+import type { NativeTarget } from '../pipeline/native-colour'
 
 export interface PreviewRequest {
   /** File to render: an upload, a stored input or a result. */
@@ -17,11 +18,14 @@ export type SandboxRequest =
   | { op: 'decode'; bytes: Buffer; maxPixels: number }
   | { op: 'probe'; bytes: Buffer; maxPixels: number }
   | { op: 'preview'; request: PreviewRequest; maxPixels: number }
+  /** sRGB colours into an input's own profile (which lcms must read: untrusted bytes). */
+  | { op: 'to-native'; rgba: Buffer; width: number; height: number; target: NativeTarget }
 
 export interface SandboxResults {
   decode: DecodedImage
   probe: ProbedImage
   preview: Buffer
+  'to-native': Buffer
 }
 
 export type SandboxOp = SandboxRequest['op']

@@ -22,6 +22,12 @@ describe('preset form', () => {
     expect(parsed.ok && parsed.value.values).toEqual(preset.values)
   })
 
+  it('carries the metadata key both ways', () => {
+    const form = formFromValues('m', null, { metadata: 'keep-gps' })
+    expect(form.metadata).toBe('keep-gps')
+    expect(paramsOfForm({ ...form, metadata: 'strip' })).toBe('metadata=strip')
+  })
+
   it('names the offending keys', () => {
     expect(checkForm(EMPTY_FORM)).toEqual({})
     expect(paramsOfForm(EMPTY_FORM)).toBe('')

@@ -27,6 +27,7 @@ export interface PresetForm {
   quality: string
   refine: '' | 'none' | 'edges' | 'detail'
   alpha: '' | 'auto' | 'keep'
+  metadata: '' | 'keep' | 'keep-gps' | 'strip'
 }
 
 export const EMPTY_FORM: PresetForm = {
@@ -48,7 +49,8 @@ export const EMPTY_FORM: PresetForm = {
   primary: '',
   quality: '',
   refine: '',
-  alpha: ''
+  alpha: '',
+  metadata: ''
 }
 
 /** A preset's typed values → the form. */
@@ -79,6 +81,7 @@ export function formFromValues(name: string, description: string | null, v: Para
   if (v.quality !== undefined && v.quality !== null) f.quality = String(v.quality)
   if (v.refine) f.refine = v.refine
   if (v.alpha) f.alpha = v.alpha
+  if (v.metadata) f.metadata = v.metadata
   return f
 }
 
@@ -103,6 +106,7 @@ export function paramsOfForm(f: PresetForm): string {
   put('quality', f.quality)
   put('refine', f.refine)
   put('alpha', f.alpha)
+  put('metadata', f.metadata)
   return parts.join(';')
 }
 

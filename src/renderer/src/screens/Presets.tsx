@@ -217,6 +217,7 @@ function PresetEditor(props: { editing: PresetInfo | null; onDone: (name: string
         </label>
         <Select form={form} set={set} k="refine" label="Edges" error={errors.refine} options={[['edges', 'Refine edges'], ['detail', 'Refine edges, second look at small subjects'], ['none', 'As the model gives']]} />
         <Select form={form} set={set} k="alpha" label="Existing transparency" error={errors.alpha} options={[['auto', 'Run the model'], ['keep', 'Keep the input alpha']]} />
+        <Select form={form} set={set} k="metadata" label="Photo information" error={errors.metadata} options={[['keep', 'Keep (without location)'], ['keep-gps', 'Keep, with location'], ['strip', 'Remove']]} />
       </fieldset>
       {errors.params && <div className="field-error">{errors.params}</div>}
       <div className="stack" style={{ gap: 6 }}>
