@@ -36,7 +36,7 @@ const INV255 = 1 / 255
 /** Below this alpha (10 %) a pixel's colour says too little about F (dividing by α would amplify its noise into speckles): the local subject mean is used. */
 const UNMIX_MIN_ALPHA = 0.1
 /** How strongly colour spread and distance from the line discount the colour-line alpha. */
-const LINE_TRUST = 30
+const LINE_TRUST = 100
 /** How strongly a busy known background discounts the unmixed colour. */
 const BG_TRUST = 3
 /** F̄ and B̄ closer than this (squared, colours in [0, 1]) give no colour line. */
