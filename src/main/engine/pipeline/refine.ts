@@ -8,7 +8,7 @@
  *    and only in the band where the mask is neither 0 nor 1 (widened by the filter's reach):
  *    elsewhere the filter could only return the mask itself.
  *    The refined alpha is kept on the same side of 50 % as the model's mask (the filter may move
- *    an edge by a pixel, but it must not decide what is subject), and a tail under 8 % is cut
+ *    an edge by a pixel, but it must not decide what is subject), and a tail of 8 % and less is cut
  *    (the filter's faint veil over the background, which also keeps those pixels out of the
  *    known background).
  * 2. Colour: in the soft band a pixel mixes subject and old background. The background behind

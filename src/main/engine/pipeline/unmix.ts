@@ -11,8 +11,9 @@
  *    line: the weight w_c = s / (s + LINE_TRUST·(σ_F² + σ_B² + r²)), s = |F̄ − B̄|², r the distance of I
  *    from the line, blends α_c into the guided-filter alpha. Where the subject and the background
  *    are both plain (a product on a backdrop, hair against the sky) it carries most of the weight;
- *    on textured fur or a busy background, little. The result never crosses 50 % where the
- *    model's mask did not (IoU stays the model's).
+ *    on textured fur or a busy background, little; where the window holds no known subject or
+ *    no known background (variance +∞), none. The result never crosses 50 % where the model's
+ *    mask did not (IoU stays the model's).
  * 2. Colour. F = B̄ + (I − B̄)/α, the one colour that explains the photo with that background. Where
  *    the known background is busy (σ_B² large against |I − B̄|²) that B̄ may not be the colour
  *    behind this pixel, and F is blended back towards the photo's own colour I:
