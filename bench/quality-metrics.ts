@@ -31,12 +31,16 @@ export interface Scores {
   iou: number
   /** Mean |Δα| (0–255) over the soft band. */
   sad_band: number
+  /** Mean |Δα| (0–255) over the edge band (the soft band and ±EDGE_GROW px around the 50 % crossing). */
+  sad_edge: number
   /** Mean (|∇α̂| − |∇α|)² × 1000 (α in [0, 1], central differences) over the soft band. */
   grad_band: number
   /** Mean |F̂ − F| per channel (0–255) over the soft band where α̂ > 10 %. */
   fg_error_band: number
   /** Mean |cutout on C − truth on C| per channel (0–255) over the soft band where α̂ > 10 %, C contrasting. */
   halo: number
+  /** Pixels the colour error and the halo are taken over (soft band, α̂ > 10 %): with none, both are 0 and say nothing. */
+  scored_pixels: number
 }
 
 const SOFT_LOW = 8
@@ -142,7 +146,7 @@ function gradient(a: Buffer, width: number, height: number, i: number): number {
 }
 
 /** Every score of a cutout against the known answer. `soft` and `edge` from softBand/edgeBand of the truth. */
-export function score(t: KnownAnswer, p: Cutout, soft: Uint8Array, contrast: [number, number, number]): Scores {
+export function score(t: KnownAnswer, p: Cutout, soft: Uint8Array, edge: Uint8Array, contrast: [number, number, number]): Scores {
   let sad = 0
   let grad = 0
   let nSoft = 0
@@ -175,8 +179,10 @@ export function score(t: KnownAnswer, p: Cutout, soft: Uint8Array, contrast: [nu
   return {
     iou: iou(t.alpha, p.alpha),
     sad_band: sad / Math.max(1, nSoft),
+    sad_edge: meanAbs(t.alpha, p.alpha, edge),
     grad_band: (grad / Math.max(1, nSoft)) * 1000,
     fg_error_band: fgErr / Math.max(1, nFg),
-    halo: halo / Math.max(1, nHalo)
+    halo: halo / Math.max(1, nHalo),
+    scored_pixels: nHalo / 3
   }
 }

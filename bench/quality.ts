@@ -94,7 +94,7 @@ async function measure(scene: Scene, source: CountingSource, small: boolean): Pr
   const contrast = contrastingColour(scene, edge)
   const scores: Record<string, Scores> = {}
   const put = (name: string, c: Cutout): void => {
-    scores[name] = roundScores(score(scene, c, soft, contrast))
+    scores[name] = roundScores(score(scene, c, soft, edge, contrast))
   }
   const deps = { segmenter: source }
   put('none', await computeAlpha(image, scene.image, deps, { alpha: 'auto', refine: 'none' }))
@@ -114,43 +114,83 @@ async function measure(scene: Scene, source: CountingSource, small: boolean): Pr
 }
 
 function roundScores(s: Scores): Scores {
-  return { iou: round(s.iou, 4), sad_band: round(s.sad_band, 2), grad_band: round(s.grad_band, 3), fg_error_band: round(s.fg_error_band, 2), halo: round(s.halo, 2) }
+  return {
+    iou: round(s.iou, 4),
+    sad_band: round(s.sad_band, 2),
+    sad_edge: round(s.sad_edge, 2),
+    grad_band: round(s.grad_band, 3),
+    fg_error_band: round(s.fg_error_band, 2),
+    halo: round(s.halo, 2),
+    scored_pixels: s.scored_pixels
+  }
 }
+
+/** The bar the default refinement has to clear against `refine=none`. */
+const BAR = { fgReductionPercent: 30, haloReductionPercent: 20, iouDrop: 0.002 }
 
 function summarise(rows: Row[]): Record<string, unknown> {
   const methods = Object.keys(rows[0]?.scores ?? {})
-  const mean = (rs: Row[], m: string, k: keyof Scores): number => round(rs.reduce((s, r) => s + r.scores[m]![k], 0) / Math.max(1, rs.length), 4)
-  const table = (rs: Row[]): Record<string, Scores> =>
-    Object.fromEntries(methods.map((m) => [m, { iou: mean(rs, m, 'iou'), sad_band: mean(rs, m, 'sad_band'), grad_band: mean(rs, m, 'grad_band'), fg_error_band: mean(rs, m, 'fg_error_band'), halo: mean(rs, m, 'halo') }]))
+  const keys = ['iou', 'sad_band', 'sad_edge', 'grad_band', 'fg_error_band', 'halo'] as const
+  const mean = (rs: Row[], m: string, k: (typeof keys)[number]): number => round(rs.reduce((s, r) => s + r.scores[m]![k], 0) / Math.max(1, rs.length), 4)
+  const table = (rs: Row[]) => Object.fromEntries(methods.map((m) => [m, Object.fromEntries(keys.map((k) => [k, mean(rs, m, k)]))])) as Record<string, Record<(typeof keys)[number], number>>
   const full = rows.filter((r) => !r.small)
   const small = rows.filter((r) => r.small)
+  const label = (r: Row): string => `${r.scene} ${r.family}`
   const versus = (m: string, rs: Row[]) => {
     const a = table(rs)
+    // A composite whose soft band has no pixel over 10 % under either method has no colour score.
+    const scored = rs.filter((r) => r.scores[m]!.scored_pixels > 0 && r.scores.none!.scored_pixels > 0)
+    const notLower = scored.filter((r) => r.scores[m]!.fg_error_band >= r.scores.none!.fg_error_band)
+    const drops = rs.map((r) => ({ r, drop: r.scores.none!.iou - r.scores[m]!.iou }))
+    const fgReduction = round((1 - a[m]!.fg_error_band / a.none!.fg_error_band) * 100, 1)
+    const haloReduction = round((1 - a[m]!.halo / a.none!.halo) * 100, 1)
+    const largestDrop = round(Math.max(...drops.map((d) => d.drop)), 4)
     return {
       composites: rs.length,
-      fg_error_lower_on: rs.filter((r) => r.scores[m]!.fg_error_band < r.scores.none!.fg_error_band).length,
-      fg_error_reduction_percent: round((1 - a[m]!.fg_error_band / a.none!.fg_error_band) * 100, 1),
-      halo_reduction_percent: round((1 - a[m]!.halo / a.none!.halo) * 100, 1),
-      largest_iou_drop: round(Math.max(...rs.map((r) => r.scores.none!.iou - r.scores[m]!.iou)), 4),
-      worst_fg_error_ratio: round(Math.max(...rs.map((r) => r.scores[m]!.fg_error_band / Math.max(1e-9, r.scores.none!.fg_error_band))), 3)
+      fg_error_scored_on: scored.length,
+      fg_error_not_scored: rs.filter((r) => !scored.includes(r)).map(label),
+      fg_error_lower_on: scored.length - notLower.length,
+      fg_error_not_lower: notLower.map((r) => `${label(r)}: ${r.scores.none!.fg_error_band} → ${r.scores[m]!.fg_error_band}`),
+      fg_error_reduction_percent: fgReduction,
+      halo_reduction_percent: haloReduction,
+      largest_iou_drop: largestDrop,
+      iou_drops_over_bar: drops.filter((d) => d.drop > BAR.iouDrop).map((d) => `${label(d.r)}: ${round(d.drop, 4)}`),
+      worst_fg_error_ratio: round(Math.max(...scored.map((r) => r.scores[m]!.fg_error_band / Math.max(1e-9, r.scores.none!.fg_error_band))), 3),
+      bar: {
+        fg_error_lower_on_every_scored_composite: notLower.length === 0,
+        [`fg_error_at_least_${BAR.fgReductionPercent}_percent_lower`]: fgReduction >= BAR.fgReductionPercent,
+        [`halo_at_least_${BAR.haloReductionPercent}_percent_lower`]: haloReduction >= BAR.haloReductionPercent,
+        [`iou_never_lower_by_more_than_${BAR.iouDrop}`]: largestDrop <= BAR.iouDrop
+      }
     }
   }
   const ran = rows.filter((r) => r.detail_ran)
+  const gain = (k: (typeof keys)[number], digits: number): number => round(ran.reduce((s, r) => s + r.scores.detail![k] - r.scores.edges![k], 0) / Math.max(1, ran.length), digits)
+  const byFamily = Object.fromEntries(
+    [...new Set(rows.map((r) => (r.small ? 'small-subject' : r.family)))].map((f) => {
+      const rs = rows.filter((r) => (r.small ? 'small-subject' : r.family) === f)
+      const t = table(rs)
+      return [f, { composites: rs.length, none: t.none, edges: t.edges }]
+    })
+  )
   return {
     composites: rows.length,
-    mean_all: table(rows),
-    mean_full_frame: table(full),
-    mean_small_subject: table(small),
     default_vs_none: versus('edges', rows),
-    detail_vs_none: versus('detail', rows),
     detail: {
       ran_on: ran.length,
       small_scenes: small.length,
-      iou_gain_where_ran: round(ran.reduce((s, r) => s + r.scores.detail!.iou - r.scores.edges!.iou, 0) / Math.max(1, ran.length), 4),
-      sad_band_change_where_ran: round(ran.reduce((s, r) => s + r.scores.detail!.sad_band - r.scores.edges!.sad_band, 0) / Math.max(1, ran.length), 3),
-      halo_change_where_ran: round(ran.reduce((s, r) => s + r.scores.detail!.halo - r.scores.edges!.halo, 0) / Math.max(1, ran.length), 3),
+      // Against the default (`edges`), over the composites where the pass ran.
+      iou_gain_where_ran: gain('iou', 4),
+      edge_band_sad_change_where_ran: gain('sad_edge', 3),
+      sad_band_change_where_ran: gain('sad_band', 3),
+      halo_change_where_ran: gain('halo', 3),
+      iou_lower_than_edges_on: ran.filter((r) => r.scores.detail!.iou < r.scores.edges!.iou - BAR.iouDrop).map((r) => `${label(r)}: ${r.scores.edges!.iou} → ${r.scores.detail!.iou}`),
       extra_ms_per_image_where_ran: round(ran.reduce((s, r) => s + (r.detail_extra_ms ?? 0), 0) / Math.max(1, ran.length), 0)
-    }
+    },
+    detail_vs_none: versus('detail', rows),
+    mean_all: table(rows),
+    mean_full_frame: table(full),
+    mean_small_subject: table(small),
+    by_family: byFamily
   }
 }
-

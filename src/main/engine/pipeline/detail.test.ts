@@ -65,6 +65,22 @@ describe('detailPass', () => {
     expect(mask.data[10 * 400 + 10]).toBe(0)
   })
 
+  it('inside the crop, the more certain of the two masks wins per pixel', async () => {
+    const image = smallSubject()
+    // The first mask: the disc's square certain (255) at the model's size.
+    const first = Buffer.alloc(MODEL_SIZE * MODEL_SIZE)
+    const sx = MODEL_SIZE / image.width
+    const sy = MODEL_SIZE / image.height
+    for (let y = Math.round(66 * sy); y < Math.round(114 * sy); y++) first.fill(255, y * MODEL_SIZE + Math.round(276 * sx), y * MODEL_SIZE + Math.round(324 * sx))
+    // The crop's mask: unsure (150) on the disc, certain 0 elsewhere.
+    const segment = vi.fn(async (crop: SegmentInput) => Buffer.from(redMask(crop).map((v) => (v ? 150 : 0))))
+    const { mask, crop } = (await detailPass(image, { data: first, width: MODEL_SIZE, height: MODEL_SIZE }, segment))!
+    const at = (x: number, y: number): number => mask.data[y * image.width + x]!
+    expect(at(300, 90)).toBe(255) // the disc's centre: the first mask's certain 255 beats 150
+    expect(at(278, 68)).toBe(0) // a corner of the square, outside the disc: the crop's certain 0 wins (a tie with 255 goes to the crop)
+    expect(at(crop.left + crop.width - 10, crop.top + 10)).toBe(0)
+  })
+
   it('leaves a subject that fills much of the frame alone', async () => {
     const image = smallSubject()
     const big = Buffer.alloc(MODEL_SIZE * MODEL_SIZE)

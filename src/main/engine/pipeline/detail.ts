@@ -127,8 +127,10 @@ function merge(full: Buffer, width: number, height: number, detail: Buffer, c: {
     for (let x = 0; x < c.width; x++) {
       const w = Math.min(wy, ramp(x, c.left === 0), ramp(c.width - 1 - x, c.left + c.width === width))
       const i = (c.top + y) * width + c.left + x
-      const v = detail[y * c.width + x]!
-      full[i] = w === 1 ? v : Math.round(w * v + (1 - w) * full[i]!)
+      const f = full[i]!
+      const d = detail[y * c.width + x]!
+      const v = Math.abs(d - 127.5) >= Math.abs(f - 127.5) ? d : f
+      full[i] = w === 1 ? v : Math.round(w * v + (1 - w) * f)
     }
   }
 }

@@ -7,10 +7,15 @@
  *    and applied at full resolution with the full-resolution photo ("fast guided filter"),
  *    and only in the band where the mask is neither 0 nor 1 (widened by the filter's reach):
  *    elsewhere the filter could only return the mask itself.
+ *    The refined alpha is kept on the same side of 50 % as the model's mask (the filter may move
+ *    an edge by a pixel, but it must not decide what is subject), and a tail of 8 % and less is cut
+ *    (the filter's faint veil over the background, which also keeps those pixels out of the
+ *    known background).
  * 2. Colour: in the soft band a pixel mixes subject and old background. The background behind
- *    it is seen right next to it: the local mean of the known-background colours B̄ and of the
- *    known-subject colours F̄ (`known-colours.ts`) unmix each pixel, F = B̄ + (I − B̄)/α (F̄ where α
- *    is under 10 %), so the cutout on a new background shows no fringe of the old one. Images over
+ *    it is seen right next to it: the local means of the known-background colours B̄ and of the
+ *    known-subject colours F̄ (`known-colours.ts`) correct the alpha where subject and
+ *    background colours are clearly apart, and unmix each pixel, F = B̄ + (I − B̄)/α
+ *    (`unmix.ts`), so the cutout on a new background shows no fringe of the old one. Images over
  *    `FOREGROUND_MAX_PIXELS` take the means on a downscaled copy, sampled bilinearly.
  *
  * Everything after the sharp resizes is synchronous typed-array code on scratch planes that are
@@ -21,6 +26,7 @@ import { guidedCoefficients, type GuidedCoefficients, type U8Pixels } from './gu
 import { knownMeans } from './known-colours'
 import { resizeGrey, resizeRgb } from './resample'
 import { scratchPlanes } from './scratch'
+import { unmix } from './unmix'
 
 /** A 1-channel 8-bit plane (a mask at the model's size or at the image's). */
 export interface MaskPlane {
@@ -38,7 +44,7 @@ export interface RgbaInput {
 export interface RefineOptions {
   /** Guided filter radius in pixels of the model's 1024² grid. @default 4 */
   radius?: number
-  /** Guided filter regularisation (colours in [0, 1]): larger is smoother. @default 1e-4 */
+  /** Guided filter regularisation (colours in [0, 1]): larger is smoother. @default 1e-5 */
   eps?: number
   /** Largest grid the guided filter's coefficients are computed on. @default 512² */
   guideMaxPixels?: number
@@ -69,14 +75,14 @@ const BAND_HIGH = 253
 const INV255 = 1 / 255
 /** Window radius of the known-colour means, in pixels of the model's 1024² grid. */
 const KNOWN_RADIUS = 20
-/** Below this alpha (10 %) a pixel's colour says too little about F (dividing by α would amplify its noise into speckles): the local subject mean is used. */
-const UNMIX_MIN_ALPHA = 0.1
+/** Refined alpha at or under this (8 % of 255) becomes 0: the filter's faint tail over the background. */
+const TAIL = 20
 
 export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: RefineOptions = {}, signal?: AbortSignal): Promise<RefinedEdges> {
   const { width, height } = image
   const n = width * height
   const radiusModel = opts.radius ?? 4
-  const eps = opts.eps ?? 1e-4
+  const eps = opts.eps ?? 1e-5
 
   // The guide grid: one cell per step × step full-res pixels, `step` the smallest integer that
   // brings it within the limit. Photo and mask are resampled onto it with the same filter
@@ -103,6 +109,8 @@ export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: Refin
   }
   const coefficients = guidedCoefficients(guide, guideMask, r, eps)
   const alpha = applyGuided(image, guideMask, step, coefficients, band)
+  const sides = await resizeMask(mask, width, height)
+  keepSides(alpha, sides)
   if (opts.alphaOnly) return { alpha, foreground: image.data, bandPixels: 0 }
 
   const foreground = clearTransparent(image.data, alpha)
@@ -111,7 +119,7 @@ export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: Refin
   signal?.throwIfAborted()
   const radius = Math.max(2, Math.round((KNOWN_RADIUS * Math.max(grid.width, grid.height)) / 1024))
   const means = knownMeans(grid, gridAlpha, radius)
-  const bandPixels = unmix(foreground, alpha, width, height, means.fg, means.bg, grid.width, grid.height)
+  const bandPixels = unmix(foreground, alpha, sides, width, height, { ...means, width: grid.width, height: grid.height })
   return { alpha, foreground, bandPixels }
 }
 
@@ -254,64 +262,16 @@ function applyGuided(image: RgbaInput, gridMask: Buffer, step: number, c: Guided
 }
 
 /**
- * Foreground at full resolution from local means of the known colours (on the image's grid or a
- * smaller one, `ww` × `wh`): F = B̄ + (I − B̄)/α, the one F that explains I with the background
- * seen around the pixel; the local subject mean F̄ where α is too small to say anything (and on
- * the transparent pixels next to the subject, see `writeForeground`).
+ * The refined alpha on the model's side of 50 % wherever the two disagree (`sides`: the model's
+ * mask at full size), and the tail up to TAIL cut to 0.
  */
-function unmix(out: Buffer, alpha: Buffer, width: number, height: number, fMean: Float32Array, bMean: Float32Array, ww: number, wh: number): number {
-  let count = 0
-  const same = ww === width && wh === height
-  const sx = ww / width
-  const sy = wh / height
-  const f = [0, 0, 0]
-  const bk = [0, 0, 0]
-  for (let y = 0; y < height; y++) {
-    const fy = Math.min(wh - 1, Math.max(0, (y + 0.5) * sy - 0.5))
-    const y0 = Math.floor(fy)
-    const y1 = Math.min(wh - 1, y0 + 1)
-    const wy = fy - y0
-    for (let x = 0; x < width; x++) {
-      const i = y * width + x
-      const a8 = alpha[i]!
-      if (a8 === 255) continue
-      if (
-        a8 === 0 &&
-        !((x > 0 && alpha[i - 1]! > 0) || (x < width - 1 && alpha[i + 1]! > 0) || (y > 0 && alpha[i - width]! > 0) || (y < height - 1 && alpha[i + width]! > 0))
-      ) {
-        continue
-      }
-      if (same) {
-        for (let c = 0; c < 3; c++) {
-          f[c] = fMean[i * 3 + c]!
-          bk[c] = bMean[i * 3 + c]!
-        }
-      } else {
-        const fx = Math.min(ww - 1, Math.max(0, (x + 0.5) * sx - 0.5))
-        const x0 = Math.floor(fx)
-        const x1 = Math.min(ww - 1, x0 + 1)
-        const wx = fx - x0
-        const q00 = (y0 * ww + x0) * 3
-        const q01 = (y0 * ww + x1) * 3
-        const q10 = (y1 * ww + x0) * 3
-        const q11 = (y1 * ww + x1) * 3
-        const w00 = (1 - wx) * (1 - wy)
-        const w01 = wx * (1 - wy)
-        const w10 = (1 - wx) * wy
-        const w11 = wx * wy
-        for (let c = 0; c < 3; c++) {
-          f[c] = fMean[q00 + c]! * w00 + fMean[q01 + c]! * w01 + fMean[q10 + c]! * w10 + fMean[q11 + c]! * w11
-          bk[c] = bMean[q00 + c]! * w00 + bMean[q01 + c]! * w01 + bMean[q10 + c]! * w10 + bMean[q11 + c]! * w11
-        }
-      }
-      const a = a8 * INV255
-      const o = i * 4
-      count++
-      for (let c = 0; c < 3; c++) {
-        const v = a > UNMIX_MIN_ALPHA ? bk[c]! + (out[o + c]! * INV255 - bk[c]!) / a : f[c]!
-        out[o + c] = v <= 0 ? 0 : v >= 1 ? 255 : Math.round(v * 255)
-      }
-    }
+export function keepSides(alpha: Buffer, sides: Buffer): void {
+  for (let i = 0; i < alpha.length; i++) {
+    const q = alpha[i]!
+    const p = sides[i]!
+    if (p >= 128) {
+      if (q < 128) alpha[i] = 128
+    } else if (q >= 128) alpha[i] = 127
+    else if (q <= TAIL) alpha[i] = 0
   }
-  return count
 }

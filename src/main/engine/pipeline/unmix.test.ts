@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest'
+import { knownMeans } from './known-colours'
+import { keepSides } from './refine'
+import { unmix } from './unmix'
+
+const W = 240
+const H = 40
+
+/**
+ * A composite of known answer, drawn in code: a flat subject colour F on the right, background
+ * `bg(x)` on the left, a soft edge (true α a ramp from x = 90 to x = 130) between.
+ */
+function edge(f: number[], bg: (x: number) => number[]) {
+  const image = Buffer.alloc(W * H * 4)
+  const alpha = Buffer.alloc(W * H)
+  for (let y = 0; y < H; y++)
+    for (let x = 0; x < W; x++) {
+      const i = y * W + x
+      const a = Math.min(1, Math.max(0, (x - 90) / 40))
+      alpha[i] = Math.round(a * 255)
+      const b = bg(x)
+      for (let c = 0; c < 3; c++) image[i * 4 + c] = Math.round((alpha[i]! / 255) * f[c]! + (1 - alpha[i]! / 255) * b[c]!)
+      image[i * 4 + 3] = 255
+    }
+  return { image, alpha }
+}
+
+/** An alpha that is wrong in the band (the true one pulled towards 50 %), as a blurry model gives. */
+function blurryAlpha(truth: Buffer): Buffer {
+  return Buffer.from(truth.map((a) => (a === 0 || a === 255 ? a : Math.round(a + (128 - a) * 0.4))))
+}
+
+function run(image: Buffer, alpha: Buffer) {
+  const out = Buffer.from(image)
+  const means = knownMeans({ data: image, width: W, height: H, channels: 4 }, alpha, 45)
+  // Copies: the means live in the scratch arena.
+  const k = { fg: means.fg.slice(), bg: means.bg.slice(), fgVar: means.fgVar.slice(), bgVar: means.bgVar.slice(), width: W, height: H }
+  const a = Buffer.from(alpha)
+  const count = unmix(out, a, alpha, W, H, k)
+  return { out, alpha: a, count, k }
+}
+
+const F = [220, 120, 40]
+
+describe('unmix', () => {
+  it('plain subject on a plain background: the colour line puts the alpha and the colour right', () => {
+    const { image, alpha: truth } = edge(F, () => [30, 60, 200])
+    const given = blurryAlpha(truth)
+    const { out, alpha, count } = run(image, given)
+    expect(count).toBeGreaterThan(38 * H)
+    let before = 0
+    let after = 0
+    for (let y = 0; y < H; y++)
+      for (let x = 92; x < 129; x++) {
+        const i = y * W + x
+        before += Math.abs(given[i]! - truth[i]!)
+        after += Math.abs(alpha[i]! - truth[i]!)
+        // Either side of 50 % the given alpha was on stays (here the true one is on it too).
+        expect(alpha[i]! >= 128).toBe(given[i]! >= 128)
+        if (alpha[i]! > 40) for (let c = 0; c < 3; c++) expect(Math.abs(out[i * 4 + c]! - F[c]!)).toBeLessThanOrEqual(6)
+      }
+    expect(after).toBeLessThan(before / 10)
+  })
+
+  it('busy background: the unmixed colour is trusted less, and stays nearer the truth than plain unmixing', () => {
+    // Columns alternating between two far-apart colours: the local mean B̄ is never the colour behind a pixel.
+    const { image, alpha: truth } = edge(F, (x) => (x % 2 === 0 ? [20, 200, 30] : [240, 30, 230]))
+    const given = blurryAlpha(truth)
+    const { out, k } = run(image, given)
+    let ours = 0
+    let plain = 0
+    for (let y = 0; y < H; y++)
+      for (let x = 92; x < 129; x++) {
+        const i = y * W + x
+        const a = given[i]! / 255
+        if (a <= 0.1) continue
+        for (let c = 0; c < 3; c++) {
+          const unmixed = Math.min(255, Math.max(0, (k.bg[i * 3 + c]! + (image[i * 4 + c]! / 255 - k.bg[i * 3 + c]!) / a) * 255))
+          plain += Math.abs(unmixed - F[c]!)
+          ours += Math.abs(out[i * 4 + c]! - F[c]!)
+        }
+      }
+    expect(ours).toBeLessThan(plain)
+  })
+
+  it('opaque and far-transparent pixels are left alone', () => {
+    const { image, alpha } = edge(F, () => [30, 60, 200])
+    const { out } = run(image, alpha)
+    for (let y = 0; y < H; y++) {
+      for (const x of [0, 40, 160, 239]) expect(out.subarray((y * W + x) * 4, (y * W + x) * 4 + 4).equals(image.subarray((y * W + x) * 4, (y * W + x) * 4 + 4))).toBe(true)
+    }
+  })
+})
+
+describe('knownMeans variances', () => {
+  it('0 over flat known colours; the spread of the colours where they vary; +∞ where the window holds none', () => {
+    const flat = edge(F, () => [30, 60, 200])
+    const m = knownMeans({ data: flat.image, width: W, height: H, channels: 4 }, flat.alpha, 10)
+    for (const x of [60, 80]) expect(m.bgVar[20 * W + x]).toBeLessThan(1e-6)
+    for (const x of [140, 200]) expect(m.fgVar[20 * W + x]).toBeLessThan(1e-6)
+    const busy = edge(F, (x) => (x % 2 === 0 ? [0, 0, 0] : [200, 200, 200]))
+    const b = knownMeans({ data: busy.image, width: W, height: H, channels: 4 }, busy.alpha, 10)
+    // Two colours 200 apart in equal shares: variance (100/255)² per channel, three channels.
+    expect(b.bgVar[20 * W + 40]).toBeCloseTo(3 * (100 / 255) ** 2, 2)
+    expect(b.fgVar[20 * W + 200]).toBeLessThan(1e-6)
+    // 10 px around x = 40 there is no known subject (α = 1 from x = 130 on).
+    expect(b.fgVar[20 * W + 40]).toBe(Infinity)
+  })
+})
+
+describe('keepSides', () => {
+  it("keeps the refined alpha on the model's side of 50 % and cuts the faint tail", () => {
+    const sides = Buffer.from([0, 100, 127, 128, 200, 255, 10, 60])
+    const alpha = Buffer.from([0, 200, 128, 30, 127, 0, 20, 21])
+    keepSides(alpha, sides)
+    expect([...alpha]).toEqual([0, 127, 127, 128, 128, 128, 0, 21])
+  })
+})

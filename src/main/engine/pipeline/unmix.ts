@@ -1,0 +1,144 @@
+/**
+ * The colour half of the refine step: for each soft pixel, its alpha corrected by the colours
+ * around it and the subject's own colour without the old background.
+ *
+ * Around the pixel, F̄ and B̄ are the local means of the known-subject and known-background
+ * colours (`known-colours.ts`), with the variance of each. Per pixel:
+ *
+ * 1. Alpha from the colour line. If the pixel mixes F̄ and B̄, its position between them is its
+ *    alpha: α_c = (I − B̄)·(F̄ − B̄) / |F̄ − B̄|². That is only worth something where F̄ and B̄ are far
+ *    apart compared with how much the colours they average vary and with how far I is from the
+ *    line: the weight w_c = s / (s + LINE_TRUST·(σ_F² + σ_B² + r²)), s = |F̄ − B̄|², r the distance of I
+ *    from the line, blends α_c into the guided-filter alpha. Where the subject and the background
+ *    are both plain (a product on a backdrop, hair against the sky) it carries most of the weight;
+ *    on textured fur or a busy background, little; where the window holds no known subject or
+ *    no known background (variance +∞), none. The result never crosses 50 % where the model's
+ *    mask did not (IoU stays the model's).
+ * 2. Colour. F = B̄ + (I − B̄)/α, the one colour that explains the photo with that background. Where
+ *    the known background is busy (σ_B² large against |I − B̄|²) that B̄ may not be the colour
+ *    behind this pixel, and F is blended back towards the photo's own colour I:
+ *    w_b = |I − B̄|² / (|I − B̄|² + BG_TRUST·σ_B²).
+ *
+ * The figures that chose the constants: docs/pipeline.md.
+ */
+
+export interface KnownPlanes {
+  /** Interleaved RGB in [0, 1], `width` × `height` of the grid they were taken on. */
+  fg: Float32Array
+  bg: Float32Array
+  /** Per-pixel variances (summed over channels), same grid. */
+  fgVar: Float32Array
+  bgVar: Float32Array
+  width: number
+  height: number
+}
+
+const INV255 = 1 / 255
+/** Below this alpha (10 %) a pixel's colour says too little about F (dividing by α would amplify its noise into speckles): the local subject mean is used. */
+const UNMIX_MIN_ALPHA = 0.1
+/** How strongly colour spread and distance from the line discount the colour-line alpha. */
+const LINE_TRUST = 100
+/** How strongly a busy known background discounts the unmixed colour. */
+const BG_TRUST = 3
+/** F̄ and B̄ closer than this (squared, colours in [0, 1]) give no colour line. */
+const MIN_SEPARATION = 1e-4
+
+/**
+ * Unmixes `out` (RGBA, the photo's colours) in place over the soft band of `alpha` and the
+ * transparent pixels next to it, and corrects `alpha` there (kept on the side of 50 % that `sides`,
+ * the model's own mask at full size, is on). Returns the number of pixels written.
+ */
+export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, height: number, k: KnownPlanes): number {
+  const { width: ww, height: wh, fg: fMean, bg: bMean } = k
+  let count = 0
+  const same = ww === width && wh === height
+  const sx = ww / width
+  const sy = wh / height
+  const f = [0, 0, 0]
+  const bk = [0, 0, 0]
+  const d = [0, 0, 0]
+  for (let y = 0; y < height; y++) {
+    const fy = Math.min(wh - 1, Math.max(0, (y + 0.5) * sy - 0.5))
+    const y0 = Math.floor(fy)
+    const y1 = Math.min(wh - 1, y0 + 1)
+    const wy = fy - y0
+    const vRow = Math.round(fy) * ww
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x
+      const a8 = alpha[i]!
+      if (a8 === 255) continue
+      if (
+        a8 === 0 &&
+        !((x > 0 && alpha[i - 1]! > 0) || (x < width - 1 && alpha[i + 1]! > 0) || (y > 0 && alpha[i - width]! > 0) || (y < height - 1 && alpha[i + width]! > 0))
+      ) {
+        continue
+      }
+      let v: number
+      if (same) {
+        v = i
+        for (let c = 0; c < 3; c++) {
+          f[c] = fMean[i * 3 + c]!
+          bk[c] = bMean[i * 3 + c]!
+        }
+      } else {
+        const fx = Math.min(ww - 1, Math.max(0, (x + 0.5) * sx - 0.5))
+        const x0 = Math.floor(fx)
+        const x1 = Math.min(ww - 1, x0 + 1)
+        const wx = fx - x0
+        v = vRow + Math.round(fx)
+        const q00 = (y0 * ww + x0) * 3
+        const q01 = (y0 * ww + x1) * 3
+        const q10 = (y1 * ww + x0) * 3
+        const q11 = (y1 * ww + x1) * 3
+        const w00 = (1 - wx) * (1 - wy)
+        const w01 = wx * (1 - wy)
+        const w10 = (1 - wx) * wy
+        const w11 = wx * wy
+        for (let c = 0; c < 3; c++) {
+          f[c] = fMean[q00 + c]! * w00 + fMean[q01 + c]! * w01 + fMean[q10 + c]! * w10 + fMean[q11 + c]! * w11
+          bk[c] = bMean[q00 + c]! * w00 + bMean[q01 + c]! * w01 + bMean[q10 + c]! * w10 + bMean[q11 + c]! * w11
+        }
+      }
+      const o = i * 4
+      count++
+      let sep = 0
+      let proj = 0
+      let d2 = 0
+      for (let c = 0; c < 3; c++) {
+        d[c] = out[o + c]! * INV255 - bk[c]!
+        const e = f[c]! - bk[c]!
+        sep += e * e
+        proj += d[c]! * e
+        d2 += d[c]! * d[c]!
+      }
+      let a = a8 * INV255
+      if (a8 > 0 && sep > MIN_SEPARATION) {
+        const ac = Math.min(1, Math.max(0, proj / sep))
+        // Squared distance of I from the mix α_c·F̄ + (1 − α_c)·B̄ (off the segment counts too).
+        let r2 = 0
+        for (let c = 0; c < 3; c++) {
+          const m = ac * (f[c]! - bk[c]!) - d[c]!
+          r2 += m * m
+        }
+        const wc = sep / (sep + LINE_TRUST * (k.fgVar[v]! + k.bgVar[v]! + r2))
+        let n8 = Math.round((wc * ac + (1 - wc) * a) * 255)
+        const side = sides[i]!
+        if (side >= 128 && n8 < 128) n8 = 128
+        else if (side < 128 && n8 >= 128) n8 = 127
+        alpha[i] = n8
+        a = n8 * INV255
+      }
+      if (a <= UNMIX_MIN_ALPHA) {
+        for (let c = 0; c < 3; c++) out[o + c] = Math.round(Math.min(1, Math.max(0, f[c]!)) * 255)
+        continue
+      }
+      const wb = d2 / (d2 + BG_TRUST * k.bgVar[v]! + 1e-9)
+      for (let c = 0; c < 3; c++) {
+        const unmixed = bk[c]! + d[c]! / a
+        const val = wb * unmixed + (1 - wb) * out[o + c]! * INV255
+        out[o + c] = val <= 0 ? 0 : val >= 1 ? 255 : Math.round(val * 255)
+      }
+    }
+  }
+  return count
+}
