@@ -7,32 +7,14 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { BatchSummary } from '../src/shared/batches'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
 import { convSegmentationModel } from '../src/main/engine/models/onnx-writer'
 import { scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
+import { address, settled, until } from './helpers/batches'
 
-const address = (id: string, kind: string, v: string): string => `test://${id}/${kind}?v=${v}`
 
-/** Resolves when the batch has no file left to run (driven by the service's events, no polling). */
-function settled(service: BatchService, batchId: string): Promise<BatchSummary> {
-  return new Promise((resolve) => {
-    const check = (): void => {
-      const s = service.summary(batchId)
-      if (s.counts.total > 0 && s.counts.waiting + s.counts.running === 0) {
-        service.off('batch', on)
-        resolve(s)
-      }
-    }
-    const on = (id: string): void => {
-      if (id === batchId) check()
-    }
-    service.on('batch', on)
-    check()
-  })
-}
 
 let root: string
 beforeAll(() => {
@@ -61,7 +43,7 @@ describe('the device of a batch item', () => {
       destination: join(root, 'out')
     })
     await service.add(batch.id, [{ path: join(dir, 'a.png') }])
-    expect((await settled(service, batch.id)).counts).toMatchObject({ total: 1, done: 1 })
+    expect((await until(service, batch.id, settled)).counts).toMatchObject({ total: 1, done: 1 })
 
     const item = service.detail(batch.id, address).items[0]!
     expect(item).toMatchObject({ state: 'done', model: 'u2netp', device: 'cpu' })

@@ -7,31 +7,15 @@ import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { batchCreateSchema, type BatchRequest, type BatchSummary } from '../src/shared/batches'
+import { batchCreateSchema, type BatchRequest } from '../src/shared/batches'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
 import { plannedOutputs } from '../src/shared/outputs'
 import { builtinPreset } from '../src/shared/presets'
 import { sceneJpeg, scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
+import { until, settled } from './helpers/batches'
 
-function until(service: BatchService, batchId: string, pred: (s: BatchSummary) => boolean): Promise<BatchSummary> {
-  return new Promise((resolve) => {
-    const check = (): void => {
-      const s = service.summary(batchId)
-      if (pred(s)) {
-        service.off('batch', on)
-        resolve(s)
-      }
-    }
-    const on = (id: string): void => {
-      if (id === batchId) check()
-    }
-    service.on('batch', on)
-    check()
-  })
-}
-const settled = (s: BatchSummary): boolean => s.counts.total > 0 && s.counts.waiting + s.counts.running === 0
 const lookup = (name: string) => builtinPreset(name)?.values ?? null
 
 let root: string

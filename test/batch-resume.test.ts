@@ -9,32 +9,13 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { BatchSummary } from '../src/shared/batches'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
 import { scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
+import { CLIPPING, address, until, settled } from './helpers/batches'
 
-const CLIPPING = { mode: 'clipping' as const, output_format: 'png' as const, params: null }
-const address = (id: string, kind: string, v: string): string => `test://${id}/${kind}?v=${v}`
 
-function until(service: BatchService, batchId: string, pred: (s: BatchSummary) => boolean): Promise<BatchSummary> {
-  return new Promise((resolve) => {
-    const check = (): void => {
-      const s = service.summary(batchId)
-      if (pred(s)) {
-        service.off('batch', on)
-        resolve(s)
-      }
-    }
-    const on = (id: string): void => {
-      if (id === batchId) check()
-    }
-    service.on('batch', on)
-    check()
-  })
-}
-const settled = (s: BatchSummary): boolean => s.counts.total > 0 && s.counts.waiting + s.counts.running === 0
 const pngsIn = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.png')).sort()
 
 let root: string

@@ -14,7 +14,7 @@
  * same bytes is this item's own finished write; a name holding other bytes was taken by
  * someone else meanwhile, and new names are chosen.
  */
-import { constants, existsSync, lstatSync } from 'node:fs'
+import { constants } from 'node:fs'
 import { copyFile, link, readFile, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, posix } from 'node:path'
 import { resultsToWrite, writesAllVariations } from '../../shared/outputs'
@@ -22,7 +22,7 @@ import { containedDir } from '../contained-dir'
 import type { Engine } from '../engine/engine'
 import { primaryVariation } from '../engine/status-view'
 import type { JobRecord } from '../engine/store/jobs'
-import { firstFree } from '../outputs/numbered'
+import { existsOrLink, firstFree } from '../outputs/numbered'
 import { dateToken, outputTarget, presetToken, renderTemplate, type TokenValues } from '../watch/template'
 import { cleanRelPath, outputPath } from './paths'
 import type { BatchRecord, BatchStore, ItemRecord } from './store'
@@ -108,16 +108,6 @@ async function sameBytes(a: string, b: string): Promise<boolean> {
   if (!sb?.isFile() || sa.size !== sb.size) return false
   const [ba, bb] = await Promise.all([readFile(a), readFile(b)])
   return ba.equals(bb)
-}
-
-function existsOrLink(path: string): boolean {
-  if (existsSync(path)) return true
-  try {
-    lstatSync(path) // a dangling symlink is still a name in use
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** `<destination>/<rel dir>/<rendered template>`: tokens sanitised, checked to stay inside. */

@@ -1,3 +1,5 @@
+import { existsSync, lstatSync } from 'node:fs'
+
 /**
  * The one rule for a name that is taken, shared by batches, watched folders and
  * `clipdesk process`: the n-th free alternative of `photo.png` is `photo-n.png` (`-1`, `-2`…),
@@ -23,4 +25,15 @@ export function firstFree(path: string, taken: (candidate: string) => boolean, l
     if (!taken(candidate)) return candidate
   }
   throw new Error(`no free file name for ${path}`)
+}
+
+/** Whether a name is in use on disk: a file, a folder, or a symlink even when it dangles. */
+export function existsOrLink(path: string): boolean {
+  if (existsSync(path)) return true
+  try {
+    lstatSync(path)
+    return true
+  } catch {
+    return false
+  }
 }

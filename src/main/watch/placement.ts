@@ -6,7 +6,7 @@
  * or done folder is refused, and the file is listed as failed with the reason.
  */
 import { randomBytes } from 'node:crypto'
-import { constants, existsSync, lstatSync } from 'node:fs'
+import { constants } from 'node:fs'
 import { copyFile, link, rename, rm, unlink } from 'node:fs/promises'
 import { basename, dirname, join, posix, relative } from 'node:path'
 import { DONE_DIR_NAME } from '../../shared/watch'
@@ -14,7 +14,7 @@ import { containedDir, viaSymlink } from '../contained-dir'
 import { statFile } from './files'
 import type { JobResultFile } from './processor'
 import { doneDirOf, type WatchFileRecord, type WatchFolderRecord, type WatchStore } from './store'
-import { numbered } from '../outputs/numbered'
+import { existsOrLink, numbered } from '../outputs/numbered'
 import { dateToken, isInside, isStrictlyInside, outputTarget, presetToken, renderTemplate } from './template'
 
 export interface PlacementDeps {
@@ -146,14 +146,4 @@ export class WatchPlacement {
  */
 function containmentRoot(folder: WatchFolderRecord, outDir: string): string {
   return isStrictlyInside(folder.path, outDir) ? folder.path : outDir
-}
-
-function existsOrLink(path: string): boolean {
-  if (existsSync(path)) return true
-  try {
-    lstatSync(path) // a dangling symlink is still a name in use
-    return true
-  } catch {
-    return false
-  }
 }
