@@ -20,6 +20,7 @@ import { createServer } from 'node:net'
 import { tmpdir, availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import Database from 'libsql'
 import sharp from 'sharp'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -210,14 +211,14 @@ async function run(workerCount, jobs, chaos) {
     jobs_logged_by_workers: logged.length
   }
   if (chaos) {
-    const db = spawnSync('sqlite3', [join(data, 'clipdesk.db'), "SELECT reason, count(*) FROM credit_ledger WHERE job_id IS NOT NULL GROUP BY reason; SELECT count(*) FROM results; SELECT count(DISTINCT job_id) FROM results; SELECT max(attempts) FROM jobs;"], { encoding: 'utf8' })
+    const db = ledgerAndResults(join(data, 'clipdesk.db'))
     const files = readdirSync(data, { recursive: true }).map(String)
     Object.assign(result, {
       kills,
       redis_restarted: redisRestarted,
       done: final.filter((s) => s.status === 'done').length,
       not_done: final.filter((s) => s.status !== 'done').map((s) => s.error ?? s.status),
-      ledger_and_results: db.stdout.trim().split('\n'),
+      ...db,
       temp_files_left: files.filter((f) => f.endsWith('.part')).length,
       result_dirs_with_other_than_one_file: ids.filter((id) => readdirSync(join(data, 'results', id)).length !== 1).length
     })
@@ -260,3 +261,16 @@ console.log(
     2
   )
 )
+
+/** The chaos run's bookkeeping, read from the coordinator's SQLite file: credits charged and refunded, results stored, most attempts. */
+function ledgerAndResults(file) {
+  const db = new Database(file, { readonly: true })
+  try {
+    const ledger = Object.fromEntries(db.prepare('SELECT reason, count(*) AS n FROM credit_ledger WHERE job_id IS NOT NULL GROUP BY reason').all().map((r) => [r.reason, r.n]))
+    const results = db.prepare('SELECT count(*) AS rows_, count(DISTINCT job_id) AS jobs FROM results').get()
+    const attempts = db.prepare('SELECT max(attempts) AS n FROM jobs').get()
+    return { charges: ledger.charge ?? 0, refunds: ledger.refund ?? 0, result_rows: results.rows_, jobs_with_results: results.jobs, max_attempts: attempts.n }
+  } finally {
+    db.close()
+  }
+}
