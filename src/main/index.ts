@@ -40,6 +40,7 @@ import { startHttpServer, type HttpListener } from './http/server'
 import { createAppApi, forwardAppEvents } from './ipc/app-api'
 import { RESULT_PROTOCOL } from './ipc/handlers'
 import { ElectronSettings } from './settings-electron'
+import { DataDirBusy } from './engine/store/run-lock'
 import { TRAY_ICON_PNG_BASE64 } from './tray-icon'
 import { APP_VERSION } from './version'
 import { engineProcessor } from './watch/processor'
@@ -150,7 +151,15 @@ async function main(): Promise<void> {
   // Studio mode (Settings: queue address): jobs go through the shared queue; the app stays their record.
   const studio = startedWith.queueUrl ? createStudioEngine(engineOptions, { queueUrl: startedWith.queueUrl, localWorker: startedWith.localWorker }) : null
   const engine = studio ? studio.engine : new Engine(engineOptions)
-  engine.start()
+  try {
+    engine.start()
+  } catch (err) {
+    // `clipdesk serve` or `clipdesk process` already runs on this data folder: one engine per folder.
+    if (!(err instanceof DataDirBusy)) throw err
+    dialog.showErrorBox('Clipdesk is already running on this data folder', err.message)
+    app.exit(1)
+    return
+  }
   const batches = new BatchService(engine)
   batches.start()
   // Watched folders (SPEC §6): active while the app runs (or `clipdesk serve`; one process at a time).

@@ -25,6 +25,7 @@ import { MaskCache } from './store/mask-cache'
 import { JobParamsStore } from './store/job-params'
 import { PresetStore } from './store/presets'
 import { getOrCreateSecret } from './store/meta'
+import { RunLock } from './store/run-lock'
 
 /** After a failed model load, uploads are refused (503) for this long, then a job tries again. */
 const MODEL_RETRY_MS = 60_000
@@ -101,6 +102,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   private modelError: { error: Error; at: number } | null = null
   private sweepTimer: NodeJS.Timeout | null = null
   private started = false
+  private runLock: RunLock | null = null
   private readonly timing = { segmentingMs: 3000 }
 
   constructor(opts: EngineOptions, seams: EngineSeams = {}) {
@@ -142,6 +144,8 @@ export class Engine extends EventEmitter<EngineEvents> {
   /** Resumes interrupted jobs and starts taking work. */
   start(): void {
     if (this.started) return
+    // Throws DataDirBusy when another live process runs an engine on this data folder.
+    this.runLock = RunLock.acquire(this.options.dataDir)
     this.started = true
     this.recover()
     this.sweep()
@@ -173,6 +177,8 @@ export class Engine extends EventEmitter<EngineEvents> {
     await this.modelPool.close()
     await this.sandbox.close()
     this.db.close()
+    this.runLock?.release()
+    this.runLock = null
   }
 
   async upload(input: UploadInput): Promise<UploadResponse & { headers?: Record<string, string> }> {
