@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { guidedCoefficients } from './guided-filter'
 import { knownMeans } from './known-colours'
 import { upscaleMask } from './mask'
-import { fitWithin, refineEdges } from './refine'
+import { fitWithin, refineEdges, resizeMask } from './refine'
 import { alphaError, FOLIAGE, fuzzyComposite, recompositeError, SKY, type KnownComposite } from './refine-fixtures'
 
 /** What the model would give: the true alpha seen at 1024², a little blurred. */
@@ -41,6 +41,16 @@ describe('refineEdges', () => {
     expect(after).toBeLessThan(0.65 * before)
     // The refined alpha never crosses 50 % where the model's mask did not.
     for (let i = 0; i < plain.length; i++) if (plain[i]! >= 128 !== refined.alpha[i]! >= 128) expect.fail(`pixel ${i}: ${plain[i]} → ${refined.alpha[i]}`)
+    // Where the model's mask is certain, so is the refined alpha: no veil spread past its soft band.
+    const sides = await resizeMask({ data: mask, width: 1024, height: 1024 }, t.width, t.height)
+    let certain = 0
+    for (let i = 0; i < sides.length; i++) {
+      const want = sides[i]! <= 2 ? 0 : sides[i]! >= 253 ? 255 : -1
+      if (want < 0) continue
+      certain++
+      if (refined.alpha[i] !== want) expect.fail(`pixel ${i}: model ${sides[i]} → ${refined.alpha[i]}`)
+    }
+    expect(certain).toBeGreaterThan(t.alpha.length / 2)
     // Hairs (partial coverage 0.6 and less) come out partial, not binary.
     let partial = 0
     for (let i = 0; i < t.alpha.length; i++) if (t.alpha[i]! > 40 && t.alpha[i]! < 160 && refined.alpha[i]! > 20 && refined.alpha[i]! < 200) partial++

@@ -8,7 +8,8 @@
  *    and only in the band where the mask is neither 0 nor 1 (widened by the filter's reach):
  *    elsewhere the filter could only return the mask itself.
  *    The refined alpha is kept on the same side of 50 % as the model's mask (the filter may move
- *    an edge by a pixel, but it must not decide what is subject), and a tail of 8 % and less is cut
+ *    an edge by a pixel, but it must not decide what is subject), at exactly 0 or 1 where the
+ *    model's mask is certain (the filter only reshapes the model's own soft band), and a tail of 8 % and less is cut
  *    (the filter's faint veil over the background, which also keeps those pixels out of the
  *    known background).
  * 2. Colour: in the soft band a pixel mixes subject and old background. The background behind
@@ -42,7 +43,7 @@ export interface RgbaInput {
 }
 
 export interface RefineOptions {
-  /** Guided filter radius in pixels of the model's 1024² grid. @default 4 */
+  /** Guided filter radius in pixels of the model's 1024² grid. @default 9 */
   radius?: number
   /** Guided filter regularisation (colours in [0, 1]): larger is smoother. @default 1e-5 */
   eps?: number
@@ -81,7 +82,7 @@ const TAIL = 20
 export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: RefineOptions = {}, signal?: AbortSignal): Promise<RefinedEdges> {
   const { width, height } = image
   const n = width * height
-  const radiusModel = opts.radius ?? 4
+  const radiusModel = opts.radius ?? 9
   const eps = opts.eps ?? 1e-5
 
   // The guide grid: one cell per step × step full-res pixels, `step` the smallest integer that
@@ -263,13 +264,19 @@ function applyGuided(image: RgbaInput, gridMask: Buffer, step: number, c: Guided
 
 /**
  * The refined alpha on the model's side of 50 % wherever the two disagree (`sides`: the model's
- * mask at full size), and the tail up to TAIL cut to 0.
+ * mask at full size), exactly 0 or 1 where the model's mask is (≤ BAND_LOW, ≥ BAND_HIGH), and
+ * the tail up to TAIL cut to 0.
  */
 export function keepSides(alpha: Buffer, sides: Buffer): void {
   for (let i = 0; i < alpha.length; i++) {
     const q = alpha[i]!
     const p = sides[i]!
-    if (p >= 128) {
+    // Where the model is certain, so is the result: the filter's window reaches past the model's
+    // soft band, and on a plain background next to the subject (a hazy sky) it otherwise leaves
+    // a faint blotchy veil, the more so the larger its radius.
+    if (p <= BAND_LOW) alpha[i] = 0
+    else if (p >= BAND_HIGH) alpha[i] = 255
+    else if (p >= 128) {
       if (q < 128) alpha[i] = 128
     } else if (q >= 128) alpha[i] = 127
     else if (q <= TAIL) alpha[i] = 0
