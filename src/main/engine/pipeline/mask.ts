@@ -16,6 +16,8 @@ import { providerOptions, resolveDevice } from '../models/devices'
 import { checkModelIo } from '../models/validate'
 import { clearModelCache, loadModel, type ModelVariant } from './model'
 import { resizeGrey, resizeToPlanes } from './resample'
+import { releaseScratch } from './scratch'
+import { collectGarbage } from './gc'
 import { SessionWorker, type WorkerReply } from './session-worker'
 
 /** The model's fixed input side. Other sizes fail inside the graph. */
@@ -218,6 +220,7 @@ export class Segmenter {
         throw err
       }
       const worker = this.assertOpen()
+      freeBeforeRun()
       const reply = await worker.request(
         {
           type: 'run',
@@ -362,4 +365,16 @@ function checkRaw(
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err)
+}
+
+/**
+ * A run's activations (~0.6 GB for IS-Net at 1024²) are the process's peak; the refine step's
+ * arena from the photo before (up to ~110 MB) must not sit on top of them. Dropping the reference
+ * is not enough: V8 frees an ArrayBuffer only when it collects it, which may be seconds later,
+ * so the run starts after a collection (a few ms on the engine's small heap, against seconds
+ * of inference).
+ */
+function freeBeforeRun(): void {
+  releaseScratch()
+  collectGarbage()
 }

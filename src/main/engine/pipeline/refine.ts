@@ -68,8 +68,13 @@ export interface RefinedEdges {
  * keeps the filter's cost (~15 ms) and memory bounded whatever the photo's size.
  */
 const GUIDE_MAX_PIXELS = 512 * 512
-/** Largest image whose foreground is estimated at full resolution. */
-const FOREGROUND_MAX_PIXELS = 1_600_000
+/**
+ * Largest image whose known-colour means are taken at full resolution. They are window means
+ * (radius 20 model pixels), smooth by construction, so a 0.8 MP copy loses nothing measurable
+ * (bench:quality: colour −31.6 % vs −31.5 % at 1.6 MP, halo −20.2 % both) and the 17 working
+ * planes take 54 MB instead of 109 MB, memory that would otherwise sit on top of a model run.
+ */
+const FOREGROUND_MAX_PIXELS = 800_000
 /** Mask values at or below / at or above these are "certainly background / subject". */
 const BAND_LOW = 2
 const BAND_HIGH = 253

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { onScratchRelease, scratchPlanes, scratchSize } from './scratch'
+import { collectGarbage } from './gc'
+import { onScratchRelease, releaseScratch, scratchPlanes, scratchSize } from './scratch'
 
 describe('scratchPlanes', () => {
   afterEach(() => {
@@ -25,5 +26,20 @@ describe('scratchPlanes', () => {
     vi.advanceTimersByTime(1)
     expect(scratchSize()).toBe(0)
     expect(released).toHaveBeenCalledTimes(1)
+  })
+
+  it('releaseScratch drops the arena at once, and the collection that follows frees it', async () => {
+    const released = vi.fn()
+    onScratchRelease(released)
+    // Only a weak reference outlives this: no view into the arena stays in scope.
+    const arena = ((): WeakRef<ArrayBufferLike> => new WeakRef(scratchPlanes(1, 1 << 20)[0]!.buffer))()
+    expect(scratchSize()).toBeGreaterThanOrEqual(1 << 20)
+    releaseScratch()
+    expect(scratchSize()).toBe(0)
+    expect(released).toHaveBeenCalledTimes(1)
+    // A WeakRef's target stays alive until the current job ends: collect after a turn.
+    await new Promise((r) => setTimeout(r, 0))
+    collectGarbage()
+    expect(arena.deref()).toBeUndefined()
   })
 })

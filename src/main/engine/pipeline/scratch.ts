@@ -34,15 +34,19 @@ export function scratchPlanes(count: number, length: number): Float32Array[] {
     arena = new Float32Array(need)
   }
   if (releaseTimer) clearTimeout(releaseTimer)
-  releaseTimer = setTimeout(() => {
-    arena = new Float32Array(0)
-    releaseTimer = null
-    for (const fn of releaseHooks) fn()
-  }, IDLE_RELEASE_MS)
+  releaseTimer = setTimeout(releaseScratch, IDLE_RELEASE_MS)
   releaseTimer.unref()
   const planes: Float32Array[] = []
   for (let i = 0; i < count; i++) planes.push(arena.subarray(i * length, (i + 1) * length))
   return planes
+}
+
+/** Drops the arena and the registered buffers now (they are freed at the next garbage collection). */
+export function releaseScratch(): void {
+  if (releaseTimer) clearTimeout(releaseTimer)
+  releaseTimer = null
+  arena = new Float32Array(0)
+  for (const fn of releaseHooks) fn()
 }
 
 /** Floats currently held (for tests and the benchmark). */
