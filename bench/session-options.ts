@@ -6,10 +6,10 @@
  * same model, each corpus photo (resized to the model's 1024² input once) run through A then B,
  * then B then A in the next round. Prints the median time per run of each, and the ratio B/A.
  *
- * A defaults to the options this engine used before the model registry (ONNX Runtime's CPU
- * arena and memory pattern on), B to those it uses now (`providerOptions('cpu')`: both off, for
- * a lower peak RSS). Memory is measured by `npm run bench` (one process per setting); this only
- * answers whether the options cost speed.
+ * A defaults to ONNX Runtime's own memory settings (CPU arena and memory pattern on), B to the
+ * engine's (`providerOptions('cpu')`: both off, as the engine has had them since before the model
+ * registry, for a peak RSS ~0.3–0.5 GB lower). Memory is measured by `npm run bench` (one process
+ * per setting, `--session-options`); this answers what the engine's settings cost in speed.
  */
 import os from 'node:os'
 import ort from 'onnxruntime-node'
