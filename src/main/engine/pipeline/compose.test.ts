@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { JobFailure } from '../errors'
-import { composeVariations, drawOver, type ComposeResult } from './compose'
+import { composeVariations, type ComposeResult } from './compose'
+import { drawOver } from './draw-over'
 import { composeRect, GREY, paramsOf, photo, RED, rectMask } from './compose-fixtures'
 import { alphaBounds, type Rect } from './placement'
 

@@ -19,6 +19,7 @@ import { makeBackground } from './background'
 import { makeCutout } from './cutout'
 import type { DecodedImage } from './decode'
 import type { ToNative } from './native-colour'
+import { drawOver } from './draw-over'
 import { attachNative, composeNative } from './native-compose'
 import { alphaBounds, extractResized, placeOnCanvas, planPlacement } from './placement'
 import { makeShadow, shadowSkipReason, type ShadowResult } from './shadow'
@@ -45,47 +46,6 @@ export interface ComposeOptions {
 /** Largest output canvas: PSD's side limit, and the input's pixel limit (SPEC §4). */
 export const MAX_CANVAS_SIDE = 30_000
 export const MAX_CANVAS_PIXELS = 100_000_000
-
-/**
- * Draws `src` (RGBA, srcW×srcH) over `dst` (RGBA, dstW×dstH) at (left, top), in place
- * ("source over", straight alpha). The part outside `dst` is cut.
- */
-export function drawOver(dst: Buffer, dstW: number, dstH: number, src: Buffer, srcW: number, srcH: number, left = 0, top = 0): void {
-  const x0 = Math.max(0, left)
-  const y0 = Math.max(0, top)
-  const x1 = Math.min(dstW, left + srcW)
-  const y1 = Math.min(dstH, top + srcH)
-  for (let y = y0; y < y1; y++) {
-    let s = ((y - top) * srcW + (x0 - left)) * 4
-    let d = (y * dstW + x0) * 4
-    for (let x = x0; x < x1; x++, s += 4, d += 4) {
-      const sa = src[s + 3]!
-      if (sa === 0) continue
-      if (sa === 255) {
-        dst[d] = src[s]!
-        dst[d + 1] = src[s + 1]!
-        dst[d + 2] = src[s + 2]!
-        dst[d + 3] = 255
-        continue
-      }
-      const da = dst[d + 3]!
-      if (da === 255) {
-        const k = 255 - sa
-        dst[d] = (src[s]! * sa + dst[d]! * k + 127) / 255
-        dst[d + 1] = (src[s + 1]! * sa + dst[d + 1]! * k + 127) / 255
-        dst[d + 2] = (src[s + 2]! * sa + dst[d + 2]! * k + 127) / 255
-        continue
-      }
-      const under = (da * (255 - sa)) / 255
-      const oa = sa + under
-      if (oa <= 0) continue
-      dst[d] = Math.round((src[s]! * sa + dst[d]! * under) / oa)
-      dst[d + 1] = Math.round((src[s + 1]! * sa + dst[d + 1]! * under) / oa)
-      dst[d + 2] = Math.round((src[s + 2]! * sa + dst[d + 2]! * under) / oa)
-      dst[d + 3] = Math.round(oa)
-    }
-  }
-}
 
 const rgba = (data: Buffer, width: number, height: number): RgbaImage => ({ data, width, height, channels: 4 })
 

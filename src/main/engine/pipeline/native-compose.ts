@@ -15,6 +15,7 @@
 import type { Variation } from '../../../shared/api'
 import { JobFailure } from '../errors'
 import type { DecodedImage } from './decode'
+import { drawOver } from './draw-over'
 import type { ToNative } from './native-colour'
 import { widen } from './native-colour'
 import { blit, isIdentity, type Placement, type Rect } from './placement'
@@ -50,6 +51,8 @@ export interface NativeCompose {
 }
 
 type Words = Uint8Array | Uint16Array
+/** A channel's full value at each depth. */
+const FULL = { 8: 255, 16: 65535 } as const
 
 function view(data: Buffer, depth: 8 | 16): Words {
   return depth === 16 ? new Uint16Array(data.buffer, data.byteOffset, data.length / 2) : data
@@ -92,9 +95,9 @@ export async function composeNative(input: NativeComposeInput, variations: Varia
     const out = Buffer.from(backdrop!)
     if (withShadow && shadow) {
       const layer = depth === 16 ? widen(shadow.data) : shadow.data
-      drawOverNative(view(out, depth), canvas.width, canvas.height, view(layer, depth), shadow.width, shadow.height, shadow.left, shadow.top, depth)
+      drawOver(view(out, depth), canvas.width, canvas.height, view(layer, depth), shadow.width, shadow.height, shadow.left, shadow.top, FULL[depth])
     }
-    drawOverNative(view(out, depth), canvas.width, canvas.height, view(subject, depth), canvas.width, canvas.height, 0, 0, depth)
+    drawOver(view(out, depth), canvas.width, canvas.height, view(subject, depth), canvas.width, canvas.height, 0, 0, FULL[depth])
     return make(out)
   }
 
@@ -177,27 +180,6 @@ async function placeNative(data: Buffer, depth: 8 | 16, image: { width: number; 
   const out = Buffer.alloc(canvas.width * canvas.height * bpp)
   blit(part, target.width, out, canvas.width, target.x, target.y, target.width, target.height, bpp)
   return out
-}
-
-/** `drawOver` for RGBA at either depth ("source over", straight alpha). */
-export function drawOverNative(dst: Words, dstW: number, dstH: number, src: Words, srcW: number, srcH: number, left: number, top: number, depth: 8 | 16): void {
-  const max = depth === 16 ? 65535 : 255
-  const x0 = Math.max(0, left)
-  const y0 = Math.max(0, top)
-  const x1 = Math.min(dstW, left + srcW)
-  const y1 = Math.min(dstH, top + srcH)
-  for (let y = y0; y < y1; y++) {
-    let s = ((y - top) * srcW + (x0 - left)) * 4
-    let d = (y * dstW + x0) * 4
-    for (let x = x0; x < x1; x++, s += 4, d += 4) {
-      const sa = src[s + 3]!
-      if (sa === 0) continue
-      const under = (dst[d + 3]! * (max - sa)) / max
-      const oa = sa + under
-      for (let c = 0; c < 3; c++) dst[d + c] = Math.round((src[s + c]! * sa + dst[d + c]! * under) / oa)
-      dst[d + 3] = Math.round(oa)
-    }
-  }
 }
 
 /** Gives each variation (and its PSD layers) its pixels in the input's own space. */
