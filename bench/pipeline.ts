@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- [--corpus <dir>] [--compare] [--variant small|medium] [--limit N] [--repeat N]
  *                   [--chunk N] [--concurrency N] [--malloc-mmap-threshold <bytes>|off (default 1048576)] [--session-options <json>]
+ *                   [--refine edges|none|detail (default: the default, edges)]
  *                   [--pipeline-only]`
  *
  * Speed and memory of the cutout pipeline, printed as JSON (never asserted):
@@ -21,7 +22,7 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { CLIPPING_DEFAULTS } from '../src/shared/params-types'
+import { CLIPPING_DEFAULTS, type JobParams } from '../src/shared/params-types'
 import { resolveOptions } from '../src/main/engine/options'
 import { decodeImage, processJob, Segmenter } from '../src/main/engine/pipeline'
 import { DecodeSandbox } from '../src/main/engine/sandbox/decoder'
@@ -30,6 +31,8 @@ import type { ModelVariant } from '../src/main/engine/pipeline/model'
 import { corpusDir, corpusFiles, loadAverage, machine, median, memory, mimeOf, options, positiveInt, ROOT, round, rssSampler } from './lib'
 
 type Role = 'clipdesk' | 'inference' | 'imgly'
+type Refine = JobParams['refine']
+const REFINES: Refine[] = ['edges', 'none', 'detail']
 
 interface ChunkReport {
   wallMs: number
@@ -56,7 +59,10 @@ export async function main(args: string[]): Promise<number> {
   // Experiments: extra ONNX Runtime session options for our processes, as JSON.
   const sessionOptions = opt.get('session-options')
   if (sessionOptions) JSON.parse(sessionOptions)
-  if (role) return runChild(role, variant, positiveInt(opt.get('concurrency'), 2, '--concurrency'), sessionOptions)
+  // The refine step the pipeline runs (`edges`, the default, against `none` shows its cost).
+  const refine = (opt.get('refine') ?? CLIPPING_DEFAULTS.refine) as Refine
+  if (!REFINES.includes(refine)) throw new Error(`--refine must be one of ${REFINES.join(', ')}, got ${refine}`)
+  if (role) return runChild(role, variant, positiveInt(opt.get('concurrency'), 2, '--concurrency'), sessionOptions, refine)
 
   const dir = corpusDir(opt.get('corpus'))
   const files = corpusFiles(dir, opt.has('limit') ? positiveInt(opt.get('limit'), 0, '--limit') : undefined)
@@ -76,7 +82,7 @@ export async function main(args: string[]): Promise<number> {
   const children = new Map<Role, Child>()
   for (const r of roles) {
     const env: Record<string, string> = mmapThreshold !== undefined && r !== 'imgly' ? { MALLOC_MMAP_THRESHOLD_: mmapThreshold } : {}
-    children.set(r, await Child.start(r, variant, concurrency, files[0]!, sessionOptions, env))
+    children.set(r, await Child.start(r, variant, concurrency, files[0]!, sessionOptions, env, refine))
   }
   const reports = new Map<Role, ChunkReport[]>(roles.map((r) => [r, []]))
   for (let pass = 0; pass < repeat; pass++) {
@@ -127,6 +133,7 @@ export async function main(args: string[]): Promise<number> {
     repeat,
     runs,
     variant,
+    refine,
     concurrency,
     chunk,
     ...(sessionOptions ? { session_options: JSON.parse(sessionOptions) } : {}),
@@ -168,9 +175,10 @@ class Child {
     concurrency: number,
     warmUp: string,
     sessionOptions: string | undefined,
-    env: Record<string, string>
+    env: Record<string, string>,
+    refine: Refine
   ): Promise<Child> {
-    const args = ['pipeline', '--child', role, '--variant', variant, '--concurrency', String(concurrency)]
+    const args = ['pipeline', '--child', role, '--variant', variant, '--concurrency', String(concurrency), '--refine', refine]
     if (sessionOptions) args.push('--session-options', sessionOptions)
     const proc = fork(join(ROOT, 'bench', 'run.mjs'), args, {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -217,12 +225,12 @@ class Child {
 /** A chunk runner of one role. */
 type Runner = (files: string[]) => Promise<Omit<ChunkReport, 'rssMb' | 'peakMb' | 'cpuMs'>>
 
-async function runChild(role: Role, variant: ModelVariant, concurrency: number, sessionOptions?: string): Promise<number> {
+async function runChild(role: Role, variant: ModelVariant, concurrency: number, sessionOptions: string | undefined, refine: Refine): Promise<number> {
   const send = (msg: FromChild): void => void process.send!(msg)
   const sampler = rssSampler()
   let run: Runner
   try {
-    run = role === 'imgly' ? await imglyRunner(variant) : await clipdeskRunner(role, variant, concurrency, sessionOptions ? JSON.parse(sessionOptions) : undefined)
+    run = role === 'imgly' ? await imglyRunner(variant) : await clipdeskRunner(role, variant, concurrency, sessionOptions ? JSON.parse(sessionOptions) : undefined, refine)
   } catch (err) {
     send({ type: 'error', message: err instanceof Error ? err.message : String(err) })
     return 1
@@ -249,7 +257,13 @@ async function runChild(role: Role, variant: ModelVariant, concurrency: number, 
   process.exit(0)
 }
 
-async function clipdeskRunner(role: 'clipdesk' | 'inference', variant: ModelVariant, concurrency: number, sessionOptions?: Record<string, unknown>): Promise<Runner> {
+async function clipdeskRunner(
+  role: 'clipdesk' | 'inference',
+  variant: ModelVariant,
+  concurrency: number,
+  sessionOptions: Record<string, unknown> | undefined,
+  refine: Refine
+): Promise<Runner> {
   const segmenter = await Segmenter.create({ variant, sessionOptions })
   if (role === 'inference') {
     return async (files) => {
@@ -285,7 +299,7 @@ async function clipdeskRunner(role: 'clipdesk' | 'inference', variant: ModelVari
         const file = files[next++]!
         const t = performance.now()
         const input = await readFile(file)
-        await processJob(input, { segmenter: source }, { format: 'png', params: CLIPPING_DEFAULTS, maxPixels: MAX_PIXELS, decode: (bytes) => sandbox.decode(bytes), toNative: (rgba, w, h, target) => sandbox.toNative(rgba, w, h, target) })
+        await processJob(input, { segmenter: source }, { format: 'png', params: { ...CLIPPING_DEFAULTS, refine }, maxPixels: MAX_PIXELS, decode: (bytes) => sandbox.decode(bytes), toNative: (rgba, w, h, target) => sandbox.toNative(rgba, w, h, target) })
         perImageMs.push(performance.now() - t)
       }
     }

@@ -26,75 +26,76 @@ export interface RgbPixels {
 }
 
 export interface KnownMeans {
-  /** Interleaved RGB in [0, 1]: the local mean of the known-subject colours (the pixel's own where the window holds none). */
+  /** Interleaved RGB in [0, 1]: the local mean of the known-subject colours (the cell's own where the window holds none). */
   fg: Float32Array
   /** Interleaved RGB in [0, 1]: the same for the known background. */
   bg: Float32Array
-  /** Per pixel: variance of the known-subject colours in the window, summed over R, G, B; +∞ where it holds none (the mean is then only the pixel's own colour). */
+  /** Per cell: variance of the known-subject colours in the window, summed over R, G, B; +∞ where it holds none (the mean is then only the cell's own colour). */
   fgVar: Float32Array
   /** The same for the known background. */
   bgVar: Float32Array
+  /** The grid the planes are on: one cell per `step` × `step` image pixels (the last row and column of cells may be partial). */
+  width: number
+  height: number
+  step: number
 }
 
 const INV255 = 1 / 255
-/** A window whose known region covers less than this share counts as holding none. */
+/** A window whose known region covers less than this share of its pixels counts as holding none. */
 const MIN_WEIGHT = 1e-5
 
 /**
- * Means over a (2·radius + 1)² window for `image` and `alpha` (1 byte per pixel, same size). The
- * returned planes live in the scratch arena: use them before the next await.
+ * Means over a window of (2·radius + 1)² cells of `step` × `step` pixels, for `image` and
+ * `alpha` (1 byte per pixel, same size). Each cell first sums its own pixels (count, colour and
+ * squared colour of the known-subject and known-background pixels among them), so a coarse grid
+ * still counts exactly the pixels the full-resolution alpha settles: no resized alpha blurs the
+ * known regions, and the box means run on `step`² fewer cells. The returned planes live in the
+ * scratch arena: use them before the next await.
  */
-export function knownMeans(image: RgbPixels, alpha: Uint8Array, radius: number): KnownMeans {
-  const { width, height, channels: ch, data: img } = image
+export function knownMeans(image: RgbPixels, alpha: Uint8Array, radius: number, step = 1): KnownMeans {
+  const { width: w, height: h, channels: ch, data: img } = image
+  if (img.length < w * h * ch || ch < 3 || alpha.length < w * h) throw new RangeError('knownMeans: image or alpha does not match the size')
+  if (!Number.isInteger(step) || step < 1) throw new RangeError(`knownMeans: step must be a positive integer, got ${step}`)
+  const width = Math.ceil(w / step)
+  const height = Math.ceil(h / step)
   const n = width * height
-  if (img.length < n * ch || ch < 3 || alpha.length < n) throw new RangeError('knownMeans: image or alpha does not match the size')
   const planes = scratchPlanes(17, n)
   const [kb, kf, tmp, sb, sf, wb, wf] = planes as [Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array]
-  // Planes 7–9 and 10–12 are contiguous in the arena: the interleaved outputs.
+  // Planes 7–9 and 10–12 are contiguous in the arena: the interleaved outputs, which also hold
+  // the per-cell colour sums until the box means replace them.
   const fg = new Float32Array(planes[7]!.buffer, planes[7]!.byteOffset, n * 3)
   const bg = new Float32Array(planes[10]!.buffer, planes[10]!.byteOffset, n * 3)
   const [fgVar, bgVar, qf, qb] = planes.slice(13) as [Float32Array, Float32Array, Float32Array, Float32Array]
-  for (let i = 0, o = 0; i < n; i++, o += ch) {
-    const b = alpha[i] === 0 ? 1 : 0
-    const f = alpha[i] === 255 ? 1 : 0
-    kb[i] = b
-    kf[i] = f
-    const r = img[o]! * INV255
-    const g = img[o + 1]! * INV255
-    const bl = img[o + 2]! * INV255
-    const sq = r * r + g * g + bl * bl
-    qb[i] = b * sq
-    qf[i] = f * sq
-  }
+  const own = cellSums(img, ch, alpha, w, h, step, { kb, kf, qb, qf, fg, bg })
   boxMean(kb, width, height, radius, tmp, wb)
   boxMean(kf, width, height, radius, tmp, wf)
   // Mean |I|² of each known region first; the variance is that minus |mean|², taken per channel below.
   boxMean(qb, width, height, radius, tmp, qb)
   boxMean(qf, width, height, radius, tmp, qf)
+  // Weights are pixel counts per cell: a share of the window below MIN_WEIGHT is none.
+  const minWeight = MIN_WEIGHT * step * step
   for (let i = 0; i < n; i++) {
-    bgVar[i] = wb[i]! > MIN_WEIGHT ? qb[i]! / wb[i]! : Infinity
-    fgVar[i] = wf[i]! > MIN_WEIGHT ? qf[i]! / wf[i]! : Infinity
+    bgVar[i] = wb[i]! > minWeight ? qb[i]! / wb[i]! : Infinity
+    fgVar[i] = wf[i]! > minWeight ? qf[i]! / wf[i]! : Infinity
   }
   for (let c = 0; c < 3; c++) {
-    for (let i = 0, o = c; i < n; i++, o += ch) {
-      const v = img[o]! * INV255
-      sb[i] = kb[i]! * v
-      sf[i] = kf[i]! * v
+    for (let i = 0, q = c; i < n; i++, q += 3) {
+      sb[i] = bg[q]!
+      sf[i] = fg[q]!
     }
     boxMean(sb, width, height, radius, tmp, sb)
     boxMean(sf, width, height, radius, tmp, sf)
-    for (let i = 0, o = c, q = c; i < n; i++, o += ch, q += 3) {
-      const own = img[o]! * INV255
-      if (wb[i]! > MIN_WEIGHT) {
+    for (let i = 0, q = c; i < n; i++, q += 3) {
+      if (wb[i]! > minWeight) {
         const m = sb[i]! / wb[i]!
         bg[q] = m
         bgVar[i] = bgVar[i]! - m * m
-      } else bg[q] = own // (variance stays +∞)
-      if (wf[i]! > MIN_WEIGHT) {
+      } else bg[q] = own[q]! // (variance stays +∞)
+      if (wf[i]! > minWeight) {
         const m = sf[i]! / wf[i]!
         fg[q] = m
         fgVar[i] = fgVar[i]! - m * m
-      } else fg[q] = own
+      } else fg[q] = own[q]!
     }
   }
   // Float rounding can leave a tiny negative variance on a flat region.
@@ -102,5 +103,75 @@ export function knownMeans(image: RgbPixels, alpha: Uint8Array, radius: number):
     if (bgVar[i]! < 0) bgVar[i] = 0
     if (fgVar[i]! < 0) fgVar[i] = 0
   }
-  return { fg, bg, fgVar, bgVar }
+  return { fg, bg, fgVar, bgVar, width, height, step }
+}
+
+interface CellPlanes {
+  kb: Float32Array
+  kf: Float32Array
+  qb: Float32Array
+  qf: Float32Array
+  /** Interleaved RGB sums. */
+  fg: Float32Array
+  bg: Float32Array
+}
+
+/**
+ * Per cell: the number of known-background (α = 0) and known-subject (α = 255) pixels, the sums
+ * of their colours and of their squared colours. Returns each cell's own mean colour (all its
+ * pixels), the fallback where a window holds no known pixels.
+ */
+function cellSums(img: Uint8Array, ch: number, alpha: Uint8Array, w: number, h: number, step: number, p: CellPlanes): Float32Array {
+  const { kb, kf, qb, qf, fg, bg } = p
+  const gw = Math.ceil(w / step)
+  const n = gw * Math.ceil(h / step)
+  kb.fill(0, 0, n)
+  kf.fill(0, 0, n)
+  qb.fill(0, 0, n)
+  qf.fill(0, 0, n)
+  fg.fill(0, 0, 3 * n)
+  bg.fill(0, 0, 3 * n)
+  // Own means: a plain Float32Array, as small as the grid (the arena's 17 planes are all taken).
+  const own = new Float32Array(3 * n)
+  for (let y = 0; y < h; y++) {
+    const cellRow = Math.floor(y / step) * gw
+    for (let x = 0, i = y * w, o = i * ch; x < w; x++, i++, o += ch) {
+      const cell = cellRow + Math.floor(x / step)
+      const q = cell * 3
+      const r = img[o]! * INV255
+      const g = img[o + 1]! * INV255
+      const b = img[o + 2]! * INV255
+      own[q]! += r
+      own[q + 1]! += g
+      own[q + 2]! += b
+      const a = alpha[i]!
+      if (a === 0) {
+        kb[cell]! += 1
+        qb[cell]! += r * r + g * g + b * b
+        bg[q]! += r
+        bg[q + 1]! += g
+        bg[q + 2]! += b
+      } else if (a === 255) {
+        kf[cell]! += 1
+        qf[cell]! += r * r + g * g + b * b
+        fg[q]! += r
+        fg[q + 1]! += g
+        fg[q + 2]! += b
+      }
+    }
+  }
+  if (step > 1) {
+    const gh = Math.ceil(h / step)
+    for (let cy = 0; cy < gh; cy++) {
+      const rows = Math.min(step, h - cy * step)
+      for (let cx = 0; cx < gw; cx++) {
+        const inv = 1 / (rows * Math.min(step, w - cx * step))
+        const q = (cy * gw + cx) * 3
+        own[q]! *= inv
+        own[q + 1]! *= inv
+        own[q + 2]! *= inv
+      }
+    }
+  }
+  return own
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { guidedCoefficients } from './guided-filter'
 import { knownMeans } from './known-colours'
 import { upscaleMask } from './mask'
-import { fitWithin, refineEdges, resizeMask } from './refine'
+import { refineEdges, resizeMask } from './refine'
 import { alphaError, FOLIAGE, fuzzyComposite, recompositeError, SKY, type KnownComposite } from './refine-fixtures'
 
 /** What the model would give: the true alpha seen at 1024², a little blurred. */
@@ -101,14 +101,6 @@ describe('refineEdges', () => {
   })
 })
 
-describe('fitWithin', () => {
-  it('keeps sizes that fit, scales others down to the limit with the aspect ratio', () => {
-    expect(fitWithin(640, 480, 640 * 480)).toEqual({ width: 640, height: 480 })
-    expect(fitWithin(4000, 3000, 1_000_000)).toEqual({ width: 1154, height: 866 })
-    expect(fitWithin(100_000, 1, 1000)).toEqual({ width: 1000, height: 1 })
-  })
-})
-
 describe('guidedCoefficients', () => {
   const guide = (w: number, h: number) => {
     const data = new Uint8Array(w * h * 4)
@@ -183,9 +175,37 @@ describe('knownMeans', () => {
     expect([...m.bg].map((v) => Math.round(v * 255))).toEqual([10, 20, 30, 40, 50, 60])
   })
 
+  it('cells of step² pixels give the means of the image whose pixels are those cells', () => {
+    // A 2×2-block image (each block one colour and one alpha) against the same image at half
+    // size: cells sum exactly the pixels of a block, so the means agree to float rounding.
+    const { img, alpha } = ramp(120, 80, [230, 60, 20], [20, 180, 240])
+    const big = new Uint8Array(240 * 160 * 3)
+    const bigAlpha = new Uint8Array(240 * 160)
+    for (let y = 0; y < 160; y++)
+      for (let x = 0; x < 240; x++) {
+        const s = (y >> 1) * 120 + (x >> 1)
+        bigAlpha[y * 240 + x] = alpha[s]!
+        for (let c = 0; c < 3; c++) big[(y * 240 + x) * 3 + c] = (img.data[s * 3 + c]! + ((x + y) & 1 ? 3 : -3)) & 255
+      }
+    // (The ±3 checker inside each block averages out in the cell.)
+    const half = knownMeans(img, alpha, 6)
+    const snapshot = { fg: Float32Array.from(half.fg), bg: Float32Array.from(half.bg), bgVar: Float32Array.from(half.bgVar) }
+    const cells = knownMeans({ data: big, width: 240, height: 160, channels: 3 }, bigAlpha, 6, 2)
+    expect([cells.width, cells.height, cells.step]).toEqual([120, 80, 2])
+    let worst = 0
+    for (let i = 0; i < 120 * 80 * 3; i++) worst = Math.max(worst, Math.abs(cells.fg[i]! - snapshot.fg[i]!), Math.abs(cells.bg[i]! - snapshot.bg[i]!))
+    expect(worst).toBeLessThan(1e-4)
+    // The checker is spread the half-size image does not have: the variance sees it.
+    const inBg = 10 * 120 + 5
+    expect(cells.bgVar[inBg]! - snapshot.bgVar[inBg]!).toBeGreaterThan(0.9 * 3 * (3 / 255) ** 2)
+  })
+
   it('refuses an image or alpha of the wrong size', () => {
     expect(() => knownMeans({ data: new Uint8Array(12), width: 2, height: 2, channels: 3 }, new Uint8Array(3), 1)).toThrow(
       'knownMeans: image or alpha does not match the size'
+    )
+    expect(() => knownMeans({ data: new Uint8Array(12), width: 2, height: 2, channels: 3 }, new Uint8Array(4), 1, 0)).toThrow(
+      'knownMeans: step must be a positive integer, got 0'
     )
   })
 })

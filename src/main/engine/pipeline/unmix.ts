@@ -31,6 +31,8 @@ export interface KnownPlanes {
   bgVar: Float32Array
   width: number
   height: number
+  /** Image pixels per grid cell along each side (the grid covers whole cells); absent: the grid's size over the image's. */
+  step?: number
 }
 
 const INV255 = 1 / 255
@@ -52,8 +54,8 @@ export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, 
   const { width: ww, height: wh, fg: fMean, bg: bMean } = k
   let count = 0
   const same = ww === width && wh === height
-  const sx = ww / width
-  const sy = wh / height
+  const sx = k.step ? 1 / k.step : ww / width
+  const sy = k.step ? 1 / k.step : wh / height
   const f = [0, 0, 0]
   const bk = [0, 0, 0]
   const d = [0, 0, 0]
