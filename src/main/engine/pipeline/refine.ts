@@ -30,6 +30,7 @@ import { guidedCoefficients, type GuidedCoefficients, type U8Pixels } from './gu
 import { knownMeans } from './known-colours'
 import { resizeGrey, resizeRgb } from './resample'
 import { crop, paste, softBounds, widen, type Region } from './region'
+import { boundToSide } from './side-bound'
 import { scratchPlanes } from './scratch'
 import { unmix } from './unmix'
 
@@ -303,9 +304,9 @@ export function keepSides(alpha: Buffer, sides: Buffer): void {
     // a faint blotchy veil, the more so the larger its radius.
     if (p <= BAND_LOW) alpha[i] = 0
     else if (p >= BAND_HIGH) alpha[i] = 255
-    else if (p >= 128) {
-      if (q < 128) alpha[i] = 128
-    } else if (q >= 128) alpha[i] = 127
-    else if (q <= TAIL) alpha[i] = 0
+    else {
+      const b = boundToSide(q, p)
+      alpha[i] = b <= TAIL ? 0 : b
+    }
   }
 }

@@ -109,10 +109,11 @@ describe('knownMeans variances', () => {
 })
 
 describe('keepSides', () => {
-  it("keeps the refined alpha on the model's side of 50 %, certain where the model is, and cuts the faint tail", () => {
+  it("keeps the refined alpha on the model's side of 50 % and near a sure model, certain where the model is, and cuts the faint tail", () => {
     const sides = Buffer.from([0, 100, 127, 128, 200, 254, 10, 60, 2, 3, 253, 252])
     const alpha = Buffer.from([0, 200, 128, 30, 127, 0, 20, 21, 60, 60, 140, 140])
     keepSides(alpha, sides)
-    expect([...alpha]).toEqual([0, 127, 127, 128, 128, 255, 0, 21, 0, 60, 255, 140])
+    // (3 → at most 15, then cut as tail; 252 → at least 240: see side-bound.ts.)
+    expect([...alpha]).toEqual([0, 127, 127, 128, 128, 255, 0, 21, 0, 0, 255, 240])
   })
 })

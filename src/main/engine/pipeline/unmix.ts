@@ -22,6 +22,8 @@
  * The figures that chose the constants: docs/pipeline.md.
  */
 
+import { boundToSide } from './side-bound'
+
 export interface KnownPlanes {
   /** Interleaved RGB in [0, 1], `width` × `height` of the grid they were taken on. */
   fg: Float32Array
@@ -124,9 +126,7 @@ export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, 
         }
         const wc = sep / (sep + LINE_TRUST * (k.fgVar[v]! + k.bgVar[v]! + r2))
         let n8 = Math.round((wc * ac + (1 - wc) * a) * 255)
-        const side = sides[i]!
-        if (side >= 128 && n8 < 128) n8 = 128
-        else if (side < 128 && n8 >= 128) n8 = 127
+        n8 = boundToSide(n8, sides[i]!)
         alpha[i] = n8
         a = n8 * INV255
       }
