@@ -9,6 +9,7 @@
  * preprocess and encode other images, and the process keeps answering, while a run is under way.
  */
 import os from 'node:os'
+import { getHeapStatistics } from 'node:v8'
 import type { ActualDevice, Device } from '../../../shared/models'
 import { JobFailure } from '../errors'
 import { ISNET_BUILTIN, type ModelDescriptor } from '../models/descriptors'
@@ -370,15 +371,23 @@ function errorText(err: unknown): string {
 }
 
 /**
- * A run's activations (~0.6 GB for IS-Net at 1024²) are the process's peak; the refine step's
- * arena and the buffers of the photos before must not sit on top of them. Dropping the
- * references is not enough: V8 frees an ArrayBuffer only when it collects it, which may be
- * seconds later, so a collection runs as each run starts. It runs just after the run is posted:
- * the activations build up over the run's first layers, so the memory is back before the peak,
- * and the worker does not wait for it (before the post, its 5–20 ms held every run back, ~1 %
- * of the pipeline's time).
+ * A run's activations (~0.6 GB for IS-Net at 1024²) are the process's peak; the buffers of the
+ * photos before (a 24 MP photo leaves several 100 MB ones) must not sit on top of them. Dropping
+ * the references is not enough: V8 frees an ArrayBuffer only when it collects it, which may be
+ * seconds later. So as a run starts, if V8 holds more than `COLLECT_OVER_BYTES` outside its heap,
+ * the refine arena is dropped and a collection runs. Below that it is not worth its time: with
+ * photos of a megapixel or so V8 holds 22–54 MB there and the arena is at most ~16 MB, and a
+ * collection at each run cost ~1.5 % of the pipeline's time (5–23 ms each, on the engine's
+ * thread beside the run) for no lower peak (`npm run bench`: 1.10 GB either way). Three 27 MP
+ * photos through `clipdesk process`: V8 held 268–609 MB there, and the peak was 1.61–1.65 GB
+ * collecting against 1.70 GB without. It runs just
+ * after the run is posted, not before: the activations build up over the run's first layers, so
+ * the memory is back before the peak, and the worker does not wait for it.
  */
+const COLLECT_OVER_BYTES = 128 * 1024 * 1024
+
 function freeDuringRun(): void {
+  if (getHeapStatistics().external_memory < COLLECT_OVER_BYTES) return
   releaseScratch()
   collectGarbage()
 }

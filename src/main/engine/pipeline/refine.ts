@@ -132,7 +132,8 @@ export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: Refin
   let region = widen(soft, step, margin, step * knownStep, width, height)
   if (opts.wholePhoto || region.width * region.height > CROP_WORTHWHILE * n) region = { x: 0, y: 0, width, height }
   const whole = region.width === width && region.height === height
-  const sides = await resizeMask(mask, width, height)
+  // With one pixel per cell the guide grid's mask is this same resize: used for both (read only).
+  const sides = step === 1 ? guideMask : await resizeMask(mask, width, height)
   signal?.throwIfAborted()
 
   const cw = region.width
@@ -162,12 +163,14 @@ export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: Refin
 
 /**
  * The full-size alpha: the model's certain mask outside the region (snapped to 0 or 255, as
- * `keepSides` does inside), the refined alpha in it. Overwrites `sides`.
+ * `keepSides` does inside), the refined alpha in it. A new buffer: `sides` may be the caller's
+ * own mask.
  */
 function pasteInto(sides: Buffer, width: number, region: Region, alpha: Buffer): Buffer {
-  for (let i = 0; i < sides.length; i++) sides[i] = sides[i]! >= 128 ? 255 : 0
-  paste(sides, width, 1, region, alpha)
-  return sides
+  const out = Buffer.allocUnsafe(sides.length)
+  for (let i = 0; i < sides.length; i++) out[i] = sides[i]! >= 128 ? 255 : 0
+  paste(out, width, 1, region, alpha)
+  return out
 }
 
 /**

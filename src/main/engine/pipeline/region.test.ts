@@ -44,27 +44,30 @@ describe('crop and paste', () => {
   })
 })
 
+/** A 300×240 fuzzy subject near a corner of a 1600×1200 sky, and a model-like mask of it. */
+async function smallSubject(maskSize: [number, number]) {
+  const W = 1600
+  const H = 1200
+  const small = fuzzyComposite(300, 240, SKY)
+  const image = Buffer.alloc(W * H * 4)
+  const alpha = Buffer.alloc(W * H)
+  for (let y = 0; y < H; y++)
+    for (let x = 0; x < W; x++) {
+      const [r, g, b] = SKY(x, y)
+      image.set([r, g, b, 255], (y * W + x) * 4)
+    }
+  const at = { x: 1150, y: 820, width: 300, height: 240 }
+  paste(image, W, 4, at, small.image)
+  paste(alpha, W, 1, at, small.alpha)
+  const [mw, mh] = maskSize
+  const mask = await sharp(alpha, { raw: { width: W, height: H, channels: 1 } }).resize(mw, mh, { fit: 'fill' }).blur(1.2).extractChannel(0).raw().toBuffer()
+  return { W, H, input: { data: image, width: W, height: H }, plane: { data: mask, width: mw, height: mh } }
+}
+
 describe('refineEdges on a small subject', () => {
   it('works on the region around the soft band only, and gives what the whole photo gives', async () => {
-    // A 300×240 fuzzy subject near a corner of a 1600×1200 sky (1.9 MP: both grids coarser
-    // than the photo, so the region must fall on their cell boundaries).
-    const W = 1600
-    const H = 1200
-    const small = fuzzyComposite(300, 240, SKY)
-    const image = Buffer.alloc(W * H * 4)
-    const alpha = Buffer.alloc(W * H)
-    for (let y = 0; y < H; y++)
-      for (let x = 0; x < W; x++) {
-        const [r, g, b] = SKY(x, y)
-        image.set([r, g, b, 255], (y * W + x) * 4)
-      }
-    const at = { x: 1150, y: 820, width: 300, height: 240 }
-    paste(image, W, 4, at, small.image)
-    paste(alpha, W, 1, at, small.alpha)
-    const mask = await sharp(alpha, { raw: { width: W, height: H, channels: 1 } }).resize(1024, 1024, { fit: 'fill' }).blur(1.2).extractChannel(0).raw().toBuffer()
-
-    const input = { data: image, width: W, height: H }
-    const plane = { data: mask, width: 1024, height: 1024 }
+    // 1.9 MP: both grids coarser than the photo, so the region must fall on their cell boundaries.
+    const { W, H, input, plane } = await smallSubject([1024, 1024])
     const cropped = await refineEdges(input, plane)
     const whole = await refineEdges(input, plane, { wholePhoto: true })
     expect(cropped.region).not.toBeNull()
@@ -87,5 +90,19 @@ describe('refineEdges on a small subject', () => {
     // Outside the region: the model's certain mask, and no colour where it is transparent.
     expect(cropped.alpha[0]).toBe(0)
     expect([...cropped.foreground.subarray(0, 4)]).toEqual([0, 0, 0, 255])
+  })
+
+  it("leaves a full-size mask it is given as it was (the alpha outside the region is a new buffer)", async () => {
+    const { W, H, input, plane } = await smallSubject([1600, 1200])
+    const before = Buffer.from(plane.data)
+    const refined = await refineEdges(input, plane)
+    expect(refined.region!.width * refined.region!.height).toBeLessThan(0.15 * W * H)
+    expect(plane.data.equals(before)).toBe(true)
+    expect(refined.alpha).not.toBe(plane.data)
+    // Snapped outside the region: the mask's 0–2 / 253–255 are exactly 0 / 255 in the alpha.
+    let soft = 0
+    for (let i = 0; i < W * H; i++) if (refined.alpha[i]! > 0 && refined.alpha[i]! < 255) soft++
+    expect(soft).toBeGreaterThan(0)
+    expect(refined.alpha[W * H - 1]).toBe(0)
   })
 })
