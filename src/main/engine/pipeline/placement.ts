@@ -37,14 +37,14 @@ export interface Placement {
 /** Alpha from which a pixel counts as part of the subject (for boxes and edges). */
 export const SUBJECT_ALPHA_THRESHOLD = 16
 
-/** The bounding box of pixels whose alpha is ≥ `threshold`; null when there are none. */
+/** The bounding box of pixels whose alpha is ≥ `threshold` (and < `below`); null when there are none. */
 export function alphaBounds(
-  alpha: Buffer,
+  alpha: Uint8Array,
   width: number,
   height: number,
-  opts: { stride?: number; offset?: number; threshold?: number } = {}
+  opts: { stride?: number; offset?: number; threshold?: number; below?: number } = {}
 ): Rect | null {
-  const { stride = 1, offset = 0, threshold = SUBJECT_ALPHA_THRESHOLD } = opts
+  const { stride = 1, offset = 0, threshold = SUBJECT_ALPHA_THRESHOLD, below = 256 } = opts
   let x0 = width
   let x1 = -1
   let y0 = -1
@@ -54,7 +54,8 @@ export function alphaBounds(
     let rowMin = -1
     let rowMax = -1
     for (let x = 0; x < width; x++, i += stride) {
-      if (alpha[i]! >= threshold) {
+      const v = alpha[i]!
+      if (v >= threshold && v < below) {
         if (rowMin < 0) rowMin = x
         rowMax = x
       }

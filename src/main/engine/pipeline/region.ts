@@ -4,6 +4,7 @@
  * change it, so a subject that fills a third of the frame costs a third of the work. Crops and
  * pastes are row copies.
  */
+import { alphaBounds } from './placement'
 
 /** A rectangle in pixels: columns [x, x + width), rows [y, y + height). */
 export interface Region {
@@ -15,28 +16,7 @@ export interface Region {
 
 /** Bounding box of the values strictly between `low` and `high` in a 1-byte plane, or null if there are none. */
 export function softBounds(plane: Uint8Array, width: number, height: number, low: number, high: number): Region | null {
-  let x0 = width
-  let x1 = -1
-  let y0 = -1
-  let y1 = -1
-  for (let y = 0; y < height; y++) {
-    const row = y * width
-    let first = -1
-    let last = -1
-    for (let x = 0; x < width; x++) {
-      const v = plane[row + x]!
-      if (v > low && v < high) {
-        if (first < 0) first = x
-        last = x
-      }
-    }
-    if (first < 0) continue
-    if (y0 < 0) y0 = y
-    y1 = y
-    if (first < x0) x0 = first
-    if (last > x1) x1 = last
-  }
-  return y0 < 0 ? null : { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 }
+  return alphaBounds(plane, width, height, { threshold: low + 1, below: high })
 }
 
 /**
