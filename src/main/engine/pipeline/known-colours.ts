@@ -133,10 +133,13 @@ function cellSums(img: Uint8Array, ch: number, alpha: Uint8Array, w: number, h: 
   bg.fill(0, 0, 3 * n)
   // Own means: a plain Float32Array, as small as the grid (the arena's 17 planes are all taken).
   const own = new Float32Array(3 * n)
+  // Each column's cell, once (not a division per pixel).
+  const column = new Int32Array(w)
+  for (let x = 0; x < w; x++) column[x] = Math.floor(x / step)
   for (let y = 0; y < h; y++) {
     const cellRow = Math.floor(y / step) * gw
     for (let x = 0, i = y * w, o = i * ch; x < w; x++, i++, o += ch) {
-      const cell = cellRow + Math.floor(x / step)
+      const cell = cellRow + column[x]!
       const q = cell * 3
       const r = img[o]! * INV255
       const g = img[o + 1]! * INV255

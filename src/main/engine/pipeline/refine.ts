@@ -244,6 +244,7 @@ function applyGuided(image: RgbaInput, gridMask: Buffer, step: number, c: Guided
   const gh = c.height
   const inv = 1 / step
   const { ar, ag, ab, b } = c
+  const cols = columnTaps(width, gw, inv)
   for (let y = 0; y < height; y++) {
     const gy = Math.min(gh - 1, Math.floor(y * inv))
     const fy = Math.min(gh - 1, Math.max(0, (y + 0.5) * inv - 0.5))
@@ -252,7 +253,7 @@ function applyGuided(image: RgbaInput, gridMask: Buffer, step: number, c: Guided
     const wy = fy - y0
     const bandRow = gy * gw
     for (let x = 0; x < width; x++) {
-      const gx = Math.min(gw - 1, Math.floor(x * inv))
+      const gx = cols.cell[x]!
       const i = y * width + x
       if (band.data[bandRow + gx] === 0) {
         out[i] = gridMask[bandRow + gx]! >= BAND_HIGH ? 255 : 0
@@ -268,10 +269,9 @@ function applyGuided(image: RgbaInput, gridMask: Buffer, step: number, c: Guided
         kb = ab[i]!
         k0 = b[i]!
       } else {
-        const fx = Math.min(gw - 1, Math.max(0, (x + 0.5) * inv - 0.5))
-        const x0 = Math.floor(fx)
-        const x1 = Math.min(gw - 1, x0 + 1)
-        const wx = fx - x0
+        const x0 = cols.x0[x]!
+        const x1 = cols.x1[x]!
+        const wx = cols.wx[x]!
         const i00 = y0 * gw + x0
         const i01 = y0 * gw + x1
         const i10 = y1 * gw + x0
@@ -291,6 +291,22 @@ function applyGuided(image: RgbaInput, gridMask: Buffer, step: number, c: Guided
     }
   }
   return out
+}
+
+/** Per column of the photo: its cell on a grid of `1 / inv`-pixel cells, and its two bilinear taps and weight there. */
+function columnTaps(width: number, gw: number, inv: number): { cell: Int32Array; x0: Int32Array; x1: Int32Array; wx: Float64Array } {
+  const cell = new Int32Array(width)
+  const x0 = new Int32Array(width)
+  const x1 = new Int32Array(width)
+  const wx = new Float64Array(width)
+  for (let x = 0; x < width; x++) {
+    cell[x] = Math.min(gw - 1, Math.floor(x * inv))
+    const fx = Math.min(gw - 1, Math.max(0, (x + 0.5) * inv - 0.5))
+    x0[x] = Math.floor(fx)
+    x1[x] = Math.min(gw - 1, x0[x]! + 1)
+    wx[x] = fx - x0[x]!
+  }
+  return { cell, x0, x1, wx }
 }
 
 /**
