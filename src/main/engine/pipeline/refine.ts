@@ -17,7 +17,7 @@
  *    known-subject colours F̄ (`known-colours.ts`) correct the alpha where subject and
  *    background colours are clearly apart, and unmix each pixel, F = B̄ + (I − B̄)/α
  *    (`unmix.ts`), so the cutout on a new background shows no fringe of the old one. Images over
- *    `FOREGROUND_MAX_PIXELS` take the means on cells of several pixels, sampled bilinearly.
+ *    `KNOWN_MAX_CELLS` take the means on cells of several pixels, sampled bilinearly.
  *
  * Both steps work only on the region around the model's soft band (`region.ts`), widened by
  * the reach of their windows: outside it the mask is certain and the result is the mask.
@@ -28,7 +28,7 @@
 import { boxMean } from './box-filter'
 import { guidedCoefficients, type GuidedCoefficients, type U8Pixels } from './guided-filter'
 import { knownMeans } from './known-colours'
-import { resizeGrey, resizeRgb } from './resample'
+import { bilinearColumns, resizeGrey, resizeRgb } from './resample'
 import { crop, paste, softBounds, widen, type Region } from './region'
 import { boundToSide } from './side-bound'
 import { scratchPlanes } from './scratch'
@@ -84,7 +84,7 @@ const GUIDE_MAX_PIXELS = 512 * 512
  * resized photo did (colour −31.5 %, halo −20.2 %, the same 69 of 71 composites lower; 0.1 MP
  * loses one), with a third of the planes and no resized copies of the photo and the alpha.
  */
-const FOREGROUND_MAX_PIXELS = 200_000
+const KNOWN_MAX_CELLS = 200_000
 /** A work region over this share of the photo is not worth its copies: the whole photo is used. */
 const CROP_WORTHWHILE = 0.85
 /** Mask values at or below / at or above these are "certainly background / subject". */
@@ -122,7 +122,7 @@ export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: Refin
     return { alpha: await resizeMask(mask, width, height), foreground: image.data, bandPixels: 0, region: null }
   }
   // Known-colour means: cells of `knownStep`² pixels, a window of `radius` cells.
-  const knownStep = Math.max(1, Math.ceil(Math.sqrt(n / FOREGROUND_MAX_PIXELS)))
+  const knownStep = Math.max(1, Math.ceil(Math.sqrt(n / KNOWN_MAX_CELLS)))
   const radius = Math.max(2, Math.round((KNOWN_RADIUS * Math.max(width, height)) / knownStep / 1024))
   // The work region: the soft band plus the reach of the guided filter (two box means and the
   // bilinear sampling of their result) and of the known-colour windows around the pixels it
@@ -244,7 +244,7 @@ function applyGuided(image: RgbaInput, gridMask: Buffer, step: number, c: Guided
   const gh = c.height
   const inv = 1 / step
   const { ar, ag, ab, b } = c
-  const cols = columnTaps(width, gw, inv)
+  const cols = bilinearColumns(width, gw, inv)
   for (let y = 0; y < height; y++) {
     const gy = Math.min(gh - 1, Math.floor(y * inv))
     const fy = Math.min(gh - 1, Math.max(0, (y + 0.5) * inv - 0.5))
@@ -291,22 +291,6 @@ function applyGuided(image: RgbaInput, gridMask: Buffer, step: number, c: Guided
     }
   }
   return out
-}
-
-/** Per column of the photo: its cell on a grid of `1 / inv`-pixel cells, and its two bilinear taps and weight there. */
-function columnTaps(width: number, gw: number, inv: number): { cell: Int32Array; x0: Int32Array; x1: Int32Array; wx: Float64Array } {
-  const cell = new Int32Array(width)
-  const x0 = new Int32Array(width)
-  const x1 = new Int32Array(width)
-  const wx = new Float64Array(width)
-  for (let x = 0; x < width; x++) {
-    cell[x] = Math.min(gw - 1, Math.floor(x * inv))
-    const fx = Math.min(gw - 1, Math.max(0, (x + 0.5) * inv - 0.5))
-    x0[x] = Math.floor(fx)
-    x1[x] = Math.min(gw - 1, x0[x]! + 1)
-    wx[x] = fx - x0[x]!
-  }
-  return { cell, x0, x1, wx }
 }
 
 /**

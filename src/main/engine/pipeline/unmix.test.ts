@@ -34,7 +34,7 @@ function run(image: Buffer, alpha: Buffer) {
   const out = Buffer.from(image)
   const means = knownMeans({ data: image, width: W, height: H, channels: 4 }, alpha, 45)
   // Copies: the means live in the scratch arena.
-  const k = { fg: means.fg.slice(), bg: means.bg.slice(), fgVar: means.fgVar.slice(), bgVar: means.bgVar.slice(), width: W, height: H }
+  const k = { fg: means.fg.slice(), bg: means.bg.slice(), fgVar: means.fgVar.slice(), bgVar: means.bgVar.slice(), width: W, height: H, step: 1 }
   const a = Buffer.from(alpha)
   const count = unmix(out, a, alpha, W, H, k)
   return { out, alpha: a, count, k }

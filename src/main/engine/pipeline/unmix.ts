@@ -22,20 +22,9 @@
  * The figures that chose the constants: docs/pipeline.md.
  */
 
+import type { KnownMeans } from './known-colours'
+import { bilinearColumns } from './resample'
 import { boundToSide } from './side-bound'
-
-export interface KnownPlanes {
-  /** Interleaved RGB in [0, 1], `width` × `height` of the grid they were taken on. */
-  fg: Float32Array
-  bg: Float32Array
-  /** Per-pixel variances (summed over channels), same grid. */
-  fgVar: Float32Array
-  bgVar: Float32Array
-  width: number
-  height: number
-  /** Image pixels per grid cell along each side (the grid covers whole cells); absent: the grid's size over the image's. */
-  step?: number
-}
 
 const INV255 = 1 / 255
 /** Below this alpha (10 %) a pixel's colour says too little about F (dividing by α would amplify its noise into speckles): the local subject mean is used. */
@@ -52,17 +41,18 @@ const MIN_SEPARATION = 1e-4
  * transparent pixels next to it, and corrects `alpha` there (kept on the side of 50 % that `sides`,
  * the model's own mask at full size, is on). Returns the number of pixels written.
  */
-export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, height: number, k: KnownPlanes): number {
+export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, height: number, k: KnownMeans): number {
   const { width: ww, height: wh, fg: fMean, bg: bMean } = k
   let count = 0
-  const same = ww === width && wh === height
-  const sx = k.step ? 1 / k.step : ww / width
-  const sy = k.step ? 1 / k.step : wh / height
+  const same = k.step === 1
+  // Grid cells per image pixel, along both sides.
+  const inv = 1 / k.step
+  const cols = same ? null : bilinearColumns(width, ww, inv)
   const f = [0, 0, 0]
   const bk = [0, 0, 0]
   const d = [0, 0, 0]
   for (let y = 0; y < height; y++) {
-    const fy = Math.min(wh - 1, Math.max(0, (y + 0.5) * sy - 0.5))
+    const fy = Math.min(wh - 1, Math.max(0, (y + 0.5) * inv - 0.5))
     const y0 = Math.floor(fy)
     const y1 = Math.min(wh - 1, y0 + 1)
     const wy = fy - y0
@@ -85,11 +75,11 @@ export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, 
           bk[c] = bMean[i * 3 + c]!
         }
       } else {
-        const fx = Math.min(ww - 1, Math.max(0, (x + 0.5) * sx - 0.5))
-        const x0 = Math.floor(fx)
-        const x1 = Math.min(ww - 1, x0 + 1)
-        const wx = fx - x0
-        v = vRow + Math.round(fx)
+        const x0 = cols!.x0[x]!
+        const x1 = cols!.x1[x]!
+        const wx = cols!.wx[x]!
+        // The nearest cell, for the variances (Math.round of the sampling position).
+        v = vRow + (wx >= 0.5 ? x0 + 1 : x0)
         const q00 = (y0 * ww + x0) * 3
         const q01 = (y0 * ww + x1) * 3
         const q10 = (y1 * ww + x0) * 3
