@@ -34,6 +34,13 @@ export interface KnownMeans {
   fgVar: Float32Array
   /** The same for the known background. */
   bgVar: Float32Array
+  /**
+   * The known background again, over a smaller window (`nearRadius`): on a background with
+   * structure (clutter, texture) the pixels right next to an edge say more about the colour
+   * behind it than the wide window's mean. Variance +∞ where that window holds no known
+   * background (use the wide one). Null when no `nearRadius` was asked for.
+   */
+  near: { bg: Float32Array; bgVar: Float32Array } | null
   /** The grid the planes are on: one cell per `step` × `step` image pixels (the last row and column of cells may be partial). */
   width: number
   height: number
@@ -49,17 +56,21 @@ const MIN_WEIGHT = 1e-5
  * `alpha` (1 byte per pixel, same size). Each cell first sums its own pixels (count, colour and
  * squared colour of the known-subject and known-background pixels among them), so a coarse grid
  * still counts exactly the pixels the full-resolution alpha settles: no resized alpha blurs the
- * known regions, and the box means run on `step`² fewer cells. The returned planes live in the
- * scratch arena: use them before the next await.
+ * known regions, and the box means run on `step`² fewer cells. With `nearRadius`, the known
+ * background is also averaged over that smaller window, from the same cell sums. The returned
+ * planes live in the scratch arena: use them before the next await.
  */
-export function knownMeans(image: RgbPixels, alpha: Uint8Array, radius: number, step = 1): KnownMeans {
+export function knownMeans(image: RgbPixels, alpha: Uint8Array, radius: number, step = 1, nearRadius?: number): KnownMeans {
   const { width: w, height: h, channels: ch, data: img } = image
   if (img.length < w * h * ch || ch < 3 || alpha.length < w * h) throw new RangeError('knownMeans: image or alpha does not match the size')
   if (!Number.isInteger(step) || step < 1) throw new RangeError(`knownMeans: step must be a positive integer, got ${step}`)
   const width = Math.ceil(w / step)
   const height = Math.ceil(h / step)
   const n = width * height
-  const planes = scratchPlanes(17, n)
+  if (nearRadius !== undefined && (!Number.isInteger(nearRadius) || nearRadius < 1 || nearRadius >= radius)) {
+    throw new RangeError(`knownMeans: nearRadius must be an integer from 1 to radius − 1, got ${nearRadius}`)
+  }
+  const planes = scratchPlanes(nearRadius === undefined ? 17 : 23, n)
   const [kb, kf, tmp, sb, sf, wb, wf] = planes as [Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array]
   // Planes 7–9 and 10–12 are contiguous in the arena: the interleaved outputs, which also hold
   // the per-cell colour sums until the box means replace them.
@@ -67,13 +78,15 @@ export function knownMeans(image: RgbPixels, alpha: Uint8Array, radius: number, 
   const bg = new Float32Array(planes[10]!.buffer, planes[10]!.byteOffset, n * 3)
   const [fgVar, bgVar, qf, qb] = planes.slice(13) as [Float32Array, Float32Array, Float32Array, Float32Array]
   const own = cellSums(img, ch, alpha, w, h, step, { kb, kf, qb, qf, fg, bg })
+  // Weights are pixel counts per cell: a share of the window below MIN_WEIGHT is none.
+  const minWeight = MIN_WEIGHT * step * step
+  // The near window first: its box means read the cell sums the wide ones then overwrite.
+  const near = nearRadius === undefined ? null : nearBackground(planes.slice(17), { kb, qb, bg, tmp, own }, width, height, nearRadius, minWeight)
   boxMean(kb, width, height, radius, tmp, wb)
   boxMean(kf, width, height, radius, tmp, wf)
   // Mean |I|² of each known region first; the variance is that minus |mean|², taken per channel below.
   boxMean(qb, width, height, radius, tmp, qb)
   boxMean(qf, width, height, radius, tmp, qf)
-  // Weights are pixel counts per cell: a share of the window below MIN_WEIGHT is none.
-  const minWeight = MIN_WEIGHT * step * step
   for (let i = 0; i < n; i++) {
     bgVar[i] = wb[i]! > minWeight ? qb[i]! / wb[i]! : Infinity
     fgVar[i] = wf[i]! > minWeight ? qf[i]! / wf[i]! : Infinity
@@ -103,7 +116,43 @@ export function knownMeans(image: RgbPixels, alpha: Uint8Array, radius: number, 
     if (bgVar[i]! < 0) bgVar[i] = 0
     if (fgVar[i]! < 0) fgVar[i] = 0
   }
-  return { fg, bg, fgVar, bgVar, width, height, step }
+  return { fg, bg, fgVar, bgVar, near, width, height, step }
+}
+
+/**
+ * The known background's mean and variance over the window of `radius` cells, from the cell
+ * sums (`kb` counts, `qb` squared colours, `bg` interleaved colour sums; all left unchanged);
+ * each cell's `own` mean where the window holds no known background, as for the wide window.
+ * `planes`: six scratch planes, the first three contiguous (the interleaved mean).
+ */
+function nearBackground(
+  planes: Float32Array[],
+  sums: { kb: Float32Array; qb: Float32Array; bg: Float32Array; tmp: Float32Array; own: Float32Array },
+  width: number,
+  height: number,
+  radius: number,
+  minWeight: number
+): { bg: Float32Array; bgVar: Float32Array } {
+  const n = width * height
+  const { kb, qb, bg: sumsBg, tmp, own } = sums
+  const bg = new Float32Array(planes[0]!.buffer, planes[0]!.byteOffset, n * 3)
+  const [bgVar, weight, channel] = planes.slice(3) as [Float32Array, Float32Array, Float32Array]
+  boxMean(kb, width, height, radius, tmp, weight)
+  boxMean(qb, width, height, radius, tmp, bgVar)
+  for (let i = 0; i < n; i++) bgVar[i] = weight[i]! > minWeight ? bgVar[i]! / weight[i]! : Infinity
+  for (let c = 0; c < 3; c++) {
+    for (let i = 0, q = c; i < n; i++, q += 3) channel[i] = sumsBg[q]!
+    boxMean(channel, width, height, radius, tmp, channel)
+    for (let i = 0, q = c; i < n; i++, q += 3) {
+      // Where the window holds no known background the variance is +∞, but the mean still takes
+      // part in the bilinear sampling of its neighbours.
+      const m = weight[i]! > minWeight ? channel[i]! / weight[i]! : own[q]!
+      bg[q] = m
+      bgVar[i] = bgVar[i]! - m * m
+    }
+  }
+  for (let i = 0; i < n; i++) if (bgVar[i]! < 0) bgVar[i] = 0
+  return { bg, bgVar }
 }
 
 interface CellPlanes {

@@ -93,6 +93,12 @@ const BAND_HIGH = 253
 const INV255 = 1 / 255
 /** Window radius of the known-colour means, in pixels of the model's 1024² grid. */
 const KNOWN_RADIUS = 20
+/**
+ * Window radius of the near known-background mean, in pixels of the model's 1024² grid: on a
+ * cluttered background the colour behind an edge is nearer the pixels right next to it
+ * (bench:quality, docs/pipeline.md).
+ */
+const KNOWN_NEAR_RADIUS = 4
 /** Refined alpha at or under this (8 % of 255) becomes 0: the filter's faint tail over the background. */
 const TAIL = 20
 
@@ -124,6 +130,7 @@ export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: Refin
   // Known-colour means: cells of `knownStep`² pixels, a window of `radius` cells.
   const knownStep = Math.max(1, Math.ceil(Math.sqrt(n / KNOWN_MAX_CELLS)))
   const radius = Math.max(2, Math.round((KNOWN_RADIUS * Math.max(width, height)) / knownStep / 1024))
+  const nearRadius = Math.min(radius - 1, Math.max(1, Math.round((KNOWN_NEAR_RADIUS * Math.max(width, height)) / knownStep / 1024)))
   // The work region: the soft band plus the reach of the guided filter (two box means and the
   // bilinear sampling of their result) and of the known-colour windows around the pixels it
   // unmixes, on cell boundaries of both grids. Within it every result is what the whole photo
@@ -152,7 +159,7 @@ export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: Refin
   if (opts.alphaOnly) return { alpha: whole ? alpha : pasteInto(sides, width, region, alpha), foreground: image.data, bandPixels: 0, region }
 
   const foreground = clearTransparent(part.data, alpha)
-  const means = knownMeans({ ...part, channels: 4 }, alpha, radius, knownStep)
+  const means = knownMeans({ ...part, channels: 4 }, alpha, radius, knownStep, nearRadius)
   const bandPixels = unmix(foreground, alpha, partSides, cw, ch, means)
   if (whole) return { alpha, foreground, bandPixels, region }
   const fullAlpha = pasteInto(sides, width, region, alpha)

@@ -30,11 +30,12 @@ function blurryAlpha(truth: Buffer): Buffer {
   return Buffer.from(truth.map((a) => (a === 0 || a === 255 ? a : Math.round(a + (128 - a) * 0.4))))
 }
 
-function run(image: Buffer, alpha: Buffer) {
+function run(image: Buffer, alpha: Buffer, nearRadius?: number) {
   const out = Buffer.from(image)
-  const means = knownMeans({ data: image, width: W, height: H, channels: 4 }, alpha, 45)
+  const means = knownMeans({ data: image, width: W, height: H, channels: 4 }, alpha, 45, 1, nearRadius)
   // Copies: the means live in the scratch arena.
-  const k = { fg: means.fg.slice(), bg: means.bg.slice(), fgVar: means.fgVar.slice(), bgVar: means.bgVar.slice(), width: W, height: H, step: 1 }
+  const near = means.near && { bg: means.near.bg.slice(), bgVar: means.near.bgVar.slice() }
+  const k = { fg: means.fg.slice(), bg: means.bg.slice(), fgVar: means.fgVar.slice(), bgVar: means.bgVar.slice(), near, width: W, height: H, step: 1 }
   const a = Buffer.from(alpha)
   const count = unmix(out, a, alpha, W, H, k)
   return { out, alpha: a, count, k }
@@ -83,6 +84,53 @@ describe('unmix', () => {
     expect(ours).toBeLessThan(plain)
   })
 
+  it('background with structure: the near window’s mean is nearer the colour behind the edge', () => {
+    // A background that darkens steeply towards the edge: the wide window's mean is far lighter
+    // than the colour right behind the soft band.
+    const { image, alpha } = edge(F, (x) => {
+      const v = Math.max(0, Math.min(255, 255 - x * 2.5))
+      return [v, v, 255]
+    })
+    // The pixels within the near window's reach of the known background (α = 0 up to x = 90).
+    const err = (out: Buffer): number => {
+      let e = 0
+      for (let y = 0; y < H; y++) for (let x = 95; x <= 98; x++) for (let c = 0; c < 3; c++) e += Math.abs(out[(y * W + x) * 4 + c]! - F[c]!)
+      return e
+    }
+    const wide = run(image, alpha)
+    const near = run(image, alpha, 8)
+    expect(err(near.out)).toBeLessThan(err(wide.out) * 0.7)
+  })
+
+  it('a nearly opaque strand given too low an alpha is not unmixed into an oversaturated colour', () => {
+    // Only the strand: no known subject anywhere, so the colour line cannot correct the alpha
+    // (α stays as given), but it still says the pixel is far more opaque than 50 %.
+    const image = Buffer.alloc(W * H * 4)
+    const alpha = Buffer.alloc(W * H)
+    const bg = [30, 60, 200]
+    const trueA = 0.95
+    for (let i = 0; i < W * H; i++) {
+      const strand = i % W >= 110 && i % W < 114
+      for (let c = 0; c < 3; c++) image[i * 4 + c] = strand ? Math.round(trueA * F[c]! + (1 - trueA) * bg[c]!) : bg[c]!
+      image[i * 4 + 3] = 255
+      alpha[i] = strand ? 128 : 0
+    }
+    const { out, alpha: after } = run(image, alpha)
+    let ours = 0
+    let plain = 0
+    for (let y = 0; y < H; y++)
+      for (let x = 110; x < 114; x++) {
+        const i = y * W + x
+        expect(after[i]).toBe(128)
+        for (let c = 0; c < 3; c++) {
+          const unmixed = Math.min(255, Math.max(0, bg[c]! + (image[i * 4 + c]! - bg[c]!) / (128 / 255)))
+          plain += Math.abs(unmixed - F[c]!)
+          ours += Math.abs(out[i * 4 + c]! - F[c]!)
+        }
+      }
+    expect(ours).toBeLessThan(plain * 0.8)
+  })
+
   it('opaque and far-transparent pixels are left alone', () => {
     const { image, alpha } = edge(F, () => [30, 60, 200])
     const { out } = run(image, alpha)
@@ -105,6 +153,55 @@ describe('knownMeans variances', () => {
     expect(b.fgVar[20 * W + 200]).toBeLessThan(1e-6)
     // 10 px around x = 40 there is no known subject (α = 1 from x = 130 on).
     expect(b.fgVar[20 * W + 40]).toBe(Infinity)
+  })
+})
+
+describe('knownMeans near background', () => {
+  it('is the known background over the smaller window, as a call with that radius gives, on every grid', () => {
+    const w = 97
+    const h = 61
+    const img = new Uint8Array(w * h * 4)
+    const alpha = new Uint8Array(w * h)
+    let s = 7
+    for (let i = 0; i < img.length; i++) {
+      s = (s * 1103515245 + 12345) >>> 0
+      img[i] = s >>> 24
+    }
+    for (let i = 0; i < w * h; i++) {
+      const x = i % w
+      alpha[i] = x < 30 ? 0 : x > 60 ? 255 : (x * 37) % 256
+    }
+    const image = { data: img, width: w, height: h, channels: 4 }
+    for (const step of [1, 2, 3]) {
+      const small = knownMeans(image, alpha, 2, step)
+      const bg = small.bg.slice()
+      const bgVar = small.bgVar.slice()
+      const both = knownMeans(image, alpha, 6, step, 2)
+      expect(both.near).not.toBeNull()
+      let infinite = 0
+      for (let i = 0; i < bgVar.length; i++) {
+        if (bgVar[i] === Infinity) {
+          infinite++
+          expect(both.near!.bgVar[i]).toBe(Infinity)
+          continue
+        }
+        expect(Math.abs(bgVar[i]! - both.near!.bgVar[i]!)).toBeLessThan(1e-4)
+        for (let c = 0; c < 3; c++) expect(Math.abs(bg[i * 3 + c]! - both.near!.bg[i * 3 + c]!)).toBeLessThan(1e-4)
+      }
+      // Far inside the subject the small window holds no known background.
+      expect(infinite).toBeGreaterThan(0)
+      // The wide window's planes are those of a call without the near one.
+      const wideBg = both.bg.slice()
+      const wide = knownMeans(image, alpha, 6, step)
+      expect(wide.near).toBeNull()
+      expect(Math.max(...wideBg.map((v, i) => Math.abs(v - wide.bg[i]!)))).toBeLessThan(1e-6)
+    }
+  })
+
+  it('rejects a near radius that is not smaller than the window', () => {
+    const image = { data: new Uint8Array(48), width: 4, height: 4, channels: 3 }
+    expect(() => knownMeans(image, new Uint8Array(16), 2, 1, 2)).toThrow('knownMeans: nearRadius must be an integer from 1 to radius − 1, got 2')
+    expect(() => knownMeans(image, new Uint8Array(16), 2, 1, 0)).toThrow('knownMeans: nearRadius must be an integer from 1 to radius − 1, got 0')
   })
 })
 

@@ -3,20 +3,27 @@
  * around it and the subject's own colour without the old background.
  *
  * Around the pixel, F̄ and B̄ are the local means of the known-subject and known-background
- * colours (`known-colours.ts`), with the variance of each. Per pixel:
+ * colours (`known-colours.ts`), with the variance of each. B̄ is taken over a small window where
+ * that holds known background (on a cluttered background the pixels right next to the edge are
+ * nearer the colour behind it), else over the wide one. Per pixel:
  *
  * 1. Alpha from the colour line. If the pixel mixes F̄ and B̄, its position between them is its
  *    alpha: α_c = (I − B̄)·(F̄ − B̄) / |F̄ − B̄|². That is only worth something where F̄ and B̄ are far
- *    apart compared with how much the colours they average vary and with how far I is from the
- *    line: the weight w_c = s / (s + LINE_TRUST·(σ_F² + σ_B² + r²)), s = |F̄ − B̄|², r the distance of I
- *    from the line, blends α_c into the guided-filter alpha. Where the subject and the background
- *    are both plain (a product on a backdrop, hair against the sky) it carries most of the weight;
- *    on textured fur or a busy background, little; where the window holds no known subject or
- *    no known background (variance +∞), none. The result never crosses 50 % where the model's
- *    mask did not (IoU stays the model's).
- * 2. Colour. F = B̄ + (I − B̄)/α, the one colour that explains the photo with that background. Where
- *    the known background is busy (σ_B² large against |I − B̄|²) that B̄ may not be the colour
- *    behind this pixel, and F is blended back towards the photo's own colour I:
+ *    apart compared with how far the pixel's own subject and background colours may be from them
+ *    and with how far I is from the line: I = αF + (1 − α)B moves off the mix of the means by
+ *    α(F − F̄) + (1 − α)(B − B̄), so the weight w_c = s / (s + LINE_TRUST·(α_c²σ_F² + (1 − α_c)²σ_B² + r²)),
+ *    s = |F̄ − B̄|², r the distance of I from the line, blends α_c into the guided-filter alpha. Where
+ *    the subject and the background are both plain (a product on a backdrop, hair against the
+ *    sky) it carries most of the weight; on textured fur or a busy background, little; where the
+ *    window holds no known subject or no known background (variance +∞), none. The result
+ *    never crosses 50 % where the model's mask did not (IoU stays the model's).
+ * 2. Colour. F = B̄ + (I − B̄)/α_u, the one colour that explains the photo with that background.
+ *    Dividing by an alpha that is too small overshoots: a thin strand the model blurred to 60 %
+ *    that is in fact nearly opaque comes out oversaturated, further from the truth than the
+ *    photo's own colour. Where the colour line says the pixel is more opaque than α, the colour
+ *    is unmixed with α_u = α + HEDGE·(α_c − α) (α itself is not changed). Where the known
+ *    background is busy (σ_B² large against |I − B̄|²) that B̄ may not be the colour behind this
+ *    pixel, and F is blended back towards the photo's own colour I:
  *    w_b = |I − B̄|² / (|I − B̄|² + BG_TRUST·σ_B²).
  *
  * The figures that chose the constants: docs/pipeline.md.
@@ -31,6 +38,8 @@ const INV255 = 1 / 255
 const UNMIX_MIN_ALPHA = 0.1
 /** How strongly colour spread and distance from the line discount the colour-line alpha. */
 const LINE_TRUST = 100
+/** How far towards a higher colour-line alpha the colour is unmixed with (see 2. above). */
+const HEDGE = 0.4
 /** How strongly a busy known background discounts the unmixed colour. */
 const BG_TRUST = 3
 /** F̄ and B̄ closer than this (squared, colours in [0, 1]) give no colour line. */
@@ -42,7 +51,7 @@ const MIN_SEPARATION = 1e-4
  * the model's own mask at full size, is on). Returns the number of pixels written.
  */
 export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, height: number, k: KnownMeans): number {
-  const { width: ww, height: wh, fg: fMean, bg: bMean } = k
+  const { width: ww, height: wh, fg: fMean, bg: bMean, near } = k
   let count = 0
   const same = k.step === 1
   // Grid cells per image pixel, along both sides.
@@ -51,6 +60,12 @@ export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, 
   const f = [0, 0, 0]
   const bk = [0, 0, 0]
   const d = [0, 0, 0]
+  /** The four cells around a pixel and their bilinear weights (one cell, weight 1, when `same`). */
+  const q = [0, 0, 0, 0]
+  const wq = [1, 0, 0, 0]
+  const sample = (plane: Float32Array, out: number[]): void => {
+    for (let c = 0; c < 3; c++) out[c] = plane[q[0]! + c]! * wq[0]! + plane[q[1]! + c]! * wq[1]! + plane[q[2]! + c]! * wq[2]! + plane[q[3]! + c]! * wq[3]!
+  }
   for (let y = 0; y < height; y++) {
     const fy = Math.min(wh - 1, Math.max(0, (y + 0.5) * inv - 0.5))
     const y0 = Math.floor(fy)
@@ -70,29 +85,27 @@ export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, 
       let v: number
       if (same) {
         v = i
-        for (let c = 0; c < 3; c++) {
-          f[c] = fMean[i * 3 + c]!
-          bk[c] = bMean[i * 3 + c]!
-        }
+        q[0] = q[1] = q[2] = q[3] = i * 3
       } else {
         const x0 = cols!.x0[x]!
         const x1 = cols!.x1[x]!
         const wx = cols!.wx[x]!
         // The nearest cell, for the variances (Math.round of the sampling position).
         v = vRow + (wx >= 0.5 ? x0 + 1 : x0)
-        const q00 = (y0 * ww + x0) * 3
-        const q01 = (y0 * ww + x1) * 3
-        const q10 = (y1 * ww + x0) * 3
-        const q11 = (y1 * ww + x1) * 3
-        const w00 = (1 - wx) * (1 - wy)
-        const w01 = wx * (1 - wy)
-        const w10 = (1 - wx) * wy
-        const w11 = wx * wy
-        for (let c = 0; c < 3; c++) {
-          f[c] = fMean[q00 + c]! * w00 + fMean[q01 + c]! * w01 + fMean[q10 + c]! * w10 + fMean[q11 + c]! * w11
-          bk[c] = bMean[q00 + c]! * w00 + bMean[q01 + c]! * w01 + bMean[q10 + c]! * w10 + bMean[q11 + c]! * w11
-        }
+        q[0] = (y0 * ww + x0) * 3
+        q[1] = (y0 * ww + x1) * 3
+        q[2] = (y1 * ww + x0) * 3
+        q[3] = (y1 * ww + x1) * 3
+        wq[0] = (1 - wx) * (1 - wy)
+        wq[1] = wx * (1 - wy)
+        wq[2] = (1 - wx) * wy
+        wq[3] = wx * wy
       }
+      sample(fMean, f)
+      const useNear = near !== null && near.bgVar[v]! < Infinity
+      sample(useNear ? near.bg : bMean, bk)
+      const bgVar = useNear ? near.bgVar[v]! : k.bgVar[v]!
+      const fgVar = k.fgVar[v]!
       const o = i * 4
       count++
       let sep = 0
@@ -106,6 +119,8 @@ export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, 
         d2 += d[c]! * d[c]!
       }
       let a = a8 * INV255
+      // The alpha the colour is unmixed with.
+      let au = a
       if (a8 > 0 && sep > MIN_SEPARATION) {
         const ac = Math.min(1, Math.max(0, proj / sep))
         // Squared distance of I from the mix α_c·F̄ + (1 − α_c)·B̄ (off the segment counts too).
@@ -114,19 +129,20 @@ export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, 
           const m = ac * (f[c]! - bk[c]!) - d[c]!
           r2 += m * m
         }
-        const wc = sep / (sep + LINE_TRUST * (k.fgVar[v]! + k.bgVar[v]! + r2))
+        const wc = fgVar === Infinity || bgVar === Infinity ? 0 : sep / (sep + LINE_TRUST * (ac * ac * fgVar + (1 - ac) * (1 - ac) * bgVar + r2))
         let n8 = Math.round((wc * ac + (1 - wc) * a) * 255)
         n8 = boundToSide(n8, sides[i]!)
         alpha[i] = n8
         a = n8 * INV255
+        au = ac > a ? a + HEDGE * (ac - a) : a
       }
       if (a <= UNMIX_MIN_ALPHA) {
         for (let c = 0; c < 3; c++) out[o + c] = Math.round(Math.min(1, Math.max(0, f[c]!)) * 255)
         continue
       }
-      const wb = d2 / (d2 + BG_TRUST * k.bgVar[v]! + 1e-9)
+      const wb = d2 / (d2 + BG_TRUST * bgVar + 1e-9)
       for (let c = 0; c < 3; c++) {
-        const unmixed = bk[c]! + d[c]! / a
+        const unmixed = bk[c]! + d[c]! / au
         const val = wb * unmixed + (1 - wb) * out[o + c]! * INV255
         out[o + c] = val <= 0 ? 0 : val >= 1 ? 255 : Math.round(val * 255)
       }
