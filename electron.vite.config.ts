@@ -2,8 +2,9 @@ import { resolve } from 'node:path'
 import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
 
-// Main bundles three entries: the Electron shell, the plain-Node CLI (`clipdesk`) and the
-// decode sandbox process. They share the engine chunks; only the shell imports electron.
+// Main bundles four entries: the Electron shell, the plain-Node CLI (`clipdesk`), the decode
+// sandbox process and the refine thread. They share the engine chunks; only the shell imports
+// electron.
 export default defineConfig({
   main: {
     build: {
@@ -12,7 +13,9 @@ export default defineConfig({
           index: resolve('src/main/index.ts'),
           cli: resolve('src/main/cli.ts'),
           // The decode sandbox: a separate process for untrusted images (engine/sandbox/pool.ts).
-          'decode-child': resolve('src/main/engine/sandbox/child.ts')
+          'decode-child': resolve('src/main/engine/sandbox/child.ts'),
+          // The refine step's thread, at a lower priority than the model's (engine/pipeline/refine-thread.ts).
+          'refine-thread': resolve('src/main/engine/pipeline/refine-thread-entry.ts')
         }
       }
     }

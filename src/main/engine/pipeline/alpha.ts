@@ -15,7 +15,8 @@ import type { DecodedImage } from './decode'
 import { detailPass } from './detail'
 import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask'
 import type { ModelVariant } from './model'
-import { refineEdges, resizeMask, type MaskPlane } from './refine'
+import { resizeMask, type MaskPlane } from './refine'
+import { refineOffThread } from './refine-thread'
 
 /**
  * What makes masks. `segment` (full-size mask) is enough; a real `Segmenter` also gives the
@@ -85,7 +86,7 @@ export async function computeAlpha(
   let alpha: Buffer
   let foreground: Buffer
   if (params.refine !== 'none') {
-    const refined = await refineEdges(image, mask, {}, signal)
+    const refined = await refineOffThread(image, mask, signal)
     alpha = refined.alpha
     foreground = refined.foreground
   } else {

@@ -5,9 +5,7 @@
  * Two pools, so that an upload's quick probe never waits behind a long decode of a running
  * job: `jobs` (one process per concurrent job) and `interactive` (probes and previews).
  */
-import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { findBuiltScript } from '../built-script'
 import type { DecodedImage, ProbedImage } from '../pipeline/decode'
 import type { NativeTarget } from '../pipeline/native-colour'
 import { SandboxPool } from './pool'
@@ -82,20 +80,11 @@ function asBuffer(bytes: Uint8Array): Buffer {
 
 const SCRIPT = 'decode-child.js'
 
-/**
- * The built sandbox entry (`out/main/decode-child.js`, an entry of electron-vite's main build).
- * From the bundle it sits next to (or one level above) the chunk holding this code; from the
- * sources (tests) it is the project's build output, which `npm test` makes first.
- */
+/** The built sandbox entry (`out/main/decode-child.js`, an entry of electron-vite's main build). */
 export function findSandboxScript(): string {
   const fromEnv = process.env.CLIPDESK_SANDBOX_SCRIPT
   if (fromEnv) return fromEnv
-  let dir = dirname(fileURLToPath(import.meta.url))
-  for (let up = 0; up < 6; up++) {
-    for (const candidate of [join(dir, SCRIPT), join(dir, 'out', 'main', SCRIPT)]) {
-      if (existsSync(candidate)) return candidate
-    }
-    dir = dirname(dir)
-  }
+  const found = findBuiltScript(SCRIPT)
+  if (found) return found
   throw new Error(`The decoder sandbox (${SCRIPT}) is not built: run \`npm run build\``)
 }
