@@ -164,6 +164,7 @@ class RefineThread {
     if (this.idleTimer) clearTimeout(this.idleTimer)
     // Never answered and not stopped by us: it cannot run here (a missing or broken build).
     const unusable = !this.answered && !stopped
+    if (unusable) console.warn(`clipdesk: ${message}; the refine step runs on the main thread from now on`)
     this.onGone(!unusable)
     const held = [...this.pending.values()]
     this.pending.clear()
