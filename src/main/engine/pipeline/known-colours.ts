@@ -70,89 +70,69 @@ export function knownMeans(image: RgbPixels, alpha: Uint8Array, radius: number, 
   if (nearRadius !== undefined && (!Number.isInteger(nearRadius) || nearRadius < 1 || nearRadius >= radius)) {
     throw new RangeError(`knownMeans: nearRadius must be an integer from 1 to radius − 1, got ${nearRadius}`)
   }
-  const planes = scratchPlanes(nearRadius === undefined ? 17 : 23, n)
-  const [kb, kf, tmp, sb, sf, wb, wf] = planes as [Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array]
-  // Planes 7–9 and 10–12 are contiguous in the arena: the interleaved outputs, which also hold
-  // the per-cell colour sums until the box means replace them.
-  const fg = new Float32Array(planes[7]!.buffer, planes[7]!.byteOffset, n * 3)
-  const bg = new Float32Array(planes[10]!.buffer, planes[10]!.byteOffset, n * 3)
-  const [fgVar, bgVar, qf, qb] = planes.slice(13) as [Float32Array, Float32Array, Float32Array, Float32Array]
+  const planes = scratchPlanes(nearRadius === undefined ? 13 : 17, n)
+  // Three-plane runs are contiguous in the arena: the interleaved colour sums, which the means
+  // then replace in place.
+  const rgb = (k: number): Float32Array => new Float32Array(planes[k]!.buffer, planes[k]!.byteOffset, n * 3)
+  const fg = rgb(0)
+  const bg = rgb(3)
+  const [kb, kf, qb, qf, tmp, weight, channel] = planes.slice(6, 13) as [Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array]
   const own = cellSums(img, ch, alpha, w, h, step, { kb, kf, qb, qf, fg, bg })
-  // Weights are pixel counts per cell: a share of the window below MIN_WEIGHT is none.
-  const minWeight = MIN_WEIGHT * step * step
-  // The near window first: its box means read the cell sums the wide ones then overwrite.
-  const near = nearRadius === undefined ? null : nearBackground(planes.slice(17), { kb, qb, bg, tmp, own }, width, height, nearRadius, minWeight)
-  boxMean(kb, width, height, radius, tmp, wb)
-  boxMean(kf, width, height, radius, tmp, wf)
-  // Mean |I|² of each known region first; the variance is that minus |mean|², taken per channel below.
-  boxMean(qb, width, height, radius, tmp, qb)
-  boxMean(qf, width, height, radius, tmp, qf)
-  for (let i = 0; i < n; i++) {
-    bgVar[i] = wb[i]! > minWeight ? qb[i]! / wb[i]! : Infinity
-    fgVar[i] = wf[i]! > minWeight ? qf[i]! / wf[i]! : Infinity
-  }
-  for (let c = 0; c < 3; c++) {
-    for (let i = 0, q = c; i < n; i++, q += 3) {
-      sb[i] = bg[q]!
-      sf[i] = fg[q]!
-    }
-    boxMean(sb, width, height, radius, tmp, sb)
-    boxMean(sf, width, height, radius, tmp, sf)
-    for (let i = 0, q = c; i < n; i++, q += 3) {
-      if (wb[i]! > minWeight) {
-        const m = sb[i]! / wb[i]!
-        bg[q] = m
-        bgVar[i] = bgVar[i]! - m * m
-      } else bg[q] = own[q]! // (variance stays +∞)
-      if (wf[i]! > minWeight) {
-        const m = sf[i]! / wf[i]!
-        fg[q] = m
-        fgVar[i] = fgVar[i]! - m * m
-      } else fg[q] = own[q]!
-    }
-  }
-  // Float rounding can leave a tiny negative variance on a flat region.
-  for (let i = 0; i < n; i++) {
-    if (bgVar[i]! < 0) bgVar[i] = 0
-    if (fgVar[i]! < 0) fgVar[i] = 0
-  }
-  return { fg, bg, fgVar, bgVar, near, width, height, step }
+  const work = { tmp, weight, channel, own, width, height, minWeight: MIN_WEIGHT * step * step }
+  // The near window first: it reads the cell sums that the wide windows then replace in place.
+  const near = nearRadius === undefined ? null : windowStats({ count: kb, squares: qb, sums: bg }, { mean: rgb(13), variance: planes[16]! }, nearRadius, work)
+  const bgStats = windowStats({ count: kb, squares: qb, sums: bg }, { mean: bg, variance: qb }, radius, work)
+  const fgStats = windowStats({ count: kf, squares: qf, sums: fg }, { mean: fg, variance: qf }, radius, work)
+  return { fg, bg, fgVar: fgStats.variance, bgVar: bgStats.variance, near: near && { bg: near.mean, bgVar: near.variance }, width, height, step }
+}
+
+interface WindowWork {
+  /** Three scratch planes. */
+  tmp: Float32Array
+  weight: Float32Array
+  channel: Float32Array
+  /** Each cell's own mean colour (interleaved): the mean where the window holds no known pixel. */
+  own: Float32Array
+  width: number
+  height: number
+  /** Weights are pixel counts per cell: a share of the window below MIN_WEIGHT is none. */
+  minWeight: number
 }
 
 /**
- * The known background's mean and variance over the window of `radius` cells, from the cell
- * sums (`kb` counts, `qb` squared colours, `bg` interleaved colour sums; all left unchanged);
- * each cell's `own` mean where the window holds no known background, as for the wide window.
- * `planes`: six scratch planes, the first three contiguous (the interleaved mean).
+ * Mean colour (interleaved) and colour variance (summed over R, G, B; +∞ where the window holds
+ * no known pixel) of one known region over the window of `radius` cells, from its cell sums:
+ * pixel `count`, sum of `squares` and interleaved colour `sums`. `out` may be the sums' own
+ * planes (`mean` over `sums`, `variance` over `squares`): each channel is read before its mean
+ * is written.
  */
-function nearBackground(
-  planes: Float32Array[],
-  sums: { kb: Float32Array; qb: Float32Array; bg: Float32Array; tmp: Float32Array; own: Float32Array },
-  width: number,
-  height: number,
+function windowStats(
+  cells: { count: Float32Array; squares: Float32Array; sums: Float32Array },
+  out: { mean: Float32Array; variance: Float32Array },
   radius: number,
-  minWeight: number
-): { bg: Float32Array; bgVar: Float32Array } {
+  work: WindowWork
+): { mean: Float32Array; variance: Float32Array } {
+  const { tmp, weight, channel, own, width, height, minWeight } = work
+  const { mean, variance } = out
   const n = width * height
-  const { kb, qb, bg: sumsBg, tmp, own } = sums
-  const bg = new Float32Array(planes[0]!.buffer, planes[0]!.byteOffset, n * 3)
-  const [bgVar, weight, channel] = planes.slice(3) as [Float32Array, Float32Array, Float32Array]
-  boxMean(kb, width, height, radius, tmp, weight)
-  boxMean(qb, width, height, radius, tmp, bgVar)
-  for (let i = 0; i < n; i++) bgVar[i] = weight[i]! > minWeight ? bgVar[i]! / weight[i]! : Infinity
+  boxMean(cells.count, width, height, radius, tmp, weight)
+  // Mean |I|² first; the variance is that minus |mean|², taken per channel below.
+  boxMean(cells.squares, width, height, radius, tmp, variance)
+  for (let i = 0; i < n; i++) variance[i] = weight[i]! > minWeight ? variance[i]! / weight[i]! : Infinity
   for (let c = 0; c < 3; c++) {
-    for (let i = 0, q = c; i < n; i++, q += 3) channel[i] = sumsBg[q]!
+    for (let i = 0, q = c; i < n; i++, q += 3) channel[i] = cells.sums[q]!
     boxMean(channel, width, height, radius, tmp, channel)
     for (let i = 0, q = c; i < n; i++, q += 3) {
-      // Where the window holds no known background the variance is +∞, but the mean still takes
-      // part in the bilinear sampling of its neighbours.
+      // Where the window holds none, the variance stays +∞ but the mean still takes part in the
+      // bilinear sampling of its neighbours.
       const m = weight[i]! > minWeight ? channel[i]! / weight[i]! : own[q]!
-      bg[q] = m
-      bgVar[i] = bgVar[i]! - m * m
+      mean[q] = m
+      variance[i] = variance[i]! - m * m
     }
   }
-  for (let i = 0; i < n; i++) if (bgVar[i]! < 0) bgVar[i] = 0
-  return { bg, bgVar }
+  // Float rounding can leave a tiny negative variance on a flat region.
+  for (let i = 0; i < n; i++) if (variance[i]! < 0) variance[i] = 0
+  return { mean, variance }
 }
 
 interface CellPlanes {
@@ -180,7 +160,7 @@ function cellSums(img: Uint8Array, ch: number, alpha: Uint8Array, w: number, h: 
   qf.fill(0, 0, n)
   fg.fill(0, 0, 3 * n)
   bg.fill(0, 0, 3 * n)
-  // Own means: a plain Float32Array, as small as the grid (the arena's 17 planes are all taken).
+  // Own means: a plain Float32Array, as small as the grid (every plane of the arena is taken).
   const own = new Float32Array(3 * n)
   // Each column's cell, once (not a division per pixel).
   const column = new Int32Array(w)

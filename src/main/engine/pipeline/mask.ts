@@ -375,7 +375,8 @@ function errorText(err: unknown): string {
  * photos before (a 24 MP photo leaves several 100 MB ones) must not sit on top of them. Dropping
  * the references is not enough: V8 frees an ArrayBuffer only when it collects it, which may be
  * seconds later. So as a run starts, if V8 holds more than `COLLECT_OVER_BYTES` outside its heap,
- * the refine arena is dropped and a collection runs. Below that it is not worth its time: with
+ * this thread's scratch arena is dropped and a collection runs (the refine step's arena is
+ * there only where it ran in-thread: `refine-thread.ts`). Below that it is not worth its time: with
  * photos of a megapixel or so V8 holds 22–54 MB there and the arena is at most ~16 MB, and a
  * collection at each run cost ~1.5 % of the pipeline's time (5–23 ms each, on the engine's
  * thread beside the run) for no lower peak (`npm run bench`: 1.10 GB either way). Three 27 MP

@@ -4,6 +4,7 @@
  */
 import os from 'node:os'
 import { parentPort } from 'node:worker_threads'
+import { asBuffer } from '../as-buffer'
 import { refineEdges } from './refine'
 import type { RefineReply, RefineRequest } from './refine-thread'
 
@@ -45,8 +46,4 @@ async function run(req: RefineRequest): Promise<void> {
 /** The bytes in an ArrayBuffer of their own (a pooled or shared one must not be transferred). */
 function owned(b: Uint8Array): Uint8Array {
   return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b : new Uint8Array(b)
-}
-
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }

@@ -18,6 +18,7 @@
  * next refine starts a new one.
  */
 import { Worker } from 'node:worker_threads'
+import { asBuffer } from '../as-buffer'
 import { findBuiltScript } from '../built-script'
 import { JobFailure } from '../errors'
 import { refineEdges, type MaskPlane, type RgbaInput } from './refine'
@@ -50,6 +51,8 @@ interface Pending {
 
 let thread: RefineThread | null = null
 let unavailable = false
+/** The built entry, looked up once (undefined: not yet). */
+let builtScript: string | null | undefined
 
 /**
  * `refineEdges` with the default options, on the refine thread when there is one. The image's
@@ -58,14 +61,14 @@ let unavailable = false
 export async function refineOffThread(image: RgbaInput, mask: MaskPlane, signal?: AbortSignal): Promise<RefinedPixels> {
   signal?.throwIfAborted()
   if (!thread && !unavailable) {
-    const script = process.env.CLIPDESK_REFINE_SCRIPT ?? findBuiltScript(REFINE_THREAD_SCRIPT)
+    if (builtScript === undefined) builtScript = findBuiltScript(REFINE_THREAD_SCRIPT)
+    const script = process.env.CLIPDESK_REFINE_SCRIPT ?? builtScript
     if (script) {
       thread = new RefineThread(script, (usable) => {
         thread = null
         if (!usable) unavailable = true
       })
-    }
-    else unavailable = true
+    } else unavailable = true
   }
   if (!thread) return refineEdges(image, mask, {}, signal)
   return thread.refine(image, mask, signal)
@@ -100,7 +103,6 @@ class RefineThread {
   }
 
   refine(image: RgbaInput, mask: MaskPlane, signal?: AbortSignal): Promise<RefinedPixels> {
-    if (this.gone) return refineEdges(image, mask, {}, signal)
     const id = this.nextId++
     return new Promise<RefinedPixels>((resolve, reject) => {
       const onAbort = (): void => {
@@ -174,9 +176,4 @@ class RefineThread {
       else p.reject(failure)
     }
   }
-}
-
-/** Structured clone hands a Buffer back as a plain Uint8Array. */
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }

@@ -5,6 +5,7 @@
  * Two pools, so that an upload's quick probe never waits behind a long decode of a running
  * job: `jobs` (one process per concurrent job) and `interactive` (probes and previews).
  */
+import { asBuffer } from '../as-buffer'
 import { findBuiltScript } from '../built-script'
 import type { DecodedImage, ProbedImage } from '../pipeline/decode'
 import type { NativeTarget } from '../pipeline/native-colour'
@@ -73,10 +74,6 @@ export class DecodeSandbox {
   }
 }
 
-/** Structured clone may hand a Buffer back as a plain Uint8Array. */
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-}
 
 const SCRIPT = 'decode-child.js'
 
