@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 // Real parts in tests (model, SQLite, sockets) are slow on 2 cores: generous timeouts,
@@ -8,6 +9,9 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 180_000,
     fileParallelism: false,
+    // The machine cache (optimised models, measured session settings) of the whole run, inside
+    // the project rather than the user's own (~/.cache/clipdesk); kept between runs like one.
+    env: { CLIPDESK_CACHE_DIR: fileURLToPath(new URL('./node_modules/.cache/clipdesk-machine', import.meta.url)) },
     reporters: ['default', './test/helpers/summary-reporter.ts']
   }
 })

@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const entries = { pipeline: 'pipeline.ts', quality: 'quality.ts', session: 'session-options.ts' }
+const entries = { speed: 'speed.ts', pipeline: 'pipeline.ts', quality: 'quality.ts', session: 'session-options.ts' }
 const [name, ...args] = process.argv.slice(2)
 if (!name || !(name in entries)) {
   console.error(`usage: node bench/run.mjs <${Object.keys(entries).join('|')}> [options]`)

@@ -45,7 +45,7 @@ describe('clipdesk models', () => {
     expect(builtin.stderr).toContain('medium is built in and cannot be removed')
     const device = cli('device', 'tpu')
     expect(device.code).toBe(2)
-    expect(device.stderr).toContain('expected one of auto, cpu, directml, coreml, cuda, webgpu, got "tpu"')
+    expect(device.stderr).toContain('expected one of auto, cpu, directml, coreml, cuda, webgpu, wasm, got "tpu"')
     const wrong = join(files, 'u2net.onnx')
     writeFileSync(wrong, convSegmentationModel({ size: [1024, 1024], weights: [1, 0, 0] }))
     const refused = cli('add', wrong)
@@ -67,6 +67,9 @@ describe('clipdesk models', () => {
       }
       expect(health).toMatchObject({ status: 'ok', model: 'anime', device_setting: 'cuda', device: 'cpu' })
       expect(String(health.device_warning)).toMatch(/^the cuda execution provider could not be used/)
+      // How the session runs on this machine: the CPU's cores and the thread count chosen for it.
+      expect(health.session).toMatchObject({ backend: 'native', arena: true, cpu: { logical: expect.any(Number) } })
+      expect((health.session as { threads: number }).threads).toBeGreaterThan(0)
       while (!/Model anime on/.test(serve.output())) await new Promise((r) => setTimeout(r, 100))
       expect(serve.output()).toMatch(/Model anime on cpu \(warning: the cuda execution provider could not be used .*running on the CPU\)/)
       // The OpenAPI document describes exactly the fields the endpoint answers with.

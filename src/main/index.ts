@@ -45,11 +45,7 @@ import { TRAY_ICON_PNG_BASE64 } from './tray-icon'
 import { APP_VERSION } from './version'
 import { engineProcessor } from './watch/processor'
 import { WatchService } from './watch/service'
-import { relaunchWithMallocSettings } from './malloc-relaunch'
 import { createStudioEngine } from './studio/studio'
-
-// First of all: on Linux the process restarts once with glibc's mmap threshold set (why: there).
-const relaunching = relaunchWithMallocSettings()
 
 app.setName('Clipdesk')
 // One folder for settings and data, e.g. for tests: CLIPDESK_DATA_DIR (as for the CLI).
@@ -147,7 +143,7 @@ async function main(): Promise<void> {
   await app.whenReady()
 
   const dataDir = startedWith.dataDir || app.getPath('userData')
-  const engineOptions = { dataDir, concurrency: startedWith.concurrency, retentionMs: startedWith.retentionHours * 3600_000 }
+  const engineOptions = { dataDir, concurrency: startedWith.concurrency ?? undefined, retentionMs: startedWith.retentionHours * 3600_000 }
   // Studio mode (Settings: queue address): jobs go through the shared queue; the app stays their record.
   const studio = startedWith.queueUrl ? createStudioEngine(engineOptions, { queueUrl: startedWith.queueUrl, localWorker: startedWith.localWorker }) : null
   const engine = studio ? studio.engine : new Engine(engineOptions)
@@ -315,4 +311,4 @@ app.on('web-contents-created', (_e, contents) => {
   contents.setWindowOpenHandler(() => ({ action: 'deny' }))
 })
 
-if (!relaunching) void main()
+void main()

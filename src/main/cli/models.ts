@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { DEVICES, type ModelInfo } from '../../shared/models'
+import { DEVICES, sessionSummary, type ModelInfo } from '../../shared/models'
 import { Engine } from '../engine/engine'
 import { ApiError, JobFailure } from '../engine/errors'
 import { CliError, parse } from './args'
@@ -22,7 +22,7 @@ const mb = (n: number): string => `${(n / 1e6).toFixed(0)} MB`
 
 function line(m: ModelInfo): string {
   const device = m.activeDevice ? `${m.activeDevice}${m.deviceWarning ? ' (fallback)' : ''}` : `${m.plannedDevice} (${m.device})`
-  return [`${m.isDefault ? '*' : ' '} ${m.name}`, m.family, `${m.inputSize[0]}x${m.inputSize[1]}${m.dynamic ? ' dynamic' : ''}`, mb(m.bytes), m.speedClass, device, m.licence].join('\t')
+  return [`${m.isDefault ? '*' : ' '} ${m.name}`, m.family, `${m.inputSize[0]}x${m.inputSize[1]}${m.dynamic ? ' dynamic' : ''}`, mb(m.bytes), m.speedClass, device, sessionSummary(m.session), m.licence].join('\t')
 }
 
 /**
@@ -46,7 +46,7 @@ export async function runModels(args: string[]): Promise<number> {
     switch (sub) {
       case 'list': {
         const list = svc.list()
-        out(list, ['  name\tfamily\tinput\tsize\tspeed\tdevice (setting)\tlicence', ...list.map(line)].join('\n'))
+        out(list, ['  name\tfamily\tinput\tsize\tspeed\tdevice (setting)\tsession on this machine\tlicence', ...list.map(line)].join('\n'))
         return 0
       }
       case 'add': {

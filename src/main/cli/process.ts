@@ -140,6 +140,8 @@ export async function runProcess(args: string[]): Promise<number> {
   const started = Date.now()
   try {
     engine.start()
+    // The model loads while the first photos are read, probed and decoded, not after.
+    engine.warmUp().catch(() => undefined)
     bar.start(todo.length, 0, { file: '' })
     // A few photos handed to the engine at a time: a stop leaves little queued behind.
     let next = 0

@@ -3,6 +3,7 @@ import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { JOB_ID_PATTERN, type JobStatus, type StatusResponse, type UploadResponse, type Variation } from '../../shared/api'
 import { ERROR_STATUS, type ErrorBody } from '../../shared/errors'
+import type { SessionSettings } from '../../shared/models'
 import { ApiError, JobFailure } from './errors'
 import { acceptUpload, type UploadInput } from './intake/upload'
 import { resolveOptions, type EngineOptions, type ResolvedEngineOptions } from './options'
@@ -46,6 +47,24 @@ export interface HealthBody {
   device: string | null
   device_warning: string | null
   queued: number
+  /** How the default model's session is set up on this machine; null until it is loaded. */
+  session: HealthSession | null
+}
+
+/** `SessionSettings` as the HTTP API spells it (snake_case, as every field of its bodies). */
+export interface HealthSession {
+  backend: SessionSettings['backend']
+  threads: number
+  chosen_by: SessionSettings['chosenBy']
+  run_ms: Record<string, number> | null
+  measured_at: string | null
+  arena: boolean
+  optimized_model: SessionSettings['optimizedModel']
+  cpu: SessionSettings['cpu']
+}
+
+function healthSession(s: SessionSettings): HealthSession {
+  return { backend: s.backend, threads: s.threads, chosen_by: s.chosenBy, run_ms: s.runMs, measured_at: s.measuredAt, arena: s.arena, optimized_model: s.optimizedModel, cpu: s.cpu }
 }
 
 /** Replaceable parts of an engine; the defaults are the embedded, single-process ones. */
@@ -119,6 +138,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.models = new ModelRegistry(this.db, this.options.modelVariant)
     this.modelPool = new ModelPool(this.models, {
       threads: this.options.threads,
+      idleCloseMs: this.options.modelIdleCloseMs,
       device: opts.device,
       log: opts.log ?? ((m) => console.warn(`clipdesk: ${m}`))
     })
@@ -248,15 +268,18 @@ export class Engine extends EventEmitter<EngineEvents> {
       device_setting: this.modelPool.device(),
       device: session?.activeDevice ?? null,
       device_warning: session?.deviceWarning ?? null,
-      queued: this.jobs.countByStatus('queued')
+      queued: this.jobs.countByStatus('queued'),
+      session: session ? healthSession(session.settings) : null
     }
   }
 
   /**
-   * Loads the default model now rather than at the first job (fails fast in `serve`); gives
-   * the device that runs it and the fallback warning, if any.
+   * Loads the default model now rather than at the first job (fails fast in `serve`), and starts
+   * the decode sandbox's processes, so the first photo waits for neither; gives the device that
+   * runs the model and the fallback warning, if any.
    */
   async warmUp(): Promise<{ model: string; device: string; warning: string | null }> {
+    this.sandbox.prewarm()
     const s = await this.segmenter(null)
     this.modelPool.release(s)
     return { model: this.models.defaultModel(), device: s.device, warning: s.deviceWarning }

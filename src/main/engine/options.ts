@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os'
+import { cpuProfile } from './models/machine'
 import type { Device } from '../../shared/models'
 
 /** Settings of one engine. Every limit of SPEC §4 is here, with its default. */
@@ -11,9 +12,9 @@ export interface EngineOptions {
    */
   allowPrivateNetworkUrls?: boolean
   /**
-   * Jobs run at once. The model itself runs one inference at a time; a second job overlaps
-   * its decode/encode with the first one's inference.
-   * @default 2
+   * Jobs run at once. The model itself runs one inference at a time; the other jobs decode,
+   * refine, compose and encode beside it. @default `defaultConcurrency()`: 2, and more where the
+   * model's runs are short (many cores), docs/pipeline.md "Using the cores"
    */
   concurrency?: number
   /** @default 10_000 waiting jobs; more → 503 */
@@ -30,8 +31,14 @@ export interface EngineOptions {
    * @default 'medium'
    */
   modelVariant?: 'small' | 'medium'
-  /** Inference threads. @default the number of cores */
+  /** Inference threads. @default chosen for this machine at the model's first load (`models/tuning.ts`) */
   threads?: number
+  /**
+   * The model's session is closed after this long unused, giving its memory back; the next job
+   * loads it again (a fraction of a second from the machine's optimised copy, plus a slower
+   * first run). 0 keeps it while the engine runs. @default 5 minutes
+   */
+  modelIdleCloseMs?: number
   /** Runs a job may start before it is failed as crashing the pipeline. @default 3 */
   maxAttempts?: number
   /** A job still running after this long fails with reason `pipeline_timeout`. @default 10 min */
@@ -52,19 +59,32 @@ export interface EngineOptions {
   log?: (message: string) => void
 }
 
-export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'device' | 'log'>> & Pick<EngineOptions, 'device' | 'log'>
+export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'device' | 'log' | 'threads'>> & Pick<EngineOptions, 'device' | 'log' | 'threads'>
+
+/**
+ * Jobs at once where not set: the model runs one photo at a time on the physical cores, and a
+ * photo's own work (decode, preprocess, refine, compose, encode: ~0.3–0.6 s of one core for 1–2
+ * MP) must be done by the time the model is free again, or the model waits. With 2 jobs one
+ * photo's work overlaps the next one's run, enough while a run takes ~1 s (2–4 cores). On 8 and
+ * more cores a run takes a fraction of that, so more photos are prepared and finished beside it:
+ * one more job per 8 cores, up to 4 (each job in flight holds its decoded photo in memory).
+ */
+export function defaultConcurrency(cores = cpuProfile().physical ?? availableParallelism()): number {
+  return Math.min(4, 2 + Math.floor(cores / 8))
+}
 
 export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
   return {
     dataDir: o.dataDir,
     allowPrivateNetworkUrls: o.allowPrivateNetworkUrls ?? false,
-    concurrency: o.concurrency ?? 2,
+    concurrency: o.concurrency ?? defaultConcurrency(),
     maxQueuedJobs: o.maxQueuedJobs ?? 10_000,
     maxUploadBytes: o.maxUploadBytes ?? 50 * 1024 * 1024,
     maxPixels: o.maxPixels ?? 100_000_000,
     retentionMs: o.retentionMs ?? 24 * 60 * 60 * 1000,
     modelVariant: o.modelVariant ?? 'medium',
-    threads: o.threads ?? availableParallelism(),
+    threads: o.threads,
+    modelIdleCloseMs: o.modelIdleCloseMs ?? 5 * 60_000,
     maxAttempts: o.maxAttempts ?? 3,
     jobTimeoutMs: o.jobTimeoutMs ?? 10 * 60 * 1000,
     decodeTimeoutMs: o.decodeTimeoutMs ?? 60_000,

@@ -103,12 +103,16 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
     const input = await readFile(inputPath).catch((err: Error) => {
       throw new JobFailure('storage_error', `The stored input could not be read: ${err.message}`)
     })
+    // The decode starts before the model is asked for: at a run's start the model may still be
+    // loading (or busy with another photo), and the two then overlap.
+    const decoded = ctx.decode(input, signal)
+    decoded.catch(() => undefined) // observed by processJob, or dropped with the job
     const segmenter = await ctx.segmenter(params.model)
     const made = await untilAborted(signal, processJob(input, { segmenter, maskCache: ctx.maskCache }, {
       format: claimed.outputFormat,
       params,
       maxPixels: ctx.options.maxPixels,
-      decode: (bytes) => ctx.decode(bytes, signal),
+      decode: () => decoded,
       toNative: (rgba, width, height, target) => ctx.toNative(rgba, width, height, target, signal),
       signal,
       onStage: (stage) => {

@@ -23,7 +23,7 @@ export function serverSettings(dataDir: string): FileSettings {
 
 /** Engine options that come from the settings (SPEC §4: all limits are settings). */
 export function engineOptionsFrom(settings: AppSettings): Pick<EngineOptions, 'concurrency' | 'retentionMs'> {
-  return { concurrency: settings.concurrency, retentionMs: settings.retentionHours * 60 * 60 * 1000 }
+  return { concurrency: settings.concurrency ?? undefined, retentionMs: settings.retentionHours * 60 * 60 * 1000 }
 }
 
 /** The built renderer next to the CLI bundle (out/main/cli.js → out/renderer). */

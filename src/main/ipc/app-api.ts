@@ -89,11 +89,11 @@ export function keyView(info: ApiKeyInfo): ApiKeyView {
   }
 }
 
-function settingsView(host: AppHost): SettingsView {
+function settingsView(host: AppHost, engine: Engine): SettingsView {
   const settings = host.settings.get()
   return {
     settings,
-    effective: host.effective,
+    effective: { ...host.effective, concurrency: engine.options.concurrency },
     listener: host.listener(),
     restartNeeded: RESTART_KEYS.filter((k) => settings[k] !== host.startedWith[k])
   }
@@ -152,7 +152,7 @@ export function createAppApi({ engine, batches, host, address, watch, studio }: 
       return host.pickFolder ? host.pickFolder() : null
     },
     async settingsGet() {
-      return settingsView(host)
+      return settingsView(host, engine)
     },
     async settingsSet(patch) {
       const checked = parseArg(settingsPatchSchema, patch, 'settings')
@@ -161,7 +161,7 @@ export function createAppApi({ engine, batches, host, address, watch, studio }: 
       if (host.applyListener && (before.listenerEnabled !== after.listenerEnabled || before.port !== after.port)) {
         await host.applyListener(after)
       }
-      return settingsView(host)
+      return settingsView(host, engine)
     },
 
     async keysList() {
