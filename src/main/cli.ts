@@ -9,6 +9,7 @@ import { runServe } from './cli/serve'
 import { runWatch } from './cli/watch'
 import { runWorker } from './cli/worker'
 import { runWorkers } from './cli/workers'
+import { escapeControls } from '../shared/text'
 import { CliError } from './cli/args'
 
 const USAGE = `Usage:
@@ -67,7 +68,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code
   },
   (err: unknown) => {
-    console.error(`clipdesk: ${err instanceof Error ? err.message : String(err)}`)
+    // Messages may name files or carry a server's words: control characters are shown escaped.
+    for (const line of `clipdesk: ${err instanceof Error ? err.message : String(err)}`.split('\n')) console.error(escapeControls(line))
     process.exitCode = err instanceof CliError ? 2 : 1
   }
 )
