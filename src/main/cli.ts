@@ -3,6 +3,7 @@
  * Each command's module is imported when it runs: `process` then loads neither BullMQ nor the
  * HTTP server, which is part of what a user waits for before the first cutout.
  */
+import { escapeControls } from '../shared/text'
 import { CliError } from './cli/args'
 
 const USAGE = `Usage:
@@ -61,7 +62,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code
   },
   (err: unknown) => {
-    console.error(`clipdesk: ${err instanceof Error ? err.message : String(err)}`)
+    // Messages may name files or carry a server's words: control characters are shown escaped.
+    for (const line of `clipdesk: ${err instanceof Error ? err.message : String(err)}`.split('\n')) console.error(escapeControls(line))
     process.exitCode = err instanceof CliError ? 2 : 1
   }
 )

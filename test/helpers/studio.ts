@@ -1,10 +1,13 @@
 /**
  * Studio-mode harness: a real `redis-server` on a free loopback port (Debian's; tests skip
- * with a message without it), `clipdesk serve --queue` and `clipdesk worker` processes.
+ * with a message without it, or fail under CLIPDESK_REQUIRE_REDIS=1 as in CI),
+ * `clipdesk serve --queue` and `clipdesk worker` processes.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { CLI, runCli, startServe, type ServeProcess } from './cli'
+import { requireTool } from './require-tool'
+import { waitFor as wait } from './wait'
 
 export const REDIS_SERVER = (() => {
   const r = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' })
@@ -12,6 +15,8 @@ export const REDIS_SERVER = (() => {
 })()
 
 export const REDIS_MISSING_MESSAGE = 'redis-server is not installed (apt-get install redis-server): studio-mode tests skipped'
+// CI (`.ci/run`) sets this: there, a missing Redis fails the studio tests instead of skipping them.
+requireTool(REDIS_SERVER !== null, 'CLIPDESK_REQUIRE_REDIS', REDIS_MISSING_MESSAGE)
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -97,12 +102,9 @@ export function startWorker(redisUrl: string, coordinatorPort: number, key: stri
   })
 }
 
-export async function waitFor(check: () => Promise<boolean> | boolean, what = 'condition', timeoutMs = 170_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
+/** `wait.ts`'s wait, with the check first (as these tests call it). */
+export function waitFor(check: () => Promise<boolean> | boolean, what = 'condition', timeoutMs = 170_000): Promise<void> {
+  return wait(what, check, timeoutMs, 200)
 }
 
 /** The port of the workers' listener a coordinator started with `--worker-listen 127.0.0.1:0`. */

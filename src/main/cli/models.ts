@@ -3,6 +3,7 @@ import { DEVICES, sessionSummary, type ModelInfo } from '../../shared/models'
 import { Engine } from '../engine/engine'
 import { ApiError, JobFailure } from '../engine/errors'
 import { CliError, parse } from './args'
+import { say } from './print'
 
 const USAGE = `usage: clipdesk models list [--json]
        clipdesk models add <file.onnx> [--name <name>] [--as <known descriptor>] [--descriptor <file.json>] [--json]
@@ -39,7 +40,7 @@ export async function runModels(args: string[]): Promise<number> {
   const [sub, arg, ...extra] = positionals
   if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}"\n${USAGE}`)
   const json = values.json as boolean
-  const out = (value: unknown, text: string): void => console.log(json ? JSON.stringify(value, null, 2) : text)
+  const out = (value: unknown, text: string): void => (json ? console.log(JSON.stringify(value, null, 2)) : say(...text.split('\n')))
   const engine = new Engine({ dataDir })
   const svc = engine.modelService
   try {

@@ -165,7 +165,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   start(): void {
     if (this.started) return
     // Throws DataDirBusy when another live process runs an engine on this data folder.
-    this.runLock = RunLock.acquire(this.options.dataDir)
+    this.runLock = RunLock.acquire(this.options.dataDir, this.options.role)
     this.started = true
     this.recover()
     this.sweep()

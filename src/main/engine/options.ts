@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os'
 import { cpuProfile } from './models/machine'
 import type { Device } from '../../shared/models'
 
-/** Settings of one engine. Every limit of SPEC §4 is here, with its default. */
+/** Settings of one engine. Every limit (docs/api.md §15) is here, with its default. */
 export interface EngineOptions {
   /** Folder holding the database, uploads and results. */
   dataDir: string
@@ -57,6 +57,11 @@ export interface EngineOptions {
   device?: Device
   /** Where engine warnings go (a device that fell back to the CPU). @default console.warn */
   log?: (message: string) => void
+  /**
+   * What runs this engine (`app`, `serve`, `process`), recorded in the data folder's run lock so
+   * that other commands can say who holds the folder (`clipdesk watch list`). @default 'engine'
+   */
+  role?: string
 }
 
 export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'device' | 'log' | 'threads'>> & Pick<EngineOptions, 'device' | 'log' | 'threads'>
@@ -90,6 +95,7 @@ export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
     decodeTimeoutMs: o.decodeTimeoutMs ?? 60_000,
     decodeMemoryBytes: o.decodeMemoryBytes ?? Math.max(768 * 2 ** 20, (o.maxPixels ?? 100_000_000) * 12),
     device: o.device,
-    log: o.log
+    log: o.log,
+    role: o.role ?? 'engine'
   }
 }

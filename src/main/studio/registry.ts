@@ -1,6 +1,8 @@
 import { EventEmitter } from 'node:events'
 import type { Db } from '../engine/store/db'
+import { applyMigrations } from '../engine/store/migrations'
 import { prepared } from '../engine/store/statements'
+import { STUDIO_MIGRATIONS } from './schema/migrations'
 import type { WorkerIdentity, WorkerInfo } from './protocol'
 
 interface Row {
@@ -19,6 +21,7 @@ interface Row {
 export class WorkerRegistry extends EventEmitter<{ change: [] }> {
   constructor(private readonly db: Db) {
     super()
+    applyMigrations(db, STUDIO_MIGRATIONS)
   }
 
   seen(w: WorkerIdentity): void {

@@ -140,6 +140,12 @@ export class JobStore {
     return row ? toRecord(row) : null
   }
 
+  /** The newest job whose source (file name or URL) is `source`: a submit cut short can be found again by a unique name. */
+  latestBySource(source: string): JobRecord | null {
+    const row = prepared(this.db, 'SELECT * FROM jobs WHERE source = ? ORDER BY seq DESC LIMIT 1').get(source) as JobRow | undefined
+    return row ? toRecord(row) : null
+  }
+
   countByStatus(status: JobStatus): number {
     return Number((prepared(this.db, 'SELECT count(*) AS n FROM jobs WHERE status = ?').get(status) as { n: number }).n)
   }

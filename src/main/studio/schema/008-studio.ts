@@ -1,10 +1,9 @@
 /**
- * Studio mode: worker keys (a kind of key that may only take work and return results) and the
- * workers seen by the coordinator, for `clipdesk workers` and the API screen.
+ * Studio mode: the workers seen by the coordinator, for `clipdesk workers` and the API screen.
+ * The worker-key column this migration also added when the engine's store held every table is
+ * now the engine's `008-keys-kind`.
  */
 export default `
-  ALTER TABLE api_keys ADD COLUMN kind TEXT NOT NULL DEFAULT 'client';
-
   CREATE TABLE studio_workers (
     name        TEXT PRIMARY KEY,
     device      TEXT NOT NULL,

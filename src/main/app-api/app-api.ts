@@ -21,7 +21,7 @@ import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import type { ApiKeyInfo } from '../engine/store/keys'
 import type { SettingsStore } from '../settings'
-import { createIpcApi } from './handlers'
+import { createEngineHandlers } from './engine-handlers'
 import type { WatchService } from '../watch/service'
 import { forwardWatchEvents } from './watch'
 import type { StudioCoordinator } from '../studio/coordinator'
@@ -101,7 +101,7 @@ function settingsView(host: AppHost, engine: Engine): SettingsView {
 
 export function createAppApi({ engine, batches, host, address, watch, studio }: AppApiDeps): IpcHandlers {
   return {
-    ...createIpcApi(engine, watch ?? null), // upload, status, presets, watched folders
+    ...createEngineHandlers(engine, watch ?? null), // upload, status, presets, watched folders, models
     ...createStudioHandlers(studio),
 
     async batchesList() {

@@ -1,8 +1,8 @@
 import { join, resolve, sep } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { templateProblem } from '../../shared/watch'
-import { isInside, isStrictlyInside, outputTarget, presetToken, renderTemplate, sanitizeSegment, sanitizeToken } from './template'
+import { isInside, isStrictlyInside, resolveInside } from './paths'
+import { outputNames, presetToken, renderTemplate, sanitizeSegment, sanitizeToken, templateProblem } from '../../shared/names'
 
 const OUT = resolve('/tmp/clipdesk-out-test')
 const tokens = (over: Partial<Record<string, string>> = {}) => ({ name: 'photo', ext: 'png', variation: 'clipping', date: '2026-01-02', preset: 'clipping', ...over })
@@ -65,8 +65,10 @@ describe('outputs stay inside the output folder (property)', () => {
   it('for any token values, folder and template', () => {
     fc.assert(
       fc.property(template, relDir, anyText, anyText, anyText, anyText, (t, dir, name, ext, variation, preset) => {
-        const rendered = renderTemplate(t, { name, ext, variation, preset, date: '2026-01-02' })
-        const target = outputTarget(OUT, dir, rendered)
+        // A file name never holds '/': the input's own folders come from `dir`.
+        const file = `${name.replaceAll('/', '-')}.jpg`
+        const [rendered] = outputNames({ relPath: dir === '' ? file : `${dir}/${file}`, template: t, mode: 'params', params: preset, date: '2026-01-02' }, [{ variation, ext }])
+        const target = resolveInside(OUT, rendered!)
         expect(isStrictlyInside(OUT, target)).toBe(true)
         const rel = target.slice(OUT.length + 1).split(sep)
         for (const seg of rel) {

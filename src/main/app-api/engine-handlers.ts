@@ -10,7 +10,7 @@ import { createPresetHandlers, type PresetHandlers } from './presets'
 import type { WatchService } from '../watch/service'
 import { createWatchHandlers, type WatchHandlers } from './watch'
 
-/** The app's protocol for result files; the renderer never gets `file://` addresses. */
+/** The app's protocol for result files (served by the Electron shell); the renderer never gets `file://` addresses. */
 export const RESULT_PROTOCOL = 'clipdesk-result'
 
 export function resultAddress(jobId: string, variation: string, ext: string): string {
@@ -38,10 +38,11 @@ async function fileOf(request: IpcUploadRequest, maxBytes: number): Promise<Uplo
 export type EngineHandlers = Pick<IpcHandlers, 'upload' | 'status'> & PresetHandlers & WatchHandlers & ModelHandlers
 
 /**
- * The IPC side of the contract: the same `{status, body}` as HTTP for the same request.
+ * The engine's methods of the app API (IPC in the Electron shell, the app bridge under
+ * `clipdesk serve`): the same `{status, body}` as HTTP for the same request.
  * The renderer is the app's owner, so its jobs are not charged to any key.
  */
-export function createIpcApi(engine: Engine, watch: WatchService | null = null): EngineHandlers {
+export function createEngineHandlers(engine: Engine, watch: WatchService | null = null): EngineHandlers {
   return {
     async upload(request: IpcUploadRequest): Promise<UploadResponse> {
       try {

@@ -1,7 +1,8 @@
 /**
- * Watched folders (SPEC §6, src/main/watch): the folders, one row per file path seen in each,
- * the ledger of contents already processed, the output files written (so that a name is never
- * given to two inputs), recent activity, and the lease that lets only one process watch.
+ * Watched folders (docs/watch.md): the folders, one row per file path seen in each, the ledger
+ * of contents already processed, the output files written (so that a name is never given to two
+ * inputs), recent activity, and the lease that let only one process watch (dropped since by
+ * `011-watch-no-lease`: the engine's run lock does that).
  *
  * Files point at their job by id without a foreign key: jobs are swept after the retention
  * time, while the watch history stays.

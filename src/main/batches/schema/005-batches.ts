@@ -1,5 +1,6 @@
 /**
- * Batches of the app's main screen (SPEC §7) and owner keys for the app bridge.
+ * Batches of the app's main screen (docs/batches.md). The owner-key column this migration also
+ * added when the engine's store held every table is now the engine's `005-keys-admin`.
  *
  * A batch item points at its current job by id without a foreign key: jobs are swept after
  * the retention time, while batches and the files copied into their destination stay.
@@ -34,8 +35,4 @@ export default `
   CREATE INDEX batch_items_batch ON batch_items(batch_id, seq);
   CREATE INDEX batch_items_job ON batch_items(job_id);
   CREATE INDEX batch_items_status ON batch_items(status, seq);
-
-  ALTER TABLE api_keys ADD COLUMN admin INTEGER NOT NULL DEFAULT 0;
-  -- The key \`clipdesk serve\` made on an empty data folder before this migration is the owner's.
-  UPDATE api_keys SET admin = 1 WHERE name = 'first key';
 `

@@ -1,0 +1,5 @@
+/** Studio mode's tables, applied by `WorkerRegistry` when it opens (names as shipped; see engine/store/migrations.ts). */
+import type { Migration } from '../../engine/store/migrations'
+import studio from './008-studio'
+
+export const STUDIO_MIGRATIONS: Migration[] = [{ name: '008-studio', sql: studio }]

@@ -1,0 +1,30 @@
+/**
+ * Names are text, not commands. A file name, a batch name or an error message can carry
+ * control characters (ESC sequences that clear a terminal or forge a line, a newline, DEL, the
+ * C1 range) and bidirectional formatting marks (U+202E shows `gnp.exe` as `exe.png`). Two
+ * helpers, used everywhere such text leaves the program:
+ * - `stripControls` for names that are written to disk: the characters are removed;
+ * - `escapeControls` for lines printed to a terminal or written to a text report: each one is
+ *   shown as an escape (`\n`, `\x1b`, `\u202e`), so that what was there stays visible.
+ * No Node, no DOM.
+ */
+
+/** C0 controls, DEL, C1 controls, and the bidi marks, embeddings, overrides and isolates. */
+const NOT_TEXT = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' }
+
+/** `text` without control characters and bidi marks (for names written to disk). */
+export function stripControls(text: string): string {
+  return text.replace(NOT_TEXT, '')
+}
+
+/** `text` with each control character and bidi mark shown as an escape (for terminals and text reports). */
+export function escapeControls(text: string): string {
+  return text.replace(NOT_TEXT, (c) => {
+    const named = NAMED[c]
+    if (named) return named
+    const code = c.charCodeAt(0)
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
+  })
+}
