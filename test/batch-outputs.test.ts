@@ -69,20 +69,21 @@ describe('batch outputs', () => {
   // The later batches reuse the first one's masks (same photos): each is a compose, not a model run.
   it('writes every variation when asked', async () => {
     const all = await runBatch({ ...preset, all_variations: true }, join(root, 'all'))
-    const expected = ['background', 'clipping', 'compose', 'shadowTop'].flatMap((v) => [`ball.${v}.png`, `shoe.${v}.png`]).sort()
+    // File names carry the designer's words for the variations (src/shared/vocabulary.ts).
+    const expected = ['background', 'cut-out', 'on-background', 'with-shadow'].flatMap((v) => [`ball.${v}.png`, `shoe.${v}.png`]).sort()
     expect(all).toEqual(expected)
   })
 
   it('writes the variations a set names, and names files by the template', async () => {
     const named = await runBatch({ mode: 'params', output_format: 'png', params: 'ecommerce-white;variations=clipping,shadowTop' }, join(root, 'named'))
-    expect(named).toEqual(['ball.clipping.png', 'ball.shadowTop.png', 'shoe.clipping.png', 'shoe.shadowTop.png'])
+    expect(named).toEqual(['ball.cut-out.png', 'ball.with-shadow.png', 'shoe.cut-out.png', 'shoe.with-shadow.png'])
     const templated = await runBatch({ ...preset, name_template: '{preset}/{name}-{variation}.{ext}' }, join(root, 'templated'))
-    expect(templated).toEqual(['ecommerce-white/ball-shadowTop.png', 'ecommerce-white/shoe-shadowTop.png'])
+    expect(templated).toEqual(['ecommerce-white/ball-with-shadow.png', 'ecommerce-white/shoe-with-shadow.png'])
   })
 
   it('writes the extension of the format asked for, as the preview says (jpeg stays jpeg)', async () => {
     const jpeg = await runBatch({ mode: 'clipping', output_format: 'jpeg', params: null, name_template: '{name}.{variation}.{ext}' }, join(root, 'jpeg'))
-    expect(jpeg).toEqual(['ball.clipping.jpeg', 'shoe.clipping.jpeg'])
+    expect(jpeg).toEqual(['ball.cut-out.jpeg', 'shoe.cut-out.jpeg'])
   })
 
   it('refuses a bad naming template when the batch is created', () => {
@@ -95,14 +96,14 @@ describe('batch outputs', () => {
     const ecommerce = { mode: 'params' as const, output_format: 'png' as const, params: 'ecommerce-white' }
     expect(plannedOutputs(ecommerce, 'shoe', lookup)?.names).toEqual(['shoe.png'])
     expect(plannedOutputs({ ...ecommerce, all_variations: true }, 'shoe', lookup)?.names).toEqual([
-      'shoe.shadowTop.png',
-      'shoe.clipping.png',
+      'shoe.with-shadow.png',
+      'shoe.cut-out.png',
       'shoe.background.png',
-      'shoe.compose.png'
+      'shoe.on-background.png'
     ])
     expect(plannedOutputs({ ...ecommerce, params: 'no-such-preset' }, 'shoe', lookup)).toBeNull()
     expect(plannedOutputs({ ...ecommerce, name_template: '{preset}/{date}/{name}-{variation}.{ext}' }, 'shoe', lookup)?.names).toEqual([
-      'ecommerce-white/YYYY-MM-DD/shoe-shadowTop.png'
+      'ecommerce-white/YYYY-MM-DD/shoe-with-shadow.png'
     ])
   })
 })

@@ -203,17 +203,23 @@ describe('the batch report', () => {
     await expect.poll(() => readdirSync(out).includes('clipdesk-report.txt')).toBe(true)
     const report = JSON.parse(readFileSync(join(out, 'clipdesk-report.json'), 'utf8'))
     expect(report.batch).toEqual({ id: batch.id, name: 'Shoot' })
-    expect(report.counts).toEqual({ images: 3, done: 1, failed: 2, cancelled: 0, not_images: 1, files_written: 1 })
-    // In the order the files were added.
+    expect(report.counts).toEqual({ images: 3, done: 1, failed: 2, cancelled: 0, not_started: 0, not_images: 1, files_written: 1 })
+    expect(report.outcome).toBe('Done with 2 errors')
+    // In the order the files were added; in plain words, with the engine's own text beside them.
     expect(report.failed).toEqual([
-      { input: 'shoot/broken.png', reason: expect.stringMatching(/not an image|supported/i) },
+      {
+        input: 'shoot/broken.png',
+        reason: 'This file is not an image Clipdesk reads (PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG)',
+        details: expect.stringContaining('not an image of a supported type')
+      },
       { input: 'big.png', reason: 'The upload is larger than 10 bytes.' }
     ])
     expect(report.not_images).toEqual(['shoot/notes.txt'])
     expect(report.settings).toEqual({ mode: 'clipping', output_format: 'png', all_variations: false })
     const txt = readFileSync(txtPath, 'utf8')
-    expect(txt).toMatch(/^clipdesk batch "Shoot" — /)
-    expect(txt).toContain('3 images: 1 done, 2 failed, 0 cancelled; 1 files written; 1 other files not processed')
+    expect(txt).toMatch(/^clipdesk batch "Shoot" — .*\nDone with 2 errors\n/)
+    expect(txt).toContain('3 images: 1 done, 2 failed, 0 stopped (0 before they started); 1 files written; 1 other files not processed')
+    expect(txt).toContain('  shoot/broken.png: This file is not an image Clipdesk reads (PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG)\n    details: ')
     expect(txt).toContain('Not images (skipped):\n  shoot/notes.txt')
     expect(txt).toContain('  big.png: The upload is larger than 10 bytes.')
     await app.close()

@@ -37,7 +37,7 @@ describe('paths inside a batch', () => {
     expect(cleanRelPath('../..')).toBeNull()
     const naming = (relPath: string) => ({ relPath, template: null, mode: 'clipping', params: null, date: '2026-01-02' })
     expect(outputNames(naming('shoot/day1/a.jpg'), [{ variation: 'clipping', ext: 'png' }])).toEqual(['shoot/day1/a.png'])
-    expect(outputNames(naming('a.jpg'), [{ variation: 'compose', ext: 'jpg' }, { variation: 'mask', ext: 'png' }])).toEqual(['a.compose.jpg', 'a.mask.png'])
+    expect(outputNames(naming('a.jpg'), [{ variation: 'compose', ext: 'jpg' }, { variation: 'mask', ext: 'png' }])).toEqual(['a.on-background.jpg', 'a.mask.png'])
   })
 })
 

@@ -45,7 +45,7 @@ describe('clipdesk process: what was asked, resume, clashes, report', () => {
     const all = join(root, 'out-all')
     r = runCli(['process', input, '--out', all, '--mode', 'params', '--params', 'ecommerce-white', '--all-variations', '--data-dir', data])
     expect(r.code, r.stderr).toBe(0)
-    expect(outputs(all)).toEqual(['ball.background.png', 'ball.clipping.png', 'ball.compose.png', 'ball.shadowTop.png'])
+    expect(outputs(all)).toEqual(['ball.background.png', 'ball.cut-out.png', 'ball.on-background.png', 'ball.with-shadow.png'])
   })
 
   it('numbers clashing names, keeps files it did not write, and follows --template', () => {
@@ -71,7 +71,7 @@ describe('clipdesk process: what was asked, resume, clashes, report', () => {
     const templated = join(root, 'out-template')
     const t = runCli(['process', join(input, 'a.png'), '--out', templated, '--template', '{preset}/{name}-cut.{ext}', '--data-dir', data])
     expect(t.code, t.stderr).toBe(0)
-    expect(outputs(templated)).toEqual(['clipping/a-cut.png'])
+    expect(outputs(templated)).toEqual(['cut-out/a-cut.png'])
     const bad = runCli(['process', input, '--out', templated, '--template', '{nope}.{ext}'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('--template')

@@ -66,7 +66,7 @@ describe('clipdesk process', () => {
     writeFileSync(join(input, 'notes.txt'), 'not an image')
     const r = runCli(['process', input, '--out', out, '--data-dir', dir()])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout).toMatch(/2 of 2 images done/)
+    expect(r.stdout).toMatch(/^Done: all 2 files\. 2 images in [\d.]+ s/m)
     expect(readdirSync(out).sort()).toEqual(['.clipdesk-process.jsonl', 'ball.png', 'clipdesk-report.json', 'clipdesk-report.txt', 'shoes'])
     expect(readFileSync(join(out, 'clipdesk-report.txt'), 'utf8')).toContain('notes.txt') // listed, not processed
     expect(readdirSync(join(out, 'shoes'))).toEqual(['ball.png'])
@@ -80,10 +80,15 @@ describe('clipdesk process', () => {
     const input = dir()
     const bad = join(input, 'broken.png')
     writeFileSync(bad, 'this is text')
-    const r = runCli(['process', bad, '--out', dir(), '--data-dir', dir()])
+    const out = dir()
+    const r = runCli(['process', bad, '--out', out, '--data-dir', dir()])
     expect(r.code).toBe(1)
-    expect(r.stderr).toContain('broken.png')
-    expect(r.stdout).toContain('0 of 1 images done')
+    expect(r.stderr).toContain('broken.png: This file is not an image Clipdesk reads')
+    expect(r.stdout).toContain('Failed: the file could not be made.')
+    // The report says it in plain words and keeps the engine's own text beside them.
+    const report = JSON.parse(readFileSync(join(out, 'clipdesk-report.json'), 'utf8'))
+    expect(report.outcome).toBe('Failed: the file could not be made')
+    expect(report.failed).toEqual([{ input: bad, reason: expect.stringMatching(/^This file is not an image Clipdesk reads/), details: expect.stringContaining('not an image of a supported type') }])
   })
 
   it('refuses a missing --out', () => {

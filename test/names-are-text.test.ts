@@ -47,7 +47,7 @@ describe('names are text', () => {
       db.close()
     }
     // The output of the good file: its name without the control characters.
-    expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['ok]0;title.clipping.png'])
+    expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['ok]0;title.cut-out.png'])
 
     const r = runCli(['watch', 'list', '--data-dir', data])
     expect(r.code, r.stderr).toBe(0)

@@ -53,7 +53,7 @@ it('a batch, clipdesk process and a watched folder write the same names and byte
       watch: join(photos, 'clipdesk-out')
     }
     const names = Object.fromEntries(Object.entries(trees).map(([k, dir]) => [k, filesUnder(dir).filter((f) => !f.startsWith('clipdesk-report.') && !f.startsWith('.clipdesk-process'))]))
-    expect(names.process).toEqual(['clipping/ball-clipping.png', 'day1/clipping/shoe-clipping.png'])
+    expect(names.process).toEqual(['cut-out/ball-cut-out.png', 'day1/cut-out/shoe-cut-out.png'])
     expect(names.batch).toEqual(names.process)
     expect(names.watch).toEqual(names.process)
     for (const name of names.process!) {

@@ -53,8 +53,8 @@ describe.skipIf(!REDIS_SERVER)('watched folders in studio mode', () => {
     writeFileSync(join(inbox, 'ball.png'), await scenePng())
     await waitFor(() => list(data)[0]!.counts.done === 1, 'the file to be processed')
     const files = readdirSync(out, { recursive: true }).map(String)
-    expect(files).toEqual(['ball.clipping.png'])
-    expect((await sharp(join(out, 'ball.clipping.png')).metadata()).channels).toBe(4)
+    expect(files).toEqual(['ball.cut-out.png'])
+    expect((await sharp(join(out, 'ball.cut-out.png')).metadata()).channels).toBe(4)
     // The coordinator runs no jobs itself (--no-local-worker): the worker did this one.
     // (Its log line follows the coordinator's answer to its upload, so it may come a little later.)
     await waitFor(() => /\tdone\t/.test(worker!.output()), "the worker's log of the job")

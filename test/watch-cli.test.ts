@@ -83,7 +83,7 @@ describe('clipdesk serve with watched folders', () => {
       expect(list(data)[0]!.state_message).toContain(`watched by process ${serve.child.pid}`)
       mkdirSync(join(inbox, 'day1'))
       writeFileSync(join(inbox, 'day1', 'ball.png'), await scenePng())
-      const out = join(inbox, 'clipdesk-out', 'day1', 'ball.clipping.png')
+      const out = join(inbox, 'clipdesk-out', 'day1', 'ball.cut-out.png')
       await waitFor('the cutout', () => existsSync(out) && list(data)[0]!.counts.done === 1)
       expect((await sharp(out).metadata()).channels).toBe(4)
       expect(list(data)[0]!.recent[0]).toMatchObject({ kind: 'done', rel_path: 'day1/ball.png' })

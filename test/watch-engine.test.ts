@@ -76,7 +76,7 @@ it('cuts out dropped photos, survives a stop mid-job, and lists then recovers a 
     expect(svc.view(id)!.failed).toEqual([])
 
     const outDir = join(inbox, 'clipdesk-out')
-    expect(filesUnder(outDir)).toEqual(['ball-jpeg.clipping.png', 'ball.clipping.png', 'broken.clipping.png', 'while-stopped.clipping.png'])
+    expect(filesUnder(outDir)).toEqual(['ball-jpeg.cut-out.png', 'ball.cut-out.png', 'broken.cut-out.png', 'while-stopped.cut-out.png'])
     for (const f of filesUnder(outDir)) {
       const meta = await sharp(join(outDir, f)).metadata()
       expect(meta.channels, f).toBe(4)
@@ -117,11 +117,11 @@ it('takes 100 files dropped at once through the real engine exactly once, across
     await waitFor('100 done', () => svc.view(id)!.counts.done === 100)
     expect(svc.view(id)!.counts).toMatchObject({ waiting: 0, processing: 0, failed: 0, skipped: 0, done: 100 })
     const outputs = filesUnder(join(inbox, 'clipdesk-out'))
-    expect(outputs).toEqual(names.map((n) => n.replace('.png', '.clipping.png')))
+    expect(outputs).toEqual(names.map((n) => n.replace('.png', '.cut-out.png')))
     const jobs = watchJobs(engine)
     expect(jobs).toHaveLength(100)
     expect(new Set(jobs.map((j) => j.source.split('/').at(-1))).size).toBe(100)
-    const meta = await sharp(join(inbox, 'clipdesk-out', 'p007.clipping.png')).metadata()
+    const meta = await sharp(join(inbox, 'clipdesk-out', 'p007.cut-out.png')).metadata()
     expect(meta.channels).toBe(4)
   } finally {
     await svc.stop()
@@ -146,7 +146,7 @@ it('writes the primary variation of a preset only, every named variation when th
     expect(filesUnder(join(preset, 'clipdesk-out'))).toEqual(['disc.png'])
     const meta = await sharp(join(preset, 'clipdesk-out', 'disc.png')).metadata()
     expect([meta.width, meta.height]).toEqual([2000, 2000]) // the shadowed composite, the preset's primary
-    expect(filesUnder(join(named, 'clipdesk-out'))).toEqual(['disc.clipping.png', 'disc.shadowTop.png'])
+    expect(filesUnder(join(named, 'clipdesk-out'))).toEqual(['disc.cut-out.png', 'disc.with-shadow.png'])
     // The API still lists every variation the job made.
     expect(engine.db.prepare("SELECT count(*) AS n FROM results").get()).toMatchObject({ n: 6 })
   } finally {

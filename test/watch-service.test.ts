@@ -72,7 +72,7 @@ describe('taking files only once fully written', () => {
     await settle(svc, id, 1)
     expect(fake.submittedTimes(full)).toBe(1)
     expect(fake.submissions.filter((s) => s.filename.endsWith('/slow.png'))).toHaveLength(1)
-    expect(readFileSync(join(inbox, 'clipdesk-out', 'slow.clipping.png')).equals(full)).toBe(true)
+    expect(readFileSync(join(inbox, 'clipdesk-out', 'slow.cut-out.png')).equals(full)).toBe(true)
   })
 
   it('holds a stable but cut-short PNG until its end arrives (a writer pausing longer than the wait)', async () => {
@@ -119,7 +119,7 @@ describe('many files at once', () => {
     const outputs = filesUnder(join(inbox, 'clipdesk-out'))
     expect(outputs).toHaveLength(101)
     for (let i = 0; i < 100; i++) {
-      const name = `photo-${String(i).padStart(3, '0')}.clipping.png`
+      const name = `photo-${String(i).padStart(3, '0')}.cut-out.png`
       expect(readFileSync(join(inbox, 'clipdesk-out', name)).equals(images[i]!)).toBe(true)
     }
     const view = svc.view(id)!
@@ -155,11 +155,11 @@ describe('restarts', () => {
     await settle(svc, id, 2)
     for (const img of [...before, ...whileStopped]) expect(fake.submittedTimes(img)).toBe(1)
     expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual([
-      'a.clipping.png',
-      'b.clipping.png',
-      'c.clipping.png',
-      'sub/d.clipping.png',
-      'zz-sentinel-2.clipping.png'
+      'a.cut-out.png',
+      'b.cut-out.png',
+      'c.cut-out.png',
+      'sub/d.cut-out.png',
+      'zz-sentinel-2.cut-out.png'
     ])
   })
 
@@ -194,10 +194,10 @@ describe('renames and overwrites', () => {
     writeFileSync(join(inbox, 'a.png'), v2)
     await waitFor('a v2 submitted and done', () => fake.submittedTimes(v2) === 1 && svc.view(id)!.counts.processing === 0 && svc.view(id)!.counts.waiting === 0)
     await settle(svc, id, 1)
-    expect(readFileSync(join(inbox, 'clipdesk-out', 'a.clipping.png')).equals(v2)).toBe(true)
-    expect(existsSync(join(inbox, 'clipdesk-out', 'a.clipping-1.png'))).toBe(false)
+    expect(readFileSync(join(inbox, 'clipdesk-out', 'a.cut-out.png')).equals(v2)).toBe(true)
+    expect(existsSync(join(inbox, 'clipdesk-out', 'a.cut-out-1.png'))).toBe(false)
 
-    // Rename: same bytes under a new name → skipped (its result already exists as a.clipping.png).
+    // Rename: same bytes under a new name → skipped (its result already exists as a.cut-out.png).
     renameSync(join(inbox, 'a.png'), join(inbox, 'renamed.png'))
     await waitFor('renamed skipped', () => svc.view(id)!.counts.skipped === 1)
     await settle(svc, id, 2)
@@ -209,7 +209,7 @@ describe('renames and overwrites', () => {
     const skipped = svc.store.fileByPath(id, 'renamed.png')!
     expect((await svc.retry({ folder_id: id, file_id: skipped.id })).retried).toBe(1)
     await waitFor('renamed processed on request', () => fake.submittedTimes(v2) === 2 && svc.store.fileByPath(id, 'renamed.png')?.state === 'done')
-    expect(readFileSync(join(inbox, 'clipdesk-out', 'renamed.clipping.png')).equals(v2)).toBe(true)
+    expect(readFileSync(join(inbox, 'clipdesk-out', 'renamed.cut-out.png')).equals(v2)).toBe(true)
   })
 
   it('the same content twice at once is processed once (the second is skipped)', async () => {
@@ -236,7 +236,7 @@ describe('sub-folders', () => {
     writeFileSync(join(inbox, 'top.png'), await tinyImage(51))
     writeFileSync(join(inbox, 'day1', 'am', 'deep.png'), await tinyImage(52))
     await waitFor('2 done', () => svc.view(id)!.counts.done === 2)
-    expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['day1/am/deep.clipping.png', 'top.clipping.png'])
+    expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['day1/am/deep.cut-out.png', 'top.cut-out.png'])
   })
 
   it('with recursion off, files in sub-folders are left alone', async () => {
@@ -248,7 +248,7 @@ describe('sub-folders', () => {
     writeFileSync(join(inbox, 'top.png'), await tinyImage(54))
     await waitFor('top done', () => svc.view(id)!.counts.done === 1)
     await settle(svc, id, 1)
-    expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['top.clipping.png', 'zz-sentinel-1.clipping.png'])
+    expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['top.cut-out.png', 'zz-sentinel-1.cut-out.png'])
     expect(fake.submissions).toHaveLength(2)
   })
 
@@ -287,22 +287,25 @@ describe('failures and retry', () => {
     expect((await svc.retry({ folder_id: id })).retried).toBe(1)
     await waitFor('bad done after retry', () => svc.view(id)!.counts.done === 1)
     expect(svc.view(id)!.failed).toHaveLength(0)
-    expect(existsSync(join(inbox, 'clipdesk-out', 'bad.clipping.png'))).toBe(true)
+    expect(existsSync(join(inbox, 'clipdesk-out', 'bad.cut-out.png'))).toBe(true)
   })
 
   it('an output folder that cannot be written fails the file; retry after it is fixed writes it', async () => {
     const svc = service()
     await svc.start()
     const blocked = join(root, 'out-blocked')
-    writeFileSync(blocked, 'a file where the output folder should be')
     const { id } = await svc.add({ path: inbox, output_dir: join(blocked, 'cutouts') })
+    // Broken after it was checked: a file now stands where the output folder was.
+    rmSync(blocked, { recursive: true })
+    writeFileSync(blocked, 'a file where the output folder should be')
     writeFileSync(join(inbox, 'p.png'), await tinyImage(62))
     await waitFor('p failed', () => svc.view(id)!.counts.failed === 1)
     expect(svc.view(id)!.failed[0]!.error!.code).toBe('output_failed')
+    expect(svc.view(id)!.failed[0]!.error!.message).toBe(`The result could not be written to ${join(blocked, 'cutouts')}: ${blocked} is a file, not a folder`)
     rmSync(blocked)
     await svc.retry({ folder_id: id, file_id: svc.view(id)!.failed[0]!.id })
     await waitFor('p done', () => svc.view(id)!.counts.done === 1)
-    expect(filesUnder(join(blocked, 'cutouts'))).toEqual(['p.clipping.png'])
+    expect(filesUnder(join(blocked, 'cutouts'))).toEqual(['p.cut-out.png'])
   })
 
   it('a file that fails and is then replaced by good content is processed without a retry', async () => {
@@ -332,7 +335,7 @@ describe('output names', () => {
     await waitFor('done', () => svc.view(id)!.counts.done === 1)
     const written = filesUnder(out)
     expect(written).toHaveLength(2)
-    for (const f of written) expect(f.startsWith('clipping/')).toBe(true)
+    for (const f of written) expect(f.startsWith('cut-out/')).toBe(true)
     expect(filesUnder(root).filter((f) => !f.startsWith('out/') && !f.startsWith('inbox/') && !f.startsWith('results/') && !f.startsWith('clipdesk.db'))).toEqual([])
     expect(written.some((f) => f.split('/').includes('..'))).toBe(false)
   })
@@ -341,7 +344,7 @@ describe('output names', () => {
     const svc = service()
     await svc.start()
     mkdirSync(join(inbox, 'clipdesk-out'))
-    writeFileSync(join(inbox, 'clipdesk-out', 'mine.clipping.png'), 'a file the user keeps here')
+    writeFileSync(join(inbox, 'clipdesk-out', 'mine.cut-out.png'), 'a file the user keeps here')
     const { id } = await svc.add({ path: inbox })
     const a = await tinyImage(81)
     const b = await tinyImage(82, 'jpeg')
@@ -351,9 +354,9 @@ describe('output names', () => {
     writeFileSync(join(inbox, 'mine.png'), c)
     await waitFor('3 done', () => svc.view(id)!.counts.done === 3)
     const out = filesUnder(join(inbox, 'clipdesk-out'))
-    expect(out).toEqual(['mine.clipping-1.png', 'mine.clipping.png', 'same.clipping-1.png', 'same.clipping.png'])
-    expect(readFileSync(join(inbox, 'clipdesk-out', 'mine.clipping.png'), 'utf8')).toBe('a file the user keeps here')
-    const sameOutputs = [readFileSync(join(inbox, 'clipdesk-out', 'same.clipping.png')), readFileSync(join(inbox, 'clipdesk-out', 'same.clipping-1.png'))]
+    expect(out).toEqual(['mine.cut-out-1.png', 'mine.cut-out.png', 'same.cut-out-1.png', 'same.cut-out.png'])
+    expect(readFileSync(join(inbox, 'clipdesk-out', 'mine.cut-out.png'), 'utf8')).toBe('a file the user keeps here')
+    const sameOutputs = [readFileSync(join(inbox, 'clipdesk-out', 'same.cut-out.png')), readFileSync(join(inbox, 'clipdesk-out', 'same.cut-out-1.png'))]
     expect(sameOutputs.some((o) => o.equals(a))).toBe(true)
     expect(sameOutputs.some((o) => o.equals(b))).toBe(true)
   })
@@ -376,7 +379,7 @@ describe('originals', () => {
     const other = await tinyImage(92)
     writeFileSync(join(inbox, 'p.png'), other)
     await waitFor('third p moved', () => existsSync(join(inbox, 'clipdesk-done', 'p-2.png')))
-    expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['p.clipping-1.png', 'p.clipping.png'])
+    expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['p.cut-out-1.png', 'p.cut-out.png'])
     expect(svc.view(id)!.counts).toMatchObject({ done: 2, skipped: 1 })
     expect(filesUnder(inbox).filter((f) => !f.startsWith('clipdesk-'))).toEqual([])
   })

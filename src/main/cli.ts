@@ -5,30 +5,16 @@
  */
 import { escapeControls } from '../shared/text'
 import { CliError } from './cli/args'
-
-const USAGE = `Usage:
-  clipdesk serve [--port 7878] [--allow-private-urls] [--paused] [--device <auto|cpu|cuda|…>]
-                 [--queue redis://host:6379 [--no-local-worker] [--worker-listen <host:port>]] [--data-dir <dir>]
-    (--worker-listen: a listener for workers on other machines, worker endpoints only; the API stays on 127.0.0.1)
-  clipdesk process <files or folders...> --out <dir> [--mode clipping] [--params <set>] [--format png]
-                   [--all-variations] [--template "{name}.{ext}"] [--overwrite] [--data-dir <dir>]
-    (photos already done with the same settings are skipped; a report is written to --out)
-  clipdesk keys create [--credits <n>|unlimited] [--name <text>] [--admin | --worker] [--data-dir <dir>]
-  clipdesk keys list | revoke <id> | credit <id> <n>|unlimited [--data-dir <dir>]
-  clipdesk presets create <name> <params> [--description <text>] [--replace] | list | delete <name> [--data-dir <dir>]
-  clipdesk watch add <folder> [--no-recursive] [--mode clipping] [--params <set>] [--format png] [--out <dir>]
-                     [--template "{name}.{variation}.{ext}"] [--move-originals] [--paused] [--data-dir <dir>]
-  clipdesk watch list [--json] | pause|resume|remove <id or folder> | retry <id or folder> [<file id>] [--data-dir <dir>]
-    (watched folders are processed while \`clipdesk serve\` or the app runs)
-  clipdesk models list [--json] | add <file.onnx> [--name <name>] [--as <known>] [--descriptor <file.json>]
-  clipdesk models remove <name> | default <name> | device <auto|cpu|directml|coreml|cuda|webgpu> | test <name>
-  clipdesk worker --queue redis://host:6379 --coordinator http://host:7879 --key <worker key> [--name <text>] [--model medium]
-  clipdesk workers [--json] [--data-dir <dir> | --coordinator http://host:7878 --key <owner key>]
-
-The data folder defaults to $CLIPDESK_DATA_DIR, else the OS app-data folder "Clipdesk".`
+import { asksForHelp, commandHelp, COMMANDS, overview } from './cli/help'
+import { APP_VERSION } from './version'
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
+  // Help and the version answer before any command module is loaded (nothing is opened or checked).
+  if (command !== undefined && Object.hasOwn(COMMANDS, command) && asksForHelp(rest)) {
+    console.log(commandHelp(command))
+    return 0
+  }
   switch (command) {
     case 'serve':
       return (await import('./cli/serve')).runServe(rest)
@@ -46,14 +32,25 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/worker')).runWorker(rest)
     case 'workers':
       return (await import('./cli/workers')).runWorkers(rest)
+    case '--version':
+    case '-v':
+    case 'version':
+      console.log(`clipdesk ${APP_VERSION}`)
+      return 0
+    case 'help': {
+      const about = rest[0]
+      if (about === undefined) console.log(overview())
+      else if (Object.hasOwn(COMMANDS, about)) console.log(commandHelp(about))
+      else throw new CliError(`unknown command "${about}"\n\n${overview()}`)
+      return 0
+    }
     case undefined:
-    case 'help':
     case '--help':
     case '-h':
-      console.log(USAGE)
+      console.log(overview())
       return command === undefined ? 1 : 0
     default:
-      throw new CliError(`unknown command "${command}"\n\n${USAGE}`)
+      throw new CliError(`unknown command "${command}"\n\n${overview()}`)
   }
 }
 

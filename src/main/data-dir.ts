@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 
@@ -10,4 +11,16 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: N
   if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Clipdesk')
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Clipdesk')
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'Clipdesk')
+}
+
+/**
+ * The default destination of batches: a visible folder the user finds again (`Clipdesk` in
+ * their Pictures folder), never the hidden data folder. `pictures`: the desktop's own Pictures
+ * folder when the host knows it (Electron's `app.getPath('pictures')`); otherwise `~/Pictures`,
+ * else `~/Documents` when it exists, else the home folder.
+ */
+export function defaultOutputDir(pictures?: string, home: string = homedir()): string {
+  if (pictures) return join(pictures, 'Clipdesk')
+  for (const dir of ['Pictures', 'Documents']) if (existsSync(join(home, dir))) return join(home, dir, 'Clipdesk')
+  return join(home, 'Clipdesk')
 }

@@ -22,6 +22,8 @@ import { startHttpServer, type HttpListener } from './http/server'
 import { appPreviewAddress, handleIpc, RESULT_PROTOCOL, registerResultScheme, serveResultProtocol } from './ipc/electron-ipc'
 import { ElectronSettings } from './settings-electron'
 import { TRAY_ICON_PNG_BASE64 } from './tray-icon'
+import { queueText } from './tray-text'
+import { defaultOutputDir } from './data-dir'
 import { APP_VERSION } from './version'
 
 app.setName('Clipdesk')
@@ -134,7 +136,7 @@ async function main(): Promise<void> {
     app.exit(1)
     return
   }
-  const outputDir = (): string => settings.get().outputDir || join(app.getPath('pictures'), 'Clipdesk')
+  const outputDir = (): string => settings.get().outputDir || defaultOutputDir(app.getPath('pictures'))
   const address = appPreviewAddress
 
   // The optional local /api/v1 listener, started, stopped or moved when the settings change.
@@ -192,10 +194,11 @@ async function main(): Promise<void> {
     if (!tray) return
     const running = engine.jobs.idsByStatus(ACTIVE_STATUSES).length
     const waiting = engine.jobs.countByStatus('queued') + batches.store.waitingCount()
-    tray.setToolTip(running + waiting === 0 ? 'Clipdesk — queue empty' : `Clipdesk — ${running} running, ${waiting} waiting`)
+    const text = queueText({ running, waiting }, batches.list()[0] ?? null)
+    tray.setToolTip(text.tooltip)
     tray.setContextMenu(
       Menu.buildFromTemplate([
-        { label: `Show queue (${running} running, ${waiting} waiting)`, click: () => showScreen('batches', settings) },
+        { label: text.menu, click: () => showScreen('batches', settings) },
         { type: 'separator' },
         { role: 'quit' }
       ])

@@ -37,7 +37,13 @@ export interface BatchItemView {
   state: BatchItemState
   progress: number
   job_id: string | null
+  /**
+   * Why the file failed, in plain words (src/shared/explain.ts); while a retry runs, why the last
+   * try failed (shown until the retry ends).
+   */
   error: string | null
+  /** The text the problem came from (the system's or an image library's), when it says more than `error`. */
+  error_detail: string | null
   warnings: string[]
   /** Files written into the destination (absolute paths). */
   outputs: string[]
@@ -66,6 +72,8 @@ export interface BatchCounts {
   done: number
   failed: number
   cancelled: number
+  /** Of `cancelled`: files stopped before they started (the rest were stopped while running). */
+  not_started: number
   /** Files that are not images, listed apart (not in `total`). */
   not_images: number
 }
@@ -89,6 +97,11 @@ export interface BatchSummary {
    * wait for "Resume" (`batchResume`); files already done are not run again.
    */
   interrupted: boolean
+  /**
+   * Files the app said it would add (counted before the first is sent), or null: screens show
+   * this as the total while files are still being added, so the total does not grow.
+   */
+  expected_files: number | null
 }
 
 export interface BatchDetail extends BatchSummary {
@@ -114,6 +127,11 @@ export interface BatchCreateRequest {
   name?: string
   request: BatchRequest
   destination: string
+  /**
+   * What will be added, counted before the first file is sent: the destination is checked for
+   * the space the batch's output needs, and the total is shown from the start.
+   */
+  expected?: { files: number; bytes: number }
 }
 
 export interface BatchAddRequest {
@@ -152,7 +170,8 @@ export const batchRequestSchema = z.object({
 export const batchCreateSchema = z.object({
   name: z.string().max(200).optional(),
   request: batchRequestSchema,
-  destination: z.string().min(1, 'choose a destination folder').max(4096)
+  destination: z.string().min(1, 'choose a destination folder').max(4096),
+  expected: z.object({ files: z.number().int().min(0).max(10_000_000), bytes: z.number().min(0) }).optional()
 })
 
 const relPath = z.string().min(1).max(4096)
@@ -179,4 +198,46 @@ export function itemState(status: BatchItemStatus): BatchItemState {
   if (status === 'failed') return 'failed'
   if (status === 'cancelled') return 'cancelled'
   return 'pending'
+}
+
+/** How a batch stands, as every screen, the tray and the report say it. */
+export type BatchOutcomeKind = 'empty' | 'running' | 'interrupted' | 'done' | 'done-with-errors' | 'stopped' | 'failed'
+
+export interface BatchOutcome {
+  kind: BatchOutcomeKind
+  /** One line: "Done: all 45 files", "Done with 2 errors", "Stopped: 9 done, 35 not started", "Failed: all 5 files". */
+  title: string
+  /**
+   * The overall bar: while running, the batch's progress; once ended, the share of files done
+   * (a stopped batch of 44 with 9 done shows 20 %, never a full bar).
+   */
+  bar: number
+}
+
+const files = (n: number): string => `${n} ${n === 1 ? 'file' : 'files'}`
+
+/**
+ * The end state of a batch in words: nothing reads as success unless every file succeeded. A
+ * batch with cancelled files is "Stopped" (done, failed, stopped while running, not started);
+ * one whose every file failed is "Failed"; one with some failures is "Done with N errors".
+ */
+export function batchOutcome(s: Pick<BatchSummary, 'counts' | 'interrupted' | 'progress'>): BatchOutcome {
+  const c = s.counts
+  const pending = c.waiting + c.running
+  const share = c.total === 0 ? 0 : Math.floor((100 * c.done) / c.total)
+  if (c.total === 0) return { kind: 'empty', title: c.not_images > 0 ? 'No images in this batch' : 'No files yet', bar: 0 }
+  if (pending > 0 && s.interrupted) return { kind: 'interrupted', title: `Interrupted: ${c.done} done, ${pending} to do`, bar: share }
+  const failedPart = c.failed > 0 ? `, ${c.failed} failed` : ''
+  if (pending > 0) return { kind: 'running', title: `Running: ${c.done} of ${c.total} done${failedPart}`, bar: s.progress }
+  if (c.cancelled > 0) {
+    const cutShort = c.cancelled - c.not_started
+    const parts = [`${c.done} done`]
+    if (c.failed > 0) parts.push(`${c.failed} failed`)
+    if (cutShort > 0) parts.push(`${cutShort} stopped while running`)
+    if (c.not_started > 0) parts.push(`${c.not_started} not started`)
+    return { kind: 'stopped', title: `Stopped: ${parts.join(', ')}`, bar: share }
+  }
+  if (c.done === 0) return { kind: 'failed', title: c.failed === 1 ? 'Failed: the file could not be made' : `Failed: none of the ${c.failed} files could be made`, bar: 0 }
+  if (c.failed > 0) return { kind: 'done-with-errors', title: `Done with ${c.failed} ${c.failed === 1 ? 'error' : 'errors'}`, bar: share }
+  return { kind: 'done', title: c.done === 1 ? 'Done: 1 file' : `Done: all ${files(c.done)}`, bar: 100 }
 }

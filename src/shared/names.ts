@@ -6,6 +6,7 @@
  * inside, and numbers it when taken. No Node, no DOM.
  */
 import { stripControls } from './text'
+import { MODE_FILE_WORD, variationFileWord } from './vocabulary'
 
 export const NAME_TOKENS = ['name', 'ext', 'variation', 'date', 'preset'] as const
 export type NameToken = (typeof NAME_TOKENS)[number]
@@ -104,14 +105,15 @@ export function dateToken(d: Date): string {
 
 /**
  * `{preset}`: the preset a params string starts from (`ecommerce-white` or
- * `ecommerce-white;size=…`), else the mode, so the token is never empty. A params object names no preset.
+ * `ecommerce-white;size=…`), else the mode's file word (`cut-out`, `on-white`, `custom`:
+ * src/shared/vocabulary.ts), so the token is never empty. A params object names no preset.
  */
 export function presetToken(mode: string, params: unknown): string {
   if (typeof params === 'string' && params) {
     const first = params.trim().split(/[;&]/)[0]!.trim()
     if (/^[a-z0-9][a-z0-9_-]{0,63}$/.test(first)) return first
   }
-  return mode
+  return (MODE_FILE_WORD as Record<string, string>)[mode] ?? mode
 }
 
 /** The parts of an input's path inside what was given ('/'-separated): its folders, and its name without the last extension. */
@@ -143,5 +145,8 @@ export function outputNames(input: NamingInput, results: ReadonlyArray<{ variati
   const template = input.template ?? defaultTemplate(results.length > 1)
   const preset = presetToken(input.mode, input.params)
   const folder = dirs.map(sanitizeSegment)
-  return results.map((r) => [...folder, renderTemplate(template, { name: stem, ext: r.ext, variation: r.variation, date: input.date, preset })].join('/'))
+  // `{variation}` is the designer's word for it (`cut-out`, `with-shadow`: src/shared/vocabulary.ts), not the API's name.
+  return results.map((r) =>
+    [...folder, renderTemplate(template, { name: stem, ext: r.ext, variation: variationFileWord(r.variation), date: input.date, preset })].join('/')
+  )
 }

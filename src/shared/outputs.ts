@@ -38,7 +38,7 @@ export const PREVIEW_DATE = 'YYYY-MM-DD'
 export interface PlannedOutputs {
   variations: Variation[]
   primary: Variation
-  /** For an input `photo.jpg`: `['photo.png']`, or `['photo.shadowTop.png', 'photo.compose.png', …]`; its folders mirrored. */
+  /** For an input `photo.jpg`: `['photo.png']`, or `['photo.with-shadow.png', 'photo.on-background.png', …]`; its folders mirrored. */
   names: string[]
 }
 

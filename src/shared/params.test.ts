@@ -77,7 +77,7 @@ describe('parseParams: every key, good values', () => {
 
 describe('parseParams: every bad value is refused naming its key', () => {
   it.each([
-    ['background', ['pink', '#ff', '#12345', '#1234567', '#gggggg', 'blur:0', 'blur:251', 'blur:2.5', 'blur:', 'Transparent', '']],
+    ['background', ['pinkish', 'whte', 'constructor', '#ff', '#12345', '#1234567', '#gggggg', 'blur:0', 'blur:251', 'blur:2.5', 'blur:', 'Transparent', '']],
     ['shadow', ['bottom', 'TOP', '']],
     ['crop', ['box', '']],
     ['size', ['0x100', '100x0', '10001x10', '10x10001', '0', '10001', 'big', '100x', '-5', '1.5x2', '']],
@@ -96,12 +96,14 @@ describe('parseParams: every bad value is refused naming its key', () => {
         expect(r.details).toHaveLength(1)
         expect(r.details[0]!.field, `${key}=${value}`).toBe(`params.${key}`)
         expect(r.details[0]!.issue.length).toBeGreaterThan(5)
+        // Every refusal says what was expected: zod's bare default never reaches a user.
+        expect(r.details[0]!.issue, `${key}=${value}`).not.toContain('Invalid input')
       }
     }
   })
 
   it('reports every offending key of one set, each once', () => {
-    const r = parseParams('shadow=left;size=0x0;quality=500;margin=60%;colour=red;background=pink')
+    const r = parseParams('shadow=left;size=0x0;quality=500;margin=60%;colour=red;background=pinkish')
     expect(r.ok).toBe(false)
     if (r.ok) return
     expect(r.details.map((d) => d.field).sort()).toEqual(
@@ -109,6 +111,16 @@ describe('parseParams: every bad value is refused naming its key', () => {
     )
     expect(r.details.find((d) => d.field === 'params.colour')!.issue).toMatch(/unknown key/)
     expect(r.details.find((d) => d.field === 'params.margin')!.issue).toMatch(/under 50%/)
+  })
+
+  it('accepts colour names for background, as their hex value, and names the choices when one is refused', () => {
+    expect(values('background=white')).toEqual({ background: { kind: 'color', rgba: [255, 255, 255, 255] } })
+    expect(values('background=Black')).toEqual({ background: { kind: 'color', rgba: [0, 0, 0, 255] } })
+    expect(values('background=light-grey')).toEqual({ background: { kind: 'color', rgba: [0xd3, 0xd3, 0xd3, 255] } })
+    const r = parseParams('background=whte')
+    expect(!r.ok && r.details[0]!.issue).toMatch(/^expected transparent, a colour name \(white, black, grey, beige…\), #RGB.*, got "whte"$/)
+    const size = parseParams('size=big')
+    expect(!size.ok && size.details[0]!.issue).toMatch(/^expected original, <W>x<H> or <max>.*, got "big"$/)
   })
 
   it('messages say what was expected and what came', () => {

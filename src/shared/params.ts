@@ -65,7 +65,7 @@ export type ParamsResolution = { ok: true; value: JobParams } | { ok: false; det
 
 /** What each key accepts, as said in error messages and docs. */
 export const PARAM_EXPECTED: Record<ParamKey, string> = {
-  background: `transparent, #RGB, #RGBA, #RRGGBB, #RRGGBBAA, blur or blur:<px> (1–${MAX_BLUR_RADIUS})`,
+  background: `transparent, a colour name (white, black, grey, beige…), #RGB, #RGBA, #RRGGBB, #RRGGBBAA, blur or blur:<px> (1–${MAX_BLUR_RADIUS})`,
   shadow: 'none or top',
   crop: 'none or subject',
   size: `original, <W>x<H> or <max> (whole numbers from 1 to ${MAX_OUTPUT_SIDE})`,
@@ -89,12 +89,35 @@ function describe(value: unknown): string {
 }
 
 type Ctx = z.core.$RefinementCtx<unknown>
+/** An issue without words of its own: the key's `PARAM_EXPECTED` is said instead (zod would say "Invalid input"). */
+const SAY_EXPECTED = 'say-expected'
 function issue(ctx: Ctx, message: string): never {
-  ctx.issues.push({ code: 'custom', message, input: undefined })
+  ctx.issues.push({ code: 'custom', message: message || SAY_EXPECTED, input: undefined })
   return z.NEVER as never
 }
 
 const HEX_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i
+
+/** Colour names `background=` accepts besides hex (a designer writes `white`), each one hex value. */
+export const COLOUR_NAMES: Readonly<Record<string, string>> = {
+  white: '#FFFFFF',
+  black: '#000000',
+  grey: '#808080',
+  gray: '#808080',
+  'light-grey': '#D3D3D3',
+  'light-gray': '#D3D3D3',
+  beige: '#F5F5DC',
+  cream: '#FFFDD0',
+  red: '#FF0000',
+  green: '#008000',
+  blue: '#0000FF',
+  yellow: '#FFFF00',
+  orange: '#FFA500',
+  pink: '#FFC0CB',
+  purple: '#800080',
+  brown: '#8B4513',
+  navy: '#000080'
+}
 const WHOLE = /^\d+$/
 const isWhole = (n: number, min: number, max: number): boolean => Number.isInteger(n) && n >= min && n <= max
 
@@ -117,6 +140,8 @@ const SCHEMAS: { [K in ParamKey]: z.ZodType<NonNullable<JobParams[K]>, unknown> 
     .transform((s, ctx): BackgroundSpec => {
       if (s === 'transparent') return { kind: 'transparent' }
       if (HEX_COLOR.test(s)) return { kind: 'color', rgba: hexToRgba(s) }
+      const named = Object.hasOwn(COLOUR_NAMES, s.toLowerCase()) ? COLOUR_NAMES[s.toLowerCase()] : undefined
+      if (named) return { kind: 'color', rgba: hexToRgba(named) }
       const blur = /^blur(?::(.*))?$/.exec(s)
       if (!blur) return issue(ctx, '')
       if (blur[1] === undefined) return { kind: 'blur', radius: null }
@@ -189,7 +214,7 @@ function parseValue(key: ParamKey, raw: unknown, values: ParamValues, details: E
     ;(values as Record<ParamKey, unknown>)[key] = r.data
     return
   }
-  const custom = r.error.issues.find((i) => i.code === 'custom' && i.message)?.message
+  const custom = r.error.issues.find((i) => i.code === 'custom' && i.message && i.message !== SAY_EXPECTED)?.message
   details.push({ field: `params.${key}`, issue: custom ?? `expected ${PARAM_EXPECTED[key]}, got ${describe(raw)}` })
 }
 

@@ -48,7 +48,8 @@ export interface WatchFileView {
   rel_path: string
   state: WatchFileState
   job_id: string | null
-  error: { code: string; message: string } | null
+  /** `message` in plain words (src/shared/explain.ts); `detail`: the text it came from, when it says more. */
+  error: { code: string; message: string; detail: string | null } | null
   /** For `skipped`: the file whose processing this one repeats. */
   duplicate_of: string | null
   /** Output files written for it (absolute paths), for `done`. */
@@ -56,7 +57,11 @@ export interface WatchFileView {
   updated_at: number
 }
 
-export type WatchActivityKind = 'done' | 'failed' | 'skipped' | 'retried' | 'error'
+/**
+ * `skipped`: not processed, with the reason (the same content again, not an image); `note`:
+ * something the folder waits on (a file that looks cut short).
+ */
+export type WatchActivityKind = 'done' | 'failed' | 'skipped' | 'retried' | 'error' | 'note'
 
 export interface WatchActivity {
   at: number

@@ -73,10 +73,10 @@ describe.skipIf(!hasChromium)(title, () => {
     writeFileSync(join(inbox, 'photo.png'), await scenePng())
     await expect.poll(() => card.getByTestId('watch-counts').textContent(), { timeout: 120_000 }).toContain('Done 1')
     expect(await card.getByTestId('watch-counts').textContent()).toContain('Failed 0')
-    const out = join(inbox, 'clipdesk-out', 'photo-clipping.png')
+    const out = join(inbox, 'clipdesk-out', 'photo-cut-out.png')
     expect((await sharp(out).metadata()).channels).toBe(4)
     await card.locator('summary').click()
-    expect(await card.getByTestId('watch-recent').textContent()).toContain('photo-clipping.png')
+    expect(await card.getByTestId('watch-recent').textContent()).toContain('photo-cut-out.png')
     await page.screenshot({ path: join(ARTIFACTS, 'watch-2-done.png') })
   })
 

@@ -1,6 +1,6 @@
 /**
  * Batches and items as the code handles them, and how they are read from their rows (tables of
- * migrations 005-batches, 007, 009 and 010).
+ * migrations 005-batches, 007, 009, 010 and 012).
  */
 import type { BatchItemStatus, BatchRequest } from '../../shared/batches'
 
@@ -12,6 +12,8 @@ export interface BatchRecord {
   createdAt: number
   /** Set when the app stopped while the batch had files to do: they wait for "Resume". */
   interruptedAt: number | null
+  /** Files the app said it would add, counted before the first was sent; null when not said. */
+  expectedFiles: number | null
 }
 
 export interface ItemRecord {
@@ -48,6 +50,7 @@ export interface BatchRow {
   all_variations: number
   name_template: string | null
   interrupted_at: number | null
+  expected_files: number | null
 }
 
 export interface ItemRow {
@@ -85,7 +88,8 @@ export function toBatch(r: BatchRow): BatchRecord {
     },
     destination: r.destination,
     createdAt: Number(r.created_at),
-    interruptedAt: num(r.interrupted_at)
+    interruptedAt: num(r.interrupted_at),
+    expectedFiles: num(r.expected_files ?? null)
   }
 }
 

@@ -4,13 +4,15 @@
  * `clipdesk process` uses (`../outputs/run-report.ts`). Failed files with the reason, files
  * that are not images, cancelled files and warnings.
  */
+import { batchOutcome, type BatchCounts } from '../../shared/batches'
+import { explainProblem } from '../../shared/explain'
 import type { RunReport } from '../outputs/report'
 import { writeRunReport } from '../outputs/report'
 import type { BatchRecord, BatchStore, ItemRecord } from './store'
 
 export interface BatchReport extends RunReport {
   batch: { id: string; name: string }
-  counts: { images: number; done: number; failed: number; cancelled: number; not_images: number; files_written: number }
+  counts: { images: number; done: number; failed: number; cancelled: number; not_started: number; not_images: number; files_written: number }
   cancelled: string[]
 }
 
@@ -22,10 +24,22 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
   const done = images.filter((i) => i.status === 'done')
   const started = items.map((i) => i.startedAt).filter((t): t is number => t !== null)
   const finished = items.map((i) => i.finishedAt).filter((t): t is number => t !== null)
+  const cancelled = images.filter((i) => i.status === 'cancelled')
+  const counts: BatchCounts = {
+    total: images.length,
+    waiting: 0,
+    running: 0,
+    done: done.length,
+    failed: failed.length,
+    cancelled: cancelled.length,
+    not_started: cancelled.filter((i) => i.startedAt === null).length,
+    not_images: items.length - images.length
+  }
   return {
     batch: { id: batch.id, name: batch.name },
     started_at: iso(started.length > 0 ? Math.min(...started) : batch.createdAt),
     finished_at: iso(finished.length > 0 ? Math.max(...finished) : null),
+    outcome: batchOutcome({ counts, interrupted: false, progress: 100 }).title,
     settings: {
       mode: batch.request.mode,
       output_format: batch.request.output_format,
@@ -37,13 +51,17 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
       images: images.length,
       done: done.length,
       failed: failed.length,
-      cancelled: images.filter((i) => i.status === 'cancelled').length,
-      not_images: items.length - images.length,
+      cancelled: counts.cancelled,
+      not_started: counts.not_started,
+      not_images: counts.not_images,
       files_written: done.reduce((n, i) => n + i.outputs.length, 0)
     },
-    failed: failed.map((i) => ({ input: i.relPath, reason: i.error ?? 'failed' })),
+    failed: failed.map((i) => {
+      const { message, detail } = explainProblem(i.error)
+      return { input: i.relPath, reason: message, ...(detail ? { details: detail } : {}) }
+    }),
     not_images: items.filter((i) => i.notImage).map((i) => i.relPath),
-    cancelled: images.filter((i) => i.status === 'cancelled').map((i) => i.relPath),
+    cancelled: cancelled.map((i) => i.relPath),
     warnings: images.flatMap((i) => i.warnings.map((warning) => ({ input: i.relPath, warning })))
   }
 }
@@ -53,7 +71,7 @@ export async function writeBatchReport(batch: BatchRecord, items: ItemRecord[]):
   const r = batchReport(batch, items)
   const c = r.counts
   const summary =
-    `${c.images} images: ${c.done} done, ${c.failed} failed, ${c.cancelled} cancelled; ${c.files_written} files written; ` +
+    `${c.images} images: ${c.done} done, ${c.failed} failed, ${c.cancelled} stopped (${c.not_started} before they started); ${c.files_written} files written; ` +
     `${c.not_images} other files not processed`
   return writeRunReport(batch.destination, r, `clipdesk batch "${batch.name}"`, summary)
 }

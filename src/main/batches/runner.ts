@@ -196,6 +196,7 @@ export class BatchRunner {
         {
           status: 'done',
           progress: 100,
+          error: null,
           outputs,
           planned: null,
           warnings: outcome.warnings,

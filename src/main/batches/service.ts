@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
-import { mkdir, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
-import { isAbsolute, join, posix, resolve } from 'node:path'
+import { join, posix, resolve } from 'node:path'
 import {
   type BatchAddResult,
   type BatchCreateRequest,
@@ -12,8 +12,10 @@ import {
   type BatchSummary,
   type BatchTarget
 } from '../../shared/batches'
+import { plannedOutputs } from '../../shared/outputs'
 import type { Engine, JobEvent } from '../engine/engine'
 import { ApiError } from '../engine/errors'
+import { checkDestination, DestinationProblem, estimateOutputBytes } from '../outputs/destination'
 import { Previews, type PreviewKind } from './previews'
 import { addFiles } from './intake'
 import { BatchReporter } from './report'
@@ -137,18 +139,21 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
 
   // ---- changing ---------------------------------------------------------------------------
 
+  /**
+   * Makes a batch after checking its destination once (exists or can be made, writable, room
+   * for the expected output: `outputs/destination.ts`). A destination that cannot be used is a
+   * 422 whose `destination` detail says why in plain words (and `destination.system` the
+   * system's text), before any file is sent.
+   */
   async create(req: BatchCreateRequest): Promise<BatchSummary> {
-    const destination = req.destination.trim()
-    if (!isAbsolute(destination)) {
-      throw new ApiError('validation_failed', 'The destination must be an absolute folder path.', {
-        details: [{ field: 'destination', issue: `expected an absolute path, got "${destination}"` }]
-      })
-    }
+    const perPhoto = plannedOutputs(req.request, 'photo.jpg', this.engine.presets.lookup)?.names.length ?? 1
+    let destination: string
     try {
-      await mkdir(destination, { recursive: true })
+      destination = await checkDestination(req.destination, { estimatedBytes: estimateOutputBytes(req.expected?.bytes ?? 0, perPhoto) })
     } catch (err) {
-      throw new ApiError('validation_failed', 'The destination folder cannot be created.', {
-        details: [{ field: 'destination', issue: (err as Error).message }]
+      if (!(err instanceof DestinationProblem)) throw err
+      throw new ApiError('validation_failed', err.message, {
+        details: [{ field: 'destination', issue: err.message }, ...(err.detail ? [{ field: 'destination.system', issue: err.detail }] : [])]
       })
     }
     const now = Date.now()
@@ -156,9 +161,10 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       id: randomUUID(),
       name: req.name?.trim() || `Batch ${new Date(now).toISOString().slice(0, 16).replace('T', ' ')}`,
       request: req.request,
-      destination: resolve(destination),
+      destination,
       createdAt: now,
-      interruptedAt: null
+      interruptedAt: null,
+      expectedFiles: req.expected?.files ?? null
     }
     this.store.insertBatch(batch)
     this.emit('batch', batch.id)
@@ -195,14 +201,18 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
 
   /**
    * Runs failed and cancelled files again (of a batch, or one file); an interrupted batch
-   * runs again too. Files that are not images stay listed as they are.
+   * runs again too. Files that are not images stay listed as they are. A file keeps its error
+   * until the retry ends (the screen shows why the last try failed while it runs again). A
+   * browser upload whose original is no longer kept cannot run again: it stays as it is, with
+   * its own error, and the retry answers 404 `not_found` saying so once the others are on their way.
    */
   async retry(target: BatchTarget): Promise<BatchSummary> {
     const items = this.targetItems(target)
     this.store.setInterrupted(target.batch_id, null)
+    let gone = 0
     for (const item of items) {
       if ((item.status !== 'failed' && item.status !== 'cancelled') || item.notImage) continue
-      const reset = { status: 'waiting' as const, progress: 0, error: null, warnings: [], outputs: [], planned: null, startedAt: null, finishedAt: null }
+      const reset = { status: 'waiting' as const, progress: 0, warnings: [], outputs: [], planned: null, startedAt: null, finishedAt: null }
       if (item.sourcePath) {
         if (this.store.updateItem(item.id, { ...reset, jobId: null }, { status: item.status })) this.changed(item.id)
         continue
@@ -210,8 +220,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       // A browser upload: run it again from the engine's stored copy while it is kept.
       const inputPath = item.jobId ? this.engine.jobs.get(item.jobId)?.inputPath : null
       if (!inputPath || !existsSync(inputPath)) {
-        this.store.updateItem(item.id, { error: 'The original file is no longer kept; add it to a batch again.' })
-        this.changed(item.id)
+        gone++
         continue
       }
       const bytes = await readFile(inputPath)
@@ -220,6 +229,10 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     }
     this.emit('batch', target.batch_id)
     this.runner.pump()
+    if (gone > 0) {
+      const which = gone === 1 ? (target.item_id ? 'This file' : '1 file') : `${gone} files`
+      throw new ApiError('not_found', `${which} cannot be retried: the uploaded original is no longer kept (uploads are kept for the retention time). Add ${gone === 1 ? 'it' : 'them'} to a batch again.`)
+    }
     return this.summary(target.batch_id)
   }
 

@@ -34,7 +34,9 @@ export class BatchStore {
 
   insertBatch(b: BatchRecord): void {
     this.db
-      .prepare('INSERT INTO batches (id, name, mode, output_format, params, all_variations, name_template, destination, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO batches (id, name, mode, output_format, params, all_variations, name_template, destination, created_at, expected_files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
+      )
       .run(
         b.id,
         b.name,
@@ -44,7 +46,8 @@ export class BatchStore {
         b.request.all_variations ? 1 : 0,
         b.request.name_template ?? null,
         b.destination,
-        b.createdAt
+        b.createdAt,
+        b.expectedFiles
       )
   }
 
@@ -180,10 +183,12 @@ export class BatchStore {
   counts(batchId: string): { counts: BatchCounts; progressSum: number; startedAt: number | null; finishedAt: number | null } {
     const rows = this.db
       .prepare(
-        'SELECT status, not_image, count(*) AS n, sum(progress) AS p, min(started_at) AS s, max(finished_at) AS f FROM batch_items WHERE batch_id = ? GROUP BY status, not_image'
+        `SELECT status, not_image, count(*) AS n, sum(progress) AS p, min(started_at) AS s, max(finished_at) AS f,
+                sum(CASE WHEN started_at IS NULL THEN 1 ELSE 0 END) AS ns
+           FROM batch_items WHERE batch_id = ? GROUP BY status, not_image`
       )
-      .all(batchId) as Array<{ status: BatchItemStatus; not_image: number; n: number; p: number | null; s: number | null; f: number | null }>
-    const counts: BatchCounts = { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_images: 0 }
+      .all(batchId) as Array<{ status: BatchItemStatus; not_image: number; n: number; p: number | null; s: number | null; f: number | null; ns: number }>
+    const counts: BatchCounts = { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0 }
     let progressSum = 0
     let startedAt: number | null = null
     let finishedAt: number | null = null
@@ -198,7 +203,10 @@ export class BatchStore {
       if (r.status === 'waiting' || r.status === 'queued') counts.waiting += n
       else if (r.status === 'done') counts.done += n
       else if (r.status === 'failed') counts.failed += n
-      else if (r.status === 'cancelled') counts.cancelled += n
+      else if (r.status === 'cancelled') {
+        counts.cancelled += n
+        counts.not_started += Number(r.ns)
+      }
       else counts.running += n
       // Ended items count as complete for the overall bar.
       progressSum += TERMINAL_ITEM.includes(r.status) ? 100 * n : Number(r.p ?? 0)

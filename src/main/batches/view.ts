@@ -1,6 +1,7 @@
 /** How batches and their items look on the wire (pure: records in, views out). */
 import { posix } from 'node:path'
 import { itemState, type BatchCounts, type BatchItemView, type BatchSummary } from '../../shared/batches'
+import { explainProblem } from '../../shared/explain'
 import type { PreviewKind } from './previews'
 import type { BatchRecord, ItemRecord } from './store'
 
@@ -9,6 +10,8 @@ export type PreviewAddress = (itemId: string, kind: PreviewKind, version: string
 
 export function itemView(item: ItemRecord, address: PreviewAddress): BatchItemView {
   const version = item.jobId ?? 'none'
+  // The stored text is what refused the file; the view says it in plain words, the text behind them.
+  const problem = item.error === null ? null : explainProblem(item.error)
   return {
     id: item.id,
     batch_id: item.batchId,
@@ -19,7 +22,8 @@ export function itemView(item: ItemRecord, address: PreviewAddress): BatchItemVi
     state: itemState(item.status),
     progress: item.status === 'done' ? 100 : item.progress,
     job_id: item.jobId,
-    error: item.error,
+    error: problem?.message ?? null,
+    error_detail: problem?.detail ?? null,
     warnings: item.warnings,
     outputs: item.outputs,
     model: item.model,
@@ -48,7 +52,8 @@ export function batchSummary(
     finished_at: pending === 0 && counts.total > 0 ? finishedAt : null,
     counts,
     progress: counts.total === 0 ? 0 : Math.floor(progressSum / counts.total),
-    interrupted: batch.interruptedAt !== null && pending > 0
+    interrupted: batch.interruptedAt !== null && pending > 0,
+    expected_files: batch.expectedFiles
   }
 }
 

@@ -12,7 +12,10 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
     const dataDir = ((parsed.values as Record<string, unknown>)['data-dir'] as string | undefined) ?? defaultDataDir()
     return { ...parsed, dataDir }
   } catch (err) {
-    throw new CliError((err as Error).message)
+    // Node's parser explains how to pass a positional starting with "-"; the first sentence is the mistake.
+    const message = (err as Error).message
+    const first = message.includes('. ') ? message.slice(0, message.indexOf('. ')) : message
+    throw new CliError(`${first.replace(/\.$/, '')} (--help lists the options)`)
   }
 }
 

@@ -1,11 +1,12 @@
-import { mkdir, readFile, stat } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { readFile, stat } from 'node:fs/promises'
 import { SingleBar, Presets } from 'cli-progress'
-import type { Mode, OutputFormat } from '../../shared/api'
-import { dateToken, outputNames, templateProblem } from '../../shared/names'
+import { batchOutcome } from '../../shared/batches'
+import { explainProblem } from '../../shared/explain'
+import { dateToken, outputNames } from '../../shared/names'
 import { writesAllVariations } from '../../shared/outputs'
 import { escapeControls } from '../../shared/text'
 import { Engine } from '../engine/engine'
+import { checkDestination, DestinationProblem, estimateOutputBytes } from '../outputs/destination'
 import { expandInput, type InputFile } from '../outputs/inputs'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
 import { relativeName, resolveInside } from '../outputs/paths'
@@ -14,9 +15,21 @@ import { writeOutputs } from '../outputs/write'
 import { CliError, parse } from './args'
 import { complain, say } from './print'
 import { ProcessLedger, settingsKey } from './process-ledger'
+import { checkProcessOptions } from './process-options'
 
 interface ProcessReport extends RunReport {
-  counts: { inputs: number; done: number; skipped: number; failed: number; not_images: number; files_written: number }
+  counts: {
+    inputs: number
+    done: number
+    skipped: number
+    failed: number
+    /** Stopped (Ctrl-C) while the engine was working on them. */
+    stopped: number
+    /** Not started when the run was stopped. */
+    not_started: number
+    not_images: number
+    files_written: number
+  }
 }
 
 interface Todo {
@@ -26,21 +39,28 @@ interface Todo {
 }
 
 /** Files and folders → the images to process (a folder's files relative to it) and the other files of the folders. */
-async function collect(args: string[]): Promise<{ images: InputFile[]; notImages: string[] }> {
+async function collect(paths: string[]): Promise<{ images: InputFile[]; notImages: string[] }> {
   const images: InputFile[] = []
   const notImages: string[] = []
-  for (const arg of args) {
-    for (const f of await expandInput(resolve(arg), '')) (f.notImage ? notImages.push(f.path) : images.push(f))
+  for (const path of paths) {
+    const found = await expandInput(path, '').catch((err: Error) => {
+      throw new CliError(err.message)
+    })
+    for (const f of found) (f.notImage ? notImages.push(f.path) : images.push(f))
   }
   return { images, notImages }
 }
 
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`
+
 /**
  * `clipdesk process`: the main job without a server. Runs the same engine in-process over
  * files and folders and writes each photo's result into --out (the primary variation, or all
- * with --all-variations), with a progress bar. Photos already done with the same settings
- * are skipped (--overwrite to redo them), so a stopped run continues when run again; failures
- * never stop the run and are listed in clipdesk-report.json / .txt beside the outputs.
+ * with --all-variations), with a progress bar. Every option, and --out itself, is checked
+ * before a photo is read (`process-options.ts`, `outputs/destination.ts`). Photos already done
+ * with the same settings are skipped (--overwrite to redo them), so a stopped run continues
+ * when run again; Ctrl-C says what was done, stopped and not started. Failures never stop
+ * the run and are listed in clipdesk-report.json / .txt beside the outputs, in plain words.
  * The writing itself is the one all features share (`../outputs/`).
  */
 export async function runProcess(args: string[]): Promise<number> {
@@ -53,45 +73,51 @@ export async function runProcess(args: string[]): Promise<number> {
     'all-variations': { type: 'boolean', default: false },
     overwrite: { type: 'boolean', default: false }
   })
-  if (!values.out) throw new CliError('missing --out <dir>')
-  if (positionals.length === 0) throw new CliError('name at least one file or folder to process')
-  const template = (values.template as string | undefined) ?? null
-  const problem = template === null ? null : templateProblem(template)
-  if (problem) throw new CliError(`--template: ${problem}`)
-  const outDir = resolve(values.out as string)
-  const { images, notImages } = await collect(positionals)
+  const engine = new Engine({ dataDir, role: 'process' })
+  try {
+    return await run(engine, checkProcessOptions(values, positionals, engine.presets.lookup))
+  } finally {
+    await engine.stop()
+  }
+}
+
+async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): Promise<number> {
+  const { images, notImages } = await collect(o.inputs)
   if (images.length === 0) throw new CliError('no images found in the given files and folders')
-  // Checked by the engine at the first upload (a 422 naming the field); typed here for the request.
-  const request: JobRequest = { mode: values.mode as Mode, output_format: values.format as OutputFormat, params: (values.params as string | undefined) ?? null }
-  const all = writesAllVariations(request.params, values['all-variations'] as boolean)
-  const settings = { mode: request.mode, format: request.output_format, params: request.params, all_variations: all, template }
+  const request: JobRequest = { mode: o.mode, output_format: o.format, params: o.params }
+  const all = writesAllVariations(request.params, o.allVariations)
+  const settings = { mode: request.mode, format: request.output_format, params: request.params, all_variations: all, template: o.template }
   const key = settingsKey(settings)
 
-  await mkdir(outDir, { recursive: true })
-  const ledger = new ProcessLedger(outDir)
-  const todo: Todo[] = []
-  let skipped = 0
+  // Sizes only (no photo is read yet): for the space the output needs, and the resume record.
+  const sized: Todo[] = []
   for (const input of images) {
-    const info = await stat(input.path)
-    if (!values.overwrite && ledger.isDone(input.path, key, info.size, info.mtimeMs)) skipped++
-    else todo.push({ input, size: info.size, mtimeMs: info.mtimeMs })
+    const info = await stat(input.path).catch(() => null)
+    sized.push({ input, size: info?.size ?? 0, mtimeMs: info?.mtimeMs ?? 0 })
   }
+  const outDir = await checkDestination(o.outDir, { estimatedBytes: estimateOutputBytes(sized.reduce((n, t) => n + t.size, 0)) }).catch((err: unknown) => {
+    throw err instanceof DestinationProblem ? new CliError(`--out: ${err.message}`) : err
+  })
+  const ledger = new ProcessLedger(outDir)
+  const todo = o.overwrite ? sized : sized.filter((t) => !ledger.isDone(t.input.path, key, t.size, t.mtimeMs))
+  const skipped = sized.length - todo.length
   if (skipped > 0) say(`${skipped} of ${images.length} images already done with these settings: skipped (--overwrite to redo them)`)
 
   const report: ProcessReport = {
     started_at: new Date().toISOString(),
     finished_at: '',
+    outcome: '',
     settings,
-    counts: { inputs: images.length, done: 0, skipped, failed: 0, not_images: notImages.length, files_written: 0 },
+    counts: { inputs: images.length, done: 0, skipped, failed: 0, stopped: 0, not_started: 0, not_images: notImages.length, files_written: 0 },
     failed: [],
     not_images: notImages,
     warnings: []
   }
-  const fail = (input: InputFile, reason: string): void => {
-    report.failed.push({ input: input.path, reason })
+  const fail = (input: InputFile, raw: string): void => {
+    const { message, detail } = explainProblem(raw)
+    report.failed.push({ input: input.path, reason: message, ...(detail ? { details: detail } : {}) })
   }
 
-  const engine = new Engine({ dataDir, role: 'process' })
   const ends = new JobEnds(engine)
   let stopping = false
   const interrupt = (): void => {
@@ -104,17 +130,21 @@ export async function runProcess(args: string[]): Promise<number> {
 
   const one = async ({ input, size, mtimeMs }: Todo): Promise<void> => {
     const bytes = await readFile(input.path).catch((err: Error) => err)
-    if (bytes instanceof Error) return fail(input, `cannot be read: ${bytes.message}`)
+    if (bytes instanceof Error) return fail(input, `The file cannot be read: ${bytes.message}`)
     const submitted = await submitFile(engine, request, { bytes, filename: input.path })
     if (!submitted.ok) return fail(input, submitted.message)
     await ends.wait(submitted.jobId)
     const outcome = jobOutcome(engine, submitted.jobId, all)
+    if (outcome.state === 'failed' && outcome.code === 'cancelled' && stopping) {
+      report.counts.stopped++ // stopped by Ctrl-C: not a failure, the next run does it
+      return
+    }
     if (outcome.state !== 'done') return fail(input, outcome.state === 'failed' ? outcome.message : 'the job is gone')
-    const naming = { relPath: input.relPath, template, mode: request.mode, params: request.params, date }
+    const naming = { relPath: input.relPath, template: o.template, mode: request.mode, params: request.params, date }
     const files = outputNames(naming, outcome.results).map((name, i) => ({ from: outcome.results[i]!.path, target: resolveInside(outDir, name) }))
     const version = { input: input.path, settings: key, size, mtimeMs }
     const written = await writeOutputs(files, outDir, ledger.resumeRecord(version)).catch((err: Error) => err)
-    if (written instanceof Error) return fail(input, `the result could not be written: ${written.message}`)
+    if (written instanceof Error) return fail(input, `The result could not be written: ${written.message}`)
     ledger.record({ ...version, outputs: written.map((p) => relativeName(outDir, p)), state: 'done' })
     report.counts.done++
     report.counts.files_written += written.length
@@ -125,39 +155,64 @@ export async function runProcess(args: string[]): Promise<number> {
     { format: '{bar} {percentage}% | {value}/{total} images | {eta_formatted} left | {file}', hideCursor: true, etaBuffer: 20 },
     Presets.shades_classic
   )
+  let barShown = false
+  let finished = 0
+  let taken = 0
   const started = Date.now()
   try {
     engine.start()
-    // The model loads while the first photos are read, probed and decoded, not after.
-    engine.warmUp().catch(() => undefined)
-    bar.start(todo.length, 0, { file: '' })
+    if (todo.length > 0) {
+      // The model loads while the first photos are read and decoded; until it is ready the
+      // line says so (a bar at 0 % with "0s left" would say nothing true).
+      say('Loading the model…')
+      void engine.warmUp().then(
+        (w) => say(`Model ${w.model} on ${w.device} ready${w.warning ? ` (${w.warning})` : ''}`),
+        (err: Error) => complain(`The model could not be loaded: ${err.message}`)
+      ).finally(() => {
+        if (stopping || finished >= todo.length) return
+        bar.start(todo.length, finished, { file: '' })
+        barShown = true
+      })
+    }
     // A few photos handed to the engine at a time: a stop leaves little queued behind.
-    let next = 0
     const worker = async (): Promise<void> => {
-      while (!stopping && next < todo.length) {
-        const item = todo[next++]!
+      while (!stopping && taken < todo.length) {
+        const item = todo[taken++]!
         await one(item).catch((err: Error) => fail(item.input, err.message))
-        bar.increment({ file: escapeControls(item.input.relPath) })
+        finished++
+        if (barShown) bar.increment({ file: escapeControls(item.input.relPath) })
       }
     }
     await Promise.all(Array.from({ length: Math.max(2, 2 * engine.options.concurrency) }, worker))
   } finally {
-    bar.stop()
+    if (barShown) bar.stop()
     process.off('SIGINT', interrupt)
     process.off('SIGTERM', interrupt)
     ends.close()
-    await engine.stop()
   }
   const c = report.counts
   c.failed = report.failed.length
+  c.not_started = todo.length - taken
+  const outcome = batchOutcome({
+    counts: { total: todo.length, waiting: 0, running: 0, done: c.done, failed: c.failed, cancelled: c.stopped + c.not_started, not_started: c.not_started, not_images: c.not_images },
+    interrupted: false,
+    progress: 100
+  })
+  report.outcome = todo.length === 0 ? `Nothing to do: all ${plural(skipped, 'image')} done before` : outcome.title
   report.finished_at = new Date().toISOString()
-  const summary = `${c.inputs} images: ${c.done} done, ${c.skipped} skipped (already done), ${c.failed} failed; ${c.files_written} files written; ${c.not_images} other files not processed`
+  const summary =
+    `${c.inputs} images: ${c.done} done, ${c.skipped} skipped (already done), ${c.failed} failed, ${c.stopped} stopped while running, ${c.not_started} not started; ` +
+    `${c.files_written} files written; ${c.not_images} other files not processed`
   const reportFile = await writeRunReport(outDir, report, 'clipdesk process', summary)
   complain(...report.failed.map((f) => `${f.input}: ${f.reason}`), ...report.warnings.map((w) => `${w.input}: warning: ${w.warning}`))
+
+  // Rates over what ran: the photos done or failed, not those skipped, stopped or never started.
   const seconds = (Date.now() - started) / 1000
+  const ran = c.done + c.failed
+  const rate = ran > 0 ? `${plural(ran, 'image')} in ${seconds.toFixed(1)} s (${(seconds / ran).toFixed(2)} s per image)` : `${seconds.toFixed(1)} s`
+  if (stopping) say('Stopped. Run the same command to continue.')
   say(
-    `${c.done} of ${todo.length} images done in ${seconds.toFixed(1)} s${todo.length > 0 ? ` (${(seconds / todo.length).toFixed(2)} s per image)` : ''}; ` +
-      `${skipped} skipped (already done); ${c.files_written} files written to ${outDir}`
+    `${report.outcome}. ${rate}; ${c.skipped} skipped (already done); ${plural(c.files_written, 'file')} written to ${outDir}`
   )
   if (c.failed > 0 || c.not_images > 0) say(`${c.failed} failed, ${c.not_images} other files not processed: see ${reportFile}`)
   return c.failed > 0 || stopping ? 1 : 0

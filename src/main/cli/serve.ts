@@ -9,6 +9,7 @@ import { startHttpServer } from '../http/server'
 import { parseWorkerListen, startWorkerListener, type WorkerAddress } from '../http/worker-listener'
 import { shownQueueUrl } from '../studio/protocol'
 import { APP_VERSION } from '../version'
+import { defaultOutputDir } from '../data-dir'
 import { CliError, parse } from './args'
 import { complain, say } from './print'
 
@@ -94,7 +95,7 @@ export async function runServe(args: string[]): Promise<number> {
       version: APP_VERSION,
       settings,
       get effective() {
-        return { dataDir: engine.options.dataDir, outputDir: settings.get().outputDir || join(engine.options.dataDir, 'output') }
+        return { dataDir: engine.options.dataDir, outputDir: settings.get().outputDir || defaultOutputDir() }
       },
       startedWith: stored,
       listener: listenerStatus

@@ -4,7 +4,7 @@ import { ApiError } from '../engine/errors'
 import { DataPaths } from '../engine/paths'
 import { openDatabase } from '../engine/store/db'
 import { RunLock } from '../engine/store/run-lock'
-import { WatchFolders } from '../watch/config'
+import { checkWatchOutput, WatchFolders } from '../watch/config'
 import { WatchStore } from '../watch/store'
 import { offlineViews } from '../watch/views'
 import { CliError, parse } from './args'
@@ -66,13 +66,15 @@ export async function runWatch(args: string[]): Promise<number> {
     switch (sub) {
       case 'add': {
         if (!target) throw new CliError(`name the folder to watch\n${WATCH_USAGE}`)
+        const output = values.out === undefined ? undefined : resolve(values.out as string)
+        await checkWatchOutput({ path: resolve(target), output_dir: output })
         const f = folders.add({
           path: resolve(target),
           recursive: !values['no-recursive'],
           ...(values.mode !== undefined && { mode: values.mode }),
           ...(values.params !== undefined && { params: values.params }),
           ...(values.format !== undefined && { output_format: values.format }),
-          ...(values.out !== undefined && { output_dir: resolve(values.out as string) }),
+          ...(output !== undefined && { output_dir: output }),
           ...(values.template !== undefined && { name_template: values.template }),
           originals: values['move-originals'] ? 'move' : 'keep',
           paused: values.paused as boolean

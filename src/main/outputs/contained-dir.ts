@@ -11,6 +11,7 @@
  */
 import { lstat, mkdir, realpath } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { makeFolder } from './destination'
 
 export class ContainmentError extends Error {
   constructor(message: string) {
@@ -27,7 +28,7 @@ export class ContainmentError extends Error {
 export async function containedDir(root: string, dir: string): Promise<string> {
   const rel = relative(resolve(root), resolve(dir))
   if (rel.startsWith('..') || isAbsolute(rel)) throw new ContainmentError(`${dir} is not inside ${root}`)
-  await mkdir(root, { recursive: true })
+  await makeFolder(root)
   const realRoot = await realpath(root)
   let current = realRoot
   for (const part of rel === '' ? [] : rel.split(sep)) {

@@ -44,8 +44,8 @@ describe('rendering', () => {
   })
   it('reads the preset from params, else the mode', () => {
     expect(presetToken('params', 'ecommerce-white;size=1600x1600')).toBe('ecommerce-white')
-    expect(presetToken('params', 'size=1600x1600')).toBe('params')
-    expect(presetToken('clipping', null)).toBe('clipping')
+    expect(presetToken('params', 'size=1600x1600')).toBe('custom')
+    expect(presetToken('clipping', null)).toBe('cut-out')
   })
   it('inside checks', () => {
     expect(isInside(OUT, join(OUT, 'a'))).toBe(true)

@@ -2,7 +2,9 @@
  * The report a run leaves beside its outputs, shared by `clipdesk process` and the app's
  * batches: `clipdesk-report.json` for tools and `clipdesk-report.txt` to read. It lists what
  * failed and why, what was not an image, and warnings, so that a long unattended run can be
- * checked later. Both files are replaced whole (temp name, then rename), so a reader never sees
+ * checked later. Each failure is said in plain words (`reason`, src/shared/explain.ts) with the
+ * text it came from beside it (`details`), and the first line after the title says how the run
+ * ended ("Stopped: 9 done, 35 not started"). Both files are replaced whole (temp name, then rename), so a reader never sees
  * half a report. The readable one shows any control character of a name or message escaped
  * (`src/shared/text.ts`): a report is read in terminals too.
  */
@@ -20,24 +22,36 @@ export interface RunReport {
   finished_at: string
   /** The settings of the run, as given. */
   settings: Record<string, unknown>
-  /** Named counts; the first line of the text says what they mean (`summary`). */
+  /** How the run ended, in one line: "Done: all 45 files", "Done with 2 errors", "Stopped: 9 done, 35 not started". */
+  outcome: string
+  /** Named counts; the text's summary line says what they mean. */
   counts: Record<string, number>
-  failed: Array<{ input: string; reason: string }>
+  /** `reason`: in plain words; `details`: the system's or library's text it came from, when it says more. */
+  failed: Array<{ input: string; reason: string; details?: string }>
   not_images: string[]
   warnings: Array<{ input: string; warning: string }>
 }
 
-/** The readable report: a title, the settings, a one-line summary, then the lists; one line per entry, whatever they hold. */
+/** The readable report: a title, how it ended, the settings, a one-line summary, then the lists; one line per entry, whatever they hold. */
 export function reportText(title: string, summary: string, r: RunReport): string {
   const lines = [
     `${title} — ${r.started_at} to ${r.finished_at}`,
+    r.outcome,
     `Settings: ${Object.entries(r.settings)
       .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join(', ')}`,
     summary,
     ''
   ]
-  if (r.failed.length > 0) lines.push('Failed:', ...r.failed.map((f) => `  ${f.input}: ${f.reason}`), '')
+  if (r.failed.length > 0) {
+    lines.push('Failed:')
+    for (const f of r.failed) {
+      lines.push(`  ${f.input}: ${f.reason}`)
+      // The original text, folded onto one line: a report is read line by line.
+      if (f.details) lines.push(`    details: ${f.details.split('\n').join(' | ')}`)
+    }
+    lines.push('')
+  }
   if (r.not_images.length > 0) lines.push('Not images (skipped):', ...r.not_images.map((f) => `  ${f}`), '')
   if (r.warnings.length > 0) lines.push('Warnings:', ...r.warnings.map((w) => `  ${w.input}: ${w.warning}`), '')
   return lines.map(escapeControls).join('\n')
@@ -47,6 +61,6 @@ export function reportText(title: string, summary: string, r: RunReport): string
 export async function writeRunReport(dir: string, report: RunReport, title: string, summary: string): Promise<string> {
   await writeReplacing(join(dir, REPORT_JSON), JSON.stringify(report, null, 2) + '\n')
   const txt = join(dir, REPORT_TXT)
-  await writeReplacing(txt, reportText(title, summary, report))
+  await writeReplacing(txt, reportText(title, summary, report) + '\n')
   return txt
 }

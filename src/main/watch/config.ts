@@ -5,12 +5,13 @@
  * service in any process notices changes through the folder's revision.
  */
 import { randomBytes } from 'node:crypto'
-import { realpathSync, statSync } from 'node:fs'
-import { isAbsolute, resolve } from 'node:path'
+import { existsSync, realpathSync, statSync } from 'node:fs'
+import { isAbsolute, join, resolve } from 'node:path'
 import type { ErrorDetail } from '../../shared/errors'
 import { validateUpload } from '../../shared/upload'
 import {
   DEFAULT_NAME_TEMPLATE,
+  DEFAULT_OUTPUT_DIR_NAME,
   watchAddSchema,
   watchRetrySchema,
   watchUpdateSchema,
@@ -21,6 +22,7 @@ import {
 } from '../../shared/watch'
 import { ApiError } from '../engine/errors'
 import { doneDirOf, type WatchFolderRecord, type WatchStore } from './store'
+import { checkDestination, DestinationProblem } from '../outputs/destination'
 import { isInside } from '../outputs/paths'
 
 function zodDetails(issues: { path: PropertyKey[]; message: string }[]): ErrorDetail[] {
@@ -73,6 +75,26 @@ function checkOutputDir(folder: string, outputDir: string | null): string | null
     throw invalid([{ field: 'output_dir', issue: 'the output folder must not be the clipdesk-done folder' }])
   }
   return out
+}
+
+/**
+ * The output folder of a folder being added or changed, checked once before it is saved (it
+ * exists or can be made, files can be written in it: `outputs/destination.ts`), so that a
+ * read-only folder is said at once, in plain words, not file by file. The default
+ * `<folder>/clipdesk-out` is checked when the folder itself exists (otherwise the other checks
+ * say what is wrong with it).
+ */
+export async function checkWatchOutput(request: { path?: unknown; output_dir?: unknown }): Promise<void> {
+  const given = typeof request.output_dir === 'string' && request.output_dir.trim() !== '' ? request.output_dir.trim() : null
+  const path = typeof request.path === 'string' ? request.path.trim() : null
+  const out = given ?? (path && isAbsolute(path) && existsSync(path) ? join(path, DEFAULT_OUTPUT_DIR_NAME) : null)
+  if (out === null || !isAbsolute(out)) return
+  try {
+    await checkDestination(out)
+  } catch (err) {
+    if (!(err instanceof DestinationProblem)) throw err
+    throw invalid([{ field: 'output_dir', issue: err.message }, ...(err.detail ? [{ field: 'output_dir.system', issue: err.detail }] : [])])
+  }
 }
 
 export function newFolderId(): string {

@@ -13,6 +13,9 @@ import type { WatchRequest } from '../../shared/watch'
  */
 const TEMP_NAME = /(^~\$)|(~$)|(\.(tmp|temp|part|partial|crdownload|download|opdownload|!ut|!qb|swp|swx|lock|lck|bak)$)|(^(thumbs\.db|desktop\.ini|icon\r)$)/i
 
+/** The reason `ignoreReason` gives a file without an image ending: the folder's activity says so once. */
+export const NOT_AN_IMAGE = 'not an image'
+
 /** Why a path is not an input, or null when it is one. `rel` is '/'-separated inside the folder. */
 export function ignoreReason(rel: string, opts: { recursive: boolean; excluded: string[] }): string | null {
   const parts = rel.split('/')
@@ -21,7 +24,7 @@ export function ignoreReason(rel: string, opts: { recursive: boolean; excluded: 
   for (const ex of opts.excluded) if (rel === ex || rel.startsWith(ex + '/')) return 'in the output or done folder'
   const name = parts[parts.length - 1]!
   if (TEMP_NAME.test(name)) return 'a temporary file'
-  if (!isImageName(name)) return 'not an image'
+  if (!isImageName(name)) return NOT_AN_IMAGE
   return null
 }
 

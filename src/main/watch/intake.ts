@@ -35,6 +35,8 @@ export interface IntakeDeps {
   /** Aborted when the service stops. */
   signal(): AbortSignal
   changed(folderId: string): void
+  /** Says something about a file in the folder's activity, once (the same words for the same file are not repeated). */
+  note(folderId: string, rel: string, message: string): void
   track(p: Promise<unknown>): void
   log(message: string): void
 }
@@ -158,7 +160,11 @@ export class FileIntake {
       const key = keyOf(folder.id, rel)
       if (!looksComplete(bytes)) {
         const since = this.incompleteSince.get(key) ?? Date.now()
-        if (!this.incompleteSince.has(key)) this.d.log(`${rel}: looks cut short (its end is missing); waiting up to ${this.o.incompleteGraceMs / 1000} s for the rest`)
+        if (!this.incompleteSince.has(key)) {
+          const message = `looks cut short (its end is missing): waiting up to ${Math.round(this.o.incompleteGraceMs / 1000)} s for the rest, then it is tried as it is`
+          this.d.log(`${rel}: ${message}`)
+          this.d.note(folder.id, rel, message)
+        }
         this.incompleteSince.set(key, since)
         if (Date.now() - since < this.o.incompleteGraceMs) return 'incomplete'
       }

@@ -7,7 +7,10 @@
 import { readdir, stat } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
 import { watch, type FSWatcher } from 'chokidar'
-import { ignoreDir, ignoreReason } from './filter'
+import { ignoreDir, ignoreReason, NOT_AN_IMAGE } from './filter'
+
+/** Paths the watcher reports: inputs, and files that are not images (said once, never processed). */
+const seenAsInput = (reason: string | null): boolean => reason === null || reason === NOT_AN_IMAGE
 import type { WatchFolderRecord } from './store'
 
 export interface RunnerDeps {
@@ -17,6 +20,8 @@ export interface RunnerDeps {
   knownPaths(folderId: string): string[]
   /** The runner's state changed (for the views). */
   changed(folderId: string): void
+  /** A file of the folder that is not an image: said once in the folder's activity, never processed. */
+  notImage(folderId: string, rel: string): void
   log(message: string): void
 }
 
@@ -70,7 +75,8 @@ export class FolderRunner {
         const rel = toRel(root, path)
         if (rel === '' || rel.startsWith('..')) return false
         if (stats?.isDirectory()) return ignoreDir(rel, this.filter)
-        if (stats?.isFile()) return ignoreReason(rel, this.filter) !== null
+        // Files that are not images are seen (and said once), never processed.
+        if (stats?.isFile()) return !seenAsInput(ignoreReason(rel, this.filter))
         // Without stats: only what holds for files and folders alike.
         return rel.split('/').some((p) => p.startsWith('.')) || this.opts.excluded.some((ex) => rel === ex || rel.startsWith(ex + '/'))
       }
@@ -78,7 +84,9 @@ export class FolderRunner {
     this.watcher = watcher
     const poke = (path: string): void => {
       const rel = toRel(root, path)
-      if (ignoreReason(rel, this.filter) === null) this.deps.poke(this.folder.id, rel)
+      const reason = ignoreReason(rel, this.filter)
+      if (reason === null) this.deps.poke(this.folder.id, rel)
+      else if (reason === NOT_AN_IMAGE) this.deps.notImage(this.folder.id, rel)
     }
     watcher.on('add', poke)
     watcher.on('change', poke)
@@ -138,7 +146,10 @@ export class FolderRunner {
       const full = join(dir, entry.name)
       if (entry.isDirectory()) {
         if (!ignoreDir(childRel, this.filter)) await this.walk(full, childRel, out)
-      } else if (ignoreReason(childRel, this.filter) === null) {
+      } else {
+        const reason = ignoreReason(childRel, this.filter)
+        if (reason === NOT_AN_IMAGE && entry.isFile()) this.deps.notImage(this.folder.id, childRel)
+        if (reason !== null) continue
         if (entry.isFile()) out.push(childRel)
         else if (entry.isSymbolicLink() && (await stat(full).catch(() => null))?.isFile()) out.push(childRel)
       }

@@ -9,10 +9,18 @@
  * engine/store/run-lock.ts), so one process watches a data folder's folders.
  */
 import { EventEmitter } from 'node:events'
-import { type WatchAddRequest, type WatchEvent, type WatchFolderView, type WatchRetryRequest, type WatchRetryResult, type WatchUpdateRequest } from '../../shared/watch'
+import {
+  type WatchActivityKind,
+  type WatchAddRequest,
+  type WatchEvent,
+  type WatchFolderView,
+  type WatchRetryRequest,
+  type WatchRetryResult,
+  type WatchUpdateRequest
+} from '../../shared/watch'
 import type { Db } from '../engine/store/db'
 import { isStrictlyInside, relativeName } from '../outputs/paths'
-import { WatchFolders } from './config'
+import { checkWatchOutput, WatchFolders } from './config'
 import { FileRecords } from './file-records'
 import { submissionName } from './files'
 import { FileIntake } from './intake'
@@ -22,6 +30,9 @@ import type { WatchProcessor } from './processor'
 import { FolderRunner } from './runner'
 import { doneDirOf, outputDirOf, WatchStore, type WatchFolderRecord } from './store'
 import { folderView, STOPPED, type RuntimeInfo } from './views'
+
+/** What the activity says about a file of the folder that is not an image. */
+export const NOT_AN_IMAGE_NOTE = 'not an image (PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG): left as it is'
 
 export interface WatchServiceOptions {
   db: Db
@@ -105,6 +116,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
         isActive: (folderId) => this.running && this.runners.has(folderId),
         signal: () => this.abort.signal,
         changed,
+        note: (folderId, rel, message) => this.note(folderId, 'note', rel, message),
         track: (p) => this.track(p),
         log: this.o.log
       },
@@ -155,10 +167,12 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
 
   /** Adds a folder; resolves once the service has taken the change (the first scan runs on). */
   async add(request: WatchAddRequest): Promise<WatchFolderView> {
+    await checkWatchOutput(request)
     return this.applied(this.folders.add(request).id)
   }
 
   async update(request: WatchUpdateRequest): Promise<WatchFolderView> {
+    if (request.output_dir) await checkWatchOutput({ output_dir: request.output_dir })
     return this.applied(this.folders.update(request).id)
   }
 
@@ -263,6 +277,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
         poke: (folderId, rel) => this.intake.poke(folderId, rel),
         knownPaths: (folderId) => this.store.filesOf(folderId).map((r) => r.relPath),
         changed: (folderId) => this.changed(folderId),
+        notImage: (folderId, rel) => this.note(folderId, 'skipped', rel, NOT_AN_IMAGE_NOTE),
         log: this.o.log
       })
       this.runners.set(f.id, runner)
@@ -302,6 +317,13 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
     })
     this.tasks.add(t)
     void t.finally(() => this.tasks.delete(t))
+  }
+
+  /** Says something about a file in the folder's activity, unless the same was said already (a rescan sees it again). */
+  private note(folderId: string, kind: WatchActivityKind, rel: string, message: string): void {
+    if (this.store.hasEvent(folderId, kind, rel, message)) return
+    this.store.addEvent(folderId, kind, rel, message)
+    this.changed(folderId)
   }
 
   /** Emits the folder's view soon (coalesced, so 100 files at once make a few events, not hundreds). */

@@ -272,6 +272,14 @@ export class WatchStore {
       .run(folderId, folderId, EVENTS_KEPT)
   }
 
+  /** Whether the folder's kept activity already says this about `relPath`. */
+  hasEvent(folderId: string, kind: WatchActivityKind, relPath: string, message: string): boolean {
+    return (
+      this.db.prepare('SELECT 1 FROM watch_events WHERE folder_id = ? AND kind = ? AND rel_path = ? AND message = ? LIMIT 1').get(folderId, kind, relPath, message) !==
+      undefined
+    )
+  }
+
   recent(folderId: string, limit = 30): WatchActivity[] {
     return (
       this.db.prepare('SELECT at, kind, rel_path, message FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT ?').all(folderId, limit) as {

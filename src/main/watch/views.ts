@@ -2,6 +2,7 @@
  * Wire views of watched folders (src/shared/watch.ts) from the store, plus what only the
  * running service knows (state, files seen but not yet recorded).
  */
+import { explainProblem } from '../../shared/explain'
 import type { WatchFileView, WatchFolderState, WatchFolderView } from '../../shared/watch'
 import type { RunLockHolder } from '../engine/store/run-lock'
 import { outputDirOf, type WatchFileRecord, type WatchFolderRecord, type WatchStore } from './store'
@@ -16,6 +17,11 @@ export interface RuntimeInfo {
   pending: string[]
 }
 
+/** A stored failure text in plain words, the text itself as the detail. */
+function explained(raw: string | null): { message: string; detail: string | null } {
+  return explainProblem(raw)
+}
+
 export function fileView(store: WatchStore, f: WatchFileRecord): WatchFileView {
   const outputs = f.state === 'done' ? store.outputs.outputsOf(f.id).filter((o) => o.written && o.jobId === f.jobId).map((o) => o.path) : []
   return {
@@ -24,7 +30,7 @@ export function fileView(store: WatchStore, f: WatchFileRecord): WatchFileView {
     rel_path: f.relPath,
     state: f.state === 'submitting' ? 'waiting' : f.state,
     job_id: f.jobId,
-    error: f.errorCode || f.errorMessage ? { code: f.errorCode ?? 'error', message: f.errorMessage ?? '' } : null,
+    error: f.errorCode || f.errorMessage ? { code: f.errorCode ?? 'error', ...explained(f.errorMessage) } : null,
     duplicate_of: f.duplicateOf,
     outputs,
     updated_at: f.updatedAt
@@ -52,7 +58,8 @@ export function folderView(store: WatchStore, f: WatchFolderRecord, runtime: Run
     state_message: f.paused ? null : runtime.message,
     counts,
     failed: store.failedFiles(f.id).map((r) => fileView(store, r)),
-    recent: store.recent(f.id),
+    // Failures are stored as they came; they are read in plain words.
+    recent: store.recent(f.id).map((a) => (a.kind === 'failed' ? { ...a, message: explainProblem(a.message).message } : a)),
     created_at: f.createdAt,
     updated_at: f.updatedAt
   }

@@ -91,6 +91,6 @@ function blocked(host: string, range: string): JobFailure {
   return new JobFailure(
     'fetch_blocked',
     `refusing to fetch from ${host}: address is in a non-public range (${range}); ` +
-      'enable allowPrivateNetworkUrls to allow private network URLs'
+      'local-network addresses are allowed when clipdesk serve runs with --allow-private-urls'
   )
 }

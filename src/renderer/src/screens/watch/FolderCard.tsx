@@ -21,7 +21,8 @@ const ACTIVITY_CLASS: Record<WatchActivity['kind'], string> = {
   failed: 'failed',
   skipped: 'cancelled',
   retried: '',
-  error: 'failed'
+  error: 'failed',
+  note: ''
 }
 
 function jobText(f: WatchFolderView): string {

@@ -1,0 +1,77 @@
+/**
+ * The words a designer reads, in one place: what each variation and each mode is called on
+ * every screen, in the command line's help and in the names of files written by default. The
+ * API keeps its own names (`clipping`, `compose`, `shadowTop`…, docs/api.md); these words are
+ * for display and file names only, and every screen takes them from here so that Batches,
+ * Watched folders, Presets and the reports say the same thing (docs/vocabulary.md).
+ * No Node, no DOM.
+ */
+import type { Mode, Variation } from './api'
+
+/** How a variation is called on screen. */
+export const VARIATION_LABEL: Record<Variation, string> = {
+  clipping: 'Cut-out',
+  background: 'Background only',
+  compose: 'On background',
+  shadowTop: 'With shadow',
+  mask: 'Mask'
+}
+
+/**
+ * The variation's word in a file name (`{variation}` of a name template, and the default names
+ * when several files are written per photo): `photo.cut-out.png`, `photo.with-shadow.png`.
+ */
+export const VARIATION_FILE_WORD: Record<Variation, string> = {
+  clipping: 'cut-out',
+  background: 'background',
+  compose: 'on-background',
+  shadowTop: 'with-shadow',
+  mask: 'mask'
+}
+
+/** The file-name word of a variation; a name the list does not know stays as it is. */
+export function variationFileWord(variation: string): string {
+  return (VARIATION_FILE_WORD as Record<string, string>)[variation] ?? variation
+}
+
+/** The screen label of a variation; a name the list does not know stays as it is. */
+export function variationLabel(variation: string): string {
+  return (VARIATION_LABEL as Record<string, string>)[variation] ?? variation
+}
+
+/** The mode's word in a file name, for `{preset}` when no preset is followed: `cut-out/photo.png`. */
+export const MODE_FILE_WORD: Record<Mode, string> = {
+  clipping: 'cut-out',
+  background: 'on-white',
+  params: 'custom'
+}
+
+/** How each mode is called on every screen (the batch form, the watched-folder form, the lists). */
+export const MODE_LABEL: Record<Mode, string> = {
+  clipping: 'Cut-out (transparent)',
+  background: 'On white background',
+  params: 'Custom settings'
+}
+
+/** The mode select's option for a request that follows a preset. */
+export const FROM_PRESET_LABEL = 'From the preset'
+
+/**
+ * One line for what a batch or a watched folder does: the preset's name when it follows one,
+ * else the mode's label, then the format: `Cut-out (transparent) · PNG`, `Preset shop-beige · JPG`.
+ * `presetTitle` turns a preset's name into its display name when the screen knows it.
+ */
+export function describeJob(
+  request: { mode: Mode; params: string | Record<string, unknown> | null; output_format: string },
+  presetTitle: (name: string) => string = (name) => name
+): string {
+  const format = request.output_format.toUpperCase()
+  if (request.mode !== 'params') return `${MODE_LABEL[request.mode]} · ${format}`
+  const params = request.params
+  if (typeof params === 'string') {
+    const first = params.split(/[;&]/)[0]!.trim()
+    const rest = params.slice(first.length).replace(/^[;&]/, '').trim()
+    if (first !== '' && !first.includes('=')) return `Preset ${presetTitle(first)}${rest ? ' with changes' : ''} · ${format}`
+  }
+  return `${MODE_LABEL.params} · ${format}`
+}
