@@ -67,6 +67,29 @@ describe('batch outputs', () => {
   })
 
   // The later batches reuse the first one's masks (same photos): each is a compose, not a model run.
+  it('places the original as a cropping preset framed its result: before and after compare the same frame', async () => {
+    const out = join(root, 'framing')
+    await runBatch(preset, out)
+    const [batch] = service.list().filter((b) => b.destination === out)
+    const item = service.detail(batch!.id, () => '').items.find((i) => i.name === 'ball.png')!
+    const [before, after] = await Promise.all([service.previewFile(item.id, 'before'), service.previewFile(item.id, 'after')])
+    const [b, a] = await Promise.all([sharp(before!).metadata(), sharp(after!).metadata()])
+    // ecommerce-white makes a 2000×2000 frame: the before view is that square too, not the 4:3 photo.
+    expect(b.width! / b.height!).toBeCloseTo(a.width! / a.height!, 2)
+    expect(b.width).toBe(b.height)
+    // Outside the placed subject's box the framed original is transparent, like the canvas margins.
+    const corner = await sharp(before!).ensureAlpha().extract({ left: 0, top: 0, width: 1, height: 1 }).raw().toBuffer()
+    expect(corner[3]).toBe(0)
+    // A cut-out without crop or size keeps the photo's own frame.
+    const plainOut = join(root, 'framing-plain')
+    await runBatch({ mode: 'clipping', output_format: 'png', params: null }, plainOut)
+    const plain = service.list().find((x) => x.destination === plainOut)!
+    const plainItem = service.detail(plain.id, () => '').items.find((i) => i.name === 'ball.png')!
+    const plainBefore = await sharp((await service.previewFile(plainItem.id, 'before'))!).metadata()
+    const scene = await sharp(await scenePng()).metadata()
+    expect(plainBefore.width! / plainBefore.height!).toBeCloseTo(scene.width! / scene.height!, 2)
+  })
+
   it('writes every variation when asked', async () => {
     const all = await runBatch({ ...preset, all_variations: true }, join(root, 'all'))
     // File names carry the designer's words for the variations (src/shared/vocabulary.ts).

@@ -13,7 +13,8 @@ const summary = (counts: Partial<BatchSummary['counts']>): BatchSummary => ({
   counts: { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, ...counts },
   progress: 100,
   interrupted: false,
-  expected_files: null
+  expected_files: null,
+  rev: 0
 })
 
 describe('the tray and menu queue text', () => {

@@ -102,6 +102,11 @@ export interface BatchSummary {
    * this as the total while files are still being added, so the total does not grow.
    */
   expected_files: number | null
+  /**
+   * When this summary was read (ms, increasing within a server's run): an answer that arrives
+   * after a newer pushed summary is older than it and is not applied over it.
+   */
+  rev: number
 }
 
 export interface BatchDetail extends BatchSummary {
@@ -221,14 +226,19 @@ const files = (n: number): string => `${n} ${n === 1 ? 'file' : 'files'}`
  * batch with cancelled files is "Stopped" (done, failed, stopped while running, not started);
  * one whose every file failed is "Failed"; one with some failures is "Done with N errors".
  */
-export function batchOutcome(s: Pick<BatchSummary, 'counts' | 'interrupted' | 'progress'>): BatchOutcome {
+export function batchOutcome(s: Pick<BatchSummary, 'counts' | 'interrupted' | 'progress'> & { expected_files?: number | null }): BatchOutcome {
   const c = s.counts
   const pending = c.waiting + c.running
-  const share = c.total === 0 ? 0 : Math.floor((100 * c.done) / c.total)
+  // While files are still being added, the total announced at the start (it does not grow).
+  const total = pending > 0 ? Math.max(c.total, s.expected_files ?? 0) : c.total
+  const share = total === 0 ? 0 : Math.floor((100 * c.done) / total)
+  if (c.total === 0 && (s.expected_files ?? 0) > 0 && c.not_images < (s.expected_files ?? 0)) {
+    return { kind: 'running', title: `Adding ${files(s.expected_files ?? 0)}…`, bar: 0 }
+  }
   if (c.total === 0) return { kind: 'empty', title: c.not_images > 0 ? 'No images in this batch' : 'No files yet', bar: 0 }
   if (pending > 0 && s.interrupted) return { kind: 'interrupted', title: `Interrupted: ${c.done} done, ${pending} to do`, bar: share }
   const failedPart = c.failed > 0 ? `, ${c.failed} failed` : ''
-  if (pending > 0) return { kind: 'running', title: `Running: ${c.done} of ${c.total} done${failedPart}`, bar: s.progress }
+  if (pending > 0) return { kind: 'running', title: `Running: ${c.done} of ${total} done${failedPart}`, bar: total > c.total ? Math.floor((s.progress * c.total) / total) : s.progress }
   if (c.cancelled > 0) {
     const cutShort = c.cancelled - c.not_started
     const parts = [`${c.done} done`]

@@ -8,8 +8,10 @@ import { formatParams, parseParams, type ParamValues } from './params'
 
 /** A preset as listed (IPC `presetsList`, `clipdesk presets list`). */
 export interface PresetInfo {
-  /** `[a-z0-9][a-z0-9_-]{0,63}` */
+  /** The short name it is used by (`params=shop-beige`, `--params shop-beige`): `[a-z0-9][a-z0-9_-]{0,63}`. */
   name: string
+  /** The name shown on screens, any text ("Shop Beige"); the short name when none was given. */
+  title: string
   builtin: boolean
   description: string | null
   /** The keys the preset sets, in canonical inline form (`background=#FFFFFF;shadow=top;…`). */
@@ -23,7 +25,10 @@ export interface PresetInfo {
 
 /** IPC `presetsSave`: creates a user preset, or replaces the one of that name. */
 export interface PresetSaveRequest {
-  name: string
+  /** The short name; absent or empty: made from `title` (`presetSlug`). */
+  name?: string
+  /** The name shown on screens, with spaces and capitals as the user wrote it. */
+  title?: string | null
   /**
    * A parameter set in any form of SPEC §2 (inline string, JSON object, or led by another
    * preset's name, whose keys are copied in at save time).
@@ -34,9 +39,31 @@ export interface PresetSaveRequest {
 
 /** Longest preset description. */
 export const MAX_PRESET_DESCRIPTION = 500
+/** Longest display name. */
+export const MAX_PRESET_TITLE = 120
+
+/**
+ * The short name of a display name: lower case, accents dropped, every run of other characters
+ * one `-` ("Shop Beige 2" → `shop-beige-2`, "Café crème" → `cafe-creme`); empty when nothing
+ * usable is left. At most 64 characters, the grammar of preset names.
+ */
+export function presetSlug(title: string): string {
+  const base = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+  let slug = ''
+  for (const ch of base) {
+    const keep = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch === '_'
+    if (keep) slug += ch
+    else if (slug !== '' && !slug.endsWith('-')) slug += '-'
+  }
+  return slug.slice(0, 64).replace(/-+$/, '')
+}
 
 interface BuiltinDefinition {
   name: string
+  title: string
   description: string
   params: string
 }
@@ -44,21 +71,25 @@ interface BuiltinDefinition {
 const DEFINITIONS: BuiltinDefinition[] = [
   {
     name: 'ecommerce-white',
-    description: 'Product on pure white, cropped to the subject, 2000×2000 with a 5 % margin, standing on the bottom margin, with a contact shadow (final_url: shadowTop).',
+    title: 'E-commerce white',
+    description: 'Product on pure white, cropped to the subject, 2000×2000 with a 5 % margin, standing on the bottom margin, with a contact shadow (main file: with shadow).',
     params: 'background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=5%;position=bottom;primary=shadowTop'
   },
   {
     name: 'transparent-square',
+    title: 'Transparent square',
     description: 'Cut-out on a transparent 2000×2000 square, cropped to the subject and centred with a 5 % margin.',
     params: 'background=transparent;shadow=none;crop=subject;size=2000x2000;margin=5%;position=center;variations=clipping,mask;primary=clipping'
   },
   {
     name: 'marketplace-1600',
+    title: 'Marketplace 1600',
     description: 'Marketplace listing image: white 1600×1600, subject cropped and centred with an 8 % margin, no shadow.',
     params: 'background=#FFFFFF;shadow=none;crop=subject;size=1600x1600;margin=8%;position=center;quality=90'
   },
   {
     name: 'social-blur',
+    title: 'Social, blurred',
     description: 'Social post: 1080×1080 square, subject centred with a 10 % margin over its own photo, blurred.',
     params: 'background=blur;shadow=none;crop=subject;size=1080x1080;margin=10%;position=center'
   }
@@ -68,7 +99,7 @@ function definitionToInfo(d: BuiltinDefinition): PresetInfo {
   const parsed = parseParams(d.params)
   if (!parsed.ok || parsed.value.preset !== null) throw new Error(`built-in preset ${d.name} does not parse`)
   const values = parsed.value.values
-  return { name: d.name, builtin: true, description: d.description, params: formatParams(values), values, createdAt: null, updatedAt: null }
+  return { name: d.name, title: d.title, builtin: true, description: d.description, params: formatParams(values), values, createdAt: null, updatedAt: null }
 }
 
 export const BUILTIN_PRESETS: readonly PresetInfo[] = DEFINITIONS.map(definitionToInfo)

@@ -105,7 +105,7 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(serve.key).toBeNull() // keys exist: none printed
     await signIn() // another port is another origin: the key is asked again
     await expect.poll(() => page.locator('[data-testid=batch-item][data-state=done]').count()).toBe(3)
-    expect(await page.getByTestId('batch-percent').textContent()).toBe('100 %')
+    expect(await page.getByTestId('batch-outcome').textContent()).toBe('Done: all 3 files')
     await page.getByTestId('nav-settings').click()
     await page.getByTestId('theme').selectOption('dark')
     await page.getByTestId('nav-batches').click()

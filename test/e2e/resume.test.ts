@@ -121,7 +121,7 @@ describe.skipIf(!hasChromium)(title, () => {
       PHOTOS,
       { timeout: 240_000 }
     )
-    await expect.poll(() => page.getByTestId('batch-count').textContent()).toContain(`${PHOTOS} of ${PHOTOS} finished`)
+    await expect.poll(() => page.getByTestId('batch-outcome').textContent()).toBe(`Done: all ${PHOTOS} files`)
     expect(await page.getByTestId('resume-batch').count()).toBe(0)
     await page.screenshot({ path: join(ARTIFACTS, 'resume-2-done.png') })
 

@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises'
 import { extname, join } from 'node:path'
 import { writeFileAtomic } from '../engine/paths'
 import type { PreviewRequest } from '../engine/sandbox/protocol'
+import type { JobFraming } from '../engine/store/jobs'
 import type { ItemRecord } from './store'
 
 /** Images the list and the before/after view show for an item. */
@@ -38,16 +39,18 @@ export class Previews {
 
   /**
    * The cached file for `kind`, made on first use; null when its source is gone (input of a
-   * swept upload) or not made yet (result of a running job).
+   * swept upload) or not made yet (result of a running job). `frame`: how the item's job framed
+   * its subject; the before view then places the original the same way, so that a cropping
+   * preset's result is compared with the same framing.
    */
-  async file(item: ItemRecord, kind: PreviewKind, inputPath: string | null): Promise<string | null> {
+  async file(item: ItemRecord, kind: PreviewKind, inputPath: string | null, frame: JobFraming | null = null): Promise<string | null> {
     const source = kind.endsWith('before') ? inputPath : item.outputs.find((p) => DISPLAYABLE.has(extname(p).toLowerCase())) ?? null
     if (!source || !existsSync(source)) return null
     const target = join(this.root, item.batchId, `${item.id}-${kind}-${item.jobId ?? 'none'}.webp`)
     if (existsSync(target)) return target
     const running = this.pending.get(target)
     if (running) return running
-    const made = this.render(source, target, kind).finally(() => this.pending.delete(target))
+    const made = this.render(source, target, kind, kind === 'before' ? frame : null).finally(() => this.pending.delete(target))
     this.pending.set(target, made)
     return made
   }
@@ -56,10 +59,10 @@ export class Previews {
     await rm(join(this.root, batchId), { recursive: true, force: true })
   }
 
-  private async render(source: string, target: string, kind: PreviewKind): Promise<string | null> {
+  private async render(source: string, target: string, kind: PreviewKind, frame: JobFraming | null): Promise<string | null> {
     try {
       const thumb = kind.startsWith('thumb')
-      const bytes = await this.renderPreview({ path: source, edge: thumb ? THUMB_EDGE : VIEW_EDGE, quality: thumb ? 80 : 90 })
+      const bytes = await this.renderPreview({ path: source, edge: thumb ? THUMB_EDGE : VIEW_EDGE, quality: thumb ? 80 : 90, ...(frame && { frame }) })
       await mkdir(join(target, '..'), { recursive: true })
       await writeFileAtomic(target, bytes)
       return target

@@ -60,6 +60,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   private readonly runner: BatchRunner
   private readonly reporter: BatchReporter
   private readonly onJob = (e: JobEvent): void => this.jobChanged(e)
+  private lastRev = 0
 
   constructor(
     private readonly engine: Engine,
@@ -124,7 +125,9 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     const item = this.store.item(itemId)
     if (!item) return null
     const job = item.jobId ? this.engine.jobs.get(item.jobId) : null
-    return this.previews.file(item, kind, item.sourcePath ?? job?.inputPath ?? null)
+    // A done item's original is placed as its job framed the subject (a cropping preset): before and after compare the same frame.
+    const frame = item.status === 'done' && item.jobId ? this.engine.jobs.framing(item.jobId) : null
+    return this.previews.file(item, kind, item.sourcePath ?? job?.inputPath ?? null, frame)
   }
 
   /** The folder to open for a batch, or for one file (its folder in the destination). */
@@ -210,6 +213,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     const items = this.targetItems(target)
     this.store.setInterrupted(target.batch_id, null)
     let gone = 0
+    let refused = 0
     for (const item of items) {
       if ((item.status !== 'failed' && item.status !== 'cancelled') || item.notImage) continue
       const reset = { status: 'waiting' as const, progress: 0, warnings: [], outputs: [], planned: null, startedAt: null, finishedAt: null }
@@ -218,7 +222,11 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
         continue
       }
       // A browser upload: run it again from the engine's stored copy while it is kept.
-      const inputPath = item.jobId ? this.engine.jobs.get(item.jobId)?.inputPath : null
+      if (!item.jobId) {
+        refused++ // refused when it was added: nothing was kept to run again
+        continue
+      }
+      const inputPath = this.engine.jobs.get(item.jobId)?.inputPath
       if (!inputPath || !existsSync(inputPath)) {
         gone++
         continue
@@ -229,10 +237,13 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     }
     this.emit('batch', target.batch_id)
     this.runner.pump()
-    if (gone > 0) {
-      const which = gone === 1 ? (target.item_id ? 'This file' : '1 file') : `${gone} files`
-      throw new ApiError('not_found', `${which} cannot be retried: the uploaded original is no longer kept (uploads are kept for the retention time). Add ${gone === 1 ? 'it' : 'them'} to a batch again.`)
-    }
+    const which = (n: number): string => (n === 1 ? (target.item_id ? 'This file' : '1 file') : `${n} files`)
+    const them = (n: number): string => (n === 1 ? 'it' : 'them')
+    const reasons = [
+      ...(gone > 0 ? [`${which(gone)} cannot be retried: the uploaded original is no longer kept (uploads are kept for the retention time). Add ${them(gone)} to a batch again.`] : []),
+      ...(refused > 0 ? [`${which(refused)} cannot be retried: ${refused === 1 ? 'it was' : 'they were'} refused when added, so nothing was kept to run again. Add ${them(refused)} to a batch again.`] : [])
+    ]
+    if (reasons.length > 0) throw new ApiError('not_found', reasons.join(' '))
     return this.summary(target.batch_id)
   }
 
@@ -265,7 +276,9 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   }
 
   private summaryOf(batch: BatchRecord): BatchSummary {
-    return batchSummary(batch, this.store.counts(batch.id))
+    // Each summary read later than another carries a higher rev (the clock, kept increasing).
+    this.lastRev = Math.max(this.lastRev + 0.001, Date.now())
+    return batchSummary(batch, this.store.counts(batch.id), this.lastRev)
   }
 
   /**

@@ -39,7 +39,8 @@ export function itemView(item: ItemRecord, address: PreviewAddress): BatchItemVi
 
 export function batchSummary(
   batch: BatchRecord,
-  { counts, progressSum, startedAt, finishedAt }: { counts: BatchCounts; progressSum: number; startedAt: number | null; finishedAt: number | null }
+  { counts, progressSum, startedAt, finishedAt }: { counts: BatchCounts; progressSum: number; startedAt: number | null; finishedAt: number | null },
+  rev: number
 ): BatchSummary {
   const pending = counts.waiting + counts.running
   return {
@@ -53,7 +54,8 @@ export function batchSummary(
     counts,
     progress: counts.total === 0 ? 0 : Math.floor(progressSum / counts.total),
     interrupted: batch.interruptedAt !== null && pending > 0,
-    expected_files: batch.expectedFiles
+    expected_files: batch.expectedFiles,
+    rev
   }
 }
 

@@ -1,3 +1,5 @@
+import { PRESET_NAME_PATTERN } from '../../shared/params'
+import { presetSlug } from '../../shared/presets'
 import { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import { CliError, parse } from './args'
@@ -23,7 +25,10 @@ export async function runPresets(args: string[]): Promise<number> {
     description: { type: 'string' },
     replace: { type: 'boolean', default: false }
   })
-  const [sub, name, params, ...extra] = positionals
+  const [sub, given, params, ...extra] = positionals
+  // A display name ("Shop Beige") is kept as the title; the preset is used by its short name (shop-beige).
+  const title = given !== undefined && !PRESET_NAME_PATTERN.test(given) ? given.trim() : null
+  const name = title !== null ? presetSlug(title) || given : given
   if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (quote a params string that has spaces or ;)\n${USAGE}`)
   const engine = new Engine({ dataDir })
   try {
@@ -34,16 +39,21 @@ export async function runPresets(args: string[]): Promise<number> {
         if (existing && !existing.builtin && !values.replace) throw new CliError(`a preset named "${name}" exists; add --replace to replace it`)
         let info
         try {
-          info = engine.presets.save({ name, params, description: (values.description as string | undefined) ?? existing?.description ?? null })
+          info = engine.presets.save({
+            name,
+            title: title ?? existing?.title ?? null,
+            params,
+            description: (values.description as string | undefined) ?? existing?.description ?? null
+          })
         } catch (err) {
           explain(err)
         }
-        say(`${existing ? 'Replaced' : 'Created'} preset ${info.name}: ${info.params}`)
+        say(`${existing ? 'Replaced' : 'Created'} preset ${info.title === info.name ? info.name : `"${info.title}" (use it as ${info.name})`}: ${info.params}`)
         return 0
       }
       case 'list': {
         for (const p of engine.presets.list()) {
-          say(`${field(p.name)}\t${p.builtin ? 'built-in' : 'user'}\t${field(p.params)}${p.description ? `\t${field(p.description)}` : ''}`)
+          say(`${field(p.name)}\t${field(p.title)}\t${p.builtin ? 'built-in' : 'user'}\t${field(p.params)}${p.description ? `\t${field(p.description)}` : ''}`)
         }
         return 0
       }

@@ -13,10 +13,12 @@ import { defaultOutputDir } from '../data-dir'
 import { CliError, parse } from './args'
 import { complain, say } from './print'
 
-/** The built renderer next to the CLI bundle (out/main/cli.js → out/renderer); this module is bundled into cli.js only. */
+/**
+ * The built renderer beside the main bundles: `out/renderer`, seen from `out/main/cli.js` or
+ * from the chunk this lazily loaded command is built into (`out/main/chunks/`).
+ */
 function defaultRendererDir(): string | undefined {
-  const dir = join(import.meta.dirname, '../renderer')
-  return existsSync(join(dir, 'index.html')) ? dir : undefined
+  return [join(import.meta.dirname, '../renderer'), join(import.meta.dirname, '../../renderer')].find((dir) => existsSync(join(dir, 'index.html')))
 }
 
 /** `clipdesk serve`: the services of `compose-services.ts` and the HTTP listener until SIGINT/SIGTERM. */

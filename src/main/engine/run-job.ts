@@ -132,6 +132,7 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
       await writeFileAtomic(path, out.bytes)
       ctx.jobs.addResult(claimed.id, { variation: out.variation, ext: out.ext, path, bytes: out.bytes.length })
     }
+    if (made.placement) ctx.jobs.setFraming(claimed.id, made.placement) // for before/after views
     if (at !== 'encoding') moveTo('encoding')
     moveTo('done', { warnings: made.warnings, ignored: made.ignored })
   } catch (err) {

@@ -2,7 +2,12 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './App'
 import { startApp } from './store/connect'
-import './styles.css'
+import './styles/base.css'
+import './styles/app.css'
+import './styles/status.css'
+import './styles/batches.css'
+import './styles/presets.css'
+import './styles/viewer.css'
 
 void startApp()
 

@@ -21,7 +21,7 @@ import type { DecodedImage } from './decode'
 import type { ToNative } from './native-colour'
 import { drawOver } from './draw-over'
 import { attachNative, composeNative } from './native-compose'
-import { alphaBounds, extractResized, placeOnCanvas, planPlacement } from './placement'
+import { alphaBounds, extractResized, placeOnCanvas, planPlacement, type Placement } from './placement'
 import { makeShadow, shadowSkipReason, type ShadowResult } from './shadow'
 import type { ComposedVariation, PsdLayerSpec, RgbaImage } from './variation'
 
@@ -31,6 +31,8 @@ export interface ComposeResult {
   variations: ComposedVariation[]
   warnings: Partial<Record<Variation, string[]>>
   ignored: Variation[]
+  /** How the subject was framed on the canvas (a before/after view places the original the same way). */
+  placement: Placement
 }
 
 export interface ComposeOptions {
@@ -168,5 +170,5 @@ export async function composeVariations(
       note(params.primary, `colour: ${err.message}; the output is in sRGB`)
     }
   }
-  return { variations, warnings, ignored }
+  return { variations, warnings, ignored, placement }
 }

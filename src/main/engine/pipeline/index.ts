@@ -10,6 +10,7 @@ import { composeVariations } from './compose'
 import { decodeImage, type DecodedImage } from './decode'
 import { encodeVariation } from './encode'
 import { srgbToNative, type ToNative } from './native-colour'
+import type { Placement } from './placement'
 import type { ExifFields, SourceMetadata } from './source-info'
 
 export { decodeImage, type DecodedImage, type DecodeOptions } from './decode'
@@ -50,6 +51,8 @@ export interface JobResult {
   outputs: JobOutput[]
   warnings: Partial<Record<Variation, string[]>>
   ignored: Variation[]
+  /** How the subject was framed (`placement.ts`): recorded with the job for before/after views. */
+  placement?: Placement
 }
 
 function addWarnings(into: Partial<Record<Variation, string[]>>, variation: Variation, list: string[]): void {
@@ -87,7 +90,7 @@ export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan):
     addWarnings(warnings, v.variation, encoded.warnings)
     outputs.push({ variation: v.variation, ext: plan.format, bytes: encoded.bytes })
   }
-  return { outputs, warnings, ignored: composed.ignored }
+  return { outputs, warnings, ignored: composed.ignored, placement: composed.placement }
 }
 
 /** The XMP and EXIF an output carries under the job's `metadata` setting. */

@@ -5,6 +5,7 @@
 import type { FailureReason } from '../../../shared/errors'
 import type { DecodedImage, ProbedImage } from '../pipeline/decode'
 import type { NativeTarget } from '../pipeline/native-colour'
+import type { JobFraming } from '../store/jobs'
 
 export interface PreviewRequest {
   /** File to render: an upload, a stored input or a result. */
@@ -12,6 +13,11 @@ export interface PreviewRequest {
   /** Long edge of the rendering, in pixels (never enlarged). */
   edge: number
   quality: number
+  /**
+   * Place the image as a job framed its subject (the original of a cropping preset's result):
+   * `source` of the image drawn at `target` on a transparent `canvas`. Absent: the image whole.
+   */
+  frame?: JobFraming
 }
 
 export type SandboxRequest =

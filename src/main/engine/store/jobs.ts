@@ -31,6 +31,14 @@ export interface JobRecord {
   device: string | null
 }
 
+type Rect = { x: number; y: number; width: number; height: number }
+/** The part of the input placed (`source`), where it landed (`target`) and the canvas (`pipeline/placement.ts`). */
+export interface JobFraming {
+  canvas: { width: number; height: number }
+  source: Rect
+  target: Rect
+}
+
 export interface ResultRecord {
   variation: Variation
   ext: string
@@ -233,6 +241,17 @@ export class JobStore {
         id: string
       }[]
     ).map((r) => r.id)
+  }
+
+  /** Records how a done job framed its subject (for before/after views: `schema/job-framing.ts`). */
+  setFraming(jobId: string, framing: JobFraming): void {
+    prepared(this.db, 'INSERT OR REPLACE INTO job_framing (job_id, framing) VALUES (?, ?)').run(jobId, JSON.stringify(framing))
+  }
+
+  /** How a done job framed its subject; null when not recorded (a studio worker's job, or an older one). */
+  framing(jobId: string): JobFraming | null {
+    const row = prepared(this.db, 'SELECT framing FROM job_framing WHERE job_id = ?').get(jobId) as { framing: string } | undefined
+    return row ? (JSON.parse(row.framing) as JobFraming) : null
   }
 
   deleteJob(id: string): void {

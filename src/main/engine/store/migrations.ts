@@ -14,6 +14,8 @@ import core from './schema/001-core'
 import maskCache from './schema/002-mask-cache'
 import presets from './schema/003-presets'
 import models from './schema/006-models'
+import presetsTitle from './schema/presets-title'
+import jobFraming from './schema/job-framing'
 import { keysAdmin, keysKind } from './schema/keys-columns'
 
 export interface Migration {
@@ -30,7 +32,9 @@ export const ENGINE_MIGRATIONS: Migration[] = [
   { name: '002-mask-cache', sql: maskCache },
   { name: '006-models', sql: models },
   { name: '005-keys-admin', sql: keysAdmin, alreadyIn: '005-batches' },
-  { name: '008-keys-kind', sql: keysKind, alreadyIn: '008-studio' }
+  { name: '008-keys-kind', sql: keysKind, alreadyIn: '008-studio' },
+  { name: '012-presets-title', sql: presetsTitle },
+  { name: '012-job-framing', sql: jobFraming }
 ]
 
 /** Applies the migrations of `list` not yet recorded, in order, each in its own transaction (taken at once: two processes opening one folder apply each migration once). */

@@ -63,6 +63,26 @@ describe('PresetStore', () => {
     expect(presets.get('shop')).toBeNull()
   })
 
+  it('takes a display name with spaces and makes the short name from it', () => {
+    const saved = presets.save({ title: 'Shop Beige', params: 'background=beige;crop=subject' })
+    expect(saved).toMatchObject({ name: 'shop-beige', title: 'Shop Beige', params: 'background=#F5F5DC;crop=subject' })
+    expect(presets.list().find((p) => p.name === 'shop-beige')?.title).toBe('Shop Beige')
+    // Editing keeps the short name; the display name may change.
+    expect(presets.save({ name: 'shop-beige', title: 'Shop — beige, 2', params: 'crop=subject' }).title).toBe('Shop — beige, 2')
+    // A preset saved without a display name shows its short name.
+    expect(presets.save({ name: 'plain', params: 'crop=subject' }).title).toBe('plain')
+    const refused = (req: Parameters<typeof presets.save>[0]) => {
+      try {
+        presets.save(req)
+      } catch (err) {
+        return (err as ApiError).details
+      }
+      return null
+    }
+    expect(refused({ title: '!!!', params: 'crop=subject' })).toEqual([{ field: 'title', issue: 'the name needs at least one letter or digit (a-z, 0-9)' }])
+    expect(refused({ title: 'Ecommerce White', params: 'crop=subject' })).toEqual([{ field: 'name', issue: '"ecommerce-white" is a built-in preset and cannot be changed; save under another name' }])
+  })
+
   it('copies the keys of a preset it starts from, so later edits of that one do not change it', () => {
     presets.save({ name: 'base', params: 'shadow=none;quality=70' })
     const derived = presets.save({ name: 'derived', params: 'base;quality=90;margin=20px' })

@@ -1,5 +1,5 @@
 import { formatParams, mergeValues, parseParams, PRESET_NAME_PATTERN, type ParamValues } from '../../../shared/params'
-import { BUILTIN_PRESETS, builtinPreset, MAX_PRESET_DESCRIPTION, type PresetInfo, type PresetSaveRequest } from '../../../shared/presets'
+import { BUILTIN_PRESETS, builtinPreset, MAX_PRESET_DESCRIPTION, MAX_PRESET_TITLE, presetSlug, type PresetInfo, type PresetSaveRequest } from '../../../shared/presets'
 import type { ErrorDetail } from '../../../shared/errors'
 import { ApiError } from '../errors'
 import type { Db } from './db'
@@ -9,6 +9,7 @@ interface PresetRow {
   params: string
   source: string
   description: string | null
+  title: string | null
   created_at: number
   updated_at: number
 }
@@ -17,6 +18,7 @@ function toInfo(row: PresetRow): PresetInfo {
   const values = JSON.parse(row.params) as ParamValues
   return {
     name: row.name,
+    title: row.title || row.name,
     builtin: false,
     description: row.description,
     params: formatParams(values),
@@ -57,9 +59,19 @@ export class PresetStore {
   save(request: PresetSaveRequest): PresetInfo {
     if (typeof request !== 'object' || request === null) throw new ApiError('malformed_request', 'The request must be an object.')
     const details: ErrorDetail[] = []
-    const { name, params, description } = request
+    const { params, description } = request
+    const title = typeof request.title === 'string' ? request.title.trim() || null : null
+    // The short name: as given, or made from the display name ("Shop Beige" → shop-beige).
+    const name = typeof request.name === 'string' && request.name.trim() !== '' ? request.name.trim() : title ? presetSlug(title) : request.name
+    if (request.title !== undefined && request.title !== null && (typeof request.title !== 'string' || request.title.length > MAX_PRESET_TITLE)) {
+      details.push({ field: 'title', issue: `expected a text of at most ${MAX_PRESET_TITLE} characters` })
+    }
     if (typeof name !== 'string' || !PRESET_NAME_PATTERN.test(name)) {
-      details.push({ field: 'name', issue: 'expected 1–64 characters of a-z, 0-9, "_" and "-", starting with a letter or digit' })
+      details.push(
+        title
+          ? { field: 'title', issue: 'the name needs at least one letter or digit (a-z, 0-9)' }
+          : { field: 'name', issue: 'expected 1–64 characters of a-z, 0-9, "_" and "-", starting with a letter or digit' }
+      )
     } else if (builtinPreset(name)) {
       details.push({ field: 'name', issue: `"${name}" is a built-in preset and cannot be changed; save under another name` })
     }
@@ -88,12 +100,12 @@ export class PresetStore {
     const source = typeof params === 'string' ? params : JSON.stringify(params)
     this.db
       .prepare(
-        `INSERT INTO presets (name, params, source, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO presets (name, params, source, description, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(name) DO UPDATE SET params = excluded.params, source = excluded.source,
-           description = excluded.description, updated_at = excluded.updated_at`
+           description = excluded.description, title = excluded.title, updated_at = excluded.updated_at`
       )
-      .run(name, JSON.stringify(values), source, description ?? null, now, now)
-    return this.get(name)!
+      .run(name, JSON.stringify(values), source, description ?? null, title, now, now)
+    return this.get(name as string)!
   }
 
   /** Deletes a user preset. False when there is none of that name; throws 422 for a built-in. */

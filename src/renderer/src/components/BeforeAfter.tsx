@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { useStore } from '../store'
 import { ranOnText } from '../lib/format'
+import { useReturnFocus } from './common'
 
 const ZOOMS = [1, 1.5, 2, 3, 4, 6, 8]
 type Backdrop = 'checker' | 'white' | 'black'
@@ -8,7 +9,8 @@ type Backdrop = 'checker' | 'white' | 'black'
 /**
  * Before/after of one result: the original on the left of the divider, the result on the
  * right over a checkerboard (or white/black) so transparency shows; zoom in and scroll.
- * Keys: ←/→ move the divider, +/− zoom, 0 fits, Esc closes.
+ * Keys: ←/→ move the divider, +/− zoom, 0 fits, Esc closes and gives focus back to the button
+ * that opened it.
  */
 export function BeforeAfter(): React.JSX.Element | null {
   const item = useStore((s) => (s.viewerItemId ? s.items[s.itemPos[s.viewerItemId] ?? -1] : undefined))
@@ -18,6 +20,7 @@ export function BeforeAfter(): React.JSX.Element | null {
   const [backdrop, setBackdrop] = useState<Backdrop>('checker')
   const [beforeMissing, setBeforeMissing] = useState(false)
   const dialog = useRef<HTMLDivElement>(null)
+  useReturnFocus(() => document.querySelector<HTMLElement>('[data-testid=item-list]'))
 
   useEffect(() => {
     dialog.current?.focus()

@@ -1,9 +1,9 @@
-import { memo, useRef } from 'react'
+import { memo, useMemo, useRef } from 'react'
 import type { BatchItemView } from '../../../shared/batches'
 import { ranOnText } from '../lib/format'
 import { useWindowedRows } from '../lib/virtual'
 import { useStore } from '../store'
-import { ProgressBar } from './common'
+import { ProgressBar, type Tone } from './common'
 
 const ROW_HEIGHT = 64
 
@@ -16,58 +16,104 @@ const STATUS_TEXT: Record<BatchItemView['status'], string> = {
   encoding: 'Writing',
   done: 'Done',
   failed: 'Failed',
-  cancelled: 'Cancelled'
+  cancelled: 'Stopped'
 }
 
-const Row = memo(function Row({ index }: { index: number }): React.JSX.Element | null {
+function statusText(item: BatchItemView): string {
+  if (item.not_image) return 'Not an image'
+  if (item.status === 'cancelled' && item.started_at === null) return 'Not started'
+  return STATUS_TEXT[item.status]
+}
+
+const TONE: Record<BatchItemView['state'], Tone> = { pending: 'running', done: 'done', failed: 'failed', cancelled: 'stopped' }
+
+/** The second line of a row: why it failed (with its details), why the last try failed, its warnings, or what it wrote. */
+function RowLine({ item, folder }: { item: BatchItemView; folder: string }): React.JSX.Element {
+  const { setProblem } = useStore.getState()
+  let text: React.JSX.Element | null = null
+  if (item.error && item.state !== 'done') {
+    // While a retry runs, the last try's problem stays visible until the new result.
+    const words = item.state === 'pending' ? `Retrying; last try: ${item.error}` : item.error
+    text = (
+      <span className={`text ${item.state === 'pending' ? 'warn' : 'field-error'}`} title={item.error} data-testid="item-error">
+        {words}
+      </span>
+    )
+  } else if (item.warnings.length > 0) {
+    text = (
+      <span className="text warn" title={item.warnings.join('\n')}>
+        ⚠ {item.warnings.length} warning{item.warnings.length > 1 ? 's' : ''}: {item.warnings[0]}
+      </span>
+    )
+  } else if (item.state === 'done') {
+    text = (
+      <span className="text">
+        {item.outputs.length} file{item.outputs.length === 1 ? '' : 's'} written
+      </span>
+    )
+  }
+  // A problem takes the whole line (the folder is in the row's tooltip); otherwise the folder leads.
+  const showFolder = folder !== '' && !(item.error && item.state !== 'done')
+  return (
+    <div className="muted small line">
+      {showFolder && (
+        <span className="text" style={{ flex: '0 1 auto', maxWidth: '45%' }}>
+          {folder}
+        </span>
+      )}
+      {showFolder && text && <span aria-hidden="true">·</span>}
+      {text}
+      {item.error && item.error_detail && item.state !== 'done' && (
+        <button type="button" className="btn small" style={{ flex: 'none' }} onClick={() => setProblem(item.id)} aria-label={`Details of the problem with ${item.name}`} data-testid="item-error-details">
+          Details
+        </button>
+      )}
+    </div>
+  )
+}
+
+const Row = memo(function Row({ index, usual }: { index: number; usual: string | null }): React.JSX.Element | null {
   const item = useStore((s) => s.items[index])
   if (!item) return null
   const { setViewer, cancelBatch, retryBatch, openOutput } = useStore.getState()
   const folder = item.rel_path.includes('/') ? item.rel_path.slice(0, item.rel_path.lastIndexOf('/')) : ''
-  const problem = item.error ?? (item.warnings.length > 0 ? item.warnings.join('\n') : null)
-  // What made a done result, e.g. "medium · cpu" (the device after any fallback, whose reason is a warning).
+  // The model and device are shown on a row only where they differ from the rest of the batch
+  // (a fallback to the CPU, another model); the before/after view always says them.
   const ranOn = item.state === 'done' ? ranOnText(item) : null
+  const tone = TONE[item.state]
   return (
     <div className="vrow" role="row" style={{ top: index * ROW_HEIGHT, height: ROW_HEIGHT }} data-testid="batch-item" data-state={item.not_image ? 'not-image' : item.state}>
       <img className="thumb" src={item.thumb_url} alt="" loading="lazy" decoding="async" onError={(e) => (e.currentTarget.style.visibility = 'hidden')} />
-      <div role="cell" className="name" title={item.rel_path}>
+      <div role="cell" style={{ minWidth: 0 }} title={item.rel_path}>
         <div className="name">{item.name}</div>
-        <div className="muted small name">
-          {folder && (
-            <span>
-              {folder}
-              {problem || item.state === 'done' ? ' · ' : ''}
-            </span>
-          )}
-          {problem ? (
-            <span className={item.error ? 'field-error' : 'warn'} title={problem}>
-              {item.error ? item.error : `⚠ ${item.warnings.length} warning${item.warnings.length > 1 ? 's' : ''}: ${item.warnings[0]}`}
-            </span>
-          ) : (
-            item.state === 'done' && <span>{item.outputs.length} file{item.outputs.length === 1 ? '' : 's'} written</span>
-          )}
-        </div>
+        <RowLine item={item} folder={folder} />
+        {item.state === 'pending' && (
+          <div className="inline-progress">
+            <ProgressBar value={item.progress} label={`Progress of ${item.name}`} thin tone={tone} />
+          </div>
+        )}
       </div>
       <div role="cell">
-        <span className={`badge ${item.state}`}>{item.not_image ? 'Not an image' : STATUS_TEXT[item.status]}</span>
-        {/* Under the status, so that a warning on the name's line (e.g. why the GPU was not used) keeps its room. */}
-        {ranOn && (
+        <span className={`badge ${item.state}`} data-testid="item-status">
+          {statusText(item)}
+        </span>
+        {ranOn && ranOn !== usual && (
           <div className="muted small ran-on" data-testid="item-device" title={`The model and the device that ran it: ${ranOn}`}>
             {ranOn}
           </div>
         )}
       </div>
-      <div role="cell">
-        <ProgressBar value={item.progress} label={`Progress of ${item.name}`} thin />
+      <div role="cell" className="progress-cell">
+        {!item.not_image && <ProgressBar value={item.progress} label={`Progress of ${item.name}`} thin tone={tone} />}
       </div>
-      <div role="cell" className="row" style={{ flexWrap: 'nowrap' }}>
+      <div role="cell" className="actions">
         {item.state === 'done' && (
           <button type="button" className="btn small" onClick={() => setViewer(item.id)} aria-label={`Before and after of ${item.name}`} data-testid="open-viewer">
             Before/after
           </button>
         )}
         {item.state === 'done' && (
-          <button type="button" className="btn small" onClick={() => void openOutput(item.id)} aria-label={`Open the folder of ${item.name}`}>
+          <button type="button" className="btn small" onClick={() => void openOutput(item.id)} aria-label={`Open the folder of ${item.name}`} data-testid="open-item-folder">
             Folder
           </button>
         )}
@@ -77,7 +123,7 @@ const Row = memo(function Row({ index }: { index: number }): React.JSX.Element |
           </button>
         )}
         {(item.state === 'failed' || item.state === 'cancelled') && !item.not_image && (
-          <button type="button" className="btn small" onClick={() => void retryBatch(item.id)} aria-label={`Retry ${item.name}`}>
+          <button type="button" className="btn small" onClick={() => void retryBatch(item.id)} aria-label={`Retry ${item.name}`} data-testid="retry-item">
             Retry
           </button>
         )}
@@ -86,13 +132,27 @@ const Row = memo(function Row({ index }: { index: number }): React.JSX.Element |
   )
 })
 
+/** The model and device most of the batch's done files ran on (what a row need not repeat). */
+function usualRanOn(items: BatchItemView[]): string | null {
+  const seen = new Map<string, number>()
+  for (const item of items) {
+    const text = item.state === 'done' ? ranOnText(item) : null
+    if (text) seen.set(text, (seen.get(text) ?? 0) + 1)
+  }
+  let best: string | null = null
+  for (const [text, n] of seen) if (best === null || n > seen.get(best)!) best = text
+  return best
+}
+
 /** The files of the current batch: a windowed list, so thousands of rows stay light. */
 export function ItemList(): React.JSX.Element {
-  const count = useStore((s) => s.items.length)
+  const items = useStore((s) => s.items)
+  const count = items.length
+  const usual = useMemo(() => usualRanOn(items), [items])
   const ref = useRef<HTMLDivElement>(null)
   const { start, end } = useWindowedRows(ref, ROW_HEIGHT, count)
   const rows: React.JSX.Element[] = []
-  for (let i = start; i < end; i++) rows.push(<Row key={i} index={i} />)
+  for (let i = start; i < end; i++) rows.push(<Row key={i} index={i} usual={usual} />)
   return (
     <div className="vlist" ref={ref} role="table" aria-label="Files of the batch" aria-rowcount={count} tabIndex={0} data-testid="item-list">
       <div style={{ height: count * ROW_HEIGHT, position: 'relative' }}>{rows}</div>

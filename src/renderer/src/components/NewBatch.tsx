@@ -2,6 +2,7 @@ import { useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { OUTPUT_FORMATS } from '../../../shared/api'
 import { plannedOutputs } from '../../../shared/outputs'
+import { FROM_PRESET_LABEL, MODE_LABEL } from '../../../shared/vocabulary'
 import { requestOf } from '../store/batchSlice'
 import { filesFromInput } from '../lib/files'
 import { formatBytes } from '../lib/format'
@@ -12,8 +13,8 @@ const SHOWN = 200
 
 /** Staging a batch: files and folders in, preset or mode + format, destination, start. */
 export function NewBatch(): React.JSX.Element {
-  const { staged, draft, starting, presets, appInfo } = useStore(
-    useShallow((s) => ({ staged: s.staged, draft: s.draft, starting: s.starting, presets: s.presets, appInfo: s.appInfo }))
+  const { staged, draft, starting, presets, appInfo, destinationProblem } = useStore(
+    useShallow((s) => ({ staged: s.staged, draft: s.draft, starting: s.starting, presets: s.presets, appInfo: s.appInfo, destinationProblem: s.destinationProblem }))
   )
   const { stage, unstage, clearStaged, setDraft, startBatch } = useStore.getState()
   const filesInput = useRef<HTMLInputElement>(null)
@@ -111,9 +112,11 @@ export function NewBatch(): React.JSX.Element {
           <span>Preset</span>
           <select value={draft.preset} onChange={(e) => setDraft({ preset: e.target.value })} data-testid="batch-preset">
             <option value="">None: choose a mode</option>
+            {/* A preset kept from an earlier visit that is gone since: shown as it is, the plan says it cannot be read. */}
+            {draft.preset && presets && !presets.some((p) => p.name === draft.preset) && <option value={draft.preset}>{draft.preset}</option>}
             {(presets ?? []).map((p) => (
               <option key={p.name} value={p.name}>
-                {p.name}
+                {p.title}
               </option>
             ))}
           </select>
@@ -125,9 +128,9 @@ export function NewBatch(): React.JSX.Element {
             disabled={draft.preset !== ''}
             onChange={(e) => setDraft({ mode: e.target.value as 'clipping' | 'background' })}
           >
-            {draft.preset && <option value="params">From the preset</option>}
-            <option value="clipping">Cut out</option>
-            <option value="background">White background</option>
+            {draft.preset && <option value="params">{FROM_PRESET_LABEL}</option>}
+            <option value="clipping">{MODE_LABEL.clipping}</option>
+            <option value="background">{MODE_LABEL.background}</option>
           </select>
         </label>
         <label className="field">
@@ -145,14 +148,16 @@ export function NewBatch(): React.JSX.Element {
           <input type="text" value={draft.name} placeholder="e.g. Spring shoot" onChange={(e) => setDraft({ name: e.target.value })} />
         </label>
       </div>
-      <label className="row" style={{ gap: 6 }}>
+      <label className="check">
         <input
           type="checkbox"
           checked={draft.all_variations}
           onChange={(e) => setDraft({ all_variations: e.currentTarget.checked })}
           data-testid="batch-all-variations"
         />
-        <span>All variations (also the cut-out, background and other versions of each photo)</span>
+        <span>
+          All variations <span className="muted small">(every version of each photo: cut-out, on background, with shadow…)</span>
+        </span>
       </label>
       <label className="field">
         <span>File names (optional)</span>
@@ -179,6 +184,7 @@ export function NewBatch(): React.JSX.Element {
             value={draft.destination}
             placeholder={appInfo?.defaultDestination ?? '/path/to/output'}
             onChange={(e) => setDraft({ destination: e.target.value })}
+            aria-invalid={destinationProblem ? true : undefined}
             data-testid="batch-destination"
           />
           {appInfo?.canPickFolder && (
@@ -188,6 +194,17 @@ export function NewBatch(): React.JSX.Element {
           )}
         </div>
       </label>
+      {destinationProblem && (
+          <span className="field-problem" role="alert" data-testid="destination-problem">
+            <span className="field-error">{destinationProblem.message}</span>
+            {destinationProblem.detail && (
+              <details className="problem-detail">
+                <summary>Details</summary>
+                <pre>{destinationProblem.detail}</pre>
+              </details>
+            )}
+          </span>
+      )}
       <button type="button" className="btn primary" disabled={staged.length === 0 || starting !== null} onClick={() => void startBatch()} data-testid="start-batch">
         {starting ? `Sending ${starting.sent}/${starting.total}…` : staged.length > 0 ? `Start (${staged.length} ${staged.length === 1 ? 'file' : 'files'})` : 'Start'}
       </button>

@@ -1,10 +1,18 @@
-import { useState, type ReactNode } from 'react'
+import { useEffect, useState, type ReactNode } from 'react'
 
-export function ProgressBar(props: { value: number; label: string; thin?: boolean; testId?: string }): React.JSX.Element {
+/**
+ * How a bar ended: `done` (green) only when everything succeeded; `warn` with errors; `stopped`
+ * (grey, the rest hatched); `failed` (red); `running` while it moves.
+ */
+export type Tone = 'running' | 'done' | 'warn' | 'stopped' | 'failed'
+
+export function ProgressBar(props: { value: number; label: string; thin?: boolean; testId?: string; tone?: Tone }): React.JSX.Element {
   const value = Math.max(0, Math.min(100, Math.round(props.value)))
+  const tone = props.tone ?? (value >= 100 ? 'done' : 'running')
   return (
     <div
-      className={`progress${props.thin ? ' thin' : ''}${value >= 100 ? ' done' : ''}`}
+      className={`progress${props.thin ? ' thin' : ''} tone-${tone}`}
+      data-tone={tone}
       role="progressbar"
       aria-label={props.label}
       aria-valuemin={0}
@@ -59,4 +67,20 @@ export function CopyButton(props: { text: string; label?: string }): React.JSX.E
       {copied === 'yes' ? 'Copied' : copied === 'failed' ? 'Select and copy' : (props.label ?? 'Copy')}
     </button>
   )
+}
+
+/**
+ * Gives focus back, when the dialog using it closes, to what had it when the dialog opened
+ * (the button that opened it), or to `fallback` when that element is gone: Esc never leaves
+ * the keyboard at the top of the page.
+ */
+export function useReturnFocus(fallback?: () => HTMLElement | null): void {
+  useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
+    return () => {
+      const target = opener?.isConnected ? opener : (fallback?.() ?? null)
+      // After the dialog is gone from the page (this runs while it is being removed).
+      setTimeout(() => target?.focus(), 0)
+    }
+  }, [])
 }

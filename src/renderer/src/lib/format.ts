@@ -20,18 +20,19 @@ export function formatDate(ms: number): string {
 }
 
 /**
- * Throughput and time left of a batch from its counts: files ended per minute since the
- * first one started, and the rest at that pace. Null until one file has ended.
+ * Throughput and time left of a batch from its counts, over the files that ran (done or
+ * failed): files stopped or never started took no time and are not in the rate. Null until one
+ * file has run.
  */
 export function batchPace(
   counts: { total: number; done: number; failed: number; cancelled: number },
   startedAt: number | null,
   now: number
 ): { perMinute: number; etaMs: number } | null {
-  const ended = counts.done + counts.failed + counts.cancelled
-  if (startedAt === null || ended === 0 || now <= startedAt) return null
-  const perMs = ended / (now - startedAt)
-  return { perMinute: perMs * 60_000, etaMs: (counts.total - ended) / perMs }
+  const ran = counts.done + counts.failed
+  if (startedAt === null || ran === 0 || now <= startedAt) return null
+  const perMs = ran / (now - startedAt)
+  return { perMinute: perMs * 60_000, etaMs: Math.max(0, counts.total - ran - counts.cancelled) / perMs }
 }
 
 /**

@@ -43,6 +43,12 @@ describe('batch pace', () => {
     expect(batchPace(counts, 0, 60_000)).toEqual({ perMinute: 2, etaMs: 240_000 })
     expect(formatDuration(240_000)).toBe('4 min 00 s')
   })
+
+  it('counts only the files that ran: 35 stopped files do not make a batch look fast', () => {
+    // 9 done in 3 minutes, then 35 cancelled: 3 files/min, not (9 + 35) / 3.
+    expect(batchPace({ total: 44, done: 9, failed: 0, cancelled: 35 }, 0, 180_000)).toEqual({ perMinute: 3, etaMs: 0 })
+    expect(batchPace({ total: 44, done: 0, failed: 0, cancelled: 35 }, 0, 180_000)).toBeNull()
+  })
 })
 
 describe('model and device of a result', () => {

@@ -1,7 +1,8 @@
 import type { Mode, OutputFormat } from '../../../shared/api'
 import type { BatchFileRef, BatchItemView, BatchRequest, BatchSummary } from '../../../shared/batches'
+import { loadDraft, saveDraft } from '../lib/draft'
 import type { PickedFile } from '../lib/files'
-import { errorText, transport } from '../transport'
+import { AppError, errorText, transport } from '../transport'
 import type { Slice } from './types'
 
 export interface StagedFile extends PickedFile {
@@ -35,18 +36,23 @@ export interface BatchSlice {
   starting: { sent: number; total: number } | null
   /** The last error of a batch action, shown on the batches screen. */
   batchError: string | null
+  /** Why the destination cannot be used (plain words, and the system's text), shown under its field. */
+  destinationProblem: { message: string; detail: string | null } | null
   /** Files the last start could not add, with why. */
   refused: Array<{ rel_path: string; error: string }>
   /** Where the output is, when the host cannot open folders (browser). */
   outputNotice: string | null
   /** Item shown in the before/after view. */
   viewerItemId: string | null
+  /** Item whose problem is shown in full (plain words and the text behind them). */
+  problemItemId: string | null
 
   stage(files: PickedFile[]): void
   unstage(id: string): void
   clearStaged(): void
   setDraft(patch: Partial<BatchDraft>): void
   setViewer(itemId: string | null): void
+  setProblem(itemId: string | null): void
   dismissBatchMessages(): void
   applyBatch(summary: BatchSummary): void
   applyItem(item: BatchItemView): void
@@ -89,16 +95,18 @@ async function eachLimited<T>(list: T[], limit: number, work: (x: T) => Promise<
 
 export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
   staged: [],
-  draft: DEFAULT_DRAFT,
+  draft: loadDraft(DEFAULT_DRAFT),
   batches: [],
   currentBatchId: null,
   items: [],
   itemPos: {},
   starting: null,
   batchError: null,
+  destinationProblem: null,
   refused: [],
   outputNotice: null,
   viewerItemId: null,
+  problemItemId: null,
 
   stage(files) {
     const seen = new Set(get().staged.map(stagedKey))
@@ -113,13 +121,20 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
   },
   unstage: (id) => set({ staged: get().staged.filter((f) => f.id !== id) }),
   clearStaged: () => set({ staged: [] }),
-  setDraft: (patch) => set({ draft: { ...get().draft, ...patch } }),
+  setDraft: (patch) => {
+    const draft = { ...get().draft, ...patch }
+    saveDraft(draft)
+    set({ draft, ...('destination' in patch && { destinationProblem: null }) })
+  },
   setViewer: (viewerItemId) => set({ viewerItemId }),
+  setProblem: (problemItemId) => set({ problemItemId }),
   dismissBatchMessages: () => set({ batchError: null, refused: [], outputNotice: null }),
 
   applyBatch(summary) {
     const batches = get().batches
     const i = batches.findIndex((b) => b.id === summary.id)
+    // An answer read before a summary already pushed (HTTP answers and events race) is older: kept out.
+    if (i >= 0 && batches[i]!.rev > summary.rev) return
     set({ batches: i < 0 ? [summary, ...batches] : batches.map((b, j) => (j === i ? summary : b)) })
   },
   applyItem(item) {
@@ -149,7 +164,7 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
   },
   async openBatch(id) {
     if (id === null) {
-      set({ currentBatchId: null, items: [], itemPos: {}, viewerItemId: null })
+      set({ currentBatchId: null, items: [], itemPos: {}, viewerItemId: null, problemItemId: null })
       return
     }
     try {
@@ -168,9 +183,13 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
     const destination = draft.destination.trim() || get().appInfo?.defaultDestination || ''
     const request = requestOf(draft)
     const t = transport()
-    set({ starting: { sent: 0, total: staged.length }, batchError: null, refused: [], outputNotice: null })
+    set({ starting: { sent: 0, total: staged.length }, batchError: null, destinationProblem: null, refused: [], outputNotice: null })
+    // Counted before the first file is sent: the destination is checked for the room they need,
+    // and the batch shows this total from the start.
+    const images = staged.filter((f) => !f.notImage)
+    const expected = { files: images.length, bytes: images.reduce((n, f) => n + f.file.size, 0) }
     try {
-      const summary = await t.batchCreate({ name: draft.name.trim() || undefined, request, destination })
+      const summary = await t.batchCreate({ name: draft.name.trim() || undefined, request, destination, expected })
       set({ currentBatchId: summary.id, items: [], itemPos: {}, staged: [] })
       get().applyBatch(summary)
       const refused: Array<{ rel_path: string; error: string }> = []
@@ -222,7 +241,10 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
       await get().openBatch(summary.id)
     } catch (err) {
       // When the batch could not be made, the files stay staged so the user can fix and start again.
-      set({ batchError: errorText(err) })
+      const problem = err instanceof AppError ? err.details.find((d) => d.field === 'destination') : undefined
+      if (problem && err instanceof AppError) {
+        set({ destinationProblem: { message: problem.issue, detail: err.details.find((d) => d.field === 'destination.system')?.issue ?? null } })
+      } else set({ batchError: errorText(err) })
     } finally {
       set({ starting: null })
     }

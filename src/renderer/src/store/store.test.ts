@@ -20,6 +20,7 @@ function summary(id: string, over: Partial<BatchSummary> = {}): BatchSummary {
     progress: 0,
     interrupted: false,
     expected_files: null,
+    rev: 0,
     ...over
   }
 }
@@ -109,7 +110,17 @@ describe('batch slice', () => {
     ])
     await useStore.getState().startBatch()
 
-    expect(calls[0]).toEqual(['batchCreate', { name: undefined, request: { mode: 'params', output_format: 'webp', params: 'ecommerce-white', all_variations: false, name_template: null }, destination: '/dest' }])
+    // The images are counted (and their bytes summed) before the first is sent: the destination is checked for them.
+    const images = ['a.png', 'bad.png', 'c.png'].reduce((n, name) => n + file(name).size, 0)
+    expect(calls[0]).toEqual([
+      'batchCreate',
+      {
+        name: undefined,
+        request: { mode: 'params', output_format: 'webp', params: 'ecommerce-white', all_variations: false, name_template: null },
+        destination: '/dest',
+        expected: { files: 3, bytes: images }
+      }
+    ])
     const sent = calls.filter(([m]) => m === 'batchAdd').flatMap(([, arg]) => (arg as { files: BatchFileRef[] }).files)
     // A file the engine refused and one that is not an image are listed with the batch, with why.
     expect(sent).toEqual([
@@ -140,6 +151,33 @@ describe('batch slice', () => {
     expect(useStore.getState().staged).toHaveLength(1)
   })
 
+  it('shows a destination that cannot be used under its field, in plain words with the system text behind them', async () => {
+    const { t } = fake('ipc', {
+      batchCreate: async () => {
+        throw new AppError(
+          {
+            code: 'validation_failed',
+            message: 'The folder is read-only: /media/ro',
+            details: [
+              { field: 'destination', issue: 'The folder is read-only: /media/ro' },
+              { field: 'destination.system', issue: "EROFS: read-only file system, open '/media/ro/.clipdesk-check-1'" }
+            ]
+          },
+          422
+        )
+      }
+    })
+    setTransport(t)
+    useStore.getState().stage([{ file: file('a.png'), relPath: 'a.png' }])
+    await useStore.getState().startBatch()
+    expect(useStore.getState().destinationProblem).toEqual({ message: 'The folder is read-only: /media/ro', detail: "EROFS: read-only file system, open '/media/ro/.clipdesk-check-1'" })
+    expect(useStore.getState().batchError).toBeNull()
+    expect(useStore.getState().staged).toHaveLength(1)
+    // Choosing another folder clears it.
+    useStore.getState().setDraft({ destination: '/elsewhere' })
+    expect(useStore.getState().destinationProblem).toBeNull()
+  })
+
   it('applies pushed item and batch events to the open batch only', async () => {
     const { t } = fake('ipc', { batchGet: async () => ({ ...summary('b1'), items: [item('x', 0)] }) })
     setTransport(t)
@@ -163,6 +201,10 @@ describe('batch slice', () => {
       ['b9', 0],
       ['b1', 55]
     ])
+    // A cancel's answer read before the pushed summary that followed it is older: not applied over it.
+    useStore.getState().applyBatch(summary('b1', { progress: 100, rev: 20 }))
+    useStore.getState().applyBatch(summary('b1', { progress: 60, rev: 10 }))
+    expect(useStore.getState().batches.find((b) => b.id === 'b1')?.progress).toBe(100)
   })
 })
 

@@ -1,3 +1,4 @@
+import { describeJob } from '../../../../shared/vocabulary'
 import type { WatchActivity, WatchFolderState, WatchFolderView } from '../../../../shared/watch'
 import { formatDate } from '../../lib/format'
 import { useStore } from '../../store'
@@ -25,17 +26,22 @@ const ACTIVITY_CLASS: Record<WatchActivity['kind'], string> = {
   note: ''
 }
 
-function jobText(f: WatchFolderView): string {
-  const r = f.request
-  const what = r.mode === 'params' ? (r.params ?? 'params') : r.mode === 'clipping' ? 'cut out' : 'new background'
-  return `${what} → ${r.output_format.toUpperCase()}`
+const ACTIVITY_TEXT: Record<WatchActivity['kind'], string> = {
+  done: 'done',
+  failed: 'failed',
+  skipped: 'skipped',
+  retried: 'retried',
+  error: 'error',
+  note: 'waiting'
 }
 
 /** One watched folder: state, counts, settings, actions, failed files with retry, recent activity. */
 export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void }): React.JSX.Element {
   const f = props.folder
   const s = useStore.getState
+  const presets = useStore((st) => st.presets)
   const c = f.counts
+  const title = (name: string): string => presets?.find((p) => p.name === name)?.title ?? name
   return (
     <section className="card stack" aria-label={`Watched folder ${f.path}`} data-testid={`watch-folder-${f.id}`}>
       <div className="row" style={{ flexWrap: 'nowrap', alignItems: 'flex-start' }}>
@@ -50,7 +56,7 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
           </div>
           {f.state_message && <span className="muted small">{f.state_message}</span>}
           <span className="muted small">
-            {jobText(f)} · {f.recursive ? 'with sub-folders' : 'top level only'} · originals {f.originals === 'move' ? 'moved to clipdesk-done' : 'kept'}
+            {describeJob(f.request, title)} · {f.recursive ? 'with sub-folders' : 'top level only'} · originals {f.originals === 'move' ? 'moved to clipdesk-done' : 'kept'}
           </span>
           <span className="muted small mono" title={`${f.output_dir}/${f.name_template}`}>
             → {f.output_dir}/{f.name_template}
@@ -108,10 +114,15 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
               <li key={file.id} className="row" style={{ flexWrap: 'nowrap' }}>
                 <div className="grow" style={{ minWidth: 0 }}>
                   <div className="mono small">{file.rel_path}</div>
-                  <div className="field-error">
-                    {file.error ? `${file.error.message}` : 'failed'}
-                    {file.error?.code ? <span className="muted"> ({file.error.code})</span> : null}
+                  <div className="field-error" data-testid="watch-file-error">
+                    {file.error ? file.error.message : 'failed'}
                   </div>
+                  {file.error?.detail && (
+                    <details className="problem-detail">
+                      <summary>Details</summary>
+                      <pre>{file.error.detail}</pre>
+                    </details>
+                  )}
                 </div>
                 <button type="button" className="btn small" onClick={() => void s().retryWatch(f.id, file.id)} aria-label={`Retry ${file.rel_path}`}>
                   Retry
@@ -133,7 +144,7 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
                 <span className="muted" style={{ whiteSpace: 'nowrap' }}>
                   {formatDate(a.at)}
                 </span>
-                <span className={`badge ${ACTIVITY_CLASS[a.kind]}`}>{a.kind}</span>
+                <span className={`badge ${ACTIVITY_CLASS[a.kind]}`}>{ACTIVITY_TEXT[a.kind]}</span>
                 <span className="mono grow" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} title={`${a.rel_path ?? ''} ${a.message}`}>
                   {a.rel_path ? `${a.rel_path} ` : ''}
                   <span className="muted">{a.message}</span>

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { OUTPUT_FORMATS, type Mode, type OutputFormat } from '../../../../shared/api'
 import { dateToken, NAME_TOKENS, outputNames, templateProblem } from '../../../../shared/names'
+import { FROM_PRESET_LABEL, MODE_LABEL } from '../../../../shared/vocabulary'
 import { DEFAULT_NAME_TEMPLATE, type Originals, type WatchFolderView } from '../../../../shared/watch'
 import { ErrorNote } from '../../components/common'
 import { useStore } from '../../store'
@@ -53,6 +54,7 @@ export function templateExample(template: string, form: Pick<FormState, 'mode' |
 export function FolderForm(props: { editing: WatchFolderView | null; onDone: () => void }): React.JSX.Element {
   const { presets, canPick } = useStore(useShallow((s) => ({ presets: s.presets, canPick: s.appInfo?.canPickFolder ?? false })))
   const presetNames = (presets ?? []).map((p) => p.name)
+  const presetTitle = (name: string): string => presets?.find((p) => p.name === name)?.title ?? name
   const [form, setForm] = useState<FormState>(() => formOf(props.editing, presetNames))
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({})
   const [error, setError] = useState<string | null>(null)
@@ -148,7 +150,7 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
             <option value="">None</option>
             {presetNames.map((n) => (
               <option key={n} value={n}>
-                {n}
+                {presetTitle(n)}
               </option>
             ))}
           </select>
@@ -156,10 +158,10 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
         <label className="field">
           <span>Mode</span>
           <select value={form.preset ? 'params' : form.mode} disabled={form.preset !== ''} onChange={(e) => set({ mode: e.target.value as Mode })}>
-            {form.preset && <option value="params">From the preset</option>}
-            <option value="clipping">Cut out (transparent)</option>
-            <option value="background">New background (white)</option>
-            {!form.preset && <option value="params">Parameter string</option>}
+            {form.preset && <option value="params">{FROM_PRESET_LABEL}</option>}
+            <option value="clipping">{MODE_LABEL.clipping}</option>
+            <option value="background">{MODE_LABEL.background}</option>
+            {!form.preset && <option value="params">{MODE_LABEL.params}</option>}
           </select>
           {fieldErrors.mode && <span className="field-error">{fieldErrors.mode}</span>}
         </label>
@@ -176,16 +178,16 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
       </div>
       {form.mode === 'params' && !form.preset && (
         <label className="field">
-          <span>Parameter string</span>
+          <span>Settings</span>
           <input
             type="text"
             className="mono"
             value={form.params}
-            placeholder="e.g. ecommerce-white;size=1600x1600;margin=6%"
+            placeholder="e.g. background=white;crop=subject;size=1600x1600;margin=6%"
             onChange={(e) => set({ params: e.target.value })}
             aria-invalid={fieldErrors.params || paramsMissing ? true : undefined}
           />
-          {(fieldErrors.params || paramsMissing) && <span className="field-error">{fieldErrors.params ?? 'a parameter string is needed for this mode'}</span>}
+          {(fieldErrors.params || paramsMissing) && <span className="field-error">{fieldErrors.params ?? 'write the settings, or choose a preset'}</span>}
         </label>
       )}
       <label className="field">
@@ -226,19 +228,21 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
           </span>
         )}
       </label>
-      <div className="row">
-        <label className="row small" style={{ gap: 6 }}>
+      <div className="row" style={{ gap: 8, columnGap: 20 }}>
+        <label className="check small">
           <input type="checkbox" checked={form.recursive} onChange={(e) => set({ recursive: e.target.checked })} />
-          Include sub-folders
+          <span>Include sub-folders</span>
         </label>
-        <label className="row small" style={{ gap: 6 }}>
+        <label className="check small">
           <input type="checkbox" checked={form.originals === 'move'} onChange={(e) => set({ originals: e.target.checked ? 'move' : 'keep' })} />
-          Move originals to <span className="mono">clipdesk-done</span> when processed
+          <span>
+            Move originals to <span className="mono">clipdesk-done</span> when processed
+          </span>
         </label>
         {!props.editing && (
-          <label className="row small" style={{ gap: 6 }}>
+          <label className="check small">
             <input type="checkbox" checked={form.paused} onChange={(e) => set({ paused: e.target.checked })} />
-            Start paused
+            <span>Start paused</span>
           </label>
         )}
       </div>

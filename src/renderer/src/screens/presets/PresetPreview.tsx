@@ -1,0 +1,40 @@
+import { ProgressBar } from '../../components/common'
+import { useStore } from '../../store'
+
+/**
+ * The live preview beside the preset's controls: the result of a real job on the sample photo
+ * (or the user's own), shown whole in a square box, so that a square result's margin and shadow
+ * stay in view.
+ */
+export function PresetPreview(props: { hasSettings: boolean; onSample: (file: Blob | null) => void }): React.JSX.Element {
+  const preview = useStore((s) => s.preview)
+  return (
+    <div className="editor-preview" data-testid="preset-preview-panel">
+      <div className="row" style={{ flexWrap: 'nowrap' }}>
+        <strong className="grow">Preview</strong>
+        <label className="btn small">
+          Use my image…
+          <input type="file" accept="image/*" hidden onChange={(e) => props.onSample(e.currentTarget.files?.[0] ?? null)} />
+        </label>
+      </div>
+      <div className="preview-box checker" aria-live="polite">
+        {preview.status === 'done' && preview.url ? (
+          <img src={preview.url} alt="Preview of the preset on the sample image: the whole output frame" data-testid="preset-preview" />
+        ) : preview.status === 'running' ? (
+          <div style={{ width: '70%' }}>
+            <ProgressBar value={preview.progress} label="Preview progress" />
+          </div>
+        ) : preview.status === 'failed' ? (
+          <span className="field-error" style={{ padding: 12 }}>
+            {preview.error}
+          </span>
+        ) : (
+          <span className="muted small" style={{ padding: 12, textAlign: 'center' }}>
+            {props.hasSettings ? 'Change a setting to see it on the sample' : 'Choose a setting to see a preview'}
+          </span>
+        )}
+      </div>
+      <span className="muted small">The whole output, margins included, on a checkerboard where it is transparent.</span>
+    </div>
+  )
+}
