@@ -54,7 +54,7 @@ describe('names are text', () => {
     expect(r.stdout).not.toMatch(NOT_TEXT)
     const failed = r.stdout.split('\n').filter((l) => l.includes('failed #'))
     expect(failed).toEqual([
-      '  failed #1 evil\\x1b[2J\\x1b[H\\nfailed #1 all fine\\u202egnp.png: pipeline_error: broken \\x1b[31mred\\x1b[0m\\nforged'
+      '  failed #1 evil\\x1b[2J\\x1b[H\\nfailed #1 all fine\\u202egnp.png: broken \\x1b[31mred\\x1b[0m\\nforged'
     ])
     // --json keeps the names as they are (JSON escapes them itself).
     const json = runCli(['watch', 'list', '--json', '--data-dir', data])

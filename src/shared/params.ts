@@ -16,8 +16,11 @@
 import { z } from 'zod'
 import { VARIATIONS, type Mode, type Variation } from './api'
 import type { ErrorDetail } from './errors'
+import { COLOUR_NAMES } from './colours'
 import { MODEL_NAME_PATTERN } from './models'
 import { MODE_DEFAULTS, type BackgroundSpec, type JobParams, type SizeSpec } from './params-types'
+
+export { COLOUR_NAMES } from './colours'
 
 /** Longest accepted `params` string (SPEC §2, §4). */
 export const MAX_PARAMS_LENGTH = 2048
@@ -98,26 +101,6 @@ function issue(ctx: Ctx, message: string): never {
 
 const HEX_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i
 
-/** Colour names `background=` accepts besides hex (a designer writes `white`), each one hex value. */
-export const COLOUR_NAMES: Readonly<Record<string, string>> = {
-  white: '#FFFFFF',
-  black: '#000000',
-  grey: '#808080',
-  gray: '#808080',
-  'light-grey': '#D3D3D3',
-  'light-gray': '#D3D3D3',
-  beige: '#F5F5DC',
-  cream: '#FFFDD0',
-  red: '#FF0000',
-  green: '#008000',
-  blue: '#0000FF',
-  yellow: '#FFFF00',
-  orange: '#FFA500',
-  pink: '#FFC0CB',
-  purple: '#800080',
-  brown: '#8B4513',
-  navy: '#000080'
-}
 const WHOLE = /^\d+$/
 const isWhole = (n: number, min: number, max: number): boolean => Number.isInteger(n) && n >= min && n <= max
 

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { describeJob } from '../../shared/vocabulary'
 import type { WatchFolderView } from '../../shared/watch'
 import { ApiError } from '../engine/errors'
 import { DataPaths } from '../engine/paths'
@@ -22,12 +23,12 @@ function describeFolder(v: WatchFolderView): string[] {
   const c = v.counts
   const lines = [
     `${v.id}  ${v.state}${v.state_message ? ` (${v.state_message})` : ''}  ${v.path}`,
-    `  job: mode ${v.request.mode}${v.request.params ? `, params ${v.request.params}` : ''}, format ${v.request.output_format}; ` +
+    `  job: ${describeJob(v.request)}${v.request.mode === 'params' && v.request.params ? ` (${v.request.params})` : ''}; ` +
       `${v.recursive ? 'sub-folders included' : 'top level only'}; originals ${v.originals === 'move' ? 'moved to clipdesk-done' : 'kept'}`,
     `  output: ${v.output_dir}/${v.name_template}`,
     `  waiting ${c.waiting} · processing ${c.processing} · done ${c.done} · skipped ${c.skipped} · failed ${c.failed}`
   ]
-  for (const f of v.failed.slice(0, 20)) lines.push(`  failed #${f.id} ${f.rel_path}: ${f.error?.code}: ${f.error?.message}`)
+  for (const f of v.failed.slice(0, 20)) lines.push(`  failed #${f.id} ${f.rel_path}: ${f.error?.message ?? 'failed'}`)
   if (v.failed.length > 20) lines.push(`  … and ${v.failed.length - 20} more failed files`)
   return lines
 }
