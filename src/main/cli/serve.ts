@@ -14,8 +14,12 @@ import { complain, say } from './print'
 
 /** The built renderer next to the CLI bundle (out/main/cli.js → out/renderer); this module is bundled into cli.js only. */
 function defaultRendererDir(): string | undefined {
-  const dir = join(import.meta.dirname, '../renderer')
-  return existsSync(join(dir, 'index.html')) ? dir : undefined
+  // `out/renderer`, beside `out/main` where this code runs (in `out/main/chunks` once the CLI's
+  // commands are split into chunks). A built renderer has its `assets/` (the sources do not).
+  for (const dir of [join(import.meta.dirname, '../renderer'), join(import.meta.dirname, '../../renderer')]) {
+    if (existsSync(join(dir, 'index.html')) && existsSync(join(dir, 'assets'))) return dir
+  }
+  return undefined
 }
 
 /** `clipdesk serve`: the services of `compose-services.ts` and the HTTP listener until SIGINT/SIGTERM. */
