@@ -3,7 +3,8 @@
  * (`uncertainty.ts`), on the same GRID × GRID sampling, so that docs/review.md can say what each
  * one adds. None of them is in the shipped score: see "Features" there.
  */
-import { GRID, toGrid, uncertaintyFeatures, type Plane, type UncertaintyFeatures } from '../src/main/engine/pipeline/uncertainty'
+import type { MaskPlane } from '../src/main/engine/pipeline/refine'
+import { GRID, toGrid, uncertaintyFeatures, type UncertaintyFeatures } from '../src/main/engine/pipeline/uncertainty'
 
 /** Model probabilities between these (10 % and 90 %, in bytes) are undecided. */
 const LOW = 26
@@ -26,7 +27,7 @@ export interface CandidateFeatures extends UncertaintyFeatures {
   disagreement: number
 }
 
-export function candidateFeatures(model: Plane, alpha: Plane): CandidateFeatures {
+export function candidateFeatures(model: MaskPlane, alpha: MaskPlane): CandidateFeatures {
   const own = uncertaintyFeatures(model, alpha)
   const p = toGrid(model)
   const a = toGrid(alpha)

@@ -11,6 +11,7 @@
  * - `empty/<texture>`: no subject at all: noise, clutter, a gradient, plain colours, and the
  *   parts of corpus photos that their reference cutout leaves out entirely (a background alone).
  */
+import { basename, extname, join } from 'node:path'
 import sharp from 'sharp'
 import { background, composite, loadCutout, referenceCutouts, smallCutout, subjectBox, type Family, type Rgba, type Scene } from './quality-scenes'
 
@@ -127,8 +128,8 @@ function cutByFrame(cut: Rgba, side: 'left' | 'right', bottom: boolean): Rgba {
  * doubled so the model sees more than a thumbnail.
  */
 async function backgroundCrop(photo: string, refDir: string): Promise<{ name: string; rgb: Buffer; width: number; height: number } | null> {
-  const base = photo.split('/').pop()!.replace(/\.[a-z]+$/i, '')
-  const ref = `${refDir}/${base}.u2net.png`
+  const base = basename(photo, extname(photo))
+  const ref = join(refDir, `${base}.u2net.png`)
   let alpha: Buffer
   let width: number
   let height: number

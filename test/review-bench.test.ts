@@ -81,7 +81,7 @@ describe('review benchmark candidate features', () => {
   it('measures a half-frame subject: cut by the frame on three edges, no islands or holes, the model agreeing', () => {
     const width = 64
     const height = 32
-    const data = new Uint8Array(width * height)
+    const data = Buffer.alloc(width * height)
     for (let y = 0; y < height; y++) data.fill(255, y * width, y * width + width / 2)
     const f = candidateFeatures({ data, width, height }, { data, width, height })
     expect(f.foreground).toBeCloseTo(0.5, 2)

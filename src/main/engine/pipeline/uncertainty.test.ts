@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import { MODEL_SIZE } from './mask'
-import { GRID, toGrid, TO_CHECK, uncertainty, uncertaintyFeatures, uncertaintyScore, type Plane } from './uncertainty'
+import type { MaskPlane } from './refine'
+import { GRID, toGrid, TO_CHECK, uncertainty, uncertaintyFeatures, uncertaintyScore } from './uncertainty'
 
 /** A plane of width × height whose value at (u, v) ∈ [0, 1]² is f(u, v) ∈ [0, 1]. */
-function plane(width: number, height: number, f: (u: number, v: number) => number): Plane {
-  const data = new Uint8Array(width * height)
+function plane(width: number, height: number, f: (u: number, v: number) => number): MaskPlane {
+  const data = Buffer.alloc(width * height)
   for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data[y * width + x] = Math.round(255 * Math.min(1, Math.max(0, f((x + 0.5) / width, (y + 0.5) / height))))
   return { data, width, height }
 }
 
 /** The model's mask and a final alpha of a photo of 1200 × 800, drawn by the same f. */
-function cutout(f: (u: number, v: number) => number): { model: Plane; alpha: Plane } {
+function cutout(f: (u: number, v: number) => number): { model: MaskPlane; alpha: MaskPlane } {
   return { model: plane(MODEL_SIZE, MODEL_SIZE, f), alpha: plane(1200, 800, f) }
 }
 
@@ -98,10 +99,10 @@ describe('uncertainty', () => {
   })
 
   it('samples any plane onto the grid by nearest pixel, and refuses a plane shorter than its size', () => {
-    const two = { data: Uint8Array.from([10, 200]), width: 2, height: 1 }
+    const two = { data: Buffer.from([10, 200]), width: 2, height: 1 }
     const grid = toGrid(two)
     expect(grid.length).toBe(GRID * GRID)
     expect([grid[0], grid[GRID / 2 - 1], grid[GRID / 2], grid[GRID * GRID - 1]]).toEqual([10, 10, 200, 200])
-    expect(() => toGrid({ data: new Uint8Array(3), width: 2, height: 2 })).toThrow(RangeError)
+    expect(() => toGrid({ data: Buffer.alloc(3), width: 2, height: 2 })).toThrow(RangeError)
   })
 })

@@ -6,13 +6,7 @@
  * Both planes are sampled onto one GRID × GRID square (the model sees every photo stretched to a
  * square too), so the cost is the same for every photo size.
  */
-
-/** A 1-channel 8-bit plane. */
-export interface Plane {
-  data: Uint8Array
-  width: number
-  height: number
-}
+import type { MaskPlane } from './refine'
 
 /** Side of the square the features are computed on: half the model's 1024. */
 export const GRID = 512
@@ -40,7 +34,7 @@ export interface UncertaintyFeatures {
 }
 
 /** Features of a cutout: `model` is the model's mask (any size), `alpha` the final alpha (any size). */
-export function uncertaintyFeatures(model: Plane, alpha: Plane): UncertaintyFeatures {
+export function uncertaintyFeatures(model: MaskPlane, alpha: MaskPlane): UncertaintyFeatures {
   const p = toGrid(model)
   const a = toGrid(alpha)
   let subject = 0
@@ -83,12 +77,12 @@ export function uncertaintyScore(f: UncertaintyFeatures): number {
 }
 
 /** The score of a cutout: `model` is the model's soft mask, `alpha` the final alpha. */
-export function uncertainty(model: Plane, alpha: Plane): number {
+export function uncertainty(model: MaskPlane, alpha: MaskPlane): number {
   return uncertaintyScore(uncertaintyFeatures(model, alpha))
 }
 
 /** The plane sampled at the centres of a GRID × GRID square's cells (nearest pixel). */
-export function toGrid(plane: Plane): Uint8Array {
+export function toGrid(plane: MaskPlane): Uint8Array {
   const { data, width, height } = plane
   if (data.length < width * height || width < 1 || height < 1) throw new RangeError('uncertainty: a plane does not match its size')
   const out = new Uint8Array(GRID * GRID)
