@@ -50,6 +50,8 @@ export interface JobResult {
   outputs: JobOutput[]
   warnings: Partial<Record<Variation, string[]>>
   ignored: Variation[]
+  /** 0 (sure) to 1 (check this); 0 when the input's own alpha was kept. See docs/review.md. */
+  uncertainty: number
 }
 
 function addWarnings(into: Partial<Record<Variation, string[]>>, variation: Variation, list: string[]): void {
@@ -87,7 +89,7 @@ export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan):
     addWarnings(warnings, v.variation, encoded.warnings)
     outputs.push({ variation: v.variation, ext: plan.format, bytes: encoded.bytes })
   }
-  return { outputs, warnings, ignored: composed.ignored }
+  return { outputs, warnings, ignored: composed.ignored, uncertainty: alpha.uncertainty }
 }
 
 /** The XMP and EXIF an output carries under the job's `metadata` setting. */
