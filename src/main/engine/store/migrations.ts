@@ -13,6 +13,7 @@ import batchResume from './schema/007-batch-resume'
 import studio from './schema/008-studio'
 import batchInterrupted from './schema/009-batch-interrupted'
 import batchItemDevice from './schema/010-batch-item-device'
+import studioWorkerKeys from './schema/011-studio-worker-keys'
 
 export interface Migration {
   name: string
@@ -29,5 +30,6 @@ export const MIGRATIONS: Migration[] = [
   { name: '007-batch-resume', sql: batchResume },
   { name: '008-studio', sql: studio },
   { name: '009-batch-interrupted', sql: batchInterrupted },
-  { name: '010-batch-item-device', sql: batchItemDevice }
+  { name: '010-batch-item-device', sql: batchItemDevice },
+  { name: '011-studio-worker-keys', sql: studioWorkerKeys }
 ]
