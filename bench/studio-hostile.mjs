@@ -61,7 +61,9 @@ function sendResult(jobId, token, total, declare) {
   return new Promise((resolve) => {
     const boundary = 'hostileboundary'
     const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="clipping.png"; filename="clipping.png"\r\n\r\n`)
-    const headers = { ...workerHeaders(token), 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...(declare ? { 'Content-Length': String(total + head.length) } : {}) }
+    // A well-formed body: the file part (bytes that are no PNG), then the meta part.
+    const tail = Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n{"device":"cpu"}\r\n--${boundary}--\r\n`)
+    const headers = { ...workerHeaders(token), 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...(declare ? { 'Content-Length': String(head.length + total + tail.length) } : {}) }
     const started = performance.now()
     const req = request({ host: '127.0.0.1', port, path: `/api/v1/studio/result/${jobId}`, method: 'POST', headers })
     let answered = false
@@ -86,7 +88,7 @@ function sendResult(jobId, token, total, declare) {
         sent += piece.length
         if (!req.write(piece)) return void req.once('drain', pump)
       }
-      if (!answered && sent >= total) req.end()
+      if (!answered && sent >= total) req.end(tail)
     }
     pump()
   })
