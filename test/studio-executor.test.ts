@@ -90,5 +90,8 @@ describe.skipIf(!REDIS_SERVER)('the job executor in studio mode', () => {
     expect(switched.code, switched.stderr).toBe(0)
     const after = await settled(serve, client, await submit(serve, client, {}))
     expect(after, JSON.stringify(after)).toMatchObject({ status: 'done', model: 'small' })
+    // The coordinator's own worker is listed with its jobs, as a remote worker is.
+    const listed = runCli(['workers', '--json', '--data-dir', data])
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: expect.stringContaining('(coordinator)'), jobs_done: 4 })])
   }, 300_000)
 })

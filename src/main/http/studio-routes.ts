@@ -144,7 +144,6 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
     const body = await readJson(req, 16_384)
     const jobId = jobIdOf(body)
     const models = modelsOf(body)
-    coordinator.workers.seen(worker)
     const answer = await runs.claim(jobId, worker, { local: false, models })
     if (!answer.claimed) {
       sendJson(res, 200, answer.waitMs ? { job: null, wait_ms: answer.waitMs } : { job: null })

@@ -68,6 +68,7 @@ export class StudioRuns {
    * lease is live. A remote claim's URL input is fetched here, under the coordinator's policy.
    */
   async claim(jobId: string, holder: WorkerIdentity, opts: { local: boolean; models?: readonly string[] | null; signal?: AbortSignal }): Promise<ClaimAnswer> {
+    this.workers.seen(holder)
     const job = this.ctx.jobs.get(jobId)
     if (!job || isTerminal(job.status)) return { claimed: null }
     const held = this.claims.heldFor(job)

@@ -96,6 +96,7 @@ export class RunRecord implements RunHost {
     const job = this.current()
     if (!job) throw new JobFailure('storage_error', 'The job is no longer this run\'s.')
     if (job.inputPath) return job.inputPath
+    if (job.sourceKind !== 'url') throw new JobFailure('storage_error', 'The job has no stored input.')
     const inputPath = this.ctx.paths.upload(this.jobId)
     await fetchToFile(job.source, inputPath, {
       allowPrivateNetworkUrls: this.ctx.options.allowPrivateNetworkUrls,
