@@ -209,7 +209,7 @@ console.log(
     {
       cores: availableParallelism(),
       threads_per_worker: THREADS,
-      image: '320x240 PNG, mode clipping, model medium',
+      image: '320x240 PNG (a different photo each job), mode clipping, model medium',
       note: 'Worker processes share this machine\'s cores: past the core count more workers add no throughput. On separate machines each worker adds its own jobs/hour.',
       overhead:
         'coordinator_cpu_ms_per_job: CPU time of the coordinator process per job (intake, claim, storing results). coordinator_wall_ms_per_job: wall time a worker waits on the coordinator per job (claim, input download, result upload), over loopback.',
