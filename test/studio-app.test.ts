@@ -112,7 +112,7 @@ describe.skipIf(!REDIS_SERVER)('studio mode in the app (bridge of clipdesk serve
     const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader()
     const hello = await fetch(`${workerBase}/api/v1/studio/hello`, {
       method: 'POST',
-      headers: { 'X-API-Key': workerKey, 'Content-Type': 'application/json', 'X-Clipdesk-Worker': 'studio-pc-2', 'X-Clipdesk-Device': 'cpu' },
+      headers: { 'X-API-Key': workerKey, 'X-Clipdesk-Studio': '2', 'Content-Type': 'application/json', 'X-Clipdesk-Worker': 'studio-pc-2', 'X-Clipdesk-Device': 'cpu' },
       body: '{}'
     })
     expect(hello.status).toBe(200)

@@ -35,6 +35,8 @@ export async function runServe(args: string[]): Promise<number> {
     queue: { type: 'string' },
     'no-local-worker': { type: 'boolean', default: false },
     'lock-ms': { type: 'string' },
+    // Studio mode: the most one result upload of a worker may carry (MB, all its files).
+    'max-result-mb': { type: 'string' },
     // Studio mode: a second listener for workers on other machines (worker endpoints only).
     'worker-listen': { type: 'string' }
   })
@@ -55,8 +57,8 @@ export async function runServe(args: string[]): Promise<number> {
   // The flags win over the stored settings (Settings in the app: queue address, local worker).
   const stored = settings.get()
   const queueUrl = (values.queue as string | undefined) ?? (stored.queueUrl || undefined)
-  if (!queueUrl && (values['no-local-worker'] || values['lock-ms'] !== undefined || values['worker-listen'] !== undefined)) {
-    throw new CliError('--no-local-worker, --lock-ms and --worker-listen need --queue')
+  if (!queueUrl && (values['no-local-worker'] || values['lock-ms'] !== undefined || values['worker-listen'] !== undefined || values['max-result-mb'] !== undefined)) {
+    throw new CliError('--no-local-worker, --lock-ms, --max-result-mb and --worker-listen need --queue')
   }
   const queueProblem = queueUrl === undefined ? null : queueUrlProblem(queueUrl)
   if (queueProblem) throw new CliError(`--queue: ${queueProblem}`)
@@ -68,10 +70,13 @@ export async function runServe(args: string[]): Promise<number> {
   }
   const lockMs = values['lock-ms'] === undefined ? undefined : Number(values['lock-ms'])
   if (lockMs !== undefined && !(Number.isInteger(lockMs) && lockMs >= 1000)) throw new CliError(`expected --lock-ms to be a whole number from 1000 up, got "${values['lock-ms']}"`)
+  const maxResultMb = values['max-result-mb'] === undefined ? undefined : Number(values['max-result-mb'])
+  if (maxResultMb !== undefined && !(Number.isInteger(maxResultMb) && maxResultMb >= 1)) throw new CliError(`expected --max-result-mb to be a whole number from 1 up, got "${values['max-result-mb']}"`)
   const localWorker = !values['no-local-worker'] && stored.localWorker
   let services: Services
   try {
-    services = composeServices(engineOptions, queueUrl ? { queueUrl, localWorker, lockMs } : null)
+    const maxResultBytes = maxResultMb === undefined ? undefined : maxResultMb * 1024 * 1024
+    services = composeServices(engineOptions, queueUrl ? { queueUrl, localWorker, lockMs, maxResultBytes } : null)
   } catch (err) {
     throw new CliError((err as Error).message)
   }
