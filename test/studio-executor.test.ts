@@ -42,8 +42,9 @@ describe.skipIf(!REDIS_SERVER)('the job executor in studio mode', () => {
 
   const submit = async (serve: ServeProcess, key: string, fields: Record<string, string>): Promise<string> => {
     const res = await fetch(`http://127.0.0.1:${serve.port}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': key }, body: multipart(fields, { bytes: await scenePng(), type: 'image/png' }) })
-    expect(res.status).toBe(202)
-    return (await json(res)).job_id
+    const body = await json(res)
+    expect(res.status, JSON.stringify(body)).toBe(202)
+    return body.job_id
   }
   const settled = async (serve: ServeProcess, key: string, id: string): Promise<Record<string, any>> => {
     let body: Record<string, any> = {}

@@ -40,6 +40,8 @@ export class StudioCoordinator implements Dispatcher {
   private timer: NodeJS.Timeout | null = null
   private ticking: Promise<void> | null = null
   private stopped = true
+  /** The first Redis check after `start`: until it ends, `available` is not yet known. */
+  private firstCheck: Promise<void> | null = null
 
   constructor(
     private readonly engine: Engine,
@@ -74,10 +76,20 @@ export class StudioCoordinator implements Dispatcher {
       this.ticking ??= Promise.all([this.offers.check(), this.runs.sweep().catch(() => undefined)]).then(() => {
         this.ticking = null
       })
+      this.firstCheck ??= this.ticking
       this.timer = setTimeout(tick, TICK_MS)
       this.timer.unref()
     }
     tick()
+  }
+
+  /**
+   * Resolves once the first Redis check after `start` has ended (or after `timeoutMs`), so that
+   * a server says it listens only when an upload is not refused for a check not yet made.
+   */
+  async checked(timeoutMs = 5000): Promise<void> {
+    if (!this.firstCheck) return
+    await Promise.race([this.firstCheck, new Promise((r) => setTimeout(r, timeoutMs).unref())])
   }
 
   /** A job was queued: offer it (and any other new one) now. */
