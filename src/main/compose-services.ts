@@ -60,6 +60,8 @@ export function composeServices(engineOptions: EngineOptions, studioOptions: Stu
     watch,
     async start(opts = {}) {
       if (!opts.paused) engine.start()
+      // Uploads are refused (503) while Redis is not known to answer: know it before listening.
+      if (!opts.paused) await coordinator?.checked()
       batches.start()
       if (!opts.paused) await watch.start()
     },

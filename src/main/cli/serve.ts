@@ -9,16 +9,17 @@ import { startHttpServer } from '../http/server'
 import { parseWorkerListen, startWorkerListener, type WorkerAddress } from '../http/worker-listener'
 import { shownQueueUrl } from '../studio/protocol'
 import { APP_VERSION } from '../version'
-import { defaultOutputDir } from '../data-dir'
 import { CliError, parse } from './args'
 import { complain, say } from './print'
 
-/**
- * The built renderer beside the main bundles: `out/renderer`, seen from `out/main/cli.js` or
- * from the chunk this lazily loaded command is built into (`out/main/chunks/`).
- */
+/** The built renderer next to the CLI bundle (out/main/cli.js → out/renderer); this module is bundled into cli.js only. */
 function defaultRendererDir(): string | undefined {
-  return [join(import.meta.dirname, '../renderer'), join(import.meta.dirname, '../../renderer')].find((dir) => existsSync(join(dir, 'index.html')))
+  // `out/renderer`, beside `out/main` where this code runs (in `out/main/chunks` once the CLI's
+  // commands are split into chunks). A built renderer has its `assets/` (the sources do not).
+  for (const dir of [join(import.meta.dirname, '../renderer'), join(import.meta.dirname, '../../renderer')]) {
+    if (existsSync(join(dir, 'index.html')) && existsSync(join(dir, 'assets'))) return dir
+  }
+  return undefined
 }
 
 /** `clipdesk serve`: the services of `compose-services.ts` and the HTTP listener until SIGINT/SIGTERM. */
@@ -34,6 +35,8 @@ export async function runServe(args: string[]): Promise<number> {
     queue: { type: 'string' },
     'no-local-worker': { type: 'boolean', default: false },
     'lock-ms': { type: 'string' },
+    // Studio mode: the most one result upload of a worker may carry (MB, all its files).
+    'max-result-mb': { type: 'string' },
     // Studio mode: a second listener for workers on other machines (worker endpoints only).
     'worker-listen': { type: 'string' }
   })
@@ -54,8 +57,8 @@ export async function runServe(args: string[]): Promise<number> {
   // The flags win over the stored settings (Settings in the app: queue address, local worker).
   const stored = settings.get()
   const queueUrl = (values.queue as string | undefined) ?? (stored.queueUrl || undefined)
-  if (!queueUrl && (values['no-local-worker'] || values['lock-ms'] !== undefined || values['worker-listen'] !== undefined)) {
-    throw new CliError('--no-local-worker, --lock-ms and --worker-listen need --queue')
+  if (!queueUrl && (values['no-local-worker'] || values['lock-ms'] !== undefined || values['worker-listen'] !== undefined || values['max-result-mb'] !== undefined)) {
+    throw new CliError('--no-local-worker, --lock-ms, --max-result-mb and --worker-listen need --queue')
   }
   const queueProblem = queueUrl === undefined ? null : queueUrlProblem(queueUrl)
   if (queueProblem) throw new CliError(`--queue: ${queueProblem}`)
@@ -67,10 +70,13 @@ export async function runServe(args: string[]): Promise<number> {
   }
   const lockMs = values['lock-ms'] === undefined ? undefined : Number(values['lock-ms'])
   if (lockMs !== undefined && !(Number.isInteger(lockMs) && lockMs >= 1000)) throw new CliError(`expected --lock-ms to be a whole number from 1000 up, got "${values['lock-ms']}"`)
+  const maxResultMb = values['max-result-mb'] === undefined ? undefined : Number(values['max-result-mb'])
+  if (maxResultMb !== undefined && !(Number.isInteger(maxResultMb) && maxResultMb >= 1)) throw new CliError(`expected --max-result-mb to be a whole number from 1 up, got "${values['max-result-mb']}"`)
   const localWorker = !values['no-local-worker'] && stored.localWorker
   let services: Services
   try {
-    services = composeServices(engineOptions, queueUrl ? { queueUrl, localWorker, lockMs } : null)
+    const maxResultBytes = maxResultMb === undefined ? undefined : maxResultMb * 1024 * 1024
+    services = composeServices(engineOptions, queueUrl ? { queueUrl, localWorker, lockMs, maxResultBytes } : null)
   } catch (err) {
     throw new CliError((err as Error).message)
   }
@@ -97,7 +103,7 @@ export async function runServe(args: string[]): Promise<number> {
       version: APP_VERSION,
       settings,
       get effective() {
-        return { dataDir: engine.options.dataDir, outputDir: settings.get().outputDir || defaultOutputDir() }
+        return { dataDir: engine.options.dataDir, outputDir: settings.get().outputDir || join(engine.options.dataDir, 'output') }
       },
       startedWith: stored,
       listener: listenerStatus

@@ -17,7 +17,9 @@ import { Scheduler } from './queue/scheduler'
 import type { Dispatcher } from './queue/dispatcher'
 import { ACTIVE_STATUSES } from './queue/transitions'
 import { ResultSigner } from './results'
-import { endUnsuccessfully, runJob, type RunContext } from './run-job'
+import type { RunContext } from './run/context'
+import { runHere } from './run/local'
+import { claimJob, endUnsuccessfully } from './run/record'
 import { statusBody, type ResultAddress } from './status-view'
 import { openDatabase, type Db } from './store/db'
 import { JobStore, type ResultRecord } from './store/jobs'
@@ -155,9 +157,8 @@ export class Engine extends EventEmitter<EngineEvents> {
       : new Scheduler({
           jobs: this.jobs,
           concurrency: this.options.concurrency,
-          jobTimeoutMs: this.options.jobTimeoutMs,
-          run: (job, signal) => runJob(ctx, job, signal),
-          onClaim: (job) => this.changed(job.id)
+          claim: (job) => claimJob(ctx, job),
+          run: (run, signal) => runHere(ctx, run, signal)
         })
   }
 
@@ -363,6 +364,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       jobParams: this.jobParams,
       paths: this.paths,
       options: this.options,
+      defaultModel: () => this.models.defaultModel(),
       segmenter: (model) => this.segmenter(model),
       releaseSegmenter: (s) => this.modelPool.release(s),
       decode: (bytes, signal) => this.sandbox.decode(bytes, signal),

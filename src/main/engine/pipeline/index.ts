@@ -53,6 +53,8 @@ export interface JobResult {
   ignored: Variation[]
   /** How the subject was framed (`placement.ts`): recorded with the job for before/after views. */
   placement?: Placement
+  /** 0 (sure) to 1 (check this); 0 when the input's own alpha was kept. See docs/review.md. */
+  uncertainty: number
 }
 
 function addWarnings(into: Partial<Record<Variation, string[]>>, variation: Variation, list: string[]): void {
@@ -90,7 +92,7 @@ export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan):
     addWarnings(warnings, v.variation, encoded.warnings)
     outputs.push({ variation: v.variation, ext: plan.format, bytes: encoded.bytes })
   }
-  return { outputs, warnings, ignored: composed.ignored, placement: composed.placement }
+  return { outputs, warnings, ignored: composed.ignored, placement: composed.placement, uncertainty: alpha.uncertainty }
 }
 
 /** The XMP and EXIF an output carries under the job's `metadata` setting. */

@@ -111,6 +111,11 @@ export interface MovePatch {
   inputPath?: string
   /** Added to `attempts` (a run starting counts +1; a clean shutdown gives it back). */
   attemptsDelta?: number
+  /**
+   * Only move when the job is still at this attempt: a run that was given up and claimed again
+   * (a worker that went silent and came back) can no longer move the job.
+   */
+  attempt?: number
 }
 
 /**
@@ -165,6 +170,19 @@ export class JobStore {
     )
   }
 
+  /**
+   * A page of the queue: ids and queue order of jobs in `statuses` after `afterSeq`, oldest
+   * first, at most `limit` (the `jobs_status` index answers it without a scan).
+   */
+  pageByStatus(statuses: readonly JobStatus[], afterSeq: number, limit: number): { id: string; seq: number }[] {
+    const marks = statuses.map(() => '?').join(', ')
+    const rows = prepared(this.db, `SELECT id, seq FROM jobs WHERE status IN (${marks}) AND seq > ? ORDER BY seq LIMIT ?`).all(...statuses, afterSeq, limit) as {
+      id: string
+      seq: number
+    }[]
+    return rows.map((r) => ({ id: r.id, seq: Number(r.seq) }))
+  }
+
   /** The oldest queued job, or null. */
   nextQueued(): JobRecord | null {
     const row = prepared(this.db, "SELECT * FROM jobs WHERE status = 'queued' ORDER BY seq LIMIT 1").get() as JobRow | undefined
@@ -188,7 +206,7 @@ export class JobStore {
            warnings = coalesce(?, warnings), ignored = coalesce(?, ignored),
            input_path = coalesce(?, input_path),
            finished_at = CASE WHEN ? THEN ? ELSE finished_at END
-         WHERE id = ? AND status = ?`
+         WHERE id = ? AND status = ? AND (? IS NULL OR attempts = ?)`
       )
       .run(
         to,
@@ -203,7 +221,9 @@ export class JobStore {
         terminal ? 1 : 0,
         now,
         id,
-        from
+        from,
+        patch.attempt ?? null,
+        patch.attempt ?? null
       )
     return r.changes > 0
   }
