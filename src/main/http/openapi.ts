@@ -109,9 +109,9 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             '402': err('Not enough credits'),
             '403': err('Host header not allowed'),
             '413': err('Upload larger than the limit'),
-            '422': err('Validation failed (enums, both inputs, params, file type, image too large)'),
+            '422': err('Validation failed (enums, both inputs, params, a model not in the registry, file type, image too large)'),
             '429': err('Too many bad API keys'),
-            '503': err('Queue full or model unavailable; see Retry-After')
+            '503': err('Queue full, or the model the job would use failed to load in the last minute; see Retry-After')
           }
         }
       },

@@ -33,8 +33,13 @@ interface IntakeDeps {
   jobParams: JobParamsStore
   paths: DataPaths
   options: ResolvedEngineOptions
-  /** Throws ApiError('unavailable') when the engine cannot take jobs now. */
-  assertAvailable(): void
+  /** Throws 422 `validation_failed` (`params.model`) when the set names a model the registry does not have. */
+  assertKnownModel(model: string | null): void
+  /**
+   * Throws ApiError('unavailable') when the engine cannot take jobs now, or cannot load the
+   * model the job would use (`null`: the default).
+   */
+  assertAvailable(model: string | null): void
   /** Type and size of an image from its header, read in the decode sandbox; throws JobFailure. */
   probe(bytes: Buffer): Promise<unknown>
 }
@@ -78,12 +83,13 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   // A bad parameter set (or an unknown preset) is refused before a job exists; `params` also
   // applies to modes clipping and background (docs/api.md §6.3).
   const params = resolveUploadParams(deps.presets, request.mode, request.params, request.delivery_mode)
+  deps.assertKnownModel(params.model)
   if (input.file) {
     if (input.file.bytes.length > deps.options.maxUploadBytes) {
       throw new ApiError('payload_too_large', `The upload is larger than ${deps.options.maxUploadBytes} bytes.`)
     }
   }
-  deps.assertAvailable()
+  deps.assertAvailable(params.model)
   // Credits and queue room first: a key that cannot pay never gets its file read.
   if (input.keyId !== null) {
     const key = deps.keys.get(input.keyId)
