@@ -90,7 +90,10 @@ export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan):
   return { outputs, warnings, ignored: composed.ignored }
 }
 
-/** The XMP and EXIF an output carries under the job's `metadata` setting. */
+/**
+ * The XMP, EXIF and IPTC an output carries under the job's `metadata` setting: `keep` without
+ * any position (docs/pipeline.md, "Metadata"), `keep-gps` with it, `strip` none.
+ */
 export function outputMetadata(
   source: SourceMetadata | undefined,
   setting: JobParams['metadata']
@@ -98,5 +101,5 @@ export function outputMetadata(
   if (!source || setting === 'strip') return { xmp: null, exif: null, iptc: null }
   const gps = setting === 'keep-gps'
   const exif = source.exif && !gps ? { ...source.exif, gps: {} } : source.exif
-  return { xmp: gps ? source.xmpWithGps : source.xmp, exif, iptc: source.iptc }
+  return { xmp: gps ? source.xmpWithGps : source.xmp, exif, iptc: gps ? source.iptcWithGps : source.iptc }
 }
