@@ -127,7 +127,9 @@ export class Engine extends EventEmitter<EngineEvents> {
       maxPixels: this.options.maxPixels,
       concurrency: this.options.concurrency,
       decodeTimeoutMs: this.options.decodeTimeoutMs,
-      memoryBytes: this.options.decodeMemoryBytes
+      memoryBytes: this.options.decodeMemoryBytes,
+      renderMemoryBytes: this.options.renderMemoryBytes,
+      renderTimeoutMs: this.options.jobTimeoutMs
     })
     const ctx = this.runContext()
     this.scheduler = seams.dispatcher
@@ -352,6 +354,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       releaseSegmenter: (s) => this.modelPool.release(s),
       decode: (bytes, signal) => this.sandbox.decode(bytes, signal),
       toNative: (rgba, width, height, target, signal) => this.sandbox.toNative(rgba, width, height, target, signal),
+      render: (input, dir, signal) => this.sandbox.render(input, dir, signal),
       maskCache: this.maskCache,
       changed: (id) => this.changed(id),
       timing: this.timing

@@ -18,6 +18,8 @@ export interface EngineOptions {
   concurrency?: number
   /** @default 10_000 waiting jobs; more → 503 */
   maxQueuedJobs?: number
+  /** Waiting jobs of one API key; more → 429, so that other keys still get in. @default a quarter of `maxQueuedJobs` */
+  maxQueuedJobsPerKey?: number
   /** @default 50 MB */
   maxUploadBytes?: number
   /** @default 100 megapixels */
@@ -46,13 +48,18 @@ export interface EngineOptions {
    * fails with `image_too_large`. @default 12 bytes per allowed pixel, at least 768 MB
    */
   decodeMemoryBytes?: number
+  /**
+   * Resident memory a sandbox process composing and encoding a job's outputs may use; past it
+   * the job fails with `image_too_large`. @default 3 GB (docs/robustness.md)
+   */
+  renderMemoryBytes?: number
   /** Execution provider for this process, over the stored device setting (`serve --device`). */
   device?: Device
   /** Where engine warnings go (a device that fell back to the CPU). @default console.warn */
   log?: (message: string) => void
 }
 
-export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'device' | 'log'>> & Pick<EngineOptions, 'device' | 'log'>
+export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'device' | 'log' | 'renderMemoryBytes'>> & Pick<EngineOptions, 'device' | 'log' | 'renderMemoryBytes'>
 
 export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
   return {
@@ -60,6 +67,7 @@ export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
     allowPrivateNetworkUrls: o.allowPrivateNetworkUrls ?? false,
     concurrency: o.concurrency ?? 2,
     maxQueuedJobs: o.maxQueuedJobs ?? 10_000,
+    maxQueuedJobsPerKey: o.maxQueuedJobsPerKey ?? Math.max(1, Math.floor((o.maxQueuedJobs ?? 10_000) / 4)),
     maxUploadBytes: o.maxUploadBytes ?? 50 * 1024 * 1024,
     maxPixels: o.maxPixels ?? 100_000_000,
     retentionMs: o.retentionMs ?? 24 * 60 * 60 * 1000,
@@ -69,6 +77,7 @@ export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
     jobTimeoutMs: o.jobTimeoutMs ?? 10 * 60 * 1000,
     decodeTimeoutMs: o.decodeTimeoutMs ?? 60_000,
     decodeMemoryBytes: o.decodeMemoryBytes ?? Math.max(768 * 2 ** 20, (o.maxPixels ?? 100_000_000) * 12),
+    renderMemoryBytes: o.renderMemoryBytes,
     device: o.device,
     log: o.log
   }

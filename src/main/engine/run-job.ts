@@ -1,11 +1,11 @@
-import { mkdir, readFile, rm } from 'node:fs/promises'
+import { readFile, rm } from 'node:fs/promises'
 import type { JobStatus } from '../../shared/api'
 import { JobFailure } from './errors'
 import { fetchToFile } from './fetch/fetch-url'
 import type { DataPaths } from './paths'
-import { writeFileAtomic } from './paths'
 import type { ResolvedEngineOptions } from './options'
-import { processJob } from './pipeline'
+import { processJob, type JobResult, type RenderInput, type StoredOutput } from './pipeline'
+import { settleOutputCost } from './intake/output-cost'
 import { resolveJobParams } from './params/resolve'
 import type { Segmenter } from './pipeline/mask'
 import type { DecodedImage } from './pipeline/decode'
@@ -33,6 +33,8 @@ export interface RunContext {
   decode(bytes: Buffer, signal: AbortSignal): Promise<DecodedImage>
   /** Converts sRGB colours into an input's own profile, in the sandbox (the profile is untrusted). */
   toNative(rgba: Buffer, width: number, height: number, target: NativeTarget, signal: AbortSignal): Promise<Buffer>
+  /** Composes and encodes the outputs in the sandbox (never on the engine's thread), which writes them into `dir`. */
+  render(input: RenderInput, dir: string, signal: AbortSignal): Promise<JobResult<StoredOutput>>
   /** Model masks by input content + model; absent: every job runs the model. */
   maskCache?: MaskCache
   /** Called after every move of a job, for push events. */
@@ -110,6 +112,8 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
       maxPixels: ctx.options.maxPixels,
       decode: (bytes) => ctx.decode(bytes, signal),
       toNative: (rgba, width, height, target) => ctx.toNative(rgba, width, height, target, signal),
+      admit: (size) => settleOutputCost(ctx, claimed, params, size),
+      render: (request) => ctx.render(request, ctx.paths.resultDir(claimed.id), signal),
       signal,
       onStage: (stage) => {
         if (stage !== at) moveTo(stage)
@@ -122,12 +126,7 @@ export async function runJob(ctx: RunContext, claimed: JobRecord, signal: AbortS
       const list = (made.warnings[params.primary] ??= [])
       list.push(`device: ${segmenter.deviceWarning}`)
     }
-    await mkdir(ctx.paths.resultDir(claimed.id), { recursive: true })
-    for (const out of made.outputs) {
-      const path = ctx.paths.result(claimed.id, out.variation, out.ext)
-      await writeFileAtomic(path, out.bytes)
-      ctx.jobs.addResult(claimed.id, { variation: out.variation, ext: out.ext, path, bytes: out.bytes.length })
-    }
+    for (const out of made.outputs) ctx.jobs.addResult(claimed.id, { variation: out.variation, ext: out.ext, path: out.path, bytes: out.size })
     if (at !== 'encoding') moveTo('encoding')
     moveTo('done', { warnings: made.warnings, ignored: made.ignored })
   } catch (err) {
