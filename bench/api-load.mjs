@@ -9,8 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { spawnSync } from 'node:child_process'
-import { cli, requireBuilt, startServer } from './serve.mjs'
+import { requireBuilt, startServer } from './serve.mjs'
 import autocannon from 'autocannon'
 import sharp from 'sharp'
 
@@ -20,16 +19,8 @@ const arg = (name, fallback) => {
   return i > 0 ? Number(process.argv[i + 1]) : fallback
 }
 const QUEUED = arg('jobs', 10_000)
-/** Waiting jobs one key may hold: a quarter of the server's default queue limit. */
-const KEY_SHARE = 2_500
 const MULTIPART = arg('multipart', 2_000)
 const SECONDS = arg('seconds', 10)
-
-/** A new unlimited key, made with the CLI on the running server's data folder (it applies at once). */
-function createKey() {
-  const r = spawnSync(process.execPath, [cli, 'keys', 'create', '--data-dir', dataDir], { encoding: 'utf8' })
-  return r.stdout.trim().split('\n').pop()
-}
 
 function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -83,35 +74,22 @@ try {
   const uploadMultipart = summary(
     await run({ url: `${base}/api/v1/upload`, method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: multipartBody, amount: MULTIPART })
   )
-  // One key may hold a quarter of the queue (docs/api.md §15): the rest of the queue is filled
-  // through more keys, each up to its share; the first run's figures are the JSON upload's.
-  const jsonRuns = []
-  let left = QUEUED - MULTIPART - 1
-  for (let i = 0; left > 0; i++) {
-    const apiKey = i === 0 ? key : createKey()
-    const amount = Math.min(left, KEY_SHARE - (i === 0 ? MULTIPART + 1 : 0))
-    if (amount <= 0) continue
-    jsonRuns.push(
-      summary(
-        await run({
-          url: `${base}/api/v1/upload`,
-          method: 'POST',
-          headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-          body: JSON.stringify({ file_url: 'http://127.0.0.1:9/never-fetched.png', output_format: 'png' }),
-          amount
-        })
-      )
-    )
-    left -= amount
-  }
-  const uploadJson = { ...jsonRuns[0], keys: jsonRuns.length, non2xx: jsonRuns.reduce((n, r) => n + r.non2xx, 0), errors: jsonRuns.reduce((n, r) => n + r.errors, 0) }
+  const uploadJson = summary(
+    await run({
+      url: `${base}/api/v1/upload`,
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ file_url: 'http://127.0.0.1:9/never-fetched.png', output_format: 'png' }),
+      amount: QUEUED - MULTIPART - 1
+    })
+  )
   const memAfter = rssOf(child.pid)
   const dbAfter = statSync(join(dataDir, 'clipdesk.db')).size
   const queued = QUEUED
-  // One more must be refused, from a key with room of its own: the queue limit is 10,000 waiting jobs.
+  // One more must be refused: the queue limit is 10,000 waiting jobs.
   const overflow = await fetch(`${base}/api/v1/upload`, {
     method: 'POST',
-    headers: { 'x-api-key': createKey(), 'content-type': 'application/json' },
+    headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify({ file_url: 'http://127.0.0.1:9/x.png' })
   })
 

@@ -103,7 +103,7 @@ describe('large outputs cost credits in proportion', () => {
 })
 
 describe('one key cannot hold every place in the queue', () => {
-  it('past its share (a quarter of the queue) a key gets 429 rate_limited with Retry-After; other keys still get in, until the queue is full (503)', async () => {
+  it('past its share (a quarter of the queue) a key gets 429 rate_limited with Retry-After; other keys still get in, until the queue is full (503); owner keys have no share', async () => {
     const fair = await startTestServer({ run: false, maxQueuedJobs: 8 })
     try {
       const keys = Array.from({ length: 5 }, () => fair.engine.keys.create({ credits: null }).key)
@@ -132,6 +132,13 @@ describe('one key cannot hold every place in the queue', () => {
       // Once one of its jobs leaves the queue, the key has room again.
       expect(fair.engine.cancel(fair.engine.jobs.nextQueued()!.id)).toBe(true)
       expect((await byUrl(keys[0]!)).status).toBe(202)
+      // The machine's owner (an owner key, as the app in a browser uses) has no share: only the queue's limit.
+      expect(fair.engine.cancel(fair.engine.jobs.nextQueued()!.id)).toBe(true)
+      expect(fair.engine.cancel(fair.engine.jobs.nextQueued()!.id)).toBe(true)
+      expect(fair.engine.cancel(fair.engine.jobs.nextQueued()!.id)).toBe(true)
+      const owner = fair.engine.keys.create({ credits: null, admin: true }).key
+      for (let i = 0; i < 3; i++) expect((await byUrl(owner)).status).toBe(202)
+      expect((await byUrl(owner)).status).toBe(503)
     } finally {
       await fair.close()
     }

@@ -90,14 +90,15 @@ function checkOutputs(params: JobParams, input: { width: number; height: number 
 
 /**
  * Room in the queue: the whole queue (503), and this key's share of it (429), so that one key
- * cannot take every slot and keep every other key out. The app's owner (no key) has no share.
+ * cannot take every slot and keep every other key out. The machine's owner is not rationed:
+ * the desktop app (no key) and owner keys, with which the app runs in a browser, the same way.
  */
 function assertRoom(deps: IntakeDeps, keyId: string | null): void {
   if (deps.jobs.countByStatus('queued') >= deps.options.maxQueuedJobs) {
     throw new ApiError('unavailable', 'The queue is full; try again later.', { headers: { 'Retry-After': '30' } })
   }
   const share = deps.options.maxQueuedJobsPerKey
-  if (keyId !== null && deps.jobs.countQueuedForKey(keyId) >= share) {
+  if (keyId !== null && deps.jobs.countQueuedForKey(keyId) >= share && !deps.keys.get(keyId)?.admin) {
     throw new ApiError('rate_limited', `This API key already has ${share.toLocaleString('en-US')} jobs waiting, the most one key may have; wait for some to start.`, {
       headers: { 'Retry-After': '30' }
     })
