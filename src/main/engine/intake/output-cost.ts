@@ -20,6 +20,8 @@ export function settleOutputCost(ctx: { db: Db; keys: KeyStore }, job: Pick<JobR
   const keyId = job.keyId
   if (keyId === null) return
   const due = creditsFor(bound.pixels)
+  // Every job of a key with a balance was charged 1 at acceptance: most jobs stop here.
+  if (due <= 1) return
   ctx.db.transaction(() => {
     // From the ledger, so a job run again (after a crash) is never charged twice.
     const key = ctx.keys.get(keyId)

@@ -98,7 +98,7 @@ function assertRoom(deps: IntakeDeps, keyId: string | null): void {
     throw new ApiError('unavailable', 'The queue is full; try again later.', { headers: { 'Retry-After': '30' } })
   }
   const share = deps.options.maxQueuedJobsPerKey
-  if (keyId !== null && deps.jobs.countQueuedForKey(keyId) >= share && !deps.keys.get(keyId)?.admin) {
+  if (keyId !== null && !deps.keys.get(keyId)?.admin && deps.jobs.countQueuedForKey(keyId) >= share) {
     throw new ApiError('rate_limited', `This API key already has ${share.toLocaleString('en-US')} jobs waiting, the most one key may have; wait for some to start.`, {
       headers: { 'Retry-After': '30' }
     })
