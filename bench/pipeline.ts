@@ -1,15 +1,17 @@
 /**
- * `npm run bench -- [--corpus <dir>] [--compare] [--variant small|medium] [--limit N] [--repeat N]
- *                   [--chunk N] [--concurrency N] [--malloc-mmap-threshold <bytes>|off (default 1048576)] [--session-options <json>]
+ * `npm run bench:pipeline -- [--corpus <dir>] [--compare] [--variant small|medium] [--limit N] [--repeat N]
+ *                   [--chunk N] [--concurrency N] [--glibc-tunables <tunables>|off] [--session-options <json>]
  *                   [--refine edges|none|detail (default: the default, edges)]
  *                   [--pipeline-only]`
  *
- * Speed and memory of the cutout pipeline, printed as JSON (never asserted):
+ * The pipeline inside one process, chunk by chunk (what a user waits for end to end is
+ * `npm run bench`, `speed.ts`), printed as JSON (never asserted):
  * - clipdesk: every image through the whole pipeline (read, decode, model, refine, compose,
  *   PNG encode) with `--concurrency` jobs in flight as the engine runs them (default 2), one
- *   inference at a time in the worker thread.
- * - inference: the same images, model only (`session.run`, timed inside the worker), one after
- *   the other with nothing else running: the floor the pipeline is compared with (overhead %).
+ *   inference at a time in the worker thread, the session as the engine sets it up.
+ * - inference: the same images, the model alone on a session with ONNX Runtime's default
+ *   options and an intra-op thread per CPU (nothing of the engine's settings), one after the
+ *   other with nothing else running: the floor the pipeline is compared with (overhead %).
  * - imgly (`--compare`): the same images through `@imgly/background-removal-node` on the same
  *   model variant, one at a time (its `removeBackground` blocks its thread while the model runs).
  *
@@ -27,7 +29,11 @@ import { resolveOptions } from '../src/main/engine/options'
 import { decodeImage, processJob, Segmenter } from '../src/main/engine/pipeline'
 import { DecodeSandbox } from '../src/main/engine/sandbox/decoder'
 import type { MaskSource } from '../src/main/engine/pipeline/alpha'
-import type { ModelVariant } from '../src/main/engine/pipeline/model'
+import { loadModel, type ModelVariant } from '../src/main/engine/pipeline/model'
+import { MODEL_SIZE } from '../src/main/engine/pipeline/mask'
+import { resizeToPlanes } from '../src/main/engine/pipeline/resample'
+import { availableParallelism } from 'node:os'
+import ort from 'onnxruntime-node'
 import { corpusDir, corpusFiles, loadAverage, machine, median, memory, mimeOf, options, positiveInt, ROOT, round, rssSampler } from './lib'
 
 type Role = 'clipdesk' | 'inference' | 'imgly'
@@ -50,6 +56,8 @@ type FromChild = { type: 'ready' } | { type: 'chunk'; report: ChunkReport } | { 
 type ToChild = { type: 'chunk'; files: string[] } | { type: 'exit' }
 
 const MAX_PIXELS = 100_000_000
+/** What bin/clipdesk.js sets (kept in step by hand: that file is plain JavaScript run before any bundle). */
+const GLIBC_TUNABLES = 'glibc.malloc.mmap_threshold=1048576:glibc.malloc.hugetlb=1'
 
 export async function main(args: string[]): Promise<number> {
   const opt = options(args)
@@ -71,17 +79,15 @@ export async function main(args: string[]): Promise<number> {
   const concurrency = positiveInt(opt.get('concurrency'), 2, '--concurrency')
   // `--pipeline-only`: no inference-only baseline (long memory runs, e.g. --repeat 15).
   const roles: Role[] = opt.has('pipeline-only') ? ['clipdesk'] : opt.has('compare') ? ['clipdesk', 'inference', 'imgly'] : ['clipdesk', 'inference']
-  // glibc's malloc tuning for our two processes (not imgly's, which runs as shipped): see
-  // docs/pipeline.md, "Memory". On by default, as `clipdesk` and the app run
-  // (bin/clipdesk.js, src/main/malloc-relaunch.ts); `--malloc-mmap-threshold off` measures without.
-  const mmapOption = opt.get('malloc-mmap-threshold') ?? '1048576'
-  const mmapThreshold = mmapOption === 'off' ? undefined : mmapOption
-  if (mmapThreshold !== undefined) positiveInt(mmapThreshold, 0, '--malloc-mmap-threshold')
+  // glibc's allocator settings for the pipeline process, as `clipdesk` runs (bin/clipdesk.js);
+  // `--glibc-tunables off` measures without. The floor and imgly run as shipped.
+  const tunablesOption = opt.get('glibc-tunables') ?? GLIBC_TUNABLES
+  const tunables = tunablesOption === 'off' ? undefined : tunablesOption
   const loadStart = loadAverage()
 
   const children = new Map<Role, Child>()
   for (const r of roles) {
-    const env: Record<string, string> = mmapThreshold !== undefined && r !== 'imgly' ? { MALLOC_MMAP_THRESHOLD_: mmapThreshold } : {}
+    const env: Record<string, string> = tunables !== undefined && r === 'clipdesk' ? { GLIBC_TUNABLES: tunables } : {}
     children.set(r, await Child.start(r, variant, concurrency, files[0]!, sessionOptions, env, refine))
   }
   const reports = new Map<Role, ChunkReport[]>(roles.map((r) => [r, []]))
@@ -137,7 +143,7 @@ export async function main(args: string[]): Promise<number> {
     concurrency,
     chunk,
     ...(sessionOptions ? { session_options: JSON.parse(sessionOptions) } : {}),
-    ...(mmapThreshold !== undefined ? { malloc_mmap_threshold: Number(mmapThreshold) } : {}),
+    ...(tunables !== undefined ? { glibc_tunables: tunables } : {}),
     machine: { ...machine(), load_average_start: loadStart, load_average_end: loadAverage() },
     clipdesk,
     ...(inference
@@ -264,17 +270,22 @@ async function clipdeskRunner(
   sessionOptions: Record<string, unknown> | undefined,
   refine: Refine
 ): Promise<Runner> {
-  const segmenter = await Segmenter.create({ variant, sessionOptions })
   if (role === 'inference') {
+    // ONNX Runtime's defaults and a thread per CPU: nothing of the engine's session settings.
+    const session = await ort.InferenceSession.create(await loadModel(variant), { intraOpNumThreads: availableParallelism() })
     return async (files) => {
       const perImageMs: number[] = []
       for (const file of files) {
         const image = await decodeImage(await readFile(file), { maxPixels: MAX_PIXELS })
-        perImageMs.push((await segmenter.segmentAtModelSize(image)).inferenceMs)
+        const input = new ort.Tensor('float32', await modelPlanes(image), [1, 3, MODEL_SIZE, MODEL_SIZE])
+        const t = performance.now()
+        await session.run({ input }, ['output'])
+        perImageMs.push(performance.now() - t)
       }
       return { wallMs: perImageMs.reduce((s, v) => s + v, 0), perImageMs, inferenceMs: perImageMs }
     }
   }
+  const segmenter = await Segmenter.create({ variant, sessionOptions })
   return async (files) => {
     const inferenceMs: number[] = []
     // The real segmenter, recording the model's own time of each run.
@@ -308,6 +319,13 @@ async function clipdeskRunner(
     await sandbox.close()
     return { wallMs, perImageMs, inferenceMs }
   }
+}
+
+/** The built-in model's input planes (p/256 − 0.5), stretched to 1024² with the engine's resampler. */
+async function modelPlanes(image: { data: Buffer; width: number; height: number; channels: number }): Promise<Float32Array> {
+  const planes = new Float32Array(3 * MODEL_SIZE * MODEL_SIZE)
+  resizeToPlanes(image.data, image.width, image.height, image.channels as 3 | 4, MODEL_SIZE, MODEL_SIZE, planes, 1 / 256, -0.5)
+  return planes
 }
 
 async function imglyRunner(variant: ModelVariant): Promise<Runner> {

@@ -8,6 +8,8 @@
  * subject. "Small" scenes put the subject, scaled so its box's long side is SMALL_SIDE, in a
  * frame four times its box each way (a subject on ~6 % of the frame).
  */
+import { readdirSync } from 'node:fs'
+import { basename, join } from 'node:path'
 import sharp from 'sharp'
 import type { KnownAnswer } from './quality-metrics'
 
@@ -24,7 +26,7 @@ export const FAMILIES: Family[] = ['gradient', 'blurred-photo', 'noise', 'contra
 const SMALL_SIDE = 420
 const SMALL_FRAME = 4
 
-interface Rgba {
+export interface Rgba {
   data: Buffer
   width: number
   height: number
@@ -126,11 +128,73 @@ export function composite(name: string, family: string, cut: Rgba, bg: Buffer): 
   return { name, family, width, height, image, alpha, fg, bg }
 }
 
+/** A reference cutout of the corpus, with the other corpus photo its scenes use. */
+export interface ReferenceCutout {
+  /** The reference's file name without `.png` (`girl-2.u2net`). */
+  name: string
+  file: string
+  /** Its place in the sorted list (seeds the generated backgrounds). */
+  index: number
+  /** A corpus photo of another subject (the blurred-photo background). */
+  other: string
+}
+
+/** Every reference cutout of `refDir` but the same-weights `isnet-general-use` one, sorted by name. */
+export function referenceCutouts(refDir: string, photos: string[], limit?: number): ReferenceCutout[] {
+  return readdirSync(refDir)
+    .filter((f) => f.endsWith('.png') && !f.includes('isnet-general-use'))
+    .sort()
+    .slice(0, limit)
+    .map((f, k) => ({
+      name: f.slice(0, -4),
+      file: join(refDir, f),
+      index: k,
+      other: photos.filter((p) => !basename(p).startsWith(f.split('.')[0]!))[k % Math.max(1, photos.length - 1)]!
+    }))
+}
+
+/**
+ * The quality benchmark's composites in order: each reference cutout over every family, then
+ * (with `small`) its small-subject scene, on noise or a blurred photo in turn.
+ */
+export async function* qualityComposites(refDir: string, photos: string[], opts: { limit?: number; small: boolean }): AsyncGenerator<{ scene: Scene; small: boolean }> {
+  for (const { name, file, index: k, other } of referenceCutouts(refDir, photos, opts.limit)) {
+    const cut = await loadCutout(file)
+    for (const family of FAMILIES) yield { scene: composite(name, family, cut, await background(family, cut.width, cut.height, cut, other, k + 1)), small: false }
+    if (opts.small) {
+      const small = await smallCutout(cut)
+      const family = k % 2 === 0 ? 'noise' : 'blurred-photo'
+      yield { scene: composite(name, `small/${family}`, small, await background(family, small.width, small.height, small, other, 100 + k)), small: true }
+    }
+  }
+}
+
 /**
  * The cutout cropped to its subject's box, scaled (premultiplied, by sharp) so the box's long
- * side is SMALL_SIDE, and placed right of centre in a transparent frame SMALL_FRAME× the box.
+ * side is `side`, and placed at (`left`, `top`) (fractions of the frame) in a transparent frame
+ * `frame`× the box each way; by default right of centre in a frame SMALL_FRAME× a SMALL_SIDE box.
  */
-export async function smallCutout(cut: Rgba): Promise<Rgba> {
+export async function smallCutout(cut: Rgba, side = SMALL_SIDE, frame = SMALL_FRAME, left = 0.55, top = 0.3): Promise<Rgba> {
+  const { x0, y0, width: bw, height: bh } = subjectBox(cut)
+  const s = side / Math.max(bw, bh)
+  const sw = Math.max(1, Math.round(bw * s))
+  const sh = Math.max(1, Math.round(bh * s))
+  const scaled = await sharp(cut.data, { raw: { width: cut.width, height: cut.height, channels: 4 } })
+    .extract({ left: x0, top: y0, width: bw, height: bh })
+    .resize(sw, sh, { fit: 'fill' })
+    .raw()
+    .toBuffer()
+  const width = sw * frame
+  const height = sh * frame
+  const data = Buffer.alloc(width * height * 4)
+  const px = Math.round(width * left)
+  const py = Math.round(height * top)
+  for (let y = 0; y < sh; y++) scaled.copy(data, ((py + y) * width + px) * 4, y * sw * 4, (y + 1) * sw * 4)
+  return { data, width, height }
+}
+
+/** The box of the cutout's pixels with any alpha (the whole frame when there are none). */
+export function subjectBox(cut: Rgba): { x0: number; y0: number; width: number; height: number } {
   let x0 = cut.width
   let y0 = cut.height
   let x1 = -1
@@ -143,21 +207,6 @@ export async function smallCutout(cut: Rgba): Promise<Rgba> {
         y0 = Math.min(y0, y)
         y1 = Math.max(y1, y)
       }
-  const bw = x1 - x0 + 1
-  const bh = y1 - y0 + 1
-  const s = SMALL_SIDE / Math.max(bw, bh)
-  const sw = Math.max(1, Math.round(bw * s))
-  const sh = Math.max(1, Math.round(bh * s))
-  const scaled = await sharp(cut.data, { raw: { width: cut.width, height: cut.height, channels: 4 } })
-    .extract({ left: x0, top: y0, width: bw, height: bh })
-    .resize(sw, sh, { fit: 'fill' })
-    .raw()
-    .toBuffer()
-  const width = sw * SMALL_FRAME
-  const height = sh * SMALL_FRAME
-  const data = Buffer.alloc(width * height * 4)
-  const left = Math.round(width * 0.55)
-  const top = Math.round(height * 0.3)
-  for (let y = 0; y < sh; y++) scaled.copy(data, ((top + y) * width + left) * 4, y * sw * 4, (y + 1) * sw * 4)
-  return { data, width, height }
+  if (x1 < 0) return { x0: 0, y0: 0, width: cut.width, height: cut.height }
+  return { x0, y0, width: x1 - x0 + 1, height: y1 - y0 + 1 }
 }

@@ -17,8 +17,7 @@
  * - the detail pass' time: extra milliseconds per image where it ran (the second model run, as
  *   timed inside the session, plus crop and merge).
  */
-import { readdirSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { join } from 'node:path'
 import { resolveOptions } from '../src/main/engine/options'
 import { Segmenter } from '../src/main/engine/pipeline'
 import { computeAlpha } from '../src/main/engine/pipeline/alpha'
@@ -28,7 +27,7 @@ import { corpusDir, corpusFiles, loadAverage, machine, options, positiveInt, rou
 import { contrastingColour, edgeBand, softBand, type Cutout, type Scores } from './quality-metrics'
 import { score } from './quality-metrics'
 import { comparePhotos } from './quality-photos'
-import { background, composite, FAMILIES, loadCutout, smallCutout, type Scene } from './quality-scenes'
+import { qualityComposites, type Scene } from './quality-scenes'
 import { maskSource, type CountingSource } from './quality-source'
 
 type Row = { scene: string; family: string; size: string; small: boolean; detail_ran: boolean; detail_extra_ms: number | null; scores: Record<string, Scores> }
@@ -45,26 +44,8 @@ export async function main(args: string[]): Promise<number> {
   const source = maskSource(segmenter, opt.get('mask-cache'))
   try {
     const photos = corpusFiles(dir)
-    const cutouts = readdirSync(refDir)
-      .filter((f) => f.endsWith('.png') && !f.includes('isnet-general-use'))
-      .sort()
-      .slice(0, limit)
     const rows: Row[] = []
-    for (const [k, f] of cutouts.entries()) {
-      const cut = await loadCutout(join(refDir, f))
-      const name = f.slice(0, -4)
-      const other = photos.filter((p) => !basename(p).startsWith(f.split('.')[0]!))[k % Math.max(1, photos.length - 1)]!
-      for (const family of FAMILIES) {
-        const scene = composite(name, family, cut, await background(family, cut.width, cut.height, cut, other, k + 1))
-        rows.push(await measure(scene, source, false))
-      }
-      if (!opt.has('no-small')) {
-        const small = await smallCutout(cut)
-        const family = k % 2 === 0 ? 'noise' : 'blurred-photo'
-        const scene = composite(name, `small/${family}`, small, await background(family, small.width, small.height, small, other, 100 + k))
-        rows.push(await measure(scene, source, true))
-      }
-    }
+    for await (const c of qualityComposites(refDir, photos, { limit, small: !opt.has('no-small') })) rows.push(await measure(c.scene, source, c.small))
     const photoRows = opt.has('no-photos') ? null : await comparePhotos(source, photos, refDir)
     console.log(
       JSON.stringify(

@@ -12,29 +12,24 @@
  * `--chaos`: one run of `--jobs` (default 60) with 3 workers, one worker SIGKILLed twice
  * mid-job (restarted each time) and Redis restarted once (losing its data); prints whether
  * every job ended done with one result set, the charges and refunds, and temp files left.
+ *
+ * `--hostile`: a worker key's attacks and an idle full queue (`bench/studio-hostile.mjs`).
  * Measures, never asserts. Figures are inflated by anything else running on the machine.
  */
-import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir, availableParallelism } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import Database from 'libsql'
 import sharp from 'sharp'
+import { cli, cliSync, cpuMs, freePort, requireStudioSetup, startRedis as startRedisOn, waitLine } from './studio-procs.mjs'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const cli = join(root, 'bin', 'clipdesk.js')
-if (!existsSync(join(root, 'out', 'main', 'cli.js'))) {
-  console.error('bench:studio: build first (npm run build)')
-  process.exit(1)
-}
-const redisServer = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim()
-if (!redisServer) {
-  console.error('bench:studio: redis-server is not installed (apt-get install redis-server)')
-  process.exit(1)
-}
+const redisServer = requireStudioSetup('bench:studio')
 const argv = process.argv.slice(2)
+if (argv.includes('--hostile')) {
+  await import('./studio-hostile.mjs')
+  process.exit(0)
+}
 const arg = (name, fallback) => {
   const i = argv.indexOf(`--${name}`)
   return i >= 0 ? Number(argv[i + 1]) : fallback
@@ -52,54 +47,7 @@ const BUDGET_MS = arg('budget-min', 11) * 60_000
 const benchStarted = Date.now()
 const log = (...a) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...a)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer()
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address()
-      s.close(() => resolve(port))
-    })
-  })
-}
-
-function startRedis(port) {
-  const child = spawn(redisServer, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] })
-  return new Promise((resolve) => {
-    let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-      if (out.includes('Ready to accept')) resolve(child)
-    })
-  })
-}
-
-function waitLine(child, pattern) {
-  return new Promise((resolve, reject) => {
-    let out = ''
-    const on = (d) => {
-      out += d
-      const m = pattern.exec(out)
-      if (m) {
-        child.stdout.off('data', on)
-        resolve(m)
-      }
-    }
-    child.stdout.on('data', on)
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)))
-  })
-}
-
-function cliSync(args) {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' })
-  if (r.status !== 0) throw new Error(r.stderr)
-  return r.stdout.trim().split('\n').pop()
-}
-
-function cpuMs(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100 // utime + stime, in clock ticks of 10 ms
-}
+const startRedis = (port) => startRedisOn(redisServer, port)
 
 /** Per job, as each worker logs it: wall ms on the worker, ms of it waiting on the coordinator. */
 const jobLog = new Map()
@@ -139,14 +87,20 @@ async function run(workerCount, jobs, chaos) {
   const base = `http://127.0.0.1:${apiPort}`
   const workers = []
   for (let i = 0; i < workerCount; i++) workers.push(await startWorker(redisUrl, port, workerKey, `w${i + 1}`))
-  // Warm every worker's model with one job each, outside the timed part.
-  const png = await sharp({
-    create: { width: 320, height: 240, channels: 3, background: '#d8e0e8' }
-  })
-    .composite([{ input: Buffer.from('<svg width="320" height="240"><ellipse cx="150" cy="125" rx="80" ry="70" fill="#c03020"/></svg>'), top: 0, left: 0 }])
-    .png()
-    .toBuffer()
+  // Every upload is a different photo (its subject moved by a pixel): each job runs the model,
+  // none is answered from a worker's mask cache.
+  let made = 0
+  const nextPng = () => {
+    const n = made++
+    const cx = 110 + (n % 80)
+    const cy = 105 + (Math.floor(n / 80) % 40)
+    return sharp({ create: { width: 320, height: 240, channels: 3, background: '#d8e0e8' } })
+      .composite([{ input: Buffer.from(`<svg width="320" height="240"><ellipse cx="${cx}" cy="${cy}" rx="80" ry="70" fill="#c03020"/></svg>`), top: 0, left: 0 }])
+      .png()
+      .toBuffer()
+  }
   const uploadOne = async () => {
+    const png = await nextPng()
     for (;;) {
       const form = new FormData()
       form.append('file', new Blob([png], { type: 'image/png' }), 'in.png')
@@ -156,14 +110,20 @@ async function run(workerCount, jobs, chaos) {
     }
   }
   const status = async (id) => (await fetch(`${base}/api/v1/status?job_id=${id}`, { headers: { 'X-API-Key': client } })).json()
+  // Polls only the jobs still pending, twice a second: the polling is the benchmark's own load
+  // on the coordinator, counted in its CPU time per job.
   const settle = async (ids, onTick) => {
+    const last = new Map()
     for (;;) {
-      const all = await Promise.all(ids.map(status))
+      const pending = ids.filter((id) => !last.has(id) || last.get(id).state === 'pending')
+      for (const [i, s] of (await Promise.all(pending.map(status))).entries()) last.set(pending[i], s)
+      const all = ids.map((id) => last.get(id))
       if (onTick) await onTick(all)
       if (all.every((s) => s.state !== 'pending')) return all
-      await sleep(250)
+      await sleep(500)
     }
   }
+  // Warm every worker's model with one job each, outside the timed part.
   if (!chaos) {
     const warm = []
     for (let i = 0; i < workerCount; i++) warm.push(await uploadOne())
@@ -249,7 +209,7 @@ console.log(
     {
       cores: availableParallelism(),
       threads_per_worker: THREADS,
-      image: '320x240 PNG, mode clipping, model medium',
+      image: '320x240 PNG (a different photo each job), mode clipping, model medium',
       note: 'Worker processes share this machine\'s cores: past the core count more workers add no throughput. On separate machines each worker adds its own jobs/hour.',
       overhead:
         'coordinator_cpu_ms_per_job: CPU time of the coordinator process per job (intake, claim, storing results). coordinator_wall_ms_per_job: wall time a worker waits on the coordinator per job (claim, input download, result upload), over loopback.',

@@ -1,9 +1,10 @@
 /**
  * A batch writes what was asked: with a preset, the primary variation of each photo only;
- * with "all variations" (or a parameter set that names `variations=`), every variation.
+ * with "all variations" (or a parameter set that names `variations=`), every variation; and
+ * every batch's files are exactly the names the batch screen previewed before Start.
  * Real engine (model, SQLite, files); the second batch reuses the first one's masks.
  */
-import { readdirSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -15,6 +16,7 @@ import { builtinPreset } from '../src/shared/presets'
 import { sceneJpeg, scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
 import { until, settled } from './helpers/batches'
+import { filesUnder } from './helpers/watch'
 
 const lookup = (name: string) => builtinPreset(name)?.values ?? null
 
@@ -44,7 +46,12 @@ async function runBatch(request: BatchRequest, out: string): Promise<string[]> {
   ])
   const done = await until(service, batch.id, settled)
   expect(done.counts).toMatchObject({ total: 2, done: 2, failed: 0 })
-  return (readdirSync(out, { recursive: true }) as string[]).map((f) => f.split('\\').join('/')).filter((f) => f.endsWith('.png')).sort()
+  // The batch's report (and its temp name while it is being written) lands beside the outputs.
+  const written = filesUnder(out).filter((f) => !/^\.?clipdesk-report\./.test(f))
+  // The batch screen's preview before Start names exactly the files the writer wrote.
+  const previewed = ['ball.png', 'shoe.jpg'].flatMap((rel) => plannedOutputs(request, rel, lookup)!.names)
+  expect(written).toEqual(previewed.sort())
+  return written
 }
 
 describe('batch outputs', () => {
@@ -71,6 +78,11 @@ describe('batch outputs', () => {
     expect(named).toEqual(['ball.clipping.png', 'ball.shadowTop.png', 'shoe.clipping.png', 'shoe.shadowTop.png'])
     const templated = await runBatch({ ...preset, name_template: '{preset}/{name}-{variation}.{ext}' }, join(root, 'templated'))
     expect(templated).toEqual(['ecommerce-white/ball-shadowTop.png', 'ecommerce-white/shoe-shadowTop.png'])
+  })
+
+  it('writes the extension of the format asked for, as the preview says (jpeg stays jpeg)', async () => {
+    const jpeg = await runBatch({ mode: 'clipping', output_format: 'jpeg', params: null, name_template: '{name}.{variation}.{ext}' }, join(root, 'jpeg'))
+    expect(jpeg).toEqual(['ball.clipping.jpeg', 'shoe.clipping.jpeg'])
   })
 
   it('refuses a bad naming template when the batch is created', () => {

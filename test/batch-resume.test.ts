@@ -178,8 +178,8 @@ describe('results being written when the app stopped', () => {
     const items = app.service.detail(batch.id, address).items
     expect(items.map((i) => i.outputs)).toEqual([[join(out, 'p0.png')], [join(out, 'p1-1.png')]])
     expect(app.engine.jobs.countByStatus('done')).toBe(2)
+    await app.close() // waits for the report being written
     expect(readdirSync(out).filter((f) => f.startsWith('.'))).toEqual([]) // no temp file left
-    await app.close()
   })
 })
 

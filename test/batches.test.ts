@@ -8,7 +8,8 @@ import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BatchService } from '../src/main/batches/service'
-import { cleanRelPath, outputPath } from '../src/main/batches/paths'
+import { cleanRelPath } from '../src/main/batches/paths'
+import { outputNames } from '../src/shared/names'
 import { Engine } from '../src/main/engine/engine'
 import { sceneJpeg, scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
@@ -34,8 +35,9 @@ describe('paths inside a batch', () => {
     expect(cleanRelPath('C:\\shoot\\..\\a.jpg')).toBe('shoot/a.jpg')
     expect(cleanRelPath('/abs/./x.png')).toBe('abs/x.png')
     expect(cleanRelPath('../..')).toBeNull()
-    expect(outputPath('/out', 'shoot/day1/a.jpg', 'clipping', 'png', false)).toBe('/out/shoot/day1/a.png')
-    expect(outputPath('/out', 'a.jpg', 'compose', 'jpg', true)).toBe('/out/a.compose.jpg')
+    const naming = (relPath: string) => ({ relPath, template: null, mode: 'clipping', params: null, date: '2026-01-02' })
+    expect(outputNames(naming('shoot/day1/a.jpg'), [{ variation: 'clipping', ext: 'png' }])).toEqual(['shoot/day1/a.png'])
+    expect(outputNames(naming('a.jpg'), [{ variation: 'compose', ext: 'jpg' }, { variation: 'mask', ext: 'png' }])).toEqual(['a.compose.jpg', 'a.mask.png'])
   })
 })
 

@@ -7,9 +7,11 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEMP_SUFFIX } from '../src/main/outputs/place'
 import { CLI, runCli } from './helpers/cli'
 import { tempDir } from './helpers/engine'
 import { sceneJpeg, scenePng } from './helpers/fixtures'
+import { waitFor } from './helpers/wait'
 
 let root: string
 let data: string
@@ -85,13 +87,7 @@ describe('clipdesk process: what was asked, resume, clashes, report', () => {
     const child = spawn(process.execPath, [CLI, 'process', input, '--out', out, '--data-dir', join(root, 'data-kill')], { stdio: 'ignore' })
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
     const ledger = join(out, '.clipdesk-process.jsonl')
-    await new Promise<void>((resolve) => {
-      const look = (): void => {
-        if (existsSync(ledger) && readFileSync(ledger, 'utf8').includes('"state":"done"')) resolve()
-        else setTimeout(look, 50)
-      }
-      look()
-    })
+    await waitFor('the first photo recorded done', () => existsSync(ledger) && readFileSync(ledger, 'utf8').includes('"state":"done"'), 600_000)
     child.kill('SIGKILL')
     await exited
     const doneBefore = new Set(
@@ -106,7 +102,8 @@ describe('clipdesk process: what was asked, resume, clashes, report', () => {
     expect(again.code, again.stderr).toBe(0)
     expect(again.stdout).toContain(`${doneBefore} skipped (already done)`)
     expect(outputs(out)).toEqual(names.map((n) => `${n}.png`))
-    expect(readdirSync(out).filter((f) => f.endsWith('.part'))).toEqual([])
+    // No temp file of a write left behind (hidden names, see src/main/outputs/place.ts).
+    expect(readdirSync(out).filter((f) => f.endsWith(TEMP_SUFFIX))).toEqual([])
 
     // A third run skips all; --overwrite redoes all under the same names.
     expect(runCli(['process', input, '--out', out, '--data-dir', join(root, 'data-kill')]).stdout).toContain('4 skipped (already done)')

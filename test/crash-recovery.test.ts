@@ -13,6 +13,7 @@ import { runCli, startServe, type ServeProcess } from './helpers/cli'
 import { multipart, tempDir } from './helpers/engine'
 import { json } from './helpers/http'
 import { scenePng } from './helpers/fixtures'
+import { waitFor } from './helpers/wait'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -27,7 +28,8 @@ function random(seed: number): () => number {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** The random kill point: how long the run goes on after a job finished (what is under test, not a wait). */
+const runFor = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function statusOf(serve: ServeProcess, key: string, id: string): Promise<Record<string, any>> {
   return json(await fetch(`http://127.0.0.1:${serve.port}/api/v1/status?job_id=${id}`, { headers: { 'X-API-Key': key } }))
@@ -74,9 +76,9 @@ describe('crash recovery', () => {
     for (let round = 0; round < 3; round++) {
       const before = await doneCount()
       if (before === ids.length) break // everything finished before this round
-      while ((await doneCount()) === before) await sleep(50)
+      await waitFor('one more job done', async () => (await doneCount()) > before, 600_000, 50)
       const after = Math.round(rand() * 800)
-      await sleep(after)
+      await runFor(after)
       serve.child.kill('SIGKILL')
       expect(await serve.exited).toBe('SIGKILL')
       kills.push(after)
@@ -84,11 +86,7 @@ describe('crash recovery', () => {
     }
     expect(kills.length).toBeGreaterThan(0)
     try {
-      for (;;) {
-        const states = await Promise.all(ids.map((id) => statusOf(serve, key, id)))
-        if (states.every((s) => s.state !== 'pending')) break
-        await sleep(250)
-      }
+      await waitFor('every job to end', async () => (await Promise.all(ids.map((id) => statusOf(serve, key, id)))).every((s) => s.state !== 'pending'), 600_000, 250)
       for (const id of ids) {
         const body = await statusOf(serve, key, id)
         expect(body.status, `${id} after kills at ${kills.join(', ')} ms (seed ${seed})`).toBe('done')
@@ -121,21 +119,16 @@ describe('crash recovery', () => {
     const others = [await submit(serve, key, png), await submit(serve, key, png), await submit(serve, key, png)]
 
     for (let crash = 0; crash < 3; crash++) {
-      for (;;) {
+      await waitFor('the culprit to start', async () => {
         const s = await statusOf(serve, key, culprit)
-        if (s.state !== 'pending' || s.status !== 'queued') break
-        await sleep(20)
-      }
+        return s.state !== 'pending' || s.status !== 'queued'
+      }, 600_000, 20)
       serve.child.kill('SIGKILL')
       await serve.exited
       serve = await startServe(data)
     }
     try {
-      for (;;) {
-        const states = await Promise.all([culprit, ...others].map((id) => statusOf(serve, key, id)))
-        if (states.every((s) => s.state !== 'pending')) break
-        await sleep(250)
-      }
+      await waitFor('every job to end', async () => (await Promise.all([culprit, ...others].map((id) => statusOf(serve, key, id)))).every((s) => s.state !== 'pending'), 600_000, 250)
       const failed = await statusOf(serve, key, culprit)
       expect(failed).toMatchObject({ status: 'failed', error: { code: 'job_failed', reason: 'pipeline_crashed' } })
       for (const id of others) expect((await statusOf(serve, key, id)).status).toBe('done')

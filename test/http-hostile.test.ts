@@ -7,6 +7,7 @@ import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startHttpServer, type HttpListener } from '../src/main/http/server'
 import { startTestServer, type TestServer } from './helpers/engine'
+import { waitFor } from './helpers/wait'
 import { json } from './helpers/http'
 
 let server: TestServer
@@ -137,11 +138,14 @@ describe('limits', () => {
     holder.on('error', () => {})
     holder.write(`POST /api/v1/upload HTTP/1.1\r\nHost: 127.0.0.1:${tight.port}\r\nX-API-Key: ${server.key}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${800 * 1024}\r\n\r\n${FILE_PART}`)
     holder.write(Buffer.alloc(1024, 1))
-    await new Promise((r) => setTimeout(r, 100))
 
-    const declared = await raw(tight.port, [
-      `POST /api/v1/upload HTTP/1.1\r\nHost: 127.0.0.1:${tight.port}\r\nX-API-Key: ${server.key}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${600 * 1024}\r\n\r\n`
-    ])
+    // Once the server has read the holder's head, its reservation is held: a second declared upload is refused.
+    const second = (): Promise<RawAnswer> =>
+      raw(tight.port, [
+        `POST /api/v1/upload HTTP/1.1\r\nHost: 127.0.0.1:${tight.port}\r\nX-API-Key: ${server.key}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${600 * 1024}\r\n\r\n`
+      ])
+    let declared = await second()
+    await waitFor('the holder to hold its reservation', async () => (declared = await second()).status === 503)
     expect([declared.status, declared.code]).toEqual([503, 'unavailable'])
     expect(declared.headers).toMatch(/Retry-After: 5/i)
 
@@ -154,13 +158,15 @@ describe('limits', () => {
     expect([chunked.status, chunked.code]).toEqual([503, 'unavailable'])
 
     holder.destroy()
-    await new Promise((r) => setTimeout(r, 100))
-    // The budget is free again once the holder is gone.
-    const ok = await fetch(`${tight.url}/api/v1/upload`, {
-      method: 'POST',
-      headers: { 'X-API-Key': server.key, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ file_url: 'https://example.com/a.png' })
-    })
+    // The budget is free again once the server has seen the holder go.
+    const upload = () =>
+      fetch(`${tight.url}/api/v1/upload`, {
+        method: 'POST',
+        headers: { 'X-API-Key': server.key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ file_url: 'https://example.com/a.png' })
+      })
+    let ok = await upload()
+    await waitFor('the budget to be given back', async () => ok.status === 202 || (ok = await upload()).status === 202)
     expect(ok.status).toBe(202)
   })
 

@@ -1,11 +1,11 @@
 /**
  * The IPC handlers answer with the same {status, body} as HTTP for the same requests
- * (SPEC §3): refusals identical, accepted jobs and their status of the same shape.
+ * (docs/api.md): refusals identical, accepted jobs and their status of the same shape.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createIpcApi, resultAddress } from '../src/main/ipc/handlers'
+import { createEngineHandlers, resultAddress } from '../src/main/app-api/engine-handlers'
 import type { IpcHandlers } from '../src/shared/ipc'
 import { multipart, pollUntilSettled, startTestServer, tempDir, type TestServer } from './helpers/engine'
 import { scenePng } from './helpers/fixtures'
@@ -17,7 +17,7 @@ let png: Buffer
 
 beforeAll(async () => {
   server = await startTestServer()
-  ipc = createIpcApi(server.engine)
+  ipc = createEngineHandlers(server.engine)
   png = await scenePng()
 })
 afterAll(() => server.close())

@@ -8,7 +8,8 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Engine } from '../src/main/engine/engine'
 import { convSegmentationModel } from '../src/main/engine/models/onnx-writer'
-import { createIpcApi } from '../src/main/ipc/handlers'
+import { createEngineHandlers } from '../src/main/app-api/engine-handlers'
+import { waitFor } from './helpers/wait'
 import { runCli, startServe } from './helpers/cli'
 import { tempDir } from './helpers/engine'
 
@@ -45,7 +46,7 @@ describe('clipdesk models', () => {
     expect(builtin.stderr).toContain('medium is built in and cannot be removed')
     const device = cli('device', 'tpu')
     expect(device.code).toBe(2)
-    expect(device.stderr).toContain('expected one of auto, cpu, directml, coreml, cuda, webgpu, got "tpu"')
+    expect(device.stderr).toContain('expected one of auto, cpu, directml, coreml, cuda, webgpu, wasm, got "tpu"')
     const wrong = join(files, 'u2net.onnx')
     writeFileSync(wrong, convSegmentationModel({ size: [1024, 1024], weights: [1, 0, 0] }))
     const refused = cli('add', wrong)
@@ -59,15 +60,18 @@ describe('clipdesk models', () => {
     try {
       const base = `http://127.0.0.1:${serve.port}`
       let health: Record<string, unknown> = {}
-      while (health.device == null) {
+      await waitFor('the model to be loaded', async () => {
         const res = await fetch(`${base}/api/v1/health`)
         expect(res.status).toBe(200)
         health = (await res.json()) as Record<string, unknown>
-        if (health.device == null) await new Promise((r) => setTimeout(r, 100))
-      }
+        return health.device != null
+      })
       expect(health).toMatchObject({ status: 'ok', model: 'anime', device_setting: 'cuda', device: 'cpu' })
       expect(String(health.device_warning)).toMatch(/^the cuda execution provider could not be used/)
-      while (!/Model anime on/.test(serve.output())) await new Promise((r) => setTimeout(r, 100))
+      // How the session runs on this machine: the CPU's cores and the thread count chosen for it.
+      expect(health.session).toMatchObject({ backend: 'native', arena: true, cpu: { logical: expect.any(Number) } })
+      expect((health.session as { threads: number }).threads).toBeGreaterThan(0)
+      await waitFor('the model line', () => /Model anime on/.test(serve.output()))
       expect(serve.output()).toMatch(/Model anime on cpu \(warning: the cuda execution provider could not be used .*running on the CPU\)/)
       // The OpenAPI document describes exactly the fields the endpoint answers with.
       const doc = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as {
@@ -89,7 +93,7 @@ describe('clipdesk models', () => {
   it('the same over IPC: list, refuse an unknown default (422 validation_failed), test run', async () => {
     const engine = new Engine({ dataDir, threads: 1 })
     try {
-      const ipc = createIpcApi(engine)
+      const ipc = createEngineHandlers(engine)
       expect((await ipc.modelsList()).map((m) => m.name)).toEqual(['medium', 'small', 'anime'])
       const err = await ipc.modelsSetDefault('nope').catch((e: unknown) => e)
       expect(err).toMatchObject({ code: 'validation_failed', status: 422 })

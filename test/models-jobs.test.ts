@@ -4,11 +4,12 @@
  * the mask the graph implies, the mask cache keeps models apart, a bad file is refused when it
  * is added, and `device=cuda` on a machine without CUDA runs on the CPU and says so.
  */
-import { writeFileSync } from 'node:fs'
+import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiError } from '../src/main/engine/errors'
+import { machineCacheDir } from '../src/main/engine/models/machine'
 import { convSegmentationModel } from '../src/main/engine/models/onnx-writer'
 import { multipart, pollUntilSettled, startTestServer, tempDir, type TestServer } from './helpers/engine'
 import { json } from './helpers/http'
@@ -119,6 +120,10 @@ describe('registry models in jobs', () => {
     // Another model becomes resident, then the file changes under the registry's record.
     expect((await run('model=u2netp;refine=none')).body.status).toBe('done')
     writeFileSync(file, convSegmentationModel({ size: [320, 320], weights: [0.5, 0, 0], bias: 0.1 }))
+    // The machine's optimised copy (made when the model was added) would serve it without reading
+    // the changed file: gone too, the file itself must be read.
+    const copies = join(machineCacheDir(), 'models')
+    for (const f of readdirSync(copies)) if (f.startsWith('fragile_')) rmSync(join(copies, f))
     const failed = await run('model=fragile;refine=none')
     expect(failed.body.status).toBe('failed')
     expect(failed.body.error.reason).toBe('model_unavailable')

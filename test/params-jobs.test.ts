@@ -9,7 +9,7 @@
 import { initializeCanvas, readPsd } from 'ag-psd'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createIpcApi } from '../src/main/ipc/handlers'
+import { createEngineHandlers } from '../src/main/app-api/engine-handlers'
 import { alphaBounds } from '../src/main/engine/pipeline/placement'
 import { runCli } from './helpers/cli'
 import { multipart, pollUntilSettled, startTestServer, tempDir, type TestServer } from './helpers/engine'
@@ -105,7 +105,7 @@ describe('parameter sets are checked at upload: 422 naming each key, no job, no 
 
 describe('presets over IPC, used by an upload', () => {
   it('saves, lists, uses, and deletes a user preset; errors carry code and details', async () => {
-    const ipc = createIpcApi(server.engine)
+    const ipc = createEngineHandlers(server.engine)
     const saved = await ipc.presetsSave({ name: 'ipc-shop', params: 'marketplace-1600;size=1000x1000', description: 'Shop' })
     expect(saved).toMatchObject({ name: 'ipc-shop', builtin: false, description: 'Shop' })
     expect(saved.params).toContain('size=1000x1000')

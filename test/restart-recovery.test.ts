@@ -11,6 +11,7 @@ import { startServe, type ServeProcess } from './helpers/cli'
 import { multipart, tempDir } from './helpers/engine'
 import { scenePng } from './helpers/fixtures'
 import { json } from './helpers/http'
+import { waitFor } from './helpers/wait'
 
 const data = tempDir()
 afterAll(() => rmSync(data, { recursive: true, force: true }))
@@ -20,9 +21,6 @@ async function status(serve: ServeProcess, key: string, id: string): Promise<Rec
   return json(res)
 }
 
-async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((r) => setTimeout(r, 100))
-}
 
 it('resumes every interrupted job after SIGTERM and after SIGKILL', async () => {
   const png = await scenePng()
@@ -39,22 +37,22 @@ it('resumes every interrupted job after SIGTERM and after SIGKILL', async () => 
     ids.push((await json(res)).job_id)
   }
   // Stop cleanly while the first job is running.
-  await waitFor(async () => (await status(serve, key, ids[0]!)).status !== 'queued')
+  await waitFor('the first job to start', async () => (await status(serve, key, ids[0]!)).status !== 'queued', 170_000, 100)
   serve.child.kill('SIGTERM')
   expect(await serve.exited).toBe(0)
 
   // Start again, then kill hard while some job is mid-pipeline.
   serve = await startServe(data)
-  await waitFor(async () => {
+  await waitFor('a job mid-pipeline', async () => {
     const states = await Promise.all(ids.map((id) => status(serve, key, id)))
     return states.some((s) => s.status === 'segmenting' || s.status === 'pending_compose' || s.status === 'encoding')
-  })
+  }, 170_000, 100)
   serve.child.kill('SIGKILL')
   expect(await serve.exited).toBe('SIGKILL')
 
   serve = await startServe(data)
   try {
-    await waitFor(async () => (await Promise.all(ids.map((id) => status(serve, key, id)))).every((s) => s.state !== 'pending'))
+    await waitFor('every job to end', async () => (await Promise.all(ids.map((id) => status(serve, key, id)))).every((s) => s.state !== 'pending'), 170_000, 100)
     for (const id of ids) {
       const body = await status(serve, key, id)
       expect(body.status, JSON.stringify(body)).toBe('done')

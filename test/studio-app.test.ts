@@ -15,6 +15,7 @@ import { startServe, type ServeProcess } from './helpers/cli'
 import { tempDir } from './helpers/engine'
 import { json } from './helpers/http'
 import { REDIS_MISSING_MESSAGE, REDIS_SERVER, createKey, startRedis, waitFor, workerListenPort, type RedisProcess } from './helpers/studio'
+import { STUDIO_PROTOCOL } from '../src/main/studio/protocol'
 
 if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
@@ -112,7 +113,7 @@ describe.skipIf(!REDIS_SERVER)('studio mode in the app (bridge of clipdesk serve
     const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader()
     const hello = await fetch(`${workerBase}/api/v1/studio/hello`, {
       method: 'POST',
-      headers: { 'X-API-Key': workerKey, 'Content-Type': 'application/json', 'X-Clipdesk-Worker': 'studio-pc-2', 'X-Clipdesk-Device': 'cpu' },
+      headers: { 'X-API-Key': workerKey, 'X-Clipdesk-Studio': String(STUDIO_PROTOCOL), 'Content-Type': 'application/json', 'X-Clipdesk-Worker': 'studio-pc-2', 'X-Clipdesk-Device': 'cpu' },
       body: '{}'
     })
     expect(hello.status).toBe(200)

@@ -8,11 +8,12 @@ import { rmSync } from 'node:fs'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseWorkerListen } from '../src/main/http/worker-listener'
+import { STUDIO_PROTOCOL } from '../src/main/studio/protocol'
 import { runCli, type ServeProcess } from './helpers/cli'
 import { multipart, tempDir } from './helpers/engine'
 import { tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
-import { REDIS_MISSING_MESSAGE, REDIS_SERVER, createKey, startCoordinator, startRedis, workerListenPort, type RedisProcess } from './helpers/studio'
+import { HandWorker, REDIS_MISSING_MESSAGE, REDIS_SERVER, createKey, startCoordinator, startRedis, workerListenPort, type RedisProcess } from './helpers/studio'
 
 if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
@@ -73,12 +74,7 @@ describe.skipIf(!REDIS_SERVER)("the workers' listener", () => {
     rmSync(data, { recursive: true, force: true })
   })
 
-  const worker = (path: string, body: unknown, key = workerKey, base = workerBase): Promise<Response> =>
-    fetch(`${base}/api/v1/studio/${path}`, {
-      method: 'POST',
-      headers: { 'X-API-Key': key, 'Content-Type': 'application/json', 'X-Clipdesk-Worker': 'remote-1', 'X-Clipdesk-Device': 'cpu' },
-      body: JSON.stringify(body)
-    })
+  const worker = (path: string, body: unknown, key = workerKey): Promise<Response> => new HandWorker(() => workerBase, key, 'remote-1').post(path, body)
   const expectRefused = async (res: Promise<Response>, status: number, code: string, what: string): Promise<void> => {
     const r = await res
     expect(r.status, what).toBe(status)
@@ -116,24 +112,26 @@ describe.skipIf(!REDIS_SERVER)("the workers' listener", () => {
     await expectRefused(worker('hello', {}, owner), 403, 'forbidden', 'owner key')
     await expectRefused(worker('hello', {}, 'cdk_not-a-key'), 401, 'unauthorized', 'bad key')
     await expectRefused(fetch(`${workerBase}/api/v1/studio/hello`, { method: 'POST' }), 401, 'unauthorized', 'no key')
-    await expectRefused(fetch(`${workerBase}/api/v1/studio/claim`, { headers: { 'X-API-Key': workerKey } }), 405, 'method_not_allowed', 'GET claim')
-    expect(await json(await worker('hello', {}))).toEqual({ ok: true })
+    await expectRefused(fetch(`${workerBase}/api/v1/studio/claim`, { headers: new HandWorker(() => workerBase, workerKey).headers() }), 405, 'method_not_allowed', 'GET claim')
+    expect(await json(await worker('hello', {}))).toEqual({ ok: true, protocol: STUDIO_PROTOCOL })
   })
 
-  it("runs a job's whole worker protocol: claim, signed input, progress, result", async () => {
+  it("runs a job's whole worker protocol: claim, input, renew, progress, result", async () => {
     const up = await fetch(`${apiBase()}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client }, body: multipart({}, { bytes: await tinyPng(), type: 'image/png' }) })
     expect(up.status).toBe(202)
     const id = (await json(up)).job_id as string
-    const claim = (await json(await worker('claim', { job_id: id }))).job
+    const hand = new HandWorker(() => workerBase, workerKey, 'remote-1')
+    const claim = await hand.claimed(id)
     expect(claim).toMatchObject({ job_id: id, attempt: 1 })
-    // The signed input address is relative: the worker fetches it from the listener it called.
-    const input = await fetch(workerBase + claim.input_url, { headers: { 'X-API-Key': workerKey } })
+    // The input address is relative: the worker fetches it from the listener it called, with its token.
+    const input = await fetch(workerBase + claim.input_url, { headers: hand.headers(claim.token, false) })
     expect(input.status).toBe(200)
     expect(Buffer.from(await input.arrayBuffer()).equals(await tinyPng())).toBe(true)
-    await expectRefused(fetch(`${workerBase}/api/v1/studio/input/${id}?expires=9999999999&sig=abc`, { headers: { 'X-API-Key': workerKey } }), 403, 'invalid_signature', 'unsigned input')
-    expect((await worker('progress', { job_id: id, stage: 'encoding' })).status).toBe(200)
+    await expectRefused(hand.input(id), 403, 'claim_invalid', 'input without the token')
+    expect(await json(await hand.renew(id, claim.token))).toEqual({ ok: true, lease_ms: 3000 })
+    expect((await hand.progress(id, 'encoding', claim.token)).status).toBe(200)
     const out = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#ff000080' } }).png().toBuffer()
-    const stored = await worker(`result/${id}`, { outputs: [{ variation: 'clipping', ext: 'png', data: out.toString('base64') }], warnings: {}, ignored: [], busy_ms: 500 })
+    const stored = await hand.result(id, claim.token, { meta: { warnings: {}, ignored: [], device: 'cpu', uncertainty: 0.1 }, files: [{ name: 'clipping.png', bytes: out }] })
     expect(await json(stored)).toEqual({ stored: true })
     const st = await json(await fetch(`${apiBase()}/api/v1/status?job_id=${id}`, { headers: { 'X-API-Key': client } }))
     expect(st.status).toBe('done')

@@ -5,9 +5,12 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { open } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openDatabase, type Db } from '../src/main/engine/store/db'
+import { RunLock } from '../src/main/engine/store/run-lock'
+import { offlineViews } from '../src/main/watch/views'
 import { WatchService, type WatchServiceOptions } from '../src/main/watch/service'
 import { tempDir } from './helpers/engine'
 import { FakeProcessor, filesUnder, tinyImage, waitFor } from './helpers/watch'
@@ -27,7 +30,8 @@ function service(opts: Partial<WatchServiceOptions> = {}): WatchService {
   return s
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+/** A slow writer's pause between chunks (the behaviour under test, not a wait). */
+const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 beforeEach(() => {
   root = tempDir('clipdesk-watch-')
@@ -61,7 +65,7 @@ describe('taking files only once fully written', () => {
     for (let i = 0; i < full.length; i += chunk) {
       await fh.write(full.subarray(i, i + chunk))
       await fh.sync()
-      await sleep(50) // shorter than the 300 ms the size must stay the same
+      await pause(50) // shorter than the 300 ms the size must stay the same
     }
     await fh.close()
     await waitFor('slow.png done', () => svc.view(id)!.counts.done === 1)
@@ -72,16 +76,17 @@ describe('taking files only once fully written', () => {
   })
 
   it('holds a stable but cut-short PNG until its end arrives (a writer pausing longer than the wait)', async () => {
-    const svc = service({ incompleteGraceMs: 600_000 })
+    const logged: string[] = []
+    const svc = service({ incompleteGraceMs: 600_000, log: (m) => logged.push(m) })
     await svc.start()
     const { id } = await svc.add({ path: inbox })
     const full = await tinyImage(2, 'png', 256)
     const fh = await open(join(inbox, 'paused.png'), 'w')
     await fh.write(full.subarray(0, full.length - 20))
     await fh.sync()
-    // Longer than stableMs: the size is stable, the content is not complete.
-    await waitFor('the cut-short file to be seen and held', () => svc.view(id)!.counts.waiting === 1)
-    await sleep(900)
+    // The size stays the same past stableMs, the content is not complete: read, judged cut short, held.
+    await waitFor('the cut-short file to be read and held', () => logged.some((m) => m.startsWith('paused.png: looks cut short')))
+    expect(svc.view(id)!.counts.waiting).toBe(1)
     expect(fake.submissions).toHaveLength(0)
     await fh.write(full.subarray(full.length - 20))
     await fh.close()
@@ -158,20 +163,20 @@ describe('restarts', () => {
     ])
   })
 
-  it('a second service on the same data stands by while the first holds the lease, then takes over', async () => {
-    const first = service()
-    await first.start()
-    const { id } = await first.add({ path: inbox })
-    const second = service()
-    await second.start()
-    expect(second.view(id)!.state).toBe('standby')
-    writeFileSync(join(inbox, 'one.png'), await tinyImage(21))
-    await waitFor('one done', () => first.view(id)!.counts.done === 1)
-    await first.stop()
-    await waitFor('second takes over', () => second.view(id)!.state === 'active')
-    writeFileSync(join(inbox, 'two.png'), await tinyImage(22))
-    await waitFor('two done', () => second.view(id)!.counts.done === 2)
-    expect(fake.submissions).toHaveLength(2)
+  it('the folders are watched by the process holding the data folder (the run lock), as other commands see it', async () => {
+    const svc = service()
+    const { id } = await svc.add({ path: inbox })
+    const views = () => offlineViews(svc.store, RunLock.holder(root))
+    expect(views()[0]).toMatchObject({ id, state: 'stopped' })
+    // The app or `clipdesk serve` holds it: they watch the folders.
+    const serving = RunLock.acquire(root, 'serve')
+    expect(views()[0]).toMatchObject({ state: 'active', state_message: `watched by process ${process.pid} on ${hostname()}` })
+    serving.release()
+    // `clipdesk process` holds it too, and watches nothing.
+    const processing = RunLock.acquire(root, 'process')
+    expect(views()[0]!.state).toBe('stopped')
+    processing.release()
+    expect(RunLock.holder(root)).toBeNull()
   })
 })
 

@@ -1,14 +1,9 @@
 /**
  * `clipdesk` on plain Node: serve | process | keys | presets | watch | models | worker | workers. Never imports electron.
+ * Each command's module is imported when it runs: `process` then loads neither BullMQ nor the
+ * HTTP server, which is part of what a user waits for before the first cutout.
  */
-import { runKeys } from './cli/keys'
-import { runModels } from './cli/models'
-import { runPresets } from './cli/presets'
-import { runProcess } from './cli/process'
-import { runServe } from './cli/serve'
-import { runWatch } from './cli/watch'
-import { runWorker } from './cli/worker'
-import { runWorkers } from './cli/workers'
+import { escapeControls } from '../shared/text'
 import { CliError } from './cli/args'
 
 const USAGE = `Usage:
@@ -36,21 +31,21 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
   switch (command) {
     case 'serve':
-      return runServe(rest)
+      return (await import('./cli/serve')).runServe(rest)
     case 'process':
-      return runProcess(rest)
+      return (await import('./cli/process')).runProcess(rest)
     case 'keys':
-      return runKeys(rest)
+      return (await import('./cli/keys')).runKeys(rest)
     case 'presets':
-      return runPresets(rest)
+      return (await import('./cli/presets')).runPresets(rest)
     case 'watch':
-      return runWatch(rest)
+      return (await import('./cli/watch')).runWatch(rest)
     case 'models':
-      return runModels(rest)
+      return (await import('./cli/models')).runModels(rest)
     case 'worker':
-      return runWorker(rest)
+      return (await import('./cli/worker')).runWorker(rest)
     case 'workers':
-      return runWorkers(rest)
+      return (await import('./cli/workers')).runWorkers(rest)
     case undefined:
     case 'help':
     case '--help':
@@ -67,7 +62,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code
   },
   (err: unknown) => {
-    console.error(`clipdesk: ${err instanceof Error ? err.message : String(err)}`)
+    // Messages may name files or carry a server's words: control characters are shown escaped.
+    for (const line of `clipdesk: ${err instanceof Error ? err.message : String(err)}`.split('\n')) console.error(escapeControls(line))
     process.exitCode = err instanceof CliError ? 2 : 1
   }
 )

@@ -2,8 +2,8 @@
  * The Electron shell: one window, the IPC handlers of the shared contract, the
  * `clipdesk-result:` protocol that serves result files and batch previews to the renderer,
  * settings (electron-store), the optional local listener, and a tray/menu entry for the
- * queue. All job work happens in the engine and the batch service, which know nothing of
- * Electron.
+ * queue. The services are composed by `compose-services.ts` (as for `clipdesk serve`) and know
+ * nothing of Electron; the IPC transport is `ipc/electron-ipc.ts`.
  *
  * Security: contextIsolation + sandbox, no node integration, a strict CSP, navigation,
  * new windows, webviews and permission requests refused, and every IPC call checked to come
@@ -11,50 +11,23 @@
  */
 import { rendererCsp } from '../shared/csp'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import {
-  app,
-  BrowserWindow,
-  dialog,
-  ipcMain,
-  Menu,
-  nativeImage,
-  net,
-  protocol,
-  screen,
-  session,
-  shell,
-  Tray,
-  type IpcMainInvokeEvent,
-  type MenuItemConstructorOptions
-} from 'electron'
-import { VARIATIONS, type Variation } from '../shared/api'
+import { app, BrowserWindow, dialog, Menu, nativeImage, screen, session, shell, Tray, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron'
 import type { AppSettings, ListenerStatus, Screen } from '../shared/app'
-import { IPC_METHODS, ipcChannel, type IpcErrorEnvelope, type IpcEvent, type IpcEventMap, type IpcHandlers } from '../shared/ipc'
-import { isPreviewKind } from './batches/previews'
-import { BatchService, type PreviewAddress } from './batches/service'
-import { Engine, errorResponse } from './engine/engine'
-import { ApiError } from './engine/errors'
+import { ipcChannel, type IpcEvent, type IpcEventMap } from '../shared/ipc'
+import { forwardAppEvents } from './app-api/app-api'
+import { composeServices } from './compose-services'
 import { ACTIVE_STATUSES } from './engine/queue/transitions'
-import { startHttpServer, type HttpListener } from './http/server'
-import { createAppApi, forwardAppEvents } from './ipc/app-api'
-import { RESULT_PROTOCOL } from './ipc/handlers'
-import { ElectronSettings } from './settings-electron'
 import { DataDirBusy } from './engine/store/run-lock'
+import { startHttpServer, type HttpListener } from './http/server'
+import { appPreviewAddress, handleIpc, RESULT_PROTOCOL, registerResultScheme, serveResultProtocol } from './ipc/electron-ipc'
+import { ElectronSettings } from './settings-electron'
 import { TRAY_ICON_PNG_BASE64 } from './tray-icon'
 import { APP_VERSION } from './version'
-import { engineProcessor } from './watch/processor'
-import { WatchService } from './watch/service'
-import { relaunchWithMallocSettings } from './malloc-relaunch'
-import { createStudioEngine } from './studio/studio'
-
-// First of all: on Linux the process restarts once with glibc's mmap threshold set (why: there).
-const relaunching = relaunchWithMallocSettings()
 
 app.setName('Clipdesk')
 // One folder for settings and data, e.g. for tests: CLIPDESK_DATA_DIR (as for the CLI).
 if (process.env.CLIPDESK_DATA_DIR) app.setPath('userData', process.env.CLIPDESK_DATA_DIR)
-protocol.registerSchemesAsPrivileged([{ scheme: RESULT_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }])
+registerResultScheme()
 
 const CSP = rendererCsp([`${RESULT_PROTOCOL}:`])
 
@@ -147,12 +120,13 @@ async function main(): Promise<void> {
   await app.whenReady()
 
   const dataDir = startedWith.dataDir || app.getPath('userData')
-  const engineOptions = { dataDir, concurrency: startedWith.concurrency, retentionMs: startedWith.retentionHours * 3600_000 }
+  const engineOptions = { dataDir, role: 'app', concurrency: startedWith.concurrency ?? undefined, retentionMs: startedWith.retentionHours * 3600_000 }
   // Studio mode (Settings: queue address): jobs go through the shared queue; the app stays their record.
-  const studio = startedWith.queueUrl ? createStudioEngine(engineOptions, { queueUrl: startedWith.queueUrl, localWorker: startedWith.localWorker }) : null
-  const engine = studio ? studio.engine : new Engine(engineOptions)
+  const services = composeServices(engineOptions, startedWith.queueUrl ? { queueUrl: startedWith.queueUrl, localWorker: startedWith.localWorker } : null)
+  const { engine, batches, watch, studio } = services
   try {
-    engine.start()
+    // The engine, batches and watched folders: this process holds the data folder while it runs.
+    await services.start()
   } catch (err) {
     // `clipdesk serve` or `clipdesk process` already runs on this data folder: one engine per folder.
     if (!(err instanceof DataDirBusy)) throw err
@@ -160,13 +134,8 @@ async function main(): Promise<void> {
     app.exit(1)
     return
   }
-  const batches = new BatchService(engine)
-  batches.start()
-  // Watched folders (SPEC §6): active while the app runs (or `clipdesk serve`; one process at a time).
-  const watch = new WatchService({ db: engine.db, processor: engineProcessor(engine) })
-  void watch.start().catch((err: unknown) => console.error('clipdesk: watched folders failed to start:', err))
   const outputDir = (): string => settings.get().outputDir || join(app.getPath('pictures'), 'Clipdesk')
-  const address: PreviewAddress = (itemId, kind, version) => `${RESULT_PROTOCOL}://items/${itemId}/${kind}?v=${encodeURIComponent(version)}`
+  const address = appPreviewAddress
 
   // The optional local /api/v1 listener, started, stopped or moved when the settings change.
   let listener: HttpListener | null = null
@@ -180,7 +149,7 @@ async function main(): Promise<void> {
     listenerError = null
     if (s.listenerEnabled && !listener) {
       try {
-        listener = await startHttpServer(engine, { port: s.port, studio: studio?.coordinator })
+        listener = await startHttpServer(engine, { port: s.port, studio: studio ?? undefined })
       } catch (err) {
         listenerError = `Cannot listen on 127.0.0.1:${s.port}: ${(err as Error).message}`
       }
@@ -188,13 +157,8 @@ async function main(): Promise<void> {
     push('listener', listenerStatus())
   }
 
-  const api: IpcHandlers = createAppApi({
-    engine,
-    batches,
-    address,
-    watch,
-    studio: studio?.coordinator,
-    host: {
+  const api = services.appApi(
+    {
       host: 'app',
       version: APP_VERSION,
       settings,
@@ -210,44 +174,18 @@ async function main(): Promise<void> {
         return r.canceled ? null : (r.filePaths[0] ?? null)
       },
       openPath: (path) => shell.openPath(path)
-    }
-  })
+    },
+    address
+  )
 
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } })
   })
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
-  protocol.handle(RESULT_PROTOCOL, async (request) => {
-    const url = new URL(request.url)
-    if (url.host === 'items') {
-      const [, itemId, kind] = url.pathname.split('/')
-      const file = itemId && kind && isPreviewKind(kind) ? await batches.previewFile(itemId, kind) : null
-      return file ? net.fetch(pathToFileURL(file).toString()) : new Response('not found', { status: 404 })
-    }
-    const match = /^[a-z-]+:\/\/results\/([0-9a-f-]{36})\/([A-Za-z]+)\.([a-z]+)$/.exec(request.url)
-    const variation = match?.[2] as Variation | undefined
-    const record = match && variation && VARIATIONS.includes(variation) ? engine.result(match[1]!, variation, match[3]!) : null
-    if (!record) return new Response('not found', { status: 404 })
-    return net.fetch(pathToFileURL(record.path).toString())
-  })
-  for (const name of IPC_METHODS) {
-    ipcMain.handle(ipcChannel(name), async (event, arg): Promise<unknown> => {
-      if (!fromOurWindow(event)) throw new Error('refused: not the app window')
-      try {
-        return await (api[name] as (a: unknown) => ReturnType<IpcHandlers[typeof name]>)(arg)
-      } catch (err) {
-        // The renderer is the owner: it may see the message of an unexpected error too.
-        const { body } = errorResponse(err)
-        if (!(err instanceof ApiError)) console.error(`clipdesk: ${name} failed:`, err)
-        const envelope: IpcErrorEnvelope = {
-          ipcError: err instanceof ApiError ? body.error : { ...body.error, message: err instanceof Error ? err.message : String(err) }
-        }
-        return envelope
-      }
-    })
-  }
+  serveResultProtocol(engine, batches)
+  handleIpc(api, fromOurWindow)
   // Progress is pushed, never polled over IPC.
-  forwardAppEvents({ engine, batches, address, watch, studio: studio?.coordinator }, push)
+  forwardAppEvents({ engine, batches, address, watch, studio }, push)
 
   // The queue in the tray (where the desktop has one) and in the View menu.
   const refreshTray = (): void => {
@@ -297,9 +235,7 @@ async function main(): Promise<void> {
     if (trayTimer) clearTimeout(trayTimer)
     stopping ??= (async () => {
       await listener?.close()
-      await watch.stop()
-      await batches.stop()
-      await engine.stop()
+      await services.stop()
     })()
       .catch((err: unknown) => console.error('clipdesk: stopping failed:', err))
       .finally(() => {
@@ -315,4 +251,4 @@ app.on('web-contents-created', (_e, contents) => {
   contents.setWindowOpenHandler(() => ({ action: 'deny' }))
 })
 
-if (!relaunching) void main()
+void main()

@@ -14,8 +14,8 @@ export interface AppSettings {
   dataDir: string
   /** Default destination of new batches; empty for the default. */
   outputDir: string
-  /** Jobs run at once. Applies after a restart. */
-  concurrency: number
+  /** Jobs run at once; null: chosen for the machine's cores (docs/pipeline.md, "Using the cores"). Applies after a restart. */
+  concurrency: number | null
   /** Hours results and uploads are kept after a job ends. Applies after a restart. */
   retentionHours: number
   /**
@@ -32,7 +32,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
   port: 7878,
   dataDir: '',
   outputDir: '',
-  concurrency: 2,
+  concurrency: null,
   retentionHours: 24,
   queueUrl: '',
   localWorker: true
@@ -58,7 +58,7 @@ export const settingsPatchSchema = z
     port: z.number().int().min(1).max(65535),
     dataDir: z.string().max(4096),
     outputDir: z.string().max(4096),
-    concurrency: z.number().int().min(1).max(16),
+    concurrency: z.number().int().min(1).max(16).nullable(),
     retentionHours: z.number().min(1).max(24 * 365),
     queueUrl: z
       .string()
@@ -86,7 +86,8 @@ export interface ListenerStatus {
 export interface SettingsView {
   settings: AppSettings
   /** Folders actually in use (defaults resolved). */
-  effective: { dataDir: string; outputDir: string }
+  /** What is in use now: folders with defaults resolved, the jobs run at once (the automatic count where unset). */
+  effective: { dataDir: string; outputDir: string; concurrency: number }
   listener: ListenerStatus
   /** Settings changed since start that apply only after a restart. */
   restartNeeded: Array<keyof AppSettings>

@@ -1,11 +1,11 @@
 /**
- * Batches (SPEC §7), shared by main, the HTTP app bridge and the renderer: what a batch and
+ * Batches (docs/batches.md), shared by main, the HTTP app bridge and the renderer: what a batch and
  * its items look like on the wire, and the zod schemas that check the arguments at the trust
  * boundary (IPC handler or bridge). No Node, no DOM.
  */
 import { z } from 'zod'
 import { MODES, OUTPUT_FORMATS, type JobStatus, type Mode, type OutputFormat } from './api'
-import { templateProblem } from './watch'
+import { templateProblem } from './names'
 
 /** An item is `waiting` until the batch hands it to the engine, then follows its job. */
 export type BatchItemStatus = 'waiting' | JobStatus

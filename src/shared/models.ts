@@ -2,11 +2,51 @@
  * The model registry's contract, shared by the engine, the CLI, IPC and the renderer.
  */
 
-/** Where inference runs. `auto`: DirectML on Windows, CoreML on macOS, CUDA where installed, else CPU. */
-export const DEVICES = ['auto', 'cpu', 'directml', 'coreml', 'cuda', 'webgpu'] as const
+/**
+ * Where inference runs. `auto`: DirectML on Windows, CoreML on macOS, CUDA where installed, else
+ * CPU. `wasm`: ONNX Runtime's WebAssembly build on the CPU, several times slower than `cpu`; the
+ * engine falls back to it by itself where the native runtime cannot load (no binary for the
+ * platform, e.g. Intel macOS), and it can be chosen to compare.
+ */
+export const DEVICES = ['auto', 'cpu', 'directml', 'coreml', 'cuda', 'webgpu', 'wasm'] as const
 export type Device = (typeof DEVICES)[number]
+/**
+ * The session settings in a few words, for the CLI and the app: "2 threads (measured: 8 → 410 ms,
+ * 16 → 350 ms), optimised copy".
+ */
+export function sessionSummary(s: SessionSettings | null): string {
+  if (!s) return 'not measured yet'
+  const how = s.chosenBy === 'measured' && s.runMs ? `measured: ${Object.entries(s.runMs).map(([t, ms]) => `${t} → ${ms} ms`).join(', ')}` : s.chosenBy === 'setting' ? 'as set' : 'one choice'
+  const parts = [`${s.threads} thread${s.threads === 1 ? '' : 's'} (${how})`]
+  if (s.backend === 'wasm') parts.push('WebAssembly')
+  if (s.optimizedModel !== 'none') parts.push('optimised copy')
+  if (s.backend === 'native' && !s.arena) parts.push('no arena')
+  return parts.join(', ')
+}
+
 /** A device that actually ran a model (never `auto`). */
 export type ActualDevice = Exclude<Device, 'auto'>
+
+/**
+ * How a model's session was set up on this machine (docs/pipeline.md, "Session settings"):
+ * what `clipdesk models list`, `GET /api/v1/health` and the app's Settings show.
+ */
+export interface SessionSettings {
+  /** `native`: onnxruntime-node; `wasm`: onnxruntime-web's WebAssembly backend (fallback). */
+  backend: 'native' | 'wasm'
+  /** Intra-op threads of the session. */
+  threads: number
+  /** `measured`: the fastest count at the first load on this machine; `only-choice`; `setting`: given. */
+  chosenBy: 'measured' | 'only-choice' | 'setting'
+  /** Milliseconds per run of each thread count measured, when measured. */
+  runMs: Record<string, number> | null
+  measuredAt: string | null
+  /** ONNX Runtime's CPU memory arena: kept between runs (no page faults per run) unless the machine has little memory. */
+  arena: boolean
+  /** The machine's optimised copy of the model: there and used, made at this load, or not used (other device, wasm). */
+  optimizedModel: 'cached' | 'made' | 'none'
+  cpu: { model: string; logical: number; physical: number | null; simd: string[] }
+}
 
 /** Known descriptor ids (`clipdesk models add --as`), as in docs/models.md. */
 export const KNOWN_MODEL_IDS = [
@@ -49,6 +89,8 @@ export interface ModelInfo {
   /** Why the device setting was not used (a provider that failed to load), else null. */
   deviceWarning: string | null
   resident: boolean
+  /** The session's settings once loaded (else the machine's saved choice for this model, or null). */
+  session: SessionSettings | null
 }
 
 /** What a test run of a model on a sample image gave. */

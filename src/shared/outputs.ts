@@ -1,13 +1,15 @@
 /**
- * Which of a job's results the file-writing clients (batches, watched folders, `clipdesk
+ * Which of a job's results the file-writing features (batches, watched folders, `clipdesk
  * process`) put on disk. A job makes every variation of its parameter set (the API's
  * `final_urls` stay as they are), but a user who picked "ecommerce white" wants one image per
  * photo: the primary. All variations are written only when asked for: the "all variations"
  * option, `--all-variations`, or a parameter set that names `variations=` itself (a preset's
  * own list does not count: picking a preset is not asking for its extras).
- * Also the preview of the file names a photo will give, for the batch screen. No Node, no DOM.
+ * Also the preview of the file names a photo will give, for the batch screen: the same
+ * choice and the same renderer (`names.ts`) as the writer. No Node, no DOM.
  */
 import type { Mode, OutputFormat, Variation } from './api'
+import { outputNames } from './names'
 import { parseParams, resolveParams, type PresetLookup } from './params'
 
 /** True when the parameter set itself (not its preset) names `variations=`. */
@@ -30,24 +32,21 @@ export function resultsToWrite<T extends { variation: string }>(results: readonl
   return chosen ? [chosen] : []
 }
 
-/** The file extension a format writes. */
-export function extensionOf(format: OutputFormat): string {
-  return format === 'jpeg' ? 'jpg' : format
-}
+/** What a preview shows for `{date}`: the day the file is written is not known yet. */
+export const PREVIEW_DATE = 'YYYY-MM-DD'
 
 export interface PlannedOutputs {
   variations: Variation[]
   primary: Variation
-  /** For an input `photo.jpg`: `['photo.png']`, or `['photo.shadowTop.png', 'photo.compose.png', …]`. */
+  /** For an input `photo.jpg`: `['photo.png']`, or `['photo.shadowTop.png', 'photo.compose.png', …]`; its folders mirrored. */
   names: string[]
 }
 
 /**
- * The files one input gives, by the batch's name template or the default naming (`{name}.{ext}`,
- * or `{name}.{variation}.{ext}` when several are written; a `{date}` shows as `YYYY-MM-DD`);
- * null when the parameters do not resolve (the form shows why). A preview: the writer still
- * sanitises each token and numbers names already taken.
- * Some variations are made in PNG whatever the format (`mask`, and transparent cut-outs in JPEG).
+ * The files one input (`relPath`, e.g. `shoot/photo.jpg`) gives, by the batch's name template or
+ * the default naming; null when the parameters do not resolve (the form shows why). The writer
+ * renders the same names (`outputNames`) and only adds `-1`, `-2`… to a name already taken.
+ * The extension is the output format's, as the engine writes it (`jpeg` stays `jpeg`).
  */
 export function plannedOutputs(
   input: {
@@ -57,7 +56,7 @@ export function plannedOutputs(
     all_variations?: boolean
     name_template?: string | null
   },
-  stem: string,
+  relPath: string,
   lookup: PresetLookup
 ): PlannedOutputs | null {
   const parsed = input.params === null ? null : parseParams(input.params)
@@ -66,16 +65,10 @@ export function plannedOutputs(
   if (!resolved.ok) return null
   const { variations, primary } = resolved.value
   const all = writesAllVariations(input.params, input.all_variations)
-  const chosen = resultsToWrite(variations.map((variation) => ({ variation })), primary, all).map((r) => r.variation)
-  const ext = extensionOf(input.output_format)
-  const preset = typeof input.params === 'string' ? (/^[a-z0-9][a-z0-9_-]{0,63}(?=$|[;&])/.exec(input.params.trim())?.[0] ?? input.mode) : input.mode
-  const tokens: Record<string, string> = { name: stem, ext, preset, date: 'YYYY-MM-DD' }
-  const names = chosen.map((v) =>
-    input.name_template
-      ? input.name_template.replace(/\{([a-z]+)\}/g, (m, t: string) => (t === 'variation' ? v : (tokens[t] ?? m)))
-      : chosen.length > 1
-        ? `${stem}.${v}.${ext}`
-        : `${stem}.${ext}`
+  const chosen = resultsToWrite(variations.map((variation) => ({ variation, ext: input.output_format })), primary, all)
+  const names = outputNames(
+    { relPath, template: input.name_template ?? null, mode: input.mode, params: input.params, date: PREVIEW_DATE },
+    chosen
   )
-  return { variations: chosen, primary, names }
+  return { variations: chosen.map((r) => r.variation), primary, names }
 }

@@ -1,11 +1,12 @@
 /**
- * Watched folders (SPEC §6), shared by main, the bridge and the renderer: what a folder and
- * its files look like on the wire, the zod schemas that check arguments at the trust boundary,
- * and the name-template grammar (so the screen can check a template as it is typed).
+ * Watched folders (docs/watch.md), shared by main, the bridge and the renderer: what a folder and
+ * its files look like on the wire, and the zod schemas that check arguments at the trust
+ * boundary (the name-template grammar is `names.ts`).
  * No Node, no DOM.
  */
 import { z } from 'zod'
 import { MODES, OUTPUT_FORMATS, type Mode, type OutputFormat } from './api'
+import { templateProblem } from './names'
 import { MAX_PARAMS_LENGTH } from './upload'
 
 /** Output folder inside the watched folder when none is given. */
@@ -13,15 +14,13 @@ export const DEFAULT_OUTPUT_DIR_NAME = 'clipdesk-out'
 /** Where originals go when `originals` is `move`: always `<folder>/clipdesk-done`. */
 export const DONE_DIR_NAME = 'clipdesk-done'
 export const DEFAULT_NAME_TEMPLATE = '{name}.{variation}.{ext}'
-export const NAME_TOKENS = ['name', 'ext', 'variation', 'date', 'preset'] as const
-export type NameToken = (typeof NAME_TOKENS)[number]
 
 export type Originals = 'keep' | 'move'
 
-/** The job every file of a folder is sent with (the upload fields of SPEC §2). */
+/** The job every file of a folder is sent with (the upload fields, docs/api.md §6). */
 export interface WatchRequest {
   mode: Mode
-  /** A preset name or inline pairs (SPEC §2); null for none. */
+  /** A preset name or inline pairs (docs/params.md); null for none. */
   params: string | null
   output_format: OutputFormat
 }
@@ -37,10 +36,10 @@ export type WatchFileState = 'waiting' | 'processing' | 'done' | 'skipped' | 'fa
 /**
  * A folder as the service runs it:
  * `active` (watched now), `paused`, `unavailable` (the folder cannot be watched, e.g. missing;
- * retried), `standby` (another Clipdesk process on the same data folder watches it),
- * `stopped` (nothing runs the service: start the app or `clipdesk serve`).
+ * retried), `stopped` (no process runs the service: start the app or `clipdesk serve`; the
+ * process that runs the engine on a data folder watches its folders).
  */
-export type WatchFolderState = 'active' | 'paused' | 'unavailable' | 'standby' | 'stopped'
+export type WatchFolderState = 'active' | 'paused' | 'unavailable' | 'stopped'
 
 export interface WatchFileView {
   id: number
@@ -89,7 +88,7 @@ export interface WatchFolderView {
   originals: Originals
   paused: boolean
   state: WatchFolderState
-  /** Why the folder is `unavailable` or `standby`; null otherwise. */
+  /** Why the folder is `unavailable` or `stopped`, or who watches it; null otherwise. */
   state_message: string | null
   counts: WatchCounts
   /** Every failed file (newest first, at most 200). */
@@ -104,33 +103,6 @@ export interface WatchFolderView {
 export interface WatchEvent {
   folder_id: string
   folder: WatchFolderView | null
-}
-
-const TOKEN_RE = /\{([^{}]*)\}/g
-
-/**
- * Checks a name template. Tokens are `{name} {ext} {variation} {date} {preset}`; the literal
- * text may contain `/` for sub-folders but no `..` segment, no leading `/`, no `\`.
- * Returns the problem in words, or null when the template is fine.
- */
-export function templateProblem(template: string): string | null {
-  if (template.trim() === '') return 'the name template is empty'
-  if (template.length > 512) return 'the name template is longer than 512 characters'
-  if (/[\0-\x1f]/.test(template)) return 'the name template contains control characters'
-  for (const m of template.matchAll(TOKEN_RE)) {
-    if (!(NAME_TOKENS as readonly string[]).includes(m[1]!)) {
-      return `unknown token {${m[1]}}; use ${NAME_TOKENS.map((t) => `{${t}}`).join(' ')}`
-    }
-  }
-  const literal = template.replace(TOKEN_RE, 'x')
-  if (/[{}]/.test(literal)) return 'the name template has an unmatched { or }'
-  if (literal.includes('\\')) return 'use / (not \\) for sub-folders in the name template'
-  if (literal.startsWith('/') || /^[a-zA-Z]:/.test(literal)) return 'the name template must be relative to the output folder'
-  const segments = literal.split('/')
-  if (segments.some((s) => s === '..' || s === '.')) return 'the name template must not contain . or .. folders'
-  if (segments.some((s) => s.trim() === '')) return 'the name template has an empty folder or file name'
-  if (!template.includes('{name}')) return 'the name template must contain {name}, or every input would get the same name'
-  return null
 }
 
 const pathField = z.string().trim().min(1, 'choose a folder').max(4096)

@@ -47,8 +47,7 @@ describe.skipIf(skipReason !== null)(skipReason ? `the desktop app in Electron â
       executablePath: binary!,
       args: [join(ROOT, 'out/main/index.js'), ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
       // One folder for settings and data (see src/main/index.ts).
-      // The variable set: the app would otherwise relaunch itself once (malloc-relaunch.ts), out of Playwright's hands.
-      env: { ...process.env, CLIPDESK_DATA_DIR: dataDir, MALLOC_MMAP_THRESHOLD_: '1048576' } as Record<string, string>
+      env: { ...process.env, CLIPDESK_DATA_DIR: dataDir } as Record<string, string>
     })
     page = await app.firstWindow()
     await page.getByTestId('nav-batches').waitFor()

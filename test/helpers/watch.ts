@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import sharp from 'sharp'
-import type { JobOutcome, WatchProcessor, WatchSubmission } from '../../src/main/watch/processor'
+import type { WatchOutcome, WatchProcessor, WatchSubmission } from '../../src/main/watch/processor'
 import { contentHash } from '../../src/main/watch/filter'
 
 export interface FakeResult {
@@ -21,7 +21,7 @@ type FakeJob = {
   filename: string
   hash: string
   request: WatchSubmission['request']
-  outcome: JobOutcome
+  outcome: WatchOutcome
   bytes: Buffer
 }
 
@@ -80,7 +80,7 @@ export class FakeProcessor implements WatchProcessor {
     for (const l of this.listeners) l(job.id)
   }
 
-  outcome(jobId: string): JobOutcome {
+  outcome(jobId: string): WatchOutcome {
     return this.jobs.get(jobId)?.outcome ?? { state: 'missing' }
   }
 
@@ -135,11 +135,4 @@ export function filesUnder(dir: string): string[] {
   return out.sort()
 }
 
-/** Polls `check` until it is true; fails with `what` after `limitMs` (a safety net, not an assertion on time). */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, limitMs = 120_000): Promise<void> {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > limitMs) throw new Error(`gave up waiting for: ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
+export { waitFor } from './wait'

@@ -6,10 +6,11 @@
  * run. A reference that cannot be added at all is returned as refused, with why.
  */
 import { randomUUID } from 'node:crypto'
-import { posix } from 'node:path'
+import { basename, posix } from 'node:path'
 import type { BatchAddResult, BatchFileRef } from '../../shared/batches'
 import type { Engine } from '../engine/engine'
-import { cleanRelPath, expandPath } from './paths'
+import { expandInput } from '../outputs/inputs'
+import { cleanRelPath } from './paths'
 import type { BatchRunner } from './runner'
 import type { BatchStore } from './store'
 
@@ -40,7 +41,8 @@ export async function addFiles({ engine, store, runner }: IntakeDeps, batchId: s
   for (const ref of files) {
     try {
       if ('path' in ref) {
-        const expanded = await expandPath(ref.path, ref.rel_path)
+        // A dropped folder is mirrored under its own name: `shoot/` gives `shoot/day1/a.jpg`.
+        const expanded = await expandInput(ref.path, cleanRelPath(ref.rel_path ?? basename(ref.path)) ?? basename(ref.path))
         engine.db.transaction(() => {
           for (const file of expanded) {
             store.insertItem(

@@ -4,8 +4,8 @@
  * `clipdesk process` uses (`../outputs/run-report.ts`). Failed files with the reason, files
  * that are not images, cancelled files and warnings.
  */
-import type { RunReport } from '../outputs/run-report'
-import { writeRunReport } from '../outputs/run-report'
+import type { RunReport } from '../outputs/report'
+import { writeRunReport } from '../outputs/report'
 import type { BatchRecord, BatchStore, ItemRecord } from './store'
 
 export interface BatchReport extends RunReport {

@@ -7,8 +7,9 @@
 import { readFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import { posix } from 'node:path'
-import type { JobStatusBody } from '../../shared/api'
+import { writesAllVariations } from '../../shared/outputs'
 import type { Engine } from '../engine/engine'
+import { jobOutcome, submitFile } from '../outputs/engine-jobs'
 import { copyResults } from './results'
 import { TERMINAL_ITEM, type BatchStore, type ItemRecord } from './store'
 
@@ -114,19 +115,12 @@ export class BatchRunner {
   async submit(item: ItemRecord, file: { bytes: Buffer; name: string }): Promise<void> {
     const batch = this.d.store.batch(item.batchId)
     if (!batch) return
-    const { request } = batch
-    const res = await this.d.engine.upload({
-      fields: { mode: request.mode, output_format: request.output_format, ...(request.params !== null ? { params: request.params } : {}) },
-      file: { bytes: file.bytes, mimeType: null, filename: file.name },
-      keyId: null
-    })
-    if (res.status !== 202 || !('job_id' in res.body)) {
-      const e = 'error' in res.body ? res.body.error : null
-      const details = e?.details?.map((d) => `${d.field}: ${d.issue}`).join('; ')
-      this.fail(item, `${e?.message ?? 'The engine refused the file.'}${details ? ` (${details})` : ''}`)
+    const res = await submitFile(this.d.engine, batch.request, { bytes: file.bytes, filename: file.name })
+    if (!res.ok) {
+      this.fail(item, res.message)
       return
     }
-    const jobId = res.body.job_id
+    const jobId = res.jobId
     const linked = this.d.store.updateItem(item.id, { jobId, status: 'queued', progress: 0, planned: null }, { status: 'waiting', jobId: item.jobId ?? undefined })
     if (!linked) {
       this.d.engine.cancel(jobId) // the item was cancelled while its file was read
@@ -164,8 +158,8 @@ export class BatchRunner {
       return
     }
     if (job.status === 'failed' || job.status === 'cancelled') {
-      const { body } = this.d.engine.status(job.id, () => '')
-      const message = job.status === 'cancelled' ? null : ((body as JobStatusBody).error?.message ?? 'The job failed.')
+      const outcome = jobOutcome(this.d.engine, job.id, false)
+      const message = outcome.state === 'failed' && outcome.code !== 'cancelled' ? outcome.message : null
       if (this.d.store.updateItem(item.id, { status: job.status, error: message, finishedAt: job.finishedAt ?? Date.now() }, { jobId: job.id })) {
         this.d.changed(item.id)
       }
@@ -188,14 +182,15 @@ export class BatchRunner {
       const job = this.d.engine.jobs.get(jobId)
       const batch = item && this.d.store.batch(item.batchId)
       if (!item || !job || !batch || item.jobId !== jobId || isTerminal(item) || item.status === 'waiting') return
+      const outcome = jobOutcome(this.d.engine, jobId, writesAllVariations(batch.request.params, batch.request.all_variations))
+      if (outcome.state !== 'done') return // moved on meanwhile: `sync` follows it
       let outputs: string[]
       try {
-        outputs = await copyResults(this.d.engine, this.d.store, job, item, batch)
+        outputs = await copyResults(this.d.engine, this.d.store, item, batch, outcome.results)
       } catch (err) {
         this.fail(item, `The result could not be written into the destination: ${(err as Error).message}`)
         return
       }
-      const warnings = Object.entries(job.warnings).flatMap(([variation, list]) => (list ?? []).map((w) => `${variation}: ${w}`))
       const done = this.d.store.updateItem(
         item.id,
         {
@@ -203,9 +198,9 @@ export class BatchRunner {
           progress: 100,
           outputs,
           planned: null,
-          warnings,
-          model: job.model,
-          device: job.device,
+          warnings: outcome.warnings,
+          model: outcome.model,
+          device: outcome.device,
           startedAt: item.startedAt ?? job.createdAt,
           finishedAt: Date.now()
         },

@@ -1,6 +1,8 @@
 import type { BatchCounts, BatchItemStatus } from '../../shared/batches'
 import type { Db } from '../engine/store/db'
+import { applyMigrations } from '../engine/store/migrations'
 import { toBatch, toItem, type BatchRecord, type BatchRow, type ItemRecord, type ItemRow } from './records'
+import { BATCH_MIGRATIONS } from './schema/migrations'
 
 export type { BatchRecord, ItemRecord } from './records'
 
@@ -24,9 +26,11 @@ export interface ItemPatch {
   device?: string | null
 }
 
-/** Batches and their items in the engine's database (tables of migration 005-batches). */
+/** Batches and their items in the data folder's database (the batch migrations, applied on opening). */
 export class BatchStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    applyMigrations(db, BATCH_MIGRATIONS)
+  }
 
   insertBatch(b: BatchRecord): void {
     this.db

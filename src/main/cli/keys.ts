@@ -1,5 +1,6 @@
 import { Engine } from '../engine/engine'
 import { CliError, parse, parseCredits } from './args'
+import { field, say } from './print'
 
 function describeCredits(credits: number | null): string {
   return credits === null ? 'unlimited' : String(credits)
@@ -21,23 +22,23 @@ export async function runKeys(args: string[]): Promise<number> {
           kind: values.worker ? 'worker' : 'client'
         })
         const role = info.admin ? ', owner: may use the app in a browser and manage keys' : info.kind === 'worker' ? ', worker: may only take work and return results' : ''
-        console.log(`Created ${info.id} (credits: ${describeCredits(info.credits)}${role}). Keep the key now; it is not shown again:`)
-        console.log(key)
+        say(`Created ${info.id} (credits: ${describeCredits(info.credits)}${role}). Keep the key now; it is not shown again:`)
+        say(key)
         return 0
       }
       case 'list': {
         const keys = engine.keys.list()
-        if (keys.length === 0) console.log('No keys. Create one with: clipdesk keys create')
+        if (keys.length === 0) say('No keys. Create one with: clipdesk keys create')
         for (const k of keys) {
           const state = k.revokedAt ? 'revoked' : 'active'
-          console.log(`${k.id}\t${k.prefix}…\t${state}\tcredits: ${describeCredits(k.credits)}${k.admin ? '\towner' : ''}${k.kind === 'worker' ? '\tworker' : ''}${k.name ? `\t${k.name}` : ''}`)
+          say(`${k.id}\t${k.prefix}…\t${state}\tcredits: ${describeCredits(k.credits)}${k.admin ? '\towner' : ''}${k.kind === 'worker' ? '\tworker' : ''}${k.name ? `\t${field(k.name)}` : ''}`)
         }
         return 0
       }
       case 'revoke': {
         if (!id) throw new CliError('usage: clipdesk keys revoke <id>')
         if (!engine.keys.revoke(id)) throw new CliError(`no active key with id "${id}"`)
-        console.log(`Revoked ${id}`)
+        say(`Revoked ${id}`)
         return 0
       }
       case 'credit': {
@@ -45,7 +46,7 @@ export async function runKeys(args: string[]): Promise<number> {
         const n = parseCredits(amount, null)
         const info = engine.keys.credit(id, n)
         if (!info) throw new CliError(`no key with id "${id}"`)
-        console.log(`${id}: credits ${describeCredits(info.credits)}`)
+        say(`${id}: credits ${describeCredits(info.credits)}`)
         return 0
       }
       default:

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
-import { DEVICES, type ModelInfo } from '../../shared/models'
+import { DEVICES, sessionSummary, type ModelInfo } from '../../shared/models'
 import { Engine } from '../engine/engine'
 import { ApiError, JobFailure } from '../engine/errors'
 import { CliError, parse } from './args'
+import { say } from './print'
 
 const USAGE = `usage: clipdesk models list [--json]
        clipdesk models add <file.onnx> [--name <name>] [--as <known descriptor>] [--descriptor <file.json>] [--json]
@@ -22,7 +23,7 @@ const mb = (n: number): string => `${(n / 1e6).toFixed(0)} MB`
 
 function line(m: ModelInfo): string {
   const device = m.activeDevice ? `${m.activeDevice}${m.deviceWarning ? ' (fallback)' : ''}` : `${m.plannedDevice} (${m.device})`
-  return [`${m.isDefault ? '*' : ' '} ${m.name}`, m.family, `${m.inputSize[0]}x${m.inputSize[1]}${m.dynamic ? ' dynamic' : ''}`, mb(m.bytes), m.speedClass, device, m.licence].join('\t')
+  return [`${m.isDefault ? '*' : ' '} ${m.name}`, m.family, `${m.inputSize[0]}x${m.inputSize[1]}${m.dynamic ? ' dynamic' : ''}`, mb(m.bytes), m.speedClass, device, sessionSummary(m.session), m.licence].join('\t')
 }
 
 /**
@@ -39,14 +40,14 @@ export async function runModels(args: string[]): Promise<number> {
   const [sub, arg, ...extra] = positionals
   if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}"\n${USAGE}`)
   const json = values.json as boolean
-  const out = (value: unknown, text: string): void => console.log(json ? JSON.stringify(value, null, 2) : text)
+  const out = (value: unknown, text: string): void => (json ? console.log(JSON.stringify(value, null, 2)) : say(...text.split('\n')))
   const engine = new Engine({ dataDir })
   const svc = engine.modelService
   try {
     switch (sub) {
       case 'list': {
         const list = svc.list()
-        out(list, ['  name\tfamily\tinput\tsize\tspeed\tdevice (setting)\tlicence', ...list.map(line)].join('\n'))
+        out(list, ['  name\tfamily\tinput\tsize\tspeed\tdevice (setting)\tsession on this machine\tlicence', ...list.map(line)].join('\n'))
         return 0
       }
       case 'add': {

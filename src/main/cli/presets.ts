@@ -1,6 +1,7 @@
 import { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import { CliError, parse } from './args'
+import { field, say } from './print'
 
 const USAGE = 'usage: clipdesk presets create <name> <params> [--description <text>] [--replace] | list | delete <name>'
 
@@ -37,12 +38,12 @@ export async function runPresets(args: string[]): Promise<number> {
         } catch (err) {
           explain(err)
         }
-        console.log(`${existing ? 'Replaced' : 'Created'} preset ${info.name}: ${info.params}`)
+        say(`${existing ? 'Replaced' : 'Created'} preset ${info.name}: ${info.params}`)
         return 0
       }
       case 'list': {
         for (const p of engine.presets.list()) {
-          console.log(`${p.name}\t${p.builtin ? 'built-in' : 'user'}\t${p.params}${p.description ? `\t${p.description}` : ''}`)
+          say(`${field(p.name)}\t${p.builtin ? 'built-in' : 'user'}\t${field(p.params)}${p.description ? `\t${field(p.description)}` : ''}`)
         }
         return 0
       }
@@ -55,7 +56,7 @@ export async function runPresets(args: string[]): Promise<number> {
           explain(err)
         }
         if (!deleted) throw new CliError(`no user preset named "${name}"`)
-        console.log(`Deleted preset ${name}`)
+        say(`Deleted preset ${name}`)
         return 0
       }
       default:

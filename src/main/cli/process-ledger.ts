@@ -3,15 +3,18 @@
  * a run stopped in any way (Ctrl-C, SIGKILL, power cut) continues where it stopped: photos
  * whose outputs exist with the same settings are skipped, and a photo caught half-way is
  * written again under the names it had claimed (never as `-1` beside its own half result).
+ * This is the CLI's storage behind the writer's `ResumeRecord` (`../outputs/write.ts`).
  *
  * One JSON line per step, appended: `writing` (names claimed, before any byte is written)
- * then `done` (every output renamed into place). The last line for an input wins; a torn
- * last line (killed mid-append) is ignored. Outputs are written to a temporary name and
- * renamed, so a listed output is always complete.
+ * then `done` (every output in place). The last line for an input wins; a torn last line
+ * (killed mid-append) is ignored. Outputs take their names atomically (link or rename), so a
+ * listed output is always complete.
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
+import { relativeName } from '../outputs/paths'
+import type { ResumeRecord } from '../outputs/write'
 
 export const LEDGER_NAME = '.clipdesk-process.jsonl'
 
@@ -36,6 +39,10 @@ export function settingsKey(settings: Record<string, unknown>): string {
 export class ProcessLedger {
   private readonly file: string
   private readonly entries = new Map<string, LedgerEntry>()
+  /** Output name → the input that claimed it. */
+  private readonly owners = new Map<string, string>()
+  /** Input → the outputs of its last `done` line: files it wrote, which it may replace. */
+  private readonly written = new Map<string, string[]>()
 
   constructor(private readonly outDir: string) {
     this.file = join(outDir, LEDGER_NAME)
@@ -44,7 +51,7 @@ export class ProcessLedger {
       if (line.trim() === '') continue
       try {
         const e = JSON.parse(line) as LedgerEntry
-        if (typeof e.input === 'string' && Array.isArray(e.outputs)) this.entries.set(e.input, e)
+        if (typeof e.input === 'string' && Array.isArray(e.outputs)) this.remember(e)
       } catch {
         // A line torn by a kill mid-append: that step did not happen.
       }
@@ -58,19 +65,37 @@ export class ProcessLedger {
     return e.outputs.every((o) => existsSync(join(this.outDir, o)))
   }
 
-  /** The names an input claimed before (its own files, which it may replace), or []. */
-  claimed(input: string): string[] {
-    return this.entries.get(input)?.outputs ?? []
-  }
-
-  /** Every name claimed by any input (other inputs must not take them). */
-  allClaimed(): Set<string> {
-    return new Set([...this.entries.values()].flatMap((e) => e.outputs))
-  }
-
   record(entry: LedgerEntry): void {
     // A new line only (O_APPEND): an earlier line is never rewritten, so a kill loses at most this step.
     appendFileSync(this.file, JSON.stringify(entry) + '\n')
-    this.entries.set(entry.input, entry)
+    this.remember(entry)
+  }
+
+  /**
+   * The writer's record for one input of this run: the names it claimed with these settings are
+   * used again; the names of its last `done` are its own files; names claimed by other inputs are not free.
+   */
+  resumeRecord(version: Omit<LedgerEntry, 'outputs' | 'state'>): ResumeRecord {
+    const before = this.entries.get(version.input)
+    const own = this.written.get(version.input) ?? []
+    const abs = (rel: string): string => join(this.outDir, ...rel.split('/'))
+    const rel = (path: string): string => relativeName(this.outDir, path)
+    return {
+      planned: () => (before && before.settings === version.settings ? before.outputs.map(abs) : null),
+      ownsWritten: (path) => own.includes(rel(path)),
+      heldByOther: (path) => {
+        const owner = this.owners.get(rel(path))
+        return owner !== undefined && owner !== version.input
+      },
+      plan: (paths) => this.record({ ...version, outputs: paths.map(rel), state: 'writing' }),
+      wrote: () => undefined
+    }
+  }
+
+  private remember(e: LedgerEntry): void {
+    for (const o of this.entries.get(e.input)?.outputs ?? []) if (this.owners.get(o) === e.input) this.owners.delete(o)
+    this.entries.set(e.input, e)
+    for (const o of e.outputs) this.owners.set(o, e.input)
+    if (e.state === 'done') this.written.set(e.input, e.outputs)
   }
 }

@@ -1,14 +1,28 @@
-import { Engine } from '../engine/engine'
-import { startHttpServer } from '../http/server'
-import { createServeApp, engineOptionsFrom, serverSettings } from '../http/serve-app'
-import { DEVICES, type Device } from '../../shared/models'
-import { CliError, parse } from './args'
-import { createStudioEngine } from '../studio/studio'
-import { shownQueueUrl } from '../studio/protocol'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { ListenerStatus } from '../../shared/app'
 import { queueUrlProblem } from '../../shared/app'
+import { DEVICES, type Device } from '../../shared/models'
+import { composeServices, engineOptionsFrom, serverSettings, type Services } from '../compose-services'
+import { signedPreviewAddress } from '../http/app-bridge'
+import { startHttpServer } from '../http/server'
 import { parseWorkerListen, startWorkerListener, type WorkerAddress } from '../http/worker-listener'
+import { shownQueueUrl } from '../studio/protocol'
+import { APP_VERSION } from '../version'
+import { CliError, parse } from './args'
+import { complain, say } from './print'
 
-/** `clipdesk serve`: the engine and the HTTP listener until SIGINT/SIGTERM. */
+/** The built renderer next to the CLI bundle (out/main/cli.js → out/renderer); this module is bundled into cli.js only. */
+function defaultRendererDir(): string | undefined {
+  // `out/renderer`, beside `out/main` where this code runs (in `out/main/chunks` once the CLI's
+  // commands are split into chunks). A built renderer has its `assets/` (the sources do not).
+  for (const dir of [join(import.meta.dirname, '../renderer'), join(import.meta.dirname, '../../renderer')]) {
+    if (existsSync(join(dir, 'index.html')) && existsSync(join(dir, 'assets'))) return dir
+  }
+  return undefined
+}
+
+/** `clipdesk serve`: the services of `compose-services.ts` and the HTTP listener until SIGINT/SIGTERM. */
 export async function runServe(args: string[]): Promise<number> {
   const { values, dataDir, positionals } = parse(args, {
     port: { type: 'string', default: '7878' },
@@ -21,6 +35,8 @@ export async function runServe(args: string[]): Promise<number> {
     queue: { type: 'string' },
     'no-local-worker': { type: 'boolean', default: false },
     'lock-ms': { type: 'string' },
+    // Studio mode: the most one result upload of a worker may carry (MB, all its files).
+    'max-result-mb': { type: 'string' },
     // Studio mode: a second listener for workers on other machines (worker endpoints only).
     'worker-listen': { type: 'string' }
   })
@@ -35,13 +51,14 @@ export async function runServe(args: string[]): Promise<number> {
     dataDir,
     allowPrivateNetworkUrls: values['allow-private-urls'] as boolean,
     device: device as Device | undefined,
+    role: 'serve',
     ...engineOptionsFrom(settings.get())
   }
   // The flags win over the stored settings (Settings in the app: queue address, local worker).
   const stored = settings.get()
   const queueUrl = (values.queue as string | undefined) ?? (stored.queueUrl || undefined)
-  if (!queueUrl && (values['no-local-worker'] || values['lock-ms'] !== undefined || values['worker-listen'] !== undefined)) {
-    throw new CliError('--no-local-worker, --lock-ms and --worker-listen need --queue')
+  if (!queueUrl && (values['no-local-worker'] || values['lock-ms'] !== undefined || values['worker-listen'] !== undefined || values['max-result-mb'] !== undefined)) {
+    throw new CliError('--no-local-worker, --lock-ms, --max-result-mb and --worker-listen need --queue')
   }
   const queueProblem = queueUrl === undefined ? null : queueUrlProblem(queueUrl)
   if (queueProblem) throw new CliError(`--queue: ${queueProblem}`)
@@ -53,20 +70,21 @@ export async function runServe(args: string[]): Promise<number> {
   }
   const lockMs = values['lock-ms'] === undefined ? undefined : Number(values['lock-ms'])
   if (lockMs !== undefined && !(Number.isInteger(lockMs) && lockMs >= 1000)) throw new CliError(`expected --lock-ms to be a whole number from 1000 up, got "${values['lock-ms']}"`)
+  const maxResultMb = values['max-result-mb'] === undefined ? undefined : Number(values['max-result-mb'])
+  if (maxResultMb !== undefined && !(Number.isInteger(maxResultMb) && maxResultMb >= 1)) throw new CliError(`expected --max-result-mb to be a whole number from 1 up, got "${values['max-result-mb']}"`)
   const localWorker = !values['no-local-worker'] && stored.localWorker
-  let studio: ReturnType<typeof createStudioEngine> | null = null
-  if (queueUrl) {
-    try {
-      studio = createStudioEngine(engineOptions, { queueUrl, localWorker, lockMs })
-    } catch (err) {
-      throw new CliError((err as Error).message)
-    }
+  let services: Services
+  try {
+    const maxResultBytes = maxResultMb === undefined ? undefined : maxResultMb * 1024 * 1024
+    services = composeServices(engineOptions, queueUrl ? { queueUrl, localWorker, lockMs, maxResultBytes } : null)
+  } catch (err) {
+    throw new CliError((err as Error).message)
   }
-  const engine = studio ? studio.engine : new Engine(engineOptions)
+  const { engine, studio } = services
   if (engine.keys.count() === 0) {
     // The first key is the owner's: it also opens the app in a browser (the app bridge).
     const { key } = engine.keys.create({ credits: null, name: 'first key', admin: true })
-    console.log(`API key: ${key}`)
+    say(`API key: ${key}`)
   }
   // Signal handlers first: a supervisor may signal as soon as it reads the "Listening" line.
   let stop: () => void = () => undefined
@@ -74,33 +92,48 @@ export async function runServe(args: string[]): Promise<number> {
   process.once('SIGINT', () => stop())
   process.once('SIGTERM', () => stop())
 
-  if (!values.paused) engine.start()
-  const served = createServeApp(engine, settings, studio?.coordinator ?? null)
-  const listener = await startHttpServer(engine, { port, app: served.app, studio: studio?.coordinator })
-  const workerListener = studio && workerAddress ? await startWorkerListener(engine, studio.coordinator, workerAddress) : null
-  served.listening(listener.url)
-  await served.watch.start() // watched folders (clipdesk watch add …): active while serve runs
-  console.log(`Data folder: ${dataDir}`)
-  console.log(`Listening on ${listener.url}`)
-  const watched = served.watch.list()
-  if (watched.length > 0) console.log(`Watching ${watched.filter((f) => f.state === 'active').length} of ${watched.length} folders`)
-  if (served.app.rendererDir) console.log(`App: open ${listener.url}/ in a browser and sign in with an owner key`)
-  if (queueUrl) console.log(`Studio queue: ${shownQueueUrl(queueUrl)}${localWorker ? '' : ' (no local worker)'}`)
-  if (workerListener) console.log(`Workers listening on ${workerListener.url} (worker endpoints only)`)
-  if (values.paused) console.log('Paused: jobs are accepted and kept queued; start again without --paused to run them')
+  // The engine, batches and watched folders (clipdesk watch add …: active while serve runs, unless paused).
+  await services.start({ paused: values.paused as boolean })
+  let url: string | null = null
+  const listenerStatus = (): ListenerStatus => ({ running: url !== null, url, error: null, managed: false })
+  const address = signedPreviewAddress(engine)
+  const handlers = services.appApi(
+    {
+      host: 'server',
+      version: APP_VERSION,
+      settings,
+      get effective() {
+        return { dataDir: engine.options.dataDir, outputDir: settings.get().outputDir || join(engine.options.dataDir, 'output') }
+      },
+      startedWith: stored,
+      listener: listenerStatus
+    },
+    address
+  )
+  const rendererDir = defaultRendererDir()
+  const app = { handlers, engine, batches: services.batches, address, rendererDir, watch: services.watch, studio }
+  const listener = await startHttpServer(engine, { port, app, studio: studio ?? undefined })
+  const workerListener = studio && workerAddress ? await startWorkerListener(engine, studio, workerAddress) : null
+  url = listener.url
+  say(`Data folder: ${dataDir}`, `Listening on ${listener.url}`)
+  const watched = services.watch.list()
+  if (watched.length > 0) say(`Watching ${watched.filter((f) => f.state === 'active').length} of ${watched.length} folders`)
+  if (rendererDir) say(`App: open ${listener.url}/ in a browser and sign in with an owner key`)
+  if (queueUrl) say(`Studio queue: ${shownQueueUrl(queueUrl)}${localWorker ? '' : ' (no local worker)'}`)
+  if (workerListener) say(`Workers listening on ${workerListener.url} (worker endpoints only)`)
+  if (values.paused) say('Paused: jobs are accepted and kept queued (watched folders wait too); start again without --paused to run them')
   else if (localWorker) {
     // The model line: which model and device run (and why not the asked-for device).
     engine.warmUp().then(
-      (w) => console.log(`Model ${w.model} on ${w.device}${w.warning ? ` (warning: ${w.warning})` : ''}`),
-      (err: Error) => console.error(`clipdesk: ${err.message}`)
+      (w) => say(`Model ${w.model} on ${w.device}${w.warning ? ` (warning: ${w.warning})` : ''}`),
+      (err: Error) => complain(`clipdesk: ${err.message}`)
     )
   }
 
   await stopped
-  console.log('Stopping…')
+  say('Stopping…')
   await listener.close()
   await workerListener?.close()
-  await served.stop()
-  await engine.stop()
+  await services.stop()
   return 0
 }

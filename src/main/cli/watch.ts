@@ -3,13 +3,12 @@ import type { WatchFolderView } from '../../shared/watch'
 import { ApiError } from '../engine/errors'
 import { DataPaths } from '../engine/paths'
 import { openDatabase } from '../engine/store/db'
+import { RunLock } from '../engine/store/run-lock'
 import { WatchFolders } from '../watch/config'
 import { WatchStore } from '../watch/store'
 import { offlineViews } from '../watch/views'
 import { CliError, parse } from './args'
-
-/** Same lease time as the service's default: a holder silent for longer is not watching. */
-const LEASE_TTL_MS = 15_000
+import { say } from './print'
 
 const WATCH_USAGE = `usage:
   clipdesk watch add <folder> [--no-recursive] [--mode clipping] [--params <set>] [--format png]
@@ -18,7 +17,8 @@ const WATCH_USAGE = `usage:
   clipdesk watch pause|resume|remove <id or folder>
   clipdesk watch retry <id or folder> [<file id>]`
 
-function describeFolder(v: WatchFolderView): string {
+/** A folder as lines of text (printed escaped: paths and messages may hold any character). */
+function describeFolder(v: WatchFolderView): string[] {
   const c = v.counts
   const lines = [
     `${v.id}  ${v.state}${v.state_message ? ` (${v.state_message})` : ''}  ${v.path}`,
@@ -29,7 +29,7 @@ function describeFolder(v: WatchFolderView): string {
   ]
   for (const f of v.failed.slice(0, 20)) lines.push(`  failed #${f.id} ${f.rel_path}: ${f.error?.code}: ${f.error?.message}`)
   if (v.failed.length > 20) lines.push(`  … and ${v.failed.length - 20} more failed files`)
-  return lines.join('\n')
+  return lines
 }
 
 /** An ApiError as a usage error: its message and one line per detail. */
@@ -60,7 +60,8 @@ export async function runWatch(args: string[]): Promise<number> {
   const db = openDatabase(new DataPaths(dataDir).db)
   const store = new WatchStore(db)
   const folders = new WatchFolders(store)
-  const viewOf = (id: string): WatchFolderView => offlineViews(store, LEASE_TTL_MS).find((v) => v.id === id)!
+  const views = (): WatchFolderView[] => offlineViews(store, RunLock.holder(dataDir))
+  const viewOf = (id: string): WatchFolderView => views().find((v) => v.id === id)!
   try {
     switch (sub) {
       case 'add': {
@@ -77,29 +78,28 @@ export async function runWatch(args: string[]): Promise<number> {
           paused: values.paused as boolean
         })
         const v = viewOf(f.id)
-        console.log(`Added ${f.id}`)
-        console.log(describeFolder(v))
-        if (v.state === 'stopped') console.log('Nothing watches it yet: it is taken up when `clipdesk serve` or the app starts.')
+        say(`Added ${f.id}`, ...describeFolder(v))
+        if (v.state === 'stopped') say('Nothing watches it yet: it is taken up when `clipdesk serve` or the app starts.')
         return 0
       }
       case 'list': {
-        const views = offlineViews(store, LEASE_TTL_MS)
-        if (values.json) console.log(JSON.stringify(views, null, 2))
-        else if (views.length === 0) console.log('No watched folders. Add one with: clipdesk watch add <folder>')
-        else console.log(views.map(describeFolder).join('\n\n'))
+        const all = views()
+        if (values.json) console.log(JSON.stringify(all, null, 2))
+        else if (all.length === 0) say('No watched folders. Add one with: clipdesk watch add <folder>')
+        else say(...all.flatMap((v, i) => [...(i > 0 ? [''] : []), ...describeFolder(v)]))
         return 0
       }
       case 'pause':
       case 'resume': {
         if (!target) throw new CliError(`name the folder (id or path)\n${WATCH_USAGE}`)
         const f = folders.setPaused(folders.get(absoluteOrId(target)).id, sub === 'pause')
-        console.log(`${sub === 'pause' ? 'Paused' : 'Resumed'} ${f.id} (${f.path})`)
+        say(`${sub === 'pause' ? 'Paused' : 'Resumed'} ${f.id} (${f.path})`)
         return 0
       }
       case 'remove': {
         if (!target) throw new CliError(`name the folder (id or path)\n${WATCH_USAGE}`)
         const f = folders.remove(absoluteOrId(target))
-        console.log(`Removed ${f.id} (${f.path}); its output files stay where they are`)
+        say(`Removed ${f.id} (${f.path}); its output files stay where they are`)
         return 0
       }
       case 'retry': {
@@ -108,7 +108,7 @@ export async function runWatch(args: string[]): Promise<number> {
         if (fileId !== undefined && (!Number.isInteger(fileId) || fileId < 1)) throw new CliError(`expected a file id (a number from watch list), got "${extra}"`)
         const folder = folders.get(absoluteOrId(target))
         const { files } = folders.retry({ folder_id: folder.id, ...(fileId !== undefined && { file_id: fileId }) })
-        console.log(`${files.length} file${files.length === 1 ? '' : 's'} handed back to ${folder.id}`)
+        say(`${files.length} file${files.length === 1 ? '' : 's'} handed back to ${folder.id}`)
         return 0
       }
       default:

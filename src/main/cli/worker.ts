@@ -1,8 +1,11 @@
-import { hostname } from 'node:os'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { hostname, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { resolveOptions } from '../engine/options'
 import { DecodeSandbox } from '../engine/sandbox/decoder'
-import { Segmenter } from '../engine/pipeline/mask'
 import { HttpLink } from '../studio/http-link'
 import { StudioWorker } from '../studio/worker'
+import { WorkerModels } from '../studio/worker-models'
 import { CliError, parse } from './args'
 import { shownQueueUrl } from '../studio/protocol'
 
@@ -11,8 +14,8 @@ const HEARTBEAT_MS = 15_000
 
 /**
  * `clipdesk worker`: runs studio jobs for a coordinator. Takes job ids from the shared queue,
- * downloads each input from the coordinator, runs the pipeline here, uploads the results.
- * Needs no data folder: the coordinator keeps the jobs, keys and results.
+ * claims each, downloads its input from the coordinator, runs it here with the job's model,
+ * uploads the results. Needs no data folder: the coordinator keeps the jobs, keys and results.
  */
 export async function runWorker(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
@@ -30,6 +33,7 @@ export async function runWorker(args: string[]): Promise<number> {
   const coordinator = values.coordinator as string | undefined
   const key = (values.key as string | undefined) ?? process.env.CLIPDESK_WORKER_KEY
   if (!queueUrl || !coordinator || !key) throw new CliError('usage: clipdesk worker --queue redis://host:6379 --coordinator http://host:7878 --key <worker key>')
+  // Jobs run the model they name (or the coordinator's default); --model is loaded at start.
   const variant = values.model as string
   if (variant !== 'small' && variant !== 'medium') throw new CliError(`expected --model small or medium, got "${variant}"`)
   const concurrency = Number(values.concurrency)
@@ -39,16 +43,21 @@ export async function runWorker(args: string[]): Promise<number> {
   if (lockMs !== undefined && !(Number.isInteger(lockMs) && lockMs >= 1000)) throw new CliError('expected --lock-ms to be a whole number from 1000 up')
 
   const identity = { name: (values.name as string | undefined) ?? `${hostname()}:${process.pid}`, device: 'cpu' }
-  const link = new HttpLink(coordinator, key, identity)
-  await link.whoami() // a wrong key or address fails now, not at the first job
+  const models = new WorkerModels({ threads, defaultModel: variant, log: (m) => console.error(`clipdesk: ${m}`) })
+  const tempDir = mkdtempSync(join(tmpdir(), 'clipdesk-worker-'))
+  // The input cap is the engine's upload limit: no coordinator can make a worker take more.
+  const link = new HttpLink(coordinator, key, identity, { models: () => models.names(), maxInputBytes: resolveOptions({ dataDir: '' }).maxUploadBytes, tempDir })
+  try {
+    await link.hello() // a wrong key, address or protocol fails now, not at the first job
+  } catch (err) {
+    rmSync(tempDir, { recursive: true, force: true })
+    throw new CliError((err as Error).message)
+  }
   const sandbox = new DecodeSandbox({ maxPixels: 100_000_000, concurrency })
-  const model: { segmenter?: Promise<Segmenter> } = {}
   const worker = new StudioWorker({
     queueUrl,
     link,
-    segmenter: () => (model.segmenter ??= Segmenter.create({ variant, threads })),
-    decode: (bytes, _maxPixels, signal) => sandbox.decode(bytes, signal),
-    toNative: (rgba, width, height, target, signal) => sandbox.toNative(rgba, width, height, target, signal),
+    deps: models.deps(sandbox),
     concurrency,
     lockMs,
     onJob: (jobId, outcome, ms, coordinatorMs) => console.log(`${jobId}\t${outcome}\t${ms} ms\tcoordinator ${Math.round(coordinatorMs)} ms`)
@@ -59,9 +68,11 @@ export async function runWorker(args: string[]): Promise<number> {
   process.once('SIGTERM', () => stop())
   worker.start()
   // A heartbeat, so that an idle worker still shows as connected (last seen) on the coordinator.
-  const heartbeat = setInterval(() => void link.whoami().catch(() => undefined), HEARTBEAT_MS)
+  const heartbeat = setInterval(() => void link.hello().catch(() => undefined), HEARTBEAT_MS)
   heartbeat.unref()
   console.log(`Worker ${identity.name} taking jobs from ${shownQueueUrl(queueUrl)} for ${coordinator}`)
+  // The first job need not wait for its model: load the default one now.
+  void models.pool.acquire(variant).then((s) => models.pool.release(s), (err: Error) => console.error(`clipdesk: ${err.message}`))
   await stopped
   clearInterval(heartbeat)
   console.log('Stopping…')
@@ -70,7 +81,8 @@ export async function runWorker(args: string[]): Promise<number> {
   const closed = (async () => {
     await worker.stop()
     await sandbox.close()
-    if (model.segmenter) await (await model.segmenter).close()
+    await models.close()
+    rmSync(tempDir, { recursive: true, force: true })
   })()
   const gaveUp = await Promise.race([closed.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 15_000).unref())])
   if (gaveUp) {

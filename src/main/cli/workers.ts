@@ -2,6 +2,7 @@ import { Engine } from '../engine/engine'
 import { WorkerRegistry } from '../studio/registry'
 import type { WorkerInfo } from '../studio/protocol'
 import { CliError, parse } from './args'
+import { field, say } from './print'
 
 /** `clipdesk workers`: the studio workers a coordinator has seen, from its data folder or over HTTP. */
 export async function runWorkers(args: string[]): Promise<number> {
@@ -29,10 +30,10 @@ export async function runWorkers(args: string[]): Promise<number> {
     console.log(JSON.stringify(workers, null, 2))
     return 0
   }
-  if (workers.length === 0) console.log('No workers have connected yet. Start one with: clipdesk worker --queue … --coordinator … --key …')
+  if (workers.length === 0) say('No workers have connected yet. Start one with: clipdesk worker --queue … --coordinator … --key …')
   for (const w of workers) {
     const rate = w.jobs_per_hour === null ? '—' : `${w.jobs_per_hour} jobs/h`
-    console.log(`${w.name}\t${w.device}\t${w.jobs_done} jobs\t${rate}\tlast seen ${new Date(w.last_seen).toISOString()}`)
+    say(`${field(w.name)}\t${field(w.device)}\t${w.jobs_done} jobs\t${rate}\tlast seen ${new Date(w.last_seen).toISOString()}`)
   }
   return 0
 }

@@ -3,6 +3,7 @@ import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { JOB_ID_PATTERN, type JobStatus, type StatusResponse, type UploadResponse, type Variation } from '../../shared/api'
 import { ERROR_STATUS, type ErrorBody } from '../../shared/errors'
+import type { SessionSettings } from '../../shared/models'
 import { ApiError, JobFailure } from './errors'
 import { acceptUpload, type UploadInput } from './intake/upload'
 import { resolveOptions, type EngineOptions, type ResolvedEngineOptions } from './options'
@@ -16,7 +17,9 @@ import { Scheduler } from './queue/scheduler'
 import type { Dispatcher } from './queue/dispatcher'
 import { ACTIVE_STATUSES } from './queue/transitions'
 import { ResultSigner } from './results'
-import { endUnsuccessfully, runJob, type RunContext } from './run-job'
+import type { RunContext } from './run/context'
+import { runHere } from './run/local'
+import { claimJob, endUnsuccessfully } from './run/record'
 import { statusBody, type ResultAddress } from './status-view'
 import { openDatabase, type Db } from './store/db'
 import { JobStore, type ResultRecord } from './store/jobs'
@@ -46,6 +49,24 @@ export interface HealthBody {
   device: string | null
   device_warning: string | null
   queued: number
+  /** How the default model's session is set up on this machine; null until it is loaded. */
+  session: HealthSession | null
+}
+
+/** `SessionSettings` as the HTTP API spells it (snake_case, as every field of its bodies). */
+export interface HealthSession {
+  backend: SessionSettings['backend']
+  threads: number
+  chosen_by: SessionSettings['chosenBy']
+  run_ms: Record<string, number> | null
+  measured_at: string | null
+  arena: boolean
+  optimized_model: SessionSettings['optimizedModel']
+  cpu: SessionSettings['cpu']
+}
+
+function healthSession(s: SessionSettings): HealthSession {
+  return { backend: s.backend, threads: s.threads, chosen_by: s.chosenBy, run_ms: s.runMs, measured_at: s.measuredAt, arena: s.arena, optimized_model: s.optimizedModel, cpu: s.cpu }
 }
 
 /** Replaceable parts of an engine; the defaults are the embedded, single-process ones. */
@@ -119,6 +140,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.models = new ModelRegistry(this.db, this.options.modelVariant)
     this.modelPool = new ModelPool(this.models, {
       threads: this.options.threads,
+      idleCloseMs: this.options.modelIdleCloseMs,
       device: opts.device,
       log: opts.log ?? ((m) => console.warn(`clipdesk: ${m}`))
     })
@@ -137,9 +159,8 @@ export class Engine extends EventEmitter<EngineEvents> {
       : new Scheduler({
           jobs: this.jobs,
           concurrency: this.options.concurrency,
-          jobTimeoutMs: this.options.jobTimeoutMs,
-          run: (job, signal) => runJob(ctx, job, signal),
-          onClaim: (job) => this.changed(job.id)
+          claim: (job) => claimJob(ctx, job),
+          run: (run, signal) => runHere(ctx, run, signal)
         })
   }
 
@@ -147,7 +168,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   start(): void {
     if (this.started) return
     // Throws DataDirBusy when another live process runs an engine on this data folder.
-    this.runLock = RunLock.acquire(this.options.dataDir)
+    this.runLock = RunLock.acquire(this.options.dataDir, this.options.role)
     this.started = true
     this.recover()
     this.sweep()
@@ -250,15 +271,18 @@ export class Engine extends EventEmitter<EngineEvents> {
       device_setting: this.modelPool.device(),
       device: session?.activeDevice ?? null,
       device_warning: session?.deviceWarning ?? null,
-      queued: this.jobs.countByStatus('queued')
+      queued: this.jobs.countByStatus('queued'),
+      session: session ? healthSession(session.settings) : null
     }
   }
 
   /**
-   * Loads the default model now rather than at the first job (fails fast in `serve`); gives
-   * the device that runs it and the fallback warning, if any.
+   * Loads the default model now rather than at the first job (fails fast in `serve`), and starts
+   * the decode sandbox's processes, so the first photo waits for neither; gives the device that
+   * runs the model and the fallback warning, if any.
    */
   async warmUp(): Promise<{ model: string; device: string; warning: string | null }> {
+    this.sandbox.prewarm()
     const s = await this.segmenter(null)
     this.modelPool.release(s)
     return { model: this.models.defaultModel(), device: s.device, warning: s.deviceWarning }
@@ -350,6 +374,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       jobParams: this.jobParams,
       paths: this.paths,
       options: this.options,
+      defaultModel: () => this.models.defaultModel(),
       segmenter: (model) => this.segmenter(model),
       releaseSegmenter: (s) => this.modelPool.release(s),
       decode: (bytes, signal) => this.sandbox.decode(bytes, signal),

@@ -5,7 +5,7 @@ import type { JobRecord, ResultRecord } from './store/jobs'
 export type ResultAddress = (jobId: string, variation: Variation, ext: string, expiresAt: number) => string
 
 /**
- * The variation `final_url` points at: the job's resolved primary (SPEC §2) when it was made;
+ * The variation `final_url` points at: the job's resolved primary (docs/api.md §6.3) when it was made;
  * when it was skipped (a `shadowTop` that could not be made), `compose`, then the mode's
  * usual primary, then the first variation made.
  */
@@ -15,7 +15,7 @@ export function primaryVariation(job: JobRecord, made: readonly Variation[], pre
 }
 
 /**
- * The body of the status endpoint for a job, the same over HTTP and IPC (SPEC §2 Delivery).
+ * The body of the status endpoint for a job, the same over HTTP and IPC (docs/api.md §9).
  * `primary`: the job's resolved primary variation (absent for jobs accepted before it was stored).
  */
 export function statusBody(
@@ -48,15 +48,18 @@ export function statusBody(
       if (Object.keys(job.warnings).length > 0) body.warnings = job.warnings
       if (job.ignored.length > 0) body.ignored_variations = job.ignored
     }
-  } else if (job.status === 'failed') {
-    body.error = {
-      code: 'job_failed',
-      reason: job.errorReason ?? 'pipeline_error',
-      message: job.errorMessage ?? 'The job failed.',
-      job_id: job.id
-    }
-  } else if (job.status === 'cancelled') {
-    body.error = { code: 'cancelled', message: 'The job was cancelled.', job_id: job.id }
+  } else {
+    const error = jobError(job)
+    if (error) body.error = error
   }
   return body
+}
+
+/** Why a job ended without results, as the status body says it (null for a job that did not fail). */
+export function jobError(job: JobRecord): JobStatusBody['error'] | null {
+  if (job.status === 'failed') {
+    return { code: 'job_failed', reason: job.errorReason ?? 'pipeline_error', message: job.errorMessage ?? 'The job failed.', job_id: job.id }
+  }
+  if (job.status === 'cancelled') return { code: 'cancelled', message: 'The job was cancelled.', job_id: job.id }
+  return null
 }

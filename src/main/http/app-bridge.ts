@@ -25,7 +25,7 @@ import type { Engine } from '../engine/engine'
 import type { WatchService } from '../watch/service'
 import type { StudioCoordinator } from '../studio/coordinator'
 import { ApiError } from '../engine/errors'
-import { forwardAppEvents } from '../ipc/app-api'
+import { forwardAppEvents } from '../app-api/app-api'
 import { sendJson } from './respond'
 
 export interface AppBridgeOptions {

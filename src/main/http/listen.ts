@@ -99,10 +99,10 @@ export function apiServer(handle: (req: IncomingMessage, res: ServerResponse) =>
         return
       }
       // A request refused before its body was read (bad key, wrong kind of key, no such
-      // endpoint, e.g. an upload sent to the workers' listener): a small body is read and
-      // dropped first, so that a client still sending gets the answer instead of a reset. A
-      // large body, or a refusal for load (503), is not worth reading.
-      const early = err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 404)
+      // endpoint, e.g. an upload sent to the workers' listener; a studio claim that ended, 409):
+      // a small body is read and dropped first, so that a client still sending gets the answer
+      // instead of a reset. A large body, or a refusal for load (503), is not worth reading.
+      const early = err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 404 || err.status === 409)
       if (early && !req.complete && !req.destroyed && declaredLength(req) <= DRAIN_LIMIT) await drain(req)
       sendError(res, err)
       // A refused upload may leave its body unread: close rather than reuse the connection.

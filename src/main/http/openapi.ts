@@ -76,14 +76,38 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         },
         Health: {
           type: 'object',
-          required: ['status', 'model', 'device_setting', 'device', 'device_warning', 'queued'],
+          required: ['status', 'model', 'device_setting', 'device', 'device_warning', 'queued', 'session'],
           properties: {
             status: { const: 'ok' },
             model: { type: 'string', description: 'The default model' },
             device_setting: { type: 'string', enum: DEVICES, description: 'The device setting' },
             device: { type: ['string', 'null'], enum: [...RUN_DEVICES, null], description: 'The device that runs the default model; null until it is loaded' },
             device_warning: { type: ['string', 'null'], description: 'Why the chosen execution provider fell back to the CPU' },
-            queued: { type: 'integer', minimum: 0, description: 'Jobs waiting' }
+            queued: { type: 'integer', minimum: 0, description: 'Jobs waiting' },
+            session: {
+              description: "How the default model's session was set up on this machine (docs/pipeline.md, Session settings); null until it is loaded",
+              oneOf: [
+                { type: 'null' },
+                {
+                  type: 'object',
+                  required: ['backend', 'threads', 'chosen_by', 'run_ms', 'measured_at', 'arena', 'optimized_model', 'cpu'],
+                  properties: {
+                    backend: { type: 'string', enum: ['native', 'wasm'] },
+                    threads: { type: 'integer', minimum: 1 },
+                    chosen_by: { type: 'string', enum: ['measured', 'only-choice', 'setting'] },
+                    run_ms: { type: ['object', 'null'], additionalProperties: { type: 'number' }, description: 'Milliseconds per run of each thread count measured' },
+                    measured_at: { type: ['string', 'null'], format: 'date-time' },
+                    arena: { type: 'boolean' },
+                    optimized_model: { type: 'string', enum: ['cached', 'made', 'none'] },
+                    cpu: {
+                      type: 'object',
+                      required: ['model', 'logical', 'physical', 'simd'],
+                      properties: { model: { type: 'string' }, logical: { type: 'integer' }, physical: { type: ['integer', 'null'] }, simd: { type: 'array', items: { type: 'string' } } }
+                    }
+                  }
+                }
+              ]
+            }
           }
         }
       }

@@ -1,22 +1,28 @@
 /**
- * `/api/v1/studio/*`: what studio workers call on their coordinator. Every call needs a
- * worker key (a key of kind `worker`, which can do nothing else); the input download also
- * needs its signed address. Client keys are refused here with 403 `forbidden`.
+ * `/api/v1/studio/*`: what studio workers call on their coordinator (docs/studio.md,
+ * "Protocol"). Every call needs a worker key (a key of kind `worker`, which can do nothing
+ * else) and the protocol version; every call about a job needs the token its claim gave, for
+ * that job, that attempt and that key. Client keys are refused here with 403 `forbidden`.
  */
 import { createReadStream } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { JOB_ID_PATTERN, VARIATIONS } from '../../shared/api'
+import { JOB_ID_PATTERN } from '../../shared/api'
+import { MODEL_NAME_PATTERN } from '../../shared/models'
 import { ApiError } from '../engine/errors'
 import type { Engine } from '../engine/engine'
 import type { StudioCoordinator } from '../studio/coordinator'
-import type { ResultUpload, WorkerIdentity } from '../studio/protocol'
+import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, type Claim, type WorkerIdentity } from '../studio/protocol'
+import { allowedParts, checkResult } from '../studio/result-check'
+import { InFlightBytes, UploadReservation } from './in-flight'
 import { sendJson } from './respond'
+import { receiveResult } from './studio-result-body'
 
 const INPUT_PATH = /^\/api\/v1\/studio\/input\/([0-9a-f-]{36})$/
 const RESULT_PATH = /^\/api\/v1\/studio\/result\/([0-9a-f-]{36})$/
 const STAGES = ['segmenting', 'pending_compose', 'encoding'] as const
-/** An input's signed address is good for this long (a worker fetches it right after its claim). */
-const INPUT_URL_TTL_S = 15 * 60
+/** Model names a worker may list in a claim. */
+const MAX_MODELS = 64
 
 export interface StudioRouteContext {
   engine: Engine
@@ -26,6 +32,21 @@ export interface StudioRouteContext {
   allow(methods: string): void
   /** The workers' own listener: only what workers call (no owner listing). */
   workerOnly?: boolean
+}
+
+/**
+ * Result bytes being received at once, across both listeners of a coordinator: they go to
+ * disk, and this bounds how much is in flight (past it: 503 with `Retry-After`).
+ */
+const budgets = new WeakMap<StudioCoordinator, InFlightBytes>()
+function budgetOf(coordinator: StudioCoordinator): InFlightBytes {
+  let b = budgets.get(coordinator)
+  if (!b) budgets.set(coordinator, (b = new InFlightBytes(2 * coordinator.maxResultBytes)))
+  return b
+}
+
+function busy(): ApiError {
+  return new ApiError('unavailable', 'The coordinator is receiving too many results at once; try again shortly.', { headers: { 'Retry-After': '5' } })
 }
 
 async function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
@@ -58,30 +79,37 @@ function jobIdOf(body: Record<string, unknown>): string {
   return id
 }
 
+function modelsOf(body: Record<string, unknown>): string[] | null {
+  const m = body.models
+  if (m === undefined) return null
+  if (!Array.isArray(m) || m.length > MAX_MODELS || !m.every((n) => typeof n === 'string' && MODEL_NAME_PATTERN.test(n))) {
+    throw new ApiError('validation_failed', 'models must list model names.', { details: [{ field: 'models', issue: `expected at most ${MAX_MODELS} model names` }] })
+  }
+  return m as string[]
+}
+
 function identityOf(req: IncomingMessage, keyId: string): WorkerIdentity {
   const header = (name: string): string => {
     const v = req.headers[name]
-    return typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, 200) : ''
+    return typeof v === 'string' ? v : ''
   }
-  return { name: header('x-clipdesk-worker') || keyId, device: header('x-clipdesk-device') || 'cpu' }
+  // Cleaned and bounded by the registry; the key, not the name, is who calls.
+  return { keyId, name: header('x-clipdesk-worker') || keyId, device: header('x-clipdesk-device') || 'cpu' }
 }
 
-function asUpload(body: Record<string, unknown>): ResultUpload {
-  const outputs = body.outputs
-  if (!Array.isArray(outputs) || outputs.length === 0) {
-    throw new ApiError('validation_failed', 'outputs must list the results.', { details: [{ field: 'outputs', issue: 'expected a non-empty array' }] })
+function checkProtocol(req: IncomingMessage): void {
+  const given = req.headers[PROTOCOL_HEADER]
+  if (given !== String(STUDIO_PROTOCOL)) {
+    throw new ApiError(
+      'protocol_mismatch',
+      `This coordinator speaks studio protocol ${STUDIO_PROTOCOL} and the worker ${typeof given === 'string' ? given : '1 (no X-Clipdesk-Studio header)'}: run the same Clipdesk version on both.`
+    )
   }
-  for (const o of outputs as Record<string, unknown>[]) {
-    if (typeof o?.variation !== 'string' || !(VARIATIONS as readonly string[]).includes(o.variation) || typeof o.ext !== 'string' || !/^[a-z]{2,5}$/.test(o.ext) || typeof o.data !== 'string') {
-      throw new ApiError('validation_failed', 'Each output needs variation, ext and base64 data.', { details: [{ field: 'outputs', issue: 'bad entry' }] })
-    }
-  }
-  return {
-    outputs: outputs as ResultUpload['outputs'],
-    warnings: (typeof body.warnings === 'object' && body.warnings !== null ? body.warnings : {}) as ResultUpload['warnings'],
-    ignored: (Array.isArray(body.ignored) ? body.ignored : []) as ResultUpload['ignored'],
-    busy_ms: Number(body.busy_ms) || 0
-  }
+}
+
+function tokenOf(req: IncomingMessage): string | undefined {
+  const t = req.headers[CLAIM_HEADER]
+  return typeof t === 'string' ? t : undefined
 }
 
 /** Answers a studio request; false when the path is not one. */
@@ -89,6 +117,7 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
   const path = url.pathname
   if (!path.startsWith('/api/v1/studio/')) return false
   const { engine, coordinator } = ctx
+  const { runs } = coordinator
 
   if (path === '/api/v1/studio/workers') {
     // Listing is the owner's, on the API listener; the workers' listener has nothing for owners.
@@ -101,22 +130,39 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
   }
 
   const keyId = ctx.authenticate(req, 'worker')
+  checkProtocol(req)
   const worker = identityOf(req, keyId)
-  const limit = 8 * engine.options.maxUploadBytes
 
   if (path === '/api/v1/studio/hello') {
     ctx.allow('POST')
     coordinator.workers.seen(worker)
-    sendJson(res, 200, { ok: true })
+    sendJson(res, 200, { ok: true, protocol: STUDIO_PROTOCOL })
     return true
   }
   if (path === '/api/v1/studio/claim') {
     ctx.allow('POST')
-    const jobId = jobIdOf(await readJson(req, 4096))
-    const claim = await coordinator.claim(jobId, worker)
-    if (claim) {
-      const expires = Math.floor(Date.now() / 1000) + INPUT_URL_TTL_S
-      claim.input_url = `/api/v1/studio/input/${jobId}?expires=${expires}&sig=${engine.signer.sign(jobId, 'studio-input', expires)}`
+    const body = await readJson(req, 16_384)
+    const jobId = jobIdOf(body)
+    const models = modelsOf(body)
+    const answer = await runs.claim(jobId, worker, { local: false, models })
+    if (!answer.claimed) {
+      sendJson(res, 200, answer.waitMs ? { job: null, wait_ms: answer.waitMs } : { job: null })
+      return true
+    }
+    const { lease, plan, input } = answer.claimed
+    const claim: Claim = {
+      job_id: jobId,
+      attempt: lease.attempt,
+      token: runs.claims.token(jobId, lease.attempt, keyId),
+      format: plan.format,
+      params: plan.params,
+      model: plan.model,
+      max_pixels: plan.maxPixels,
+      timeout_ms: plan.timeoutMs,
+      lease_ms: runs.claims.leaseMs,
+      input: { bytes: input!.bytes, sha256: input!.sha256 },
+      input_url: `/api/v1/studio/input/${jobId}`,
+      max_result_bytes: coordinator.maxResultBytes
     }
     sendJson(res, 200, { job: claim })
     return true
@@ -124,17 +170,21 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
   const input = INPUT_PATH.exec(path)
   if (input) {
     ctx.allow('GET')
-    const jobId = input[1]!
-    const expires = Number(url.searchParams.get('expires'))
-    if (!engine.signer.verify(jobId, 'studio-input', expires, url.searchParams.get('sig') ?? '')) {
-      throw new ApiError('invalid_signature', 'The input address is not validly signed, or it expired.')
-    }
-    const file = coordinator.inputPath(jobId)
-    if (!file) throw new ApiError('not_found', 'This job has ended or has no stored input.')
-    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store' })
-    createReadStream(file)
-      .on('error', () => res.destroy())
-      .pipe(res)
+    const lease = runs.verify(input[1]!, tokenOf(req), worker)
+    const file = lease.run.current()?.inputPath
+    if (!file) throw new ApiError('not_found', 'This job has no stored input.')
+    const stream = createReadStream(file)
+    stream.on('error', () => res.destroy())
+    stream.on('open', () => {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store' })
+      stream.pipe(res)
+    })
+    return true
+  }
+  if (path === '/api/v1/studio/renew') {
+    ctx.allow('POST')
+    runs.verify(jobIdOf(await readJson(req, 4096)), tokenOf(req), worker)
+    sendJson(res, 200, { ok: true, lease_ms: runs.claims.leaseMs })
     return true
   }
   if (path === '/api/v1/studio/progress') {
@@ -144,23 +194,45 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
     if (typeof stage !== 'string' || !(STAGES as readonly string[]).includes(stage)) {
       throw new ApiError('validation_failed', 'stage is not a pipeline stage.', { details: [{ field: 'stage', issue: `expected one of ${STAGES.join(', ')}` }] })
     }
-    coordinator.progress(jobIdOf(body), stage as (typeof STAGES)[number], worker)
+    runs.progress(runs.verify(jobIdOf(body), tokenOf(req), worker), stage as (typeof STAGES)[number])
     sendJson(res, 200, { ok: true })
     return true
   }
   const result = RESULT_PATH.exec(path)
   if (result) {
     ctx.allow('POST')
-    const upload = asUpload(await readJson(req, limit))
-    const stored = await coordinator.complete(result[1]!, upload, worker)
-    sendJson(res, 200, { stored })
+    const jobId = result[1]!
+    // The token first: a call for a job this key does not hold is refused before its body is read.
+    const lease = runs.verify(jobId, tokenOf(req), worker)
+    const done = runs.beginStore(jobId)
+    const reservation = new UploadReservation(budgetOf(coordinator))
+    try {
+      const declared = Number(req.headers['content-length'])
+      if (Number.isFinite(declared) && declared > 0 && declared <= coordinator.maxResultBytes && !reservation.reserve(declared)) throw busy()
+      const expectation = runs.expectation(lease)
+      const received = await receiveResult(req, {
+        dir: engine.paths.resultDir(jobId),
+        allowed: allowedParts(expectation),
+        maxBytes: coordinator.maxResultBytes,
+        meter: (bytes) => (reservation.count(bytes) ? null : busy())
+      })
+      const outcome = await checkResult(expectation, received.meta, received.files).catch(async (err: unknown) => {
+        await Promise.all(received.files.map((f) => rm(f.path, { force: true })))
+        throw err
+      })
+      sendJson(res, 200, { stored: await runs.complete(lease, outcome) })
+    } finally {
+      reservation.release()
+      done()
+    }
     return true
   }
   if (path === '/api/v1/studio/fail') {
     ctx.allow('POST')
     const body = await readJson(req, 16_384)
-    const failed = coordinator.fail(jobIdOf(body), { reason: body.reason as never, message: String(body.message ?? '') }, worker)
-    sendJson(res, 200, { failed })
+    const lease = runs.verify(jobIdOf(body), tokenOf(req), worker)
+    await runs.fail(lease, { reason: body.reason as never, message: String(body.message ?? '') })
+    sendJson(res, 200, { failed: true })
     return true
   }
   throw new ApiError('not_found', `No endpoint at ${path}.`)

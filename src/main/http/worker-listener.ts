@@ -1,10 +1,11 @@
 /**
  * The studio workers' listener (`clipdesk serve --queue … --worker-listen host:port`): a
- * second, opt-in listener that answers ONLY what workers call — claim, signed input download,
- * progress, result upload, failure report, hello — each with a worker key. The public API
- * listener keeps binding 127.0.0.1 only; this one may bind another address so that workers
- * on other machines reach the coordinator, and it exposes nothing a client key could use:
- * every other path, `/api/v1/upload` and `/api/v1/status` included, is 404 `not_found`.
+ * second, opt-in listener that answers ONLY what workers call — hello, claim, and with a
+ * claim's token the input download, renewal, progress, result upload and failure report — each
+ * with a worker key. The public API listener keeps binding 127.0.0.1 only; this one may bind
+ * another address so that workers on other machines reach the coordinator, and it exposes
+ * nothing a client key could use: every other path, `/api/v1/upload` and `/api/v1/status`
+ * included, is 404 `not_found`.
  *
  * No Host check here (unlike the API listener): that check guards browsers against DNS
  * rebinding, and every call here needs a worker key in a header, which a page of another

@@ -1,13 +1,42 @@
 /**
- * A remote worker's link to its coordinator: JSON calls under `/api/v1/studio/*` with a
- * worker key, the input through a signed address. Network failures and 503 answers become
- * `LinkError`s (retried); a result upload is retried in place, since it is idempotent.
+ * A remote worker's link to its coordinator: calls under `/api/v1/studio/*` with a worker
+ * key and the protocol version. Network failures and 503/429 answers become
+ * `HostUnavailable` (the job waits in the queue and is tried again); a claim comes back as a
+ * `RemoteHost` holding the claim's token.
  */
-import type { PipelineStage } from '../engine/pipeline'
-import type { Claim, FailureReport, ResultUpload, WorkerIdentity } from './protocol'
-import { LinkError, type CoordinatorLink } from './worker'
+import { HostUnavailable } from '../engine/run/execute'
+import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, type Claim } from './protocol'
+import { RemoteHost } from './remote-host'
+import type { ClaimedJob, CoordinatorLink } from './worker'
 
-const UPLOAD_TRIES = 30
+export interface HttpLinkOptions {
+  /** The models this worker can run (a claim for another is left to other workers). */
+  models(): string[]
+  /** The largest input this worker takes, whatever a claim says. */
+  maxInputBytes: number
+  /** Where inputs are streamed to while they arrive. */
+  tempDir: string
+}
+
+export interface CallOptions {
+  method?: 'GET' | 'POST'
+  json?: unknown
+  body?: FormData
+  headers?: Record<string, string>
+  token?: string
+  signal?: AbortSignal
+}
+
+/** An answer the coordinator gave with an error body. */
+export async function errorOf(res: Response): Promise<{ code: string; message: string }> {
+  const text = await res.text().catch(() => '')
+  try {
+    const body = JSON.parse(text) as { error?: { code?: string; message?: string } }
+    return { code: body.error?.code ?? String(res.status), message: body.error?.message ?? text.slice(0, 300) }
+  } catch {
+    return { code: String(res.status), message: text.slice(0, 300) }
+  }
+}
 
 export class HttpLink implements CoordinatorLink {
   private readonly base: string
@@ -15,76 +44,76 @@ export class HttpLink implements CoordinatorLink {
   constructor(
     coordinator: string,
     private readonly key: string,
-    private readonly identity: WorkerIdentity
+    private readonly identity: { name: string; device: string },
+    readonly opts: HttpLinkOptions
   ) {
     this.base = coordinator.replace(/\/+$/, '')
   }
 
-  private headers(json: boolean): Record<string, string> {
-    return {
+  /**
+   * One call. Throws `HostUnavailable` when the coordinator cannot be reached or answers
+   * 503/429 (with its `Retry-After`); every other answer is returned as it is.
+   */
+  async call(path: string, opts: CallOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = {
       'X-API-Key': this.key,
+      [PROTOCOL_HEADER]: String(STUDIO_PROTOCOL),
       'X-Clipdesk-Worker': this.identity.name,
       'X-Clipdesk-Device': this.identity.device,
-      ...(json ? { 'Content-Type': 'application/json' } : {})
+      ...(opts.token ? { [CLAIM_HEADER]: opts.token } : {}),
+      ...(opts.json !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...opts.headers
     }
-  }
-
-  private async call(path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
     let res: Response
     try {
       res = await fetch(this.base + path, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: this.headers(body !== undefined),
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal
+        method: opts.method ?? (opts.json !== undefined || opts.body !== undefined ? 'POST' : 'GET'),
+        headers,
+        body: opts.json !== undefined ? JSON.stringify(opts.json) : opts.body,
+        signal: opts.signal
       })
     } catch (err) {
-      throw new LinkError(`the coordinator cannot be reached: ${(err as Error).message}`)
+      if (opts.signal?.aborted) throw opts.signal.reason
+      throw new HostUnavailable(`the coordinator cannot be reached: ${(err as Error).message}`)
     }
     if (res.status === 503 || res.status === 429) {
       const wait = Number(res.headers.get('retry-after'))
       await res.body?.cancel()
-      throw new LinkError(`the coordinator is busy (${res.status})`, Number.isFinite(wait) && wait > 0 ? wait * 1000 : 1000)
-    }
-    if (!res.ok) {
-      const text = await res.text().catch(() => '')
-      throw new Error(`the coordinator answered ${res.status} to ${path}: ${text.slice(0, 300)}`)
+      throw new HostUnavailable(`the coordinator is busy (${res.status})`, Number.isFinite(wait) && wait > 0 ? wait * 1000 : 1000)
     }
     return res
   }
 
-  async whoami(): Promise<void> {
-    await (await this.call('/api/v1/studio/hello', {})).body?.cancel()
-  }
-
-  async claim(jobId: string, signal: AbortSignal): Promise<Claim | null> {
-    const res = await this.call('/api/v1/studio/claim', { job_id: jobId }, signal)
-    return ((await res.json()) as { job: Claim | null }).job
-  }
-
-  async input(claim: Claim): Promise<Buffer> {
-    if (!claim.input_url) throw new Error('the claim has no input address')
-    const res = await this.call(claim.input_url.startsWith('/') ? claim.input_url : new URL(claim.input_url).pathname + new URL(claim.input_url).search)
-    return Buffer.from(await res.arrayBuffer())
-  }
-
-  async progress(jobId: string, stage: PipelineStage): Promise<void> {
-    await (await this.call('/api/v1/studio/progress', { job_id: jobId, stage })).body?.cancel()
-  }
-
-  async complete(jobId: string, upload: ResultUpload): Promise<boolean> {
-    for (let i = 1; ; i++) {
-      try {
-        const res = await this.call(`/api/v1/studio/result/${jobId}`, upload)
-        return ((await res.json()) as { stored: boolean }).stored
-      } catch (err) {
-        if (!(err instanceof LinkError) || i >= UPLOAD_TRIES) throw err
-        await new Promise((r) => setTimeout(r, Math.min(err.retryAfterMs, 5000)))
-      }
+  /** Checks the key, the address and the protocol at start: a mismatch fails now, clearly. */
+  async hello(): Promise<void> {
+    const res = await this.call('/api/v1/studio/hello', { json: {} })
+    if (!res.ok) {
+      const e = await errorOf(res)
+      throw new Error(`the coordinator answered ${res.status} ${e.code}: ${e.message}`)
+    }
+    const body = (await res.json()) as { protocol?: number }
+    if (body.protocol !== STUDIO_PROTOCOL) {
+      throw new Error(`the coordinator speaks studio protocol ${body.protocol ?? 1} and this worker ${STUDIO_PROTOCOL}: run the same Clipdesk version on both`)
     }
   }
 
-  async fail(jobId: string, report: FailureReport): Promise<void> {
-    await (await this.call('/api/v1/studio/fail', { job_id: jobId, ...report })).body?.cancel()
+  async claim(jobId: string, signal: AbortSignal, lost: () => void): Promise<ClaimedJob | null> {
+    const started = performance.now()
+    const res = await this.call('/api/v1/studio/claim', { json: { job_id: jobId, models: this.opts.models() }, signal })
+    if (res.status === 409) {
+      const e = await errorOf(res)
+      const wait = Number(res.headers.get('retry-after'))
+      if (e.code === 'job_held') throw new HostUnavailable(e.message, Number.isFinite(wait) && wait > 0 ? wait * 1000 : 5000)
+    }
+    if (!res.ok) {
+      const e = await errorOf(res)
+      throw new Error(`the coordinator refused the claim of ${jobId} (${res.status} ${e.code}): ${e.message}`)
+    }
+    const body = (await res.json()) as { job: Claim | null; wait_ms?: number }
+    if (!body.job) {
+      if (typeof body.wait_ms === 'number' && body.wait_ms > 0) throw new HostUnavailable(`job ${jobId} needs a model this worker does not have`, body.wait_ms)
+      return null
+    }
+    return new RemoteHost(this, body.job, lost, performance.now() - started).claimed()
   }
 }

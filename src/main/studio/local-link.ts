@@ -1,46 +1,40 @@
-import { readFile } from 'node:fs/promises'
-import { ApiError, JobFailure } from '../engine/errors'
-import type { PipelineStage } from '../engine/pipeline'
-import type { StudioCoordinator } from './coordinator'
-import type { Claim, FailureReport, ResultUpload, WorkerIdentity } from './protocol'
-import { LinkError, type CoordinatorLink } from './worker'
+/**
+ * The coordinator's own worker: it claims through the same table as a remote worker (so the
+ * two never run one job at once), and then runs the job on the job's record directly, as the
+ * local scheduler does: the input is read from its file, the results are written from the
+ * memory they were made in, and the model session goes back to the engine's pool.
+ */
+import { ApiError } from '../engine/errors'
+import { HostUnavailable, type RunHost } from '../engine/run/execute'
+import type { WorkerIdentity } from './protocol'
+import type { StudioRuns } from './runs'
+import type { ClaimedJob, CoordinatorLink } from './worker'
 
-/** The coordinator's own worker: the same protocol as a remote worker, by direct calls. */
 export class LocalLink implements CoordinatorLink {
   constructor(
-    private readonly coordinator: StudioCoordinator,
+    private readonly runs: StudioRuns,
     private readonly identity: WorkerIdentity
   ) {}
 
-  claim(jobId: string, signal: AbortSignal): Promise<Claim | null> {
-    return this.coordinator.claim(jobId, this.identity, signal)
-  }
-
-  async input(claim: Claim): Promise<Buffer> {
-    const path = this.coordinator.inputPath(claim.job_id)
-    if (!path) throw new JobFailure('storage_error', 'The job has no stored input.')
-    return readFile(path).catch((err: Error) => {
-      throw new JobFailure('storage_error', `The stored input could not be read: ${err.message}`)
-    })
-  }
-
-  async progress(jobId: string, stage: PipelineStage): Promise<void> {
-    this.coordinator.progress(jobId, stage, this.identity)
-  }
-
-  async complete(jobId: string, upload: ResultUpload): Promise<boolean> {
-    for (;;) {
-      try {
-        return await this.coordinator.complete(jobId, upload, this.identity)
-      } catch (err) {
-        if (!(err instanceof ApiError && err.code === 'unavailable')) throw err
-        await new Promise((r) => setTimeout(r, 1000))
-      }
+  async claim(jobId: string, signal: AbortSignal): Promise<ClaimedJob | null> {
+    let answer
+    try {
+      answer = await this.runs.claim(jobId, this.identity, { local: true, signal })
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'job_held') throw new HostUnavailable(err.message, Number(err.headers?.['Retry-After'] ?? 1) * 1000)
+      throw err
     }
-  }
-
-  async fail(jobId: string, report: FailureReport): Promise<void> {
-    this.coordinator.fail(jobId, report, this.identity)
+    if (!answer.claimed) return null
+    const { lease, plan } = answer.claimed
+    const { run } = lease
+    const host: RunHost = {
+      input: (s) => run.input(s),
+      stage: (stage) => run.stage(stage),
+      admit: (params, size) => run.admit(params, size),
+      complete: (result) => this.runs.complete(lease, result),
+      end: (ending) => run.end(ending),
+      close: () => this.runs.release(lease)
+    }
+    return { plan, host, waitedMs: () => 0 }
   }
 }
-

@@ -12,29 +12,57 @@ import type { PipelineStage } from '../engine/pipeline'
 /** The BullMQ queue every coordinator and worker of one studio share. */
 export const STUDIO_QUEUE = 'clipdesk-jobs'
 
+/**
+ * The version of the worker protocol below. Every worker call carries it in
+ * `X-Clipdesk-Studio`; a coordinator answers a call without it, or with another version,
+ * 400 `protocol_mismatch`, and a worker refuses a coordinator whose hello names another.
+ */
+export const STUDIO_PROTOCOL = 3
+export const PROTOCOL_HEADER = 'x-clipdesk-studio'
+/** The claim's token, on every call about a claimed job (input, renew, progress, result, fail). */
+export const CLAIM_HEADER = 'x-clipdesk-claim'
+
 /** What the queue carries for one job. */
 export interface QueuedJob {
   jobId: string
 }
 
-/** A job handed to a worker: everything it needs to run the pipeline. */
+/** A job handed to a worker: everything it needs to run the pipeline, and its capability. */
 export interface Claim {
   job_id: string
-  /** This run's number (1 = first); a later upload of an older run is still stored once. */
+  /** This run's number (1 = first). */
   attempt: number
+  /**
+   * The capability for this job and this attempt, for this worker key only: input, renew,
+   * progress, result and fail need it, and it ends with the job or when the job is claimed
+   * again after this claim's lease lapsed.
+   */
+  token: string
   format: OutputFormat
   params: JobParams
+  /** The model to run: the job's `model=`, or the coordinator's default model when it was claimed. */
+  model: string
   max_pixels: number
-  /** Signed address of the input (HTTP workers); the coordinator's own worker reads the file. */
-  input_url?: string
+  /** The job timeout: the worker stops the run after this long and reports `pipeline_timeout`. */
+  timeout_ms: number
+  /** The lease: renewed by every call with the token; a worker renews it at a third of this. */
+  lease_ms: number
+  /** The stored input: the worker refuses anything else (longer, shorter, other bytes). */
+  input: { bytes: number; sha256: string }
+  /** Relative address of the input (fetched from the listener the worker called). */
+  input_url: string
+  /** The most one result upload may carry, all files together. */
+  max_result_bytes: number
 }
 
-export interface ResultUpload {
-  outputs: { variation: Variation; ext: string; data: string /* base64 */ }[]
+/** The `meta` part of a result upload (the files are the other parts, one per output). */
+export interface ResultMeta {
   warnings: Partial<Record<Variation, string[]>>
   ignored: Variation[]
-  /** Time the worker spent on the job, for throughput figures. */
-  busy_ms: number
+  /** The device that ran the model (after any fallback). */
+  device: string
+  /** The cutout's uncertainty, 0 (sure) to 1 (check this): docs/review.md. */
+  uncertainty: number
 }
 
 export interface FailureReport {
@@ -46,8 +74,9 @@ export type ProgressStage = PipelineStage
 
 export type { WorkerInfo } from '../../shared/studio'
 
-/** Identity a worker sends with every call. */
+/** Who makes a worker call: its key (the coordinator's own worker has none) and what it calls itself. */
 export interface WorkerIdentity {
+  keyId: string
   name: string
   device: string
 }

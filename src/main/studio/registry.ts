@@ -1,7 +1,20 @@
 import { EventEmitter } from 'node:events'
+import { cleanText } from '../../shared/text'
 import type { Db } from '../engine/store/db'
+import { applyMigrations } from '../engine/store/migrations'
 import { prepared } from '../engine/store/statements'
+import { STUDIO_MIGRATIONS } from './schema/migrations'
 import type { WorkerIdentity, WorkerInfo } from './protocol'
+
+/**
+ * Names one worker key may have at once. A worker's default name holds its process id, so a
+ * key whose worker restarts gets a new name each time: past the limit, the name seen least
+ * recently gives way, and the list stays bounded by keys × this.
+ */
+export const NAMES_PER_KEY = 8
+/** Longest worker name and device kept (longer ones are cut). */
+const NAME_CHARS = 64
+const DEVICE_CHARS = 32
 
 interface Row {
   name: string
@@ -12,37 +25,56 @@ interface Row {
   last_seen: number
 }
 
+/** A worker's name and device as stored and shown: no control characters, bounded. */
+export function cleanIdentity(w: WorkerIdentity): WorkerIdentity {
+  return { keyId: w.keyId, name: cleanText(w.name, NAME_CHARS) || w.keyId, device: cleanText(w.device, DEVICE_CHARS) || 'cpu' }
+}
+
 /**
- * Workers the coordinator has seen, with jobs done and busy time (for throughput). Emits
- * `change` whenever a worker is seen or finishes a job (the app's API screen follows it).
+ * Workers the coordinator has seen, by worker key and name, with jobs done and busy time (for
+ * throughput). Busy time is what the coordinator measured itself, from a claim to its stored
+ * result; nothing a worker says is counted. Emits `change` whenever a worker is seen or
+ * finishes a job (the app's API screen follows it).
  */
 export class WorkerRegistry extends EventEmitter<{ change: [] }> {
   constructor(private readonly db: Db) {
     super()
+    applyMigrations(db, STUDIO_MIGRATIONS)
   }
 
-  seen(w: WorkerIdentity): void {
+  seen(worker: WorkerIdentity): void {
+    const w = cleanIdentity(worker)
     const now = Date.now()
-    prepared(
-      this.db,
-      `INSERT INTO studio_workers (name, device, first_seen, last_seen) VALUES (?, ?, ?, ?)
-       ON CONFLICT(name) DO UPDATE SET device = excluded.device, last_seen = excluded.last_seen`
-    ).run(w.name.slice(0, 200), w.device.slice(0, 200), now, now)
+    this.db.transaction(() => {
+      prepared(
+        this.db,
+        `INSERT INTO studio_workers (key_id, name, device, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(key_id, name) DO UPDATE SET device = excluded.device, last_seen = excluded.last_seen`
+      ).run(w.keyId, w.name, w.device, now, now)
+      prepared(
+        this.db,
+        `DELETE FROM studio_workers WHERE key_id = ? AND name NOT IN
+           (SELECT name FROM studio_workers WHERE key_id = ? ORDER BY last_seen DESC, name LIMIT ?)`
+      ).run(w.keyId, w.keyId, NAMES_PER_KEY)
+    })()
     this.emit('change')
   }
 
-  finished(w: WorkerIdentity, busyMs: number): void {
+  /** One more job done by `worker`, which held it for `busyMs` (measured by the coordinator). */
+  finished(worker: WorkerIdentity, busyMs: number): void {
+    const w = cleanIdentity(worker)
     const ms = Number.isFinite(busyMs) && busyMs > 0 ? Math.round(busyMs) : 0
-    prepared(this.db, 'UPDATE studio_workers SET jobs_done = jobs_done + 1, busy_ms = busy_ms + ?, last_seen = ? WHERE name = ?').run(
+    prepared(this.db, 'UPDATE studio_workers SET jobs_done = jobs_done + 1, busy_ms = busy_ms + ?, last_seen = ? WHERE key_id = ? AND name = ?').run(
       ms,
       Date.now(),
-      w.name.slice(0, 200)
+      w.keyId,
+      w.name
     )
     this.emit('change')
   }
 
   list(): WorkerInfo[] {
-    const rows = prepared(this.db, 'SELECT * FROM studio_workers ORDER BY name').all() as Row[]
+    const rows = prepared(this.db, 'SELECT * FROM studio_workers ORDER BY name, key_id').all() as Row[]
     return rows.map((r) => {
       const done = Number(r.jobs_done)
       const busy = Number(r.busy_ms)

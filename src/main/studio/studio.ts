@@ -7,16 +7,22 @@ import { hostname } from 'node:os'
 import { Engine, type EngineSeams } from '../engine/engine'
 import type { EngineOptions } from '../engine/options'
 import type { Dispatcher } from '../engine/queue/dispatcher'
+import { engineExecutorDeps } from '../engine/run/local'
 import { StudioCoordinator } from './coordinator'
 import { LocalLink } from './local-link'
 import { StudioWorker } from './worker'
+
+/** The key column of the coordinator's own worker in the workers list (it calls with no key). */
+export const LOCAL_WORKER_KEY = 'coordinator'
 
 export interface StudioOptions {
   queueUrl: string
   /** The coordinator also runs jobs itself. @default true */
   localWorker?: boolean
-  /** Lock/stall interval of the local worker. @default 30 s */
+  /** Lock/stall interval of the local worker, and the lease of every claim. @default 30 s */
   lockMs?: number
+  /** The most one result upload may carry. @default 8 × the upload limit */
+  maxResultBytes?: number
 }
 
 export interface Studio {
@@ -42,7 +48,8 @@ function withLocalWorker(coordinator: StudioCoordinator, worker: StudioWorker | 
     },
     assertAvailable: () => coordinator.assertAvailable(),
     stop: async () => {
-      await Promise.race([worker?.stop(), new Promise((r) => setTimeout(r, 10_000).unref())])
+      // Jobs running here go back to the queue, as the local scheduler's do.
+      await Promise.race([worker?.stop(true), new Promise((r) => setTimeout(r, 10_000).unref())])
       await coordinator.stop()
     }
   }
@@ -52,17 +59,15 @@ export function createStudioEngine(engineOptions: EngineOptions, opts: StudioOpt
   const made: { coordinator?: StudioCoordinator } = {}
   const seams: EngineSeams = {
     dispatcher: (engine, ctx) => {
-      const coordinator = new StudioCoordinator(engine, ctx, { queueUrl: opts.queueUrl })
+      const coordinator = new StudioCoordinator(engine, ctx, { queueUrl: opts.queueUrl, leaseMs: opts.lockMs, maxResultBytes: opts.maxResultBytes })
       made.coordinator = coordinator
       const worker =
         opts.localWorker === false
           ? null
           : new StudioWorker({
               queueUrl: opts.queueUrl,
-              link: new LocalLink(coordinator, { name: `${hostname()} (coordinator)`, device: 'cpu' }),
-              segmenter: () => ctx.segmenter(),
-              decode: (bytes, _maxPixels, signal) => ctx.decode(bytes, signal),
-              toNative: (rgba, width, height, target, signal) => ctx.toNative(rgba, width, height, target, signal),
+              link: new LocalLink(coordinator.runs, { keyId: LOCAL_WORKER_KEY, name: `${hostname()} (coordinator)`, device: 'cpu' }),
+              deps: engineExecutorDeps(ctx),
               concurrency: engine.options.concurrency,
               lockMs: opts.lockMs
             })

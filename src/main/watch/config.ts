@@ -21,7 +21,7 @@ import {
 } from '../../shared/watch'
 import { ApiError } from '../engine/errors'
 import { doneDirOf, type WatchFolderRecord, type WatchStore } from './store'
-import { isInside } from './template'
+import { isInside } from '../outputs/paths'
 
 function zodDetails(issues: { path: PropertyKey[]; message: string }[]): ErrorDetail[] {
   return issues.map((i) => ({ field: i.path.map(String).join('.') || 'request', issue: i.message }))

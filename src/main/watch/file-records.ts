@@ -60,7 +60,7 @@ export class FileRecords {
   gone(folder: WatchFolderRecord, row: WatchFileRecord | null): void {
     if (!row) return
     if (row.state === 'waiting' || row.state === 'failed') {
-      this.store.dropUnwritten(row.id)
+      this.store.outputs.dropUnwritten(row.id)
       this.store.deleteFile(row.id)
       this.changed(folder.id)
     }

@@ -10,15 +10,6 @@ export async function statFile(path: string): Promise<Stats | null> {
   return st?.isFile() ? st : null
 }
 
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /** A tiny counting semaphore. */
 export class Limiter {
   private active = 0

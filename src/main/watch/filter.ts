@@ -3,11 +3,8 @@
  * Pure functions, so that the rules are tested on their own (filter.test.ts).
  */
 import { createHash } from 'node:crypto'
-import { extname } from 'node:path'
+import { isImageName } from '../../shared/image-types'
 import type { WatchRequest } from '../../shared/watch'
-
-/** File endings taken as inputs (the engine's input types, SPEC §5). */
-export const WATCH_IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.jpe', '.webp', '.gif', '.avif', '.tif', '.tiff', '.psd', '.svg'])
 
 /**
  * Names of files still being written or owned by another program: browsers' and download
@@ -24,7 +21,7 @@ export function ignoreReason(rel: string, opts: { recursive: boolean; excluded: 
   for (const ex of opts.excluded) if (rel === ex || rel.startsWith(ex + '/')) return 'in the output or done folder'
   const name = parts[parts.length - 1]!
   if (TEMP_NAME.test(name)) return 'a temporary file'
-  if (!WATCH_IMAGE_EXTENSIONS.has(extname(name).toLowerCase())) return 'not an image'
+  if (!isImageName(name)) return 'not an image'
   return null
 }
 

@@ -3,16 +3,17 @@
  * done → its results are placed into the output folder (one file of a folder at a time, so
  * names are chosen in order), then its original is moved when asked.
  */
-import { relative } from 'node:path'
+import type { ResultFile } from '../outputs/engine-jobs'
+import { relativeName } from '../outputs/paths'
 import type { WatchPlacement } from './placement'
-import type { JobOutcome, JobResultFile, WatchProcessor } from './processor'
+import type { WatchOutcome, WatchProcessor } from './processor'
 import { outputDirOf, type WatchFileRecord, type WatchStore } from './store'
 
 export interface OutcomeDeps {
   store: WatchStore
   processor: WatchProcessor
   placement: WatchPlacement
-  /** Whether this process runs the folders now (leader, not stopped). */
+  /** Whether this process runs the folders now (started, not stopped). */
   active(): boolean
   changed(folderId: string): void
   poke(folderId: string, rel: string): void
@@ -28,7 +29,7 @@ export class JobOutcomes {
     if (!this.d.active()) return
     const row = this.d.store.fileByJob(jobId)
     if (!row || this.finalizing.has(row.id)) return
-    const out: JobOutcome = this.d.processor.outcome(jobId)
+    const out: WatchOutcome = this.d.processor.outcome(jobId)
     if (out.state === 'pending') return
     if (out.state === 'failed') {
       if (this.d.store.patchFile(row.id, { state: 'processing', jobId }, { state: 'failed', errorCode: out.code, errorMessage: out.message })) {
@@ -62,16 +63,16 @@ export class JobOutcomes {
     return next
   }
 
-  private async finalize(row: WatchFileRecord, results: JobResultFile[], warnings: string[]): Promise<void> {
+  private async finalize(row: WatchFileRecord, results: ResultFile[], warnings: string[]): Promise<void> {
     const folder = this.d.store.folder(row.folderId)
     const fresh = this.d.store.file(row.id)
     if (!folder || !fresh || fresh.state !== 'processing' || fresh.jobId !== row.jobId) return
     const outDir = outputDirOf(folder)
-    const written: string[] = []
+    let written: string[]
     try {
-      for (const r of results) written.push(await this.d.placement.placeResult(folder, fresh, r, outDir))
+      written = await this.d.placement.writeResults(folder, fresh, results)
     } catch (err) {
-      this.d.store.dropUnwritten(fresh.id)
+      this.d.store.outputs.dropUnwritten(fresh.id)
       const message = `The result could not be written to ${outDir}: ${(err as Error).message}`
       if (this.d.store.patchFile(fresh.id, { state: 'processing', jobId: fresh.jobId }, { state: 'failed', errorCode: 'output_failed', errorMessage: message })) {
         this.d.store.addEvent(folder.id, 'failed', fresh.relPath, message)
@@ -82,7 +83,7 @@ export class JobOutcomes {
     const done = this.d.store.db.transaction(() => {
       if (!this.d.store.patchFile(fresh.id, { state: 'processing', jobId: fresh.jobId }, { state: 'done', errorCode: null, errorMessage: null })) return false
       this.d.store.markProcessed(folder.id, fresh.contentHash!, fresh.settingsHash!, fresh.relPath)
-      const names = written.map((p) => relative(outDir, p).split(/[\\/]/).join('/')).join(', ')
+      const names = written.map((p) => relativeName(outDir, p)).join(', ')
       this.d.store.addEvent(folder.id, 'done', fresh.relPath, `→ ${names}${warnings.length ? ` (${warnings.join('; ')})` : ''}`)
       return true
     })()

@@ -1,21 +1,24 @@
 /**
- * Where a watched folder's results and processed originals go: collision-safe output names
- * (never overwriting a file that is not the same input's own), results copied in through a
- * hidden temp file, originals moved to `clipdesk-done/`. Every folder written into is made and
- * checked by its real path (`../contained-dir.ts`): a symbolic link planted inside the output
- * or done folder is refused, and the file is listed as failed with the reason.
+ * Where a watched folder's results and processed originals go. Results are written by the
+ * writer all features share (`../outputs/write.ts`): names from the folder's template, numbered
+ * past every name another input holds, placed by link (never over a file that is not this
+ * input's own) or renamed over this input's own earlier output. Originals are moved to
+ * `clipdesk-done/`. Every folder written into is made and checked by its real path
+ * (`../outputs/contained-dir.ts`): a symbolic link planted inside the output or done folder is
+ * refused, and the file is listed as failed with the reason.
  */
-import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { copyFile, link, rename, rm, unlink } from 'node:fs/promises'
-import { basename, dirname, join, posix, relative } from 'node:path'
+import { copyFile, link, unlink } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { dateToken, outputNames } from '../../shared/names'
 import { DONE_DIR_NAME } from '../../shared/watch'
-import { containedDir, viaSymlink } from '../contained-dir'
+import { containedDir, viaSymlink } from '../outputs/contained-dir'
+import type { ResultFile } from '../outputs/engine-jobs'
+import { existsOrLink, firstFree } from '../outputs/numbered'
+import { isInside, isStrictlyInside, relativeName, resolveInside } from '../outputs/paths'
+import { writeOutputs } from '../outputs/write'
 import { statFile } from './files'
-import type { JobResultFile } from './processor'
-import { doneDirOf, type WatchFileRecord, type WatchFolderRecord, type WatchStore } from './store'
-import { existsOrLink, numbered } from '../outputs/numbered'
-import { dateToken, isInside, isStrictlyInside, outputTarget, presetToken, renderTemplate } from './template'
+import { doneDirOf, outputDirOf, type WatchFileRecord, type WatchFolderRecord, type WatchStore } from './store'
 
 export interface PlacementDeps {
   store: WatchStore
@@ -23,83 +26,15 @@ export interface PlacementDeps {
   changed(folderId: string): void
 }
 
-const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32'
-/** Errors of `link` on file systems without hard links: fall back to an exclusive copy. */
-const NO_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK'])
-
 export class WatchPlacement {
   constructor(private readonly d: PlacementDeps) {}
 
-  /**
-   * Chooses the output name of one result (one synchronous step: check and claim cannot
-   * interleave). A name is free when no file exists there and no other input was given it.
-   * The same input's own earlier output (an older version of the same file) is replaced; a
-   * re-run after a crash reuses the name it planned.
-   */
-  planName(folder: WatchFolderRecord, row: WatchFileRecord, r: JobResultFile, outDir: string, skip: Set<string>): { path: string; replace: boolean } {
-    const again = this.d.store.outputsOf(row.id).find((o) => o.jobId === row.jobId && o.variation === r.variation && !skip.has(o.path))
-    if (again) return { path: again.path, replace: true }
-    const rel = row.relPath
-    const name = renderTemplate(folder.nameTemplate, {
-      name: posix.basename(rel, posix.extname(rel)),
-      ext: r.ext,
-      variation: r.variation,
-      date: dateToken(this.d.now()),
-      preset: presetToken(folder.request.mode, folder.request.params)
-    })
-    const relDir = posix.dirname(rel)
-    const base = outputTarget(outDir, relDir === '.' ? '' : relDir, name)
-    for (let n = 0; n < 100_000; n++) {
-      const candidate = numbered(base, n)
-      if (!isStrictlyInside(outDir, candidate)) throw new Error(`refusing to write outside the output folder: ${candidate}`)
-      if (skip.has(candidate)) continue
-      const owner = this.d.store.outputAt(candidate, CASE_INSENSITIVE_FS)
-      let replace = false
-      if (owner) {
-        if (owner.fileId === row.id && owner.jobId !== row.jobId) replace = true
-        else continue
-      } else if (existsOrLink(candidate)) continue
-      this.d.store.putOutput({ path: candidate, folderId: folder.id, fileId: row.id, jobId: row.jobId!, variation: r.variation, ext: r.ext, written: false })
-      return { path: candidate, replace }
-    }
-    throw new Error(`no free output name for ${base}`)
-  }
-
-  /** Copies a result into place through a hidden temp file; never replaces a file that is not this input's own. */
-  async placeResult(folder: WatchFolderRecord, row: WatchFileRecord, r: JobResultFile, outDir: string): Promise<string> {
-    const skip = new Set<string>()
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const plan = this.planName(folder, row, r, outDir, skip)
-      // Made and checked by real paths: a symlinked folder inside the output folder is refused.
-      const dir = await containedDir(containmentRoot(folder, outDir), dirname(plan.path))
-      const final = join(dir, basename(plan.path))
-      const tmp = join(dir, `.${basename(plan.path)}.${randomBytes(4).toString('hex')}.clipdesk-tmp`)
-      try {
-        await copyFile(r.path, tmp)
-        if (plan.replace) {
-          await rename(tmp, final)
-        } else {
-          try {
-            await link(tmp, final) // fails if the name exists (a link too): no overwrite, ever
-          } catch (err) {
-            const code = (err as NodeJS.ErrnoException).code ?? ''
-            if (code === 'EEXIST') {
-              // Another program took the name since it was chosen: choose again.
-              this.d.store.dropUnwritten(row.id)
-              skip.add(plan.path)
-              continue
-            }
-            if (!NO_LINK.has(code)) throw err
-            await copyFile(tmp, final, constants.COPYFILE_EXCL)
-          }
-        }
-      } finally {
-        await rm(tmp, { force: true })
-      }
-      this.d.store.markOutputWritten(plan.path)
-      return plan.path
-    }
-    throw new Error(`the output names for ${row.relPath} kept being taken`)
+  /** Writes a done job's results for `row` into the folder's output folder; returns the paths written. */
+  async writeResults(folder: WatchFolderRecord, row: WatchFileRecord, results: readonly ResultFile[]): Promise<string[]> {
+    const outDir = outputDirOf(folder)
+    const naming = { relPath: row.relPath, template: folder.nameTemplate, mode: folder.request.mode, params: folder.request.params, date: dateToken(this.d.now()) }
+    const files = outputNames(naming, results).map((name, i) => ({ from: results[i]!.path, target: resolveInside(outDir, name) }))
+    return writeOutputs(files, containmentRoot(folder, outDir), this.d.store.outputs.resumeRecord(row, results))
   }
 
   /**
@@ -114,24 +49,24 @@ export class WatchPlacement {
     if (!isStrictlyInside(folder.path, src) || isInside(doneDir, src) || (await viaSymlink(folder.path, src))) return
     const st = await statFile(src)
     if (!st || st.size !== row.size || st.mtimeMs !== row.mtimeMs) return
-    const base = join(doneDir, ...row.relPath.split('/'))
-    const relOf = (p: string): string => relative(folder.path, p).split(/[\\/]/).join('/')
-    let target = base
-    for (let n = 1; existsOrLink(target) || this.d.store.fileByPath(folder.id, relOf(target)); n++) target = numbered(base, n)
+    // A free name there: nothing on disk, and no row of the folder (an original moved earlier).
+    const target = firstFree(join(doneDir, ...row.relPath.split('/')), (c) => existsOrLink(c) || this.d.store.fileByPath(folder.id, relativeName(folder.path, c)) !== null)
     try {
       // The done folder and its sub-folders by real paths: a symlink there is refused.
       const dir = await containedDir(folder.path, dirname(target))
       const final = join(dir, basename(target))
-      if (existsOrLink(final)) throw new Error(`${final} appeared meanwhile`)
+      // A link, then the old name removed: like a rename, but never over a name that appeared meanwhile.
       try {
-        await rename(src, final)
+        await link(src, final)
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
+        const code = (err as NodeJS.ErrnoException).code
+        if (code === 'EEXIST') throw new Error(`${final} appeared meanwhile`)
+        if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err
         await copyFile(src, final, constants.COPYFILE_EXCL)
-        await unlink(src)
       }
-      this.d.store.releaseOutputs(row.id)
-      this.d.store.relocateFile(row.id, relOf(target))
+      await unlink(src)
+      this.d.store.outputs.releaseOutputs(row.id)
+      this.d.store.relocateFile(row.id, relativeName(folder.path, target))
       this.d.changed(folder.id)
     } catch (err) {
       this.d.store.addEvent(folder.id, 'error', row.relPath, `the original could not be moved to ${DONE_DIR_NAME}: ${(err as Error).message}`)

@@ -1,149 +1,29 @@
 /**
- * The watch tables (schema 004-watch): folders, per-file state, the processed-content ledger,
- * output names given out, recent activity and the single-watcher lease. Synchronous SQLite, so
- * that a check-then-write done in one call (or one transaction) cannot interleave with another
- * in this process.
+ * The watch tables (the watch migrations, applied on opening): folders, per-file state, the
+ * processed-content ledger and recent activity; the output names given out are `outputs`
+ * (`output-records.ts`). Synchronous SQLite, so that a check-then-write done in one call (or
+ * one transaction) cannot interleave with another in this process.
  */
-import { join } from 'node:path'
-import type { Mode, OutputFormat } from '../../shared/api'
-import { DEFAULT_OUTPUT_DIR_NAME, DONE_DIR_NAME, type Originals, type WatchActivity, type WatchActivityKind, type WatchCounts, type WatchRequest } from '../../shared/watch'
+import type { WatchActivity, WatchActivityKind, WatchCounts } from '../../shared/watch'
 import type { Db } from '../engine/store/db'
+import { applyMigrations } from '../engine/store/migrations'
+import { WatchOutputs } from './output-records'
+import { toFile, toFolder, type FileDbState, type FileRow, type FolderPatch, type FolderRow, type WatchFileRecord, type WatchFolderRecord } from './records'
+import { WATCH_MIGRATIONS } from './schema/migrations'
 
-export interface WatchFolderRecord {
-  id: string
-  /** Absolute. */
-  path: string
-  recursive: boolean
-  request: WatchRequest
-  /** null: the default `<path>/clipdesk-out`. */
-  outputDir: string | null
-  nameTemplate: string
-  originals: Originals
-  paused: boolean
-  revision: number
-  createdAt: number
-  updatedAt: number
-}
-
-export function outputDirOf(f: Pick<WatchFolderRecord, 'path' | 'outputDir'>): string {
-  return f.outputDir ?? join(f.path, DEFAULT_OUTPUT_DIR_NAME)
-}
-
-export function doneDirOf(f: Pick<WatchFolderRecord, 'path'>): string {
-  return join(f.path, DONE_DIR_NAME)
-}
-
-/** `submitting`: a submit is under way (its job, if made, is found by `token` after a crash). */
-export type FileDbState = 'waiting' | 'submitting' | 'processing' | 'done' | 'skipped' | 'failed'
-
-export interface WatchFileRecord {
-  id: number
-  folderId: string
-  relPath: string
-  size: number | null
-  mtimeMs: number | null
-  contentHash: string | null
-  settingsHash: string | null
-  state: FileDbState
-  jobId: string | null
-  token: string | null
-  forced: boolean
-  errorCode: string | null
-  errorMessage: string | null
-  duplicateOf: string | null
-  createdAt: number
-  updatedAt: number
-}
-
-export interface OutputRecord {
-  path: string
-  folderId: string
-  fileId: number | null
-  jobId: string
-  variation: string
-  ext: string
-  written: boolean
-}
-
-interface FolderRow {
-  id: string
-  path: string
-  recursive: number
-  mode: Mode
-  params: string | null
-  output_format: OutputFormat
-  output_dir: string | null
-  name_template: string
-  originals: Originals
-  paused: number
-  revision: number
-  created_at: number
-  updated_at: number
-}
-
-interface FileRow {
-  id: number
-  folder_id: string
-  rel_path: string
-  size: number | null
-  mtime_ms: number | null
-  content_hash: string | null
-  settings_hash: string | null
-  state: FileDbState
-  job_id: string | null
-  token: string | null
-  forced: number
-  error_code: string | null
-  error_message: string | null
-  duplicate_of: string | null
-  created_at: number
-  updated_at: number
-}
-
-function toFolder(r: FolderRow): WatchFolderRecord {
-  return {
-    id: r.id,
-    path: r.path,
-    recursive: Boolean(r.recursive),
-    request: { mode: r.mode, params: r.params, output_format: r.output_format },
-    outputDir: r.output_dir,
-    nameTemplate: r.name_template,
-    originals: r.originals,
-    paused: Boolean(r.paused),
-    revision: Number(r.revision),
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at)
-  }
-}
-
-function toFile(r: FileRow): WatchFileRecord {
-  return {
-    id: Number(r.id),
-    folderId: r.folder_id,
-    relPath: r.rel_path,
-    size: r.size === null ? null : Number(r.size),
-    mtimeMs: r.mtime_ms === null ? null : Number(r.mtime_ms),
-    contentHash: r.content_hash,
-    settingsHash: r.settings_hash,
-    state: r.state,
-    jobId: r.job_id,
-    token: r.token,
-    forced: Boolean(r.forced),
-    errorCode: r.error_code,
-    errorMessage: r.error_message,
-    duplicateOf: r.duplicate_of,
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at)
-  }
-}
+export { doneDirOf, outputDirOf, type FileDbState, type OutputRecord, type WatchFileRecord, type WatchFolderRecord } from './records'
 
 /** Events kept per folder for "recent activity". */
 const EVENTS_KEPT = 200
 
-export type FolderPatch = Partial<Pick<WatchFolderRecord, 'recursive' | 'request' | 'outputDir' | 'nameTemplate' | 'originals' | 'paused'>>
-
 export class WatchStore {
-  constructor(readonly db: Db) {}
+  /** Every output name given out to the folders' files. */
+  readonly outputs: WatchOutputs
+
+  constructor(readonly db: Db) {
+    applyMigrations(db, WATCH_MIGRATIONS)
+    this.outputs = new WatchOutputs(db)
+  }
 
   // ── folders ──────────────────────────────────────────────────────────────────────────────
 
@@ -383,60 +263,6 @@ export class WatchStore {
       .run(folderId, contentHash, settingsHash, relPath, Date.now())
   }
 
-  // ── outputs ──────────────────────────────────────────────────────────────────────────────
-
-  outputsOf(fileId: number): OutputRecord[] {
-    const rows = this.db.prepare('SELECT * FROM watch_outputs WHERE file_id = ? ORDER BY rowid').all(fileId) as {
-      path: string
-      folder_id: string
-      file_id: number | null
-      job_id: string
-      variation: string
-      ext: string
-      written: number
-    }[]
-    return rows.map((r) => ({
-      path: r.path,
-      folderId: r.folder_id,
-      fileId: r.file_id === null ? null : Number(r.file_id),
-      jobId: r.job_id,
-      variation: r.variation,
-      ext: r.ext,
-      written: Boolean(r.written)
-    }))
-  }
-
-  /** The record of an output path (compared case-insensitively when the file system is). */
-  outputAt(path: string, caseInsensitive: boolean): OutputRecord | null {
-    const sql = caseInsensitive ? 'SELECT * FROM watch_outputs WHERE lower(path) = lower(?)' : 'SELECT * FROM watch_outputs WHERE path = ?'
-    const r = this.db.prepare(sql).get(path) as
-      | { path: string; folder_id: string; file_id: number | null; job_id: string; variation: string; ext: string; written: number }
-      | undefined
-    return r
-      ? { path: r.path, folderId: r.folder_id, fileId: r.file_id === null ? null : Number(r.file_id), jobId: r.job_id, variation: r.variation, ext: r.ext, written: Boolean(r.written) }
-      : null
-  }
-
-  putOutput(o: OutputRecord): void {
-    this.db
-      .prepare('INSERT OR REPLACE INTO watch_outputs (path, folder_id, file_id, job_id, variation, ext, written) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(o.path, o.folderId, o.fileId, o.jobId, o.variation, o.ext, o.written ? 1 : 0)
-  }
-
-  markOutputWritten(path: string): void {
-    this.db.prepare('UPDATE watch_outputs SET written = 1 WHERE path = ?').run(path)
-  }
-
-  /** Forgets planned-but-unwritten names of a file (a failed write; the next try plans again). */
-  dropUnwritten(fileId: number): void {
-    this.db.prepare('DELETE FROM watch_outputs WHERE file_id = ? AND written = 0').run(fileId)
-  }
-
-  /** The file no longer owns its outputs: a later input with its name gets new names. */
-  releaseOutputs(fileId: number): void {
-    this.db.prepare('UPDATE watch_outputs SET file_id = NULL WHERE file_id = ?').run(fileId)
-  }
-
   // ── activity ─────────────────────────────────────────────────────────────────────────────
 
   addEvent(folderId: string, kind: WatchActivityKind, relPath: string | null, message: string): void {
@@ -455,39 +281,5 @@ export class WatchStore {
         message: string
       }[]
     ).map((r) => ({ at: Number(r.at), kind: r.kind, rel_path: r.rel_path, message: r.message }))
-  }
-
-  // ── lease ────────────────────────────────────────────────────────────────────────────────
-
-  /**
-   * Takes or renews the single-watcher lease. It is free when nobody holds it, when its
-   * holder stopped renewing for `ttlMs`, or when its holder is a process of this machine that
-   * no longer exists. Returns the holder after the attempt.
-   */
-  acquireLease(me: { owner: string; pid: number; host: string }, ttlMs: number, isAlive: (pid: number) => boolean): { owner: string; pid: number; host: string } {
-    return this.db.transaction(() => {
-      const now = Date.now()
-      const cur = this.db.prepare('SELECT owner, pid, host, heartbeat_at FROM watch_lease WHERE id = 1').get() as
-        | { owner: string; pid: number; host: string; heartbeat_at: number }
-        | undefined
-      const free =
-        !cur || cur.owner === me.owner || now - Number(cur.heartbeat_at) > ttlMs || (cur.host === me.host && Number(cur.pid) !== me.pid && !isAlive(Number(cur.pid)))
-      if (!free) return { owner: cur.owner, pid: Number(cur.pid), host: cur.host }
-      this.db
-        .prepare('INSERT OR REPLACE INTO watch_lease (id, owner, pid, host, heartbeat_at) VALUES (1, ?, ?, ?, ?)')
-        .run(me.owner, me.pid, me.host, now)
-      return me
-    })()
-  }
-
-  lease(): { owner: string; pid: number; host: string; heartbeatAt: number } | null {
-    const r = this.db.prepare('SELECT owner, pid, host, heartbeat_at FROM watch_lease WHERE id = 1').get() as
-      | { owner: string; pid: number; host: string; heartbeat_at: number }
-      | undefined
-    return r ? { owner: r.owner, pid: Number(r.pid), host: r.host, heartbeatAt: Number(r.heartbeat_at) } : null
-  }
-
-  releaseLease(owner: string): void {
-    this.db.prepare('DELETE FROM watch_lease WHERE id = 1 AND owner = ?').run(owner)
   }
 }

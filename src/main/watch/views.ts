@@ -3,7 +3,11 @@
  * running service knows (state, files seen but not yet recorded).
  */
 import type { WatchFileView, WatchFolderState, WatchFolderView } from '../../shared/watch'
+import type { RunLockHolder } from '../engine/store/run-lock'
 import { outputDirOf, type WatchFileRecord, type WatchFolderRecord, type WatchStore } from './store'
+
+/** Processes that run watched folders while they hold the run lock (`clipdesk process` holds it too, and does not). */
+const WATCHING_ROLES: readonly string[] = ['app', 'serve']
 
 export interface RuntimeInfo {
   state: WatchFolderState
@@ -13,7 +17,7 @@ export interface RuntimeInfo {
 }
 
 export function fileView(store: WatchStore, f: WatchFileRecord): WatchFileView {
-  const outputs = f.state === 'done' ? store.outputsOf(f.id).filter((o) => o.written && o.jobId === f.jobId).map((o) => o.path) : []
+  const outputs = f.state === 'done' ? store.outputs.outputsOf(f.id).filter((o) => o.written && o.jobId === f.jobId).map((o) => o.path) : []
   return {
     id: f.id,
     folder_id: f.folderId,
@@ -54,15 +58,17 @@ export function folderView(store: WatchStore, f: WatchFolderRecord, runtime: Run
   }
 }
 
+/** What a folder shows while no service of this process runs it. */
+export const STOPPED: Omit<RuntimeInfo, 'pending'> = { state: 'stopped', message: 'not watched now: start the app or `clipdesk serve`' }
+
 /**
- * Views as a process that does not run the service sees them (the CLI): active when some
- * process holds a fresh lease, else stopped.
+ * Views as a process that does not run the service sees them (the CLI): active while the app or
+ * `clipdesk serve` holds the data folder's run lock (they watch the folders), else stopped.
  */
-export function offlineViews(store: WatchStore, leaseTtlMs: number): WatchFolderView[] {
-  const lease = store.lease()
-  const live = lease !== null && Date.now() - lease.heartbeatAt <= leaseTtlMs
-  const runtime: RuntimeInfo = live
-    ? { state: 'active', message: `watched by process ${lease.pid} on ${lease.host}`, pending: [] }
-    : { state: 'stopped', message: 'not watched now: start the app or `clipdesk serve`', pending: [] }
+export function offlineViews(store: WatchStore, holder: RunLockHolder | null): WatchFolderView[] {
+  const watching = holder !== null && WATCHING_ROLES.includes(holder.role)
+  const runtime: RuntimeInfo = watching
+    ? { state: 'active', message: `watched by process ${holder.pid} on ${holder.host}`, pending: [] }
+    : { ...STOPPED, pending: [] }
   return store.folders().map((f) => folderView(store, f, runtime))
 }

@@ -28,23 +28,37 @@ export function resolveDevice(device: Device, platform = process.platform): Actu
 }
 
 /**
- * Session options per provider. CPU: intra-op threads = cores, no arena, no memory pattern
- * (measured in docs/pipeline.md: same speed, ~0.5 GB lower peak), and threads that sleep
- * rather than spin between parallel sections: a spinning thread holds its core while the
- * engine decodes, refines and encodes other photos beside the run (`npm run bench`: pipeline
- * 2 % faster, 7 % less CPU, inference alone unchanged). GPU providers keep the
- * same CPU threads (nodes a provider cannot take run on the CPU) and leave the device allocator
- * as is: no GPU was available to measure other settings.
+ * Session options per provider (measured in docs/pipeline.md, "Session settings").
+ * - ONNX Runtime's CPU arena on: a run's activations (~1 GB for IS-Net at 1024²) stay mapped
+ *   between runs. Without it every run maps, faults in and returns them; where page faults are
+ *   dear (virtual machines) that cost 3× the model's own time. Off only on machines with little
+ *   memory (`arena`), where holding that gigabyte between runs costs more than the faults.
+ * - Memory pattern off: with it ONNX Runtime plans one block for the whole run on top of the
+ *   arena (2.3 GB peak against 1.5 GB) for no measurable speed.
+ * - Threads that sleep rather than spin between parallel sections: a spinning thread holds its
+ *   core while the engine decodes, refines and encodes the neighbouring photos beside the run.
+ * GPU providers keep the same CPU threads (nodes a provider cannot take run on the CPU) and
+ * leave the device allocator as is: no GPU was available to measure other settings.
  */
-export function providerOptions(device: ActualDevice, threads: number): Record<string, unknown> {
+export function providerOptions(device: ActualDevice, threads: number, arena = true): Record<string, unknown> {
   const common = {
     interOpNumThreads: 1,
+    intraOpNumThreads: threads,
     executionMode: 'sequential',
-    enableCpuMemArena: false,
+    enableCpuMemArena: arena,
     enableMemPattern: false,
     extra: { session: { intra_op: { allow_spinning: '0' } } }
   }
-  if (device === 'cpu') return { ...common, executionProviders: ['cpu'], intraOpNumThreads: threads }
+  if (device === 'cpu' || device === 'wasm') return { ...common, executionProviders: ['cpu'] }
   // DirectML needs the memory pattern off and sequential execution (its documented constraints).
-  return { ...common, executionProviders: [device === 'directml' ? 'dml' : device], intraOpNumThreads: threads }
+  return { ...common, executionProviders: [device === 'directml' ? 'dml' : device] }
+}
+
+/**
+ * Whether the CPU arena is kept: on unless the machine has under 6 GB of memory, where the
+ * arena's ~1.5 GB held between runs (against ~1.2 GB at a run's peak without it) is too large a
+ * share of what the app, the photos and the system need.
+ */
+export function keepsArena(totalBytes: number): boolean {
+  return totalBytes >= 6 * 2 ** 30
 }

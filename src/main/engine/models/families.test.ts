@@ -14,8 +14,11 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()))
 })
 
+/** A generated model as the registry hands one over (no machine cache: these keys do not name the bytes). */
+const source = (key: string, bytes: Uint8Array, descriptor: ModelDescriptor) => ({ model: { key, load: async () => bytes.slice(), descriptor }, cacheDir: null })
+
 async function create(bytes: Uint8Array, descriptor: ModelDescriptor, device: 'cpu' | 'cuda' = 'cpu'): Promise<Segmenter> {
-  const s = await Segmenter.create({ model: { key: `test-${descriptor.family}`, bytes, descriptor }, device, threads: 1 })
+  const s = await Segmenter.create({ ...source(`test-${descriptor.family}`, bytes, descriptor), device, threads: 1 })
   open.push(s)
   return s
 }
@@ -76,7 +79,7 @@ describe('descriptor families on generated graphs', () => {
 
   it('refuses a graph whose input shape is not the descriptor’s, naming both shapes', async () => {
     const err = await Segmenter.create({
-      model: { key: 'x', bytes: convSegmentationModel({ size: [1024, 1024], weights: [1, 0, 0], channels: 1 }), descriptor: custom({}, 'logits') },
+      ...source('x', convSegmentationModel({ size: [1024, 1024], weights: [1, 0, 0], channels: 1 }), custom({}, 'logits')),
       threads: 1
     }).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(JobFailure)
@@ -86,14 +89,14 @@ describe('descriptor families on generated graphs', () => {
 
   it('refuses a fixed 320² graph described as 1024², and a missing output name', async () => {
     const small = convSegmentationModel({ size: [320, 320], weights: [1, 0, 0] })
-    const e1 = await Segmenter.create({ model: { key: 'x', bytes: small.slice(), descriptor: custom({}, 'logits') }, threads: 1 }).catch((e: Error) => e)
+    const e1 = await Segmenter.create({ ...source('x', small, custom({}, 'logits')), threads: 1 }).catch((e: Error) => e)
     expect((e1 as Error).message).toContain('expected shape [1, 3, 1024, 1024], got [1, 3, 320, 320]')
-    const e2 = await Segmenter.create({ model: { key: 'x', bytes: small.slice(), descriptor: custom({ size: [320, 320] }, 'logits', 'mask') }, threads: 1 }).catch((e: Error) => e)
+    const e2 = await Segmenter.create({ ...source('x', small, custom({ size: [320, 320] }, 'logits', 'mask')), threads: 1 }).catch((e: Error) => e)
     expect((e2 as Error).message).toContain('the model has no output named "mask"; its outputs are "output"')
   })
 
   it('a file that is not ONNX is refused as model_unavailable', async () => {
-    const err = await Segmenter.create({ model: { key: 'x', bytes: new TextEncoder().encode('not a model at all'), descriptor: custom({}, 'logits') }, threads: 1 }).catch((e: unknown) => e)
+    const err = await Segmenter.create({ ...source('x', new TextEncoder().encode('not a model at all'), custom({}, 'logits')), threads: 1 }).catch((e: unknown) => e)
     expect((err as JobFailure).reason).toBe('model_unavailable')
     expect((err as Error).message).toMatch(/^cannot start the model x: /)
   })

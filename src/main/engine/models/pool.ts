@@ -4,9 +4,10 @@
  * (its worker ends and its memory goes back) before the next is loaded. Two large sessions
  * side by side would double the peak (≈1 GB each for IS-Net, several GB for BiRefNet).
  */
-import type { ActualDevice, Device } from '../../../shared/models'
+import type { ActualDevice, Device, SessionSettings } from '../../../shared/models'
 import { JobFailure } from '../errors'
 import { Segmenter, type SegmenterOptions } from '../pipeline/mask'
+import { machineCacheDir } from './machine'
 import { sessionBytesNeeded } from './memory'
 import type { ModelRegistry, RegisteredModel } from './registry'
 
@@ -21,19 +22,30 @@ interface Entry {
 }
 
 export interface PoolOptions {
-  threads: number
+  /** Intra-op threads; undefined: chosen for the machine. */
+  threads?: number
   /** Device override (e.g. `clipdesk serve --device`); else the registry's setting. */
   device?: Device
   /** Where warnings go (device fallback). */
   log?: (message: string) => void
   /** Extra segmenter options (tests: a model folder). */
   segmenterOptions?: Partial<SegmenterOptions>
+  /**
+   * A session nobody has used for this long is closed, giving its memory back (about 1.2 GB
+   * for IS-Net on the CPU: the weights and the arena that holds a run's activations); the next
+   * job loads it again from the machine's optimised copy. 0: kept while the engine runs.
+   * @default 5 minutes
+   */
+  idleCloseMs?: number
 }
 
 export class ModelPool {
   private current: Entry | null = null
   private readonly owners = new Map<Segmenter, Entry>()
   private idleWaiters: (() => void)[] = []
+  private idleTimer: NodeJS.Timeout | null = null
+  /** An idle session being closed: the next load waits for its memory to go back first. */
+  private closing: Promise<void> = Promise.resolve()
 
   constructor(
     private readonly registry: ModelRegistry,
@@ -50,6 +62,7 @@ export class ModelPool {
     const model = this.registry.get(want)
     if (!model) throw new JobFailure('model_unavailable', `No model named ${want}; models: ${this.registry.all().map((m) => m.name).join(', ')}.`)
     const device = this.device()
+    this.stopIdleTimer()
     for (;;) {
       const cur = this.current
       if (cur && cur.name === want && cur.device === device) {
@@ -76,14 +89,21 @@ export class ModelPool {
   }
 
   /** The model's session as it stands (for listings), or null when not resident. */
-  status(name: string): { activeDevice: ActualDevice; deviceWarning: string | null } | null {
+  status(name: string): { activeDevice: ActualDevice; deviceWarning: string | null; settings: SessionSettings } | null {
     const cur = this.current
     if (!cur || cur.name !== name || !cur.loaded) return null
-    return { activeDevice: cur.loaded.device, deviceWarning: cur.loaded.deviceWarning }
+    return { activeDevice: cur.loaded.device, deviceWarning: cur.loaded.deviceWarning, settings: cur.loaded.settings }
+  }
+
+  /** The machine cache the sessions use (null: none). */
+  cacheDir(): string | null {
+    const given = this.opts.segmenterOptions?.cacheDir
+    return given === undefined ? machineCacheDir() : given
   }
 
   /** Closes the resident session (engine stop). */
   async close(): Promise<void> {
+    this.stopIdleTimer()
     const cur = this.current
     this.current = null
     if (cur) await cur.segmenter.then((s) => s.close()).catch(() => undefined)
@@ -96,10 +116,11 @@ export class ModelPool {
     entry.segmenter = (async () => {
       // Switching frees the previous session first: its worker ends, its memory goes back.
       if (previous) await previous.segmenter.then((s) => s.close()).catch(() => undefined)
+      await this.closing
       const base: SegmenterOptions = { threads: this.opts.threads, device, ...this.opts.segmenterOptions }
       const s = model.builtin
         ? await Segmenter.create({ ...base, variant: model.variant })
-        : await Segmenter.create({ ...base, model: await this.registry.loadBytes(model, previous?.bytes ?? 0) })
+        : await Segmenter.create({ ...base, model: this.registry.modelSource(model, previous?.bytes ?? 0) })
       if (s.deviceWarning) this.opts.log?.(`model ${model.name}: ${s.deviceWarning}`)
       entry.loaded = s
       this.owners.set(s, entry)
@@ -113,6 +134,26 @@ export class ModelPool {
 
   private drop(entry: Entry): void {
     entry.leases = Math.max(0, entry.leases - 1)
-    if (entry.leases === 0) for (const w of this.idleWaiters.splice(0)) w()
+    if (entry.leases > 0) return
+    for (const w of this.idleWaiters.splice(0)) w()
+    const idleMs = this.opts.idleCloseMs ?? 5 * 60_000
+    if (idleMs > 0 && this.current === entry) {
+      this.stopIdleTimer()
+      this.idleTimer = setTimeout(() => this.closeIdle(entry), idleMs)
+      this.idleTimer.unref()
+    }
+  }
+
+  /** The idle time passed with no lease taken: the session goes (unless taken again meanwhile). */
+  private closeIdle(entry: Entry): void {
+    this.idleTimer = null
+    if (this.current !== entry || entry.leases > 0) return
+    this.current = null
+    this.closing = entry.segmenter.then((s) => s.close()).catch(() => undefined)
+  }
+
+  private stopIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.idleTimer = null
   }
 }

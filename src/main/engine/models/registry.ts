@@ -9,7 +9,7 @@ import path from 'node:path'
 import { DEVICES, MODEL_NAME_PATTERN, type Device, type ModelInfo } from '../../../shared/models'
 import { ApiError, JobFailure } from '../errors'
 import type { SegmenterModel } from '../pipeline/mask'
-import type { ModelVariant } from '../pipeline/model'
+import { builtinModelId, type ModelVariant } from '../pipeline/model'
 import type { Db } from '../store/db'
 import { descriptorProblems, ISNET_BUILTIN, KNOWN_DESCRIPTORS, recogniseModel, type ModelDescriptor } from './descriptors'
 import { resolveDevice } from './devices'
@@ -154,26 +154,40 @@ export class ModelRegistry {
   }
 
   /**
-   * The bytes and descriptor of an added model, for a session. The file must still be the one
-   * that was added (SHA-256), and memory must allow it (`freeing`: what the session it replaces
-   * gives back).
+   * An added model for a session, if memory allows it (`freeing`: what the session it replaces
+   * gives back). Its file is read when the session needs it (not when the machine's optimised
+   * copy serves) and must still be the one that was added (SHA-256).
    */
-  async loadBytes(m: RegisteredModel, freeing: number): Promise<SegmenterModel> {
-    if (!m.path || !m.sha256) throw new JobFailure('model_unavailable', `${m.name} is built in`)
+  modelSource(m: RegisteredModel, freeing: number): SegmenterModel {
+    const { path, sha256 } = m
+    if (!path || !sha256) throw new JobFailure('model_unavailable', `${m.name} is built in`)
     assertMemoryFor(m.name, m.bytes, Math.max(...m.descriptor.input.size), freeing)
-    let bytes: Buffer
-    try {
-      bytes = await readFile(m.path)
-    } catch (err) {
-      throw new JobFailure('model_unavailable', `the file of model ${m.name} (${m.path}) cannot be read: ${(err as Error).message}`)
+    const load = async (): Promise<Uint8Array> => {
+      let bytes: Buffer
+      try {
+        bytes = await readFile(path)
+      } catch (err) {
+        throw new JobFailure('model_unavailable', `the file of model ${m.name} (${path}) cannot be read: ${(err as Error).message}`)
+      }
+      const sha = createHash('sha256').update(bytes).digest('hex')
+      if (sha !== sha256) throw new JobFailure('model_unavailable', `the file of model ${m.name} (${path}) changed since it was added (SHA-256 ${sha.slice(0, 12)}…, expected ${sha256.slice(0, 12)}…); add it again`)
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     }
-    const sha = createHash('sha256').update(bytes).digest('hex')
-    if (sha !== m.sha256) throw new JobFailure('model_unavailable', `the file of model ${m.name} (${m.path}) changed since it was added (SHA-256 ${sha.slice(0, 12)}…, expected ${m.sha256.slice(0, 12)}…); add it again`)
-    return { key: `${m.name}@${m.sha256.slice(0, 16)}`, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), descriptor: m.descriptor }
+    return { key: this.modelId(m), load, descriptor: m.descriptor }
+  }
+
+  /** Names the model's weights in the machine's caches (as the session does: `Segmenter.create`). */
+  modelId(m: RegisteredModel): string {
+    return m.builtin ? builtinModelId(m.variant!) : `${m.name}@${m.sha256!.slice(0, 16)}`
   }
 
   /** What `models list` shows, with the pool's view of each model's session. */
-  info(m: RegisteredModel, session: { activeDevice: ModelInfo['activeDevice']; deviceWarning: string | null } | null, device: Device = this.device()): ModelInfo {
+  info(
+    m: RegisteredModel,
+    session: { activeDevice: ModelInfo['activeDevice']; deviceWarning: string | null; settings: ModelInfo['session'] } | null,
+    device: Device = this.device(),
+    saved: ModelInfo['session'] = null
+  ): ModelInfo {
     return {
       name: m.name,
       family: m.family,
@@ -192,7 +206,8 @@ export class ModelRegistry {
       plannedDevice: resolveDevice(device),
       activeDevice: session?.activeDevice ?? null,
       deviceWarning: session?.deviceWarning ?? null,
-      resident: session !== null
+      resident: session !== null,
+      session: session?.settings ?? saved
     }
   }
 

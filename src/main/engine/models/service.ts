@@ -5,7 +5,9 @@
 import type { ModelInfo, ModelTestRun } from '../../../shared/models'
 import { ApiError, JobFailure } from '../errors'
 import type { SegmentInput } from '../pipeline/mask'
+import { resolveDevice } from './devices'
 import type { ModelPool } from './pool'
+import { savedSessionSettings } from './session-factory'
 import type { AddModelRequest, ModelRegistry } from './registry'
 
 /** The sample a test run segments: a light disc on a dark ground, 320 × 240, made here. */
@@ -29,7 +31,20 @@ export class ModelService {
   ) {}
 
   list(): ModelInfo[] {
-    return this.registry.all().map((m) => this.registry.info(m, this.pool.status(m.name), this.pool.device()))
+    const device = this.pool.device()
+    const onCpu = resolveDevice(device) === 'cpu'
+    return this.registry.all().map((m) => {
+      const session = this.pool.status(m.name)
+      // Not loaded: what this machine measured and kept for it, where the CPU would run it.
+      const cacheDir = this.pool.cacheDir()
+      let saved = null
+      try {
+        saved = !session && onCpu && cacheDir ? savedSessionSettings(this.registry.modelId(m), cacheDir) : null
+      } catch {
+        // a broken model install: listed without, and its load says what is wrong
+      }
+      return this.registry.info(m, session, device, saved)
+    })
   }
 
   /**

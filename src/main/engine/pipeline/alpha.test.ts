@@ -9,6 +9,7 @@ import { computeAlpha, KEEP_WITHOUT_ALPHA_WARNING, maskModelKey, type MaskSource
 import type { DecodedImage } from './decode'
 import { MODEL_SIZE, type SegmentInput } from './mask'
 import { fuzzyComposite, SKY } from './refine-fixtures'
+import { uncertainty } from './uncertainty'
 
 const EDGES = { alpha: 'auto', refine: 'edges' } as const
 const NONE = { alpha: 'auto', refine: 'none' } as const
@@ -83,6 +84,18 @@ describe('computeAlpha', () => {
     expect(out.alpha[3]).toBe(0)
     expect(out.alpha[2]).toBeLessThanOrEqual(100)
     for (let i = 0; i < 8; i++) expect(out.foreground[i * 4 + 3]).toBe(255)
+  })
+
+  it("gives the cutout's uncertainty: from the model's first mask and the final alpha; 0 for the input's own alpha", async () => {
+    const seg = standIn()
+    const image = opaque(200, 150)
+    const out = await computeAlpha(image, Buffer.from('input'), { segmenter: seg }, EDGES)
+    const { mask } = await seg.segmentAtModelSize.mock.results[0]!.value
+    expect(out.uncertainty).toBe(uncertainty({ data: mask, width: MODEL_SIZE, height: MODEL_SIZE }, { data: out.alpha, width: 200, height: 150 }))
+    expect(out.uncertainty).toBeGreaterThanOrEqual(0)
+    expect(out.uncertainty).toBeLessThanOrEqual(1)
+    const kept = await computeAlpha(transparent(), Buffer.from('input'), { segmenter: seg }, { alpha: 'keep', refine: 'edges' })
+    expect(kept.uncertainty).toBe(0)
   })
 
   it('a segmenter with only `segment` (full-size masks) works, without the cache', async () => {

@@ -8,6 +8,8 @@
  * - `refine=edges` (default): guided-filter edges at full resolution and foreground colours
  *   without the old background's fringe (`refine.ts`). `refine=detail`: the same after a second
  *   model run on a small subject's box (`detail.ts`). `refine=none`: the mask upscaled.
+ * - With the model: how much the cutout needs a person's look (`uncertainty.ts`,
+ *   docs/review.md), from the model's first mask and the final alpha.
  */
 import type { JobParams } from '../../../shared/params-types'
 import { inputHash, type MaskCache } from '../store/mask-cache'
@@ -17,6 +19,7 @@ import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask'
 import type { ModelVariant } from './model'
 import { resizeMask, type MaskPlane } from './refine'
 import { refineOffThread } from './refine-thread'
+import { uncertainty } from './uncertainty'
 
 /**
  * What makes masks. `segment` (full-size mask) is enough; a real `Segmenter` also gives the
@@ -48,6 +51,11 @@ export interface AlphaResult {
   warnings: string[]
   /** Where the mask came from (diagnostics, benchmark). */
   source: 'input' | 'cache' | 'model'
+  /**
+   * 0 (sure) to 1 (check this): see docs/review.md. 0 for `alpha=keep` with a real alpha (the
+   * user gave the alpha; no model ran).
+   */
+  uncertainty: number
 }
 
 export const KEEP_WITHOUT_ALPHA_WARNING = 'alpha=keep: the input has no transparency, so the model made the mask'
@@ -76,6 +84,7 @@ export async function computeAlpha(
     warnings.push(KEEP_WITHOUT_ALPHA_WARNING)
   }
   let { mask, source } = await modelMask(image, input, deps, signal)
+  const first = mask
   signal?.throwIfAborted()
   if (params.refine === 'detail') {
     const seg = deps.segmenter
@@ -94,7 +103,7 @@ export async function computeAlpha(
     foreground = image.data
   }
   if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
-  return { alpha, foreground, warnings, source }
+  return { alpha, foreground, warnings, source, uncertainty: uncertainty(first, { data: alpha, width: image.width, height: image.height }) }
 }
 
 /** The model's mask: cached, or from the segmenter (model size when it can, else full size). */
@@ -122,7 +131,7 @@ function keepInputAlpha(image: DecodedImage): AlphaResult {
     alpha[i] = foreground[a]!
     foreground[a] = 255
   }
-  return { alpha, foreground, warnings: [], source: 'input' }
+  return { alpha, foreground, warnings: [], source: 'input', uncertainty: 0 }
 }
 
 /**

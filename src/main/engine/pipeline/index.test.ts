@@ -51,6 +51,17 @@ describe('processClipping (stand-in segmenter)', () => {
     expect(result.warnings).toEqual({ clipping: [flattenWarning(format, 'clipping')] })
   })
 
+  it("returns the cutout's uncertainty: a number in [0, 1] from the model; 0 when the input's alpha is kept", async () => {
+    const result = await processClipping(await opaquePng(64, 48), { segmenter: halfSegmenter() }, { format: 'png', maxPixels: MAX })
+    expect(result.uncertainty).toBeGreaterThanOrEqual(0)
+    expect(result.uncertainty).toBeLessThanOrEqual(1)
+    const segmenter = halfSegmenter()
+    const half = await sharp(solidRgba(8, 6, [200, 30, 60, 128]), { raw: { width: 8, height: 6, channels: 4 } }).png().toBuffer()
+    const kept = await processJob(half, { segmenter }, { format: 'png', maxPixels: MAX, params: { ...CLIPPING_DEFAULTS, alpha: 'keep' } })
+    expect(kept.uncertainty).toBe(0)
+    expect(segmenter.segment).not.toHaveBeenCalled()
+  })
+
   it('passes on decode warnings (animated GIF)', async () => {
     const frames = Buffer.concat([solidRgba(6, 4, [255, 0, 0, 255]), solidRgba(6, 4, [0, 0, 255, 255])])
     const gif = await sharp(frames, { raw: { width: 6, height: 8, channels: 4, pageHeight: 4 } }).gif().toBuffer()

@@ -1,5 +1,5 @@
 /**
- * The image pipeline (SPEC §5): decode → alpha (mask, refine) → compose → encode, one module
+ * The image pipeline (docs/pipeline.md): decode → alpha (mask, refine) → compose → encode, one module
  * per step. `processJob` runs one job's input through all of them; compose and encode are
  * `render.ts`, which the engine runs in a sandbox process.
  */
@@ -16,6 +16,9 @@ export { makeCutout, type RgbaPixels } from './cutout'
 export { Segmenter, MODEL_SIZE, type SegmentInput, type SegmenterOptions } from './mask'
 export { loadModel, clearModelCache, defaultModelDir, type ModelVariant } from './model'
 export { outputMetadata, renderOutputs, renderToFiles, type JobOutput, type JobResult, type RenderInput, type StoredOutput } from './render'
+
+/** A job's outputs with the cutout's uncertainty: 0 (sure) to 1 (check this); 0 when the input's own alpha was kept (docs/review.md). */
+export type ProcessedJob<O = JobOutput> = JobResult<O> & { uncertainty: number }
 
 /** The job statuses the pipeline moves through (the queue maps them onto the job record). */
 export type PipelineStage = 'segmenting' | 'pending_compose' | 'encoding'
@@ -54,9 +57,9 @@ export interface JobPlan<O = JobOutput> {
  * `JobFailure` (with a reason) for anything the job should fail with, or the signal's reason
  * once aborted.
  */
-export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan): Promise<JobResult>
-export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPlan<O> & { render: (input: RenderInput) => Promise<JobResult<O>> }): Promise<JobResult<O>>
-export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPlan<O>): Promise<JobResult<O> | JobResult> {
+export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan): Promise<ProcessedJob>
+export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPlan<O> & { render: (input: RenderInput) => Promise<JobResult<O>> }): Promise<ProcessedJob<O>>
+export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPlan<O>): Promise<ProcessedJob<O> | ProcessedJob> {
   const { signal, params } = plan
   signal?.throwIfAborted()
   const image = plan.decode ? await plan.decode(input) : await decodeImage(input, { maxPixels: plan.maxPixels })
@@ -73,7 +76,8 @@ export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPla
     const result = await plan.render(request)
     signal?.throwIfAborted()
     plan.onStage?.('encoding')
-    return result
+    return { ...result, uncertainty: alpha.uncertainty }
   }
-  return renderOutputs(request, { toNative: plan.toNative, signal, onEncoding: () => plan.onStage?.('encoding') })
+  const rendered = await renderOutputs(request, { toNative: plan.toNative, signal, onEncoding: () => plan.onStage?.('encoding') })
+  return { ...rendered, uncertainty: alpha.uncertainty }
 }

@@ -3,23 +3,25 @@
  *
  * The built-in IS-Net takes a fixed [1, 3, 1024, 1024] float32 input and gives a
  * [1, 1, 1024, 1024] foreground probability; a registry model says its own input size,
- * normalisation and output kind in its descriptor (`../models/descriptors.ts`). Both resizes are typed-array resamplers (`resample.ts`) that write the
- * float planes directly. Inference dominates the cost (~2.5 s on 2 cores) and
- * runs in a worker thread (see `segment-worker.ts`), one run at a time: callers may decode,
- * preprocess and encode other images, and the process keeps answering, while a run is under way.
+ * normalisation and output kind in its descriptor (`../models/descriptors.ts`). Both resizes
+ * are typed-array resamplers (`resample.ts`) that write the float planes directly. Inference
+ * dominates the cost and runs in a worker thread (see `segment-worker.ts`), one run at a time:
+ * callers may decode, preprocess and encode other images, and the process keeps answering,
+ * while a run is under way. How the session is set up: `../models/session-factory.ts`.
  */
-import os from 'node:os'
 import { getHeapStatistics } from 'node:v8'
-import type { ActualDevice, Device } from '../../../shared/models'
+import type { ActualDevice, Device, SessionSettings } from '../../../shared/models'
 import { JobFailure } from '../errors'
 import { ISNET_BUILTIN, type ModelDescriptor } from '../models/descriptors'
-import { providerOptions, resolveDevice } from '../models/devices'
+import { resolveDevice } from '../models/devices'
+import { machineCacheDir } from '../models/machine'
+import { IoMismatch, openSession } from '../models/session-factory'
 import { checkModelIo } from '../models/validate'
-import { clearModelCache, loadModel, type ModelVariant } from './model'
+import { builtinModelId, takeModel, type ModelVariant } from './model'
 import { resizeGrey, resizeToPlanes } from './resample'
 import { releaseScratch } from './scratch'
 import { collectGarbage } from './gc'
-import { SessionWorker, type WorkerReply } from './session-worker'
+import type { SessionWorker } from './session-worker'
 
 /** The model's fixed input side. Other sizes fail inside the graph. */
 export const MODEL_SIZE = 1024
@@ -42,10 +44,13 @@ export interface SegmentInput {
 
 /** A registry model to run instead of a built-in variant. */
 export interface SegmenterModel {
-  /** Names the weights and their preprocessing in the mask cache. */
+  /** Names the weights and their preprocessing in the mask cache and the machine's caches. */
   key: string
-  /** The ONNX file's bytes (handed over to the worker: the caller must not reuse them). */
-  bytes: Uint8Array
+  /**
+   * The ONNX file's bytes, read (and checked) when a session needs them: not at all when the
+   * machine's optimised copy serves. Each call gives a fresh buffer (it is handed to the worker).
+   */
+  load: () => Promise<Uint8Array>
   descriptor: ModelDescriptor
 }
 
@@ -55,8 +60,13 @@ export interface SegmenterOptions {
   model?: SegmenterModel
   /** Execution provider. A provider that fails to load falls back to the CPU. @default 'cpu' */
   device?: Device
-  /** Intra-op threads for the one session; defaults to every core the process may use. */
+  /** Intra-op threads for the one session; by default chosen for this machine (`models/tuning.ts`). */
   threads?: number
+  /**
+   * The machine cache (optimised model, measured settings); null: none (each load optimises
+   * the graph again). @default machineCacheDir()
+   */
+  cacheDir?: string | null
   /** Folder laid out like the model package's `dist/` (tests). */
   modelDir?: string
   /** ONNX Runtime graph optimisation. @default 'all' (fastest here; 'extended' uses ~290 MB less) */
@@ -86,6 +96,7 @@ interface SessionSetup {
   descriptor: ModelDescriptor
   device: ActualDevice
   deviceWarning: string | null
+  settings: SessionSettings
   inputName: string
   outputName: string
 }
@@ -100,6 +111,8 @@ export class Segmenter {
   readonly device: ActualDevice
   /** Why the asked-for device is not the one running, else null. */
   readonly deviceWarning: string | null
+  /** How the session was set up on this machine (threads, arena, optimised copy, backend). */
+  readonly settings: SessionSettings
   private worker: SessionWorker | null
   private readonly inputName: string
   private readonly outputName: string
@@ -116,6 +129,7 @@ export class Segmenter {
     this.descriptor = setup.descriptor
     this.device = setup.device
     this.deviceWarning = setup.deviceWarning
+    this.settings = setup.settings
     // IS-Net has 11 more outputs (side outputs, features); only the one the descriptor names is
     // asked for, so ORT neither copies nor keeps the others.
     this.inputName = setup.inputName
@@ -124,51 +138,49 @@ export class Segmenter {
   }
 
   /**
-   * Assembles the model and starts its session in a worker thread, on `device` when its
-   * provider loads, else on the CPU (with `deviceWarning` saying why). Fails with
-   * `model_unavailable` when the model is missing, corrupt, not loadable or does not match its
-   * descriptor (the message says which shape was expected and which the graph has).
+   * Starts the model's session in a worker thread with this machine's settings
+   * (`models/session-factory.ts`): on `device` when its provider loads, else on the CPU (with
+   * `deviceWarning` saying why). Fails with `model_unavailable` when the model is missing,
+   * corrupt, not loadable or does not match its descriptor (the message says which shape was
+   * expected and which the graph has).
    */
   static async create(opts: SegmenterOptions = {}): Promise<Segmenter> {
     const variant = opts.model ? undefined : (opts.variant ?? 'medium')
     const descriptor: ModelDescriptor = opts.model?.descriptor ?? { family: 'builtin', ...ISNET_BUILTIN }
     const label = variant ? `${variant} IS-Net model` : `model ${opts.model!.key}`
-    const threads = Math.max(1, Math.floor(opts.threads ?? os.availableParallelism()))
-    const model = opts.model ? opts.model.bytes : await ownModel(variant!, opts.modelDir)
-    const wanted = resolveDevice(opts.device ?? 'cpu')
-    const extra = { graphOptimizationLevel: opts.graphOptimizationLevel ?? 'all', ...(opts.sessionOptions ?? {}) }
-    let device = wanted
-    let deviceWarning: string | null = null
-    let started: { worker: SessionWorker; reply: Extract<WorkerReply, { type: 'ready' }> }
+    const custom = opts.graphOptimizationLevel || opts.sessionOptions ? { ...(opts.graphOptimizationLevel ? { graphOptimizationLevel: opts.graphOptimizationLevel } : {}), ...opts.sessionOptions } : undefined
+    let opened
     try {
-      if (wanted === 'cpu') {
-        started = await startSession(model, { ...providerOptions('cpu', threads), ...extra }, label)
-      } else {
-        try {
-          // A copy for the provider attempt: the original is still needed if it falls back.
-          started = await startSession(model.slice(), { ...providerOptions(wanted, threads), ...extra }, label)
-        } catch (err) {
-          device = 'cpu'
-          deviceWarning = `the ${wanted} execution provider could not be used (${errorText(err).split('\n')[0]}); running on the CPU`
-          started = await startSession(model, { ...providerOptions('cpu', threads), ...extra }, label)
-        }
-      }
+      const modelId = opts.model ? opts.model.key : builtinModelId(variant!, { dir: opts.modelDir })
+      opened = await openSession({
+        label,
+        device: resolveDevice(opts.device ?? 'cpu'),
+        modelId,
+        modelBytes: () => (opts.model ? opts.model.load() : takeModel(variant!, opts.modelDir)),
+        threads: opts.threads === undefined ? undefined : Math.max(1, Math.floor(opts.threads)),
+        custom,
+        cacheDir: opts.cacheDir === undefined ? machineCacheDir() : opts.cacheDir,
+        io: (reply) => ({ ...checkModelIo(descriptor, reply.inputs, reply.outputs), dims: [1, 3, descriptor.input.size[1], descriptor.input.size[0]] })
+      })
     } catch (cause) {
+      if (cause instanceof IoMismatch) throw new JobFailure('model_unavailable', `the ${label} does not match its descriptor: ${cause.message}`)
+      if (cause instanceof JobFailure) throw cause
       throw new JobFailure('model_unavailable', `cannot start the ${label}: ${errorText(cause)}`, { cause })
     }
     let io
     try {
-      io = checkModelIo(descriptor, started.reply.inputs, started.reply.outputs)
+      io = checkModelIo(descriptor, opened.reply.inputs, opened.reply.outputs)
     } catch (err) {
-      await started.worker.terminate()
+      await opened.worker.terminate()
       throw new JobFailure('model_unavailable', `the ${label} does not match its descriptor: ${errorText(err)}`)
     }
-    return new Segmenter(started.worker, {
+    return new Segmenter(opened.worker, {
       variant,
       modelKey: opts.model?.key ?? `isnet-${variant}`,
       descriptor,
-      device,
-      deviceWarning,
+      device: opened.device,
+      deviceWarning: opened.deviceWarning,
+      settings: opened.settings,
       ...io
     })
   }
@@ -261,44 +273,6 @@ export class Segmenter {
     if (!this.worker) throw new JobFailure('pipeline_error', 'the segmenter has been closed')
     return this.worker
   }
-}
-
-/** A worker with a session built from `model` (transferred), or throws with ORT's message. */
-async function startSession(
-  model: Uint8Array,
-  options: Record<string, unknown>,
-  label: string
-): Promise<{ worker: SessionWorker; reply: Extract<WorkerReply, { type: 'ready' }> }> {
-  const worker = new SessionWorker()
-  let reply: WorkerReply
-  try {
-    // Transferred, not copied: ~90 MB less at the moment the session is built (this thread
-    // keeps no copy; the session holds its own weights once built).
-    reply = await worker.request({ type: 'init', model, options }, [model.buffer as ArrayBuffer])
-  } catch (cause) {
-    await worker.terminate()
-    throw cause
-  }
-  if (reply.type !== 'ready') {
-    await worker.terminate()
-    throw new Error(reply.type === 'error' ? reply.message : `unexpected reply ${reply.type} while loading the ${label}`)
-  }
-  return { worker, reply }
-}
-
-/**
- * The assembled model bytes for this segmenter alone, to hand over to the worker. `loadModel`
- * caches the bytes it assembles; taking them out of the cache first means nothing else can be
- * holding the buffer when it is transferred (a concurrent create that got the same promise
- * finds it detached and assembles its own).
- */
-async function ownModel(variant: ModelVariant, dir: string | undefined): Promise<Uint8Array> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const model = await loadModel(variant, { dir })
-    clearModelCache()
-    if (model.byteLength > 0) return model
-  }
-  throw new JobFailure('model_unavailable', `cannot assemble the ${variant} IS-Net model: its bytes were taken by another session`)
 }
 
 /**

@@ -7,6 +7,7 @@
  * instead of as an obscure ONNX parse error, or worse, a model that runs with wrong weights.
  */
 import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -52,6 +53,32 @@ export function loadModel(variant: ModelVariant, opts: { dir?: string } = {}): P
   return pending
 }
 
+/**
+ * Names the built-in variant's weights for the machine's caches: the variant and a hash of its
+ * chunks' names (each chunk is named by its SHA-256), so a package update with other weights
+ * gets a new id. Reads only the manifest.
+ */
+export function builtinModelId(variant: ModelVariant, opts: { dir?: string } = {}): string {
+  const entry = readEntrySync(path.resolve(opts.dir ?? defaultModelDir()), variant)
+  const digest = createHash('sha256').update(entry.chunks.map((c) => c.hash.toLowerCase()).join('\n')).digest('hex')
+  return `isnet-${variant}@${digest.slice(0, 16)}`
+}
+
+/**
+ * The assembled model bytes for one session alone, to hand over to its worker. `loadModel`
+ * caches the bytes it assembles; taking them out of the cache first means nothing else can be
+ * holding the buffer when it is transferred (a concurrent load that got the same promise finds
+ * it detached and assembles its own).
+ */
+export async function takeModel(variant: ModelVariant, dir: string | undefined): Promise<Uint8Array> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const model = await loadModel(variant, { dir })
+    clearModelCache()
+    if (model.byteLength > 0) return model
+  }
+  throw unavailable(`cannot assemble the ${variant} IS-Net model: its bytes were taken by another session`)
+}
+
 /** Forget cached models (tests; or to free ~90 MB once a session has been created). */
 export function clearModelCache(): void {
   cache.clear()
@@ -90,9 +117,29 @@ async function assemble(dir: string, variant: ModelVariant): Promise<Uint8Array>
 }
 
 async function readEntry(dir: string, variant: ModelVariant): Promise<ResourceEntry> {
+  let text: string
+  try {
+    text = await readFile(path.join(dir, 'resources.json'), 'utf8')
+  } catch (cause) {
+    throw unavailable(`cannot read the model manifest ${path.join(dir, 'resources.json')}`, cause)
+  }
+  return entryOf(text, dir, variant)
+}
+
+function readEntrySync(dir: string, variant: ModelVariant): ResourceEntry {
+  let text: string
+  try {
+    text = readFileSync(path.join(dir, 'resources.json'), 'utf8')
+  } catch (cause) {
+    throw unavailable(`cannot read the model manifest ${path.join(dir, 'resources.json')}`, cause)
+  }
+  return entryOf(text, dir, variant)
+}
+
+function entryOf(text: string, dir: string, variant: ModelVariant): ResourceEntry {
   let manifest: unknown
   try {
-    manifest = JSON.parse(await readFile(path.join(dir, 'resources.json'), 'utf8'))
+    manifest = JSON.parse(text)
   } catch (cause) {
     throw unavailable(`cannot read the model manifest ${path.join(dir, 'resources.json')}`, cause)
   }

@@ -3,19 +3,52 @@
  *
  * Why a worker: onnxruntime-node's `session.run` is synchronous native code on the calling
  * thread (its promise only defers the start with setImmediate), so on the main thread every
- * ~3 s inference would freeze the HTTP API, IPC and all other I/O. In a worker the main event
+ * inference would freeze the HTTP API, IPC and all other I/O. In a worker the main event
  * loop stays free and decode/encode of other jobs really overlap with inference.
  *
  * Why a string run with `eval: true`: it needs no separate build entry or file path, so it
  * works the same from vitest, from the electron-vite bundle and from plain Node. It loads
- * onnxruntime-node by the absolute path the main thread resolved (`workerData.ortPath`).
+ * onnxruntime-node by the absolute path the main thread resolved (`workerData.ortPath`); where
+ * that native binding is missing (no binary for the platform, e.g. Intel macOS) or fails to
+ * load, it runs onnxruntime-web's WebAssembly backend instead (`workerData.webPath`), and says
+ * so in its `ready` reply. `workerData.backend === 'wasm'` forces that path (tests, benchmarks).
+ *
+ * The session comes from the model's bytes, or from the machine's optimised copy of it
+ * (`models/optimized-model.ts`): that file is read and checked here, off the main thread, and
+ * the session uses its bytes in place (no second copy of the weights). Building from the
+ * model's bytes may also write that optimised copy (`saveOptimizedTo`).
  * Plain CommonJS JavaScript; the message shapes are typed in `session-worker.ts`.
  */
 export const SEGMENT_WORKER_SOURCE = String.raw`
 'use strict'
 const { parentPort, workerData } = require('node:worker_threads')
-const ort = require(workerData.ortPath)
+const { createHash } = require('node:crypto')
+const { readFileSync } = require('node:fs')
+
+let ort = null
+let backend = 'native'
+let backendWarning = null
+function loadOrt() {
+  if (ort) return
+  if (workerData.backend !== 'wasm') {
+    try {
+      ort = require(workerData.ortPath)
+      return
+    } catch (err) {
+      backendWarning = 'the native ONNX Runtime could not be loaded (' + String((err && err.message) || err).split('\n')[0] + ')'
+    }
+  } else {
+    backendWarning = 'the WebAssembly backend was asked for'
+  }
+  ort = require(workerData.webPath)
+  backend = 'wasm'
+  ort.env.wasm.numThreads = workerData.threads
+}
+
 let session = null
+// The optimised model's bytes, which the session uses in place (use_ort_model_bytes_directly):
+// they must outlive the session, so this reference holds them until it is closed.
+let sessionBytes = null
 
 parentPort.on('message', (msg) => {
   handle(msg).catch((err) => {
@@ -23,15 +56,44 @@ parentPort.on('message', (msg) => {
   })
 })
 
+async function create(msg) {
+  loadOrt()
+  if (backend === 'wasm') {
+    if (msg.source.kind !== 'bytes') throw new Error('the WebAssembly backend needs the model itself, not an optimised copy')
+    // The wasm build runs on the CPU only; the native options (arena, threads) do not apply.
+    return ort.InferenceSession.create(msg.source.model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' })
+  }
+  if (msg.source.kind === 'file') {
+    const bytes = readFileSync(msg.source.path)
+    const digest = createHash('sha256').update(bytes).digest('hex')
+    if (digest !== msg.source.sha256) throw new Error('the optimised model ' + msg.source.path + ' is damaged (SHA-256 ' + digest + ')')
+    sessionBytes = bytes
+    return ort.InferenceSession.create(bytes, msg.options)
+  }
+  const options = msg.saveOptimizedTo
+    ? { ...msg.options, logSeverityLevel: 3, optimizedModelFilePath: msg.saveOptimizedTo, extra: { ...(msg.options.extra || {}), session: { ...((msg.options.extra || {}).session || {}), save_model_format: 'ORT' } } }
+    : msg.options
+  return ort.InferenceSession.create(msg.source.model, options)
+}
+
 async function handle(msg) {
   if (msg.type === 'init') {
-    session = await ort.InferenceSession.create(msg.model, msg.options)
-    // The session has its own copy of the weights now: let the ~90 MB of model bytes go.
-    msg.model = null
+    session = await create(msg)
+    // The session has its own copy of the weights now: let the model bytes go.
+    msg.source = null
+    let savedSha256 = null
+    if (msg.saveOptimizedTo && backend === 'native') {
+      try {
+        savedSha256 = createHash('sha256').update(readFileSync(msg.saveOptimizedTo)).digest('hex')
+      } catch {
+        savedSha256 = null
+      }
+    }
     const meta = (list, names) => (list || names.map((name) => ({ name }))).map((m) => ({ name: m.name, shape: Array.from(m.shape || []) }))
     parentPort.postMessage({
       type: 'ready', id: msg.id, inputNames: session.inputNames, outputNames: session.outputNames,
-      inputs: meta(session.inputMetadata, session.inputNames), outputs: meta(session.outputMetadata, session.outputNames)
+      inputs: meta(session.inputMetadata, session.inputNames), outputs: meta(session.outputMetadata, session.outputNames),
+      backend, backendWarning, savedSha256
     })
   } else if (msg.type === 'run') {
     if (!session) throw new Error('no session')
@@ -57,15 +119,32 @@ async function handle(msg) {
         mask[i] = v > 0 ? (v < 1 ? Math.round(v * 255) : 255) : 0
       }
     }
+    if (typeof tensor.dispose === 'function') tensor.dispose()
     // The input goes back too, so the main thread can fill it again for the next run.
     parentPort.postMessage(
       { type: 'result', id: msg.id, dataType: tensor.type, dims: tensor.dims, mask, input: msg.input, ms },
       [mask.buffer, msg.input.buffer]
     )
+  } else if (msg.type === 'time') {
+    // Timing runs on a fixed pattern (the session settings' measurement, models/tuning.ts).
+    if (!session) throw new Error('no session')
+    const n = msg.dims.reduce((a, b) => a * b, 1)
+    const input = new Float32Array(n)
+    for (let i = 0; i < n; i++) input[i] = ((i * 2654435761) % 1000) / 1000 - 0.5
+    const ms = []
+    for (let r = 0; r < msg.runs; r++) {
+      const started = performance.now()
+      const out = await session.run({ [msg.inputName]: new ort.Tensor('float32', input, msg.dims) }, [msg.outputName])
+      ms.push(performance.now() - started)
+      const t = out[msg.outputName]
+      if (t && typeof t.dispose === 'function') t.dispose()
+    }
+    parentPort.postMessage({ type: 'timed', id: msg.id, ms })
   } else if (msg.type === 'close') {
     const s = session
     session = null
     if (s) await s.release()
+    sessionBytes = null
     parentPort.postMessage({ type: 'closed', id: msg.id })
   } else {
     throw new Error('unknown message ' + msg.type)

@@ -13,10 +13,17 @@ export interface IoMeta {
   shape: (number | string)[]
 }
 
+/** Where a session's model comes from: its bytes (transferred), or the machine's optimised copy, checked by hash. */
+export type SessionSource = { kind: 'bytes'; model: Uint8Array } | { kind: 'file'; path: string; sha256: string }
+
+/** Which ONNX Runtime the worker loads: the native binding (falling back to WebAssembly where it cannot load), or WebAssembly. */
+export type BackendChoice = 'auto' | 'wasm'
+
 /** Messages to the worker (see `segment-worker.ts`). */
 export type WorkerRequest =
-  | { type: 'init'; id: number; model: Uint8Array; options: Record<string, unknown> }
+  | { type: 'init'; id: number; source: SessionSource; options: Record<string, unknown>; saveOptimizedTo?: string }
   | { type: 'run'; id: number; inputName: string; outputName: string; input: Float32Array; dims: number[]; logits: boolean }
+  | { type: 'time'; id: number; inputName: string; outputName: string; dims: number[]; runs: number }
   | { type: 'close'; id: number }
 
 /** A request before the bookkeeping gives it an id (`Omit` applied to each member of the union). */
@@ -25,7 +32,20 @@ export type WorkerRequestBody = WithoutId<WorkerRequest>
 
 /** Messages from the worker. */
 export type WorkerReply =
-  | { type: 'ready'; id: number; inputNames: string[]; outputNames: string[]; inputs: IoMeta[]; outputs: IoMeta[] }
+  | {
+      type: 'ready'
+      id: number
+      inputNames: string[]
+      outputNames: string[]
+      inputs: IoMeta[]
+      outputs: IoMeta[]
+      backend: 'native' | 'wasm'
+      /** Why the native binding is not the one running, else null. */
+      backendWarning: string | null
+      /** SHA-256 of the optimised model written by this init (`saveOptimizedTo`), null when none was. */
+      savedSha256: string | null
+    }
+  | { type: 'timed'; id: number; ms: number[] }
   | { type: 'result'; id: number; dataType: string; dims: number[]; mask: Uint8Array; input: Float32Array; ms: number }
   | { type: 'closed'; id: number }
   | { type: 'error'; id: number; message: string }
@@ -43,9 +63,14 @@ export class SessionWorker {
   /** Set once the worker has died; every later request fails with it. */
   private dead: JobFailure | null = null
 
-  constructor() {
-    const ortPath = createRequire(import.meta.url).resolve('onnxruntime-node')
-    this.worker = new Worker(SEGMENT_WORKER_SOURCE, { eval: true, workerData: { ortPath } })
+  constructor(opts: { backend?: BackendChoice; threads?: number } = {}) {
+    const require = createRequire(import.meta.url)
+    // Resolved here: where the native package's binary is missing, `resolve` still finds its JS
+    // and the worker's load of it fails. `CLIPDESK_NATIVE_ORT=0` makes that happen on purpose
+    // (to compare with, or to get round a native runtime that misbehaves): docs/models.md.
+    const ortPath = process.env.CLIPDESK_NATIVE_ORT === '0' ? '/nonexistent/onnxruntime-node (turned off by CLIPDESK_NATIVE_ORT=0)' : require.resolve('onnxruntime-node')
+    const webPath = require.resolve('onnxruntime-web')
+    this.worker = new Worker(SEGMENT_WORKER_SOURCE, { eval: true, workerData: { ortPath, webPath, backend: opts.backend ?? 'auto', threads: opts.threads ?? 1 } })
     // An idle segmenter must not keep the process alive; a request in flight does (`request`).
     this.worker.unref()
     this.worker.on('message', (reply: WorkerReply) => this.settle(reply))

@@ -1,19 +1,17 @@
-import type { JobStatus } from '../../../shared/api'
+import type { AbortReason } from '../run/execute'
+import type { RunRecord } from '../run/record'
 import type { JobRecord, JobStore } from '../store/jobs'
 
-/** Why a running job's signal was aborted. */
-export type AbortReason = 'shutdown' | 'cancel' | 'timeout'
+export type { AbortReason } from '../run/execute'
 
 export interface SchedulerDeps {
   jobs: JobStore
   /** Jobs run at once. */
   concurrency: number
-  /** A run still going after this long is aborted with reason 'timeout'. */
-  jobTimeoutMs: number
-  /** Runs one claimed job to a terminal status (or back to queued on shutdown). Never throws. */
-  run(job: JobRecord, signal: AbortSignal): Promise<void>
-  /** Told of every claim, so observers see the move. */
-  onClaim?(job: JobRecord): void
+  /** Claims a queued job (one guarded move, one attempt more); null when someone else moved it. */
+  claim(job: JobRecord): RunRecord | null
+  /** Runs one claimed job to a terminal status (or back to queued on shutdown), timeout included. */
+  run(run: RunRecord, signal: AbortSignal): Promise<unknown>
 }
 
 /**
@@ -48,22 +46,19 @@ export class Scheduler {
       if (!next) return
       const suspect = next.attempts > 0
       if (suspect && this.running.size > 0) return // let the others finish first
-      const job = this.claim(next)
-      if (!job) continue
+      const run = this.deps.claim(next)
+      if (!run) continue
       this.exclusive = suspect
       const controller = new AbortController()
-      // A hung step (a stuck download, decoder or model run) must not hold a worker forever.
-      const watchdog = setTimeout(() => controller.abort('timeout' satisfies AbortReason), this.deps.jobTimeoutMs)
       const done = this.deps
-        .run(job, controller.signal)
-        .catch(() => undefined)
+        .run(run, controller.signal)
+        .then(() => undefined, () => undefined)
         .finally(() => {
-          clearTimeout(watchdog)
-          this.running.delete(job.id)
+          this.running.delete(run.jobId)
           if (suspect) this.exclusive = false
           this.wake()
         })
-      this.running.set(job.id, { controller, done })
+      this.running.set(run.jobId, { controller, done })
     }
   }
 
@@ -89,14 +84,5 @@ export class Scheduler {
     const entries = [...this.running.values()]
     for (const e of entries) e.controller.abort('shutdown' satisfies AbortReason)
     await Promise.all(entries.map((e) => e.done))
-  }
-
-  /** Claims a queued job with a guarded move; null when someone else moved it meanwhile (a cancel). */
-  private claim(job: JobRecord): JobRecord | null {
-    const first: JobStatus = job.sourceKind === 'url' ? 'fetching' : 'segmenting'
-    if (!this.deps.jobs.move(job.id, 'queued', first, { attemptsDelta: 1 })) return null
-    const claimed = this.deps.jobs.get(job.id)!
-    this.deps.onClaim?.(claimed)
-    return claimed
   }
 }

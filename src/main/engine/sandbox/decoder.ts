@@ -97,6 +97,12 @@ export class DecodeSandbox {
     return asBuffer((await this.interactive.run({ op: 'preview', request, maxPixels: this.opts.maxPixels }, { timeoutMs: this.probeTimeoutMs })) as Uint8Array)
   }
 
+  /** One process of each pool started ahead of the first job (see `SandboxPool.prewarm`). */
+  prewarm(): void {
+    this.jobs.prewarm()
+    this.interactive.prewarm()
+  }
+
   /** Sandbox processes alive now. */
   pids(): number[] {
     return [...this.jobs.pids(), ...this.interactive.pids(), ...this.renders.pids()]

@@ -113,6 +113,15 @@ export class SandboxPool {
     })
   }
 
+  /**
+   * Starts a process now, idle, so that the first request does not wait for one to start (a
+   * process loads Node and libvips: ~0.3–0.5 s). It exits after the idle time like any other.
+   */
+  prewarm(): void {
+    if (this.closed || this.slots.size > 0) return
+    this.idle(this.spawn())
+  }
+
   /** Processes running now (for tests and diagnostics). */
   pids(): number[] {
     return [...this.slots].filter((s) => !s.exited).map((s) => s.child.pid ?? 0)

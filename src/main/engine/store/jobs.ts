@@ -103,6 +103,11 @@ export interface MovePatch {
   inputPath?: string
   /** Added to `attempts` (a run starting counts +1; a clean shutdown gives it back). */
   attemptsDelta?: number
+  /**
+   * Only move when the job is still at this attempt: a run that was given up and claimed again
+   * (a worker that went silent and came back) can no longer move the job.
+   */
+  attempt?: number
 }
 
 /**
@@ -140,6 +145,12 @@ export class JobStore {
     return row ? toRecord(row) : null
   }
 
+  /** The newest job whose source (file name or URL) is `source`: a submit cut short can be found again by a unique name. */
+  latestBySource(source: string): JobRecord | null {
+    const row = prepared(this.db, 'SELECT * FROM jobs WHERE source = ? ORDER BY seq DESC LIMIT 1').get(source) as JobRow | undefined
+    return row ? toRecord(row) : null
+  }
+
   countByStatus(status: JobStatus): number {
     return Number((prepared(this.db, 'SELECT count(*) AS n FROM jobs WHERE status = ?').get(status) as { n: number }).n)
   }
@@ -154,6 +165,19 @@ export class JobStore {
     return (prepared(this.db, `SELECT id FROM jobs WHERE status IN (${marks}) ORDER BY seq`).all(...statuses) as { id: string }[]).map(
       (r) => r.id
     )
+  }
+
+  /**
+   * A page of the queue: ids and queue order of jobs in `statuses` after `afterSeq`, oldest
+   * first, at most `limit` (the `jobs_status` index answers it without a scan).
+   */
+  pageByStatus(statuses: readonly JobStatus[], afterSeq: number, limit: number): { id: string; seq: number }[] {
+    const marks = statuses.map(() => '?').join(', ')
+    const rows = prepared(this.db, `SELECT id, seq FROM jobs WHERE status IN (${marks}) AND seq > ? ORDER BY seq LIMIT ?`).all(...statuses, afterSeq, limit) as {
+      id: string
+      seq: number
+    }[]
+    return rows.map((r) => ({ id: r.id, seq: Number(r.seq) }))
   }
 
   /** The oldest queued job, or null. */
@@ -179,7 +203,7 @@ export class JobStore {
            warnings = coalesce(?, warnings), ignored = coalesce(?, ignored),
            input_path = coalesce(?, input_path),
            finished_at = CASE WHEN ? THEN ? ELSE finished_at END
-         WHERE id = ? AND status = ?`
+         WHERE id = ? AND status = ? AND (? IS NULL OR attempts = ?)`
       )
       .run(
         to,
@@ -194,7 +218,9 @@ export class JobStore {
         terminal ? 1 : 0,
         now,
         id,
-        from
+        from,
+        patch.attempt ?? null,
+        patch.attempt ?? null
       )
     return r.changes > 0
   }

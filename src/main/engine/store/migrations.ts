@@ -1,33 +1,50 @@
 /**
- * Schema migrations by name, applied in list order; the `migrations` table records which ran.
- * Named rather than numbered so that features can add theirs independently.
- * Never edit a shipped migration: add a new one at the end of the list.
+ * Schema migrations by name; the `migrations` table records which ran. Each part of the
+ * program owns the migrations of its tables and applies them when it opens its store: the
+ * engine its own here (jobs, keys, results, presets, masks, models), batches, watched folders
+ * and studio mode theirs (`src/main/<feature>/schema/`). Named rather than numbered, so that
+ * features add theirs independently; a name is never reused.
+ *
+ * Never change what a shipped migration does to a database. Lines that moved from one owner's
+ * migration to another's keep working on existing data folders through `alreadyIn`: the new
+ * migration is recorded without running where the one that used to hold its lines ran.
  */
+import type { Db } from './db'
 import core from './schema/001-core'
-import presets from './schema/003-presets'
-import watch from './schema/004-watch'
-import batches from './schema/005-batches'
 import maskCache from './schema/002-mask-cache'
+import presets from './schema/003-presets'
 import models from './schema/006-models'
-import batchResume from './schema/007-batch-resume'
-import studio from './schema/008-studio'
-import batchInterrupted from './schema/009-batch-interrupted'
-import batchItemDevice from './schema/010-batch-item-device'
+import { keysAdmin, keysKind } from './schema/keys-columns'
 
 export interface Migration {
   name: string
   sql: string
+  /** A migration whose lines this one took over: where that one ran, this one is only recorded. */
+  alreadyIn?: string
 }
 
-export const MIGRATIONS: Migration[] = [
+/** The engine's own, in the order they are applied. */
+export const ENGINE_MIGRATIONS: Migration[] = [
   { name: '001-core', sql: core },
-  { name: '005-batches', sql: batches },
-  { name: '004-watch', sql: watch },
   { name: '003-presets', sql: presets },
   { name: '002-mask-cache', sql: maskCache },
   { name: '006-models', sql: models },
-  { name: '007-batch-resume', sql: batchResume },
-  { name: '008-studio', sql: studio },
-  { name: '009-batch-interrupted', sql: batchInterrupted },
-  { name: '010-batch-item-device', sql: batchItemDevice }
+  { name: '005-keys-admin', sql: keysAdmin, alreadyIn: '005-batches' },
+  { name: '008-keys-kind', sql: keysKind, alreadyIn: '008-studio' }
 ]
+
+/** Applies the migrations of `list` not yet recorded, in order, each in its own transaction (taken at once: two processes opening one folder apply each migration once). */
+export function applyMigrations(db: Db, list: readonly Migration[]): void {
+  db.exec('CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)')
+  const applied = (): Set<string> => new Set((db.prepare('SELECT name FROM migrations').all() as { name: string }[]).map((r) => r.name))
+  const recorded = applied()
+  if (list.every((m) => recorded.has(m.name))) return
+  for (const m of list) {
+    db.transaction(() => {
+      const done = applied()
+      if (done.has(m.name)) return
+      if (!(m.alreadyIn && done.has(m.alreadyIn))) db.exec(m.sql)
+      db.prepare('INSERT INTO migrations (name, applied_at) VALUES (?, ?)').run(m.name, Date.now())
+    }).immediate()
+  }
+}

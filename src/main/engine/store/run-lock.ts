@@ -22,7 +22,12 @@ interface LockContent {
   host: string
   token: string
   since: string
+  /** What runs the engine (`app`, `serve`, `process`…): other commands say who holds the folder. */
+  role: string
 }
+
+/** The process holding a data folder, as other commands may show it. */
+export type RunLockHolder = Pick<LockContent, 'pid' | 'host' | 'since' | 'role'>
 
 /** Another live process holds the data folder. */
 export class DataDirBusy extends Error {
@@ -45,9 +50,9 @@ export class RunLock {
   ) {}
 
   /** Takes the folder's lock, or throws `DataDirBusy` when a live process on this host holds it. */
-  static acquire(dataDir: string): RunLock {
+  static acquire(dataDir: string, role = 'engine'): RunLock {
     const file = join(dataDir, RUN_LOCK_FILE)
-    const content: LockContent = { pid: process.pid, host: hostname(), token: randomUUID(), since: new Date().toISOString() }
+    const content: LockContent = { pid: process.pid, host: hostname(), token: randomUUID(), since: new Date().toISOString(), role }
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         writeFileSync(file, JSON.stringify(content), { flag: 'wx' })
@@ -62,6 +67,14 @@ export class RunLock {
     throw new Error(`cannot take the lock ${file}: it keeps reappearing`)
   }
 
+  /** The live process holding the folder, or null when none does (no lock, or a stale one). */
+  static holder(dataDir: string): RunLockHolder | null {
+    const holder = readHolder(join(dataDir, RUN_LOCK_FILE))
+    if (!holder) return null
+    const own = holder.host === hostname() && holder.pid === process.pid
+    return own || holderIsLive(holder) ? holder : null
+  }
+
   /** Gives the lock back, unless another engine has taken it over since. */
   release(): void {
     if (readHolder(this.file)?.token === this.token) rmSync(this.file, { force: true })
@@ -72,7 +85,7 @@ function readHolder(file: string): LockContent | null {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockContent>
     if (typeof parsed.pid !== 'number' || typeof parsed.host !== 'string' || typeof parsed.token !== 'string') return null
-    return { pid: parsed.pid, host: parsed.host, token: parsed.token, since: String(parsed.since ?? 'unknown') }
+    return { pid: parsed.pid, host: parsed.host, token: parsed.token, since: String(parsed.since ?? 'unknown'), role: String(parsed.role ?? 'engine') }
   } catch {
     return null
   }

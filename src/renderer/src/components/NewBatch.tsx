@@ -24,11 +24,7 @@ export function NewBatch(): React.JSX.Element {
   // The files each photo will give, shown before Start (same rule as the service that writes them).
   const request = requestOf(draft)
   const lookup = (name: string) => presets?.find((p) => p.name === name)?.values ?? null
-  const planFor = (relPath: string): string[] | null => {
-    const name = relPath.split('/').pop() ?? relPath
-    const dot = name.lastIndexOf('.')
-    return plannedOutputs(request, dot > 0 ? name.slice(0, dot) : name, lookup)?.names ?? null
-  }
+  const planFor = (relPath: string): string[] | null => plannedOutputs(request, relPath, lookup)?.names ?? null
   const perPhoto = planFor('photo.jpg')
 
   const pickDestination = async (): Promise<void> => {

@@ -2,6 +2,7 @@
  * Files from drag-and-drop and file inputs, with their path inside what was dropped:
  * a dropped folder is walked (recursively) so its structure is mirrored in the output.
  */
+import { imageMimeOf, isImageName } from '../../../shared/image-types'
 
 /** A file to be added to a batch and where it sits in the dropped structure (`shoot/a.jpg`). */
 export interface PickedFile {
@@ -15,29 +16,12 @@ function picked(file: File, relPath: string): PickedFile {
   return isImageName(file.name) ? { file, relPath } : { file, relPath, notImage: true }
 }
 
-const IMAGE_ENDINGS = /\.(png|jpe?g|webp|gif|avif|tiff?|psd|svg)$/i
-
-export function isImageName(name: string): boolean {
-  return IMAGE_ENDINGS.test(name)
-}
+/** Not an image by its ending (the one list: src/shared/image-types.ts). */
+export { isImageName }
 
 /** MIME type for the upload: the browser's when it knows one, else from the file ending. */
 export function mimeOf(file: File): string {
-  if (file.type) return file.type
-  const ext = file.name.split('.').pop()?.toLowerCase() ?? ''
-  const byExt: Record<string, string> = {
-    psd: 'image/vnd.adobe.photoshop',
-    tif: 'image/tiff',
-    tiff: 'image/tiff',
-    avif: 'image/avif',
-    webp: 'image/webp',
-    png: 'image/png',
-    jpg: 'image/jpeg',
-    jpeg: 'image/jpeg',
-    gif: 'image/gif',
-    svg: 'image/svg+xml'
-  }
-  return byExt[ext] ?? 'application/octet-stream'
+  return file.type || (imageMimeOf(file.name) ?? 'application/octet-stream')
 }
 
 function readEntries(reader: FileSystemDirectoryReader): Promise<FileSystemEntry[]> {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { DEVICES, KNOWN_MODEL_IDS, type ModelInfo, type ModelTestRun } from '../../../shared/models'
+import { DEVICES, KNOWN_MODEL_IDS, sessionSummary, type ModelInfo, type ModelTestRun } from '../../../shared/models'
 import { ErrorNote } from '../components/common'
 import { errorText, transport } from '../transport'
 
@@ -77,7 +77,7 @@ export default function ModelsSection(): React.JSX.Element {
         <select value={device} disabled={busy !== null} onChange={(e) => void act('device', () => transport().modelsSetDevice(e.target.value))} data-testid="model-device">
           {DEVICES.map((d) => (
             <option key={d} value={d}>
-              {d === 'auto' ? 'auto (GPU when available, else CPU)' : d}
+              {d === 'auto' ? 'auto (GPU when available, else CPU)' : d === 'wasm' ? 'wasm (WebAssembly on the CPU, slower)' : d}
             </option>
           ))}
         </select>
@@ -112,7 +112,14 @@ export default function ModelsSection(): React.JSX.Element {
                   {m.dynamic ? ' dynamic' : ''} · {m.speedClass}
                 </td>
                 <td className="small">{mb(m.bytes)}</td>
-                <td className="small">{deviceText(m)}</td>
+                <td className="small">
+                  {deviceText(m)}
+                  {m.session && (
+                    <div className="muted" data-testid={`model-session-${m.name}`} title={`${m.session.cpu.model}: ${m.session.cpu.physical ?? '?'} cores, ${m.session.cpu.logical} threads; ${m.session.cpu.simd.join(' ')}`}>
+                      {sessionSummary(m.session)}
+                    </div>
+                  )}
+                </td>
                 <td className="small">{m.licence}</td>
                 <td>
                   <div className="row">

@@ -19,15 +19,17 @@ export default function Settings(): React.JSX.Element {
   useEffect(() => {
     if (view) {
       const s = view.settings
-      setDraft({ outputDir: s.outputDir, dataDir: s.dataDir, concurrency: String(s.concurrency), retentionHours: String(s.retentionHours) })
+      setDraft({ outputDir: s.outputDir, dataDir: s.dataDir, concurrency: s.concurrency === null ? '' : String(s.concurrency), retentionHours: String(s.retentionHours) })
     }
   }, [view])
   const server = info?.host === 'server'
   // The queue settings have their own section, which says when they need a restart.
   const engineRestart = view?.restartNeeded.filter((k) => k !== 'queueUrl' && k !== 'localWorker') ?? []
-  const concurrency = Number(draft?.concurrency)
+  // Empty: as many as the machine's cores make worthwhile (the engine chooses).
+  const concurrency = draft?.concurrency.trim() ? Number(draft.concurrency) : null
+  const concurrencyOk = concurrency === null || (Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 16)
   const retention = Number(draft?.retentionHours)
-  const valid = draft !== null && Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 16 && retention >= 1 && retention <= 8760
+  const valid = draft !== null && concurrencyOk && retention >= 1 && retention <= 8760
 
   return (
     <div className="stack" style={{ maxWidth: 760 }}>
@@ -69,7 +71,7 @@ export default function Settings(): React.JSX.Element {
           <div className="row">
             <label className="field">
               <span>Jobs at once</span>
-              <input type="number" min={1} max={16} value={draft.concurrency} onChange={(e) => setDraft({ ...draft, concurrency: e.target.value })} aria-invalid={!(concurrency >= 1 && concurrency <= 16) || undefined} />
+              <input type="number" min={1} max={16} value={draft.concurrency} placeholder={`automatic (${view.effective.concurrency})`} onChange={(e) => setDraft({ ...draft, concurrency: e.target.value })} aria-invalid={!concurrencyOk || undefined} />
             </label>
             <label className="field">
               <span>Keep results and uploads (hours)</span>

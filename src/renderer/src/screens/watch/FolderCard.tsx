@@ -6,7 +6,6 @@ const STATE_TEXT: Record<WatchFolderState, string> = {
   active: 'Watching',
   paused: 'Paused',
   unavailable: 'Unavailable',
-  standby: 'Watched elsewhere',
   stopped: 'Not running'
 }
 
@@ -14,7 +13,6 @@ const STATE_CLASS: Record<WatchFolderState, string> = {
   active: 'done',
   paused: 'cancelled',
   unavailable: 'failed',
-  standby: 'cancelled',
   stopped: 'cancelled'
 }
 

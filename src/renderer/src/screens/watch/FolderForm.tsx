@@ -1,7 +1,8 @@
 import { useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { OUTPUT_FORMATS, type Mode, type OutputFormat } from '../../../../shared/api'
-import { DEFAULT_NAME_TEMPLATE, NAME_TOKENS, templateProblem, type Originals, type WatchFolderView } from '../../../../shared/watch'
+import { dateToken, NAME_TOKENS, outputNames, templateProblem } from '../../../../shared/names'
+import { DEFAULT_NAME_TEMPLATE, type Originals, type WatchFolderView } from '../../../../shared/watch'
 import { ErrorNote } from '../../components/common'
 import { useStore } from '../../store'
 import { AppError, errorText, transport } from '../../transport'
@@ -41,16 +42,11 @@ function formOf(f: WatchFolderView | null, presetNames: string[]): FormState {
   }
 }
 
-/** What a name would look like, for the template field (the engine sanitises the real one). */
+/** What a name would look like, for the template field: the writer's own renderer, for a `photo.jpg` today. */
 export function templateExample(template: string, form: Pick<FormState, 'mode' | 'preset' | 'format'>): string {
-  const values: Record<string, string> = {
-    name: 'photo',
-    ext: form.format === 'jpeg' ? 'jpeg' : form.format,
-    variation: form.mode === 'clipping' ? 'clipping' : 'compose',
-    date: new Date().toISOString().slice(0, 10),
-    preset: form.preset || form.mode
-  }
-  return template.replace(/\{([a-z]+)\}/g, (m, t: string) => values[t] ?? m)
+  const variation = form.mode === 'clipping' ? 'clipping' : 'compose'
+  const naming = { relPath: 'photo.jpg', template, mode: form.mode, params: form.preset || null, date: dateToken(new Date()) }
+  return outputNames(naming, [{ variation, ext: form.format }])[0]!
 }
 
 /** Add or edit a watched folder. Server refusals are shown on the field they name. */

@@ -1,0 +1,13 @@
+/** The batch tables' migrations, applied by `BatchStore` when it opens (names as shipped; see engine/store/migrations.ts). */
+import type { Migration } from '../../engine/store/migrations'
+import batches from './005-batches'
+import batchResume from './007-batch-resume'
+import batchInterrupted from './009-batch-interrupted'
+import batchItemDevice from './010-batch-item-device'
+
+export const BATCH_MIGRATIONS: Migration[] = [
+  { name: '005-batches', sql: batches },
+  { name: '007-batch-resume', sql: batchResume },
+  { name: '009-batch-interrupted', sql: batchInterrupted },
+  { name: '010-batch-item-device', sql: batchItemDevice }
+]

@@ -1,0 +1,167 @@
+/**
+ * Receives a worker's result upload: a multipart body with one `meta` field (JSON, at most
+ * 64 KB) and one file part per output, named `<variation>.<ext>`. Each file part is streamed
+ * straight into the job's result folder under a temp name (never held in memory), counted
+ * against the body limit (413) and the listener's in-flight budget (503), and refused as soon
+ * as its name is not one the job allows (422). On any refusal every file written is removed.
+ */
+import { randomBytes } from 'node:crypto'
+import { createWriteStream, type WriteStream } from 'node:fs'
+import { mkdir, rm } from 'node:fs/promises'
+import type { IncomingMessage } from 'node:http'
+import { join } from 'node:path'
+import busboy from 'busboy'
+import { ApiError } from '../engine/errors'
+import { PARTIAL_SUFFIX } from '../engine/paths'
+import type { StagedFile } from '../studio/result-check'
+
+/** Bytes of each file kept for its signature. */
+const HEAD_BYTES = 64
+const META_BYTES = 64 * 1024
+/** What is read and dropped after a refusal, at most (bytes, time): past it the connection is closed. */
+const DRAIN_BYTES = 16 * 1024 * 1024
+const DRAIN_MS = 5000
+
+export interface ReceivedResult {
+  meta: string | null
+  files: StagedFile[]
+}
+
+export interface ReceiveOptions {
+  /** The job's result folder: files are written there under temp names. */
+  dir: string
+  /** The part names the job allows. */
+  allowed: Set<string>
+  /** The most bytes the body may carry, files together. */
+  maxBytes: number
+  /** Counts an arriving chunk against the in-flight budget; the refusal past it. */
+  meter(bytes: number): ApiError | null
+}
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError('payload_too_large', `The result upload is larger than the limit of ${limit} bytes.`)
+}
+
+function malformed(message: string): ApiError {
+  return new ApiError('malformed_request', message)
+}
+
+/** Reads a result upload into staged files; throws the refusal (and removes what it wrote). */
+export async function receiveResult(req: IncomingMessage, opts: ReceiveOptions): Promise<ReceivedResult> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type !== 'multipart/form-data') throw malformed(`Send the result as multipart/form-data (a "meta" field and a file part per output), not "${type || '(none)'}".`)
+  const declared = Number(req.headers['content-length'])
+  if (Number.isFinite(declared) && declared > opts.maxBytes) throw tooLarge(opts.maxBytes)
+  await mkdir(opts.dir, { recursive: true })
+  const files: StagedFile[] = []
+  const writers: WriteStream[] = []
+  try {
+    const meta = await parse(req, opts, files, writers)
+    return { meta, files }
+  } catch (err) {
+    for (const w of writers) w.destroy()
+    await Promise.all(files.map((f) => rm(f.path, { force: true })))
+    throw err
+  }
+}
+
+function parse(req: IncomingMessage, opts: ReceiveOptions, files: StagedFile[], writers: WriteStream[]): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy
+    try {
+      // busboy reports `parts` and `fileSize` on reaching the limit, `files` and `fields` past it.
+      parser = busboy({ headers: req.headers, limits: { fileSize: opts.maxBytes + 1, files: opts.allowed.size, fields: 1, fieldSize: META_BYTES, parts: opts.allowed.size + 2 } })
+    } catch (err) {
+      reject(malformed(`The multipart body cannot be parsed: ${(err as Error).message}`))
+      return
+    }
+    let meta: string | null = null
+    let failure: ApiError | null = null
+    let total = 0
+    const pending: Promise<void>[] = []
+    const seen = new Set<string>()
+    // After a refusal the rest of the body is read and dropped (up to a bound), so that the
+    // worker, still sending, gets the answer instead of a reset connection.
+    let dropped = 0
+    let settleDrain: () => void = () => undefined
+    const drained = new Promise<void>((r) => (settleDrain = r))
+    const fail = (err: ApiError): void => {
+      if (failure) return
+      failure = err
+      req.unpipe(parser)
+      // Not from inside busboy's own callback (a 'limit' or 'file' event): busboy goes on using
+      // its state after the callback returns, and destroying it there throws in the process.
+      setImmediate(() => parser.destroy(err))
+      for (const w of writers) w.destroy() // each one's 'close' settles its pending write
+      if (req.complete || req.destroyed) settleDrain()
+      setTimeout(settleDrain, DRAIN_MS).unref()
+      req.resume()
+    }
+    parser.on('field', (name, value, info) => {
+      if (name !== 'meta') fail(new ApiError('validation_failed', `Unexpected field "${name}": a result has one field, "meta".`, { details: [{ field: name, issue: 'not expected' }] }))
+      else if (info.valueTruncated) fail(new ApiError('validation_failed', `The meta field is longer than ${META_BYTES} bytes.`, { details: [{ field: 'meta', issue: 'too long' }] }))
+      else meta = value
+    })
+    parser.on('file', (name, stream) => {
+      stream.on('error', (err: Error) => fail(malformed(`The result body ended before it was complete (${err.message}).`)))
+      if (!opts.allowed.has(name) || seen.has(name)) {
+        stream.resume()
+        const issue = seen.has(name) ? 'sent twice' : `not one of ${[...opts.allowed].join(', ')}`
+        fail(new ApiError('validation_failed', `The part "${name}" is not an output this job asked for (its format and variations).`, { details: [{ field: name, issue }] }))
+        return
+      }
+      seen.add(name)
+      const path = join(opts.dir, `${name}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`)
+      const file: StagedFile = { name, path, size: 0, head: Buffer.alloc(0) }
+      files.push(file)
+      const out = createWriteStream(path, { flags: 'wx' })
+      writers.push(out)
+      pending.push(
+        new Promise<void>((done) => {
+          out.on('close', done)
+          out.on('error', (err: Error) => {
+            fail(new ApiError('unavailable', `The result could not be stored: ${err.message}`, { headers: { 'Retry-After': '60' } }))
+            done()
+          })
+        })
+      )
+      stream.on('data', (chunk: Buffer) => {
+        file.size += chunk.length
+        total += chunk.length
+        if (file.head.length < HEAD_BYTES) file.head = Buffer.concat([file.head, chunk.subarray(0, HEAD_BYTES - file.head.length)])
+        if (total > opts.maxBytes) fail(tooLarge(opts.maxBytes))
+      })
+      stream.on('limit', () => fail(tooLarge(opts.maxBytes)))
+      stream.pipe(out)
+    })
+    parser.on('filesLimit', () => fail(new ApiError('validation_failed', 'The result has more file parts than the job has outputs.', { details: [{ field: 'files', issue: 'too many' }] })))
+    parser.on('fieldsLimit', () => fail(new ApiError('validation_failed', 'The result has more than one field.', { details: [{ field: 'fields', issue: 'too many' }] })))
+    parser.on('partsLimit', () => fail(new ApiError('validation_failed', 'The result has too many parts.', { details: [{ field: 'parts', issue: 'too many' }] })))
+    parser.on('error', (err: Error) => fail(failure ?? malformed(`The multipart body cannot be parsed: ${err.message}`)))
+    parser.on('close', () => {
+      void Promise.all(pending).then(async () => {
+        if (failure) {
+          await drained
+          reject(failure)
+        } else if (!req.complete) reject(malformed('The result body ended before it was complete.'))
+        else resolve(meta)
+      })
+    })
+    req.on('data', (chunk: Buffer) => {
+      if (failure) {
+        dropped += chunk.length
+        if (dropped > DRAIN_BYTES) settleDrain()
+        return
+      }
+      const refused = opts.meter(chunk.length)
+      if (refused) fail(refused)
+    })
+    req.on('end', () => settleDrain())
+    req.on('error', (err: Error) => fail(malformed(`The result body ended before it was complete (${err.message}).`)))
+    req.on('close', () => {
+      if (!req.complete) fail(malformed('The result body ended before it was complete.'))
+      settleDrain()
+    })
+    req.pipe(parser)
+  })
+}

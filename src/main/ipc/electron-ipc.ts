@@ -1,0 +1,62 @@
+/**
+ * The Electron transport of the app API: every method of the shared contract on its IPC channel
+ * (callable from our window's main frame only), the events pushed to the window, and the
+ * `clipdesk-result:` protocol that serves result files and batch previews to the renderer
+ * (it never gets `file://` addresses). Imported by the Electron shell only.
+ */
+import { pathToFileURL } from 'node:url'
+import { ipcMain, net, protocol, type IpcMainInvokeEvent } from 'electron'
+import { VARIATIONS, type Variation } from '../../shared/api'
+import { IPC_METHODS, ipcChannel, type IpcErrorEnvelope, type IpcHandlers } from '../../shared/ipc'
+import { RESULT_PROTOCOL } from '../app-api/engine-handlers'
+import { isPreviewKind } from '../batches/previews'
+import type { BatchService, PreviewAddress } from '../batches/service'
+import { errorResponse, type Engine } from '../engine/engine'
+import { ApiError } from '../engine/errors'
+
+export { RESULT_PROTOCOL }
+
+/** How the renderer addresses an item's previews in the app. */
+export const appPreviewAddress: PreviewAddress = (itemId, kind, version) => `${RESULT_PROTOCOL}://items/${itemId}/${kind}?v=${encodeURIComponent(version)}`
+
+/** Before the app is ready: the result protocol is a standard, secure scheme that fetch may use. */
+export function registerResultScheme(): void {
+  protocol.registerSchemesAsPrivileged([{ scheme: RESULT_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }])
+}
+
+/** Serves result files and batch previews on the result protocol. */
+export function serveResultProtocol(engine: Engine, batches: BatchService): void {
+  protocol.handle(RESULT_PROTOCOL, async (request) => {
+    const url = new URL(request.url)
+    if (url.host === 'items') {
+      const [, itemId, kind] = url.pathname.split('/')
+      const file = itemId && kind && isPreviewKind(kind) ? await batches.previewFile(itemId, kind) : null
+      return file ? net.fetch(pathToFileURL(file).toString()) : new Response('not found', { status: 404 })
+    }
+    const match = /^[a-z-]+:\/\/results\/([0-9a-f-]{36})\/([A-Za-z]+)\.([a-z]+)$/.exec(request.url)
+    const variation = match?.[2] as Variation | undefined
+    const record = match && variation && VARIATIONS.includes(variation) ? engine.result(match[1]!, variation, match[3]!) : null
+    if (!record) return new Response('not found', { status: 404 })
+    return net.fetch(pathToFileURL(record.path).toString())
+  })
+}
+
+/** Answers every method of the contract on its channel; `trusted` says whether a call comes from our window's main frame. */
+export function handleIpc(api: IpcHandlers, trusted: (event: IpcMainInvokeEvent) => boolean): void {
+  for (const name of IPC_METHODS) {
+    ipcMain.handle(ipcChannel(name), async (event, arg): Promise<unknown> => {
+      if (!trusted(event)) throw new Error('refused: not the app window')
+      try {
+        return await (api[name] as (a: unknown) => ReturnType<IpcHandlers[typeof name]>)(arg)
+      } catch (err) {
+        // The renderer is the owner: it may see the message of an unexpected error too.
+        const { body } = errorResponse(err)
+        if (!(err instanceof ApiError)) console.error(`clipdesk: ${name} failed:`, err)
+        const envelope: IpcErrorEnvelope = {
+          ipcError: err instanceof ApiError ? body.error : { ...body.error, message: err instanceof Error ? err.message : String(err) }
+        }
+        return envelope
+      }
+    })
+  }
+}

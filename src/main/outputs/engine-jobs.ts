@@ -1,0 +1,106 @@
+/**
+ * What the file-writing features (batches, watched folders, `clipdesk process`) ask of the
+ * engine, in one place: hand it a file with a job request, read how a job ended (its results to
+ * write, or why it failed, as the status endpoint says it), and wait for its end. Jobs of these
+ * features are the owner's: no API key, no credit.
+ */
+import type { JobStatus, Mode, OutputFormat, Variation } from '../../shared/api'
+import { resultsToWrite } from '../../shared/outputs'
+import type { Engine } from '../engine/engine'
+import { jobError, primaryVariation } from '../engine/status-view'
+
+export interface JobRequest {
+  mode: Mode
+  output_format: OutputFormat
+  params: string | Record<string, unknown> | null
+}
+
+export type SubmitResult =
+  | { ok: true; jobId: string }
+  /** `retryable`: the engine cannot take work now (queue full, model not loadable); try again later. */
+  | { ok: false; code: string; message: string; retryable: boolean }
+
+/** Hands a file to the engine; a refusal comes back with its message and the fields it names. */
+export async function submitFile(engine: Engine, request: JobRequest, file: { bytes: Buffer; filename: string }): Promise<SubmitResult> {
+  const fields: Record<string, unknown> = { mode: request.mode, output_format: request.output_format }
+  if (request.params !== null) fields.params = request.params
+  const res = await engine.upload({ fields, file: { bytes: file.bytes, mimeType: null, filename: file.filename }, keyId: null })
+  if ('job_id' in res.body) return { ok: true, jobId: res.body.job_id }
+  const e = res.body.error
+  const details = e.details?.length ? ` (${e.details.map((d) => `${d.field}: ${d.issue}`).join('; ')})` : ''
+  return { ok: false, code: e.code, message: `${e.message}${details}`, retryable: res.status === 503 }
+}
+
+export interface ResultFile {
+  variation: string
+  ext: string
+  /** The engine's file (kept until the retention sweep). */
+  path: string
+}
+
+export type JobOutcome =
+  | { state: 'pending'; status: JobStatus; progress: number }
+  /** `results`: what to write, primary first; `warnings`: `variation: warning` lines. */
+  | { state: 'done'; results: ResultFile[]; warnings: string[]; model: string | null; device: string | null }
+  /** `code`: the failure reason (`pipeline_error`, …), or `cancelled`. */
+  | { state: 'failed'; code: string; message: string }
+  /** The job is unknown (swept after the retention time). */
+  | { state: 'missing' }
+
+/** A job's warnings as lines, `variation: warning`. */
+export function warningLines(warnings: Partial<Record<Variation, string[]>>): string[] {
+  return Object.entries(warnings).flatMap(([variation, list]) => (list ?? []).map((w) => `${variation}: ${w}`))
+}
+
+/** How a job stands; once done, the results to write (all variations, or the primary alone). */
+export function jobOutcome(engine: Engine, jobId: string, allVariations: boolean): JobOutcome {
+  const job = engine.jobs.get(jobId)
+  if (!job) return { state: 'missing' }
+  if (job.status === 'done') {
+    const made = engine.jobs.results(jobId)
+    const primary = primaryVariation(job, made.map((r) => r.variation), engine.jobParams.get(jobId)?.primary)
+    const results = resultsToWrite(made, primary, allVariations).map(({ variation, ext, path }) => ({ variation, ext, path }))
+    return { state: 'done', results, warnings: warningLines(job.warnings), model: job.model, device: job.device }
+  }
+  const error = jobError(job)
+  if (error) return { state: 'failed', code: error.code === 'cancelled' ? 'cancelled' : (error.reason ?? 'job_failed'), message: error.message }
+  return { state: 'pending', status: job.status, progress: job.progress }
+}
+
+/** Waits for jobs of one engine to end, with one listener for them all. */
+export class JobEnds {
+  private readonly waiters = new Map<string, () => void>()
+  private readonly onJob = (e: { job_id: string }): void => {
+    const wake = this.waiters.get(e.job_id)
+    if (wake && this.ended(e.job_id)) {
+      this.waiters.delete(e.job_id)
+      wake()
+    }
+  }
+
+  constructor(private readonly engine: Engine) {
+    engine.on('job', this.onJob)
+  }
+
+  /** Resolves once the job is done, failed, cancelled or gone. */
+  wait(jobId: string): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.ended(jobId)) resolve()
+      else this.waiters.set(jobId, resolve)
+    })
+  }
+
+  /** The jobs being waited on (to cancel them on a stop). */
+  waiting(): string[] {
+    return [...this.waiters.keys()]
+  }
+
+  close(): void {
+    this.engine.off('job', this.onJob)
+  }
+
+  private ended(jobId: string): boolean {
+    const job = this.engine.jobs.get(jobId)
+    return !job || job.status === 'done' || job.status === 'failed' || job.status === 'cancelled'
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * What the coordinator does for a worker, its own or a remote one: claim a job (a lease and a
+ * token), and, on a call that shows the token, move it, store its results or end it. Every
+ * move goes through the job's run record (`engine/run/record.ts`), as a local run's does.
+ */
+import { createHash } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { FAILURE_REASONS, type FailureReason } from '../../shared/errors'
+import { cleanText } from '../../shared/text'
+import { ApiError, JobFailure } from '../engine/errors'
+import type { PipelineStage } from '../engine/pipeline'
+import { resolveJobParams } from '../engine/params/resolve'
+import type { RunContext } from '../engine/run/context'
+import type { RunPlan } from '../engine/run/execute'
+import { planOf } from '../engine/run/local'
+import { claimJob, RunRecord, type StoredOutcome } from '../engine/run/record'
+import { isTerminal } from '../engine/queue/transitions'
+import { ClaimTable, type Lease } from './claims'
+import type { FailureReport, WorkerIdentity } from './protocol'
+import type { WorkerRegistry } from './registry'
+import type { ResultExpectation } from './result-check'
+
+/** A worker that lacks a job's model is told to offer the job again after this long. */
+const MODEL_WAIT_MS = 10_000
+const MESSAGE_CHARS = 500
+
+export interface Claimed {
+  lease: Lease
+  plan: RunPlan
+  /** Remote claims: the stored input's size and SHA-256 (the worker checks what it receives). */
+  input?: { path: string; bytes: number; sha256: string }
+}
+
+export type ClaimAnswer = { claimed: Claimed } | { claimed: null; waitMs?: number }
+
+async function digest(path: string): Promise<{ bytes: number; sha256: string }> {
+  const hash = createHash('sha256')
+  let bytes = 0
+  for await (const chunk of createReadStream(path)) {
+    bytes += (chunk as Buffer).length
+    hash.update(chunk as Buffer)
+  }
+  return { bytes, sha256: hash.digest('hex') }
+}
+
+function failureOf(err: unknown): { reason: FailureReason; message: string } {
+  if (err instanceof JobFailure) return { reason: err.reason, message: err.message }
+  return { reason: 'pipeline_error', message: `Processing failed: ${err instanceof Error ? err.message : String(err)}` }
+}
+
+export class StudioRuns {
+  readonly claims: ClaimTable
+  /** Jobs whose result is being received or stored now: a second upload waits (503). */
+  private readonly storing = new Set<string>()
+
+  constructor(
+    private readonly ctx: RunContext,
+    readonly workers: WorkerRegistry,
+    secret: Buffer,
+    leaseMs: number
+  ) {
+    this.claims = new ClaimTable(secret, leaseMs)
+  }
+
+  /**
+   * Claims `jobId` for `holder`: null when it has ended (or was just given up after its
+   * attempts), a wait when the worker lacks its model, 409 `job_held` while another claim's
+   * lease is live. A remote claim's URL input is fetched here, under the coordinator's policy.
+   */
+  async claim(jobId: string, holder: WorkerIdentity, opts: { local: boolean; models?: readonly string[] | null; signal?: AbortSignal }): Promise<ClaimAnswer> {
+    this.workers.seen(holder)
+    const job = this.ctx.jobs.get(jobId)
+    if (!job || isTerminal(job.status)) return { claimed: null }
+    const held = this.claims.heldFor(job)
+    if (held > 0) {
+      const seconds = Math.max(1, Math.ceil(Math.min(held, this.claims.leaseMs) / 1000))
+      throw new ApiError('job_held', `Job ${jobId} is held by a worker whose lease is live; it may be claimed again once the lease lapses.`, {
+        headers: { 'Retry-After': String(seconds) }
+      })
+    }
+    if (opts.models) {
+      let model: string | null = null
+      try {
+        model = resolveJobParams(this.ctx, job).model ?? this.ctx.defaultModel()
+      } catch {
+        // A parameter set that no longer resolves fails the job once claimed, below.
+      }
+      if (model !== null && !opts.models.includes(model)) return { claimed: null, waitMs: MODEL_WAIT_MS }
+    }
+    const run = claimJob(this.ctx, job)
+    if (!run) return { claimed: null }
+    try {
+      const plan = planOf(this.ctx, run.job)
+      let input: Claimed['input']
+      if (!opts.local) {
+        const path = await run.inputFile(opts.signal ?? new AbortController().signal)
+        input = { path, ...(await digest(path)) }
+      }
+      const lease = this.claims.take(run, plan, holder, opts.local)
+      return { claimed: { lease, plan, input } }
+    } catch (err) {
+      const failure = failureOf(err)
+      await run.end({ kind: 'failed', reason: failure.reason, message: failure.message })
+      return { claimed: null }
+    }
+  }
+
+  /**
+   * The lease a call with a claim token stands for, renewed: 403 `claim_invalid` for a token
+   * this key was never given for this job, 409 `claim_ended` once the job ended or was claimed
+   * again after the lease lapsed.
+   */
+  verify(jobId: string, token: string | undefined, caller: WorkerIdentity): Lease {
+    const attempt = this.claims.attemptOf(jobId, token, caller.keyId)
+    const job = this.ctx.jobs.get(jobId)
+    if (!job || isTerminal(job.status) || job.status === 'queued' || job.attempts !== attempt) {
+      throw new ApiError('claim_ended', `The claim on job ${jobId} has ended: the job ended, or it was claimed again after this claim's lease lapsed.`)
+    }
+    return this.claims.renew(jobId, attempt, () => {
+      // Claimed before this coordinator started: taken up again from the record.
+      const now = Date.now()
+      return { jobId, attempt, run: new RunRecord(this.ctx, job), plan: planOf(this.ctx, job), holder: caller, local: false, claimedAt: now, until: now }
+    })
+  }
+
+  /** What a result of this claim must be: the job's format, its variations, the model claimed. */
+  expectation(lease: Lease): ResultExpectation {
+    return { format: lease.plan.format, variations: lease.plan.params.variations, model: lease.plan.model }
+  }
+
+  progress(lease: Lease, stage: PipelineStage): void {
+    lease.run.stage(stage)
+  }
+
+  /** Marks the job's result as being received (503 while another upload of it is). Call the returned function when done. */
+  beginStore(jobId: string): () => void {
+    if (this.storing.has(jobId)) {
+      throw new ApiError('unavailable', 'This job\'s results are being stored now; try again shortly.', { headers: { 'Retry-After': '1' } })
+    }
+    this.storing.add(jobId)
+    return () => this.storing.delete(jobId)
+  }
+
+  /** Stores a run's results and ends the claim; false when the job had left the run. */
+  async complete(lease: Lease, outcome: StoredOutcome): Promise<boolean> {
+    const stored = await lease.run.store(outcome)
+    // Busy time as the coordinator saw it: from its claim to its stored result.
+    if (stored) this.workers.finished(lease.holder, Date.now() - lease.claimedAt)
+    this.claims.drop(lease.jobId, lease.attempt)
+    return stored
+  }
+
+  /** Ends a run as failed on its worker's report (refunded); the reason and message are cleaned. */
+  async fail(lease: Lease, report: FailureReport): Promise<void> {
+    const reason: FailureReason = (FAILURE_REASONS as readonly string[]).includes(report.reason) ? report.reason : 'pipeline_error'
+    const message = cleanText(String(report.message ?? ''), MESSAGE_CHARS) || 'The worker reported a failure without a message.'
+    await lease.run.end({ kind: 'failed', reason, message })
+    this.claims.drop(lease.jobId, lease.attempt)
+  }
+
+  /** Forgets a claim (its run is over on the worker, whatever the outcome). */
+  release(lease: Lease): void {
+    this.claims.drop(lease.jobId, lease.attempt)
+  }
+
+  /**
+   * Once a second: forgets claims whose job left them (ended, cancelled), stops the progress
+   * of those nobody renews, and fails a remote run past the job timeout (its worker should
+   * have stopped it: one that keeps renewing cannot hold a job forever).
+   */
+  async sweep(now = Date.now()): Promise<void> {
+    for (const lease of this.claims.all()) {
+      if (lease.local) continue
+      if (!lease.run.current()) {
+        this.claims.drop(lease.jobId, lease.attempt)
+      } else if (now > lease.claimedAt + this.ctx.options.jobTimeoutMs + this.claims.leaseMs) {
+        const seconds = Math.round(this.ctx.options.jobTimeoutMs / 1000)
+        await lease.run.end({ kind: 'failed', reason: 'pipeline_timeout', message: `The job ran longer than ${seconds} s on its worker and was stopped.` })
+        this.claims.drop(lease.jobId, lease.attempt)
+      } else if (now > lease.until) {
+        lease.run.halt()
+      }
+    }
+  }
+}

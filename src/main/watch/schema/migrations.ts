@@ -1,0 +1,9 @@
+/** The watch tables' migrations, applied by `WatchStore` when it opens (names as shipped; see engine/store/migrations.ts). */
+import type { Migration } from '../../engine/store/migrations'
+import watch from './004-watch'
+import noLease from './011-watch-no-lease'
+
+export const WATCH_MIGRATIONS: Migration[] = [
+  { name: '004-watch', sql: watch },
+  { name: '011-watch-no-lease', sql: noLease }
+]
