@@ -7,85 +7,21 @@
  * sandboxes' separately), and the next job's outcome. Bounded in count and time; measures,
  * never asserts.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { requireBuilt, startServer } from './serve.mjs'
+import { requireBuilt, startServer, watched } from './serve.mjs'
 import sharp from 'sharp'
 
 requireBuilt('bench:hostile')
 
-const kb = (status, field) => {
-  const at = status.indexOf(`${field}:`)
-  return at < 0 ? 0 : Number.parseInt(status.slice(at + field.length + 1, status.indexOf('\n', at)).trim(), 10)
-}
-const rssMb = (pid) => {
-  try {
-    return kb(readFileSync(`/proc/${pid}/status`, 'latin1'), 'VmRSS') / 1024
-  } catch {
-    return 0
-  }
-}
-/** Child processes of `pid` (the decode sandboxes), from /proc. */
-function children(pid) {
-  const out = []
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid === pid) out.push(Number(name))
-    } catch {}
-  }
-  return out
-}
-
-
 const dataDir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-hostile-'))
 const { child, port, key } = await startServer(dataDir, [])
 const base = `http://127.0.0.1:${port}`
-const serverPid = child.pid
 
-/** Watches openapi latency and memory while `work` runs. */
-async function watched(name, work) {
-  let running = true
-  let slowest = 0
-  let answers = 0
-  let failures = 0
-  let peakServer = 0
-  let peakSandbox = 0
-  const sampler = setInterval(() => {
-    peakServer = Math.max(peakServer, rssMb(serverPid))
-    peakSandbox = Math.max(peakSandbox, children(serverPid).reduce((n, pid) => n + rssMb(pid), 0))
-  }, 50)
-  const poller = (async () => {
-    while (running) {
-      const t = performance.now()
-      try {
-        const res = await fetch(`${base}/api/v1/openapi.json`)
-        await res.arrayBuffer()
-        answers++
-      } catch {
-        failures++
-      }
-      slowest = Math.max(slowest, performance.now() - t)
-      await new Promise((r) => setTimeout(r, 20))
-    }
-  })()
-  const started = performance.now()
-  let outcome
-  try {
-    outcome = await work()
-  } catch (err) {
-    outcome = { error: String(err) }
-  }
-  const seconds = (performance.now() - started) / 1000
-  running = false
-  await poller
-  clearInterval(sampler)
-  return { input: name, serverAlive: child.exitCode === null && child.signalCode === null, outcome, seconds: +seconds.toFixed(2), openapi: { answers, failures, slowestMs: +slowest.toFixed(1) }, peakRssMb: { server: Math.round(peakServer), sandboxes: Math.round(peakSandbox) } }
-}
+const server = { child, base }
+const watchedRun = (name, work) => watched(server, name, work)
 
 async function upload(bytes, type) {
   const form = new FormData()
@@ -142,16 +78,16 @@ const results = []
 try {
   // Warm: the first answer of a fresh process compiles the document's code paths.
   for (let i = 0; i < 5; i++) await (await fetch(`${base}/api/v1/openapi.json`)).arrayBuffer()
-  results.push(await watched('multipart ending inside the file part', truncatedMultipart))
-  results.push(await watched('SVG: CSS url( + 12,000 spaces', () => uploadAndSettle(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><style>rect{fill:url(${spaces}}</style><rect width="64" height="64" fill="#08f"/></svg>`), 'image/svg+xml')))
-  results.push(await watched('SVG 100×100 with a 144 MP PNG inside (data:)', async () => uploadAndSettle(await svgWithImage(12_000), 'image/svg+xml')))
-  results.push(await watched('SVG 100×100 with a 16,000² PNG inside (data:)', async () => uploadAndSettle(await svgWithImage(16_000), 'image/svg+xml')))
+  results.push(await watchedRun('multipart ending inside the file part', truncatedMultipart))
+  results.push(await watchedRun('SVG: CSS url( + 12,000 spaces', () => uploadAndSettle(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><style>rect{fill:url(${spaces}}</style><rect width="64" height="64" fill="#08f"/></svg>`), 'image/svg+xml')))
+  results.push(await watchedRun('SVG 100×100 with a 144 MP PNG inside (data:)', async () => uploadAndSettle(await svgWithImage(12_000), 'image/svg+xml')))
+  results.push(await watchedRun('SVG 100×100 with a 16,000² PNG inside (data:)', async () => uploadAndSettle(await svgWithImage(16_000), 'image/svg+xml')))
   results.push(
-    await watched('SVG filter (feMorphology r=500, feGaussianBlur σ=600, 3000²)', () =>
+    await watchedRun('SVG filter (feMorphology r=500, feGaussianBlur σ=600, 3000²)', () =>
       uploadAndSettle(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="3000" height="3000"><filter id="f"><feMorphology radius="500"/><feGaussianBlur stdDeviation="600"/></filter><rect width="3000" height="3000" fill="#f00" filter="url(#f)"/></svg>`), 'image/svg+xml')
     )
   )
-  results.push(await watched('next job: a 640×480 JPEG', async () => uploadAndSettle(await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c84' } }).jpeg().toBuffer(), 'image/jpeg')))
+  results.push(await watchedRun('next job: a 640×480 JPEG', async () => uploadAndSettle(await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c84' } }).jpeg().toBuffer(), 'image/jpeg')))
   const alive = child.exitCode === null
   console.log(JSON.stringify({ serverAlive: alive, results }, null, 2))
 } finally {

@@ -16,7 +16,7 @@ let tight: HttpListener
 
 beforeAll(async () => {
   server = await startTestServer({ run: false })
-  tight = await startHttpServer(server.engine, { port: 0, maxInFlightUploadBytes: 1024 * 1024, idleTimeoutMs: 400 })
+  tight = await startHttpServer(server.engine, { port: 0, maxInFlightUploadBytes: 1024 * 1024, idleTimeoutMs: 400, headersTimeoutMs: 1000 })
 })
 afterAll(async () => {
   await tight.close()
@@ -178,6 +178,57 @@ describe('limits', () => {
     })
     expect(closed).toBe(true)
     expect(await alive(`${tight.url}/api/v1/openapi.json`)).toBe(200)
+  })
+
+  // Node alone closes such a connection only at its 30 s sweep: this test's own timeout (10 s)
+  // fails it then. No timing is asserted: only that the server closes it with a 408.
+  it('a client trickling header lines (each within the idle time) is answered 408 and closed at the header limit', { timeout: 10_000 }, async () => {
+    const { answer, lines } = await new Promise<{ answer: string; lines: number }>((resolve) => {
+      let answer = ''
+      let lines = 0
+      let trickle: NodeJS.Timeout | undefined
+      const s = connect({ port: tight.port, host: '127.0.0.1' }, () => {
+        s.write(`GET /api/v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1:${tight.port}\r\n`)
+        // One more header line well within the idle time, forever: only a deadline ends it.
+        trickle = setInterval(() => {
+          if (!s.destroyed) s.write(`X-Trickle-${lines++}: still coming\r\n`)
+        }, 150)
+      })
+      s.on('data', (c) => (answer += c.toString('latin1')))
+      s.on('error', () => {})
+      s.on('close', () => {
+        clearInterval(trickle)
+        resolve({ answer, lines })
+      })
+    })
+    expect(answer.startsWith('HTTP/1.1 408 ')).toBe(true)
+    expect(lines).toBeGreaterThan(0) // it was still sending when it was closed
+    expect(await alive(`${tight.url}/api/v1/openapi.json`)).toBe(200)
+  })
+
+  it('a kept-alive connection gets the same header limit for its next request', { timeout: 10_000 }, async () => {
+    const answer = await new Promise<string>((resolve) => {
+      let answer = ''
+      let trickle: NodeJS.Timeout | undefined
+      const s = connect({ port: tight.port, host: '127.0.0.1' }, () => {
+        s.write(`GET /api/v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1:${tight.port}\r\n\r\n`)
+      })
+      s.on('data', (c) => {
+        answer += c.toString('latin1')
+        // The first answer is complete: start a second request that never ends its headers.
+        if (!trickle && answer.includes('"openapi"')) {
+          s.write(`GET /api/v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1:${tight.port}\r\n`)
+          trickle = setInterval(() => !s.destroyed && s.write('X-Trickle: still coming\r\n'), 150)
+        }
+      })
+      s.on('error', () => {})
+      s.on('close', () => {
+        clearInterval(trickle)
+        resolve(answer)
+      })
+    })
+    expect(answer.startsWith('HTTP/1.1 200 ')).toBe(true)
+    expect(answer).toContain('HTTP/1.1 408 ')
   })
 
   it('every loopback address is one client for the bad-key limiter', async () => {

@@ -158,7 +158,7 @@ describe('limits', () => {
   })
 
   it('answers 503 unavailable with Retry-After when the queue is full', async () => {
-    const full = await startTestServer({ run: false, maxQueuedJobs: 2 })
+    const full = await startTestServer({ run: false, maxQueuedJobs: 2, maxQueuedJobsPerKey: 2 })
     try {
       const send = () =>
         fetch(full.url('/api/v1/upload'), {

@@ -4,11 +4,12 @@
  * the mask the graph implies, the mask cache keeps models apart, a bad file is refused when it
  * is added, and `device=cuda` on a machine without CUDA runs on the CPU and says so.
  */
-import { writeFileSync } from 'node:fs'
+import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiError } from '../src/main/engine/errors'
+import { machineCacheDir } from '../src/main/engine/models/machine'
 import { convSegmentationModel } from '../src/main/engine/models/onnx-writer'
 import { multipart, pollUntilSettled, startTestServer, tempDir, type TestServer } from './helpers/engine'
 import { json } from './helpers/http'
@@ -56,6 +57,15 @@ async function run(params: string): Promise<{ body: Record<string, any>; alpha: 
   return { body, alpha: [at(6, 24), at(57, 24)] }
 }
 
+async function send(params: string): Promise<{ status: number; body: Record<string, any>; retryAfter: string | null }> {
+  const res = await fetch(server.url('/api/v1/upload'), {
+    method: 'POST',
+    headers: { 'X-API-Key': server.key },
+    body: multipart({ mode: 'clipping', params }, { bytes: image, type: 'image/png' })
+  })
+  return { status: res.status, body: await json(res), retryAfter: res.headers.get('retry-after') }
+}
+
 describe('registry models in jobs', () => {
   it('adds a file recognised by name and a custom descriptor; lists them with the built-ins', async () => {
     const svc = server.engine.modelService
@@ -90,20 +100,41 @@ describe('registry models in jobs', () => {
     expect(keys[1]).toMatch(/^u2netp@[0-9a-f]{16}\/1$/)
   })
 
-  it('refuses at upload a model name of the wrong form (422 params.model), and fails a job naming no model', async () => {
-    const res = await fetch(server.url('/api/v1/upload'), {
-      method: 'POST',
-      headers: { 'X-API-Key': server.key },
-      body: multipart({ mode: 'clipping', params: 'model=Not A Name' }, { bytes: image, type: 'image/png' })
-    })
-    const body = await json(res)
-    expect(res.status).toBe(422)
-    expect(body.error.code).toBe('validation_failed')
-    expect(body.error.details.map((d: { field: string }) => d.field)).toEqual(['params.model'])
-    const failed = await run('model=no-such-model')
+  it('refuses at upload a model name of the wrong form and a name the registry does not have (422 params.model); no job is made', async () => {
+    const queued = server.engine.jobs.countByStatus('queued')
+    for (const params of ['model=Not A Name', 'model=no-such-model', '{"model": "no-such-model"}']) {
+      const { status, body } = await send(params)
+      expect(status, params).toBe(422)
+      expect(body.error.code).toBe('validation_failed')
+      expect(body.error.details.map((d: { field: string }) => d.field)).toEqual(['params.model'])
+    }
+    const { body } = await send('model=no-such-model')
+    expect(body.error.details[0].issue).toBe('unknown model; expected one of medium, small, inverse, u2netp')
+    expect(server.engine.jobs.countByStatus('queued')).toBe(queued)
+  })
+
+  it('a model that exists but failed to load: its job fails model_unavailable, then its uploads get 503 unavailable with Retry-After while others are taken', async () => {
+    const file = join(dir, 'fragile.onnx')
+    writeFileSync(file, convSegmentationModel({ size: [320, 320], weights: [0.229, 0, 0], bias: 0.485 }))
+    await server.engine.modelService.add({ file, name: 'fragile', as: 'u2netp' })
+    // Another model becomes resident, then the file changes under the registry's record.
+    expect((await run('model=u2netp;refine=none')).body.status).toBe('done')
+    writeFileSync(file, convSegmentationModel({ size: [320, 320], weights: [0.5, 0, 0], bias: 0.1 }))
+    // The machine's optimised copy (made when the model was added) would serve it without reading
+    // the changed file: gone too, the file itself must be read.
+    const copies = join(machineCacheDir(), 'models')
+    for (const f of readdirSync(copies)) if (f.startsWith('fragile_')) rmSync(join(copies, f))
+    const failed = await run('model=fragile;refine=none')
     expect(failed.body.status).toBe('failed')
     expect(failed.body.error.reason).toBe('model_unavailable')
-    expect(failed.body.error.message).toContain('No model named no-such-model')
+    expect(failed.body.error.message).toContain('changed since it was added')
+    const refused = await send('model=fragile;refine=none')
+    expect(refused.status).toBe(503)
+    expect(refused.body.error.code).toBe('unavailable')
+    expect(refused.body.error.message).toContain('fragile')
+    expect(refused.retryAfter).toBe('60')
+    expect((await send('model=u2netp;refine=none')).status).toBe(202)
+    server.engine.modelService.remove('fragile')
   })
 
   it('refuses a file whose input shape is wrong, naming both shapes; and a file that is not ONNX', async () => {

@@ -46,7 +46,8 @@ export const FAILURE_REASONS = [
   'pipeline_timeout',
   'decode_timeout',
   'pipeline_error',
-  'storage_error'
+  'storage_error',
+  'insufficient_credits'
 ] as const
 
 export type FailureReason = (typeof FAILURE_REASONS)[number]

@@ -119,8 +119,8 @@ export class Engine extends EventEmitter<EngineEvents> {
   /** List, add, remove, default, device, test run (CLI, IPC). */
   readonly modelService: ModelService
   private readonly scheduler: Dispatcher
-  /** The last failure to load the model, and when; uploads answer 503 for a minute after it. */
-  private modelError: { error: Error; at: number } | null = null
+  /** The last failure to load each model (by name), and when; its uploads answer 503 for a minute after it. */
+  private readonly modelErrors = new Map<string, { error: Error; at: number }>()
   private sweepTimer: NodeJS.Timeout | null = null
   private started = false
   private runLock: RunLock | null = null
@@ -149,7 +149,9 @@ export class Engine extends EventEmitter<EngineEvents> {
       maxPixels: this.options.maxPixels,
       concurrency: this.options.concurrency,
       decodeTimeoutMs: this.options.decodeTimeoutMs,
-      memoryBytes: this.options.decodeMemoryBytes
+      memoryBytes: this.options.decodeMemoryBytes,
+      renderMemoryBytes: this.options.renderMemoryBytes,
+      renderTimeoutMs: this.options.jobTimeoutMs
     })
     const ctx = this.runContext()
     this.scheduler = seams.dispatcher
@@ -205,7 +207,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   async upload(input: UploadInput): Promise<UploadResponse & { headers?: Record<string, string> }> {
     try {
       const body = await acceptUpload(
-        { db: this.db, jobs: this.jobs, keys: this.keys, presets: this.presets, jobParams: this.jobParams, paths: this.paths, options: this.options, assertAvailable: () => this.assertAvailable(), probe: (bytes) => this.sandbox.probe(bytes) },
+        { db: this.db, jobs: this.jobs, keys: this.keys, presets: this.presets, jobParams: this.jobParams, paths: this.paths, options: this.options, assertKnownModel: (model) => this.assertKnownModel(model), assertAvailable: (model) => this.assertAvailable(model), probe: (bytes) => this.sandbox.probe(bytes) },
         input
       )
       this.changed(body.job_id)
@@ -287,26 +289,34 @@ export class Engine extends EventEmitter<EngineEvents> {
   }
 
   /**
-   * The session of `model` (null: the default). A failure to load the default model also makes
-   * uploads answer 503 for a minute; an added model that fails only fails its jobs.
+   * The session of `model` (null: the default). A failure to load a model also makes uploads
+   * that would use it answer 503 for a minute; the job itself fails `model_unavailable`.
    */
   private async segmenter(model: string | null | undefined): Promise<Segmenter> {
+    const name = model || this.models.defaultModel()
     try {
       const s = await this.modelPool.acquire(model)
-      if (!model || model === this.models.defaultModel()) this.modelError = null
+      this.modelErrors.delete(name)
       return s
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err))
-      if (!model || model === this.models.defaultModel()) this.modelError = { error, at: Date.now() }
+      this.modelErrors.set(name, { error, at: Date.now() })
       if (err instanceof JobFailure) throw err
       throw new JobFailure('model_unavailable', `The segmentation model could not be loaded: ${error.message}`)
     }
   }
 
-  private assertAvailable(): void {
+  /** An upload naming a model the registry does not have is refused, not failed later (docs/api.md §5.1). */
+  private assertKnownModel(model: string | null): void {
+    if (model !== null && !this.models.get(model)) throw this.models.unknown(model, 'params.model')
+  }
+
+  private assertAvailable(model: string | null): void {
     this.scheduler.assertAvailable?.()
-    if (this.modelError && Date.now() - this.modelError.at < MODEL_RETRY_MS) {
-      throw new ApiError('unavailable', `The segmentation model could not be loaded: ${this.modelError.error.message}`, {
+    const name = model ?? this.models.defaultModel()
+    const failed = this.modelErrors.get(name)
+    if (failed && Date.now() - failed.at < MODEL_RETRY_MS) {
+      throw new ApiError('unavailable', `The segmentation model ${name} could not be loaded: ${failed.error.message}`, {
         headers: { 'Retry-After': '60' }
       })
     }
@@ -369,6 +379,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       releaseSegmenter: (s) => this.modelPool.release(s),
       decode: (bytes, signal) => this.sandbox.decode(bytes, signal),
       toNative: (rgba, width, height, target, signal) => this.sandbox.toNative(rgba, width, height, target, signal),
+      render: (input, dir, signal) => this.sandbox.render(input, dir, signal),
       maskCache: this.maskCache,
       changed: (id) => this.changed(id),
       timing: this.timing

@@ -19,6 +19,8 @@ export interface EngineOptions {
   concurrency?: number
   /** @default 10_000 waiting jobs; more → 503 */
   maxQueuedJobs?: number
+  /** Waiting jobs of one API key; more → 429, so that other keys still get in. @default a quarter of `maxQueuedJobs` */
+  maxQueuedJobsPerKey?: number
   /** @default 50 MB */
   maxUploadBytes?: number
   /** @default 100 megapixels */
@@ -53,6 +55,11 @@ export interface EngineOptions {
    * fails with `image_too_large`. @default 12 bytes per allowed pixel, at least 768 MB
    */
   decodeMemoryBytes?: number
+  /**
+   * Resident memory a sandbox process composing and encoding a job's outputs may use; past it
+   * the job fails with `image_too_large`. @default 3 GB (docs/robustness.md)
+   */
+  renderMemoryBytes?: number
   /** Execution provider for this process, over the stored device setting (`serve --device`). */
   device?: Device
   /** Where engine warnings go (a device that fell back to the CPU). @default console.warn */
@@ -64,7 +71,7 @@ export interface EngineOptions {
   role?: string
 }
 
-export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'device' | 'log' | 'threads'>> & Pick<EngineOptions, 'device' | 'log' | 'threads'>
+export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'device' | 'log' | 'threads' | 'renderMemoryBytes'>> & Pick<EngineOptions, 'device' | 'log' | 'threads' | 'renderMemoryBytes'>
 
 /**
  * Jobs at once where not set: the model runs one photo at a time on the physical cores, and a
@@ -84,6 +91,7 @@ export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
     allowPrivateNetworkUrls: o.allowPrivateNetworkUrls ?? false,
     concurrency: o.concurrency ?? defaultConcurrency(),
     maxQueuedJobs: o.maxQueuedJobs ?? 10_000,
+    maxQueuedJobsPerKey: o.maxQueuedJobsPerKey ?? Math.max(1, Math.floor((o.maxQueuedJobs ?? 10_000) / 4)),
     maxUploadBytes: o.maxUploadBytes ?? 50 * 1024 * 1024,
     maxPixels: o.maxPixels ?? 100_000_000,
     retentionMs: o.retentionMs ?? 24 * 60 * 60 * 1000,
@@ -94,6 +102,7 @@ export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
     jobTimeoutMs: o.jobTimeoutMs ?? 10 * 60 * 1000,
     decodeTimeoutMs: o.decodeTimeoutMs ?? 60_000,
     decodeMemoryBytes: o.decodeMemoryBytes ?? Math.max(768 * 2 ** 20, (o.maxPixels ?? 100_000_000) * 12),
+    renderMemoryBytes: o.renderMemoryBytes,
     device: o.device,
     log: o.log,
     role: o.role ?? 'engine'

@@ -24,8 +24,13 @@ export class DataPaths {
   }
 
   result(jobId: string, variation: string, ext: string): string {
-    return join(this.results, jobId, `${variation}.${ext}`)
+    return join(this.results, jobId, resultName(variation, ext))
   }
+}
+
+/** A result's file name in its job's folder. */
+export function resultName(variation: string, ext: string): string {
+  return `${variation}.${ext}`
 }
 
 /** Temp names end in this, so a sweep can find leftovers of an interrupted write. */

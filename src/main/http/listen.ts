@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { ApiError } from '../engine/errors'
 import { errorResponse, type Engine } from '../engine/engine'
 import { BadKeyLimiter, limiterClient } from './guard'
+import { enforceHeaderDeadline } from './header-deadline'
 import { answerClientError, sendJson } from './respond'
 
 export type KeyKind = 'client' | 'worker'
@@ -78,8 +79,19 @@ export function sendError(res: ServerResponse, err: unknown, jobId?: string): vo
   sendJson(res, status, body, headers)
 }
 
+export interface ServerTimeouts {
+  /**
+   * A connection with no traffic either way for this long is closed: a client that stops
+   * reading its answer (or sending its body) holds nothing for longer. @default 30 s
+   */
+  idleTimeoutMs?: number
+  /** A request's headers must have arrived this long after the connection opened or fell idle. @default 20 s */
+  headersTimeoutMs?: number
+}
+
 /** A server whose handler's throws become our error answers. */
-export function apiServer(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, idleTimeoutMs = 30_000): Server {
+export function apiServer(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, timeouts: ServerTimeouts = {}): Server {
+  const { idleTimeoutMs = 30_000, headersTimeoutMs = 20_000 } = timeouts
   const server = createServer((req, res) => {
     handle(req, res).catch(async (err: unknown) => {
       if (res.headersSent) {
@@ -98,7 +110,9 @@ export function apiServer(handle: (req: IncomingMessage, res: ServerResponse) =>
     })
   })
   server.requestTimeout = 120_000
-  server.headersTimeout = 20_000
+  server.headersTimeout = headersTimeoutMs
+  // Node checks headersTimeout only every 30 s: a timer per connection holds the limit.
+  enforceHeaderDeadline(server, headersTimeoutMs)
   // With no 'timeout' listener, Node destroys a socket idle this long (either direction).
   server.setTimeout(idleTimeoutMs)
   server.on('clientError', answerClientError)

@@ -130,12 +130,12 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             '202': { description: 'Accepted', content: { 'application/json': { schema: { $ref: '#/components/schemas/UploadAccepted' } } } },
             '400': err('Malformed body, wrong field type, or neither file nor file_url (missing_input)'),
             '401': err('Missing or invalid X-API-Key'),
-            '402': err('Not enough credits'),
+            '402': err('Not enough credits for this job: 1 credit per started 100 MP of output, summed over its variations, at least 1'),
             '403': err('Host header not allowed'),
             '413': err('Upload larger than the limit'),
-            '422': err('Validation failed (enums, both inputs, params, file type, image too large)'),
-            '429': err('Too many bad API keys'),
-            '503': err('Queue full or model unavailable; see Retry-After')
+            '422': err('Validation failed (enums, both inputs, params, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large)'),
+            '429': err('Too many bad API keys, or this key already has its share of the queue waiting (a quarter of it); see Retry-After'),
+            '503': err('Queue full, or the model the job would use failed to load in the last minute; see Retry-After')
           }
         }
       },

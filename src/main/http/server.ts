@@ -30,6 +30,8 @@ export interface HttpServerOptions {
    * reading its answer (or sending its body) holds nothing for longer. @default 30 s
    */
   idleTimeoutMs?: number
+  /** A request's headers must arrive within this long (docs/api.md §15). @default 20 s */
+  headersTimeoutMs?: number
   /** Studio mode: the coordinator whose workers call `/api/v1/studio/*`. @default none */
   studio?: StudioCoordinator
 }
@@ -136,7 +138,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
   }
 
-  const server = apiServer(handle, opts.idleTimeoutMs)
+  const server = apiServer(handle, { idleTimeoutMs: opts.idleTimeoutMs, headersTimeoutMs: opts.headersTimeoutMs })
   const listener = await listen(server, opts.port ?? 7878, '127.0.0.1')
   port = listener.port
   return listener

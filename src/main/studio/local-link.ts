@@ -6,7 +6,6 @@
  */
 import { ApiError } from '../engine/errors'
 import { HostUnavailable, type RunHost } from '../engine/run/execute'
-import { inMemory } from '../engine/run/record'
 import type { WorkerIdentity } from './protocol'
 import type { StudioRuns } from './runs'
 import type { ClaimedJob, CoordinatorLink } from './worker'
@@ -31,7 +30,8 @@ export class LocalLink implements CoordinatorLink {
     const host: RunHost = {
       input: (s) => run.input(s),
       stage: (stage) => run.stage(stage),
-      complete: (result) => this.runs.complete(lease, inMemory(result)),
+      admit: (params, size) => run.admit(params, size),
+      complete: (result) => this.runs.complete(lease, result),
       end: (ending) => run.end(ending),
       close: () => this.runs.release(lease)
     }

@@ -112,14 +112,19 @@ export class RemoteHost implements RunHost {
   }
 
   async complete(result: RunResult): Promise<boolean> {
-    const total = result.outputs.reduce((n, o) => n + o.bytes.length, 0)
+    // A worker renders in its own process: its outputs are bytes (no render step writes files).
+    const outputs = result.outputs.map((o) => {
+      if (!('bytes' in o)) throw new JobFailure('pipeline_error', 'A worker hands results over as bytes.')
+      return o
+    })
+    const total = outputs.reduce((n, o) => n + o.bytes.length, 0)
     if (total > this.claim.max_result_bytes) {
       throw new JobFailure('pipeline_error', `The results are ${total} bytes, more than the coordinator takes in one upload (${this.claim.max_result_bytes}).`)
     }
     const form = new FormData()
     const meta: ResultMeta = { warnings: result.warnings, ignored: result.ignored, device: result.device, uncertainty: result.uncertainty }
     form.append('meta', JSON.stringify(meta))
-    for (const o of result.outputs) form.append(`${o.variation}.${o.ext}`, new Blob([o.bytes]), `${o.variation}.${o.ext}`)
+    for (const o of outputs) form.append(`${o.variation}.${o.ext}`, new Blob([o.bytes]), `${o.variation}.${o.ext}`)
     const res = await this.report(`/api/v1/studio/result/${this.claim.job_id}`, { body: form })
     if (res.ok) return ((await res.json()) as { stored: boolean }).stored
     if (res.status === 409) {

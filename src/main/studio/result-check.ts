@@ -10,7 +10,7 @@ import { cleanText } from '../../shared/text'
 import type { ErrorDetail } from '../../shared/errors'
 import { ApiError } from '../engine/errors'
 import { sniffImageType, type SniffedType } from '../engine/intake/sniff'
-import { MAX_CANVAS_PIXELS, MAX_CANVAS_SIDE } from '../engine/pipeline/compose'
+import { OUTPUT_LIMITS } from '../engine/params/output-budget'
 import type { StoredOutcome } from '../engine/run/record'
 import { imageSize } from './image-header'
 
@@ -20,6 +20,8 @@ export const WARNING_CHARS = 300
 const DEVICE_CHARS = 32
 /** Room for what is not pixels in any output: XMP, EXIF, IPTC, an ICC profile, the container. */
 const OVERHEAD_BYTES = 16 * 1024 * 1024
+const MAX_CANVAS_SIDE = OUTPUT_LIMITS.side
+const MAX_CANVAS_PIXELS = OUTPUT_LIMITS.variationPixels
 
 const SNIFFED: Record<OutputFormat, SniffedType> = { png: 'png', jpg: 'jpeg', jpeg: 'jpeg', webp: 'webp', tiff: 'tiff', psd: 'psd' }
 

@@ -12,6 +12,8 @@ import type { KeyStore } from '../store/keys'
 import type { JobParamsStore } from '../store/job-params'
 import type { PresetStore } from '../store/presets'
 import { resolveUploadParams } from '../params/resolve'
+import { creditsFor, OUTPUT_LIMITS, outputBound, overLimit, type OutputBound } from '../params/output-budget'
+import type { JobParams } from '../../../shared/params-types'
 import { sniffImageType } from './sniff'
 
 /** An upload as every transport hands it to the engine. */
@@ -33,18 +35,23 @@ interface IntakeDeps {
   jobParams: JobParamsStore
   paths: DataPaths
   options: ResolvedEngineOptions
-  /** Throws ApiError('unavailable') when the engine cannot take jobs now. */
-  assertAvailable(): void
-  /** Type and size of an image from its header, read in the decode sandbox; throws JobFailure. */
-  probe(bytes: Buffer): Promise<unknown>
+  /** Throws 422 `validation_failed` (`params.model`) when the set names a model the registry does not have. */
+  assertKnownModel(model: string | null): void
+  /**
+   * Throws ApiError('unavailable') when the engine cannot take jobs now, or cannot load the
+   * model the job would use (`null`: the default).
+   */
+  assertAvailable(model: string | null): void
+  /** Type and upright size of an image from its header, read in the decode sandbox; throws JobFailure. */
+  probe(bytes: Buffer): Promise<{ width: number; height: number }>
 }
 
 /**
- * Refuses a file that is not an image we take, before a job exists. Only the magic bytes are
- * read here; the header (and for SVG the whole document, cleaned, with embedded images
- * counted) is read by `probe`, which runs in the decode sandbox.
+ * Refuses a file that is not an image we take, before a job exists; gives its upright size.
+ * Only the magic bytes are read here; the header (and for SVG the whole document, cleaned, with
+ * embedded images counted) is read by `probe`, which runs in the decode sandbox.
  */
-async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDeps['probe']): Promise<void> {
+async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDeps['probe']): Promise<{ width: number; height: number }> {
   if (file.mimeType !== null && !(ACCEPTED_MIME_TYPES as readonly string[]).includes(file.mimeType.toLowerCase())) {
     throw new ApiError('validation_failed', 'The file type is not supported.', {
       details: [{ field: 'file', issue: `MIME type ${file.mimeType} is not one of ${ACCEPTED_MIME_TYPES.join(', ')}` }]
@@ -57,7 +64,7 @@ async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDe
     })
   }
   try {
-    await probe(file.bytes)
+    return await probe(file.bytes)
   } catch (err) {
     if (err instanceof JobFailure && err.reason === 'image_too_large') {
       throw new ApiError('image_too_large', 'The image has more pixels than the limit.', { details: [{ field: 'file', issue: err.message }] })
@@ -68,8 +75,47 @@ async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDe
 }
 
 /**
- * Accepts a job: validates, stores the input, inserts the job and charges its credit in one
- * transaction. Returns the 202 body; throws ApiError for every refusal.
+ * Refuses outputs over the limits (docs/api.md §15), as far as they are known: from the set
+ * alone (a `<W>x<H>` canvas), or with the input's size once the file was probed.
+ */
+function checkOutputs(params: JobParams, input: { width: number; height: number } | null): OutputBound {
+  const bound = outputBound(params, input)
+  const over = overLimit(bound)
+  if (over) {
+    const field = bound.canvas && bound.canvas.width * bound.canvas.height > OUTPUT_LIMITS.variationPixels ? 'params.size' : 'params.variations'
+    throw new ApiError('validation_failed', 'The outputs this request asks for are over the limits.', { details: [{ field, issue: over }] })
+  }
+  return bound
+}
+
+/**
+ * Room in the queue: the whole queue (503), and this key's share of it (429), so that one key
+ * cannot take every slot and keep every other key out. The machine's owner is not rationed:
+ * the desktop app (no key) and owner keys, with which the app runs in a browser, the same way.
+ */
+function assertRoom(deps: IntakeDeps, keyId: string | null): void {
+  if (deps.jobs.countByStatus('queued') >= deps.options.maxQueuedJobs) {
+    throw new ApiError('unavailable', 'The queue is full; try again later.', { headers: { 'Retry-After': '30' } })
+  }
+  const share = deps.options.maxQueuedJobsPerKey
+  if (keyId !== null && !deps.keys.get(keyId)?.admin && deps.jobs.countQueuedForKey(keyId) >= share) {
+    throw new ApiError('rate_limited', `This API key already has ${share.toLocaleString('en-US')} jobs waiting, the most one key may have; wait for some to start.`, {
+      headers: { 'Retry-After': '30' }
+    })
+  }
+}
+
+/** The key's balance when it is below `cost` (null: unlimited or enough). */
+function shortOf(deps: IntakeDeps, keyId: string | null, cost: number): number | null {
+  if (keyId === null) return null
+  const key = deps.keys.get(keyId)
+  return key && key.credits !== null && key.credits < cost ? key.credits : null
+}
+
+/**
+ * Accepts a job: validates, stores the input, inserts the job and charges what its outputs
+ * cost (docs/api.md §3) in one transaction. Returns the 202 body; throws ApiError for every
+ * refusal.
  */
 export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promise<UploadAccepted> {
   const checked = validateUpload(input.fields, input.file !== undefined)
@@ -78,21 +124,22 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   // A bad parameter set (or an unknown preset) is refused before a job exists; `params` also
   // applies to modes clipping and background (docs/api.md §6.3).
   const params = resolveUploadParams(deps.presets, request.mode, request.params, request.delivery_mode)
+  deps.assertKnownModel(params.model)
+  checkOutputs(params, null)
   if (input.file) {
     if (input.file.bytes.length > deps.options.maxUploadBytes) {
       throw new ApiError('payload_too_large', `The upload is larger than ${deps.options.maxUploadBytes} bytes.`)
     }
   }
-  deps.assertAvailable()
-  // Credits and queue room first: a key that cannot pay never gets its file read.
-  if (input.keyId !== null) {
-    const key = deps.keys.get(input.keyId)
-    if (key && key.credits !== null && key.credits < 1) throw insufficientCredits()
-  }
-  if (deps.jobs.countByStatus('queued') >= deps.options.maxQueuedJobs) {
-    throw new ApiError('unavailable', 'The queue is full; try again later.', { headers: { 'Retry-After': '30' } })
-  }
-  if (input.file) await checkFile(input.file, deps.probe)
+  deps.assertAvailable(params.model)
+  // Credits and queue room first: a key that cannot pay, or has no room, never gets its file read.
+  const broke = shortOf(deps, input.keyId, 1)
+  if (broke !== null) throw insufficientCredits(1, broke)
+  assertRoom(deps, input.keyId)
+  const size = input.file ? await checkFile(input.file, deps.probe) : null
+  const cost = creditsFor(checkOutputs(params, size).pixels)
+  const short = shortOf(deps, input.keyId, cost)
+  if (short !== null) throw insufficientCredits(cost, short)
 
   const id = randomUUID()
   let inputPath: string | null = null
@@ -107,6 +154,8 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
     }
   }
   const accepted = deps.db.transaction(() => {
+    // Again inside the transaction: other uploads were accepted while this file was probed.
+    assertRoom(deps, input.keyId)
     deps.jobs.insert({
       id,
       keyId: input.keyId,
@@ -119,7 +168,7 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
       inputPath
     })
     deps.jobParams.save(id, params)
-    if (input.keyId !== null && !deps.keys.charge(input.keyId, id)) throw insufficientCredits()
+    if (input.keyId !== null && !deps.keys.charge(input.keyId, id, cost)) throw insufficientCredits(cost, shortOf(deps, input.keyId, cost) ?? 0)
     return true
   })
   try {
@@ -131,6 +180,7 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   return { job_id: id, status: 'queued', mode: request.mode }
 }
 
-function insufficientCredits(): ApiError {
-  return new ApiError('insufficient_credits', 'This API key has no credits left; a job costs 1 credit.')
+function insufficientCredits(cost: number, balance: number): ApiError {
+  const costs = cost === 1 ? 'a job costs 1 credit' : `this job costs ${cost} credits (one per started ${OUTPUT_LIMITS.creditPixels / 1e6} MP of output)`
+  return new ApiError('insufficient_credits', `This API key has ${balance === 0 ? 'no credits left' : `${balance} credit${balance === 1 ? '' : 's'} left`}; ${costs}.`)
 }

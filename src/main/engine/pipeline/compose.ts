@@ -15,6 +15,7 @@
 import type { Variation } from '../../../shared/api'
 import type { JobParams } from '../../../shared/params-types'
 import { JobFailure } from '../errors'
+import { overLimit } from '../params/output-budget'
 import { makeBackground } from './background'
 import { makeCutout } from './cutout'
 import type { DecodedImage } from './decode'
@@ -44,10 +45,6 @@ export interface ComposeOptions {
    */
   toNative?: ToNative
 }
-
-/** Largest output canvas: PSD's side limit, and the input's pixel limit (SPEC §4). */
-export const MAX_CANVAS_SIDE = 30_000
-export const MAX_CANVAS_PIXELS = 100_000_000
 
 const rgba = (data: Buffer, width: number, height: number): RgbaImage => ({ data, width, height, channels: 4 })
 
@@ -83,12 +80,10 @@ export async function composeVariations(
   const { placement, warnings: placing } = planPlacement(size, subjectBox, params)
   for (const w of placing) note(params.primary, w)
   const { canvas, source, target } = placement
-  if (canvas.width > MAX_CANVAS_SIDE || canvas.height > MAX_CANVAS_SIDE || canvas.width * canvas.height > MAX_CANVAS_PIXELS) {
-    throw new JobFailure(
-      'image_too_large',
-      `the output canvas would be ${canvas.width}×${canvas.height}, over the limit (${MAX_CANVAS_SIDE} px a side, ${MAX_CANVAS_PIXELS / 1e6} MP); use a smaller size or margin`
-    )
-  }
+  // The same limits the upload checked where it could (docs/api.md §15); here also for
+  // `file_url` inputs and on studio workers, before any canvas is allocated.
+  const tooLarge = overLimit({ canvas, variations: params.variations.length, pixels: canvas.width * canvas.height * params.variations.length })
+  if (tooLarge) throw new JobFailure('image_too_large', tooLarge)
 
   const subject = rgba(await placeOnCanvas(cutout, size, 4, placement), canvas.width, canvas.height)
   const background = want.has('background') || want.has('compose') || want.has('shadowTop') ? await makeBackground(params.background, image, placement) : null

@@ -99,6 +99,7 @@ function checkSize(width: number, height: number, maxPixels: number, embeddedPix
 
 export interface ProbedImage {
   type: SniffedType
+  /** Upright (after the EXIF orientation), as `decodeImage` gives it. */
   width: number
   height: number
 }
@@ -117,7 +118,8 @@ export async function probeImage(bytes: Buffer, opts: DecodeOptions): Promise<Pr
     return { type, ...size }
   }
   const { meta } = await checkedHeader(bytes, type, opts.maxPixels)
-  return { type, width: meta.width!, height: meta.height! }
+  // Upright, as decoding gives it (an EXIF orientation may turn it): the output cost is counted on it.
+  return { type, width: meta.autoOrient?.width ?? meta.width!, height: meta.autoOrient?.height ?? meta.height! }
 }
 
 /**

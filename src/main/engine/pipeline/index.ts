@@ -1,28 +1,29 @@
 /**
- * The image pipeline (SPEC §5): decode → alpha (mask, refine) → compose → encode, one module
- * per step. `processJob` runs one job's input through all of them.
+ * The image pipeline (docs/pipeline.md): decode → alpha (mask, refine) → compose → encode, one module
+ * per step. `processJob` runs one job's input through all of them; compose and encode are
+ * `render.ts`, which the engine runs in a sandbox process.
  */
-import type { OutputFormat, Variation } from '../../../shared/api'
+import type { OutputFormat } from '../../../shared/api'
 import type { JobParams } from '../../../shared/params-types'
-import { JobFailure } from '../errors'
 import { computeAlpha, type AlphaDeps } from './alpha'
-import { composeVariations } from './compose'
 import { decodeImage, type DecodedImage } from './decode'
-import { encodeVariation } from './encode'
-import { srgbToNative, type ToNative } from './native-colour'
-import type { Placement } from './placement'
-import type { ExifFields, SourceMetadata } from './source-info'
+import type { ToNative } from './native-colour'
+import { renderOutputs, type JobOutput, type JobResult, type RenderInput } from './render'
 
 export { decodeImage, type DecodedImage, type DecodeOptions } from './decode'
 export { encodeImage, encodeVariation, flattenWarning, JPG_FLATTEN_WARNING, type EncodedImage, type EncodeOptions, type RgbaImage } from './encode'
 export { makeCutout, type RgbaPixels } from './cutout'
 export { Segmenter, MODEL_SIZE, type SegmentInput, type SegmenterOptions } from './mask'
 export { loadModel, clearModelCache, defaultModelDir, type ModelVariant } from './model'
+export { outputMetadata, renderOutputs, renderToFiles, type JobOutput, type JobResult, type RenderInput, type StoredOutput } from './render'
+
+/** A job's outputs with the cutout's uncertainty: 0 (sure) to 1 (check this); 0 when the input's own alpha was kept (docs/review.md). */
+export type ProcessedJob<O = JobOutput> = JobResult<O> & { uncertainty: number }
 
 /** The job statuses the pipeline moves through (the queue maps them onto the job record). */
 export type PipelineStage = 'segmenting' | 'pending_compose' | 'encoding'
 
-export interface JobPlan {
+export interface JobPlan<O = JobOutput> {
   format: OutputFormat
   params: JobParams
   maxPixels: number
@@ -32,33 +33,23 @@ export interface JobPlan {
    */
   decode?: (bytes: Buffer) => Promise<DecodedImage>
   /**
-   * Converts sRGB colours into the input's own colour space (its profile is untrusted bytes:
-   * the engine passes its sandbox); without it, in this process.
+   * Called once the input's size is known, before the model runs: the engine settles the job's
+   * output cost there (`output-cost.ts`), and may refuse it.
+   */
+  admit?: (size: { width: number; height: number }) => void | Promise<void>
+  /**
+   * Composes and encodes the outputs. The engine passes its sandbox, which also writes them to
+   * their files, so that a large output never holds its thread (`render.ts`); without it, in
+   * this process, the outputs' bytes kept in memory.
+   */
+  render?: (input: RenderInput) => Promise<JobResult<O>>
+  /**
+   * Converts sRGB colours into the input's own colour space (its profile is untrusted bytes):
+   * for rendering in this process. @default in this process
    */
   toNative?: ToNative
   signal?: AbortSignal
   onStage?: (stage: PipelineStage) => void
-}
-
-export interface JobOutput {
-  variation: Variation
-  /** The format as requested: `jpg` stays `jpg`, `jpeg` stays `jpeg`. */
-  ext: string
-  bytes: Buffer
-}
-
-export interface JobResult {
-  outputs: JobOutput[]
-  warnings: Partial<Record<Variation, string[]>>
-  ignored: Variation[]
-  /** How the subject was framed (`placement.ts`): recorded with the job for before/after views. */
-  placement?: Placement
-  /** 0 (sure) to 1 (check this); 0 when the input's own alpha was kept. See docs/review.md. */
-  uncertainty: number
-}
-
-function addWarnings(into: Partial<Record<Variation, string[]>>, variation: Variation, list: string[]): void {
-  if (list.length > 0) into[variation] = [...(into[variation] ?? []), ...list]
 }
 
 /**
@@ -66,10 +57,13 @@ function addWarnings(into: Partial<Record<Variation, string[]>>, variation: Vari
  * `JobFailure` (with a reason) for anything the job should fail with, or the signal's reason
  * once aborted.
  */
-export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan): Promise<JobResult> {
+export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan): Promise<ProcessedJob>
+export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPlan<O> & { render: (input: RenderInput) => Promise<JobResult<O>> }): Promise<ProcessedJob<O>>
+export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPlan<O>): Promise<ProcessedJob<O> | ProcessedJob> {
   const { signal, params } = plan
   signal?.throwIfAborted()
   const image = plan.decode ? await plan.decode(input) : await decodeImage(input, { maxPixels: plan.maxPixels })
+  await plan.admit?.({ width: image.width, height: image.height })
 
   signal?.throwIfAborted()
   plan.onStage?.('segmenting')
@@ -77,31 +71,13 @@ export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan):
 
   signal?.throwIfAborted()
   plan.onStage?.('pending_compose')
-  const toNative = plan.toNative ?? srgbToNative
-  const composed = await composeVariations(image, alpha, params, { layers: plan.format === 'psd', toNative })
-
-  signal?.throwIfAborted()
-  plan.onStage?.('encoding')
-  const warnings: Partial<Record<Variation, string[]>> = { ...composed.warnings }
-  // Input-level warnings (e.g. an animated GIF) concern every output; they go with the primary.
-  addWarnings(warnings, params.primary, [...image.warnings, ...alpha.warnings])
-  const kept = outputMetadata(image.metadata, params.metadata)
-  const outputs: JobOutput[] = []
-  for (const v of composed.variations) {
-    const encoded = await encodeVariation(v, plan.format, { quality: params.quality ?? undefined, ...kept })
-    addWarnings(warnings, v.variation, encoded.warnings)
-    outputs.push({ variation: v.variation, ext: plan.format, bytes: encoded.bytes })
+  const request: RenderInput = { image, alpha: { alpha: alpha.alpha, foreground: alpha.foreground, source: alpha.source, warnings: alpha.warnings }, params, format: plan.format }
+  if (plan.render) {
+    const result = await plan.render(request)
+    signal?.throwIfAborted()
+    plan.onStage?.('encoding')
+    return { ...result, uncertainty: alpha.uncertainty }
   }
-  return { outputs, warnings, ignored: composed.ignored, placement: composed.placement, uncertainty: alpha.uncertainty }
-}
-
-/** The XMP and EXIF an output carries under the job's `metadata` setting. */
-export function outputMetadata(
-  source: SourceMetadata | undefined,
-  setting: JobParams['metadata']
-): { xmp: string | null; exif: ExifFields | null; iptc: Buffer | null } {
-  if (!source || setting === 'strip') return { xmp: null, exif: null, iptc: null }
-  const gps = setting === 'keep-gps'
-  const exif = source.exif && !gps ? { ...source.exif, gps: {} } : source.exif
-  return { xmp: gps ? source.xmpWithGps : source.xmp, exif, iptc: source.iptc }
+  const rendered = await renderOutputs(request, { toNative: plan.toNative, signal, onEncoding: () => plan.onStage?.('encoding') })
+  return { ...rendered, uncertainty: alpha.uncertainty }
 }

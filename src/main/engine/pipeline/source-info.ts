@@ -8,7 +8,9 @@
  *   sRGB-tagged input (its profile changes no pixel by more than 1/255) needs none.
  * - `icc`: the profile `native` is in (null: sRGB). Profiles of other classes (CMYK, grey) are
  *   converted away at decode, as is everything for an 8-bit output.
- * - `xmp`: the input's XMP packet, cleaned (`xmp-clean.ts`); `iptc`: its IPTC-IIM record.
+ * - `xmp`: the input's XMP packet, cleaned (`xmp-clean.ts`); `iptc`: its IPTC-IIM record
+ *   (`iptc-clean.ts`); each also with the position, for `metadata=keep-gps`. EXIF's GPS fields
+ *   are a group of their own (`ExifFields.gps`); its thumbnail (IFD1) is never read.
  *
  * Every byte here comes from an untrusted file, so this runs inside the decode sandbox, with
  * sizes bounded; the profile has already been read by lcms there (the pixels were converted
@@ -19,6 +21,7 @@ import sharp, { type Metadata } from 'sharp'
 import { iptcRecord } from './decode-psd'
 import { MAX_IPTC_BYTES } from './encoded-blocks'
 import { exifFields, type DecodedExif } from './exif-fields'
+import { cleanIptc } from './iptc-clean'
 import { cleanXmp } from './xmp-clean'
 
 export interface NativePixels {
@@ -43,19 +46,21 @@ export interface ExifFields {
 export interface SourceMetadata {
   /** The RGB profile of `native` (null: sRGB, or no native pixels). */
   icc: Buffer | null
-  /** The XMP packet without orientation and GPS; null when the input had none. */
+  /** The XMP packet without orientation, embedded images and position (`xmp-clean.ts`); null when the input had none. */
   xmp: string | null
-  /** The same with the GPS position the input had. */
+  /** The same with the position the input had (`metadata=keep-gps`). */
   xmpWithGps: string | null
-  /** The input's IPTC-IIM record as it came (it holds no position or orientation); null: none. */
+  /** The input's IPTC-IIM record without its place datasets (`iptc-clean.ts`); null: none. */
   iptc: Buffer | null
+  /** The record as it came, places included (`metadata=keep-gps`). */
+  iptcWithGps: Buffer | null
   /** The input's EXIF fields; null when it had none or they cannot be read. */
   exif: ExifFields | null
   /** What could not be kept, for the job's warnings. */
   warnings: string[]
 }
 
-export const NO_METADATA: SourceMetadata = { icc: null, xmp: null, xmpWithGps: null, iptc: null, exif: null, warnings: [] }
+export const NO_METADATA: SourceMetadata = { icc: null, xmp: null, xmpWithGps: null, iptc: null, iptcWithGps: null, exif: null, warnings: [] }
 
 /** Largest ICC profile kept (RGB profiles are a few KB; LUT-based ones rarely pass 1 MB). */
 export const MAX_ICC_BYTES = 4 * 2 ** 20
@@ -74,9 +79,16 @@ export function isRgbProfile(icc: Buffer): boolean {
 export function readSourceMetadata(meta: Pick<Metadata, 'xmp' | 'iptc' | 'exif'>): SourceMetadata {
   const warnings: string[] = []
   let iptc: Buffer | null = null
+  let iptcWithGps: Buffer | null = null
   const record = meta.iptc ? iptcRecord(meta.iptc) : null
-  if (record && record.length <= MAX_IPTC_BYTES) iptc = Buffer.from(record)
-  else if (record) warnings.push(`metadata: the IPTC record (${Math.round(record.length / 1024)} KB) is over ${Math.floor(MAX_IPTC_BYTES / 1024)} KB and was not kept`)
+  if (record && record.length <= MAX_IPTC_BYTES) {
+    const cleaned = cleanIptc(Buffer.from(record))
+    iptc = cleaned.withoutPlace
+    iptcWithGps = cleaned.withPlace
+    if (iptcWithGps === null) warnings.push('metadata: the IPTC record does not parse and was not kept')
+  } else if (record) {
+    warnings.push(`metadata: the IPTC record (${Math.round(record.length / 1024)} KB) is over ${Math.floor(MAX_IPTC_BYTES / 1024)} KB and was not kept`)
+  }
   let xmp: string | null = null
   let xmpWithGps: string | null = null
   if (meta.xmp && meta.xmp.length > MAX_XMP_BYTES) {
@@ -87,7 +99,7 @@ export function readSourceMetadata(meta: Pick<Metadata, 'xmp' | 'iptc' | 'exif'>
     xmpWithGps = cleaned.withGps
     if (xmpWithGps === null) warnings.push('metadata: the XMP packet is not well-formed and was not kept')
   }
-  return { icc: null, xmp, xmpWithGps, iptc, exif: readExif(meta.exif, warnings), warnings }
+  return { icc: null, xmp, xmpWithGps, iptc, iptcWithGps, exif: readExif(meta.exif, warnings), warnings }
 }
 
 /**

@@ -1,31 +1,72 @@
 /**
  * An input's XMP packet made fit to travel with its outputs: parsed with a real XML parser
  * (saxes, a linear state machine) and written out again without the properties that no longer
- * hold or that the user did not opt in to:
+ * hold or that the user did not opt in to (the table in docs/pipeline.md, "Metadata"):
  *
  * - `tiff:Orientation`: the pixels were turned upright when decoded, so it would turn them twice;
- * - `exif:GPS*` (the position where the photo was taken), unless GPS is kept on purpose.
+ * - embedded images of the original (`xmp:Thumbnails`, `xmpGImg:*`, Google's `GImage:Data` and
+ *   `GDepth:Data`, any property named like a thumbnail): they show the photo before it was cut
+ *   out, background and all, so no setting keeps them;
+ * - where the photo was taken, unless kept on purpose (`metadata=keep-gps`): `exif:GPS*` and any
+ *   property of any namespace named like a position (`GPS…`, `…Latitude`, `…Longitude`,
+ *   `…Altitude`, `…Location…`), the place fields of the IPTC and Photoshop schemas (`City`,
+ *   `State`, `Country`, `CountryCode`, `Sublocation`…, `LocationCreated`, `LocationShown`), and
+ *   drone flight telemetry namespaces (`drone-dji:`, `drone-parrot:`… : the aircraft's position,
+ *   altitude, speed and attitude) whole.
  *
- * Properties are recognised by namespace URI, whatever prefix the packet binds to it. A packet
- * with a DTD, deeper than `MAX_DEPTH` or not well-formed is dropped whole. Runs only inside the
- * decode sandbox.
+ * Properties are recognised by namespace URI and local name, whatever prefix the packet binds,
+ * at any depth: everything inside a dropped property goes with it. A packet with a DTD, deeper
+ * than `MAX_DEPTH` or not well-formed is dropped whole. Runs only inside the decode sandbox.
  */
 import { SaxesParser, type SaxesAttributeNS, type SaxesTagNS } from 'saxes'
 
-const EXIF_NS = 'http://ns.adobe.com/exif/1.0/'
 const TIFF_NS = 'http://ns.adobe.com/tiff/1.0/'
+const XMP_NS = 'http://ns.adobe.com/xap/1.0/'
 const MAX_DEPTH = 256
 
+/** Namespaces whose every property is an embedded image of the original. */
+const IMAGE_NAMESPACES = new Set(['http://ns.adobe.com/xap/1.0/g/img/'])
+/** Embedded images in other namespaces: namespace → local names. */
+const IMAGE_PROPERTIES = new Map([
+  [XMP_NS, new Set(['Thumbnails'])],
+  ['http://ns.google.com/photos/1.0/image/', new Set(['Data'])],
+  ['http://ns.google.com/photos/1.0/depthmap/', new Set(['Data'])]
+])
+/** Place fields (by local name) of the schemas that have them: "State" alone means a place only here. */
+const PLACE_SCHEMAS = new Set([
+  'http://ns.adobe.com/photoshop/1.0/',
+  'http://iptc.org/std/Iptc4xmpCore/1.0/xmlns/',
+  'http://iptc.org/std/Iptc4xmpExt/2008-02-29/'
+])
+const PLACE_FIELDS = new Set(['City', 'State', 'Country', 'CountryCode', 'CountryName', 'ProvinceState', 'Sublocation', 'WorldRegion'])
+/** Words that make a property a position in any namespace (lower case; DJI spells one "Longtitude"). */
+const POSITION_WORDS = ['latitude', 'longitude', 'longtitude', 'altitude', 'location']
+
+/** An embedded image of the original: never kept. */
+function isEmbeddedImage(uri: string, local: string): boolean {
+  return IMAGE_NAMESPACES.has(uri) || IMAGE_PROPERTIES.get(uri)?.has(local) === true || local.toLowerCase().includes('thumbnail')
+}
+
+/** Where the photo was taken (kept only with `keep-gps`). */
+export function isPosition(uri: string, local: string): boolean {
+  // Drone makers publish their telemetry as `…/drone-<maker>/…` namespaces.
+  if (uri.includes('/drone-')) return true
+  if (PLACE_SCHEMAS.has(uri) && (PLACE_FIELDS.has(local) || local.startsWith('Location'))) return true
+  const name = local.toLowerCase()
+  return name.startsWith('gps') || POSITION_WORDS.some((word) => name.includes(word))
+}
+
 export interface CleanXmp {
-  /** Without orientation and GPS; null when nothing is left worth writing. */
+  /** Without orientation, embedded images and position; null when nothing is left worth writing. */
   withoutGps: string | null
-  /** Without orientation, with the GPS position the input had. */
+  /** Without orientation and embedded images, with the position the input had. */
   withGps: string | null
 }
 
 function dropped(uri: string, local: string, keepGps: boolean): boolean {
   if (uri === TIFF_NS && local === 'Orientation') return true
-  return !keepGps && uri === EXIF_NS && local.startsWith('GPS')
+  if (isEmbeddedImage(uri, local)) return true
+  return !keepGps && isPosition(uri, local)
 }
 
 export function cleanXmp(source: string): CleanXmp {

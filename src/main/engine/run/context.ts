@@ -3,6 +3,7 @@ import type { ResolvedEngineOptions } from '../options'
 import type { Segmenter } from '../pipeline/mask'
 import type { DecodedImage } from '../pipeline/decode'
 import type { NativeTarget } from '../pipeline/native-colour'
+import type { JobResult, RenderInput, StoredOutput } from '../pipeline/render'
 import type { Db } from '../store/db'
 import type { JobStore } from '../store/jobs'
 import type { KeyStore } from '../store/keys'
@@ -28,6 +29,8 @@ export interface RunContext {
   decode(bytes: Buffer, signal: AbortSignal): Promise<DecodedImage>
   /** Converts sRGB colours into an input's own profile, in the sandbox (the profile is untrusted). */
   toNative(rgba: Buffer, width: number, height: number, target: NativeTarget, signal: AbortSignal): Promise<Buffer>
+  /** Composes and encodes the outputs in the sandbox (never on the engine's thread), which writes them into `dir`. */
+  render(input: RenderInput, dir: string, signal: AbortSignal): Promise<JobResult<StoredOutput>>
   /** Model masks by input content + model; absent: every job runs the model. */
   maskCache?: MaskCache
   /** Called after every move of a job, for push events. */

@@ -10,7 +10,8 @@ import type { OutputFormat } from '../../../shared/api'
 import type { FailureReason } from '../../../shared/errors'
 import type { JobParams } from '../../../shared/params-types'
 import { JobFailure } from '../errors'
-import { processJob, type JobOutput, type JobResult, type PipelineStage } from '../pipeline'
+import { outputBound, overLimit } from '../params/output-budget'
+import { processJob, type JobResult, type PipelineStage, type RenderInput, type StoredOutput } from '../pipeline'
 import type { DecodedImage } from '../pipeline/decode'
 import type { Segmenter } from '../pipeline/mask'
 import type { NativeTarget } from '../pipeline/native-colour'
@@ -33,8 +34,11 @@ export interface RunPlan {
   timeoutMs: number
 }
 
+/** An output as a run hands it over: bytes made in this process, or a file its render step wrote. */
+export type RunOutput = { variation: JobResult['outputs'][number]['variation']; ext: string } & ({ bytes: Buffer } | { staged: string; size: number })
+
 export interface RunResult {
-  outputs: JobOutput[]
+  outputs: RunOutput[]
   warnings: JobResult['warnings']
   ignored: JobResult['ignored']
   /** 0 (sure) to 1 (check this): docs/review.md. */
@@ -54,6 +58,11 @@ export type RunOutcome = 'done' | 'failed' | 'cancelled' | 'requeued' | 'dropped
 export interface RunHost {
   /** The input's bytes (a URL job's source is fetched by the record's side). */
   input(signal: AbortSignal): Promise<Buffer>
+  /**
+   * The input's size is known, before the model runs: the record's side settles the job's
+   * output cost there (`intake/output-cost.ts`) and may refuse it (throws `JobFailure`).
+   */
+  admit?(params: JobParams, size: { width: number; height: number }): void
   /** The pipeline reached a stage. */
   stage(stage: PipelineStage): void
   /** Stores the results and ends the job `done`; false when the job is no longer this run's. */
@@ -70,6 +79,12 @@ export interface ExecutorDeps {
   releaseSegmenter(segmenter: Segmenter): void
   decode(bytes: Buffer, maxPixels: number, signal: AbortSignal): Promise<DecodedImage>
   toNative(rgba: Buffer, width: number, height: number, target: NativeTarget, signal: AbortSignal): Promise<Buffer>
+  /**
+   * Composes and encodes off this thread and writes the outputs as files for `jobId` (the
+   * engine's sandbox: docs/pipeline.md "Compose and encode off the engine's thread").
+   * @default in this process, the outputs' bytes kept in memory
+   */
+  render?(input: RenderInput, jobId: string, signal: AbortSignal): Promise<JobResult<StoredOutput>>
   maskCache?: MaskCache
 }
 
@@ -104,19 +119,27 @@ export async function executeJob(deps: ExecutorDeps, plan: RunPlan, host: RunHos
     const decoded = deps.decode(input, plan.maxPixels, signal)
     decoded.catch(() => undefined) // observed by processJob, or dropped with the run
     const made = await withSegmenter(deps, plan.model, signal, async (segmenter) => {
-      const result = await untilAborted(
+      const base = {
+        format: plan.format,
+        params: plan.params,
+        maxPixels: plan.maxPixels,
+        decode: () => decoded,
+        admit: (size: { width: number; height: number }) => {
+          // Wherever it runs, a job never makes more than the output limits allow.
+          const over = overLimit(outputBound(plan.params, size))
+          if (over) throw new JobFailure('image_too_large', over)
+          host.admit?.(plan.params, size)
+        },
+        toNative: (rgba: Buffer, width: number, height: number, target: NativeTarget) => deps.toNative(rgba, width, height, target, signal),
         signal,
-        processJob(input, { segmenter, maskCache: deps.maskCache }, {
-          format: plan.format,
-          params: plan.params,
-          maxPixels: plan.maxPixels,
-          decode: () => decoded,
-          toNative: (rgba, width, height, target) => deps.toNative(rgba, width, height, target, signal),
-          signal,
-          onStage: (stage) => host.stage(stage)
-        })
-      )
-      return { ...result, device: segmenter.device, deviceWarning: segmenter.deviceWarning }
+        onStage: (stage: PipelineStage) => host.stage(stage)
+      }
+      const { render } = deps
+      const result = render
+        ? await untilAborted(signal, processJob(input, { segmenter, maskCache: deps.maskCache }, { ...base, render: (request) => render(request, plan.jobId, signal) }))
+        : await untilAborted(signal, processJob(input, { segmenter, maskCache: deps.maskCache }, base))
+      const outputs: RunOutput[] = result.outputs.map((o) => ('path' in o ? { variation: o.variation, ext: o.ext, staged: o.path, size: o.size } : o))
+      return { ...result, outputs, device: segmenter.device, deviceWarning: segmenter.deviceWarning }
     })
     signal.throwIfAborted()
     if (made.deviceWarning) (made.warnings[plan.params.primary] ??= []).push(`device: ${made.deviceWarning}`)

@@ -14,7 +14,9 @@ import type { PipelineStage } from '../pipeline'
 import type { JobRecord, MovePatch } from '../store/jobs'
 import { canTransition, isTerminal } from '../queue/transitions'
 import type { RunContext } from './context'
-import type { RunEnding, RunHost, RunResult } from './execute'
+import type { RunEnding, RunHost, RunOutput, RunResult } from './execute'
+import type { JobParams } from '../../../shared/params-types'
+import { settleOutputCost } from '../intake/output-cost'
 
 /** Forward path of a running job to `done`, one guarded move at a time. */
 const FORWARD: JobStatus[] = ['segmenting', 'pending_compose', 'encoding', 'done']
@@ -56,17 +58,8 @@ export function claimJob(ctx: RunContext, job: JobRecord): RunRecord | null {
   return new RunRecord(ctx, ctx.jobs.get(job.id)!)
 }
 
-/** Where outputs come from: bytes made in this process, or a file already in the job's result folder. */
-export type StoredOutput = { variation: RunResult['outputs'][number]['variation']; ext: string } & ({ bytes: Buffer } | { staged: string; size: number })
-
-export interface StoredOutcome extends Omit<RunResult, 'outputs'> {
-  outputs: StoredOutput[]
-}
-
-/** A result made in this process, to store as it is (no copy). */
-export function inMemory(result: RunResult): StoredOutcome {
-  return { ...result, outputs: result.outputs.map((o) => ({ variation: o.variation, ext: o.ext, bytes: o.bytes })) }
-}
+/** What a run stores: outputs as bytes made in this process, or files already written (staged). */
+export type StoredOutcome = RunResult
 
 /**
  * A claimed run of a job in the engine's store. It is also the run's host when the job runs in
@@ -125,8 +118,12 @@ export class RunRecord implements RunHost {
     if (canTransition(job.status, stage)) this.move(job.status, stage)
   }
 
+  admit(params: JobParams, size: { width: number; height: number }): void {
+    settleOutputCost(this.ctx, this.job, params, size)
+  }
+
   async complete(result: RunResult): Promise<boolean> {
-    return this.store(inMemory(result))
+    return this.store(result)
   }
 
   /**
@@ -136,13 +133,13 @@ export class RunRecord implements RunHost {
    */
   async store(outcome: StoredOutcome): Promise<boolean> {
     const dir = this.ctx.paths.resultDir(this.jobId)
-    const files: { variation: StoredOutput['variation']; ext: string; path: string; bytes: number }[] = []
+    const files: { variation: RunOutput['variation']; ext: string; path: string; bytes: number }[] = []
     if (this.current()) {
       await mkdir(dir, { recursive: true })
       for (const out of outcome.outputs) {
         const path = this.ctx.paths.result(this.jobId, out.variation, out.ext)
         if ('bytes' in out) await writeFileAtomic(path, out.bytes)
-        else await rename(out.staged, path)
+        else if (out.staged !== path) await rename(out.staged, path)
         files.push({ variation: out.variation, ext: out.ext, path, bytes: 'bytes' in out ? out.bytes.length : out.size })
       }
     }

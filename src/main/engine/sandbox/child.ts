@@ -1,18 +1,39 @@
 /**
- * Entry of a decode sandbox process: decodes, probes and renders previews of untrusted images
- * for the engine, one request at a time (see `pool.ts` for why a process).
+ * Entry of a decode sandbox process: decodes, probes and renders previews of untrusted images,
+ * and composes and encodes a job's outputs, for the engine, one request at a time (see `pool.ts`
+ * for why a process).
  *
  * It watches its own memory and exits with `MEMORY_EXIT_CODE` past the limit it was given; the
  * engine also watches it from outside and kills it on timeout, so a hang or a bomb ends here.
  */
+import { readdirSync } from 'node:fs'
+import os from 'node:os'
 import sharp from 'sharp'
+import { asBuffer } from '../as-buffer'
 import { JobFailure } from '../errors'
 import { decodeImage, probeImage } from '../pipeline/decode'
 import { srgbToNative } from '../pipeline/native-colour'
+import { renderToFiles, type RenderInput } from '../pipeline/render'
 import { renderPreview } from './preview-render'
 import { MEMORY_EXIT_CODE, type SandboxRequest, type ToChild, type ToParent } from './protocol'
 
 const memoryLimit = Number(process.env.CLIPDESK_SANDBOX_MEMORY_BYTES) || 1024 * 1024 * 1024
+lowerPriority(Number(process.env.CLIPDESK_SANDBOX_NICE) || 0)
+
+/**
+ * Yields the CPU to the engine (a render pool's processes): on Linux the nice value is per
+ * thread, so every thread there is now is lowered, and the threads started later (libvips's,
+ * the thread pool's) inherit it from them; elsewhere it is the whole process's.
+ */
+function lowerPriority(nice: number): void {
+  if (nice <= 0) return
+  try {
+    if (process.platform === 'linux') for (const tid of readdirSync('/proc/self/task')) os.setPriority(Number(tid), nice)
+    else os.setPriority(nice)
+  } catch {
+    // Not allowed in this environment: normal priority then.
+  }
+}
 // Nothing is ever decoded twice in one process: libvips' cache would only hold memory.
 sharp.cache(false)
 
@@ -37,6 +58,26 @@ async function handle(request: SandboxRequest): Promise<unknown> {
       const { target } = request
       return srgbToNative(Buffer.from(request.rgba), request.width, request.height, { ...target, icc: target.icc ? Buffer.from(target.icc) : null })
     }
+    case 'render':
+      // The input's profile is converted into here, in this process, like every untrusted profile.
+      return renderToFiles(renderInputBuffers(request.input), request.dir, { toNative: srgbToNative })
+  }
+}
+
+/** The request's byte arrays as Buffers (a message may carry them as plain Uint8Arrays). */
+function renderInputBuffers(input: RenderInput): RenderInput {
+  const { image, alpha } = input
+  const metadata = image.metadata && {
+    ...image.metadata,
+    icc: image.metadata.icc && asBuffer(image.metadata.icc),
+    iptc: image.metadata.iptc && asBuffer(image.metadata.iptc),
+    iptcWithGps: image.metadata.iptcWithGps && asBuffer(image.metadata.iptcWithGps)
+  }
+  const native = image.native && { ...image.native, data: asBuffer(image.native.data) }
+  return {
+    ...input,
+    image: { ...image, data: asBuffer(image.data), native, metadata },
+    alpha: { ...alpha, alpha: asBuffer(alpha.alpha), foreground: asBuffer(alpha.foreground) }
   }
 }
 

@@ -1,14 +1,18 @@
 /**
  * The engine's door to untrusted image bytes: every decode, intake probe and preview of an
- * input runs in a sandbox process (`pool.ts`), never on the engine's main thread.
+ * input runs in a sandbox process (`pool.ts`), never on the engine's main thread; so does the
+ * compose and encode of a job's outputs, whose cost grows with the output size a job asks for.
  *
- * Two pools, so that an upload's quick probe never waits behind a long decode of a running
- * job: `jobs` (one process per concurrent job) and `interactive` (probes and previews).
+ * Three pools, so that an upload's quick probe never waits behind a long decode of a running
+ * job: `jobs` (one process per concurrent job), `interactive` (probes and previews) and
+ * `renders` (compose and encode of a job's outputs, one per concurrent job, with a memory limit
+ * sized for the outputs rather than for the input).
  */
 import { asBuffer } from '../as-buffer'
 import { findBuiltScript } from '../built-script'
 import type { DecodedImage, ProbedImage } from '../pipeline/decode'
 import type { NativeTarget } from '../pipeline/native-colour'
+import type { JobResult, RenderInput, StoredOutput } from '../pipeline/render'
 import { SandboxPool } from './pool'
 import type { PreviewRequest } from './protocol'
 
@@ -23,15 +27,29 @@ export interface SandboxOptions {
   probeTimeoutMs?: number
   /** Resident memory a sandbox process may reach. @default 12 bytes per allowed pixel, at least 768 MB */
   memoryBytes?: number
+  /** Resident memory a process composing and encoding outputs may reach. @default `RENDER_MEMORY_BYTES` */
+  renderMemoryBytes?: number
+  /** Composing and encoding a job's outputs running longer is stopped (`pipeline_timeout`). @default 10 min */
+  renderTimeoutMs?: number
   /** The built sandbox entry; found next to the engine's bundle by default. */
   script?: string
 }
 
+/**
+ * Memory of a process composing and encoding one job's outputs: the input, its alpha and
+ * colours as handed over, and the variations of a job at its output limits (docs/api.md §15).
+ * Measured peaks: docs/robustness.md, "Cost bounded by what was paid".
+ */
+export const RENDER_MEMORY_BYTES = 3 * 2 ** 30
+
 export class DecodeSandbox {
   private readonly jobs: SandboxPool
   private readonly interactive: SandboxPool
+  /** Compose and encode: a pool of its own, with its own memory limit. */
+  private readonly renders: SandboxPool
   private readonly decodeTimeoutMs: number
   private readonly probeTimeoutMs: number
+  private readonly renderTimeoutMs: number
 
   constructor(private readonly opts: SandboxOptions) {
     const script = opts.script ?? findSandboxScript()
@@ -39,8 +57,23 @@ export class DecodeSandbox {
     const memoryBytes = opts.memoryBytes ?? Math.max(768 * 2 ** 20, opts.maxPixels * 12)
     this.jobs = new SandboxPool({ script, size: Math.max(1, opts.concurrency), memoryBytes })
     this.interactive = new SandboxPool({ script, size: 1, memoryBytes })
+    this.renders = new SandboxPool({
+      script,
+      size: Math.max(1, opts.concurrency),
+      memoryBytes: opts.renderMemoryBytes ?? RENDER_MEMORY_BYTES,
+      task: 'making the outputs',
+      timeoutReason: 'pipeline_timeout',
+      // A large output keeps the cores busy for a minute: `/health` and status must not wait on it.
+      nice: 10
+    })
     this.decodeTimeoutMs = opts.decodeTimeoutMs ?? 60_000
     this.probeTimeoutMs = opts.probeTimeoutMs ?? 15_000
+    this.renderTimeoutMs = opts.renderTimeoutMs ?? 10 * 60_000
+  }
+
+  /** Composes and encodes a job's outputs (`render.ts`) in a sandbox process, which writes them into `dir`. */
+  render(input: RenderInput, dir: string, signal?: AbortSignal): Promise<JobResult<StoredOutput>> {
+    return this.renders.run({ op: 'render', input, dir }, { timeoutMs: this.renderTimeoutMs, signal }) as Promise<JobResult<StoredOutput>>
   }
 
   async decode(bytes: Buffer, signal?: AbortSignal): Promise<DecodedImage> {
@@ -72,11 +105,11 @@ export class DecodeSandbox {
 
   /** Sandbox processes alive now. */
   pids(): number[] {
-    return [...this.jobs.pids(), ...this.interactive.pids()]
+    return [...this.jobs.pids(), ...this.interactive.pids(), ...this.renders.pids()]
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.jobs.close(), this.interactive.close()])
+    await Promise.all([this.jobs.close(), this.interactive.close(), this.renders.close()])
   }
 }
 

@@ -15,6 +15,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
+import type { FailureReason } from '../../../shared/errors'
 import { JobFailure } from '../errors'
 import { MEMORY_EXIT_CODE, type SandboxRequest, type ToChild, type ToParent } from './protocol'
 
@@ -31,6 +32,15 @@ export interface PoolOptions {
   recycleBytes?: number
   /** Extra environment for the processes. */
   env?: Record<string, string>
+  /** What the processes do, in failure messages. @default 'decoding the image' */
+  task?: string
+  /** The failure reason of a request past its time limit. @default 'decode_timeout' */
+  timeoutReason?: FailureReason
+  /**
+   * A nice value (1–19) the processes lower themselves to, so that their work yields the CPU to
+   * the engine's thread. @default none: normal priority
+   */
+  nice?: number
 }
 
 export interface RunOptions {
@@ -87,7 +97,11 @@ export class SandboxPool {
   private nextId = 1
   private closed = false
 
-  constructor(private readonly opts: PoolOptions) {}
+  private readonly task: string
+
+  constructor(private readonly opts: PoolOptions) {
+    this.task = opts.task ?? 'decoding the image'
+  }
 
   /** Runs one request in a sandbox process; rejects with `JobFailure` or the signal's reason. */
   run(request: SandboxRequest, opts: RunOptions): Promise<unknown> {
@@ -149,6 +163,7 @@ export class SandboxPool {
         ...process.env,
         ...this.opts.env,
         CLIPDESK_SANDBOX_MEMORY_BYTES: String(this.opts.memoryBytes),
+        ...(this.opts.nice ? { CLIPDESK_SANDBOX_NICE: String(this.opts.nice) } : {}),
         // Inside Electron, process.execPath is the app: run it as plain Node.
         ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {})
       }
@@ -168,7 +183,7 @@ export class SandboxPool {
     slot.child.channel?.ref()
     const id = this.nextId++
     const timer = setTimeout(() => {
-      slot.kill(new JobFailure('decode_timeout', `decoding the image took longer than ${formatSeconds(next.opts.timeoutMs)} and was stopped`))
+      slot.kill(new JobFailure(this.opts.timeoutReason ?? 'decode_timeout', `${this.task} took longer than ${formatSeconds(next.opts.timeoutMs)} and was stopped`))
     }, next.opts.timeoutMs)
     const abort = (): void => slot.kill(next.opts.signal!.reason as Error)
     next.opts.signal?.addEventListener('abort', abort, { once: true })
@@ -187,7 +202,7 @@ export class SandboxPool {
     if (process.platform !== 'linux' || !pid) return null
     return setInterval(() => {
       residentBytes(pid).then((rss) => {
-        if (rss > this.opts.memoryBytes) slot.kill(memoryFailure(this.opts.memoryBytes))
+        if (rss > this.opts.memoryBytes) slot.kill(memoryFailure(this.task, this.opts.memoryBytes))
       }, () => {})
     }, WATCH_MS)
   }
@@ -232,7 +247,7 @@ export class SandboxPool {
       const why =
         slot.killedFor ??
         (code === MEMORY_EXIT_CODE
-          ? memoryFailure(this.opts.memoryBytes)
+          ? memoryFailure(this.task, this.opts.memoryBytes)
           : new JobFailure('pipeline_crashed', `the decoder process stopped unexpectedly (${signal ?? `exit code ${code}`})`))
       job.reject(why)
     }
@@ -240,8 +255,8 @@ export class SandboxPool {
   }
 }
 
-function memoryFailure(limit: number): JobFailure {
-  return new JobFailure('image_too_large', `decoding the image needed more than ${Math.round(limit / 2 ** 20)} MB of memory and was stopped`)
+function memoryFailure(task: string, limit: number): JobFailure {
+  return new JobFailure('image_too_large', `${task} needed more than ${Math.round(limit / 2 ** 20)} MB of memory and was stopped`)
 }
 
 /** VmRSS of a process, from /proc (Linux). */

@@ -6,6 +6,7 @@ import type { FailureReason } from '../../../shared/errors'
 import type { DecodedImage, ProbedImage } from '../pipeline/decode'
 import type { NativeTarget } from '../pipeline/native-colour'
 import type { JobFraming } from '../store/jobs'
+import type { JobResult, RenderInput, StoredOutput } from '../pipeline/render'
 
 export interface PreviewRequest {
   /** File to render: an upload, a stored input or a result. */
@@ -26,12 +27,15 @@ export type SandboxRequest =
   | { op: 'preview'; request: PreviewRequest; maxPixels: number }
   /** sRGB colours into an input's own profile (which lcms must read: untrusted bytes). */
   | { op: 'to-native'; rgba: Buffer; width: number; height: number; target: NativeTarget }
+  /** Compose and encode a job's outputs into files in `dir` (`render.ts`): large outputs must not hold the engine's thread. */
+  | { op: 'render'; input: RenderInput; dir: string }
 
 export interface SandboxResults {
   decode: DecodedImage
   probe: ProbedImage
   preview: Buffer
   'to-native': Buffer
+  render: JobResult<StoredOutput>
 }
 
 export type SandboxOp = SandboxRequest['op']

@@ -163,6 +163,11 @@ export class JobStore {
     return Number((prepared(this.db, 'SELECT count(*) AS n FROM jobs WHERE status = ?').get(status) as { n: number }).n)
   }
 
+  /** Queued jobs of one API key (its share of the queue, docs/api.md §15). */
+  countQueuedForKey(keyId: string): number {
+    return Number((prepared(this.db, "SELECT count(*) AS n FROM jobs WHERE status = 'queued' AND key_id = ?").get(keyId) as { n: number }).n)
+  }
+
   idsByStatus(statuses: readonly JobStatus[]): string[] {
     const marks = statuses.map(() => '?').join(', ')
     return (prepared(this.db, `SELECT id FROM jobs WHERE status IN (${marks}) ORDER BY seq`).all(...statuses) as { id: string }[]).map(

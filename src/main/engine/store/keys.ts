@@ -113,28 +113,36 @@ export class KeyStore {
   }
 
   /**
-   * Takes one credit for a job. Must run inside the transaction that inserts the job, so that
-   * a job exists exactly when its credit was taken. The WHERE clause keeps balances >= 0 even
-   * under concurrent uploads. Returns false when the balance is too low.
+   * Takes `credits` (a whole number ≥ 1) for a job: at acceptance, inside the transaction that
+   * inserts the job, so that a job exists exactly when its credits were taken; or later, inside
+   * a transaction, for what its output turned out to cost (`output-cost.ts`). The WHERE clause
+   * keeps balances >= 0 even under concurrent uploads. Returns false when the balance is too
+   * low (nothing is taken); true for an unlimited key, which is never charged.
    */
-  charge(keyId: string, jobId: string): boolean {
-    const r = prepared(this.db, 'UPDATE api_keys SET credits = credits - 1 WHERE id = ? AND credits IS NOT NULL AND credits >= 1')
-      .run(keyId)
+  charge(keyId: string, jobId: string, credits = 1): boolean {
+    const r = prepared(this.db, 'UPDATE api_keys SET credits = credits - ? WHERE id = ? AND credits IS NOT NULL AND credits >= ?')
+      .run(credits, keyId, credits)
     if (r.changes > 0) {
-      this.ledger(keyId, jobId, -1, 'charge')
+      this.ledger(keyId, jobId, -credits, 'charge')
       return true
     }
     const row = prepared(this.db, 'SELECT credits FROM api_keys WHERE id = ?').get(keyId) as { credits: number | null } | undefined
     return row !== undefined && row.credits === null
   }
 
-  /** Gives back the credit of a failed job (call inside the transaction that fails it). */
-  refund(keyId: string, jobId: string): void {
-    const charged = prepared(this.db, "SELECT coalesce(sum(delta), 0) AS d FROM credit_ledger WHERE job_id = ? AND reason IN ('charge', 'refund')")
+  /** Credits a job holds now: charged and not given back (0 for an unlimited key's job). */
+  heldBy(jobId: string): number {
+    const row = prepared(this.db, "SELECT coalesce(sum(delta), 0) AS d FROM credit_ledger WHERE job_id = ? AND reason IN ('charge', 'refund')")
       .get(jobId) as { d: number }
-    if (Number(charged.d) >= 0) return // never charged (unlimited key) or already refunded
-    prepared(this.db, 'UPDATE api_keys SET credits = credits + 1 WHERE id = ? AND credits IS NOT NULL').run(keyId)
-    this.ledger(keyId, jobId, 1, 'refund')
+    return Math.max(0, -Number(row.d))
+  }
+
+  /** Gives back every credit a failed job was charged (call inside the transaction that fails it). */
+  refund(keyId: string, jobId: string): void {
+    const held = this.heldBy(jobId)
+    if (held <= 0) return // never charged (unlimited key) or already refunded
+    prepared(this.db, 'UPDATE api_keys SET credits = credits + ? WHERE id = ? AND credits IS NOT NULL').run(held, keyId)
+    this.ledger(keyId, jobId, held, 'refund')
   }
 
   private ledger(keyId: string, jobId: string | null, delta: number, reason: 'grant' | 'charge' | 'refund'): void {
