@@ -217,4 +217,13 @@ describe('listener guards', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/upload', '/api/v1/status']))
     expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
   })
+
+  it('names every operation (operationId, each once) and lists the 405 every path answers for another method', async () => {
+    const doc = await json(await fetch(server.url('/api/v1/openapi.json')))
+    const ops = Object.values(doc.paths as Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>).flatMap((item) => Object.values(item))
+    const ids = ops.map((o) => o.operationId)
+    expect(ids).toEqual(expect.arrayContaining(['createJob', 'getJobStatus', 'getResult', 'getHealth', 'getOpenApiDocument']))
+    expect(new Set(ids).size).toBe(ids.length)
+    for (const op of ops) expect(Object.keys(op.responses), op.operationId).toContain('405')
+  })
 })

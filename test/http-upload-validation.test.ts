@@ -67,8 +67,8 @@ describe('accepted uploads', () => {
     expect(res.body.mode).toBe('background')
   })
 
-  it('accepts every MIME type of the seed list when the bytes are an image', async () => {
-    for (const type of ['image/png', 'image/x-tiff', 'application/tiff', 'image/vnd.adobe.photoshop', 'image/svg+xml']) {
+  it('accepts every MIME type of the seed list, and application/octet-stream (what curl sends for a file it does not know), when the bytes are an image', async () => {
+    for (const type of ['image/png', 'image/x-tiff', 'application/tiff', 'image/vnd.adobe.photoshop', 'image/svg+xml', 'application/octet-stream']) {
       const res = await postForm(multipart({}, { bytes: png, type }))
       expect(res.status, type).toBe(202)
     }
@@ -131,6 +131,16 @@ describe('422 validation_failed', () => {
   it('refuses a params string over 2,048 characters', () =>
     expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 'params', params: 'x'.repeat(2049) }), 422, 'validation_failed', 'params'))
   it('refuses an unknown field', () => expectRefused(() => postJson({ file_url: 'https://example.com/a.png', outputformat: 'png' }), 422, 'validation_failed', 'outputformat'))
+  it('names every problem of the request at once: other fields, the grammar of the set, an unknown preset, a margin too wide for the size', async () => {
+    const body = await expectRefused(
+      () => postJson({ file_url: 'https://example.com/a.png', mode: 'params', output_format: 'gif', params: 'no-such-preset;shadow=sideways;size=100;margin=60px' }),
+      422,
+      'validation_failed'
+    )
+    expect(body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['output_format', 'params.margin', 'params.preset', 'params.shadow'])
+  })
+  it('refuses bytes that are not an image when declared application/octet-stream (the bytes decide)', () =>
+    expectRefused(() => postForm(multipart({}, { bytes: Buffer.from('hello, this is not a picture'), type: 'application/octet-stream' })), 422, 'validation_failed', 'file'))
   it('refuses a declared MIME type outside the list', () => expectRefused(() => postForm(multipart({}, { bytes: png, type: 'text/plain' })), 422, 'validation_failed', 'file'))
   it('refuses bytes that are not an image', () =>
     expectRefused(() => postForm(multipart({}, { bytes: Buffer.from('hello, this is not a picture'), type: 'image/png' })), 422, 'validation_failed', 'file'))

@@ -63,7 +63,8 @@ export interface ParamSet {
   values: ParamValues
 }
 
-export type ParamsParse = { ok: true; value: ParamSet } | { ok: false; details: ErrorDetail[] }
+/** A failed parse keeps what did parse (`partial`), so that later checks can still report their own problems. */
+export type ParamsParse = { ok: true; value: ParamSet } | { ok: false; details: ErrorDetail[]; partial?: ParamSet }
 export type ParamsResolution = { ok: true; value: JobParams } | { ok: false; details: ErrorDetail[] }
 
 /** What each key accepts, as said in error messages and docs. */
@@ -232,7 +233,7 @@ function parseObject(obj: Record<string, unknown>): ParamsParse {
     else details.push(unknownKey(key))
   }
   checkSet(values, details)
-  return details.length > 0 ? { ok: false, details } : { ok: true, value: { preset, values } }
+  return details.length > 0 ? { ok: false, details, partial: { preset, values } } : { ok: true, value: { preset, values } }
 }
 
 function parseInline(text: string): ParamsParse {
@@ -263,7 +264,7 @@ function parseInline(text: string): ParamsParse {
     parseValue(key, value, values, details)
   })
   checkSet(values, details)
-  return details.length > 0 ? { ok: false, details } : { ok: true, value: { preset, values } }
+  return details.length > 0 ? { ok: false, details, partial: { preset, values } } : { ok: true, value: { preset, values } }
 }
 
 /**

@@ -40,6 +40,34 @@ const uploadFields = {
 
 const err = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } })
 
+type Operation = { operationId?: string; responses: Record<string, unknown>; [field: string]: unknown }
+type PathItem = Record<string, Operation>
+
+/** A name per operation, for generated clients (`client.createJob(…)`), by path and method. */
+const OPERATION_IDS: Record<string, string> = {
+  'post /api/v1/upload': 'createJob',
+  'get /api/v1/status': 'getJobStatus',
+  'get /api/v1/results/{job_id}/{file}': 'getResult',
+  'get /api/v1/health': 'getHealth',
+  'get /api/v1/openapi.json': 'getOpenApiDocument'
+}
+
+/**
+ * Every operation gets its `operationId` and the 405 every path answers for another method
+ * (with `Allow`), so that neither can be forgotten on a path added later.
+ */
+function finish(paths: Record<string, PathItem>): Record<string, PathItem> {
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const id = OPERATION_IDS[`${method} ${path}`]
+      if (!id) throw new Error(`no operationId for ${method} ${path}`)
+      op.operationId = id
+      op.responses['405'] ??= err(`Another method than ${method.toUpperCase()} (the Allow header lists the one to use)`)
+    }
+  }
+  return paths
+}
+
 /** The OpenAPI 3.1 document of `/api/v1`, served at `/api/v1/openapi.json`. */
 export function openApiDocument(serverUrl: string): Record<string, unknown> {
   return {
@@ -112,7 +140,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         }
       }
     },
-    paths: {
+    paths: finish({
       '/api/v1/upload': {
         post: {
           summary: 'Create a job',
@@ -173,12 +201,11 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           summary: 'Liveness, the default model and the device that runs it (no key needed)',
           security: [],
           responses: {
-            '200': { description: 'Up', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
-            '405': err('Method not allowed')
+            '200': { description: 'Up', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } }
           }
         }
       },
       '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } } }
-    }
+    })
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
-import { ACCEPTED_MIME_TYPES, type UploadAccepted, type UploadFields } from '../../../shared/api'
+import { ACCEPTED_MIME_TYPES, MODES, type Mode, type UploadAccepted, type UploadFields } from '../../../shared/api'
 import { validateUpload, type UploadRequest } from '../../../shared/upload'
 import { ApiError, JobFailure } from '../errors'
 import type { DataPaths } from '../paths'
@@ -11,7 +11,7 @@ import type { JobStore } from '../store/jobs'
 import type { KeyStore } from '../store/keys'
 import type { JobParamsStore } from '../store/job-params'
 import type { PresetStore } from '../store/presets'
-import { resolveUploadParams } from '../params/resolve'
+import { mergeDetails, paramsProblems, resolveUploadParams } from '../params/resolve'
 import { creditsFor, OUTPUT_LIMITS, outputBound, overLimit, type OutputBound } from '../params/output-budget'
 import type { JobParams } from '../../../shared/params-types'
 import { sniffImageType } from './sniff'
@@ -52,7 +52,10 @@ interface IntakeDeps {
  * embedded images counted) is read by `probe`, which runs in the decode sandbox.
  */
 async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDeps['probe']): Promise<{ width: number; height: number }> {
-  if (file.mimeType !== null && !(ACCEPTED_MIME_TYPES as readonly string[]).includes(file.mimeType.toLowerCase())) {
+  // `application/octet-stream` says "bytes of some kind" (what curl and many clients send for a
+  // file they do not know): not a claim to check, the bytes are sniffed either way.
+  const declared = file.mimeType?.toLowerCase() ?? null
+  if (declared !== null && declared !== 'application/octet-stream' && !(ACCEPTED_MIME_TYPES as readonly string[]).includes(declared)) {
     throw new ApiError('validation_failed', 'The file type is not supported.', {
       details: [{ field: 'file', issue: `MIME type ${file.mimeType} is not one of ${ACCEPTED_MIME_TYPES.join(', ')}` }]
     })
@@ -119,7 +122,14 @@ function shortOf(deps: IntakeDeps, keyId: string | null, cost: number): number |
  */
 export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promise<UploadAccepted> {
   const checked = validateUpload(input.fields, input.file !== undefined)
-  if (!checked.ok) throw new ApiError(checked.code, checked.message, { details: checked.details })
+  if (!checked.ok) {
+    // One answer names every problem: presets and layering of the set too, not only its grammar.
+    const fields = input.fields as Record<string, unknown>
+    const mode = (MODES as readonly unknown[]).includes(fields.mode) ? (fields.mode as Mode) : 'clipping'
+    const params = typeof fields.params === 'string' || (typeof fields.params === 'object' && fields.params !== null) ? (fields.params as string | Record<string, unknown>) : null
+    const details = checked.code === 'validation_failed' ? mergeDetails(checked.details, paramsProblems(deps.presets, mode, params)) : checked.details
+    throw new ApiError(checked.code, checked.message, { details })
+  }
   const request: UploadRequest = checked.value
   // A bad parameter set (or an unknown preset) is refused before a job exists; `params` also
   // applies to modes clipping and background (docs/api.md §6.3).

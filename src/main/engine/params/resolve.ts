@@ -7,7 +7,8 @@
  * already queued.
  */
 import type { DeliveryMode, Mode } from '../../../shared/api'
-import { parseParams, resolveParams, type ParamSet } from '../../../shared/params'
+import type { ErrorDetail } from '../../../shared/errors'
+import { parseParams, resolveParams, type ParamSet, type ParamsResolution } from '../../../shared/params'
 import type { JobParams } from '../../../shared/params-types'
 import { ApiError, JobFailure } from '../errors'
 import type { JobParamsStore } from '../store/job-params'
@@ -16,14 +17,36 @@ import type { PresetStore } from '../store/presets'
 
 type RawParams = string | Record<string, unknown> | null
 
-function resolve(presets: Pick<PresetStore, 'lookup'>, mode: Mode, params: RawParams) {
+function resolve(presets: Pick<PresetStore, 'lookup'>, mode: Mode, params: RawParams): ParamsResolution {
   let set: ParamSet | null = null
   if (params !== null && params !== '') {
     const parsed = parseParams(params)
-    if (!parsed.ok) return parsed
+    if (!parsed.ok) {
+      // Every problem at once: what did parse is still resolved (an unknown preset, a margin
+      // too wide for the size), its problems added for the keys not already reported.
+      if (!parsed.partial) return parsed
+      const later = resolveParams(mode, parsed.partial, presets.lookup)
+      return { ok: false, details: later.ok ? parsed.details : mergeDetails(parsed.details, later.details) }
+    }
     set = parsed.value
   }
   return resolveParams(mode, set, presets.lookup)
+}
+
+/** `first`, then the problems of `more` about fields `first` does not name. */
+export function mergeDetails(first: ErrorDetail[], more: ErrorDetail[]): ErrorDetail[] {
+  const named = new Set(first.map((d) => d.field))
+  return [...first, ...more.filter((d) => !named.has(d.field))]
+}
+
+/**
+ * The problems of a job's parameter set (grammar, presets, layering) for an upload already
+ * refused for other fields, so that one answer names them all; [] when there is nothing to add.
+ */
+export function paramsProblems(presets: Pick<PresetStore, 'lookup'>, mode: Mode, params: RawParams): ErrorDetail[] {
+  if (params === null || params === '') return []
+  const r = resolve(presets, mode, params)
+  return r.ok ? [] : r.details
 }
 
 /**
