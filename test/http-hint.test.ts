@@ -170,6 +170,19 @@ describe('refused hints', () => {
     await expectRefused(form({ file_url: 'https://example.com/a.png' }, [{ name: 'hint', bytes: await hintPng(16, 12) }]), 422, 'validation_failed', 'hint')
   })
 
+  it('a hint sent as a text part: 422 validation_failed, field hint (it is a file part)', async () => {
+    const body = form({ hint: 'white' }, [{ name: 'file', bytes: file }])
+    const error = await expectRefused(body, 422, 'validation_failed', 'hint')
+    expect(error.details[0].issue).toBe('unknown field')
+  })
+
+  it('the OpenAPI document describes the hint part', async () => {
+    const doc = await json(await fetch(server.url('/api/v1/openapi.json')))
+    const multipart = doc.paths['/api/v1/upload'].post.requestBody.content['multipart/form-data']
+    expect(multipart.schema.properties.hint).toMatchObject({ type: 'string', contentMediaType: 'application/octet-stream' })
+    expect(multipart.encoding.hint.contentType).toBe('image/png, image/jpeg, image/webp')
+  })
+
   it('two hint parts: 400 malformed_request', async () => {
     const hint = await hintPng(16, 12)
     await expectRefused(form({}, [{ name: 'file', bytes: file }, { name: 'hint', bytes: hint }, { name: 'hint', bytes: hint }]), 400, 'malformed_request')
