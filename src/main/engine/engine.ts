@@ -186,6 +186,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     for (const id of ids) {
       rmSync(this.paths.resultDir(id), { recursive: true, force: true })
       rmSync(this.paths.upload(id), { force: true })
+      rmSync(this.paths.hint(id), { force: true })
       this.jobs.deleteJob(id)
     }
     this.maskCache.sweep(now - this.options.retentionMs)
@@ -378,6 +379,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       segmenter: (model) => this.segmenter(model),
       releaseSegmenter: (s) => this.modelPool.release(s),
       decode: (bytes, signal) => this.sandbox.decode(bytes, signal),
+      decodeHint: (request, signal) => this.sandbox.decodeHint(request, signal),
       toNative: (rgba, width, height, target, signal) => this.sandbox.toNative(rgba, width, height, target, signal),
       render: (input, dir, signal) => this.sandbox.render(input, dir, signal),
       maskCache: this.maskCache,

@@ -19,6 +19,11 @@ export class DataPaths {
     return join(this.uploads, jobId)
   }
 
+  /** A job's hint (docs/review.md "Hints"), beside its upload and removed with it. */
+  hint(jobId: string): string {
+    return join(this.uploads, `${jobId}.hint`)
+  }
+
   resultDir(jobId: string): string {
     return join(this.results, jobId)
   }

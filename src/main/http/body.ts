@@ -11,6 +11,10 @@ function tooLarge(limit: number): ApiError {
   return new ApiError('payload_too_large', `The request body is larger than the limit of ${limit} bytes.`)
 }
 
+function hintTooLarge(limit: number): ApiError {
+  return new ApiError('payload_too_large', `The hint is larger than the limit of ${limit} bytes.`, { details: [{ field: 'hint', issue: `over ${limit} bytes` }] })
+}
+
 function malformed(message: string): ApiError {
   return new ApiError('malformed_request', message)
 }
@@ -68,7 +72,7 @@ function parseMultipart(req: IncomingMessage, maxFileBytes: number, meter?: Chun
     try {
       parser = busboy({
         headers: req.headers,
-        limits: { fileSize: maxFileBytes, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 21 }
+        limits: { fileSize: maxFileBytes, files: 2, fields: 20, fieldSize: 64 * 1024, parts: 22 }
       })
     } catch (err) {
       reject(malformed(`The multipart body cannot be parsed: ${(err as Error).message}`))
@@ -76,6 +80,7 @@ function parseMultipart(req: IncomingMessage, maxFileBytes: number, meter?: Chun
     }
     const fields: UploadFields = {}
     let file: UploadInput['file']
+    let hint: UploadInput['hint']
     let failure: ApiError | null = null
     const fail = (err: ApiError): void => {
       failure ??= err
@@ -85,21 +90,28 @@ function parseMultipart(req: IncomingMessage, maxFileBytes: number, meter?: Chun
       else if (name in fields) fail(malformed(`The field "${name}" was sent more than once.`))
       else fields[name] = value
     })
+    const seen = new Set<string>()
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = []
+      if (name !== 'file' && name !== 'hint') fail(malformed(`Unexpected file part "${name}"; the image goes in the part "file", its hint in the part "hint".`))
+      else if (seen.has(name)) fail(malformed(`The part "${name}" was sent more than once.`))
+      seen.add(name)
       stream.on('error', (err: Error) => fail(endedEarly(err)))
-      stream.on('data', (c: Buffer) => chunks.push(c))
-      stream.on('limit', () => fail(tooLarge(maxFileBytes)))
+      // Parts that are refused anyway are drained, not held.
+      stream.on('data', (c: Buffer) => failure === null && chunks.push(c))
+      stream.on('limit', () => fail(name === 'hint' ? hintTooLarge(maxFileBytes) : tooLarge(maxFileBytes)))
       stream.on('close', () => {
-        if (name !== 'file') fail(malformed(`Unexpected file part "${name}"; the image goes in the part "file".`))
+        if (failure) return
+        // The declared type of a hint is not used: its bytes are sniffed at intake.
+        if (name === 'hint') hint = { bytes: Buffer.concat(chunks) }
         else file = { bytes: Buffer.concat(chunks), mimeType: info.mimeType, filename: info.filename }
       })
     })
-    parser.on('filesLimit', () => fail(malformed('Only one file may be sent per upload.')))
+    parser.on('filesLimit', () => fail(malformed('At most two files may be sent per upload: the image ("file") and its hint ("hint").')))
     parser.on('fieldsLimit', () => fail(malformed('Too many fields.')))
     parser.on('partsLimit', () => fail(malformed('Too many parts.')))
     parser.on('error', (err: Error) => reject(failure ?? malformed(`The multipart body cannot be parsed: ${err.message}`)))
-    parser.on('close', () => (failure ? reject(failure) : resolve(file ? { fields, file } : { fields })))
+    parser.on('close', () => (failure ? reject(failure) : resolve({ fields, ...(file && { file }), ...(hint && { hint }) })))
     req.on('error', (err: Error) => {
       fail(endedEarly(err))
       parser.destroy(failure!)

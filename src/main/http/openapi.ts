@@ -149,8 +149,20 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             content: {
               'application/json': { schema: { type: 'object', properties: uploadFields } },
               'multipart/form-data': {
-                schema: { type: 'object', properties: { ...uploadFields, file: { type: 'string', contentMediaType: 'application/octet-stream' } } },
-                encoding: { file: { contentType: ACCEPTED_MIME_TYPES.join(', ') } }
+                schema: {
+                  type: 'object',
+                  properties: {
+                    ...uploadFields,
+                    file: { type: 'string', contentMediaType: 'application/octet-stream' },
+                    hint: {
+                      type: 'string',
+                      contentMediaType: 'application/octet-stream',
+                      description:
+                        "Optional, only with file: a PNG, JPEG or WebP of the image's size after its EXIF orientation, read as grey: white (>= 250) = keep, black (<= 5) = remove, other grey = the model decides (docs/api.md 6.4)"
+                    }
+                  }
+                },
+                encoding: { file: { contentType: ACCEPTED_MIME_TYPES.join(', ') }, hint: { contentType: 'image/png, image/jpeg, image/webp' } }
               }
             }
           },
@@ -160,8 +172,8 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             '401': err('Missing or invalid X-API-Key'),
             '402': err('Not enough credits for this job: 1 credit per started 100 MP of output, summed over its variations, at least 1'),
             '403': err('Host header not allowed'),
-            '413': err('Upload larger than the limit'),
-            '422': err('Validation failed (enums, both inputs, params, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large)'),
+            '413': err('Upload (or its hint) larger than the limit'),
+            '422': err('Validation failed (enums, both inputs, params, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large; a hint not a PNG, JPEG or WebP of the image size, or with file_url)'),
             '429': err('Too many bad API keys, or this key already has its share of the queue waiting (a quarter of it); see Retry-After'),
             '503': err('Queue full, or the model the job would use failed to load in the last minute; see Retry-After')
           }

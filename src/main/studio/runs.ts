@@ -4,7 +4,7 @@
  * move goes through the job's run record (`engine/run/record.ts`), as a local run's does.
  */
 import { createHash } from 'node:crypto'
-import { createReadStream } from 'node:fs'
+import { createReadStream, existsSync } from 'node:fs'
 import { FAILURE_REASONS, type FailureReason } from '../../shared/errors'
 import { cleanText } from '../../shared/text'
 import { ApiError, JobFailure } from '../engine/errors'
@@ -78,6 +78,9 @@ export class StudioRuns {
         headers: { 'Retry-After': String(seconds) }
       })
     }
+    // A hint is kept beside the coordinator's upload and not served to workers elsewhere: its job
+    // waits for the coordinator's own worker (docs/studio.md).
+    if (!opts.local && existsSync(this.ctx.paths.hint(jobId))) return { claimed: null, waitMs: MODEL_WAIT_MS }
     if (opts.models) {
       let model: string | null = null
       try {

@@ -14,6 +14,7 @@ import type { PresetStore } from '../store/presets'
 import { mergeDetails, paramsProblems, resolveUploadParams } from '../params/resolve'
 import { creditsFor, OUTPUT_LIMITS, outputBound, overLimit, type OutputBound } from '../params/output-budget'
 import type { JobParams } from '../../../shared/params-types'
+import { HINT_TYPES } from '../pipeline/hint'
 import { sniffImageType } from './sniff'
 
 /** An upload as every transport hands it to the engine. */
@@ -22,6 +23,11 @@ export interface UploadInput {
   fields: UploadFields
   /** The uploaded file, if any. `mimeType` null means the transport did not declare one (IPC). */
   file?: { bytes: Buffer; mimeType: string | null; filename?: string }
+  /**
+   * The optional hint image (docs/review.md "Hints"): only with `file`. Its declared type is
+   * never trusted: its bytes are sniffed and its header read in the sandbox.
+   */
+  hint?: { bytes: Buffer }
   /** The API key charged for the job; null for the app's owner (IPC), who is not charged. */
   keyId: string | null
 }
@@ -74,6 +80,37 @@ async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDe
     }
     const issue = err instanceof JobFailure && err.reason !== 'pipeline_crashed' ? err.message : `the ${type} image could not be read`
     throw new ApiError('validation_failed', 'The image could not be read.', { details: [{ field: 'file', issue }] })
+  }
+}
+
+/** Refuses a hint that cannot be one before anything is read: without a file, or over the upload limit. */
+function checkHintBytes(bytes: Buffer, withFile: boolean, maxBytes: number): void {
+  if (!withFile) {
+    throw new ApiError('validation_failed', 'A hint goes with an uploaded image.', {
+      details: [{ field: 'hint', issue: 'a hint is taken only with the image in the part "file", not with file_url' }]
+    })
+  }
+  if (bytes.length > maxBytes) {
+    throw new ApiError('payload_too_large', `The hint is larger than ${maxBytes} bytes.`, { details: [{ field: 'hint', issue: `over ${maxBytes} bytes` }] })
+  }
+}
+
+/**
+ * Refuses a hint that is not a PNG, JPEG or WebP image (sniffed: a declared type is not
+ * trusted) of the image's upright size (its header, read in the decode sandbox).
+ */
+async function checkHint(bytes: Buffer, image: { width: number; height: number }, probe: IntakeDeps['probe']): Promise<void> {
+  const refuse = (issue: string): ApiError => new ApiError('validation_failed', 'The hint cannot be used.', { details: [{ field: 'hint', issue }] })
+  const type = sniffImageType(bytes)
+  if (type === null || !HINT_TYPES.includes(type)) throw refuse('the bytes are not a PNG, JPEG or WebP image')
+  let size: { width: number; height: number }
+  try {
+    size = await probe(bytes)
+  } catch (err) {
+    throw refuse(err instanceof JobFailure && err.reason !== 'pipeline_crashed' ? err.message : `the ${type} hint could not be read`)
+  }
+  if (size.width !== image.width || size.height !== image.height) {
+    throw refuse(`the hint is ${size.width}×${size.height}; it must be the image's size after orientation, ${image.width}×${image.height}`)
   }
 }
 
@@ -141,23 +178,28 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
       throw new ApiError('payload_too_large', `The upload is larger than ${deps.options.maxUploadBytes} bytes.`)
     }
   }
+  if (input.hint) checkHintBytes(input.hint.bytes, input.file !== undefined, deps.options.maxUploadBytes)
   deps.assertAvailable(params.model)
   // Credits and queue room first: a key that cannot pay, or has no room, never gets its file read.
   const broke = shortOf(deps, input.keyId, 1)
   if (broke !== null) throw insufficientCredits(1, broke)
   assertRoom(deps, input.keyId)
   const size = input.file ? await checkFile(input.file, deps.probe) : null
+  if (input.hint && size) await checkHint(input.hint.bytes, size, deps.probe)
   const cost = creditsFor(checkOutputs(params, size).pixels)
   const short = shortOf(deps, input.keyId, cost)
   if (short !== null) throw insufficientCredits(cost, short)
 
   const id = randomUUID()
   let inputPath: string | null = null
+  const hintPath = deps.paths.hint(id)
   if (input.file) {
     inputPath = deps.paths.upload(id)
     try {
       writeFileAtomicSync(inputPath, input.file.bytes)
+      if (input.hint) writeFileAtomicSync(hintPath, input.hint.bytes)
     } catch (err) {
+      rmSync(inputPath, { force: true })
       throw new ApiError('unavailable', `The upload could not be stored: ${(err as Error).message}`, {
         headers: { 'Retry-After': '60' }
       })
@@ -185,6 +227,7 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
     accepted()
   } catch (err) {
     if (inputPath) rmSync(inputPath, { force: true })
+    rmSync(hintPath, { force: true })
     throw err
   }
   return { job_id: id, status: 'queued', mode: request.mode }

@@ -10,11 +10,14 @@
  *   model run on a small subject's box (`detail.ts`). `refine=none`: the mask upscaled.
  * - With the model: how much the cutout needs a person's look (`uncertainty.ts`,
  *   docs/review.md), from the model's first mask and the final alpha.
+ * - A hint (`hint.ts`, docs/review.md "Hints"): its strokes set on the result, the edges refined
+ *   again within a band around them; the cached mask stays the model's own.
  */
 import type { JobParams } from '../../../shared/params-types'
 import { inputHash, type MaskCache } from '../store/mask-cache'
 import type { DecodedImage } from './decode'
 import { detailPass } from './detail'
+import { constrainMask, hasStrokes, hintBand, mergeHinted, type AlphaPixels, type HintPlane } from './hint'
 import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask'
 import type { ModelVariant } from './model'
 import { resizeMask, type MaskPlane } from './refine'
@@ -76,11 +79,17 @@ export async function computeAlpha(
   input: Buffer,
   deps: AlphaDeps,
   params: Pick<JobParams, 'alpha' | 'refine'>,
-  signal?: AbortSignal
+  signal?: AbortSignal,
+  hint?: HintPlane
 ): Promise<AlphaResult> {
   const warnings: string[] = []
+  const strokes = hint && hasStrokes(hint) ? hint : null
   if (params.alpha === 'keep') {
-    if (image.hasAlpha) return keepInputAlpha(image)
+    if (image.hasAlpha) {
+      const kept = keepInputAlpha(image)
+      // The user's own alpha: the strokes are set on it, nothing is refined.
+      return strokes ? { ...kept, ...mergeHinted(kept, kept, strokes, image.data, 0) } : kept
+    }
     warnings.push(KEEP_WITHOUT_ALPHA_WARNING)
   }
   let { mask, source } = await modelMask(image, input, deps, signal)
@@ -92,18 +101,21 @@ export async function computeAlpha(
     signal?.throwIfAborted()
   }
 
-  let alpha: Buffer
-  let foreground: Buffer
-  if (params.refine !== 'none') {
-    const refined = await refineOffThread(image, mask, signal)
-    alpha = refined.alpha
-    foreground = refined.foreground
-  } else {
-    alpha = deps.segmenter.segmentAtModelSize ? await upscaleMask(mask.data, image.width, image.height, mask.width, mask.height) : await resizeMask(mask, image.width, image.height)
-    foreground = image.data
+  let { alpha, foreground } = await refined(image, mask, deps, params, signal)
+  if (strokes) {
+    // The model's mask stays as the cache holds it: the strokes go on a copy (docs/review.md "Hints").
+    const hinted = await refined(image, constrainMask(mask, strokes), deps, params, signal)
+    ;({ alpha, foreground } = mergeHinted({ alpha, foreground }, hinted, strokes, image.data, hintBand(image.width, image.height)))
   }
   if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
   return { alpha, foreground, warnings, source, uncertainty: uncertainty(first, { data: alpha, width: image.width, height: image.height }) }
+}
+
+/** The refine step on a mask (`refine=edges`/`detail`), or the mask upscaled (`refine=none`). */
+async function refined(image: DecodedImage, mask: MaskPlane, deps: AlphaDeps, params: Pick<JobParams, 'refine'>, signal?: AbortSignal): Promise<AlphaPixels> {
+  if (params.refine !== 'none') return refineOffThread(image, mask, signal)
+  const alpha = deps.segmenter.segmentAtModelSize ? await upscaleMask(mask.data, image.width, image.height, mask.width, mask.height) : await resizeMask(mask, image.width, image.height)
+  return { alpha, foreground: image.data }
 }
 
 /** The model's mask: cached, or from the segmenter (model size when it can, else full size). */

@@ -7,6 +7,7 @@ import type { OutputFormat } from '../../../shared/api'
 import type { JobParams } from '../../../shared/params-types'
 import { computeAlpha, type AlphaDeps } from './alpha'
 import { decodeImage, type DecodedImage } from './decode'
+import type { HintPlane } from './hint'
 import type { ToNative } from './native-colour'
 import { renderOutputs, type JobOutput, type JobResult, type RenderInput } from './render'
 
@@ -38,6 +39,11 @@ export interface JobPlan<O = JobOutput> {
    */
   admit?: (size: { width: number; height: number }) => void | Promise<void>
   /**
+   * The job's hint decoded at the image's upright size (`hint.ts`), or null for none. The engine
+   * decodes it in its sandbox, as it does the input.
+   */
+  hint?: (size: { width: number; height: number }) => Promise<HintPlane | null>
+  /**
    * Composes and encodes the outputs. The engine passes its sandbox, which also writes them to
    * their files, so that a large output never holds its thread (`render.ts`); without it, in
    * this process, the outputs' bytes kept in memory.
@@ -67,7 +73,9 @@ export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPla
 
   signal?.throwIfAborted()
   plan.onStage?.('segmenting')
-  const alpha = await computeAlpha(image, input, deps, params, signal)
+  const hint = plan.hint ? await plan.hint({ width: image.width, height: image.height }) : null
+  signal?.throwIfAborted()
+  const alpha = await computeAlpha(image, input, deps, params, signal, hint ?? undefined)
 
   signal?.throwIfAborted()
   plan.onStage?.('pending_compose')

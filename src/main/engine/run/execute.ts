@@ -13,6 +13,8 @@ import { JobFailure } from '../errors'
 import { outputBound, overLimit } from '../params/output-budget'
 import { processJob, type JobResult, type PipelineStage, type RenderInput, type StoredOutput } from '../pipeline'
 import type { DecodedImage } from '../pipeline/decode'
+import type { HintPlane } from '../pipeline/hint'
+import type { HintDecodeRequest } from '../pipeline/hint-decode'
 import type { Segmenter } from '../pipeline/mask'
 import type { NativeTarget } from '../pipeline/native-colour'
 import type { MaskCache } from '../store/mask-cache'
@@ -58,6 +60,8 @@ export type RunOutcome = 'done' | 'failed' | 'cancelled' | 'requeued' | 'dropped
 export interface RunHost {
   /** The input's bytes (a URL job's source is fetched by the record's side). */
   input(signal: AbortSignal): Promise<Buffer>
+  /** The job's hint's bytes (docs/review.md "Hints"), or null when it has none. Absent: never one. */
+  hint?(signal: AbortSignal): Promise<Buffer | null>
   /**
    * The input's size is known, before the model runs: the record's side settles the job's
    * output cost there (`intake/output-cost.ts`) and may refuse it (throws `JobFailure`).
@@ -79,6 +83,8 @@ export interface ExecutorDeps {
   releaseSegmenter(segmenter: Segmenter): void
   decode(bytes: Buffer, maxPixels: number, signal: AbortSignal): Promise<DecodedImage>
   toNative(rgba: Buffer, width: number, height: number, target: NativeTarget, signal: AbortSignal): Promise<Buffer>
+  /** Decodes a job's hint in the sandbox (untrusted bytes, as the input's). Absent: hinted jobs fail. */
+  decodeHint?(request: HintDecodeRequest, signal: AbortSignal): Promise<HintPlane>
   /**
    * Composes and encodes off this thread and writes the outputs as files for `jobId` (the
    * engine's sandbox: docs/pipeline.md "Compose and encode off the engine's thread").
@@ -114,6 +120,7 @@ export async function executeJob(deps: ExecutorDeps, plan: RunPlan, host: RunHos
   const signal = controller.signal
   try {
     const input = await untilAborted(signal, host.input(signal))
+    const hint = host.hint ? await untilAborted(signal, host.hint(signal)) : null
     // The decode starts before the model is asked for: at a run's start the model may still be
     // loading (or busy with another photo), and the two then overlap.
     const decoded = deps.decode(input, plan.maxPixels, signal)
@@ -131,6 +138,7 @@ export async function executeJob(deps: ExecutorDeps, plan: RunPlan, host: RunHos
           host.admit?.(plan.params, size)
         },
         toNative: (rgba: Buffer, width: number, height: number, target: NativeTarget) => deps.toNative(rgba, width, height, target, signal),
+        hint: hint ? (size: { width: number; height: number }) => decodeHint(deps, hint, size, signal) : undefined,
         signal,
         onStage: (stage: PipelineStage) => host.stage(stage)
       }
@@ -164,6 +172,12 @@ export async function executeJob(deps: ExecutorDeps, plan: RunPlan, host: RunHos
     outer.removeEventListener('abort', forward)
     host.close?.()
   }
+}
+
+/** A hint's bytes decoded where this process decodes untrusted bytes. */
+async function decodeHint(deps: ExecutorDeps, bytes: Buffer, size: { width: number; height: number }, signal: AbortSignal): Promise<HintPlane> {
+  if (!deps.decodeHint) throw new JobFailure('pipeline_error', 'This worker cannot apply a hint: run the job on the coordinator\'s own worker.')
+  return deps.decodeHint({ bytes, ...size }, signal)
 }
 
 /** How a run that threw ends; null when it is no longer this run's to end. */

@@ -29,6 +29,7 @@ export function engineExecutorDeps(ctx: RunContext): ExecutorDeps {
     releaseSegmenter: (s) => ctx.releaseSegmenter(s),
     decode: (bytes, _maxPixels, signal) => ctx.decode(bytes, signal),
     toNative: (rgba, width, height, target, signal) => ctx.toNative(rgba, width, height, target, signal),
+    decodeHint: (request, signal) => ctx.decodeHint(request, signal),
     render: (input, jobId, signal) => ctx.render(input, ctx.paths.resultDir(jobId), signal),
     maskCache: ctx.maskCache
   }

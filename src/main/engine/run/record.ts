@@ -107,6 +107,14 @@ export class RunRecord implements RunHost {
     })
   }
 
+  /** The hint stored beside the job's upload, if it came with one. */
+  async hint(): Promise<Buffer | null> {
+    return readFile(this.ctx.paths.hint(this.jobId)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null
+      throw new JobFailure('storage_error', `The stored hint could not be read: ${err.message}`)
+    })
+  }
+
   /** Moves the job forward to `stage` (a stale or backward report changes nothing). */
   stage(stage: PipelineStage): void {
     const job = this.current()

@@ -12,6 +12,7 @@ import sharp from 'sharp'
 import { asBuffer } from '../as-buffer'
 import { JobFailure } from '../errors'
 import { decodeImage, probeImage } from '../pipeline/decode'
+import { decodeHint } from '../pipeline/hint-decode'
 import { srgbToNative } from '../pipeline/native-colour'
 import { renderToFiles, type RenderInput } from '../pipeline/render'
 import { renderPreview } from './preview-render'
@@ -52,6 +53,8 @@ async function handle(request: SandboxRequest): Promise<unknown> {
       return decodeImage(Buffer.from(request.bytes), { maxPixels: request.maxPixels, memoryBytes: memoryLimit })
     case 'probe':
       return probeImage(Buffer.from(request.bytes), { maxPixels: request.maxPixels })
+    case 'decode-hint':
+      return decodeHint({ ...request.request, bytes: Buffer.from(request.request.bytes) })
     case 'preview':
       return renderPreview(request.request, request.maxPixels)
     case 'to-native': {

@@ -11,6 +11,8 @@
 import { asBuffer } from '../as-buffer'
 import { findBuiltScript } from '../built-script'
 import type { DecodedImage, ProbedImage } from '../pipeline/decode'
+import type { HintPlane } from '../pipeline/hint'
+import type { HintDecodeRequest } from '../pipeline/hint-decode'
 import type { NativeTarget } from '../pipeline/native-colour'
 import type { JobResult, RenderInput, StoredOutput } from '../pipeline/render'
 import { SandboxPool } from './pool'
@@ -81,6 +83,12 @@ export class DecodeSandbox {
     const native = image.native ? { ...image.native, data: asBuffer(image.native.data) } : null
     const metadata = image.metadata ? { ...image.metadata, icc: image.metadata.icc ? asBuffer(image.metadata.icc) : null } : undefined
     return { ...image, data: asBuffer(image.data), native, metadata }
+  }
+
+  /** A job's hint as one grey plane of the image's upright size (`hint-decode.ts`), in a job's sandbox. */
+  async decodeHint(request: HintDecodeRequest, signal?: AbortSignal): Promise<HintPlane> {
+    const plane = (await this.jobs.run({ op: 'decode-hint', request }, { timeoutMs: this.decodeTimeoutMs, signal })) as HintPlane
+    return { ...plane, data: asBuffer(plane.data) }
   }
 
   /** sRGB RGBA into an input's own colour space and depth (`native-colour.ts`), in a job's sandbox. */

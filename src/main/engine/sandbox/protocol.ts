@@ -4,6 +4,8 @@
  */
 import type { FailureReason } from '../../../shared/errors'
 import type { DecodedImage, ProbedImage } from '../pipeline/decode'
+import type { HintPlane } from '../pipeline/hint'
+import type { HintDecodeRequest } from '../pipeline/hint-decode'
 import type { NativeTarget } from '../pipeline/native-colour'
 import type { JobFraming } from '../store/jobs'
 import type { JobResult, RenderInput, StoredOutput } from '../pipeline/render'
@@ -24,6 +26,8 @@ export interface PreviewRequest {
 export type SandboxRequest =
   | { op: 'decode'; bytes: Buffer; maxPixels: number }
   | { op: 'probe'; bytes: Buffer; maxPixels: number }
+  /** A job's hint, decoded to one grey plane of the image's upright size (`hint-decode.ts`). */
+  | { op: 'decode-hint'; request: HintDecodeRequest }
   | { op: 'preview'; request: PreviewRequest; maxPixels: number }
   /** sRGB colours into an input's own profile (which lcms must read: untrusted bytes). */
   | { op: 'to-native'; rgba: Buffer; width: number; height: number; target: NativeTarget }
@@ -33,6 +37,7 @@ export type SandboxRequest =
 export interface SandboxResults {
   decode: DecodedImage
   probe: ProbedImage
+  'decode-hint': HintPlane
   preview: Buffer
   'to-native': Buffer
   render: JobResult<StoredOutput>
