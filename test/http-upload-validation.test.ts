@@ -1,6 +1,6 @@
 /**
  * Black-box tests of POST /api/v1/upload on a real listener: every validation rule of the
- * seed and SPEC §3, with the exact status and error.code, and no job created on a refusal.
+ * seed and docs/api.md, with the exact status and error.code, and no job created on a refusal.
  * Jobs are not run here (no model): the engine is not started.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

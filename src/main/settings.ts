@@ -1,5 +1,5 @@
 /**
- * App settings (SPEC §1): listener on/off and port, data and output folders, concurrency,
+ * App settings (docs/architecture.md): listener on/off and port, data and output folders, concurrency,
  * retention. One interface with two homes: electron-store in the app (`settings-electron.ts`),
  * and a JSON file in the data folder under `clipdesk serve` (electron-store needs Electron).
  * Both keep the same keys, checked with the same schema.

@@ -46,7 +46,7 @@ export type JobStatus = (typeof JOB_STATUSES)[number]
 
 export type JobState = 'pending' | 'done' | 'failed'
 
-/** The simplified state of each detailed status (SPEC §2, States). */
+/** The simplified state of each detailed status (docs/api.md, states). */
 export const STATE_OF: Record<JobStatus, JobState> = {
   queued: 'pending',
   fetching: 'pending',

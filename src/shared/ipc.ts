@@ -24,7 +24,7 @@ export interface IpcUploadRequest extends UploadFields {
 export interface IpcInvokeMap {
   upload: [IpcUploadRequest, UploadResponse]
   status: [string, StatusResponse]
-  // Batches (SPEC §7): the app's main screen.
+  // Batches (docs/batches.md): the app's main screen.
   batchesList: [void, BatchSummary[]]
   batchGet: [string, BatchDetail]
   batchCreate: [BatchCreateRequest, BatchSummary]
@@ -47,13 +47,13 @@ export interface IpcInvokeMap {
   keysCreate: [KeyCreateRequest, { key: string; info: ApiKeyView }]
   keysRevoke: [string, ApiKeyView]
   keysCredit: [KeyCreditRequest, ApiKeyView]
-  // Presets (SPEC §2): built-ins first (`builtin: true`), then the user's. Save creates or replaces;
+  // Presets (docs/params.md): built-ins first (`builtin: true`), then the user's. Save creates or replaces;
   // bad input throws 422 validation_failed naming `name`, `description`, `params` or `params.<key>`.
   presetsList: [void, PresetInfo[]]
   presetsSave: [PresetSaveRequest, PresetInfo]
   /** True when deleted, false when there is no user preset of that name; a built-in throws 422. */
   presetsDelete: [string, boolean]
-  // Watched folders (SPEC §6). Refusals throw 422 validation_failed (details name the field) or 404 not_found.
+  // Watched folders (docs/watch.md). Refusals throw 422 validation_failed (details name the field) or 404 not_found.
   watchList: [void, WatchFolderView[]]
   watchAdd: [WatchAddRequest, WatchFolderView]
   watchUpdate: [WatchUpdateRequest, WatchFolderView]

@@ -1,5 +1,5 @@
 /**
- * The resolved parameter set of a job (SPEC §2 "Parameter sets"): every key with its value,
+ * The resolved parameter set of a job (docs/params.md "Parameter sets"): every key with its value,
  * after presets and defaults for the mode are applied. The grammar that produces it lives in
  * `params.ts`.
  */
@@ -60,7 +60,7 @@ export const CLIPPING_DEFAULTS: JobParams = {
 
 /**
  * What a `background` job does, and the base of a `params` job: white background, the four
- * variations, `compose` as the primary (SPEC §2).
+ * variations, `compose` as the primary (docs/params.md).
  */
 export const BACKGROUND_DEFAULTS: JobParams = {
   ...CLIPPING_DEFAULTS,

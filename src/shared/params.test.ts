@@ -276,7 +276,7 @@ describe('resolveParams', () => {
 })
 
 describe('built-in presets', () => {
-  it('are the four of SPEC §2, parse, and resolve in every mode', () => {
+  it('are the four of docs/params.md, parse, and resolve in every mode', () => {
     expect(BUILTIN_PRESETS.map((p) => p.name)).toEqual(['ecommerce-white', 'transparent-square', 'marketplace-1600', 'social-blur'])
     for (const p of BUILTIN_PRESETS) {
       expect(p.builtin).toBe(true)

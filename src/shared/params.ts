@@ -1,5 +1,5 @@
 /**
- * The grammar of parameter sets (SPEC §2 "Parameter sets"), shared by every process: the
+ * The grammar of parameter sets (docs/params.md "Parameter sets"), shared by every process: the
  * engine checks uploads and presets with it, the renderer can check a form as the user types.
  *
  * Three forms, all parsed into one `ParamSet`:
@@ -22,7 +22,7 @@ import { MODE_DEFAULTS, type BackgroundSpec, type JobParams, type SizeSpec } fro
 
 export { COLOUR_NAMES } from './colours'
 
-/** Longest accepted `params` string (SPEC §2, §4). */
+/** Longest accepted `params` string (docs/params.md, docs/api.md limits). */
 export const MAX_PARAMS_LENGTH = 2048
 /** Largest output side (`size=<W>x<H>` or `size=<max>`), in pixels. */
 export const MAX_OUTPUT_SIDE = 10_000
@@ -312,7 +312,7 @@ export type PresetLookup = (name: string) => ParamValues | null
 
 /**
  * The full parameter set of a job: the mode's defaults, then the preset's values, then the
- * set's own keys (SPEC §2).
+ * set's own keys (docs/params.md).
  *
  * - `variations`: the set's, else the preset's, else the mode's defaults; for `background`
  *   and `params` the defaults leave out `shadowTop` when `shadow=none`.

@@ -30,7 +30,7 @@ export interface PresetSaveRequest {
   /** The name shown on screens, with spaces and capitals as the user wrote it. */
   title?: string | null
   /**
-   * A parameter set in any form of SPEC §2 (inline string, JSON object, or led by another
+   * A parameter set in any form of docs/params.md (inline string, JSON object, or led by another
    * preset's name, whose keys are copied in at save time).
    */
   params: string | Record<string, unknown>

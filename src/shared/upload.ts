@@ -1,6 +1,6 @@
 /**
  * Validation of an upload's fields, the same for JSON, multipart and IPC.
- * Two stages, as SPEC §3 decides: wrong JSON types are 400 `malformed_request`; values the
+ * Two stages, as docs/api.md decides: wrong JSON types are 400 `malformed_request`; values the
  * request understood but rejects (enums, both inputs, bad URL, params rules) are 422.
  */
 import { z } from 'zod'
@@ -8,7 +8,7 @@ import { DELIVERY_MODES, MODES, OUTPUT_FORMATS, type DeliveryMode, type Mode, ty
 import type { ErrorCode, ErrorDetail } from './errors'
 import { MAX_PARAMS_LENGTH, parseParams } from './params'
 
-/** Longest accepted `params` string (SPEC §4); defined with the grammar. */
+/** Longest accepted `params` string (docs/api.md); defined with the grammar. */
 export { MAX_PARAMS_LENGTH }
 
 export interface UploadRequest {
@@ -112,7 +112,7 @@ export function validateUpload(fields: UploadFields, hasFile: boolean): UploadVa
   if (typeof params === 'string' && params.length > MAX_PARAMS_LENGTH) {
     details.push({ field: 'params', issue: `longer than ${MAX_PARAMS_LENGTH} characters (${params.length})` })
   } else if (params !== null && params !== '') {
-    // The grammar of the set (SPEC §2), reported with the other fields; presets are looked up at intake.
+    // The grammar of the set (docs/params.md), reported with the other fields; presets are looked up at intake.
     const parsed = parseParams(params)
     if (!parsed.ok) details.push(...parsed.details)
   }

@@ -108,7 +108,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   /** Each job's parameter set, resolved at upload. */
   readonly jobParams: JobParamsStore
   readonly signer: ResultSigner
-  /** Model masks by input content + model (SPEC §5), swept with the jobs. */
+  /** Model masks by input content + model (docs/pipeline.md), swept with the jobs. */
   readonly maskCache: MaskCache
   /** Decodes, probes and previews untrusted images in killable processes. */
   readonly sandbox: DecodeSandbox
@@ -179,7 +179,7 @@ export class Engine extends EventEmitter<EngineEvents> {
 
   /**
    * Deletes jobs that ended more than the retention time ago, with their upload and results
-   * (SPEC §4). Their status then answers 404.
+   * (docs/api.md). Their status then answers 404.
    */
   sweep(now = Date.now()): number {
     const ids = this.jobs.finishedBefore(now - this.options.retentionMs)

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 
 /**
  * Signs result addresses so that they can be fetched without the API key until they expire
- * (SPEC §2 Delivery): sig = HMAC-SHA256(secret, "<job_id>/<file>:<expires>").
+ * (docs/api.md, delivery): sig = HMAC-SHA256(secret, "<job_id>/<file>:<expires>").
  */
 export class ResultSigner {
   constructor(private readonly secret: Buffer) {}

@@ -9,7 +9,7 @@ import { parseFetchUrl, precheckUrl } from './address-policy'
 import { createFilteringAgent, isAgentRefusal } from './agents'
 
 /**
- * Downloads a job's `file_url` (SPEC §3): http/https only, redirects followed by hand so each
+ * Downloads a job's `file_url` (docs/api.md): http/https only, redirects followed by hand so each
  * hop is re-checked, a byte cap, connect and total timeouts, and SSRF filtering on the address
  * actually connected to. Every failure is a `JobFailure` with a `fetch_*` reason, except an
  * abort through `opts.signal`, which rethrows the signal's reason so the caller sees its own

@@ -1,6 +1,6 @@
 /**
  * The mask and refine steps: the subject's alpha at the image's full size, and the colours to
- * composite with it (SPEC §5).
+ * composite with it (docs/pipeline.md).
  *
  * - `alpha=keep` and an input with a real alpha channel: that alpha, no model.
  * - Otherwise the model's 1024² mask, from the mask cache when the same input was seen with

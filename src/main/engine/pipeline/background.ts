@@ -1,5 +1,5 @@
 /**
- * The `background` variation (SPEC §2): the new background alone, at the output canvas size —
+ * The `background` variation (docs/params.md): the new background alone, at the output canvas size —
  * transparent, one colour, or the original photo blurred (aligned with the placed subject, so
  * that `compose` shows the subject over its own surroundings, out of focus).
  */

@@ -1,5 +1,5 @@
 /**
- * The compose step (SPEC §2 "Modes and variations"): builds each requested variation from the
+ * The compose step (docs/params.md "Modes and variations"): builds each requested variation from the
  * image and its alpha, all through one placement plan (`placement.ts`):
  *
  * - `clipping`: the subject on a transparent canvas;

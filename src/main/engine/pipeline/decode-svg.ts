@@ -1,5 +1,5 @@
 /**
- * SVG inputs are rendered by sharp (librsvg) with no external resources (SPEC §5).
+ * SVG inputs are rendered by sharp (librsvg) with no external resources (docs/pipeline.md).
  *
  * The document is rebuilt from an allow-list first (`svg-clean.ts`): no reference of any kind
  * leaves the document, and every inline raster image is measured here, so that its pixels

@@ -1,5 +1,5 @@
 /**
- * The decode step: input bytes → upright 8-bit sRGB RGBA pixels (SPEC §5).
+ * The decode step: input bytes → upright 8-bit sRGB RGBA pixels (docs/pipeline.md).
  *
  * PNG, JPEG, WebP, GIF, AVIF, TIFF and SVG go through sharp; PSD through ag-psd (its composite
  * image, `decode-psd.ts`); SVG is rendered with every external reference made inert first
@@ -32,7 +32,7 @@ export interface DecodedImage {
 }
 
 export interface DecodeOptions {
-  /** Largest width × height accepted (SPEC §4: 100 megapixels by default). */
+  /** Largest width × height accepted (docs/api.md limits: 100 megapixels by default). */
   maxPixels: number
   /**
    * Memory the decode may use (the sandbox's limit): the input's own pixels are kept only when

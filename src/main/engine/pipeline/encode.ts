@@ -2,7 +2,7 @@
  * The encode step: RGBA pixels → the bytes of the requested output format.
  *
  * PNG, WebP and TIFF keep the alpha channel. JPEG has none, so a transparent image is flattened
- * onto white and a warning naming the variation says so (SPEC §2); an opaque one is written as
+ * onto white and a warning naming the variation says so (docs/params.md); an opaque one is written as
  * is, without a warning. PSD is a layered document (`psd.ts`).
  */
 import type { Sharp } from 'sharp'

@@ -1,5 +1,5 @@
 /**
- * Placement: where the subject lands on the output canvas (SPEC §2 `crop`, `size`, `margin`,
+ * Placement: where the subject lands on the output canvas (docs/params.md `crop`, `size`, `margin`,
  * `position`). One plan — which part of the input is placed, the canvas size, the rectangle it
  * lands in — then every variation draws through that same plan, so the subject, its mask, its
  * shadow and a blurred background line up.

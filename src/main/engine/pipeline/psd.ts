@@ -1,5 +1,5 @@
 /**
- * PSD output (SPEC §5), written with ag-psd: a layered document a designer can keep editing —
+ * PSD output (docs/pipeline.md), written with ag-psd: a layered document a designer can keep editing —
  * `Background`, `Shadow` (when made) and `Subject`, whose pixels are the input's own with the
  * alpha as a real layer mask (not baked into its transparency) — plus the merged composite that
  * viewers without layer support show. 8-bit RGB (ag-psd writes no other depth: a 16-bit input's

@@ -1,5 +1,5 @@
 /**
- * The refine step (`refine=edges`, SPEC §5): full-resolution edges from the model's mask.
+ * The refine step (`refine=edges`, docs/pipeline.md): full-resolution edges from the model's mask.
  *
  * 1. Alpha: the model sees the photo at 1024², so its mask is blurred by the upscaling. A guided
  *    filter with the photo as guide (`guided-filter.ts`) snaps the soft band of the mask onto

@@ -1,5 +1,5 @@
 /**
- * The contact shadow of `shadowTop` (SPEC §2): what a subject standing on a surface casts when
+ * The contact shadow of `shadowTop` (docs/params.md): what a subject standing on a surface casts when
  * lit from straight above — a soft, flat ellipse under its base, sized and softened from the
  * footprint (the width of the subject's lowest rows), darker the broader the base.
  *

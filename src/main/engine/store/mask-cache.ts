@@ -1,5 +1,5 @@
 /**
- * The mask cache (SPEC §5): the model's raw mask by input content hash + model, so the same
+ * The mask cache (docs/pipeline.md): the model's raw mask by input content hash + model, so the same
  * photo with another preset or output format does not run the model again (~3 s saved).
  *
  * What is stored is the model's own output before any resizing or refinement (1024², 8-bit,

@@ -1,5 +1,5 @@
 /**
- * The preset form (SPEC §2 keys) and its inline parameter string. Every key may be left
+ * The preset form (docs/params.md keys) and its inline parameter string. Every key may be left
  * unset ('' / []), which keeps the mode's default. Checked with the shared grammar, so the
  * form names the same problems the engine would.
  */

@@ -7,7 +7,7 @@ import { FolderCard } from './watch/FolderCard'
 import { FolderForm } from './watch/FolderForm'
 
 /**
- * Watched folders (SPEC §6): every folder with its state, counts (waiting, processing, done,
+ * Watched folders (docs/watch.md): every folder with its state, counts (waiting, processing, done,
  * failed) and recent activity; add, edit, pause/resume, remove; failed files with retry.
  * Live through the pushed `watch` event.
  */

@@ -3,7 +3,7 @@ import { errorText, hasTransport, transport } from '../transport'
 import type { Slice } from './types'
 
 /**
- * Watched folders (SPEC §6): the list with each folder's state, counts, failed files and
+ * Watched folders (docs/watch.md): the list with each folder's state, counts, failed files and
  * recent activity, kept current by the pushed `watch` event.
  */
 export interface WatchSlice {

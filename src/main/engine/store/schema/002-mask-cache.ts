@@ -1,5 +1,5 @@
 /**
- * Model masks by input content (SPEC §5: "Masks are cached by input content hash + model"), so
+ * Model masks by input content (docs/pipeline.md, "Mask cache"), so
  * the same photo with another preset or output format does not run the model again.
  * `mask` is the model's own 1024² output as an 8-bit greyscale PNG (tens of KB), before any
  * resizing or refinement; `model` names the weights and the preprocessing that made it.
