@@ -350,12 +350,9 @@ function errorText(err: unknown): string {
  * the references is not enough: V8 frees an ArrayBuffer only when it collects it, which may be
  * seconds later. So as a run starts, if V8 holds more than `COLLECT_OVER_BYTES` outside its heap,
  * this thread's scratch arena is dropped and a collection runs (the refine step's arena is
- * there only where it ran in-thread: `refine-thread.ts`). Below that it is not worth its time: with
- * photos of a megapixel or so V8 holds 22–54 MB there and the arena is at most ~16 MB, and a
- * collection at each run cost ~1.5 % of the pipeline's time (5–23 ms each, on the engine's
- * thread beside the run) for no lower peak (`npm run bench`: 1.10 GB either way). Three 27 MP
- * photos through `clipdesk process`: V8 held 268–609 MB there, and the peak was 1.61–1.65 GB
- * collecting against 1.70 GB without. It runs just
+ * there only where it ran in-thread: `refine-thread.ts`). Below that it is not worth its time:
+ * with photos of a megapixel or so little is held there, and a collection at every run cost
+ * time for no lower peak (figures in docs/pipeline.md, "Memory"). It runs just
  * after the run is posted, not before: the activations build up over the run's first layers, so
  * the memory is back before the peak, and the worker does not wait for it.
  */
