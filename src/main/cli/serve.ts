@@ -9,10 +9,11 @@ import { startHttpServer } from '../http/server'
 import { parseWorkerListen, startWorkerListener, type WorkerAddress } from '../http/worker-listener'
 import { shownQueueUrl } from '../studio/protocol'
 import { APP_VERSION } from '../version'
+import { defaultOutputDir } from '../data-dir'
 import { CliError, parse } from './args'
 import { complain, say } from './print'
 
-/** The built renderer next to the CLI bundle (out/main/cli.js → out/renderer); this module is bundled into cli.js only. */
+/** The built renderer beside the main bundles: `out/renderer`, seen from `out/main/cli.js` or from a chunk (`out/main/chunks/`). */
 function defaultRendererDir(): string | undefined {
   // `out/renderer`, beside `out/main` where this code runs (in `out/main/chunks` once the CLI's
   // commands are split into chunks). A built renderer has its `assets/` (the sources do not).
@@ -103,7 +104,7 @@ export async function runServe(args: string[]): Promise<number> {
       version: APP_VERSION,
       settings,
       get effective() {
-        return { dataDir: engine.options.dataDir, outputDir: settings.get().outputDir || join(engine.options.dataDir, 'output') }
+        return { dataDir: engine.options.dataDir, outputDir: settings.get().outputDir || defaultOutputDir() }
       },
       startedWith: stored,
       listener: listenerStatus
