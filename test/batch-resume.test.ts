@@ -203,7 +203,9 @@ describe('the batch report', () => {
     await expect.poll(() => readdirSync(out).includes('clipdesk-report.txt')).toBe(true)
     const report = JSON.parse(readFileSync(join(out, 'clipdesk-report.json'), 'utf8'))
     expect(report.batch).toEqual({ id: batch.id, name: 'Shoot' })
-    expect(report.counts).toEqual({ images: 3, done: 1, failed: 2, cancelled: 0, not_started: 0, not_images: 1, files_written: 1 })
+    expect(report.counts).toEqual({ images: 3, done: 1, failed: 2, cancelled: 0, not_started: 0, not_images: 1, files_written: 1, to_check: 0 })
+    // The one cutout made, with its score: the ball is clear-cut (docs/review.md).
+    expect(report.cutouts).toEqual([{ input: 'shoot/a.png', uncertainty: expect.any(Number), to_check: false }])
     expect(report.outcome).toBe('Done with 2 errors')
     // In the order the files were added; in plain words, with the engine's own text beside them.
     expect(report.failed).toEqual([
@@ -221,6 +223,7 @@ describe('the batch report', () => {
     expect(txt).toContain('3 images: 1 done, 2 failed, 0 stopped (0 before they started); 1 files written; 1 other files not processed')
     expect(txt).toContain('  shoot/broken.png: This file is not an image Clipdesk reads (PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG)\n    details: ')
     expect(txt).toContain('Not images (skipped):\n  shoot/notes.txt')
+    expect(txt).toContain('\n0 cutouts to check')
     expect(txt).toContain('  big.png: The upload is larger than 10 bytes.')
     await app.close()
   })

@@ -105,6 +105,12 @@ export interface JobStatusBody {
   model?: string
   /** The device that ran it: cpu, cuda, directml, coreml or webgpu (after any fallback). */
   device?: string
+  /**
+   * Done jobs: how much the cutout needs a person's look, 0 (sure) to 1 (check this), 3 decimals;
+   * "to check" from 0.2 (`TO_CHECK`, src/shared/review.ts; docs/review.md). Absent for jobs done
+   * before the score was stored.
+   */
+  uncertainty?: number
   error?: ErrorBody['error'] & { reason?: FailureReason }
 }
 

@@ -47,6 +47,11 @@ export interface BatchItemView {
   warnings: string[]
   /** Files written into the destination (absolute paths). */
   outputs: string[]
+  /**
+   * How much the cutout needs a person's look, 0 (sure) to 1 (check this), 3 decimals; "to check"
+   * from TO_CHECK (src/shared/review.ts; docs/review.md). Null until done, and for files done before scores.
+   */
+  uncertainty: number | null
   /** The model that made the result (registry name, e.g. `medium`); null until done. */
   model: string | null
   /**
@@ -76,6 +81,8 @@ export interface BatchCounts {
   not_started: number
   /** Files that are not images, listed apart (not in `total`). */
   not_images: number
+  /** Of `done`: files whose cutout is to check (uncertainty ≥ TO_CHECK, src/shared/review.ts; docs/review.md). */
+  to_check: number
 }
 
 export interface BatchSummary {

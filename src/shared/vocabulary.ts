@@ -53,6 +53,12 @@ export const MODE_LABEL: Record<Mode, string> = {
   params: 'Custom settings'
 }
 
+/**
+ * What a file whose cutout needs a person's look is called: its badge, the list's filter and
+ * the count ("3 to check"; docs/review.md).
+ */
+export const TO_CHECK_LABEL = 'To check'
+
 /** The mode select's option for a request that follows a preset. */
 export const FROM_PRESET_LABEL = 'From the preset'
 

@@ -54,6 +54,11 @@ export interface WatchFileView {
   duplicate_of: string | null
   /** Output files written for it (absolute paths), for `done`. */
   outputs: string[]
+  /**
+   * For `done`: how much the cutout needs a person's look, 0 (sure) to 1 (check this), 3
+   * decimals; "to check" from TO_CHECK (src/shared/review.ts; docs/review.md). Null otherwise.
+   */
+  uncertainty: number | null
   updated_at: number
 }
 
@@ -78,6 +83,8 @@ export interface WatchCounts {
   done: number
   skipped: number
   failed: number
+  /** Of `done`: files whose cutout is to check (docs/review.md). */
+  to_check: number
 }
 
 export interface WatchFolderView {
@@ -98,6 +105,8 @@ export interface WatchFolderView {
   counts: WatchCounts
   /** Every failed file (newest first, at most 200). */
   failed: WatchFileView[]
+  /** Done files whose cutout is to check, most uncertain first (at most 200). */
+  to_check: WatchFileView[]
   /** Latest events, newest first. */
   recent: WatchActivity[]
   created_at: number

@@ -1,6 +1,6 @@
 /**
  * Batches and items as the code handles them, and how they are read from their rows (tables of
- * migrations 005-batches, 007, 009, 010 and 012).
+ * migrations 005-batches, 007, 009, 010, 012 and 013).
  */
 import type { BatchItemStatus, BatchRequest } from '../../shared/batches'
 
@@ -37,6 +37,8 @@ export interface ItemRecord {
   /** The model and the device (after any fallback) of the job that made the results; null until done. */
   model: string | null
   device: string | null
+  /** The cutout's uncertainty score (docs/review.md), 3 decimals; null until done, and for items done before scores. */
+  uncertainty: number | null
 }
 
 export interface BatchRow {
@@ -71,6 +73,7 @@ export interface ItemRow {
   planned: string | null
   model: string | null
   device: string | null
+  uncertainty?: number | null
 }
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v))
@@ -111,6 +114,7 @@ export function toItem(r: ItemRow): ItemRecord {
     notImage: Boolean(Number(r.not_image)),
     planned: r.planned ? JSON.parse(r.planned) : null,
     model: r.model,
-    device: r.device
+    device: r.device,
+    uncertainty: num(r.uncertainty ?? null)
   }
 }

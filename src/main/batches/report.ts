@@ -1,18 +1,18 @@
 /**
  * A batch's report, written beside its outputs each time the batch ends (again after a retry
  * or a resume): `clipdesk-report.json` and `.txt` in the destination, in the format
- * `clipdesk process` uses (`../outputs/run-report.ts`). Failed files with the reason, files
- * that are not images, cancelled files and warnings.
+ * `clipdesk process` uses (`../outputs/report.ts`). Failed files with the reason, files
+ * that are not images, cancelled files, warnings, and each cutout's uncertainty score.
  */
 import { batchOutcome, type BatchCounts } from '../../shared/batches'
 import { explainProblem } from '../../shared/explain'
 import type { RunReport } from '../outputs/report'
-import { writeRunReport } from '../outputs/report'
+import { reportCutouts, writeRunReport } from '../outputs/report'
 import type { BatchRecord, BatchStore, ItemRecord } from './store'
 
 export interface BatchReport extends RunReport {
   batch: { id: string; name: string }
-  counts: { images: number; done: number; failed: number; cancelled: number; not_started: number; not_images: number; files_written: number }
+  counts: { images: number; done: number; failed: number; cancelled: number; not_started: number; not_images: number; files_written: number; to_check: number }
   cancelled: string[]
 }
 
@@ -33,8 +33,11 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
     failed: failed.length,
     cancelled: cancelled.length,
     not_started: cancelled.filter((i) => i.startedAt === null).length,
-    not_images: items.length - images.length
+    not_images: items.length - images.length,
+    to_check: 0
   }
+  const cutouts = reportCutouts(done.map((i) => ({ input: i.relPath, uncertainty: i.uncertainty })))
+  counts.to_check = cutouts.filter((c) => c.to_check).length
   return {
     batch: { id: batch.id, name: batch.name },
     started_at: iso(started.length > 0 ? Math.min(...started) : batch.createdAt),
@@ -54,7 +57,8 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
       cancelled: counts.cancelled,
       not_started: counts.not_started,
       not_images: counts.not_images,
-      files_written: done.reduce((n, i) => n + i.outputs.length, 0)
+      files_written: done.reduce((n, i) => n + i.outputs.length, 0),
+      to_check: counts.to_check
     },
     failed: failed.map((i) => {
       const { message, detail } = explainProblem(i.error)
@@ -62,7 +66,8 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
     }),
     not_images: items.filter((i) => i.notImage).map((i) => i.relPath),
     cancelled: cancelled.map((i) => i.relPath),
-    warnings: images.flatMap((i) => i.warnings.map((warning) => ({ input: i.relPath, warning })))
+    warnings: images.flatMap((i) => i.warnings.map((warning) => ({ input: i.relPath, warning }))),
+    cutouts
   }
 }
 

@@ -202,6 +202,7 @@ export class BatchRunner {
           warnings: outcome.warnings,
           model: outcome.model,
           device: outcome.device,
+          uncertainty: outcome.uncertainty,
           startedAt: item.startedAt ?? job.createdAt,
           finishedAt: Date.now()
         },

@@ -1,4 +1,5 @@
 import type { BatchCounts, BatchItemStatus } from '../../shared/batches'
+import { TO_CHECK } from '../../shared/review'
 import type { Db } from '../engine/store/db'
 import { applyMigrations } from '../engine/store/migrations'
 import { toBatch, toItem, type BatchRecord, type BatchRow, type ItemRecord, type ItemRow } from './records'
@@ -24,6 +25,7 @@ export interface ItemPatch {
   planned?: string[] | null
   model?: string | null
   device?: string | null
+  uncertainty?: number | null
 }
 
 /** Batches and their items in the data folder's database (the batch migrations, applied on opening). */
@@ -166,6 +168,7 @@ export class BatchStore {
     if (patch.planned !== undefined) set('planned', patch.planned === null ? null : JSON.stringify(patch.planned))
     if (patch.model !== undefined) set('model', patch.model)
     if (patch.device !== undefined) set('device', patch.device)
+    if (patch.uncertainty !== undefined) set('uncertainty', patch.uncertainty)
     if (sets.length === 0) return false
     let where = 'id = ?'
     values.push(id)
@@ -184,11 +187,12 @@ export class BatchStore {
     const rows = this.db
       .prepare(
         `SELECT status, not_image, count(*) AS n, sum(progress) AS p, min(started_at) AS s, max(finished_at) AS f,
-                sum(CASE WHEN started_at IS NULL THEN 1 ELSE 0 END) AS ns
+                sum(CASE WHEN started_at IS NULL THEN 1 ELSE 0 END) AS ns,
+                sum(CASE WHEN uncertainty >= ? THEN 1 ELSE 0 END) AS tc
            FROM batch_items WHERE batch_id = ? GROUP BY status, not_image`
       )
-      .all(batchId) as Array<{ status: BatchItemStatus; not_image: number; n: number; p: number | null; s: number | null; f: number | null; ns: number }>
-    const counts: BatchCounts = { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0 }
+      .all(TO_CHECK, batchId) as Array<{ status: BatchItemStatus; not_image: number; n: number; p: number | null; s: number | null; f: number | null; ns: number; tc: number | null }>
+    const counts: BatchCounts = { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0 }
     let progressSum = 0
     let startedAt: number | null = null
     let finishedAt: number | null = null
@@ -201,7 +205,10 @@ export class BatchStore {
       }
       counts.total += n
       if (r.status === 'waiting' || r.status === 'queued') counts.waiting += n
-      else if (r.status === 'done') counts.done += n
+      else if (r.status === 'done') {
+        counts.done += n
+        counts.to_check += Number(r.tc ?? 0)
+      }
       else if (r.status === 'failed') counts.failed += n
       else if (r.status === 'cancelled') {
         counts.cancelled += n

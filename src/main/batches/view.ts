@@ -28,6 +28,7 @@ export function itemView(item: ItemRecord, address: PreviewAddress): BatchItemVi
     outputs: item.outputs,
     model: item.model,
     device: item.device,
+    uncertainty: item.uncertainty,
     thumb_url: address(item.id, item.status === 'done' ? 'thumb-after' : 'thumb-before', version),
     before_url: address(item.id, 'before', version),
     after_url: item.status === 'done' ? address(item.id, 'after', version) : null,

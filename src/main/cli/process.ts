@@ -10,9 +10,10 @@ import { checkDestination, DestinationProblem, estimateOutputBytes } from '../ou
 import { expandInput, type InputFile } from '../outputs/inputs'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
 import { relativeName, resolveInside } from '../outputs/paths'
-import { writeRunReport, type RunReport } from '../outputs/report'
+import { reportCutouts, writeRunReport, type RunReport } from '../outputs/report'
 import { writeOutputs } from '../outputs/write'
 import { CliError, parse } from './args'
+import { toCheckText } from '../../shared/review'
 import { complain, say } from './print'
 import { ProcessLedger, settingsKey } from './process-ledger'
 import { checkProcessOptions } from './process-options'
@@ -29,6 +30,8 @@ interface ProcessReport extends RunReport {
     not_started: number
     not_images: number
     files_written: number
+    /** Of `done`: cutouts whose uncertainty score says to look at them (docs/review.md). */
+    to_check: number
   }
 }
 
@@ -108,11 +111,13 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
     finished_at: '',
     outcome: '',
     settings,
-    counts: { inputs: images.length, done: 0, skipped, failed: 0, stopped: 0, not_started: 0, not_images: notImages.length, files_written: 0 },
+    counts: { inputs: images.length, done: 0, skipped, failed: 0, stopped: 0, not_started: 0, not_images: notImages.length, files_written: 0, to_check: 0 },
     failed: [],
     not_images: notImages,
-    warnings: []
+    warnings: [],
+    cutouts: []
   }
+  const scored: Array<{ input: string; uncertainty: number | null }> = []
   const fail = (input: InputFile, raw: string): void => {
     const { message, detail } = explainProblem(raw)
     report.failed.push({ input: input.path, reason: message, ...(detail ? { details: detail } : {}) })
@@ -148,6 +153,7 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
     ledger.record({ ...version, outputs: written.map((p) => relativeName(outDir, p)), state: 'done' })
     report.counts.done++
     report.counts.files_written += written.length
+    scored.push({ input: input.path, uncertainty: outcome.uncertainty })
     for (const warning of outcome.warnings) report.warnings.push({ input: input.path, warning })
   }
 
@@ -193,8 +199,10 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   const c = report.counts
   c.failed = report.failed.length
   c.not_started = todo.length - taken
+  report.cutouts = reportCutouts(scored)
+  c.to_check = report.cutouts.filter((x) => x.to_check).length
   const outcome = batchOutcome({
-    counts: { total: todo.length, waiting: 0, running: 0, done: c.done, failed: c.failed, cancelled: c.stopped + c.not_started, not_started: c.not_started, not_images: c.not_images },
+    counts: { total: todo.length, waiting: 0, running: 0, done: c.done, failed: c.failed, cancelled: c.stopped + c.not_started, not_started: c.not_started, not_images: c.not_images, to_check: c.to_check },
     interrupted: false,
     progress: 100
   })
@@ -214,6 +222,7 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   say(
     `${report.outcome}. ${rate}; ${c.skipped} skipped (already done); ${plural(c.files_written, 'file')} written to ${outDir}`
   )
+  if (c.to_check > 0) say(`${toCheckText(c.to_check)}: see ${reportFile}`)
   if (c.failed > 0 || c.not_images > 0) say(`${c.failed} failed, ${c.not_images} other files not processed: see ${reportFile}`)
   return c.failed > 0 || stopping ? 1 : 0
 }

@@ -1,4 +1,5 @@
 import { STATE_OF, type JobStatusBody, type Variation } from '../../shared/api'
+import { roundUncertainty } from '../../shared/review'
 import type { JobRecord, ResultRecord } from './store/jobs'
 
 /** Turns a stored result into an address the caller can fetch (signed HTTP URL, app protocol…). */
@@ -43,6 +44,7 @@ export function statusBody(
     const urlOf = (r: ResultRecord): string => address(job.id, r.variation, r.ext, expiresAt)
     const primaryResult = results.find((r) => r.variation === chosen)
     body.final_url = primaryResult ? urlOf(primaryResult) : null
+    if (job.uncertainty !== null) body.uncertainty = roundUncertainty(job.uncertainty)
     if (job.deliveryMode === 'url') {
       body.final_urls = Object.fromEntries(results.map((r) => [r.variation, urlOf(r)]))
       if (Object.keys(job.warnings).length > 0) body.warnings = job.warnings

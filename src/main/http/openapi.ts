@@ -1,6 +1,7 @@
 import { ACCEPTED_MIME_TYPES, DELIVERY_MODES, JOB_STATUSES, MODES, OUTPUT_FORMATS, VARIATIONS } from '../../shared/api'
 import { ERROR_STATUS, FAILURE_REASONS } from '../../shared/errors'
 import { DEVICES } from '../../shared/models'
+import { TO_CHECK } from '../../shared/review'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
 
 /** Devices that actually run a model (the setting may also be `auto`). */
@@ -99,6 +100,12 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             ignored_variations: { type: 'array', items: { type: 'string', enum: VARIATIONS } },
             model: { type: 'string', description: 'The registry model that made the mask, once the model step ran' },
             device: { type: 'string', enum: RUN_DEVICES, description: 'The device that ran the model, after any fallback to the CPU' },
+            uncertainty: {
+              type: 'number',
+              minimum: 0,
+              maximum: 1,
+              description: `Done jobs: how much the cutout needs a person's look, 0 (sure) to 1 (check this), 3 decimals; "to check" from ${TO_CHECK} (docs/review.md)`
+            },
             error: errorBody.properties.error
           }
         },

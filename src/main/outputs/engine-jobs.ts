@@ -6,6 +6,7 @@
  */
 import type { JobStatus, Mode, OutputFormat, Variation } from '../../shared/api'
 import { resultsToWrite } from '../../shared/outputs'
+import { roundUncertainty } from '../../shared/review'
 import type { Engine } from '../engine/engine'
 import { jobError, primaryVariation } from '../engine/status-view'
 
@@ -40,8 +41,11 @@ export interface ResultFile {
 
 export type JobOutcome =
   | { state: 'pending'; status: JobStatus; progress: number }
-  /** `results`: what to write, primary first; `warnings`: `variation: warning` lines. */
-  | { state: 'done'; results: ResultFile[]; warnings: string[]; model: string | null; device: string | null }
+  /**
+   * `results`: what to write, primary first; `warnings`: `variation: warning` lines;
+   * `uncertainty`: the cutout's score as the status response gives it (null for a job done before scores).
+   */
+  | { state: 'done'; results: ResultFile[]; warnings: string[]; model: string | null; device: string | null; uncertainty: number | null }
   /** `code`: the failure reason (`pipeline_error`, …), or `cancelled`. */
   | { state: 'failed'; code: string; message: string }
   /** The job is unknown (swept after the retention time). */
@@ -60,7 +64,8 @@ export function jobOutcome(engine: Engine, jobId: string, allVariations: boolean
     const made = engine.jobs.results(jobId)
     const primary = primaryVariation(job, made.map((r) => r.variation), engine.jobParams.get(jobId)?.primary)
     const results = resultsToWrite(made, primary, allVariations).map(({ variation, ext, path }) => ({ variation, ext, path }))
-    return { state: 'done', results, warnings: warningLines(job.warnings), model: job.model, device: job.device }
+    const uncertainty = job.uncertainty === null ? null : roundUncertainty(job.uncertainty)
+    return { state: 'done', results, warnings: warningLines(job.warnings), model: job.model, device: job.device, uncertainty }
   }
   const error = jobError(job)
   if (error) return { state: 'failed', code: error.code === 'cancelled' ? 'cancelled' : (error.reason ?? 'job_failed'), message: error.message }

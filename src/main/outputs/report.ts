@@ -4,11 +4,14 @@
  * failed and why, what was not an image, and warnings, so that a long unattended run can be
  * checked later. Each failure is said in plain words (`reason`, src/shared/explain.ts) with the
  * text it came from beside it (`details`), and the first line after the title says how the run
- * ended ("Stopped: 9 done, 35 not started"). Both files are replaced whole (temp name, then rename), so a reader never sees
+ * ended ("Stopped: 9 done, 35 not started"). Every cutout made is listed with its uncertainty score,
+ * most uncertain first, and the text says how many are to check ("3 cutouts to check",
+ * docs/review.md). Both files are replaced whole (temp name, then rename), so a reader never sees
  * half a report. The readable one shows any control character of a name or message escaped
  * (`src/shared/text.ts`): a report is read in terminals too.
  */
 import { join } from 'node:path'
+import { isToCheck, TO_CHECK, toCheckText } from '../../shared/review'
 import { escapeControls } from '../../shared/text'
 import { writeReplacing } from './place'
 
@@ -30,6 +33,23 @@ export interface RunReport {
   failed: Array<{ input: string; reason: string; details?: string }>
   not_images: string[]
   warnings: Array<{ input: string; warning: string }>
+  /** Every cutout made that has a score, most uncertain first (`reportCutouts`). */
+  cutouts: ReportCutout[]
+}
+
+/** A cutout in a report: its uncertainty score, 0 (sure) to 1 (check this), and whether it is to check (docs/review.md). */
+export interface ReportCutout {
+  input: string
+  uncertainty: number
+  to_check: boolean
+}
+
+/** The report's cutouts from the files done: those with a score, most uncertain first (then by name, so a report reads the same each time). */
+export function reportCutouts(done: ReadonlyArray<{ input: string; uncertainty: number | null }>): ReportCutout[] {
+  return done
+    .filter((d): d is { input: string; uncertainty: number } => d.uncertainty !== null)
+    .map((d) => ({ input: d.input, uncertainty: d.uncertainty, to_check: isToCheck(d.uncertainty) }))
+    .sort((a, b) => b.uncertainty - a.uncertainty || (a.input < b.input ? -1 : a.input > b.input ? 1 : 0))
 }
 
 /** The readable report: a title, how it ended, the settings, a one-line summary, then the lists; one line per entry, whatever they hold. */
@@ -40,9 +60,13 @@ export function reportText(title: string, summary: string, r: RunReport): string
     `Settings: ${Object.entries(r.settings)
       .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join(', ')}`,
-    summary,
-    ''
+    summary
   ]
+  const toCheck = r.cutouts.filter((c) => c.to_check)
+  // Said whenever cutouts were made, "0 cutouts to check" included: a reader knows the check was done.
+  if (r.cutouts.length > 0) lines.push(`${toCheckText(toCheck.length)} (uncertainty ≥ ${TO_CHECK}: look at them first)`)
+  lines.push('')
+  if (toCheck.length > 0) lines.push('To check (most uncertain first):', ...toCheck.map((c) => `  ${c.input}: ${c.uncertainty.toFixed(3)}`), '')
   if (r.failed.length > 0) {
     lines.push('Failed:')
     for (const f of r.failed) {

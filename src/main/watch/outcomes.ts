@@ -3,6 +3,7 @@
  * done → its results are placed into the output folder (one file of a folder at a time, so
  * names are chosen in order), then its original is moved when asked.
  */
+import { isToCheck } from '../../shared/review'
 import type { ResultFile } from '../outputs/engine-jobs'
 import { relativeName } from '../outputs/paths'
 import type { WatchPlacement } from './placement'
@@ -45,7 +46,7 @@ export class JobOutcomes {
     }
     this.finalizing.add(row.id)
     try {
-      await this.serial(row.folderId, () => this.finalize(row, out.results, out.warnings))
+      await this.serial(row.folderId, () => this.finalize(row, out.results, out.warnings, out.uncertainty ?? null))
     } finally {
       this.finalizing.delete(row.id)
     }
@@ -63,7 +64,7 @@ export class JobOutcomes {
     return next
   }
 
-  private async finalize(row: WatchFileRecord, results: ResultFile[], warnings: string[]): Promise<void> {
+  private async finalize(row: WatchFileRecord, results: ResultFile[], warnings: string[], uncertainty: number | null): Promise<void> {
     const folder = this.d.store.folder(row.folderId)
     const fresh = this.d.store.file(row.id)
     if (!folder || !fresh || fresh.state !== 'processing' || fresh.jobId !== row.jobId) return
@@ -81,10 +82,11 @@ export class JobOutcomes {
       return
     }
     const done = this.d.store.db.transaction(() => {
-      if (!this.d.store.patchFile(fresh.id, { state: 'processing', jobId: fresh.jobId }, { state: 'done', errorCode: null, errorMessage: null })) return false
+      if (!this.d.store.patchFile(fresh.id, { state: 'processing', jobId: fresh.jobId }, { state: 'done', errorCode: null, errorMessage: null, uncertainty })) return false
       this.d.store.markProcessed(folder.id, fresh.contentHash!, fresh.settingsHash!, fresh.relPath)
       const names = written.map((p) => relativeName(outDir, p)).join(', ')
-      this.d.store.addEvent(folder.id, 'done', fresh.relPath, `→ ${names}${warnings.length ? ` (${warnings.join('; ')})` : ''}`)
+      const check = isToCheck(uncertainty) ? ` · to check (uncertainty ${uncertainty})` : ''
+      this.d.store.addEvent(folder.id, 'done', fresh.relPath, `→ ${names}${warnings.length ? ` (${warnings.join('; ')})` : ''}${check}`)
       return true
     })()
     this.d.changed(folder.id)

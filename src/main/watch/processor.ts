@@ -21,8 +21,8 @@ export interface WatchSubmission {
 /** How a job stands, as the watch uses it (`jobOutcome` gives more). */
 export type WatchOutcome =
   | { state: 'pending' }
-  /** `results`: what to write, primary first. */
-  | { state: 'done'; results: ResultFile[]; warnings: string[] }
+  /** `results`: what to write, primary first; `uncertainty`: the cutout's score (docs/review.md), when there is one. */
+  | { state: 'done'; results: ResultFile[]; warnings: string[]; uncertainty?: number | null }
   | { state: 'failed'; code: string; message: string }
   /** The job is unknown (swept after the retention time): submit again. */
   | { state: 'missing' }

@@ -1,6 +1,6 @@
 /**
  * Watched folders and their files as the code handles them, and how they are read from their
- * rows (tables of migration 004-watch).
+ * rows (tables of migrations 004-watch and 013-watch-file-uncertainty).
  */
 import { join } from 'node:path'
 import type { Mode, OutputFormat } from '../../shared/api'
@@ -48,6 +48,8 @@ export interface WatchFileRecord {
   errorCode: string | null
   errorMessage: string | null
   duplicateOf: string | null
+  /** The cutout's uncertainty score once done (docs/review.md), 3 decimals; null otherwise. */
+  uncertainty: number | null
   createdAt: number
   updatedAt: number
 }
@@ -93,6 +95,7 @@ export interface FileRow {
   error_code: string | null
   error_message: string | null
   duplicate_of: string | null
+  uncertainty?: number | null
   created_at: number
   updated_at: number
 }
@@ -129,6 +132,7 @@ export function toFile(r: FileRow): WatchFileRecord {
     errorCode: r.error_code,
     errorMessage: r.error_message,
     duplicateOf: r.duplicate_of,
+    uncertainty: r.uncertainty === null || r.uncertainty === undefined ? null : Number(r.uncertainty),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at)
   }

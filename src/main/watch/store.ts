@@ -4,6 +4,7 @@
  * (`output-records.ts`). Synchronous SQLite, so that a check-then-write done in one call (or
  * one transaction) cannot interleave with another in this process.
  */
+import { TO_CHECK } from '../../shared/review'
 import type { WatchActivity, WatchActivityKind, WatchCounts } from '../../shared/watch'
 import type { Db } from '../engine/store/db'
 import { applyMigrations } from '../engine/store/migrations'
@@ -126,13 +127,24 @@ export class WatchStore {
     return (this.db.prepare('SELECT * FROM watch_files WHERE folder_id = ? ORDER BY id').all(folderId) as FileRow[]).map(toFile)
   }
 
+  /** Done files of a folder whose cutout is to check (docs/review.md), most uncertain first. */
+  toCheckFiles(folderId: string, limit = 200): WatchFileRecord[] {
+    return (
+      this.db
+        .prepare("SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' AND uncertainty >= ? ORDER BY uncertainty DESC, id LIMIT ?")
+        .all(folderId, TO_CHECK, limit) as FileRow[]
+    ).map(toFile)
+  }
+
   counts(folderId: string): WatchCounts {
-    const rows = this.db.prepare('SELECT state, count(*) AS n FROM watch_files WHERE folder_id = ? GROUP BY state').all(folderId) as {
-      state: FileDbState
-      n: number
-    }[]
-    const c: WatchCounts = { waiting: 0, processing: 0, done: 0, skipped: 0, failed: 0 }
-    for (const r of rows) c[r.state === 'submitting' ? 'waiting' : r.state] += Number(r.n)
+    const rows = this.db
+      .prepare('SELECT state, count(*) AS n, sum(CASE WHEN uncertainty >= ? THEN 1 ELSE 0 END) AS tc FROM watch_files WHERE folder_id = ? GROUP BY state')
+      .all(TO_CHECK, folderId) as { state: FileDbState; n: number; tc: number | null }[]
+    const c: WatchCounts = { waiting: 0, processing: 0, done: 0, skipped: 0, failed: 0, to_check: 0 }
+    for (const r of rows) {
+      c[r.state === 'submitting' ? 'waiting' : r.state] += Number(r.n)
+      if (r.state === 'done') c.to_check += Number(r.tc ?? 0)
+    }
     return c
   }
 
@@ -156,16 +168,18 @@ export class WatchStore {
       forced: false,
       errorCode: null,
       errorMessage: null,
-      duplicateOf: null
+      duplicateOf: null,
+      uncertainty: null
     }
-    const f = { ...base, ...fields }
+    // Every put is a new version of the file (or its failure): no score until its own cutout is made.
+    const f = { ...base, ...fields, uncertainty: fields.uncertainty ?? null }
     if (existing) {
       this.db
         .prepare(
           `UPDATE watch_files SET size = ?, mtime_ms = ?, content_hash = ?, settings_hash = ?, state = ?, job_id = ?, token = ?, forced = ?,
-             error_code = ?, error_message = ?, duplicate_of = ?, updated_at = ? WHERE id = ?`
+             error_code = ?, error_message = ?, duplicate_of = ?, uncertainty = ?, updated_at = ? WHERE id = ?`
         )
-        .run(f.size, f.mtimeMs, f.contentHash, f.settingsHash, f.state, f.jobId, f.token, f.forced ? 1 : 0, f.errorCode, f.errorMessage, f.duplicateOf, now, existing.id)
+        .run(f.size, f.mtimeMs, f.contentHash, f.settingsHash, f.state, f.jobId, f.token, f.forced ? 1 : 0, f.errorCode, f.errorMessage, f.duplicateOf, f.uncertainty, now, existing.id)
     } else {
       this.db
         .prepare(
@@ -186,7 +200,7 @@ export class WatchStore {
   patchFile(
     id: number,
     expect: { state?: FileDbState; jobId?: string | null } | null,
-    fields: Partial<Pick<WatchFileRecord, 'state' | 'jobId' | 'token' | 'forced' | 'errorCode' | 'errorMessage' | 'size' | 'mtimeMs'>>
+    fields: Partial<Pick<WatchFileRecord, 'state' | 'jobId' | 'token' | 'forced' | 'errorCode' | 'errorMessage' | 'size' | 'mtimeMs' | 'uncertainty'>>
   ): boolean {
     const col: Record<string, string> = {
       state: 'state',
@@ -196,7 +210,8 @@ export class WatchStore {
       errorCode: 'error_code',
       errorMessage: 'error_message',
       size: 'size',
-      mtimeMs: 'mtime_ms'
+      mtimeMs: 'mtime_ms',
+      uncertainty: 'uncertainty'
     }
     const sets: string[] = []
     const args: unknown[] = []

@@ -33,6 +33,7 @@ export function fileView(store: WatchStore, f: WatchFileRecord): WatchFileView {
     error: f.errorCode || f.errorMessage ? { code: f.errorCode ?? 'error', ...explained(f.errorMessage) } : null,
     duplicate_of: f.duplicateOf,
     outputs,
+    uncertainty: f.state === 'done' ? f.uncertainty : null,
     updated_at: f.updatedAt
   }
 }
@@ -58,6 +59,7 @@ export function folderView(store: WatchStore, f: WatchFolderRecord, runtime: Run
     state_message: f.paused ? null : runtime.message,
     counts,
     failed: store.failedFiles(f.id).map((r) => fileView(store, r)),
+    to_check: store.toCheckFiles(f.id).map((r) => fileView(store, r)),
     // Failures are stored as they came; they are read in plain words.
     recent: store.recent(f.id).map((a) => (a.kind === 'failed' ? { ...a, message: explainProblem(a.message).message } : a)),
     created_at: f.createdAt,

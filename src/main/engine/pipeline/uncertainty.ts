@@ -6,16 +6,17 @@
  * Both planes are sampled onto one GRID × GRID square (the model sees every photo stretched to a
  * square too), so the cost is the same for every photo size.
  */
+import { TO_CHECK } from '../../../shared/review'
 import type { MaskPlane } from './refine'
+
+// The line is shared with the reports and the screens (src/shared/review.ts).
+export { TO_CHECK }
 
 /** Side of the square the features are computed on: half the model's 1024. */
 export const GRID = 512
 
 /** Model probabilities above this (10 %, in bytes) belong to what the model calls the subject. */
 const SUBJECT = 26
-
-/** Scores at or above this are "to check" (chosen on the benchmark: docs/review.md). */
-export const TO_CHECK = 0.2
 
 /** The logistic model's bias and weights (fitted by `npm run bench:review`: docs/review.md). */
 export const MODEL = { bias: -5.29, entropy: 8.4, roughness: 2.43 }

@@ -29,6 +29,8 @@ export interface JobRecord {
   model: string | null
   /** The device that ran it (`cpu`, `cuda`, …: after any fallback). */
   device: string | null
+  /** The cutout's uncertainty, 0 (sure) to 1 (check this), once done (docs/review.md); null before, and for older jobs. */
+  uncertainty: number | null
 }
 
 type Rect = { x: number; y: number; width: number; height: number }
@@ -73,6 +75,7 @@ interface JobRow {
   finished_at: number | null
   model?: string | null
   device?: string | null
+  uncertainty?: number | null
 }
 
 function toRecord(r: JobRow): JobRecord {
@@ -97,7 +100,8 @@ function toRecord(r: JobRow): JobRecord {
     updatedAt: Number(r.updated_at),
     finishedAt: r.finished_at === null ? null : Number(r.finished_at),
     model: r.model ?? null,
-    device: r.device ?? null
+    device: r.device ?? null,
+    uncertainty: r.uncertainty === null || r.uncertainty === undefined ? null : Number(r.uncertainty)
   }
 }
 
@@ -242,6 +246,11 @@ export class JobStore {
   /** Records which model and device made the job's mask. */
   setModelRun(jobId: string, model: string, device: string): void {
     prepared(this.db, 'UPDATE jobs SET model = ?, device = ? WHERE id = ?').run(model, device, jobId)
+  }
+
+  /** Records the cutout's uncertainty score (written with the results, in the same transaction). */
+  setUncertainty(jobId: string, uncertainty: number): void {
+    prepared(this.db, 'UPDATE jobs SET uncertainty = ? WHERE id = ?').run(uncertainty, jobId)
   }
 
   addResult(jobId: string, result: ResultRecord): void {

@@ -16,6 +16,7 @@ import presets from './schema/003-presets'
 import models from './schema/006-models'
 import presetsTitle from './schema/presets-title'
 import jobFraming from './schema/job-framing'
+import jobUncertainty from './schema/job-uncertainty'
 import { keysAdmin, keysKind } from './schema/keys-columns'
 
 export interface Migration {
@@ -34,7 +35,8 @@ export const ENGINE_MIGRATIONS: Migration[] = [
   { name: '005-keys-admin', sql: keysAdmin, alreadyIn: '005-batches' },
   { name: '008-keys-kind', sql: keysKind, alreadyIn: '008-studio' },
   { name: '012-presets-title', sql: presetsTitle },
-  { name: '012-job-framing', sql: jobFraming }
+  { name: '012-job-framing', sql: jobFraming },
+  { name: '013-job-uncertainty', sql: jobUncertainty }
 ]
 
 /** Applies the migrations of `list` not yet recorded, in order, each in its own transaction (taken at once: two processes opening one folder apply each migration once). */

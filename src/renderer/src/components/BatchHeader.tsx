@@ -44,7 +44,7 @@ function Stat(props: { n: number; label: string; className?: string; testId?: st
  */
 export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Element {
   const { canOpen, presets, starting } = useStore(useShallow((s) => ({ canOpen: s.appInfo?.canOpenPath ?? false, presets: s.presets, starting: s.starting })))
-  const { cancelBatch, retryBatch, resumeBatch, openOutput } = useStore.getState()
+  const { cancelBatch, retryBatch, resumeBatch, openOutput, setListView } = useStore.getState()
   const c = batch.counts
   const pending = c.waiting + c.running
   // An interrupted batch runs nothing until Resume: no pace or time left to show.
@@ -109,6 +109,17 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
         <Stat n={cutShort} label="stopped while running" testId="batch-stopped" />
         <Stat n={c.not_started} label="not started" testId="batch-not-started" />
         <Stat n={c.not_images} label={c.not_images === 1 ? 'not an image' : 'not images'} testId="batch-not-images" />
+        {c.to_check > 0 && (
+          <button
+            type="button"
+            className="link warn"
+            onClick={() => setListView({ filter: 'to-check', sort: 'uncertainty' })}
+            title="Cutouts the model is unsure of: show them, most uncertain first"
+            data-testid="batch-to-check"
+          >
+            <b>{c.to_check}</b> to check
+          </button>
+        )}
         {pace && (running || pending === 0) && (
           <span title="Over the files that ran (done or failed), not those stopped or not started">
             <b>{pace.perMinute.toFixed(1)}</b> files/min

@@ -1,6 +1,10 @@
 import { memo, useMemo, useRef } from 'react'
+import { useShallow } from 'zustand/react/shallow'
 import type { BatchItemView } from '../../../shared/batches'
+import { isToCheck } from '../../../shared/review'
+import { TO_CHECK_LABEL } from '../../../shared/vocabulary'
 import { ranOnText } from '../lib/format'
+import { listOrder } from '../lib/review'
 import { useWindowedRows } from '../lib/virtual'
 import { useStore } from '../store'
 import { ProgressBar, type Tone } from './common'
@@ -72,7 +76,8 @@ function RowLine({ item, folder }: { item: BatchItemView; folder: string }): Rea
   )
 }
 
-const Row = memo(function Row({ index, usual }: { index: number; usual: string | null }): React.JSX.Element | null {
+/** `pos`: the row's place in the list as shown; `index`: the item's place in the batch. */
+const Row = memo(function Row({ pos, index, usual }: { pos: number; index: number; usual: string | null }): React.JSX.Element | null {
   const item = useStore((s) => s.items[index])
   if (!item) return null
   const { setViewer, cancelBatch, retryBatch, openOutput } = useStore.getState()
@@ -82,7 +87,7 @@ const Row = memo(function Row({ index, usual }: { index: number; usual: string |
   const ranOn = item.state === 'done' ? ranOnText(item) : null
   const tone = TONE[item.state]
   return (
-    <div className="vrow" role="row" style={{ top: index * ROW_HEIGHT, height: ROW_HEIGHT }} data-testid="batch-item" data-state={item.not_image ? 'not-image' : item.state}>
+    <div className="vrow" role="row" style={{ top: pos * ROW_HEIGHT, height: ROW_HEIGHT }} data-testid="batch-item" data-state={item.not_image ? 'not-image' : item.state}>
       <img className="thumb" src={item.thumb_url} alt="" loading="lazy" decoding="async" onError={(e) => (e.currentTarget.style.visibility = 'hidden')} />
       <div role="cell" style={{ minWidth: 0 }} title={item.rel_path}>
         <div className="name">{item.name}</div>
@@ -97,6 +102,15 @@ const Row = memo(function Row({ index, usual }: { index: number; usual: string |
         <span className={`badge ${item.state}`} data-testid="item-status">
           {statusText(item)}
         </span>
+        {item.state === 'done' && isToCheck(item.uncertainty) && (
+          <span
+            className="badge warn to-check"
+            data-testid="item-to-check"
+            title={`Uncertainty ${item.uncertainty!.toFixed(3)} (0 sure, 1 check this): look at this cutout before using it`}
+          >
+            {TO_CHECK_LABEL}
+          </span>
+        )}
         {ranOn && ranOn !== usual && (
           <div className="muted small ran-on" data-testid="item-device" title={`The model and the device that ran it: ${ranOn}`}>
             {ranOn}
@@ -144,18 +158,53 @@ function usualRanOn(items: BatchItemView[]): string | null {
   return best
 }
 
-/** The files of the current batch: a windowed list, so thousands of rows stay light. */
+/** The list's filter ("All files" / "To check (3)") and order (as added / most uncertain first). */
+function ListTools({ toCheck }: { toCheck: number }): React.JSX.Element {
+  const { filter, sort } = useStore(useShallow((s) => ({ filter: s.listFilter, sort: s.listSort })))
+  const { setListView } = useStore.getState()
+  return (
+    <div className="list-tools" data-testid="list-tools">
+      <div className="segmented" role="group" aria-label="Show">
+        <button type="button" className="btn small" aria-pressed={filter === 'all'} onClick={() => setListView({ filter: 'all' })}>
+          All files
+        </button>
+        <button type="button" className="btn small" aria-pressed={filter === 'to-check'} onClick={() => setListView({ filter: 'to-check' })} data-testid="filter-to-check">
+          {TO_CHECK_LABEL} ({toCheck})
+        </button>
+      </div>
+      <label className="small muted">
+        Order{' '}
+        <select value={sort} onChange={(e) => setListView({ sort: e.target.value === 'uncertainty' ? 'uncertainty' : 'added' })} data-testid="list-sort">
+          <option value="added">As added</option>
+          <option value="uncertainty">Most uncertain first</option>
+        </select>
+      </label>
+    </div>
+  )
+}
+
+/** The files of the current batch: a windowed list, so thousands of rows stay light; filtered and ordered as the tools say. */
 export function ItemList(): React.JSX.Element {
-  const items = useStore((s) => s.items)
-  const count = items.length
+  const { items, filter, sort } = useStore(useShallow((s) => ({ items: s.items, filter: s.listFilter, sort: s.listSort })))
+  const order = useMemo(() => listOrder(items, filter, sort), [items, filter, sort])
+  const toCheck = useMemo(() => items.reduce((n, i) => n + (i.state === 'done' && isToCheck(i.uncertainty) ? 1 : 0), 0), [items])
+  const count = order.length
   const usual = useMemo(() => usualRanOn(items), [items])
   const ref = useRef<HTMLDivElement>(null)
   const { start, end } = useWindowedRows(ref, ROW_HEIGHT, count)
   const rows: React.JSX.Element[] = []
-  for (let i = start; i < end; i++) rows.push(<Row key={i} index={i} usual={usual} />)
+  for (let pos = start; pos < end; pos++) rows.push(<Row key={order[pos]} pos={pos} index={order[pos]!} usual={usual} />)
   return (
-    <div className="vlist" ref={ref} role="table" aria-label="Files of the batch" aria-rowcount={count} tabIndex={0} data-testid="item-list">
-      <div style={{ height: count * ROW_HEIGHT, position: 'relative' }}>{rows}</div>
-    </div>
+    <>
+      <ListTools toCheck={toCheck} />
+      <div className="vlist" ref={ref} role="table" aria-label="Files of the batch" aria-rowcount={count} tabIndex={0} data-testid="item-list">
+        {count === 0 && filter === 'to-check' && (
+          <p className="muted small" style={{ padding: '12px 14px', margin: 0 }} data-testid="none-to-check">
+            No cutouts to check{items.some((i) => i.state === 'pending') ? ' yet' : ''}.
+          </p>
+        )}
+        <div style={{ height: count * ROW_HEIGHT, position: 'relative' }}>{rows}</div>
+      </div>
+    </>
   )
 }

@@ -4,6 +4,7 @@ import { BUILTIN_PRESETS } from '../../../shared/presets'
 import { filesFromInput, isImageName, mimeOf } from './files'
 import { batchPace, formatDuration, ranOnText } from './format'
 import { checkForm, EMPTY_FORM, formFromValues, paramsOfForm } from './presetForm'
+import { listOrder } from './review'
 import { visibleRange } from './virtual'
 
 describe('visibleRange (list windowing)', () => {
@@ -12,6 +13,19 @@ describe('visibleRange (list windowing)', () => {
     expect(visibleRange(64 * 5000, 640, 64, 10_000, 6)).toEqual({ start: 4994, end: 5016 })
     expect(visibleRange(64 * 9999, 640, 64, 10_000, 6)).toEqual({ start: 9993, end: 10_000 })
     expect(visibleRange(0, 640, 64, 0)).toEqual({ start: 0, end: 0 })
+  })
+})
+
+describe('listOrder (the batch list\'s "To check" filter and sort)', () => {
+  const items = [{ uncertainty: 0.05 }, { uncertainty: null }, { uncertainty: 0.2 }, { uncertainty: 0.9 }, { uncertainty: 0.199 }, { uncertainty: 0.2 }]
+  it('keeps batch order, or shows only the cutouts to check (score ≥ 0.2)', () => {
+    expect(listOrder(items, 'all', 'added')).toEqual([0, 1, 2, 3, 4, 5])
+    expect(listOrder(items, 'to-check', 'added')).toEqual([2, 3, 5])
+  })
+  it('sorts the most uncertain first, files without a score last, ties in batch order', () => {
+    expect(listOrder(items, 'all', 'uncertainty')).toEqual([3, 2, 5, 4, 0, 1])
+    expect(listOrder(items, 'to-check', 'uncertainty')).toEqual([3, 2, 5])
+    expect(listOrder([], 'to-check', 'uncertainty')).toEqual([])
   })
 })
 

@@ -1,4 +1,5 @@
 import type { Screen } from '../../../shared/app'
+import type { ListFilter, ListSort } from '../lib/review'
 import type { Slice } from './types'
 
 export type Theme = 'system' | 'light' | 'dark'
@@ -6,8 +7,12 @@ export type Theme = 'system' | 'light' | 'dark'
 export interface UiSlice {
   screen: Screen
   theme: Theme
+  /** The batch list's filter and order ("To check", most uncertain first: docs/review.md). */
+  listFilter: ListFilter
+  listSort: ListSort
   setScreen(screen: Screen): void
   setTheme(theme: Theme): void
+  setListView(view: { filter?: ListFilter; sort?: ListSort }): void
 }
 
 const THEME_KEY = 'clipdesk.theme'
@@ -24,7 +29,10 @@ function storedTheme(): Theme {
 export const createUiSlice: Slice<UiSlice> = (set) => ({
   screen: 'batches',
   theme: storedTheme(),
+  listFilter: 'all',
+  listSort: 'added',
   setScreen: (screen) => set({ screen }),
+  setListView: ({ filter, sort }) => set((s) => ({ listFilter: filter ?? s.listFilter, listSort: sort ?? s.listSort })),
   setTheme: (theme) => {
     try {
       globalThis.localStorage?.setItem(THEME_KEY, theme)

@@ -1,4 +1,4 @@
-import { describeJob } from '../../../../shared/vocabulary'
+import { describeJob, TO_CHECK_LABEL } from '../../../../shared/vocabulary'
 import type { WatchActivity, WatchFolderState, WatchFolderView } from '../../../../shared/watch'
 import { formatDate } from '../../lib/format'
 import { useStore } from '../../store'
@@ -35,7 +35,7 @@ const ACTIVITY_TEXT: Record<WatchActivity['kind'], string> = {
   note: 'waiting'
 }
 
-/** One watched folder: state, counts, settings, actions, failed files with retry, recent activity. */
+/** One watched folder: state, counts, settings, actions, failed files with retry, files to check, recent activity. */
 export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void }): React.JSX.Element {
   const f = props.folder
   const s = useStore.getState
@@ -99,6 +99,11 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
         <span className={c.failed > 0 ? 'warn' : undefined}>
           Failed <b>{c.failed}</b>
         </span>
+        {c.to_check > 0 && (
+          <span className="warn" title="Done files whose cutout the model is unsure of: look at them first" data-testid="watch-to-check-count">
+            {TO_CHECK_LABEL} <b>{c.to_check}</b>
+          </span>
+        )}
       </div>
 
       {f.failed.length > 0 && (
@@ -131,6 +136,26 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
             ))}
           </ul>
         </div>
+      )}
+
+      {f.to_check.length > 0 && (
+        <details data-testid="watch-to-check">
+          <summary className="small">
+            {TO_CHECK_LABEL} ({f.to_check.length}), most uncertain first
+          </summary>
+          <ul className="stack" style={{ gap: 2, listStyle: 'none', margin: '6px 0 0', padding: 0 }} aria-label="Files to check">
+            {f.to_check.map((file) => (
+              <li key={file.id} className="row small" style={{ flexWrap: 'nowrap', gap: 8 }}>
+                <span className="badge warn" title={`Uncertainty ${file.uncertainty?.toFixed(3)} (0 sure, 1 check this)`}>
+                  {TO_CHECK_LABEL}
+                </span>
+                <span className="mono grow" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} title={file.outputs.join('\n')}>
+                  {file.rel_path}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </details>
       )}
 
       <details>
