@@ -108,7 +108,7 @@ describe('clipdesk process: what was asked, resume, clashes, report', () => {
     // A third run skips all; --overwrite redoes all under the same names.
     expect(runCli(['process', input, '--out', out, '--data-dir', join(root, 'data-kill')]).stdout).toContain('4 skipped (already done)')
     const forced = runCli(['process', input, '--out', out, '--overwrite', '--data-dir', join(root, 'data-kill')])
-    expect(forced.stdout).toContain('4 of 4 images done')
+    expect(forced.stdout).toContain('Done: all 4 files.')
     expect(outputs(out)).toEqual(names.map((n) => `${n}.png`))
   })
 })

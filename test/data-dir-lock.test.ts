@@ -46,6 +46,6 @@ describe('one engine per data folder', () => {
     // Killed: its lock is stale, and the folder works again.
     const after = runCli(['process', join(root, 'in'), '--out', join(root, 'out'), '--data-dir', dataDir, '--params', 'alpha=keep'])
     expect(after.code, after.stderr).toBe(0)
-    expect(after.stdout).toContain('1 of 1 images done')
+    expect(after.stdout).toContain('Done: 1 file.')
   })
 })
