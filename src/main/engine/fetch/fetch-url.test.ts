@@ -160,7 +160,7 @@ describe('fetchToFile: SSRF refusals', () => {
     const canary = await startServer()
     const err = await failure(fetchToFile(canary.url('/x.png'), join(dir, 'f'), { allowPrivateNetworkUrls: false }))
     expect(err.reason).toBe('fetch_blocked')
-    expect(err.message).toMatch(/allowPrivateNetworkUrls/)
+    expect(err.message).toMatch(/--allow-private-urls/)
     expect(canary.connections()).toBe(0)
     await expectNoFiles()
   })
