@@ -1,6 +1,6 @@
 /**
  * Batches and items as the code handles them, and how they are read from their rows (tables of
- * migrations 005-batches, 007, 009, 010 and 012).
+ * migrations 005-batches, 007, 009, 010, 012 and 013).
  */
 import type { BatchItemStatus, BatchRequest } from '../../shared/batches'
 
@@ -37,6 +37,9 @@ export interface ItemRecord {
   /** The model and the device (after any fallback) of the job that made the results; null until done. */
   model: string | null
   device: string | null
+  /** Times the file's outputs were replaced by a touch-up (docs/review.md "Touch-up"), and when last. */
+  touchUps: number
+  touchedUpAt: number | null
 }
 
 export interface BatchRow {
@@ -71,6 +74,8 @@ export interface ItemRow {
   planned: string | null
   model: string | null
   device: string | null
+  touch_ups?: number
+  touched_up_at?: number | null
 }
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v))
@@ -111,6 +116,8 @@ export function toItem(r: ItemRow): ItemRecord {
     notImage: Boolean(Number(r.not_image)),
     planned: r.planned ? JSON.parse(r.planned) : null,
     model: r.model,
-    device: r.device
+    device: r.device,
+    touchUps: Number(r.touch_ups ?? 0),
+    touchedUpAt: num(r.touched_up_at ?? null)
   }
 }

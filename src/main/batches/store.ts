@@ -24,6 +24,8 @@ export interface ItemPatch {
   planned?: string[] | null
   model?: string | null
   device?: string | null
+  touchUps?: number
+  touchedUpAt?: number | null
 }
 
 /** Batches and their items in the data folder's database (the batch migrations, applied on opening). */
@@ -166,6 +168,8 @@ export class BatchStore {
     if (patch.planned !== undefined) set('planned', patch.planned === null ? null : JSON.stringify(patch.planned))
     if (patch.model !== undefined) set('model', patch.model)
     if (patch.device !== undefined) set('device', patch.device)
+    if (patch.touchUps !== undefined) set('touch_ups', patch.touchUps)
+    if (patch.touchedUpAt !== undefined) set('touched_up_at', patch.touchedUpAt)
     if (sets.length === 0) return false
     let where = 'id = ?'
     values.push(id)

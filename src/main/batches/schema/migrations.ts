@@ -5,11 +5,13 @@ import batchResume from './007-batch-resume'
 import batchInterrupted from './009-batch-interrupted'
 import batchItemDevice from './010-batch-item-device'
 import batchExpected from './012-batch-expected'
+import batchTouchUp from './013-batch-touch-up'
 
 export const BATCH_MIGRATIONS: Migration[] = [
   { name: '005-batches', sql: batches },
   { name: '007-batch-resume', sql: batchResume },
   { name: '009-batch-interrupted', sql: batchInterrupted },
   { name: '010-batch-item-device', sql: batchItemDevice },
-  { name: '012-batch-expected', sql: batchExpected }
+  { name: '012-batch-expected', sql: batchExpected },
+  { name: '013-batch-touch-up', sql: batchTouchUp }
 ]
