@@ -4,8 +4,9 @@
  *
  * The stored input is decoded once per editing session in the decode sandbox (untrusted bytes,
  * as a job's) and scaled down; each stroke then costs the hint's decode (in the sandbox too),
- * `computeAlpha` on the small image with the model's mask from the mask cache and the hint
- * (its refine off the thread, as a job's) and a PNG encode. The mask is the model's 1024² grid
+ * the hint applied as a job applies it (`applyHint`, its refine off the thread) on the small
+ * image with the model's mask from the mask cache, and a PNG encode; the result without strokes
+ * is made once per session. The mask is the model's 1024² grid
  * whatever the image's size, so the preview applies the strokes as the saved job will.
  * `refine=detail` previews as `edges` (its second model run is left to Save).
  */
@@ -14,10 +15,10 @@ import sharp from 'sharp'
 import { TOUCHUP_PREVIEW_EDGE, type TouchUpPreview } from '../../../shared/touchup'
 import type { JobParams } from '../../../shared/params-types'
 import { ApiError } from '../errors'
-import { computeAlpha, maskModelKey } from '../pipeline/alpha'
+import { applyHint, computeAlpha, maskModelKey, refined } from '../pipeline/alpha'
 import { makeCutout } from '../pipeline/cutout'
 import type { DecodedImage } from '../pipeline/decode'
-import type { HintPlane } from '../pipeline/hint'
+import { hasStrokes, type AlphaPixels, type HintPlane } from '../pipeline/hint'
 import type { HintDecodeRequest } from '../pipeline/hint-decode'
 import { MODEL_SIZE } from '../pipeline/mask'
 import type { ModelPool } from '../models/pool'
@@ -49,6 +50,8 @@ interface Session {
   small: DecodedImage
   mask: CachedMask | null
   photo: string
+  /** The cutout without strokes (an opaque photo's), made at the first preview. */
+  plain?: Promise<AlphaPixels>
 }
 
 /** Editing sessions kept decoded (an editor open, and the one before it). */
@@ -76,7 +79,15 @@ export class HintPreviews {
       modelKey: 'preview'
     }
     const refine = source.params.refine === 'detail' ? 'edges' : source.params.refine
-    const alpha = await computeAlpha(small, Buffer.alloc(0), { segmenter }, { alpha: source.params.alpha, refine }, undefined, plane)
+    let alpha: AlphaPixels
+    if (mask && !small.hasAlpha) {
+      // An opaque photo: the result without strokes is the same for every stroke, so it is made once.
+      session.plain ??= refined(small, mask, { segmenter }, { refine })
+      const plain = await session.plain
+      alpha = plane && hasStrokes(plane) ? await applyHint(small, mask, plain, plane, { segmenter }, { refine }) : plain
+    } else {
+      alpha = await computeAlpha(small, Buffer.alloc(0), { segmenter }, { alpha: source.params.alpha, refine }, undefined, plane)
+    }
     const rgba = makeCutout({ data: alpha.foreground, width: small.width, height: small.height, channels: 4 }, alpha.alpha)
     const png = await sharp(rgba, { raw: { width: small.width, height: small.height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer()
     return {
