@@ -113,6 +113,11 @@ const Row = memo(function Row({ index, usual }: { index: number; usual: string |
           </button>
         )}
         {item.state === 'done' && (
+          <button type="button" className="btn small" onClick={() => void useStore.getState().openTouchUp(item.id)} aria-label={`Touch up ${item.name}`} data-testid="touch-up">
+            Touch up
+          </button>
+        )}
+        {item.state === 'done' && (
           <button type="button" className="btn small" onClick={() => void openOutput(item.id)} aria-label={`Open the folder of ${item.name}`} data-testid="open-item-folder">
             Folder
           </button>
