@@ -16,7 +16,7 @@ import { startServe, type ServeProcess } from '../helpers/cli'
 import { tempDir } from '../helpers/engine'
 import { SCENE, scenePng } from '../helpers/fixtures'
 import { hasChromium, launchChromium, SKIP_REASON } from './chromium'
-import { screenshots } from './views'
+import { rowsFit, screenshots } from './views'
 
 const title = hasChromium ? 'touch-up of a done file, in Chromium against clipdesk serve' : `touch-up — ${SKIP_REASON}`
 const { width, height } = SCENE
@@ -86,6 +86,8 @@ describe.skipIf(!hasChromium)(title, () => {
     const file = join(out, 'photos', 'ball.png')
     const before = readFileSync(file)
 
+    // The row's state and its buttons, Touch up among them, stay in view at both sizes.
+    await screenshots(page, 'touchup-row', () => page.getByTestId('touch-up').scrollIntoViewIfNeeded(), (size) => rowsFit(page, size.width))
     await page.getByTestId('touch-up').click()
     await page.getByTestId('touchup-canvas').waitFor()
     await settledPreview()
