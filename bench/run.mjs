@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Runs a TypeScript benchmark of this folder on a fresh clone after `npm install`, with no
- * separate build step: `node bench/run.mjs <pipeline|quality|review|session> [options]`.
+ * separate build step: `node bench/run.mjs <pipeline|quality|review|session|touchup> [options]`.
  *
  * The engine's sources are TypeScript with extensionless imports, which plain Node cannot
  * load. Vite (already a dev dependency) bundles the benchmark with the engine code it uses into
@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const entries = { speed: 'speed.ts', pipeline: 'pipeline.ts', quality: 'quality.ts', review: 'review.ts', session: 'session-options.ts' }
+const entries = { speed: 'speed.ts', pipeline: 'pipeline.ts', quality: 'quality.ts', review: 'review.ts', session: 'session-options.ts', touchup: 'touchup.ts' }
 const [name, ...args] = process.argv.slice(2)
 if (!name || !(name in entries)) {
   console.error(`usage: node bench/run.mjs <${Object.keys(entries).join('|')}> [options]`)

@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   claim_ended: 409,
+  /** The thing asked for is in a state that does not allow it now (a file not done, a touch-up under way). */
+  conflict: 409,
   job_held: 409,
   payload_too_large: 413,
   validation_failed: 422,

@@ -11,6 +11,7 @@ import type { ErrorBody } from './errors'
 import type { ModelAddRequest, ModelAddResult, ModelInfo, ModelTestRun } from './models'
 import type { PresetInfo, PresetSaveRequest } from './presets'
 import type { StudioView } from './studio'
+import type { TouchUpPreview, TouchUpPreviewRequest, TouchUpResult, TouchUpSaveRequest } from './touchup'
 import type { WatchAddRequest, WatchEvent, WatchFolderView, WatchRetryRequest, WatchRetryResult, WatchUpdateRequest } from './watch'
 
 /** A file handed over IPC: by path (drag-and-drop) or by bytes (file picker in a sandbox). */
@@ -35,6 +36,14 @@ export interface IpcInvokeMap {
   batchResume: [string, BatchSummary]
   batchDelete: [string, boolean]
   batchOpenOutput: [BatchTarget, OpenPathResult]
+  /**
+   * Touch-up of a done file (docs/review.md "Touch-up"): the cutout with the strokes so far at
+   * the preview's size, without running the model. 404 not_found (batch, file, original gone),
+   * 409 conflict (not done), 422 validation_failed naming `hint`.
+   */
+  batchTouchUpPreview: [TouchUpPreviewRequest, TouchUpPreview]
+  /** Saves a touch-up: every output of the file replaced, the previous version kept beside it. Refusals as the preview's, and 409 conflict while one is under way. */
+  batchTouchUp: [TouchUpSaveRequest, TouchUpResult]
   /** Cancels one job (e.g. a preset preview); false when it already ended. */
   jobCancel: [string, boolean]
   // The host, settings and the local listener.
@@ -108,6 +117,8 @@ export const IPC_METHODS = [
   'batchResume',
   'batchDelete',
   'batchOpenOutput',
+  'batchTouchUpPreview',
+  'batchTouchUp',
   'jobCancel',
   'appInfo',
   'pickFolder',

@@ -16,6 +16,7 @@ import {
 } from '../../shared/app'
 import { batchAddSchema, batchCreateSchema, batchTargetSchema } from '../../shared/batches'
 import type { IpcEvent, IpcEventMap, IpcHandlers } from '../../shared/ipc'
+import { touchUpPreviewSchema, touchUpSaveSchema } from '../../shared/touchup'
 import type { BatchService, PreviewAddress } from '../batches/service'
 import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
@@ -134,6 +135,14 @@ export function createAppApi({ engine, batches, host, address, watch, studio }: 
       if (!host.openPath) return { opened: false, path }
       const error = await host.openPath(path)
       return error ? { opened: false, path, error } : { opened: true, path }
+    },
+    async batchTouchUpPreview(req) {
+      const { batch_id, item_id, hint } = parseArg(touchUpPreviewSchema, req, 'touch-up')
+      return batches.touchUps.preview(batch_id, item_id, hint === undefined ? null : Buffer.from(hint, 'base64'))
+    },
+    async batchTouchUp(req) {
+      const { batch_id, item_id, hint } = parseArg(touchUpSaveSchema, req, 'touch-up')
+      return batches.touchUps.save(batch_id, item_id, Buffer.from(hint, 'base64'))
     },
     async jobCancel(jobId) {
       return engine.cancel(idArg(jobId, 'job_id'))

@@ -39,6 +39,9 @@ export interface ItemRecord {
   device: string | null
   /** The cutout's uncertainty score (docs/review.md), 3 decimals; null until done, and for items done before scores. */
   uncertainty: number | null
+  /** Times the file's outputs were replaced by a touch-up (docs/review.md "Touch-up"), and when last. */
+  touchUps: number
+  touchedUpAt: number | null
 }
 
 export interface BatchRow {
@@ -74,6 +77,8 @@ export interface ItemRow {
   model: string | null
   device: string | null
   uncertainty?: number | null
+  touch_ups?: number
+  touched_up_at?: number | null
 }
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v))
@@ -115,6 +120,8 @@ export function toItem(r: ItemRow): ItemRecord {
     planned: r.planned ? JSON.parse(r.planned) : null,
     model: r.model,
     device: r.device,
-    uncertainty: num(r.uncertainty ?? null)
+    uncertainty: num(r.uncertainty ?? null),
+    touchUps: Number(r.touch_ups ?? 0),
+    touchedUpAt: num(r.touched_up_at ?? null)
   }
 }

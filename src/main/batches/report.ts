@@ -12,8 +12,10 @@ import type { BatchRecord, BatchStore, ItemRecord } from './store'
 
 export interface BatchReport extends RunReport {
   batch: { id: string; name: string }
-  counts: { images: number; done: number; failed: number; cancelled: number; not_started: number; not_images: number; files_written: number; to_check: number }
+  counts: { images: number; touched_up: number; done: number; failed: number; cancelled: number; not_started: number; not_images: number; files_written: number; to_check: number }
   cancelled: string[]
+  /** Files whose outputs were replaced by a touch-up, the previous versions kept beside them (docs/review.md "Touch-up"). */
+  touched_up: Array<{ input: string; times: number; at: string }>
 }
 
 const iso = (ms: number | null): string => new Date(ms ?? Date.now()).toISOString()
@@ -52,6 +54,7 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
     },
     counts: {
       images: images.length,
+      touched_up: done.filter((i) => i.touchUps > 0).length,
       done: done.length,
       failed: failed.length,
       cancelled: counts.cancelled,
@@ -67,7 +70,8 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
     not_images: items.filter((i) => i.notImage).map((i) => i.relPath),
     cancelled: cancelled.map((i) => i.relPath),
     warnings: images.flatMap((i) => i.warnings.map((warning) => ({ input: i.relPath, warning }))),
-    cutouts
+    cutouts,
+    touched_up: done.filter((i) => i.touchUps > 0).map((i) => ({ input: i.relPath, times: i.touchUps, at: iso(i.touchedUpAt) }))
   }
 }
 
@@ -77,7 +81,8 @@ export async function writeBatchReport(batch: BatchRecord, items: ItemRecord[]):
   const c = r.counts
   const summary =
     `${c.images} images: ${c.done} done, ${c.failed} failed, ${c.cancelled} stopped (${c.not_started} before they started); ${c.files_written} files written; ` +
-    `${c.not_images} other files not processed`
+    `${c.not_images} other files not processed` +
+    (c.touched_up > 0 ? `; ${c.touched_up} touched up (${r.touched_up.map((t) => t.input).join(', ')}), previous versions kept beside them` : '')
   return writeRunReport(batch.destination, r, `clipdesk batch "${batch.name}"`, summary)
 }
 

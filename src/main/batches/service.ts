@@ -21,6 +21,7 @@ import { addFiles } from './intake'
 import { BatchReporter } from './report'
 import { BatchRunner, isTerminal } from './runner'
 import { BatchStore, type BatchRecord, type ItemRecord } from './store'
+import { TouchUps } from './touchup'
 import { batchSummary, itemView, type PreviewAddress } from './view'
 
 export type { PreviewAddress } from './view'
@@ -57,6 +58,8 @@ function notFound(what: string): ApiError {
 export class BatchService extends EventEmitter<BatchServiceEvents> {
   readonly store: BatchStore
   readonly previews: Previews
+  /** The touch-up editor's preview and Save (`touchup.ts`). */
+  readonly touchUps: TouchUps
   private readonly runner: BatchRunner
   private readonly reporter: BatchReporter
   private readonly onJob = (e: JobEvent): void => this.jobChanged(e)
@@ -76,6 +79,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       changed: (itemId) => this.changed(itemId)
     })
     this.reporter = new BatchReporter(this.store, (p) => this.runner.track(p))
+    this.touchUps = new TouchUps({ engine, store: this.store, changed: (itemId) => this.changed(itemId) })
   }
 
   /**

@@ -26,6 +26,8 @@ export interface ItemPatch {
   model?: string | null
   device?: string | null
   uncertainty?: number | null
+  touchUps?: number
+  touchedUpAt?: number | null
 }
 
 /** Batches and their items in the data folder's database (the batch migrations, applied on opening). */
@@ -169,6 +171,8 @@ export class BatchStore {
     if (patch.model !== undefined) set('model', patch.model)
     if (patch.device !== undefined) set('device', patch.device)
     if (patch.uncertainty !== undefined) set('uncertainty', patch.uncertainty)
+    if (patch.touchUps !== undefined) set('touch_ups', patch.touchUps)
+    if (patch.touchedUpAt !== undefined) set('touched_up_at', patch.touchedUpAt)
     if (sets.length === 0) return false
     let where = 'id = ?'
     values.push(id)

@@ -34,7 +34,9 @@ export function itemView(item: ItemRecord, address: PreviewAddress): BatchItemVi
     after_url: item.status === 'done' ? address(item.id, 'after', version) : null,
     started_at: item.startedAt,
     finished_at: item.finishedAt,
-    not_image: item.notImage
+    not_image: item.notImage,
+    touch_ups: item.touchUps,
+    touched_up_at: item.touchedUpAt
   }
 }
 

@@ -19,17 +19,21 @@ export interface JobRequest {
 export type SubmitResult =
   | { ok: true; jobId: string }
   /** `retryable`: the engine cannot take work now (queue full, model not loadable); try again later. */
-  | { ok: false; code: string; message: string; retryable: boolean }
+  | { ok: false; code: string; message: string; retryable: boolean; details?: Array<{ field: string; issue: string }> }
 
-/** Hands a file to the engine; a refusal comes back with its message and the fields it names. */
-export async function submitFile(engine: Engine, request: JobRequest, file: { bytes: Buffer; filename: string }): Promise<SubmitResult> {
+/**
+ * Hands a file to the engine (with a hint: its keep and remove strokes, docs/review.md
+ * "Hints"); a refusal comes back with its message and the fields it names.
+ */
+export async function submitFile(engine: Engine, request: JobRequest, file: { bytes: Buffer; filename: string; hint?: Buffer }): Promise<SubmitResult> {
   const fields: Record<string, unknown> = { mode: request.mode, output_format: request.output_format }
   if (request.params !== null) fields.params = request.params
-  const res = await engine.upload({ fields, file: { bytes: file.bytes, mimeType: null, filename: file.filename }, keyId: null })
+  const hint = file.hint ? { hint: { bytes: file.hint } } : {}
+  const res = await engine.upload({ fields, file: { bytes: file.bytes, mimeType: null, filename: file.filename }, ...hint, keyId: null })
   if ('job_id' in res.body) return { ok: true, jobId: res.body.job_id }
   const e = res.body.error
   const details = e.details?.length ? ` (${e.details.map((d) => `${d.field}: ${d.issue}`).join('; ')})` : ''
-  return { ok: false, code: e.code, message: `${e.message}${details}`, retryable: res.status === 503 }
+  return { ok: false, code: e.code, message: `${e.message}${details}`, retryable: res.status === 503, details: e.details ?? [] }
 }
 
 export interface ResultFile {

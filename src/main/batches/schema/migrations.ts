@@ -6,6 +6,7 @@ import batchInterrupted from './009-batch-interrupted'
 import batchItemDevice from './010-batch-item-device'
 import batchExpected from './012-batch-expected'
 import batchItemUncertainty from './013-batch-item-uncertainty'
+import batchTouchUp from './013-batch-touch-up'
 
 export const BATCH_MIGRATIONS: Migration[] = [
   { name: '005-batches', sql: batches },
@@ -13,5 +14,6 @@ export const BATCH_MIGRATIONS: Migration[] = [
   { name: '009-batch-interrupted', sql: batchInterrupted },
   { name: '010-batch-item-device', sql: batchItemDevice },
   { name: '012-batch-expected', sql: batchExpected },
-  { name: '013-batch-item-uncertainty', sql: batchItemUncertainty }
+  { name: '013-batch-item-uncertainty', sql: batchItemUncertainty },
+  { name: '013-batch-touch-up', sql: batchTouchUp }
 ]

@@ -102,17 +102,32 @@ export async function computeAlpha(
   }
 
   let { alpha, foreground } = await refined(image, mask, deps, params, signal)
-  if (strokes) {
-    // The model's mask stays as the cache holds it: the strokes go on a copy (docs/review.md "Hints").
-    const hinted = await refined(image, constrainMask(mask, strokes), deps, params, signal)
-    ;({ alpha, foreground } = mergeHinted({ alpha, foreground }, hinted, strokes, image.data, hintBand(image.width, image.height)))
-  }
+  if (strokes) ({ alpha, foreground } = await applyHint(image, mask, { alpha, foreground }, strokes, deps, params, signal))
   if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
   return { alpha, foreground, warnings, source, uncertainty: uncertainty(first, { data: alpha, width: image.width, height: image.height }) }
 }
 
+/**
+ * The strokes of a hint on `plain` (the alpha and colours made from `mask` without them): the
+ * refine step again on a copy of the model's mask that takes the strokes, merged within a band
+ * around them. The model's mask stays as the cache holds it (docs/review.md "Hints"). The
+ * touch-up editor's preview calls it with the plain result it keeps.
+ */
+export async function applyHint(
+  image: DecodedImage,
+  mask: MaskPlane,
+  plain: AlphaPixels,
+  strokes: HintPlane,
+  deps: AlphaDeps,
+  params: Pick<JobParams, 'refine'>,
+  signal?: AbortSignal
+): Promise<AlphaPixels> {
+  const hinted = await refined(image, constrainMask(mask, strokes), deps, params, signal)
+  return mergeHinted(plain, hinted, strokes, image.data, hintBand(image.width, image.height))
+}
+
 /** The refine step on a mask (`refine=edges`/`detail`), or the mask upscaled (`refine=none`). */
-async function refined(image: DecodedImage, mask: MaskPlane, deps: AlphaDeps, params: Pick<JobParams, 'refine'>, signal?: AbortSignal): Promise<AlphaPixels> {
+export async function refined(image: DecodedImage, mask: MaskPlane, deps: AlphaDeps, params: Pick<JobParams, 'refine'>, signal?: AbortSignal): Promise<AlphaPixels> {
   if (params.refine !== 'none') return refineOffThread(image, mask, signal)
   const alpha = deps.segmenter.segmentAtModelSize ? await upscaleMask(mask.data, image.width, image.height, mask.width, mask.height) : await resizeMask(mask, image.width, image.height)
   return { alpha, foreground: image.data }

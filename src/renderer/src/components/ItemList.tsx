@@ -127,6 +127,11 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
           </button>
         )}
         {item.state === 'done' && (
+          <button type="button" className="btn small" onClick={() => void useStore.getState().openTouchUp(item.id)} aria-label={`Touch up ${item.name}`} data-testid="touch-up">
+            Touch up
+          </button>
+        )}
+        {item.state === 'done' && (
           <button type="button" className="btn small" onClick={() => void openOutput(item.id)} aria-label={`Open the folder of ${item.name}`} data-testid="open-item-folder">
             Folder
           </button>

@@ -90,3 +90,15 @@ describe('files', () => {
     ])
   })
 })
+
+describe('brush strokes', () => {
+  it('spaces the points of a drag so that a fast one paints a solid line', async () => {
+    const { spaced } = await import('./brush')
+    const out = spaced([[0, 0], [10, 0]], 2)
+    expect(out[0]).toEqual([0, 0])
+    expect(out.at(-1)).toEqual([10, 0])
+    // No gap wider than the step between consecutive points.
+    for (let i = 1; i < out.length; i++) expect(out[i]![0] - out[i - 1]![0]).toBeLessThanOrEqual(2)
+    expect(spaced([[3, 4]], 1)).toEqual([[3, 4]])
+  })
+})

@@ -8,6 +8,7 @@ import { NewBatch } from '../components/NewBatch'
 import { ProblemDialog } from '../components/ProblemDialog'
 import { formatDate } from '../lib/format'
 import { useStore } from '../store'
+import { TouchUp } from './touchup/TouchUp'
 
 function History(): React.JSX.Element | null {
   const { batches, currentBatchId } = useStore(useShallow((s) => ({ batches: s.batches, currentBatchId: s.currentBatchId })))
@@ -102,7 +103,9 @@ function CurrentBatch(): React.JSX.Element {
 }
 
 export default function Batches(): React.JSX.Element {
-  const { viewerItemId, problemItemId } = useStore(useShallow((s) => ({ viewerItemId: s.viewerItemId, problemItemId: s.problemItemId })))
+  const { viewerItemId, problemItemId, touchUpItemId } = useStore(
+    useShallow((s) => ({ viewerItemId: s.viewerItemId, problemItemId: s.problemItemId, touchUpItemId: s.touchUp?.itemId ?? null }))
+  )
   return (
     <div className="batches">
       <div className="stack" style={{ minWidth: 0 }}>
@@ -112,6 +115,7 @@ export default function Batches(): React.JSX.Element {
       <CurrentBatch />
       {viewerItemId && <BeforeAfter key={viewerItemId} />}
       {problemItemId && <ProblemDialog key={problemItemId} />}
+      {touchUpItemId && <TouchUp key={touchUpItemId} />}
     </div>
   )
 }

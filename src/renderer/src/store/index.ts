@@ -3,6 +3,7 @@ import { createApiSlice } from './apiSlice'
 import { createBatchSlice } from './batchSlice'
 import { createPresetsSlice } from './presetsSlice'
 import { createSessionSlice } from './sessionSlice'
+import { createTouchUpSlice } from './touchUpSlice'
 import type { StoreState } from './types'
 import { createUiSlice } from './uiSlice'
 import { createWatchSlice } from './watchSlice'
@@ -20,7 +21,8 @@ export const useStore = create<StoreState>()((...a) => ({
   ...createBatchSlice(...a),
   ...createPresetsSlice(...a),
   ...createApiSlice(...a),
-  ...createWatchSlice(...a)
+  ...createWatchSlice(...a),
+  ...createTouchUpSlice(...a)
 }))
 
 const initialState = useStore.getState()

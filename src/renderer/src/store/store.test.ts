@@ -46,6 +46,8 @@ function item(id: string, seq: number, over: Partial<BatchItemView> = {}): Batch
     thumb_url: '',
     before_url: null,
     not_image: false,
+    touch_ups: 0,
+    touched_up_at: null,
     after_url: null,
     started_at: null,
     finished_at: null,

@@ -1,0 +1,120 @@
+/**
+ * `npm run bench:touchup -- [--corpus <dir>] [--limit N] [--strokes N]`: how long the touch-up
+ * editor's preview takes per stroke (docs/review.md "Touch-up"), on corpus photos, with the
+ * real engine (decode sandbox, mask cache, refine thread). Each photo runs once as a job (the
+ * model makes its mask, which the cache keeps), then the editor is opened on it and strokes are
+ * added one by one, keep and remove in turn: each stroke is a disc painted on the preview-sized
+ * hint, encoded as PNG (as the editor sends it) and previewed. Prints JSON: per photo and over
+ * all strokes, the preview's time (median, p90) as the caller sees it and as the app measured
+ * it, the editor's opening, and the machine. Needs `npx electron-vite build` (the sandbox).
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import sharp from 'sharp'
+import { Engine } from '../src/main/engine/engine'
+import { HintPreviews } from '../src/main/engine/run/hint-preview'
+import { JobEnds } from '../src/main/outputs/engine-jobs'
+import { corpusDir, corpusFiles, loadAverage, machine, median, options, positiveInt, ROOT, round } from './lib'
+
+const quantile = (values: number[], q: number): number => {
+  const s = [...values].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN
+}
+const figures = (ms: number[]): { median: number; p90: number; max: number } => ({ median: round(median(ms), 1), p90: round(quantile(ms, 0.9), 1), max: round(Math.max(...ms), 1) })
+
+/** A deterministic sequence in [0, 1). */
+function lcg(seed: number): () => number {
+  let s = seed >>> 0
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+}
+
+export async function main(args: string[]): Promise<number> {
+  const opts = options(args)
+  const files = corpusFiles(corpusDir(opts.get('corpus')), positiveInt(opts.get('limit'), 5, '--limit'))
+  const strokes = positiveInt(opts.get('strokes'), 12, '--strokes')
+  // This checkout's sandbox (the bundle runs from the shared node_modules, beside another build).
+  process.env.CLIPDESK_SANDBOX_SCRIPT ??= join(ROOT, 'out', 'main', 'decode-child.js')
+  const dataDir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-touchup-'))
+  const engine = new Engine({ dataDir })
+  engine.start()
+  const previews = new HintPreviews({
+    decode: (bytes) => engine.sandbox.decode(bytes),
+    decodeHint: (request) => engine.sandbox.decodeHint(request),
+    maskCache: engine.maskCache,
+    models: engine.models,
+    modelPool: engine.modelPool
+  })
+  const ends = new JobEnds(engine)
+  const photos: unknown[] = []
+  const all: number[] = []
+  const inApp: number[] = []
+  try {
+    for (const file of files) {
+      const bytes = await readFile(file)
+      const res = await engine.upload({ fields: { output_format: 'png' }, file: { bytes, mimeType: null, filename: basename(file) }, keyId: null })
+      if (!('job_id' in res.body)) throw new Error(`${file}: ${res.body.error.message}`)
+      const jobId = res.body.job_id
+      await ends.wait(jobId)
+      const job = engine.jobs.get(jobId)!
+      if (job.status !== 'done') throw new Error(`${file}: the job ended ${job.status}: ${job.errorMessage ?? ''}`)
+      const source = { key: jobId, inputPath: job.inputPath!, model: job.model!, params: engine.jobParams.get(jobId)! }
+      let t = performance.now()
+      const opened = await previews.preview(source, null)
+      const openMs = performance.now() - t
+      const { width, height } = opened.preview
+      const hint = Buffer.alloc(width * height, 128)
+      const next = lcg(width * 31 + height)
+      const radius = Math.max(6, Math.round(Math.max(width, height) / 60))
+      const ms: number[] = []
+      const app: number[] = []
+      const encode: number[] = []
+      for (let s = 0; s < strokes; s++) {
+        // A short drag: discs along a line, keep and remove in turn.
+        const [x0, y0] = [next() * width, next() * height]
+        const [dx, dy] = [(next() - 0.5) * width * 0.2, (next() - 0.5) * height * 0.2]
+        const value = s % 2 === 0 ? 255 : 0
+        for (let k = 0; k <= 10; k++) {
+          const cx = x0 + (dx * k) / 10
+          const cy = y0 + (dy * k) / 10
+          for (let y = Math.max(0, Math.floor(cy - radius)); y < Math.min(height, Math.ceil(cy + radius)); y++) {
+            for (let x = Math.max(0, Math.floor(cx - radius)); x < Math.min(width, Math.ceil(cx + radius)); x++) {
+              if ((x - cx) ** 2 + (y - cy) ** 2 <= radius * radius) hint[y * width + x] = value
+            }
+          }
+        }
+        t = performance.now()
+        const png = await sharp(hint, { raw: { width, height, channels: 1 } }).png({ compressionLevel: 1 }).toBuffer()
+        encode.push(performance.now() - t)
+        t = performance.now()
+        const preview = await previews.preview(source, png)
+        ms.push(performance.now() - t)
+        app.push(preview.ms)
+      }
+      all.push(...ms)
+      inApp.push(...app)
+      photos.push({
+        file: basename(file),
+        size: [opened.width, opened.height],
+        preview: [width, height],
+        open_ms: round(openMs, 1),
+        stroke_ms: figures(ms),
+        stroke_ms_in_app: figures(app),
+        hint_png_encode_ms: figures(encode)
+      })
+    }
+  } finally {
+    ends.close()
+    await engine.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+  console.log(
+    JSON.stringify(
+      { machine: machine(), load_average: loadAverage(), photos: files.length, strokes_per_photo: strokes, stroke_ms: figures(all), stroke_ms_in_app: figures(inApp), by_photo: photos },
+      null,
+      2
+    )
+  )
+  return 0
+}

@@ -1,0 +1,62 @@
+/**
+ * Replacing a feature's own outputs with a new version while keeping the one before beside it
+ * (a touch-up: docs/review.md "Touch-up"): `photo.png` is first copied to the first free
+ * `photo.prev-1.png`, `photo.prev-2.png`… in the same folder (by the one placer, `place.ts`:
+ * never over another file), then the new result is renamed over `photo.png` by the
+ * one writer (`write.ts`), as its own earlier output.
+ */
+import { basename, dirname, extname, join } from 'node:path'
+import { existsOrLink } from './numbered'
+import { placeFile } from './place'
+import { writeOutputs } from './write'
+
+/** The n-th name a previous version of `path` may take: `photo.png` → `photo.prev-n.png`. */
+export function previousName(path: string, n: number): string {
+  const ext = extname(path)
+  const stem = basename(path, ext)
+  return join(dirname(path), `${stem}.prev-${n}${ext}`)
+}
+
+/** The first `previousName` of `path` that nothing holds. */
+function freePreviousName(path: string, chosen: ReadonlySet<string>): string {
+  for (let n = 1; n < 10_000; n++) {
+    const candidate = previousName(path, n)
+    if (!chosen.has(candidate) && !existsOrLink(candidate)) return candidate
+  }
+  throw new Error(`no free name for the previous version of ${path}`)
+}
+
+/**
+ * Writes `from[i]` over `outputs[i]` (absolute paths inside `root`, this input's own finished
+ * outputs), keeping each one's current file as its previous version first. Returns where the
+ * previous versions went, in order. An output missing on disk (deleted by the user) has no
+ * previous version: '' in its place.
+ */
+export async function replaceKeepingPrevious(from: readonly string[], outputs: readonly string[], root: string): Promise<string[]> {
+  if (from.length !== outputs.length) throw new Error(`${from.length} new files for ${outputs.length} outputs`)
+  const previous: string[] = []
+  const chosen = new Set<string>()
+  for (const current of outputs) {
+    if (!existsOrLink(current)) {
+      previous.push('')
+      continue
+    }
+    const kept = freePreviousName(current, chosen)
+    chosen.add(kept)
+    await placeFile(current, kept, root, false)
+    previous.push(kept)
+  }
+  const own = new Set(outputs)
+  await writeOutputs(
+    from.map((f, i) => ({ from: f, target: outputs[i]! })),
+    root,
+    {
+      planned: () => outputs,
+      ownsWritten: (path) => own.has(path),
+      heldByOther: () => false,
+      plan: () => undefined,
+      wrote: () => undefined
+    }
+  )
+  return previous
+}

@@ -1,0 +1,151 @@
+import type { TouchUpResult } from '../../../shared/touchup'
+import { hintPng, type Stroke } from '../lib/brush'
+import { errorText, transport } from '../transport'
+import type { Slice } from './types'
+
+/** The touch-up editor of one done file (docs/review.md "Touch-up"). */
+export interface TouchUpState {
+  itemId: string
+  batchId: string
+  name: string
+  /** The input's upright size (Save's hint) and the preview's (each stroke's hint). */
+  size: { width: number; height: number } | null
+  preview: { width: number; height: number } | null
+  /** data: addresses of the photo and of the cutout with the strokes so far, at the preview's size. */
+  photo: string | null
+  cutout: string | null
+  strokes: Stroke[]
+  /** Strokes undone, the last undone last: redo takes them back. */
+  undone: Stroke[]
+  /** A preview is being made for the strokes as they are. */
+  updating: boolean
+  /** Milliseconds the last preview took in the app. */
+  lastMs: number | null
+  saving: boolean
+  saved: TouchUpResult | null
+  error: string | null
+}
+
+export interface TouchUpSlice {
+  touchUp: TouchUpState | null
+  openTouchUp(itemId: string): Promise<void>
+  closeTouchUp(): void
+  addStroke(stroke: Stroke): void
+  undoStroke(): void
+  redoStroke(): void
+  saveTouchUp(): Promise<void>
+}
+
+const png = (base64: string): string => `data:image/png;base64,${base64}`
+
+export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
+  /** The strokes the shown preview was made for; one preview at a time, the latest strokes win. */
+  let shown: Stroke[] | null = null
+  let running = false
+
+  const patch = (p: Partial<TouchUpState>, itemId: string): void => {
+    const t = get().touchUp
+    if (t && t.itemId === itemId) set({ touchUp: { ...t, ...p } })
+  }
+
+  async function refresh(): Promise<void> {
+    if (running) return
+    running = true
+    try {
+      for (;;) {
+        const t = get().touchUp
+        if (!t || !t.preview || t.strokes === shown) return
+        const strokes = t.strokes
+        patch({ updating: true }, t.itemId)
+        const scale = t.preview.width / t.size!.width
+        const hint = strokes.length > 0 ? await hintPng(strokes, t.preview.width, t.preview.height, scale) : undefined
+        const res = await transport().batchTouchUpPreview({ batch_id: t.batchId, item_id: t.itemId, ...(hint ? { hint } : {}) })
+        shown = strokes
+        patch({ cutout: png(res.png), lastMs: res.ms, updating: get().touchUp?.strokes !== strokes, error: null }, t.itemId)
+      }
+    } catch (err) {
+      const t = get().touchUp
+      if (t) patch({ updating: false, error: errorText(err) }, t.itemId)
+    } finally {
+      running = false
+    }
+  }
+
+  return {
+    touchUp: null,
+
+    async openTouchUp(itemId) {
+      const item = get().items[get().itemPos[itemId] ?? -1]
+      if (!item) return
+      shown = null
+      set({
+        touchUp: {
+          itemId,
+          batchId: item.batch_id,
+          name: item.name,
+          size: null,
+          preview: null,
+          photo: null,
+          cutout: null,
+          strokes: [],
+          undone: [],
+          updating: true,
+          lastMs: null,
+          saving: false,
+          saved: null,
+          error: null
+        }
+      })
+      try {
+        const res = await transport().batchTouchUpPreview({ batch_id: item.batch_id, item_id: itemId })
+        shown = get().touchUp?.strokes ?? null
+        patch(
+          { size: { width: res.width, height: res.height }, preview: res.preview, photo: png(res.photo ?? res.png), cutout: png(res.png), lastMs: res.ms, updating: false },
+          itemId
+        )
+        void refresh() // strokes painted while it opened
+      } catch (err) {
+        patch({ updating: false, error: errorText(err) }, itemId)
+      }
+    },
+
+    closeTouchUp() {
+      shown = null
+      set({ touchUp: null })
+    },
+
+    addStroke(stroke) {
+      const t = get().touchUp
+      if (!t || t.saving) return
+      set({ touchUp: { ...t, strokes: [...t.strokes, stroke], undone: [], saved: null } })
+      void refresh()
+    },
+
+    undoStroke() {
+      const t = get().touchUp
+      if (!t || t.saving || t.strokes.length === 0) return
+      set({ touchUp: { ...t, strokes: t.strokes.slice(0, -1), undone: [...t.undone, t.strokes.at(-1)!], saved: null } })
+      void refresh()
+    },
+
+    redoStroke() {
+      const t = get().touchUp
+      if (!t || t.saving || t.undone.length === 0) return
+      set({ touchUp: { ...t, strokes: [...t.strokes, t.undone.at(-1)!], undone: t.undone.slice(0, -1), saved: null } })
+      void refresh()
+    },
+
+    async saveTouchUp() {
+      const t = get().touchUp
+      if (!t || !t.size || t.saving || t.strokes.length === 0) return
+      patch({ saving: true, error: null }, t.itemId)
+      try {
+        const hint = await hintPng(t.strokes, t.size.width, t.size.height, 1)
+        const saved = await transport().batchTouchUp({ batch_id: t.batchId, item_id: t.itemId, hint })
+        patch({ saving: false, saved }, t.itemId)
+      } catch (err) {
+        patch({ saving: false, error: errorText(err) }, t.itemId)
+      }
+    }
+  }
+}

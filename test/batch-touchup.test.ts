@@ -1,0 +1,205 @@
+/**
+ * Touch-up of a done batch file through the app API, with the real engine, model, sandbox and
+ * sharp: the preview with strokes (no model run: the mask cache), Save replacing every output of
+ * the file (PNG, and every variation of a layered PSD: its layer mask) with the previous version
+ * kept beside it, the item and the report recording it, and every refusal with its exact code.
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { initializeCanvas, readPsd, type Layer } from 'ag-psd'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { BatchRequest } from '../src/shared/batches'
+import type { IpcHandlers } from '../src/shared/ipc'
+import { createAppApi, type AppHost } from '../src/main/app-api/app-api'
+import { BatchService } from '../src/main/batches/service'
+import { Engine } from '../src/main/engine/engine'
+import { SCENE, scenePng } from './helpers/fixtures'
+import { tempDir } from './helpers/engine'
+import { address, settled, until } from './helpers/batches'
+import { waitFor } from './helpers/wait'
+
+const { width, height } = SCENE
+/** A background rectangle (right of the ball) marked keep, and the ball's middle marked remove: [x, y, w, h]. */
+const KEEP = [420, 30, 60, 60] as const
+const REMOVE = [200, 160, 60, 60] as const
+
+async function hintPng(w: number = width, h: number = height): Promise<string> {
+  const grey = Buffer.alloc(w * h, 128)
+  const sx = w / width
+  const sy = h / height
+  for (const [[x0, y0, rw, rh], v] of [[KEEP, 255], [REMOVE, 0]] as const) {
+    for (let y = Math.round(y0 * sy); y < Math.round((y0 + rh) * sy); y++) grey.fill(v, y * w + Math.round(x0 * sx), y * w + Math.round((x0 + rw) * sx))
+  }
+  return (await sharp(grey, { raw: { width: w, height: h, channels: 1 } }).png().toBuffer()).toString('base64')
+}
+
+/** Mean of a plane over a rectangle, scaled from the scene's size to the plane's. */
+function meanIn(plane: Buffer, w: number, h: number, [x0, y0, rw, rh]: readonly number[], step = 1): number {
+  const sx = w / width
+  const sy = h / height
+  let sum = 0
+  let n = 0
+  for (let y = Math.round(y0! * sy); y < Math.round((y0! + rh!) * sy); y++) {
+    for (let x = Math.round(x0! * sx); x < Math.round((x0! + rw!) * sx); x++) {
+      sum += plane[(y * w + x) * step]!
+      n++
+    }
+  }
+  return sum / n
+}
+
+async function alphaOfFile(path: string | Buffer): Promise<Buffer> {
+  return sharp(path).ensureAlpha().extractChannel(3).raw().toBuffer()
+}
+
+let root: string
+let engine: Engine
+let service: BatchService
+let api: IpcHandlers
+
+beforeAll(async () => {
+  initializeCanvas(
+    () => {
+      throw new Error('no canvas')
+    },
+    ((w: number, h: number) => ({ width: w, height: h, data: new Uint8ClampedArray(w * h * 4) })) as never
+  )
+  root = tempDir('clipdesk-touchup-')
+  engine = new Engine({ dataDir: join(root, 'data') })
+  engine.start()
+  service = new BatchService(engine)
+  service.start()
+  // The host is not used by the touch-up methods: only the engine and the batches are.
+  api = createAppApi({ engine, batches: service, host: {} as AppHost, address })
+})
+afterAll(async () => {
+  await service.stop()
+  await engine.stop()
+  rmSync(root, { recursive: true, force: true })
+})
+
+async function doneBatch(request: BatchRequest, out: string): Promise<{ batchId: string; itemId: string }> {
+  const batch = await service.create({ request, destination: out })
+  await service.add(batch.id, [{ bytes: await scenePng(), rel_path: 'ball.png' }])
+  await until(service, batch.id, settled)
+  const item = service.detail(batch.id, address).items[0]!
+  expect(item.status).toBe('done')
+  return { batchId: batch.id, itemId: item.id }
+}
+
+describe('touch-up of a batch file', () => {
+  let target: { batch_id: string; item_id: string }
+  let out: string
+
+  beforeAll(async () => {
+    out = join(root, 'png')
+    const { batchId, itemId } = await doneBatch({ mode: 'clipping', output_format: 'png', params: null }, out)
+    target = { batch_id: batchId, item_id: itemId }
+  })
+
+  it('previews the cutout with the strokes, from the cached mask', async () => {
+    const plain = await api.batchTouchUpPreview(target)
+    expect([plain.width, plain.height]).toEqual([width, height])
+    expect(plain.preview).toEqual({ width, height })
+    expect(plain.photo).toBeTypeOf('string')
+    const before = await alphaOfFile(Buffer.from(plain.png, 'base64'))
+    // The model finds the ball: its middle kept, the corner of the gradient dropped.
+    expect(meanIn(before, width, height, REMOVE)).toBeGreaterThan(200)
+    expect(meanIn(before, width, height, KEEP)).toBeLessThan(50)
+
+    const hinted = await api.batchTouchUpPreview({ ...target, hint: await hintPng() })
+    expect(hinted.photo).toBeUndefined()
+    const after = await alphaOfFile(Buffer.from(hinted.png, 'base64'))
+    expect(meanIn(after, width, height, REMOVE)).toBeLessThanOrEqual(25)
+    expect(meanIn(after, width, height, KEEP)).toBeGreaterThanOrEqual(230)
+  })
+
+  it('Save replaces the file in the destination, keeps the previous beside it, and the item and report say so', async () => {
+    const file = join(out, 'ball.png')
+    const original = readFileSync(file)
+    const res = await api.batchTouchUp({ ...target, hint: await hintPng() })
+    expect(res).toEqual({ outputs: [file], previous: [join(out, 'ball.prev-1.png')], touch_ups: 1 })
+    expect(readFileSync(join(out, 'ball.prev-1.png')).equals(original)).toBe(true)
+    const alpha = await alphaOfFile(file)
+    expect(meanIn(alpha, width, height, REMOVE)).toBeLessThanOrEqual(25)
+    expect(meanIn(alpha, width, height, KEEP)).toBeGreaterThanOrEqual(230)
+
+    const item = service.detail(target.batch_id, address).items[0]!
+    expect(item.touch_ups).toBe(1)
+    expect(item.touched_up_at).toBeTypeOf('number')
+    expect(item.outputs).toEqual([file])
+    const report = join(out, 'clipdesk-report.json')
+    await waitFor('the report notes the touch-up', () => existsSync(report) && JSON.parse(readFileSync(report, 'utf8')).touched_up?.length === 1)
+    const json = JSON.parse(readFileSync(report, 'utf8'))
+    expect(json.touched_up[0]).toMatchObject({ input: 'ball.png', times: 1 })
+    expect(json.counts.touched_up).toBe(1)
+    expect(readFileSync(join(out, 'clipdesk-report.txt'), 'utf8')).toContain('1 touched up (ball.png)')
+
+    // A second touch-up keeps the first one's file as the next previous version.
+    const touched = readFileSync(file)
+    const again = await api.batchTouchUp({ ...target, hint: await hintPng() })
+    expect(again.previous).toEqual([join(out, 'ball.prev-2.png')])
+    expect(again.touch_ups).toBe(2)
+    expect(readFileSync(join(out, 'ball.prev-2.png')).equals(touched)).toBe(true)
+  })
+
+  it('re-renders every variation of a layered PSD: the layer mask takes the strokes', async () => {
+    const psdOut = join(root, 'psd')
+    const request: BatchRequest = { mode: 'params', output_format: 'psd', params: 'variations=clipping,compose;background=#FFFFFF', all_variations: true }
+    const { batchId, itemId } = await doneBatch(request, psdOut)
+    const outputs = service.detail(batchId, address).items[0]!.outputs
+    expect(outputs).toHaveLength(2)
+    const res = await api.batchTouchUp({ batch_id: batchId, item_id: itemId, hint: await hintPng() })
+    expect(res.outputs).toEqual(outputs)
+    for (const [i, path] of outputs.entries()) {
+      expect(existsSync(res.previous[i]!)).toBe(true)
+      const psd = readPsd(readFileSync(path), { useImageData: true })
+      const subject = psd.children!.find((l: Layer) => l.name === 'Subject')!
+      const m = subject.mask!.imageData!
+      // The layer mask as a plane of the whole canvas (the mask may be cropped to its box).
+      const plane = Buffer.alloc(width * height, subject.mask!.defaultColor ?? 0)
+      for (let y = 0; y < m.height; y++) for (let x = 0; x < m.width; x++) plane[(y + (subject.mask!.top ?? 0)) * width + x + (subject.mask!.left ?? 0)] = m.data[(y * m.width + x) * 4]!
+      expect(meanIn(plane, width, height, REMOVE)).toBeLessThanOrEqual(25)
+      expect(meanIn(plane, width, height, KEEP)).toBeGreaterThanOrEqual(230)
+    }
+  })
+
+  it('refuses what it cannot do, with the exact code', async () => {
+    const hint = await hintPng()
+    await expect(api.batchTouchUp({ batch_id: 'nope', item_id: target.item_id, hint })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(api.batchTouchUp({ batch_id: target.batch_id, item_id: 'nope', hint })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(api.batchTouchUpPreview({ batch_id: 'nope', item_id: target.item_id })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(api.batchTouchUpPreview({ batch_id: target.batch_id, item_id: 'nope' })).rejects.toMatchObject({ code: 'not_found' })
+    // Bad arguments: no hint for Save, text that is not base64, no ids.
+    await expect(api.batchTouchUp({ ...target } as never)).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'hint' }] })
+    await expect(api.batchTouchUpPreview({ ...target, hint: 'not base64!' })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'hint' }] })
+    await expect(api.batchTouchUp({ hint } as never)).rejects.toMatchObject({ code: 'validation_failed' })
+    // A hint of the wrong size, or not an image.
+    const small = await hintPng(100, 75)
+    await expect(api.batchTouchUp({ ...target, hint: small })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'hint' }] })
+    await expect(api.batchTouchUpPreview({ ...target, hint: small })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'hint' }] })
+    const text = Buffer.from('not an image at all').toString('base64')
+    await expect(api.batchTouchUp({ ...target, hint: text })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'hint' }] })
+    await expect(api.batchTouchUpPreview({ ...target, hint: text })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'hint' }] })
+    // A file that is not done (refused when added).
+    const refused = await service.add(target.batch_id, [{ refused: 'Not an image: skipped.', rel_path: 'notes.txt', not_image: true }])
+    void refused
+    const notDone = service.detail(target.batch_id, address).items.find((i) => i.name === 'notes.txt')!
+    await expect(api.batchTouchUp({ batch_id: target.batch_id, item_id: notDone.id, hint })).rejects.toMatchObject({ code: 'conflict' })
+    await expect(api.batchTouchUpPreview({ batch_id: target.batch_id, item_id: notDone.id })).rejects.toMatchObject({ code: 'conflict' })
+    // A second Save while one is under way.
+    const first = api.batchTouchUp({ ...target, hint })
+    await expect(api.batchTouchUp({ ...target, hint })).rejects.toMatchObject({ code: 'conflict' })
+    await first
+  })
+
+  it('refuses a file whose original is no longer kept', async () => {
+    const gone = join(root, 'gone')
+    const { batchId, itemId } = await doneBatch({ mode: 'clipping', output_format: 'png', params: null }, gone)
+    const item = service.store.item(itemId)!
+    rmSync(engine.jobs.get(item.jobId!)!.inputPath!)
+    await expect(api.batchTouchUpPreview({ batch_id: batchId, item_id: itemId })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(api.batchTouchUp({ batch_id: batchId, item_id: itemId, hint: await hintPng() })).rejects.toMatchObject({ code: 'not_found' })
+  })
+})

@@ -1,0 +1,145 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- callbacks run in the page; the Node project has no DOM types */
+/**
+ * End to end, touch-up of a done file (docs/review.md "Touch-up"): a batch of one photo made in
+ * code (a ball on a gradient), "Touch up" on its row, a Remove stroke over part of the ball and a
+ * Keep stroke over the background, undo and redo, Save; the destination's file then has the
+ * strokes (alpha ≤ 0.1 and ≥ 0.9 there) and its previous version beside it, and the report notes
+ * it. Built renderer in Chromium against a real `clipdesk serve` (real model, once). Screenshots
+ * of the editor at both sizes and themes.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { BrowserContext, Page } from 'playwright-core'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startServe, type ServeProcess } from '../helpers/cli'
+import { tempDir } from '../helpers/engine'
+import { SCENE, scenePng } from '../helpers/fixtures'
+import { hasChromium, launchChromium, SKIP_REASON } from './chromium'
+import { rowsFit, screenshots } from './views'
+
+const title = hasChromium ? 'touch-up of a done file, in Chromium against clipdesk serve' : `touch-up — ${SKIP_REASON}`
+const { width, height } = SCENE
+/** The ball's middle (remove) and the gradient right of it (keep): [x, y, w, h] in the photo's pixels. */
+const REMOVE = [200, 160, 60, 60] as const
+const KEEP = [420, 30, 60, 60] as const
+
+function meanIn(alpha: Buffer, [x0, y0, w, h]: readonly number[]): number {
+  let sum = 0
+  for (let y = y0!; y < y0! + h!; y++) for (let x = x0!; x < x0! + w!; x++) sum += alpha[y * width + x]!
+  return sum / (w! * h!)
+}
+
+describe.skipIf(!hasChromium)(title, () => {
+  let root: string
+  let serve: ServeProcess
+  let context: BrowserContext
+  let page: Page
+  const pageErrors: string[] = []
+
+  beforeAll(async () => {
+    if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html'))) throw new Error('the renderer is not built: run `npm run build` first')
+    root = tempDir('clipdesk-e2e-touchup-')
+    serve = await startServe(join(root, 'data'))
+    context = await launchChromium()
+    page = context.pages()[0] ?? (await context.newPage())
+    page.on('pageerror', (err) => pageErrors.push(err.message))
+    await page.goto(`http://127.0.0.1:${serve.port}/`)
+    await page.getByTestId('api-key-input').fill(serve.key!)
+    await page.getByTestId('connect').click()
+    await page.getByTestId('nav-batches').waitFor()
+  })
+
+  afterAll(async () => {
+    await context?.close()
+    if (serve && serve.child.exitCode === null) {
+      serve.child.kill('SIGTERM')
+      await serve.exited
+    }
+    if (root) rmSync(root, { recursive: true, force: true })
+  })
+
+  /** Drags across the editor's canvas from one point of the photo to another (photo pixels). */
+  async function drag(from: [number, number], to: [number, number]): Promise<void> {
+    const box = (await page.getByTestId('touchup-canvas').boundingBox())!
+    const at = ([x, y]: [number, number]): [number, number] => [box.x + (x / width) * box.width, box.y + (y / height) * box.height]
+    await page.mouse.move(...at(from))
+    await page.mouse.down()
+    for (let k = 1; k <= 8; k++) await page.mouse.move(...at([from[0] + ((to[0] - from[0]) * k) / 8, from[1] + ((to[1] - from[1]) * k) / 8]))
+    await page.mouse.up()
+  }
+
+  const strokes = () => page.getByTestId('touchup').getByText(/\d+ strokes?/).textContent()
+  const settledPreview = async (): Promise<void> => {
+    await expect.poll(() => page.getByTestId('touchup-status').getAttribute('data-updating'), { timeout: 60_000 }).toBe('no')
+  }
+
+  it('paints Remove and Keep strokes, saves, and the destination file has them with the previous kept beside it', { timeout: 420_000 }, async () => {
+    const dir = join(root, 'in', 'photos')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'ball.png'), await scenePng())
+    const out = join(root, 'out')
+    await page.getByTestId('folder-input').setInputFiles(dir)
+    await page.getByTestId('batch-destination').fill(out)
+    await page.getByTestId('start-batch').click()
+    await expect.poll(() => page.getByTestId('batch-outcome').textContent(), { timeout: 240_000 }).toBe('Done: 1 file')
+    const file = join(out, 'photos', 'ball.png')
+    const before = readFileSync(file)
+
+    // The row's state and its buttons, Touch up among them, stay in view at both sizes.
+    await screenshots(page, 'touchup-row', () => page.getByTestId('touch-up').scrollIntoViewIfNeeded(), (size) => rowsFit(page, size.width))
+    await page.getByTestId('touch-up').click()
+    await page.getByTestId('touchup-canvas').waitFor()
+    await settledPreview()
+    await page.getByTestId('touchup-size').fill('70')
+    await page.getByTestId('touchup-hardness').fill('100')
+
+    await page.getByTestId('touchup-remove').click()
+    await drag([205, 190], [255, 190])
+    await expect.poll(strokes).toContain('1 stroke')
+    await settledPreview()
+    await page.getByTestId('touchup-keep').click()
+    await drag([430, 60], [470, 60])
+    await expect.poll(strokes).toContain('2 strokes')
+    await settledPreview()
+
+    // Undo and redo, with the buttons and the keys.
+    await page.getByTestId('touchup-undo').click()
+    await expect.poll(strokes).toContain('1 stroke')
+    await page.getByTestId('touchup-redo').click()
+    await expect.poll(strokes).toContain('2 strokes')
+    await page.keyboard.press('Control+z')
+    await expect.poll(strokes).toContain('1 stroke')
+    await page.keyboard.press('Control+Shift+Z')
+    await expect.poll(strokes).toContain('2 strokes')
+    await settledPreview()
+
+    // The preview the editor shows has the strokes already.
+    const shown = await page.getByTestId('touchup-image').getAttribute('src')
+    const previewAlpha = await sharp(Buffer.from(shown!.split(',')[1]!, 'base64')).ensureAlpha().extractChannel(3).raw().toBuffer()
+    expect(meanIn(previewAlpha, REMOVE)).toBeLessThanOrEqual(25.5)
+    expect(meanIn(previewAlpha, KEEP)).toBeGreaterThanOrEqual(229.5)
+
+    await screenshots(page, 'touchup', () => page.getByTestId('touchup-canvas').waitFor())
+    await page.getByTestId('touchup-before').click()
+    expect(await page.getByTestId('touchup-image').getAttribute('alt')).toBe('Original of ball.png')
+    await page.getByTestId('touchup-before').click()
+
+    await page.getByTestId('touchup-save').click()
+    await expect.poll(() => page.getByTestId('touchup-saved').textContent(), { timeout: 120_000 }).toContain('ball.prev-1.png')
+    await screenshots(page, 'touchup-saved', () => page.getByTestId('touchup-saved').waitFor())
+
+    const alpha = await sharp(file).ensureAlpha().extractChannel(3).raw().toBuffer()
+    expect(meanIn(alpha, REMOVE)).toBeLessThanOrEqual(25.5)
+    expect(meanIn(alpha, KEEP)).toBeGreaterThanOrEqual(229.5)
+    const kept = readFileSync(join(out, 'photos', 'ball.prev-1.png'))
+    expect(kept.equals(before)).toBe(true)
+    const old = await sharp(kept).ensureAlpha().extractChannel(3).raw().toBuffer()
+    expect(meanIn(old, REMOVE)).toBeGreaterThan(200)
+    await expect.poll(() => existsSync(join(out, 'clipdesk-report.json')) && JSON.parse(readFileSync(join(out, 'clipdesk-report.json'), 'utf8')).touched_up?.[0]?.input).toBe('photos/ball.png')
+
+    await page.getByTestId('touchup-cancel').click()
+    await expect.poll(() => page.getByTestId('touchup').count()).toBe(0)
+    expect(pageErrors).toEqual([])
+  })
+})
