@@ -7,15 +7,15 @@
  * before/after comparing the same framing, Esc returning focus to the button that opened it.
  * At 1280×800 and 900×700, light and dark. Built renderer in Chromium against `clipdesk serve`.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MODE_LABEL, VARIATION_LABEL } from '../../src/shared/vocabulary'
-import { startServe, type ServeProcess } from '../helpers/cli'
-import { tempDir } from '../helpers/engine'
+import { type ServeProcess } from '../helpers/cli'
 import { scenePng } from '../helpers/fixtures'
-import { hasChromium, launchChromium, SKIP_REASON } from './chromium'
+import { openApp, closeApp } from './app-session'
+import { hasChromium, SKIP_REASON } from './chromium'
 import { box, screenshots } from './views'
 
 const title = hasChromium ? 'presets and the designer vocabulary, in Chromium against clipdesk serve' : `designer words — ${SKIP_REASON}`
@@ -34,26 +34,9 @@ describe.skipIf(!hasChromium)(title, () => {
   const pageErrors: string[] = []
 
   beforeAll(async () => {
-    if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html'))) throw new Error('the renderer is not built: run `npm run build` first')
-    root = tempDir('clipdesk-e2e-words-')
-    serve = await startServe(join(root, 'data'))
-    context = await launchChromium()
-    page = context.pages()[0] ?? (await context.newPage())
-    page.on('pageerror', (err) => pageErrors.push(err.message))
-    await page.goto(`http://127.0.0.1:${serve.port}/`)
-    await page.getByTestId('api-key-input').fill(serve.key!)
-    await page.getByTestId('connect').click()
-    await page.getByTestId('nav-batches').waitFor()
+    ;({ root, serve, context, page } = await openApp('clipdesk-e2e-words-', pageErrors))
   })
-
-  afterAll(async () => {
-    await context?.close()
-    if (serve && serve.child.exitCode === null) {
-      serve.child.kill('SIGTERM')
-      await serve.exited
-    }
-    if (root) rmSync(root, { recursive: true, force: true })
-  })
+  afterAll(() => closeApp({ root, serve, context }))
 
   it('makes a preset named with spaces and a colour by name; the preview sits beside the controls and shows the whole frame', async () => {
     await page.getByTestId('nav-presets').click()

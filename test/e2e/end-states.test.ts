@@ -8,16 +8,16 @@
  * 1280×800 and 900×700 in both themes, every row keeps its state and actions in view.
  * Built renderer in Chromium against a real `clipdesk serve` (real model).
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServe, type ServeProcess } from '../helpers/cli'
-import { tempDir } from '../helpers/engine'
+import { type ServeProcess } from '../helpers/cli'
 import { scenePng } from '../helpers/fixtures'
 import { readOnlyFolder } from '../helpers/read-only'
-import { hasChromium, launchChromium, SKIP_REASON } from './chromium'
+import { openApp, closeApp } from './app-session'
+import { hasChromium, SKIP_REASON } from './chromium'
 import { box, oneLine, rowsFit, screenshots } from './views'
 
 const title = hasChromium ? 'end states and plain words on the Batches screen, in Chromium against clipdesk serve' : `end states — ${SKIP_REASON}`
@@ -30,26 +30,9 @@ describe.skipIf(!hasChromium)(title, () => {
   const pageErrors: string[] = []
 
   beforeAll(async () => {
-    if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html'))) throw new Error('the renderer is not built: run `npm run build` first')
-    root = tempDir('clipdesk-e2e-states-')
-    serve = await startServe(join(root, 'data'))
-    context = await launchChromium()
-    page = context.pages()[0] ?? (await context.newPage())
-    page.on('pageerror', (err) => pageErrors.push(err.message))
-    await page.goto(`http://127.0.0.1:${serve.port}/`)
-    await page.getByTestId('api-key-input').fill(serve.key!)
-    await page.getByTestId('connect').click()
-    await page.getByTestId('nav-batches').waitFor()
+    ;({ root, serve, context, page } = await openApp('clipdesk-e2e-states-', pageErrors))
   })
-
-  afterAll(async () => {
-    await context?.close()
-    if (serve && serve.child.exitCode === null) {
-      serve.child.kill('SIGTERM')
-      await serve.exited
-    }
-    if (root) rmSync(root, { recursive: true, force: true })
-  })
+  afterAll(() => closeApp({ root, serve, context }))
 
   /** A folder of inputs: distinct photos (no mask is reused between them), and other files as given. */
   async function folder(name: string, photos: number, others: Record<string, Buffer | string> = {}): Promise<string> {

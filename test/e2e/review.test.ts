@@ -6,15 +6,15 @@
  * filter that lists it alone, and the most uncertain file first when sorted so.
  * Built renderer in Chromium against a real `clipdesk serve` (real model).
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServe, type ServeProcess } from '../helpers/cli'
-import { tempDir } from '../helpers/engine'
+import { type ServeProcess } from '../helpers/cli'
 import { scenePng } from '../helpers/fixtures'
-import { hasChromium, launchChromium, SKIP_REASON } from './chromium'
+import { openApp, closeApp } from './app-session'
+import { hasChromium, SKIP_REASON } from './chromium'
 
 const title = hasChromium ? 'cutouts to check on the Batches screen, in Chromium against clipdesk serve' : `cutouts to check — ${SKIP_REASON}`
 
@@ -26,26 +26,9 @@ describe.skipIf(!hasChromium)(title, () => {
   const pageErrors: string[] = []
 
   beforeAll(async () => {
-    if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html'))) throw new Error('the renderer is not built: run `npm run build` first')
-    root = tempDir('clipdesk-e2e-review-')
-    serve = await startServe(join(root, 'data'))
-    context = await launchChromium()
-    page = context.pages()[0] ?? (await context.newPage())
-    page.on('pageerror', (err) => pageErrors.push(err.message))
-    await page.goto(`http://127.0.0.1:${serve.port}/`)
-    await page.getByTestId('api-key-input').fill(serve.key!)
-    await page.getByTestId('connect').click()
-    await page.getByTestId('nav-batches').waitFor()
+    ;({ root, serve, context, page } = await openApp('clipdesk-e2e-review-', pageErrors))
   })
-
-  afterAll(async () => {
-    await context?.close()
-    if (serve && serve.child.exitCode === null) {
-      serve.child.kill('SIGTERM')
-      await serve.exited
-    }
-    if (root) rmSync(root, { recursive: true, force: true })
-  })
+  afterAll(() => closeApp({ root, serve, context }))
 
   const names = (): Promise<string[]> => page.getByTestId('batch-item').locator('.name').allTextContents()
 

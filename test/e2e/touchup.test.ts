@@ -7,15 +7,15 @@
  * it. Built renderer in Chromium against a real `clipdesk serve` (real model, once). Screenshots
  * of the editor at both sizes and themes.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServe, type ServeProcess } from '../helpers/cli'
-import { tempDir } from '../helpers/engine'
+import { type ServeProcess } from '../helpers/cli'
 import { SCENE, scenePng } from '../helpers/fixtures'
-import { hasChromium, launchChromium, SKIP_REASON } from './chromium'
+import { openApp, closeApp } from './app-session'
+import { hasChromium, SKIP_REASON } from './chromium'
 import { rowsFit, screenshots } from './views'
 
 const title = hasChromium ? 'touch-up of a done file, in Chromium against clipdesk serve' : `touch-up — ${SKIP_REASON}`
@@ -38,26 +38,9 @@ describe.skipIf(!hasChromium)(title, () => {
   const pageErrors: string[] = []
 
   beforeAll(async () => {
-    if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html'))) throw new Error('the renderer is not built: run `npm run build` first')
-    root = tempDir('clipdesk-e2e-touchup-')
-    serve = await startServe(join(root, 'data'))
-    context = await launchChromium()
-    page = context.pages()[0] ?? (await context.newPage())
-    page.on('pageerror', (err) => pageErrors.push(err.message))
-    await page.goto(`http://127.0.0.1:${serve.port}/`)
-    await page.getByTestId('api-key-input').fill(serve.key!)
-    await page.getByTestId('connect').click()
-    await page.getByTestId('nav-batches').waitFor()
+    ;({ root, serve, context, page } = await openApp('clipdesk-e2e-touchup-', pageErrors))
   })
-
-  afterAll(async () => {
-    await context?.close()
-    if (serve && serve.child.exitCode === null) {
-      serve.child.kill('SIGTERM')
-      await serve.exited
-    }
-    if (root) rmSync(root, { recursive: true, force: true })
-  })
+  afterAll(() => closeApp({ root, serve, context }))
 
   /** Drags across the editor's canvas from one point of the photo to another (photo pixels). */
   async function drag(from: [number, number], to: [number, number]): Promise<void> {
