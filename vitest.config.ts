@@ -10,6 +10,9 @@ export default defineConfig({
     globalSetup: ['./test/helpers/fresh-build.ts'],
     testTimeout: 180_000,
     hookTimeout: 180_000,
+    // A condition waited on (expect.poll) may take a while on a loaded 2-core machine: a page's
+    // push, a process's answer. Waiting longer changes no result, only when a failure is told.
+    expect: { poll: { timeout: 15_000 } },
     fileParallelism: false,
     // The machine cache (optimised models, measured session settings) of the whole run, inside
     // the project rather than the user's own (~/.cache/clipdesk); kept between runs like one.

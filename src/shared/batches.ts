@@ -25,6 +25,11 @@ export interface BatchRequest {
 }
 
 export interface BatchItemView {
+  /**
+   * When this view was read (ms, increasing within a server's run, shared with `BatchSummary.rev`):
+   * a batch's answer read before a pushed item is older than it and is not applied over it.
+   */
+  rev: number
   id: string
   batch_id: string
   /** Position in the batch (0-based, in the order files were added). */

@@ -138,8 +138,8 @@ describe.skipIf(!hasChromium)(title, () => {
     await cut.getByTestId('item-error-details').click()
     expect(await page.getByTestId('problem-raw').textContent()).toContain('premature end of JPEG')
     await page.keyboard.press('Escape')
-    await expect.poll(() => page.getByTestId('problem-dialog').count()).toBe(0)
-    await expect.poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label'))).toBe('Details of the problem with cut.jpg')
+    await expect.poll(() => page.getByTestId('problem-dialog').count(), { timeout: 10_000 }).toBe(0)
+    await expect.poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), { timeout: 10_000 }).toBe('Details of the problem with cut.jpg')
 
     // Retry keeps the real error in view until the retry's own result (here: the same error again).
     await page.evaluate(() => {

@@ -121,7 +121,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   }
 
   view(item: ItemRecord, address: PreviewAddress): BatchItemView {
-    return itemView(item, address)
+    return itemView(item, address, this.nextRev())
   }
 
   /** The display file of an item's preview, or null (gone, or not made yet). */
@@ -280,9 +280,13 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   }
 
   private summaryOf(batch: BatchRecord): BatchSummary {
-    // Each summary read later than another carries a higher rev (the clock, kept increasing).
+    return batchSummary(batch, this.store.counts(batch.id), this.nextRev())
+  }
+
+  /** Each view (summary or item) read later than another carries a higher rev (the clock, kept increasing). */
+  private nextRev(): number {
     this.lastRev = Math.max(this.lastRev + 0.001, Date.now())
-    return batchSummary(batch, this.store.counts(batch.id), this.lastRev)
+    return this.lastRev
   }
 
   /**

@@ -8,11 +8,12 @@ import type { BatchRecord, ItemRecord } from './store'
 /** Turns an item's preview into an address for one transport (app protocol, signed HTTP path). */
 export type PreviewAddress = (itemId: string, kind: PreviewKind, version: string) => string
 
-export function itemView(item: ItemRecord, address: PreviewAddress): BatchItemView {
+export function itemView(item: ItemRecord, address: PreviewAddress, rev: number): BatchItemView {
   const version = item.jobId ?? 'none'
   // The stored text is what refused the file; the view says it in plain words, the text behind them.
   const problem = item.error === null ? null : explainProblem(item.error)
   return {
+    rev,
     id: item.id,
     batch_id: item.batchId,
     seq: item.seq,

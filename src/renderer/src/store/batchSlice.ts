@@ -145,6 +145,8 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
       const next = [...items, item].sort((a, b) => a.seq - b.seq)
       set({ items: next, itemPos: positions(next) })
     } else {
+      // An item read before one already pushed (answers and events race) is older: kept out.
+      if (items[at]!.rev > item.rev) return
       const next = items.slice()
       next[at] = item
       set({ items: next })
@@ -169,7 +171,14 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
     }
     try {
       const detail = await transport().batchGet(id)
-      const { items, ...summary } = detail
+      const { items: read, ...summary } = detail
+      // Items pushed while the answer was on its way are newer than it: they stay.
+      const current = get().currentBatchId === id ? get() : null
+      const items = read.map((i) => {
+        const at = current?.itemPos[i.id]
+        const mine = at === undefined ? undefined : current!.items[at]
+        return mine && mine.rev > i.rev ? mine : i
+      })
       set({ currentBatchId: id, items, itemPos: positions(items) })
       get().applyBatch(summary)
     } catch (err) {

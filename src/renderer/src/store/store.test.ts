@@ -27,6 +27,7 @@ function summary(id: string, over: Partial<BatchSummary> = {}): BatchSummary {
 
 function item(id: string, seq: number, over: Partial<BatchItemView> = {}): BatchItemView {
   return {
+    rev: 0,
     id,
     batch_id: 'b1',
     seq,
@@ -208,6 +209,34 @@ describe('batch slice', () => {
     useStore.getState().applyBatch(summary('b1', { progress: 100, rev: 20 }))
     useStore.getState().applyBatch(summary('b1', { progress: 60, rev: 10 }))
     expect(useStore.getState().batches.find((b) => b.id === 'b1')?.progress).toBe(100)
+  })
+})
+
+describe('batch slice, answers and events that race', () => {
+  it('keeps a pushed item over an older read of it: from a late answer of the batch, or a late event', async () => {
+    let answer: (value: unknown) => void = () => undefined
+    const { t } = fake('ipc', {
+      batchGet: () =>
+        new Promise((resolve) => {
+          answer = resolve
+        })
+    })
+    setTransport(t)
+    useStore.setState({ currentBatchId: 'b1', items: [item('x', 0, { rev: 1 })], itemPos: { x: 0 } })
+    const opening = useStore.getState().openBatch('b1')
+    // The file failed (pushed, rev 30) while the batch's answer, read at rev 20, was on its way.
+    useStore.getState().applyItem(item('x', 0, { rev: 30, status: 'failed', state: 'failed', error: 'This JPEG is damaged' }))
+    answer({ ...summary('b1', { rev: 20 }), items: [item('x', 0, { rev: 20, status: 'segmenting' }), item('y', 1, { rev: 20 })] })
+    await opening
+    expect(useStore.getState().items.map((i) => [i.id, i.status])).toEqual([
+      ['x', 'failed'],
+      ['y', 'queued']
+    ])
+    // An event read before the one applied is older: kept out.
+    useStore.getState().applyItem(item('x', 0, { rev: 25, status: 'encoding' }))
+    expect(useStore.getState().items[0]!.status).toBe('failed')
+    useStore.getState().applyItem(item('x', 0, { rev: 40, status: 'queued' }))
+    expect(useStore.getState().items[0]!.status).toBe('queued')
   })
 })
 
