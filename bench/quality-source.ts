@@ -8,8 +8,33 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { resolveOptions } from '../src/main/engine/options'
 import type { MaskSource } from '../src/main/engine/pipeline/alpha'
-import { MODEL_SIZE, upscaleMask, type ModelRun, type Segmenter, type SegmentInput } from '../src/main/engine/pipeline/mask'
+import { MODEL_SIZE, Segmenter, upscaleMask, type ModelRun, type SegmentInput } from '../src/main/engine/pipeline/mask'
+import type { ModelVariant } from '../src/main/engine/pipeline/model'
+import { corpusDir, loadAverage, positiveInt } from './lib'
+
+/** What `bench:quality` and `bench:review` share at start: the options they both take, the session and its mask source. */
+export interface QualityRun {
+  variant: ModelVariant
+  limit: number | undefined
+  /** The corpus folder, and its reference cutouts beside it. */
+  dir: string
+  refDir: string
+  loadStart: number[]
+  segmenter: Segmenter
+  source: CountingSource
+}
+
+export async function openQualityRun(opt: { get(name: string): string | undefined; has(name: string): boolean }): Promise<QualityRun> {
+  const variant = (opt.get('variant') ?? resolveOptions({ dataDir: '' }).modelVariant) as ModelVariant
+  if (variant !== 'small' && variant !== 'medium') throw new Error(`--variant must be small or medium, got ${variant}`)
+  const limit = opt.has('limit') ? positiveInt(opt.get('limit'), 0, '--limit') : undefined
+  const dir = corpusDir(opt.get('corpus'))
+  const loadStart = loadAverage()
+  const segmenter = await Segmenter.create({ variant })
+  return { variant, limit, dir, refDir: join(dir, '..', 'reference'), loadStart, segmenter, source: maskSource(segmenter, opt.get('mask-cache')) }
+}
 
 export interface CountingSource extends MaskSource {
   segmentAtModelSize: NonNullable<MaskSource['segmentAtModelSize']>

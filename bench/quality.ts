@@ -17,31 +17,20 @@
  * - the detail pass' time: extra milliseconds per image where it ran (the second model run, as
  *   timed inside the session, plus crop and merge).
  */
-import { join } from 'node:path'
-import { resolveOptions } from '../src/main/engine/options'
-import { Segmenter } from '../src/main/engine/pipeline'
 import { computeAlpha } from '../src/main/engine/pipeline/alpha'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode'
-import type { ModelVariant } from '../src/main/engine/pipeline/model'
-import { corpusDir, corpusFiles, loadAverage, machine, options, positiveInt, round } from './lib'
+import { corpusFiles, loadAverage, machine, options, round } from './lib'
 import { contrastingColour, edgeBand, softBand, type Cutout, type Scores } from './quality-metrics'
 import { score } from './quality-metrics'
 import { comparePhotos } from './quality-photos'
 import { qualityComposites, type Scene } from './quality-scenes'
-import { maskSource, type CountingSource } from './quality-source'
+import { openQualityRun, type CountingSource } from './quality-source'
 
 type Row = { scene: string; family: string; size: string; small: boolean; detail_ran: boolean; detail_extra_ms: number | null; scores: Record<string, Scores> }
 
 export async function main(args: string[]): Promise<number> {
   const opt = options(args)
-  const variant = (opt.get('variant') ?? resolveOptions({ dataDir: '' }).modelVariant) as ModelVariant
-  if (variant !== 'small' && variant !== 'medium') throw new Error(`--variant must be small or medium, got ${variant}`)
-  const limit = opt.has('limit') ? positiveInt(opt.get('limit'), 0, '--limit') : undefined
-  const dir = corpusDir(opt.get('corpus'))
-  const refDir = join(dir, '..', 'reference')
-  const loadStart = loadAverage()
-  const segmenter = await Segmenter.create({ variant })
-  const source = maskSource(segmenter, opt.get('mask-cache'))
+  const { variant, limit, dir, refDir, loadStart, segmenter, source } = await openQualityRun(opt)
   try {
     const photos = corpusFiles(dir)
     const rows: Row[] = []

@@ -20,18 +20,14 @@
  * - the score's cost per image (milliseconds, its own call on the alpha step's planes).
  * `--rows` adds every composite's figures.
  */
-import { join } from 'node:path'
-import { resolveOptions } from '../src/main/engine/options'
-import { Segmenter } from '../src/main/engine/pipeline'
 import { computeAlpha } from '../src/main/engine/pipeline/alpha'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode'
 import { MODEL_SIZE } from '../src/main/engine/pipeline/mask'
-import type { ModelVariant } from '../src/main/engine/pipeline/model'
 import { MODEL, TO_CHECK, uncertainty } from '../src/main/engine/pipeline/uncertainty'
-import { corpusDir, corpusFiles, loadAverage, machine, median, options, positiveInt, round } from './lib'
+import { corpusFiles, loadAverage, machine, median, options, round } from './lib'
 import { iou } from './quality-metrics'
 import { qualityComposites, type Scene } from './quality-scenes'
-import { maskSource, type CountingSource } from './quality-source'
+import { openQualityRun, type CountingSource } from './quality-source'
 import { CANDIDATE_TERMS, candidateFeatures, SCORE_TERMS, type CandidateFeatures, type CandidateTerm } from './review-features'
 import { hardComposites } from './review-scenes'
 import { auc, fitLogistic, flagging, groupedOutOfFold, spearman } from './review-stats'
@@ -58,14 +54,7 @@ interface Row {
 
 export async function main(args: string[]): Promise<number> {
   const opt = options(args)
-  const variant = (opt.get('variant') ?? resolveOptions({ dataDir: '' }).modelVariant) as ModelVariant
-  if (variant !== 'small' && variant !== 'medium') throw new Error(`--variant must be small or medium, got ${variant}`)
-  const limit = opt.has('limit') ? positiveInt(opt.get('limit'), 0, '--limit') : undefined
-  const dir = corpusDir(opt.get('corpus'))
-  const refDir = join(dir, '..', 'reference')
-  const loadStart = loadAverage()
-  const segmenter = await Segmenter.create({ variant })
-  const source = maskSource(segmenter, opt.get('mask-cache'))
+  const { variant, limit, dir, refDir, loadStart, segmenter, source } = await openQualityRun(opt)
   try {
     const photos = corpusFiles(dir)
     const rows: Row[] = []
