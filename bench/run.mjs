@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const entries = { speed: 'speed.ts', pipeline: 'pipeline.ts', quality: 'quality.ts', review: 'review.ts', session: 'session-options.ts', touchup: 'touchup.ts' }
+const entries = { speed: 'speed.ts', stages: 'stages.ts', pipeline: 'pipeline.ts', quality: 'quality.ts', review: 'review.ts', session: 'session-options.ts', touchup: 'touchup.ts' }
 const [name, ...args] = process.argv.slice(2)
 if (!name || !(name in entries)) {
   console.error(`usage: node bench/run.mjs <${Object.keys(entries).join('|')}> [options]`)
