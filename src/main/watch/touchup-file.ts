@@ -58,7 +58,8 @@ export function watchTouchUpFile(d: WatchTouchUpDeps, target: Extract<TouchUpTar
     record({ jobId: newJob, previous }) {
       const touchUps = row.touchUps + 1
       store.db.transaction(() => {
-        store.patchFile(row.id, { state: 'done', jobId }, { jobId: newJob, touchUps, touchedUpAt: Date.now() })
+        // A new version of the file arrived while the results were replaced: its own job writes them next.
+        if (!store.patchFile(row.id, { state: 'done', jobId }, { jobId: newJob, touchUps, touchedUpAt: Date.now() })) return
         // The outputs are the new job's now (the file's view lists its current job's outputs).
         for (const o of outputs) store.outputs.putOutput({ ...o, jobId: newJob })
         // A kept previous version is a name given out: no other input's result gets it.
