@@ -11,9 +11,11 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BatchRequest } from '../src/shared/batches'
 import type { IpcHandlers } from '../src/shared/ipc'
+import type { TouchUpTarget } from '../src/shared/touchup'
 import { createAppApi, type AppHost } from '../src/main/app-api/app-api'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
+import { ApiError } from '../src/main/engine/errors'
 import { SCENE, scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
 import { address, settled, until } from './helpers/batches'
@@ -89,17 +91,17 @@ async function doneBatch(request: BatchRequest, out: string): Promise<{ batchId:
 }
 
 describe('touch-up of a batch file', () => {
-  let target: { batch_id: string; item_id: string }
+  let target: TouchUpTarget & { kind: 'batch' }
   let out: string
 
   beforeAll(async () => {
     out = join(root, 'png')
     const { batchId, itemId } = await doneBatch({ mode: 'clipping', output_format: 'png', params: null }, out)
-    target = { batch_id: batchId, item_id: itemId }
+    target = { kind: 'batch', batch_id: batchId, item_id: itemId }
   })
 
   it('previews the cutout with the strokes, from the cached mask', async () => {
-    const plain = await api.batchTouchUpPreview(target)
+    const plain = await api.touchUpPreview({ target })
     expect([plain.width, plain.height]).toEqual([width, height])
     expect(plain.preview).toEqual({ width, height })
     expect(plain.photo).toBeTypeOf('string')
@@ -108,7 +110,7 @@ describe('touch-up of a batch file', () => {
     expect(meanIn(before, width, height, REMOVE)).toBeGreaterThan(200)
     expect(meanIn(before, width, height, KEEP)).toBeLessThan(50)
 
-    const hinted = await api.batchTouchUpPreview({ ...target, hint: await hintPng() })
+    const hinted = await api.touchUpPreview({ target, hint: await hintPng() })
     expect(hinted.photo).toBeUndefined()
     const after = await alphaOfFile(Buffer.from(hinted.png, 'base64'))
     expect(meanIn(after, width, height, REMOVE)).toBeLessThanOrEqual(25)
@@ -118,7 +120,7 @@ describe('touch-up of a batch file', () => {
   it('Save replaces the file in the destination, keeps the previous beside it, and the item and report say so', async () => {
     const file = join(out, 'ball.png')
     const original = readFileSync(file)
-    const res = await api.batchTouchUp({ ...target, hint: await hintPng() })
+    const res = await api.touchUp({ target, hint: await hintPng() })
     expect(res).toEqual({ outputs: [file], previous: [join(out, 'ball.prev-1.png')], touch_ups: 1 })
     expect(readFileSync(join(out, 'ball.prev-1.png')).equals(original)).toBe(true)
     const alpha = await alphaOfFile(file)
@@ -138,7 +140,7 @@ describe('touch-up of a batch file', () => {
 
     // A second touch-up keeps the first one's file as the next previous version.
     const touched = readFileSync(file)
-    const again = await api.batchTouchUp({ ...target, hint: await hintPng() })
+    const again = await api.touchUp({ target, hint: await hintPng() })
     expect(again.previous).toEqual([join(out, 'ball.prev-2.png')])
     expect(again.touch_ups).toBe(2)
     expect(readFileSync(join(out, 'ball.prev-2.png')).equals(touched)).toBe(true)
@@ -150,7 +152,7 @@ describe('touch-up of a batch file', () => {
     const { batchId, itemId } = await doneBatch(request, psdOut)
     const outputs = service.detail(batchId, address).items[0]!.outputs
     expect(outputs).toHaveLength(2)
-    const res = await api.batchTouchUp({ batch_id: batchId, item_id: itemId, hint: await hintPng() })
+    const res = await api.touchUp({ target: { kind: 'batch', batch_id: batchId, item_id: itemId }, hint: await hintPng() })
     expect(res.outputs).toEqual(outputs)
     for (const [i, path] of outputs.entries()) {
       expect(existsSync(res.previous[i]!)).toBe(true)
@@ -167,30 +169,40 @@ describe('touch-up of a batch file', () => {
 
   it('refuses what it cannot do, with the exact code', async () => {
     const hint = await hintPng()
-    await expect(api.batchTouchUp({ batch_id: 'nope', item_id: target.item_id, hint })).rejects.toMatchObject({ code: 'not_found' })
-    await expect(api.batchTouchUp({ batch_id: target.batch_id, item_id: 'nope', hint })).rejects.toMatchObject({ code: 'not_found' })
-    await expect(api.batchTouchUpPreview({ batch_id: 'nope', item_id: target.item_id })).rejects.toMatchObject({ code: 'not_found' })
-    await expect(api.batchTouchUpPreview({ batch_id: target.batch_id, item_id: 'nope' })).rejects.toMatchObject({ code: 'not_found' })
-    // Bad arguments: no hint for Save, text that is not base64, no ids.
-    await expect(api.batchTouchUp({ ...target } as never)).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'hint' }] })
-    await expect(api.batchTouchUpPreview({ ...target, hint: 'not base64!' })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'hint' }] })
-    await expect(api.batchTouchUp({ hint } as never)).rejects.toMatchObject({ code: 'validation_failed' })
+    const other = (p: Partial<typeof target>): TouchUpTarget => ({ ...target, ...p })
+    const refused = async (call: Promise<unknown>, code: string, status: number, field?: string): Promise<void> => {
+      const err = await call.then(
+        () => null,
+        (e: unknown) => e as ApiError
+      )
+      expect(err, `expected ${code}`).toBeInstanceOf(ApiError)
+      expect([err!.code, err!.status]).toEqual([code, status])
+      if (field) expect(err!.details?.[0]?.field).toBe(field)
+    }
+    await refused(api.touchUp({ target: other({ batch_id: 'nope' }), hint }), 'not_found', 404)
+    await refused(api.touchUp({ target: other({ item_id: 'nope' }), hint }), 'not_found', 404)
+    await refused(api.touchUpPreview({ target: other({ batch_id: 'nope' }) }), 'not_found', 404)
+    await refused(api.touchUpPreview({ target: other({ item_id: 'nope' }) }), 'not_found', 404)
+    // Bad arguments: no hint for Save, text that is not base64, no target, a target of no known kind.
+    await refused(api.touchUp({ target } as never), 'validation_failed', 422, 'hint')
+    await refused(api.touchUpPreview({ target, hint: 'not base64!' }), 'validation_failed', 422, 'hint')
+    await refused(api.touchUp({ hint } as never), 'validation_failed', 422, 'target')
+    await refused(api.touchUp({ target: { kind: 'album', batch_id: target.batch_id, item_id: target.item_id }, hint } as never), 'validation_failed', 422, 'target.kind')
     // A hint of the wrong size, or not an image.
     const small = await hintPng(100, 75)
-    await expect(api.batchTouchUp({ ...target, hint: small })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'hint' }] })
-    await expect(api.batchTouchUpPreview({ ...target, hint: small })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'hint' }] })
+    await refused(api.touchUp({ target, hint: small }), 'validation_failed', 422, 'hint')
+    await refused(api.touchUpPreview({ target, hint: small }), 'validation_failed', 422, 'hint')
     const text = Buffer.from('not an image at all').toString('base64')
-    await expect(api.batchTouchUp({ ...target, hint: text })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'hint' }] })
-    await expect(api.batchTouchUpPreview({ ...target, hint: text })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'hint' }] })
+    await refused(api.touchUp({ target, hint: text }), 'validation_failed', 422, 'hint')
+    await refused(api.touchUpPreview({ target, hint: text }), 'validation_failed', 422, 'hint')
     // A file that is not done (refused when added).
-    const refused = await service.add(target.batch_id, [{ refused: 'Not an image: skipped.', rel_path: 'notes.txt', not_image: true }])
-    void refused
+    await service.add(target.batch_id, [{ refused: 'Not an image: skipped.', rel_path: 'notes.txt', not_image: true }])
     const notDone = service.detail(target.batch_id, address).items.find((i) => i.name === 'notes.txt')!
-    await expect(api.batchTouchUp({ batch_id: target.batch_id, item_id: notDone.id, hint })).rejects.toMatchObject({ code: 'conflict' })
-    await expect(api.batchTouchUpPreview({ batch_id: target.batch_id, item_id: notDone.id })).rejects.toMatchObject({ code: 'conflict' })
+    await refused(api.touchUp({ target: other({ item_id: notDone.id }), hint }), 'conflict', 409)
+    await refused(api.touchUpPreview({ target: other({ item_id: notDone.id }) }), 'conflict', 409)
     // A second Save while one is under way.
-    const first = api.batchTouchUp({ ...target, hint })
-    await expect(api.batchTouchUp({ ...target, hint })).rejects.toMatchObject({ code: 'conflict' })
+    const first = api.touchUp({ target, hint })
+    await refused(api.touchUp({ target, hint }), 'conflict', 409)
     await first
   })
 
@@ -199,7 +211,8 @@ describe('touch-up of a batch file', () => {
     const { batchId, itemId } = await doneBatch({ mode: 'clipping', output_format: 'png', params: null }, gone)
     const item = service.store.item(itemId)!
     rmSync(engine.jobs.get(item.jobId!)!.inputPath!)
-    await expect(api.batchTouchUpPreview({ batch_id: batchId, item_id: itemId })).rejects.toMatchObject({ code: 'not_found' })
-    await expect(api.batchTouchUp({ batch_id: batchId, item_id: itemId, hint: await hintPng() })).rejects.toMatchObject({ code: 'not_found' })
+    const lost: TouchUpTarget = { kind: 'batch', batch_id: batchId, item_id: itemId }
+    await expect(api.touchUpPreview({ target: lost })).rejects.toMatchObject({ code: 'not_found', status: 404 })
+    await expect(api.touchUp({ target: lost, hint: await hintPng() })).rejects.toMatchObject({ code: 'not_found', status: 404 })
   })
 })

@@ -37,13 +37,14 @@ export interface IpcInvokeMap {
   batchDelete: [string, boolean]
   batchOpenOutput: [BatchTarget, OpenPathResult]
   /**
-   * Touch-up of a done file (docs/review.md "Touch-up"): the cutout with the strokes so far at
-   * the preview's size, without running the model. 404 not_found (batch, file, original gone),
-   * 409 conflict (not done), 422 validation_failed naming `hint`.
+   * Touch-up of a done file of a batch or of a watched folder (docs/review.md "Touch-up"): the
+   * cutout with the strokes so far at the preview's size, without running the model. 404
+   * not_found (batch, folder, file, original gone), 409 conflict (not done), 422
+   * validation_failed naming `hint` or the target's field.
    */
-  batchTouchUpPreview: [TouchUpPreviewRequest, TouchUpPreview]
+  touchUpPreview: [TouchUpPreviewRequest, TouchUpPreview]
   /** Saves a touch-up: every output of the file replaced, the previous version kept beside it. Refusals as the preview's, and 409 conflict while one is under way. */
-  batchTouchUp: [TouchUpSaveRequest, TouchUpResult]
+  touchUp: [TouchUpSaveRequest, TouchUpResult]
   /** Cancels one job (e.g. a preset preview); false when it already ended. */
   jobCancel: [string, boolean]
   // The host, settings and the local listener.
@@ -117,8 +118,8 @@ export const IPC_METHODS = [
   'batchResume',
   'batchDelete',
   'batchOpenOutput',
-  'batchTouchUpPreview',
-  'batchTouchUp',
+  'touchUpPreview',
+  'touchUp',
   'jobCancel',
   'appInfo',
   'pickFolder',

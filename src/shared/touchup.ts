@@ -1,5 +1,6 @@
 /**
- * Touch-up of a done batch file (docs/review.md "Touch-up"): the editor's preview and Save.
+ * Touch-up of a done file of a batch or of a watched folder (docs/review.md "Touch-up"): the
+ * editor's preview and Save.
  * Images travel as base64 PNG text, so that the same argument crosses IPC and the app
  * bridge's JSON alike.
  */
@@ -16,20 +17,22 @@ const base64Png = z
   .max(MAX_HINT_BASE64, 'the hint is larger than 6 MB')
   .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected base64 text')
 
-export const touchUpTargetSchema = z.object({
-  batch_id: z.string().min(1).max(64),
-  item_id: z.string().min(1).max(64)
-})
+/** The done file touched up: a batch's item, or a watched folder's file. */
+export const touchUpTargetSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('batch'), batch_id: z.string().min(1).max(64), item_id: z.string().min(1).max(64) }),
+  z.object({ kind: z.literal('watch'), folder_id: z.string().min(1).max(64), file_id: z.number().int().positive() })
+])
+export type TouchUpTarget = z.infer<typeof touchUpTargetSchema>
 
 /**
  * A preview of the cutout with the strokes so far. `hint`: the strokes at the preview's size
  * (`TouchUpPreview.preview`), white keep, black remove, grey the model's; absent: no strokes.
  */
-export const touchUpPreviewSchema = touchUpTargetSchema.extend({ hint: base64Png.optional() })
+export const touchUpPreviewSchema = z.object({ target: touchUpTargetSchema, hint: base64Png.optional() })
 export type TouchUpPreviewRequest = z.infer<typeof touchUpPreviewSchema>
 
 /** Save: the strokes at the input's upright size (`TouchUpPreview.width` × `height`). */
-export const touchUpSaveSchema = touchUpTargetSchema.extend({ hint: base64Png })
+export const touchUpSaveSchema = z.object({ target: touchUpTargetSchema, hint: base64Png })
 export type TouchUpSaveRequest = z.infer<typeof touchUpSaveSchema>
 
 export interface TouchUpPreview {
@@ -47,7 +50,7 @@ export interface TouchUpPreview {
 }
 
 export interface TouchUpResult {
-  /** The files replaced in the destination (the item's outputs), in order. */
+  /** The files replaced in the destination (the file's outputs), in order. */
   outputs: string[]
   /** Where each one's previous version was kept, in the same order. */
   previous: string[]

@@ -59,14 +59,18 @@ export interface WatchFileView {
    * decimals; "to check" from TO_CHECK (src/shared/review.ts; docs/review.md). Null otherwise.
    */
   uncertainty: number | null
+  /** How many times its result was touched up in the app (docs/review.md "Touch-up"), and when last (ms). */
+  touch_ups: number
+  touched_up_at: number | null
   updated_at: number
 }
 
 /**
  * `skipped`: not processed, with the reason (the same content again, not an image); `note`:
- * something the folder waits on (a file that looks cut short).
+ * something the folder waits on (a file that looks cut short); `touched_up`: a done result
+ * replaced by its touch-up in the app, the previous version kept beside it.
  */
-export type WatchActivityKind = 'done' | 'failed' | 'skipped' | 'retried' | 'error' | 'note'
+export type WatchActivityKind = 'done' | 'failed' | 'skipped' | 'retried' | 'error' | 'note' | 'touched_up'
 
 export interface WatchActivity {
   at: number
@@ -107,6 +111,8 @@ export interface WatchFolderView {
   failed: WatchFileView[]
   /** Done files whose cutout is to check, most uncertain first (at most 200). */
   to_check: WatchFileView[]
+  /** The latest done files, newest first (at most 50): each can be touched up. */
+  done: WatchFileView[]
   /** Latest events, newest first. */
   recent: WatchActivity[]
   created_at: number

@@ -4,8 +4,10 @@
  * code (a ball on a gradient), "Touch up" on its row, a Remove stroke over part of the ball and a
  * Keep stroke over the background, undo and redo, Save; the destination's file then has the
  * strokes (alpha ≤ 0.1 and ≥ 0.9 there) and its previous version beside it, and the report notes
- * it. Built renderer in Chromium against a real `clipdesk serve` (real model, once). Screenshots
- * of the editor at both sizes and themes.
+ * it. Then the same editor opened from a watched folder's done file: its result replaced, the
+ * previous kept. Built renderer in Chromium against a real `clipdesk serve` (real model: the
+ * same photo, its mask from the cache the second time). Screenshots of the editor at both sizes
+ * and themes.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -123,6 +125,49 @@ describe.skipIf(!hasChromium)(title, () => {
 
     await page.getByTestId('touchup-cancel').click()
     await expect.poll(() => page.getByTestId('touchup').count()).toBe(0)
+    expect(pageErrors).toEqual([])
+  })
+
+  it('touches up a done file of a watched folder from its list, with the same editor', { timeout: 420_000 }, async () => {
+    const inbox = join(root, 'watched')
+    mkdirSync(inbox, { recursive: true })
+    writeFileSync(join(inbox, 'ball.png'), await scenePng())
+    await page.getByTestId('nav-watch').click()
+    await page.getByTestId('watch-add').click()
+    await page.getByTestId('watch-path').fill(inbox)
+    await page.getByTestId('watch-save').click()
+    const card = page.locator('[data-testid^=watch-folder-]')
+    await expect.poll(() => card.getByTestId('watch-counts').textContent(), { timeout: 240_000 }).toContain('Done 1')
+    const file = join(inbox, 'clipdesk-out', 'ball.cut-out.png')
+    const before = readFileSync(file)
+
+    await card.getByTestId('watch-done').locator('summary').click()
+    await card.getByTestId('watch-touch-up').click()
+    await page.getByTestId('touchup-canvas').waitFor()
+    await settledPreview()
+    await page.getByTestId('touchup-size').fill('70')
+    await page.getByTestId('touchup-hardness').fill('100')
+    await page.getByTestId('touchup-remove').click()
+    await drag([205, 190], [255, 190])
+    await expect.poll(strokes).toContain('1 stroke')
+    await settledPreview()
+    await page.getByTestId('touchup-keep').click()
+    await drag([430, 60], [470, 60])
+    await expect.poll(strokes).toContain('2 strokes')
+    await settledPreview()
+
+    await page.getByTestId('touchup-save').click()
+    await expect.poll(() => page.getByTestId('touchup-saved').textContent(), { timeout: 120_000 }).toContain('ball.cut-out.prev-1.png')
+    const alpha = await sharp(file).ensureAlpha().extractChannel(3).raw().toBuffer()
+    expect(meanIn(alpha, REMOVE)).toBeLessThanOrEqual(25.5)
+    expect(meanIn(alpha, KEEP)).toBeGreaterThanOrEqual(229.5)
+    expect(readFileSync(join(inbox, 'clipdesk-out', 'ball.cut-out.prev-1.png')).equals(before)).toBe(true)
+
+    await page.getByTestId('touchup-cancel').click()
+    await expect.poll(() => page.getByTestId('touchup').count()).toBe(0)
+    // The folder's list says it was touched up; the folder took nothing new.
+    await expect.poll(() => card.getByTestId('watch-touched-up').textContent()).toBe('touched up')
+    expect(await card.getByTestId('watch-counts').textContent()).toContain('Done 1')
     expect(pageErrors).toEqual([])
   })
 })

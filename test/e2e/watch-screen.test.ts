@@ -75,7 +75,7 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(await card.getByTestId('watch-counts').textContent()).toContain('Failed 0')
     const out = join(inbox, 'clipdesk-out', 'photo-cut-out.png')
     expect((await sharp(out).metadata()).channels).toBe(4)
-    await card.locator('summary').click()
+    await card.locator('summary', { hasText: 'Recent activity' }).click()
     expect(await card.getByTestId('watch-recent').textContent()).toContain('photo-cut-out.png')
     await page.screenshot({ path: join(ARTIFACTS, 'watch-2-done.png') })
   })

@@ -22,6 +22,7 @@ import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import type { ApiKeyInfo } from '../engine/store/keys'
 import type { SettingsStore } from '../settings'
+import { TouchUps } from '../touchup/touchups'
 import { createEngineHandlers } from './engine-handlers'
 import type { WatchService } from '../watch/service'
 import { forwardWatchEvents } from './watch'
@@ -101,6 +102,11 @@ function settingsView(host: AppHost, engine: Engine): SettingsView {
 }
 
 export function createAppApi({ engine, batches, host, address, watch, studio }: AppApiDeps): IpcHandlers {
+  // Touch-up of a done file of a batch or of a watched folder: one code path, each feature says what its file is.
+  const touchUps = new TouchUps(engine, {
+    batch: (target) => batches.touchUpFile(target),
+    watch: watch ? (target) => watch.touchUpFile(target) : null
+  })
   return {
     ...createEngineHandlers(engine, watch ?? null), // upload, status, presets, watched folders, models
     ...createStudioHandlers(studio),
@@ -136,13 +142,13 @@ export function createAppApi({ engine, batches, host, address, watch, studio }: 
       const error = await host.openPath(path)
       return error ? { opened: false, path, error } : { opened: true, path }
     },
-    async batchTouchUpPreview(req) {
-      const { batch_id, item_id, hint } = parseArg(touchUpPreviewSchema, req, 'touch-up')
-      return batches.touchUps.preview(batch_id, item_id, hint === undefined ? null : Buffer.from(hint, 'base64'))
+    async touchUpPreview(req) {
+      const { target, hint } = parseArg(touchUpPreviewSchema, req, 'touch-up')
+      return touchUps.preview(target, hint === undefined ? null : Buffer.from(hint, 'base64'))
     },
-    async batchTouchUp(req) {
-      const { batch_id, item_id, hint } = parseArg(touchUpSaveSchema, req, 'touch-up')
-      return batches.touchUps.save(batch_id, item_id, Buffer.from(hint, 'base64'))
+    async touchUp(req) {
+      const { target, hint } = parseArg(touchUpSaveSchema, req, 'touch-up')
+      return touchUps.save(target, Buffer.from(hint, 'base64'))
     },
     async jobCancel(jobId) {
       return engine.cancel(idArg(jobId, 'job_id'))

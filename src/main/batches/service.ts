@@ -21,7 +21,9 @@ import { addFiles } from './intake'
 import { BatchReporter } from './report'
 import { BatchRunner, isTerminal } from './runner'
 import { BatchStore, type BatchRecord, type ItemRecord } from './store'
-import { TouchUps } from './touchup'
+import type { TouchUpTarget } from '../../shared/touchup'
+import type { TouchUpFile } from '../touchup/touchups'
+import { batchTouchUpFile } from './touchup-file'
 import { batchSummary, itemView, type PreviewAddress } from './view'
 
 export type { PreviewAddress } from './view'
@@ -58,8 +60,6 @@ function notFound(what: string): ApiError {
 export class BatchService extends EventEmitter<BatchServiceEvents> {
   readonly store: BatchStore
   readonly previews: Previews
-  /** The touch-up editor's preview and Save (`touchup.ts`). */
-  readonly touchUps: TouchUps
   private readonly runner: BatchRunner
   private readonly reporter: BatchReporter
   private readonly onJob = (e: JobEvent): void => this.jobChanged(e)
@@ -79,7 +79,11 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       changed: (itemId) => this.changed(itemId)
     })
     this.reporter = new BatchReporter(this.store, (p) => this.runner.track(p))
-    this.touchUps = new TouchUps({ engine, store: this.store, changed: (itemId) => this.changed(itemId) })
+  }
+
+  /** A done file of a batch as the touch-up sees it (`touchup-file.ts`). */
+  touchUpFile(target: Extract<TouchUpTarget, { kind: 'batch' }>): TouchUpFile {
+    return batchTouchUpFile({ store: this.store, changed: (itemId) => this.changed(itemId) }, target)
   }
 
   /**

@@ -17,6 +17,19 @@ export function previousName(path: string, n: number): string {
   return join(dirname(path), `${stem}.prev-${n}${ext}`)
 }
 
+/**
+ * Whether a file name has the form `previousName` gives (`photo.prev-3.png`): a previous
+ * version kept by a touch-up, which a watched folder does not take as an input. String
+ * operations only: names come from the disk.
+ */
+export function isPreviousVersionName(name: string): boolean {
+  const stem = basename(name, extname(name))
+  const at = stem.lastIndexOf('.prev-')
+  if (at <= 0) return false
+  const n = stem.slice(at + '.prev-'.length)
+  return n.length > 0 && n.length <= 4 && n[0] !== '0' && [...n].every((c) => c >= '0' && c <= '9')
+}
+
 /** The first `previousName` of `path` that nothing holds. */
 function freePreviousName(path: string, chosen: ReadonlySet<string>): string {
   for (let n = 1; n < 10_000; n++) {

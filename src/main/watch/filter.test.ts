@@ -17,6 +17,12 @@ describe('ignoreReason', () => {
     ['a.png.part', 'a temporary file'],
     ['~$a.png', 'a temporary file'],
     ['a.png~', 'a temporary file'],
+    ['out/ball.prev-1.png', 'a previous version kept by a touch-up'],
+    ['ball.cut-out.prev-12.webp', 'a previous version kept by a touch-up'],
+    ['ball.prev-0.png', null],
+    ['ball.prev-.png', null],
+    ['ball.prev-1x.png', null],
+    ['.prev-1.png', 'hidden'],
     ['notes.txt', 'not an image'],
     ['noext', 'not an image']
   ])('%s → %s', (rel, reason) => {

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { isImageName } from '../../shared/image-types'
 import type { WatchRequest } from '../../shared/watch'
+import { isPreviousVersionName } from '../outputs/previous'
 
 /**
  * Names of files still being written or owned by another program: browsers' and download
@@ -24,6 +25,8 @@ export function ignoreReason(rel: string, opts: { recursive: boolean; excluded: 
   for (const ex of opts.excluded) if (rel === ex || rel.startsWith(ex + '/')) return 'in the output or done folder'
   const name = parts[parts.length - 1]!
   if (TEMP_NAME.test(name)) return 'a temporary file'
+  // A result's previous version kept by a touch-up (a folder watching another's outputs sees them).
+  if (isPreviousVersionName(name)) return 'a previous version kept by a touch-up'
   if (!isImageName(name)) return NOT_AN_IMAGE
   return null
 }

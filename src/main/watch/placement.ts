@@ -79,6 +79,6 @@ export class WatchPlacement {
  * The folder writes are contained in: the watched folder itself when the output folder is
  * inside it (so that a symlinked `clipdesk-out` is caught too), else the output folder.
  */
-function containmentRoot(folder: WatchFolderRecord, outDir: string): string {
+export function containmentRoot(folder: WatchFolderRecord, outDir: string): string {
   return isStrictlyInside(folder.path, outDir) ? folder.path : outDir
 }

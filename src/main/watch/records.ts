@@ -1,6 +1,6 @@
 /**
  * Watched folders and their files as the code handles them, and how they are read from their
- * rows (tables of migrations 004-watch and 013-watch-file-uncertainty).
+ * rows (tables of migrations 004-watch, 013-watch-file-uncertainty and 014-watch-file-touch-up).
  */
 import { join } from 'node:path'
 import type { Mode, OutputFormat } from '../../shared/api'
@@ -50,6 +50,9 @@ export interface WatchFileRecord {
   duplicateOf: string | null
   /** The cutout's uncertainty score once done (docs/review.md), 3 decimals; null otherwise. */
   uncertainty: number | null
+  /** How many times the done result was touched up in the app (docs/review.md "Touch-up"), and when last. */
+  touchUps: number
+  touchedUpAt: number | null
   createdAt: number
   updatedAt: number
 }
@@ -96,6 +99,8 @@ export interface FileRow {
   error_message: string | null
   duplicate_of: string | null
   uncertainty?: number | null
+  touch_ups?: number
+  touched_up_at?: number | null
   created_at: number
   updated_at: number
 }
@@ -133,6 +138,8 @@ export function toFile(r: FileRow): WatchFileRecord {
     errorMessage: r.error_message,
     duplicateOf: r.duplicate_of,
     uncertainty: r.uncertainty === null || r.uncertainty === undefined ? null : Number(r.uncertainty),
+    touchUps: Number(r.touch_ups ?? 0),
+    touchedUpAt: r.touched_up_at === null || r.touched_up_at === undefined ? null : Number(r.touched_up_at),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at)
   }

@@ -18,7 +18,9 @@ import {
   type WatchRetryResult,
   type WatchUpdateRequest
 } from '../../shared/watch'
+import type { TouchUpTarget } from '../../shared/touchup'
 import type { Db } from '../engine/store/db'
+import type { TouchUpFile } from '../touchup/touchups'
 import { isStrictlyInside, relativeName } from '../outputs/paths'
 import { checkWatchOutput, WatchFolders } from './config'
 import { FileRecords } from './file-records'
@@ -28,6 +30,7 @@ import { JobOutcomes } from './outcomes'
 import { WatchPlacement } from './placement'
 import type { WatchProcessor } from './processor'
 import { FolderRunner } from './runner'
+import { watchTouchUpFile } from './touchup-file'
 import { doneDirOf, outputDirOf, WatchStore, type WatchFolderRecord } from './store'
 import { folderView, STOPPED, type RuntimeInfo } from './views'
 
@@ -192,6 +195,11 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
     for (const row of inFlight) if (row.jobId) this.processor.cancel(row.jobId)
     this.changed(f.id)
     if (this.running) await this.sync()
+  }
+
+  /** A done file of a folder as the touch-up sees it (`touchup-file.ts`). */
+  touchUpFile(target: Extract<TouchUpTarget, { kind: 'watch' }>): TouchUpFile {
+    return watchTouchUpFile({ store: this.store, changed: (id) => this.changed(id) }, target)
   }
 
   async retry(request: WatchRetryRequest): Promise<WatchRetryResult> {

@@ -136,6 +136,13 @@ export class WatchStore {
     ).map(toFile)
   }
 
+  /** The latest done files of a folder, newest first (the folder's list to open one from, e.g. to touch it up). */
+  doneFiles(folderId: string, limit = 50): WatchFileRecord[] {
+    return (
+      this.db.prepare("SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' ORDER BY updated_at DESC, id DESC LIMIT ?").all(folderId, limit) as FileRow[]
+    ).map(toFile)
+  }
+
   counts(folderId: string): WatchCounts {
     const rows = this.db
       .prepare('SELECT state, count(*) AS n, sum(CASE WHEN uncertainty >= ? THEN 1 ELSE 0 END) AS tc FROM watch_files WHERE folder_id = ? GROUP BY state')
@@ -169,15 +176,17 @@ export class WatchStore {
       errorCode: null,
       errorMessage: null,
       duplicateOf: null,
-      uncertainty: null
+      uncertainty: null,
+      touchUps: 0,
+      touchedUpAt: null
     }
-    // Every put is a new version of the file (or its failure): no score until its own cutout is made.
+    // Every put is a new version of the file (or its failure): no score and no touch-up until its own cutout is made.
     const f = { ...base, ...fields, uncertainty: fields.uncertainty ?? null }
     if (existing) {
       this.db
         .prepare(
           `UPDATE watch_files SET size = ?, mtime_ms = ?, content_hash = ?, settings_hash = ?, state = ?, job_id = ?, token = ?, forced = ?,
-             error_code = ?, error_message = ?, duplicate_of = ?, uncertainty = ?, updated_at = ? WHERE id = ?`
+             error_code = ?, error_message = ?, duplicate_of = ?, uncertainty = ?, touch_ups = 0, touched_up_at = NULL, updated_at = ? WHERE id = ?`
         )
         .run(f.size, f.mtimeMs, f.contentHash, f.settingsHash, f.state, f.jobId, f.token, f.forced ? 1 : 0, f.errorCode, f.errorMessage, f.duplicateOf, f.uncertainty, now, existing.id)
     } else {
@@ -200,7 +209,9 @@ export class WatchStore {
   patchFile(
     id: number,
     expect: { state?: FileDbState; jobId?: string | null } | null,
-    fields: Partial<Pick<WatchFileRecord, 'state' | 'jobId' | 'token' | 'forced' | 'errorCode' | 'errorMessage' | 'size' | 'mtimeMs' | 'uncertainty'>>
+    fields: Partial<
+      Pick<WatchFileRecord, 'state' | 'jobId' | 'token' | 'forced' | 'errorCode' | 'errorMessage' | 'size' | 'mtimeMs' | 'uncertainty' | 'touchUps' | 'touchedUpAt'>
+    >
   ): boolean {
     const col: Record<string, string> = {
       state: 'state',
@@ -211,7 +222,9 @@ export class WatchStore {
       errorMessage: 'error_message',
       size: 'size',
       mtimeMs: 'mtime_ms',
-      uncertainty: 'uncertainty'
+      uncertainty: 'uncertainty',
+      touchUps: 'touch_ups',
+      touchedUpAt: 'touched_up_at'
     }
     const sets: string[] = []
     const args: unknown[] = []

@@ -34,6 +34,8 @@ export function fileView(store: WatchStore, f: WatchFileRecord): WatchFileView {
     duplicate_of: f.duplicateOf,
     outputs,
     uncertainty: f.state === 'done' ? f.uncertainty : null,
+    touch_ups: f.touchUps,
+    touched_up_at: f.touchedUpAt,
     updated_at: f.updatedAt
   }
 }
@@ -60,6 +62,7 @@ export function folderView(store: WatchStore, f: WatchFolderRecord, runtime: Run
     counts,
     failed: store.failedFiles(f.id).map((r) => fileView(store, r)),
     to_check: store.toCheckFiles(f.id).map((r) => fileView(store, r)),
+    done: store.doneFiles(f.id).map((r) => fileView(store, r)),
     // Failures are stored as they came; they are read in plain words.
     recent: store.recent(f.id).map((a) => (a.kind === 'failed' ? { ...a, message: explainProblem(a.message).message } : a)),
     created_at: f.createdAt,

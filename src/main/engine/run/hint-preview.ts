@@ -121,7 +121,7 @@ export class HintPreviews {
 
   private async open(source: PreviewSource): Promise<Session> {
     const input = await readFile(source.inputPath).catch(() => {
-      throw new ApiError('not_found', 'The original of this file is no longer kept; add it to a batch again to touch it up.')
+      throw new ApiError('not_found', 'The original of this file is no longer kept; process it again to touch it up.')
     })
     const image = await this.deps.decode(input)
     const mask = source.params.alpha === 'keep' && image.hasAlpha ? null : await this.modelMask(source.model, input, image)

@@ -3,9 +3,11 @@ import type { Migration } from '../../engine/store/migrations'
 import watch from './004-watch'
 import noLease from './011-watch-no-lease'
 import fileUncertainty from './013-watch-file-uncertainty'
+import fileTouchUp from './014-watch-file-touch-up'
 
 export const WATCH_MIGRATIONS: Migration[] = [
   { name: '004-watch', sql: watch },
   { name: '011-watch-no-lease', sql: noLease },
-  { name: '013-watch-file-uncertainty', sql: fileUncertainty }
+  { name: '013-watch-file-uncertainty', sql: fileUncertainty },
+  { name: '014-watch-file-touch-up', sql: fileTouchUp }
 ]

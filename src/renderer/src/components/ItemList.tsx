@@ -127,7 +127,7 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
           </button>
         )}
         {item.state === 'done' && (
-          <button type="button" className="btn small" onClick={() => void useStore.getState().openTouchUp(item.id)} aria-label={`Touch up ${item.name}`} data-testid="touch-up">
+          <button type="button" className="btn small" onClick={() => void useStore.getState().openTouchUp({ kind: 'batch', batch_id: item.batch_id, item_id: item.id }, item.name)} aria-label={`Touch up ${item.name}`} data-testid="touch-up">
             Touch up
           </button>
         )}

@@ -103,8 +103,8 @@ function CurrentBatch(): React.JSX.Element {
 }
 
 export default function Batches(): React.JSX.Element {
-  const { viewerItemId, problemItemId, touchUpItemId } = useStore(
-    useShallow((s) => ({ viewerItemId: s.viewerItemId, problemItemId: s.problemItemId, touchUpItemId: s.touchUp?.itemId ?? null }))
+  const { viewerItemId, problemItemId, touchUpKey } = useStore(
+    useShallow((s) => ({ viewerItemId: s.viewerItemId, problemItemId: s.problemItemId, touchUpKey: s.touchUp?.target.kind === 'batch' ? s.touchUp.key : null }))
   )
   return (
     <div className="batches">
@@ -115,7 +115,7 @@ export default function Batches(): React.JSX.Element {
       <CurrentBatch />
       {viewerItemId && <BeforeAfter key={viewerItemId} />}
       {problemItemId && <ProblemDialog key={problemItemId} />}
-      {touchUpItemId && <TouchUp key={touchUpItemId} />}
+      {touchUpKey && <TouchUp key={touchUpKey} />}
     </div>
   )
 }

@@ -5,14 +5,23 @@ import { useStore } from '../store'
 import { followWatchEvents } from '../store/watchSlice'
 import { FolderCard } from './watch/FolderCard'
 import { FolderForm } from './watch/FolderForm'
+import { TouchUp } from './touchup/TouchUp'
 
 /**
  * Watched folders (docs/watch.md): every folder with its state, counts (waiting, processing, done,
- * failed) and recent activity; add, edit, pause/resume, remove; failed files with retry.
+ * failed) and recent activity; add, edit, pause/resume, remove; failed files with retry; done
+ * files to touch up (the batches' editor).
  * Live through the pushed `watch` event.
  */
 export default function WatchedFolders(): React.JSX.Element {
-  const { folders, error, eventsLive } = useStore(useShallow((s) => ({ folders: s.watchFolders, error: s.watchError, eventsLive: s.eventsLive })))
+  const { folders, error, eventsLive, touchUpKey } = useStore(
+    useShallow((s) => ({
+      folders: s.watchFolders,
+      error: s.watchError,
+      eventsLive: s.eventsLive,
+      touchUpKey: s.touchUp?.target.kind === 'watch' ? s.touchUp.key : null
+    }))
+  )
   const [editing, setEditing] = useState<string | 'new' | null>(null)
   useEffect(() => {
     const release = followWatchEvents((e) => useStore.getState().applyWatchEvent(e))
@@ -52,6 +61,7 @@ export default function WatchedFolders(): React.JSX.Element {
       ) : (
         folders.map((f) => <FolderCard key={f.id} folder={f} onEdit={() => setEditing(f.id)} />)
       )}
+      {touchUpKey && <TouchUp key={touchUpKey} />}
     </div>
   )
 }

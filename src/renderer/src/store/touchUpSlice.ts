@@ -1,12 +1,13 @@
-import type { TouchUpResult } from '../../../shared/touchup'
+import type { TouchUpResult, TouchUpTarget } from '../../../shared/touchup'
 import { hintPng, type Stroke } from '../lib/brush'
 import { errorText, transport } from '../transport'
 import type { Slice } from './types'
 
-/** The touch-up editor of one done file (docs/review.md "Touch-up"). */
+/** The touch-up editor of one done file of a batch or a watched folder (docs/review.md "Touch-up"). */
 export interface TouchUpState {
-  itemId: string
-  batchId: string
+  target: TouchUpTarget
+  /** Names the file (`touchUpKey`): answers for another file opened since are dropped. */
+  key: string
   name: string
   /** The input's upright size (Save's hint) and the preview's (each stroke's hint). */
   size: { width: number; height: number } | null
@@ -28,7 +29,7 @@ export interface TouchUpState {
 
 export interface TouchUpSlice {
   touchUp: TouchUpState | null
-  openTouchUp(itemId: string): Promise<void>
+  openTouchUp(target: TouchUpTarget, name: string): Promise<void>
   closeTouchUp(): void
   addStroke(stroke: Stroke): void
   undoStroke(): void
@@ -38,14 +39,19 @@ export interface TouchUpSlice {
 
 const png = (base64: string): string => `data:image/png;base64,${base64}`
 
+/** One text per file touched up, whichever feature it is of. */
+export function touchUpKey(target: TouchUpTarget): string {
+  return target.kind === 'batch' ? `batch:${target.item_id}` : `watch:${target.folder_id}:${target.file_id}`
+}
+
 export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
   /** The strokes the shown preview was made for; one preview at a time, the latest strokes win. */
   let shown: Stroke[] | null = null
   let running = false
 
-  const patch = (p: Partial<TouchUpState>, itemId: string): void => {
+  const patch = (p: Partial<TouchUpState>, key: string): void => {
     const t = get().touchUp
-    if (t && t.itemId === itemId) set({ touchUp: { ...t, ...p } })
+    if (t && t.key === key) set({ touchUp: { ...t, ...p } })
   }
 
   async function refresh(): Promise<void> {
@@ -56,16 +62,16 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
         const t = get().touchUp
         if (!t || !t.preview || t.strokes === shown) return
         const strokes = t.strokes
-        patch({ updating: true }, t.itemId)
+        patch({ updating: true }, t.key)
         const scale = t.preview.width / t.size!.width
         const hint = strokes.length > 0 ? await hintPng(strokes, t.preview.width, t.preview.height, scale) : undefined
-        const res = await transport().batchTouchUpPreview({ batch_id: t.batchId, item_id: t.itemId, ...(hint ? { hint } : {}) })
+        const res = await transport().touchUpPreview({ target: t.target, ...(hint ? { hint } : {}) })
         shown = strokes
-        patch({ cutout: png(res.png), lastMs: res.ms, updating: get().touchUp?.strokes !== strokes, error: null }, t.itemId)
+        patch({ cutout: png(res.png), lastMs: res.ms, updating: get().touchUp?.strokes !== strokes, error: null }, t.key)
       }
     } catch (err) {
       const t = get().touchUp
-      if (t) patch({ updating: false, error: errorText(err) }, t.itemId)
+      if (t) patch({ updating: false, error: errorText(err) }, t.key)
     } finally {
       running = false
     }
@@ -74,15 +80,14 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
   return {
     touchUp: null,
 
-    async openTouchUp(itemId) {
-      const item = get().items[get().itemPos[itemId] ?? -1]
-      if (!item) return
+    async openTouchUp(target, name) {
+      const key = touchUpKey(target)
       shown = null
       set({
         touchUp: {
-          itemId,
-          batchId: item.batch_id,
-          name: item.name,
+          target,
+          key,
+          name,
           size: null,
           preview: null,
           photo: null,
@@ -97,15 +102,15 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
         }
       })
       try {
-        const res = await transport().batchTouchUpPreview({ batch_id: item.batch_id, item_id: itemId })
+        const res = await transport().touchUpPreview({ target })
         shown = get().touchUp?.strokes ?? null
         patch(
           { size: { width: res.width, height: res.height }, preview: res.preview, photo: png(res.photo ?? res.png), cutout: png(res.png), lastMs: res.ms, updating: false },
-          itemId
+          key
         )
         void refresh() // strokes painted while it opened
       } catch (err) {
-        patch({ updating: false, error: errorText(err) }, itemId)
+        patch({ updating: false, error: errorText(err) }, key)
       }
     },
 
@@ -138,13 +143,13 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
     async saveTouchUp() {
       const t = get().touchUp
       if (!t || !t.size || t.saving || t.strokes.length === 0) return
-      patch({ saving: true, error: null }, t.itemId)
+      patch({ saving: true, error: null }, t.key)
       try {
         const hint = await hintPng(t.strokes, t.size.width, t.size.height, 1)
-        const saved = await transport().batchTouchUp({ batch_id: t.batchId, item_id: t.itemId, hint })
-        patch({ saving: false, saved }, t.itemId)
+        const saved = await transport().touchUp({ target: t.target, hint })
+        patch({ saving: false, saved }, t.key)
       } catch (err) {
-        patch({ saving: false, error: errorText(err) }, t.itemId)
+        patch({ saving: false, error: errorText(err) }, t.key)
       }
     }
   }

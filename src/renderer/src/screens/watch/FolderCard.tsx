@@ -2,6 +2,7 @@ import { describeJob, TO_CHECK_LABEL } from '../../../../shared/vocabulary'
 import type { WatchActivity, WatchFolderState, WatchFolderView } from '../../../../shared/watch'
 import { formatDate } from '../../lib/format'
 import { useStore } from '../../store'
+import { WatchFileRow } from './WatchFileRow'
 
 const STATE_TEXT: Record<WatchFolderState, string> = {
   active: 'Watching',
@@ -23,7 +24,8 @@ const ACTIVITY_CLASS: Record<WatchActivity['kind'], string> = {
   skipped: 'cancelled',
   retried: '',
   error: 'failed',
-  note: ''
+  note: '',
+  touched_up: 'done'
 }
 
 const ACTIVITY_TEXT: Record<WatchActivity['kind'], string> = {
@@ -32,10 +34,11 @@ const ACTIVITY_TEXT: Record<WatchActivity['kind'], string> = {
   skipped: 'skipped',
   retried: 'retried',
   error: 'error',
-  note: 'waiting'
+  note: 'waiting',
+  touched_up: 'touched up'
 }
 
-/** One watched folder: state, counts, settings, actions, failed files with retry, files to check, recent activity. */
+/** One watched folder: state, counts, settings, actions, failed files with retry, files to check and the latest done (to touch up), recent activity. */
 export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void }): React.JSX.Element {
   const f = props.folder
   const s = useStore.getState
@@ -145,14 +148,18 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
           </summary>
           <ul className="stack" style={{ gap: 2, listStyle: 'none', margin: '6px 0 0', padding: 0 }} aria-label="Files to check">
             {f.to_check.map((file) => (
-              <li key={file.id} className="row small" style={{ flexWrap: 'nowrap', gap: 8 }}>
-                <span className="badge warn" title={`Uncertainty ${file.uncertainty?.toFixed(3)} (0 sure, 1 check this)`}>
-                  {TO_CHECK_LABEL}
-                </span>
-                <span className="mono grow" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} title={file.outputs.join('\n')}>
-                  {file.rel_path}
-                </span>
-              </li>
+              <WatchFileRow key={file.id} file={file} />
+            ))}
+          </ul>
+        </details>
+      )}
+
+      {f.done.length > 0 && (
+        <details data-testid="watch-done">
+          <summary className="small">Done files ({f.done.length < c.done ? `latest ${f.done.length} of ${c.done}` : f.done.length}), to touch up</summary>
+          <ul className="stack" style={{ gap: 2, listStyle: 'none', margin: '6px 0 0', padding: 0 }} aria-label="Done files">
+            {f.done.map((file) => (
+              <WatchFileRow key={file.id} file={file} />
             ))}
           </ul>
         </details>

@@ -1,0 +1,157 @@
+/**
+ * Touch-up of a done file (docs/review.md "Touch-up"), whichever feature made it: the editor's
+ * preview, and Save, which runs the file's stored input again through the engine with the
+ * feature's own request and the strokes as a hint (the model's mask comes from the mask cache),
+ * then replaces every output of the file in its destination with the new version, keeping the
+ * previous one beside it (`outputs/previous.ts`), and lets the feature record it.
+ *
+ * What differs between a batch's item and a watched folder's file is said by the feature's
+ * `TouchUpFile` (`batches/touchup-file.ts`, `watch/touchup-file.ts`); everything else is here.
+ */
+import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import type { ErrorCode } from '../../shared/errors'
+import type { TouchUpPreview, TouchUpResult, TouchUpTarget } from '../../shared/touchup'
+import type { Engine } from '../engine/engine'
+import { ApiError } from '../engine/errors'
+import { HintPreviews, type PreviewSource } from '../engine/run/hint-preview'
+import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
+import { replaceKeepingPrevious } from '../outputs/previous'
+
+/** One done file as its feature describes it for a touch-up. */
+export interface TouchUpFile {
+  /** Names the file among all features' (one Save at a time per file). */
+  key: string
+  /** The job whose results are in the destination now. */
+  jobId: string
+  /**
+   * The file the job was made from, used when the job's stored input was swept; `sha256`: its
+   * content then must still be that (a watched file may have changed since).
+   */
+  source: { path: string; sha256?: string } | null
+  /** The name the new job is submitted under. */
+  filename: string
+  /** The request the file was made with (mode, format, parameter set). */
+  request: JobRequest
+  /** Whether every variation of the job is written, or the primary alone (`shared/outputs.ts`). */
+  allVariations: boolean
+  /** The file's outputs in the destination (absolute), in the order the job's results are written. */
+  outputs: string[]
+  /** The folder the writes are contained in (no symbolic link out of it is followed). */
+  root: string
+  /** True while the file is still as it was when resolved (not retried, removed, replaced or touched up meanwhile). */
+  unchanged(): boolean
+  /** Records the touch-up once its files are in place; returns how many times the file was touched up. */
+  record(done: { jobId: string; warnings: string[]; previous: string[] }): number
+}
+
+/** Each feature's resolver: the done file a target names, or an ApiError (404 unknown, 409 not done). */
+export type TouchUpResolvers = { [K in TouchUpTarget['kind']]: ((target: Extract<TouchUpTarget, { kind: K }>) => TouchUpFile) | null }
+
+const gone = (): ApiError => new ApiError('not_found', 'The original of this file is no longer kept; process it again to touch it up.')
+
+export class TouchUps {
+  private readonly previews: HintPreviews
+  /** Files whose Save is under way (by `TouchUpFile.key`). */
+  private readonly saving = new Set<string>()
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly resolvers: TouchUpResolvers
+  ) {
+    this.previews = new HintPreviews({
+      decode: (bytes) => engine.sandbox.decode(bytes),
+      decodeHint: (request) => engine.sandbox.decodeHint(request),
+      maskCache: engine.maskCache,
+      models: engine.models,
+      modelPool: engine.modelPool
+    })
+  }
+
+  /** The cutout of a done file with `hint` (at the preview's size), or without strokes. */
+  async preview(target: TouchUpTarget, hint: Buffer | null): Promise<TouchUpPreview> {
+    const file = this.resolve(target)
+    const job = this.engine.jobs.get(file.jobId)
+    const params = this.engine.jobParams.get(file.jobId)
+    const inputPath = job && params ? await this.inputPath(file) : null
+    if (!job || !params || !inputPath) throw gone()
+    const source: PreviewSource = { key: job.id, inputPath, model: job.model ?? this.engine.models.defaultModel(), params }
+    return refusingHint(() => this.previews.preview(source, hint))
+  }
+
+  /** Save: the strokes (at the input's upright size) applied by a new job, its results in place of the file's outputs. */
+  async save(target: TouchUpTarget, hint: Buffer): Promise<TouchUpResult> {
+    const file = this.resolve(target)
+    if (this.saving.has(file.key)) throw new ApiError('conflict', 'This file is being touched up already; wait for it to finish.')
+    this.saving.add(file.key)
+    try {
+      return await this.run(file, hint)
+    } finally {
+      this.saving.delete(file.key)
+    }
+  }
+
+  private resolve(target: TouchUpTarget): TouchUpFile {
+    const resolver = this.resolvers[target.kind] as ((t: TouchUpTarget) => TouchUpFile) | null
+    if (!resolver) throw new ApiError('unavailable', 'This kind of file cannot be touched up in this process.')
+    return resolver(target)
+  }
+
+  private async run(file: TouchUpFile, hint: Buffer): Promise<TouchUpResult> {
+    const { engine } = this
+    const inputPath = await this.inputPath(file)
+    const bytes = inputPath ? await readFile(inputPath).catch(() => null) : null
+    if (!bytes) throw gone()
+    const submitted = await submitFile(engine, file.request, { bytes, filename: file.filename, hint })
+    if (!submitted.ok) throw new ApiError(submitted.code as ErrorCode, submitted.message, { details: submitted.details })
+    const ends = new JobEnds(engine)
+    try {
+      await ends.wait(submitted.jobId)
+    } finally {
+      ends.close()
+    }
+    const outcome = jobOutcome(engine, submitted.jobId, file.allVariations)
+    if (outcome.state !== 'done') {
+      const why = outcome.state === 'failed' ? outcome.message : 'the job is gone'
+      throw new ApiError('job_failed', `The touch-up could not be made: ${why}`)
+    }
+    // Another Save, a retry, a new version or a delete may have changed the file while the job ran.
+    if (!file.unchanged()) throw new ApiError('conflict', 'The file changed while it was touched up; open it again.')
+    let previous: string[]
+    try {
+      previous = await replaceKeepingPrevious(
+        outcome.results.map((r) => r.path),
+        file.outputs,
+        file.root
+      )
+    } catch (err) {
+      throw new ApiError('internal_error', `The touched-up file could not be written into the destination: ${(err as Error).message}`)
+    }
+    const touchUps = file.record({ jobId: submitted.jobId, warnings: outcome.warnings, previous })
+    return { outputs: file.outputs, previous, touch_ups: touchUps }
+  }
+
+  /** The stored input of the file's job, else the file it was made from (still the same content); null when neither is there. */
+  private async inputPath(file: TouchUpFile): Promise<string | null> {
+    const stored = this.engine.jobs.get(file.jobId)?.inputPath
+    if (stored && existsSync(stored)) return stored
+    const source = file.source
+    if (!source || !existsSync(source.path)) return null
+    if (source.sha256 === undefined) return source.path
+    const bytes = await readFile(source.path).catch(() => null)
+    return bytes && createHash('sha256').update(bytes).digest('hex') === source.sha256 ? source.path : null
+  }
+}
+
+/** A hint the sandbox refuses (not an image, the wrong size) is the caller's: 422 naming `hint`. */
+async function refusingHint<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (err) {
+    if (err instanceof ApiError) throw err
+    const reason = (err as { reason?: string }).reason
+    if (reason === 'unsupported_image') throw new ApiError('validation_failed', 'The hint cannot be used.', { details: [{ field: 'hint', issue: (err as Error).message }] })
+    throw err
+  }
+}
