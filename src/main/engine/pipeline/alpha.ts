@@ -12,12 +12,16 @@
  *   docs/review.md), from the model's first mask and the final alpha.
  * - A hint (`hint.ts`, docs/review.md "Hints"): its strokes set on the result, the edges refined
  *   again within a band around them; the cached mask stays the model's own.
+ * - Look-again boxes (`look-again.ts`, docs/review.md "Look again"): the model again on each
+ *   box's crop, its result inside the box; the strokes win over it. Only the first run's mask
+ *   is cached.
  */
 import type { JobParams } from '../../../shared/params-types'
 import { inputHash, type MaskCache } from '../store/mask-cache'
 import type { DecodedImage } from './decode'
 import { detailPass } from './detail'
 import { constrainMask, hasStrokes, hintBand, mergeHinted, type AlphaPixels, type HintPlane } from './hint'
+import { lookAgain, mergeLooks, wholeFrame, type LookBox, type LookRun } from './look-again'
 import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask'
 import type { ModelVariant } from './model'
 import { resizeMask, type MaskPlane } from './refine'
@@ -80,7 +84,8 @@ export async function computeAlpha(
   deps: AlphaDeps,
   params: Pick<JobParams, 'alpha' | 'refine'>,
   signal?: AbortSignal,
-  hint?: HintPlane
+  hint?: HintPlane,
+  regions: readonly LookBox[] = []
 ): Promise<AlphaResult> {
   const warnings: string[] = []
   const strokes = hint && hasStrokes(hint) ? hint : null
@@ -103,6 +108,12 @@ export async function computeAlpha(
 
   let { alpha, foreground } = await refined(image, mask, deps, params, signal)
   if (strokes) ({ alpha, foreground } = await applyHint(image, mask, { alpha, foreground }, strokes, deps, params, signal))
+  const looks: LookRun[] = []
+  for (const box of regions) {
+    // A box over the whole frame shows the model the photo it already saw.
+    if (!wholeFrame(box, image.width, image.height)) looks.push(await lookAgain(image, box, deps.segmenter, signal))
+  }
+  if (looks.length > 0) ({ alpha, foreground } = await applyLooks(image, { alpha, foreground }, looks, image, deps, params, strokes, signal))
   if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
   return { alpha, foreground, warnings, source, uncertainty: uncertainty(first, { data: alpha, width: image.width, height: image.height }) }
 }
@@ -124,6 +135,37 @@ export async function applyHint(
 ): Promise<AlphaPixels> {
   const hinted = await refined(image, constrainMask(mask, strokes), deps, params, signal)
   return mergeHinted(plain, hinted, strokes, image.data, hintBand(image.width, image.height))
+}
+
+/**
+ * The look-again runs on `base` (the result with the strokes): each crop refined as a photo of
+ * its own with the strokes inside it, inside its box. `full` is the size the runs' boxes are
+ * in; `image` may be its scaled copy (the touch-up editor's preview).
+ */
+export function applyLooks(
+  image: DecodedImage,
+  base: AlphaPixels,
+  runs: readonly LookRun[],
+  full: { width: number; height: number },
+  deps: AlphaDeps,
+  params: Pick<JobParams, 'refine'>,
+  strokes: HintPlane | null,
+  signal?: AbortSignal
+): Promise<AlphaPixels> {
+  // `refine=detail` is already this: a second model run on a crop.
+  const cropParams = { refine: params.refine === 'detail' ? ('edges' as const) : params.refine }
+  return mergeLooks(
+    image,
+    base,
+    runs,
+    full,
+    async (crop, mask, cropStrokes) => {
+      const plain = await refined(crop, mask, deps, cropParams, signal)
+      return cropStrokes && hasStrokes(cropStrokes) ? applyHint(crop, mask, plain, cropStrokes, deps, cropParams, signal) : plain
+    },
+    strokes,
+    signal
+  )
 }
 
 /** The refine step on a mask (`refine=edges`/`detail`), or the mask upscaled (`refine=none`). */
