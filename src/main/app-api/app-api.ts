@@ -137,12 +137,12 @@ export function createAppApi({ engine, batches, host, address, watch, studio }: 
       return error ? { opened: false, path, error } : { opened: true, path }
     },
     async batchTouchUpPreview(req) {
-      const { batch_id, item_id, hint } = parseArg(touchUpPreviewSchema, req, 'touch-up')
-      return batches.touchUps.preview(batch_id, item_id, hint === undefined ? null : Buffer.from(hint, 'base64'))
+      const { batch_id, item_id, hint, regions } = parseArg(touchUpPreviewSchema, req, 'touch-up')
+      return batches.touchUps.preview(batch_id, item_id, hint === undefined ? null : Buffer.from(hint, 'base64'), regions)
     },
     async batchTouchUp(req) {
-      const { batch_id, item_id, hint } = parseArg(touchUpSaveSchema, req, 'touch-up')
-      return batches.touchUps.save(batch_id, item_id, Buffer.from(hint, 'base64'))
+      const { batch_id, item_id, hint, regions } = parseArg(touchUpSaveSchema, req, 'touch-up')
+      return batches.touchUps.save(batch_id, item_id, Buffer.from(hint, 'base64'), regions)
     },
     async jobCancel(jobId) {
       return engine.cancel(idArg(jobId, 'job_id'))

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises'
 import { posix } from 'node:path'
 import type { ErrorCode } from '../../shared/errors'
 import { writesAllVariations } from '../../shared/outputs'
+import type { RegionBox } from '../../shared/regions'
 import type { TouchUpPreview, TouchUpResult } from '../../shared/touchup'
 import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
@@ -42,34 +43,34 @@ export class TouchUps {
   }
 
   /** The cutout of a done file with `hint` (at the preview's size), or without strokes. */
-  async preview(batchId: string, itemId: string, hint: Buffer | null): Promise<TouchUpPreview> {
+  async preview(batchId: string, itemId: string, hint: Buffer | null, regions: readonly RegionBox[] = []): Promise<TouchUpPreview> {
     const { item } = this.doneItem(batchId, itemId)
     const job = this.d.engine.jobs.get(item.jobId!)
     const params = this.d.engine.jobParams.get(item.jobId!)
     const inputPath = this.inputPath(item)
     if (!job || !params || !inputPath) throw gone()
     const source: PreviewSource = { key: job.id, inputPath, model: job.model ?? this.d.engine.models.defaultModel(), params }
-    return this.refusingHint(() => this.previews.preview(source, hint))
+    return this.refusingHint(() => this.previews.preview(source, hint, regions))
   }
 
   /** Save: the strokes (at the input's upright size) applied by a new job, its results in place of the file's outputs. */
-  async save(batchId: string, itemId: string, hint: Buffer): Promise<TouchUpResult> {
+  async save(batchId: string, itemId: string, hint: Buffer, regions: readonly RegionBox[] = []): Promise<TouchUpResult> {
     const { item, batch } = this.doneItem(batchId, itemId)
     if (this.saving.has(item.id)) throw new ApiError('conflict', 'This file is being touched up already; wait for it to finish.')
     this.saving.add(item.id)
     try {
-      return await this.run(item, batch, hint)
+      return await this.run(item, batch, hint, regions)
     } finally {
       this.saving.delete(item.id)
     }
   }
 
-  private async run(item: ItemRecord, batch: BatchRecord, hint: Buffer): Promise<TouchUpResult> {
+  private async run(item: ItemRecord, batch: BatchRecord, hint: Buffer, regions: readonly RegionBox[]): Promise<TouchUpResult> {
     const { engine, store } = this.d
     const inputPath = this.inputPath(item)
     const bytes = inputPath ? await readFile(inputPath).catch(() => null) : null
     if (!bytes) throw gone()
-    const submitted = await submitFile(engine, batch.request, { bytes, filename: posix.basename(item.relPath), hint })
+    const submitted = await submitFile(engine, batch.request, { bytes, filename: posix.basename(item.relPath), hint, regions })
     if (!submitted.ok) throw new ApiError(submitted.code as ErrorCode, submitted.message, { details: submitted.details })
     const ends = new JobEnds(engine)
     try {

@@ -85,7 +85,7 @@ export async function computeAlpha(
   params: Pick<JobParams, 'alpha' | 'refine'>,
   signal?: AbortSignal,
   hint?: HintPlane,
-  regions: readonly LookBox[] = []
+  regions: readonly LookBox[] | LookSet = []
 ): Promise<AlphaResult> {
   const warnings: string[] = []
   const strokes = hint && hasStrokes(hint) ? hint : null
@@ -108,12 +108,8 @@ export async function computeAlpha(
 
   let { alpha, foreground } = await refined(image, mask, deps, params, signal)
   if (strokes) ({ alpha, foreground } = await applyHint(image, mask, { alpha, foreground }, strokes, deps, params, signal))
-  const looks: LookRun[] = []
-  for (const box of regions) {
-    // A box over the whole frame shows the model the photo it already saw.
-    if (!wholeFrame(box, image.width, image.height)) looks.push(await lookAgain(image, box, deps.segmenter, signal))
-  }
-  if (looks.length > 0) ({ alpha, foreground } = await applyLooks(image, { alpha, foreground }, looks, image, deps, params, strokes, signal))
+  const looks = isLookSet(regions) ? regions : { runs: await lookRuns(image, regions, deps.segmenter, signal), full: image }
+  if (looks.runs.length > 0) ({ alpha, foreground } = await applyLooks(image, { alpha, foreground }, looks.runs, looks.full, deps, params, strokes, signal))
   if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
   return { alpha, foreground, warnings, source, uncertainty: uncertainty(first, { data: alpha, width: image.width, height: image.height }) }
 }
@@ -135,6 +131,24 @@ export async function applyHint(
 ): Promise<AlphaPixels> {
   const hinted = await refined(image, constrainMask(mask, strokes), deps, params, signal)
   return mergeHinted(plain, hinted, strokes, image.data, hintBand(image.width, image.height))
+}
+
+/** Look-again runs made already (the touch-up editor's preview: from the full-size image, applied to its scaled copy). */
+export interface LookSet {
+  runs: readonly LookRun[]
+  /** The size the runs' boxes and crops are in. */
+  full: { width: number; height: number }
+}
+
+function isLookSet(r: readonly LookBox[] | LookSet): r is LookSet {
+  return !Array.isArray(r)
+}
+
+/** The model on each box's crop of the full-size `image`, in order; a box over the whole frame shows it the photo it already saw, and is left out. */
+export async function lookRuns(image: DecodedImage, boxes: readonly LookBox[], source: MaskSource, signal?: AbortSignal): Promise<LookRun[]> {
+  const runs: LookRun[] = []
+  for (const box of boxes) if (!wholeFrame(box, image.width, image.height)) runs.push(await lookAgain(image, box, source, signal))
+  return runs
 }
 
 /**
