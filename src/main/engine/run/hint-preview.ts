@@ -86,7 +86,8 @@ export class HintPreviews {
     const started = performance.now()
     const { small } = session
     const plane = hint ? await this.deps.decodeHint({ bytes: hint, width: small.width, height: small.height }) : undefined
-    const runs = (await Promise.all(fitted.boxes.map((box) => this.look(session, source.model, box)))).flat()
+    // Without a mask (`alpha=keep` on a photo with its own transparency) no model runs, and boxes change nothing, as in a job.
+    const runs = session.mask ? (await Promise.all(fitted.boxes.map((box) => this.look(session, source.model, box)))).flat() : []
     const looks = { runs, full: { width: session.width, height: session.height } }
     // The mask is handed over as the model's: nothing here can run the model.
     const mask = session.mask
