@@ -3,6 +3,7 @@
  * sharp: the preview with strokes (no model run: the mask cache), Save replacing every output of
  * the file (PNG, and every variation of a layered PSD: its layer mask) with the previous version
  * kept beside it, the item and the report recording it, and every refusal with its exact code.
+ * Look-again boxes: the preview runs the model on the box's crop, and Save makes the same.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -16,7 +17,7 @@ import { createAppApi, type AppHost } from '../src/main/app-api/app-api'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
 import { ApiError } from '../src/main/engine/errors'
-import { SCENE, scenePng } from './helpers/fixtures'
+import { inSmallSubjectBox, SCENE, scenePng, SMALL_SUBJECT, smallSubjectPng, smallSubjectScores } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
 import { address, settled, until } from './helpers/batches'
 import { waitFor } from './helpers/wait'
@@ -214,5 +215,62 @@ describe('touch-up of a batch file', () => {
     const lost: TouchUpTarget = { kind: 'batch', batch_id: batchId, item_id: itemId }
     await expect(api.touchUpPreview({ target: lost })).rejects.toMatchObject({ code: 'not_found', status: 404 })
     await expect(api.touchUp({ target: lost, hint: await hintPng() })).rejects.toMatchObject({ code: 'not_found', status: 404 })
+  })
+})
+
+describe('look-again boxes in touch-up', () => {
+  const { width: W, height: H, box } = SMALL_SUBJECT
+  let target: TouchUpTarget
+  let out: string
+  /** A hint with no strokes: grey everywhere. */
+  let grey: string
+
+  beforeAll(async () => {
+    out = join(root, 'small')
+    const batch = await service.create({ request: { mode: 'clipping', output_format: 'png', params: null }, destination: out })
+    await service.add(batch.id, [{ bytes: await smallSubjectPng(), rel_path: 'small.png' }])
+    await until(service, batch.id, settled)
+    const item = service.detail(batch.id, address).items[0]!
+    expect(item.status).toBe('done')
+    target = { kind: 'batch', batch_id: batch.id, item_id: item.id }
+    grey = (await sharp(Buffer.alloc(W * H, 128), { raw: { width: W, height: H, channels: 1 } }).png().toBuffer()).toString('base64')
+  })
+
+  it('the preview runs the model on the box\'s crop, and Save makes the same at full size', async () => {
+    const plain = await api.touchUpPreview({ target })
+    expect(plain.preview).toEqual({ width: W, height: H })
+    const plainAlpha = await alphaOfFile(Buffer.from(plain.png, 'base64'))
+    const looked = await api.touchUpPreview({ target, regions: [box] })
+    const lookedAlpha = await alphaOfFile(Buffer.from(looked.png, 'base64'))
+    expect(smallSubjectScores(plainAlpha)).toBeLessThan(60)
+    expect(smallSubjectScores(lookedAlpha)).toBeGreaterThan(200)
+
+    const file = join(out, 'small.png')
+    const before = await alphaOfFile(file)
+    await api.touchUp({ target, hint: grey, regions: [box] })
+    const saved = await alphaOfFile(file)
+    expect(smallSubjectScores(saved)).toBeGreaterThan(200)
+    // Outside the box, the file is as it was; inside, as the preview showed it (the preview is at full size here).
+    let diff = 0
+    let n = 0
+    for (let y = 0; y < H; y++)
+      for (let x = 0; x < W; x++) {
+        const i = y * W + x
+        if (!inSmallSubjectBox(x, y)) expect(saved[i]).toBe(before[i])
+        else {
+          diff += Math.abs(saved[i]! - lookedAlpha[i]!)
+          n++
+        }
+      }
+    expect(diff / n).toBeLessThan(2)
+  })
+
+  it('refuses boxes it cannot use, naming regions', async () => {
+    const outside = { x: W + 10, y: 0, width: 40, height: 40 }
+    await expect(api.touchUpPreview({ target, regions: [outside] })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'regions' }] })
+    await expect(api.touchUp({ target, hint: grey, regions: [outside] })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'regions' }] })
+    const nine = Array.from({ length: 9 }, () => box)
+    await expect(api.touchUpPreview({ target, regions: nine })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'regions' }] })
+    await expect(api.touchUp({ target, hint: grey, regions: [{ ...box, width: 4 }] })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'regions.0.width' }] })
   })
 })

@@ -2,6 +2,7 @@
  * Studio mode and hints: a job that came with a hint is not handed to a remote worker (the hint
  * stays with the coordinator's upload); the worker is told to offer it again later, and the job
  * waits in the queue for the coordinator's own worker. A job without a hint is claimed as usual.
+ * Look-again boxes (the field `regions`) are kept the same way.
  * A real coordinator (`clipdesk serve --queue`, no local worker) on a real Redis; the test plays
  * the remote worker.
  */
@@ -37,9 +38,10 @@ describe.skipIf(!REDIS_SERVER)('studio: hinted jobs', () => {
     rmSync(data, { recursive: true, force: true })
   })
 
-  async function upload(withHint: boolean): Promise<string> {
+  async function upload(withHint: boolean, regions?: string, side?: number): Promise<string> {
     const form = new FormData()
-    form.append('file', new Blob([new Uint8Array(await tinyPng(16, 12))], { type: 'image/png' }), 'a.png')
+    form.append('file', new Blob([new Uint8Array(await tinyPng(side ?? 16, side ?? 12))], { type: 'image/png' }), 'a.png')
+    if (regions) form.append('regions', regions)
     if (withHint) {
       const hint = await sharp({ create: { width: 16, height: 12, channels: 3, background: '#ffffff' } }).png().toBuffer()
       form.append('hint', new Blob([new Uint8Array(hint)], { type: 'image/png' }), 'hint.png')
@@ -61,5 +63,12 @@ describe.skipIf(!REDIS_SERVER)('studio: hinted jobs', () => {
     const plain = await upload(false)
     const claim = await hand.claimed(plain)
     expect(claim.job_id).toBe(plain)
+  })
+
+  it('a job with look-again boxes is kept for the coordinator\'s own worker too', async () => {
+    const boxed = await upload(false, JSON.stringify([{ x: 0, y: 0, width: 16, height: 16 }]), 32)
+    expect(await json(await hand.claim(boxed))).toEqual({ job: null, wait_ms: expect.any(Number) })
+    const status = await json(await fetch(`${base()}/api/v1/status?job_id=${boxed}`, { headers: { 'X-API-Key': client } }))
+    expect(status.status).toBe('queued')
   })
 })

@@ -5,6 +5,7 @@
  * bridge's JSON alike.
  */
 import { z } from 'zod'
+import { regionsSchema } from './regions'
 
 /** The longest side of the editor's preview, in pixels. */
 export const TOUCHUP_PREVIEW_EDGE = 1024
@@ -28,11 +29,14 @@ export type TouchUpTarget = z.infer<typeof touchUpTargetSchema>
  * A preview of the cutout with the strokes so far. `hint`: the strokes at the preview's size
  * (`TouchUpPreview.preview`), white keep, black remove, grey the model's; absent: no strokes.
  */
-export const touchUpPreviewSchema = z.object({ target: touchUpTargetSchema, hint: base64Png.optional() })
+export const touchUpPreviewSchema = z.object({ target: touchUpTargetSchema, hint: base64Png.optional(), regions: regionsSchema.optional() })
 export type TouchUpPreviewRequest = z.infer<typeof touchUpPreviewSchema>
 
-/** Save: the strokes at the input's upright size (`TouchUpPreview.width` × `height`). */
-export const touchUpSaveSchema = z.object({ target: touchUpTargetSchema, hint: base64Png })
+/**
+ * Save: the strokes at the input's upright size (`TouchUpPreview.width` × `height`). `regions`
+ * (in a preview too): look-again boxes in the input's upright pixels (docs/review.md "Look again").
+ */
+export const touchUpSaveSchema = z.object({ target: touchUpTargetSchema, hint: base64Png, regions: regionsSchema.optional() })
 export type TouchUpSaveRequest = z.infer<typeof touchUpSaveSchema>
 
 export interface TouchUpPreview {

@@ -5,8 +5,21 @@ describe('validateUpload', () => {
   it('fills the defaults of the seed', () => {
     expect(validateUpload({ file_url: 'https://example.com/a.png' }, false)).toEqual({
       ok: true,
-      value: { mode: 'clipping', output_format: 'png', delivery_mode: 'url', params: null, file_url: 'https://example.com/a.png' }
+      value: { mode: 'clipping', output_format: 'png', delivery_mode: 'url', params: null, file_url: 'https://example.com/a.png', regions: null }
     })
+  })
+
+  it('reads look-again boxes from JSON text or an array, with a file only', () => {
+    const box = { x: 1, y: 2, width: 16, height: 20 }
+    const text = validateUpload({ regions: JSON.stringify([box]) }, true)
+    expect(text.ok && text.value.regions).toEqual([box])
+    const array = validateUpload({ regions: [box] }, true)
+    expect(array.ok && array.value.regions).toEqual([box])
+    expect(validateUpload({ regions: '[]' }, true)).toMatchObject({ ok: true, value: { regions: null } })
+    expect(validateUpload({ regions: '[{"x":1' }, true)).toMatchObject({ ok: false, code: 'validation_failed', details: [{ field: 'regions' }] })
+    expect(validateUpload({ regions: 'x'.repeat(2001) }, true)).toMatchObject({ ok: false, code: 'validation_failed', details: [{ field: 'regions', issue: expect.stringMatching(/longer than 2000/) }] })
+    expect(validateUpload({ file_url: 'https://example.com/a.png', regions: [box] }, false)).toMatchObject({ ok: false, code: 'validation_failed', details: [{ field: 'regions' }] })
+    expect(validateUpload({ regions: { x: 1 } }, true)).toMatchObject({ ok: false, code: 'malformed_request', details: [{ field: 'regions' }] })
   })
 
   it('treats null like an absent field', () => {

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { DELIVERY_MODES, MODES, OUTPUT_FORMATS, type DeliveryMode, type Mode, type OutputFormat, type UploadFields } from './api'
 import type { ErrorCode, ErrorDetail } from './errors'
 import { MAX_PARAMS_LENGTH, parseParams } from './params'
+import { parseRegions, type RegionBox } from './regions'
 
 /** Longest accepted `params` string (docs/api.md); defined with the grammar. */
 export { MAX_PARAMS_LENGTH }
@@ -17,13 +18,15 @@ export interface UploadRequest {
   delivery_mode: DeliveryMode
   params: string | Record<string, unknown> | null
   file_url: string | null
+  /** Look-again boxes (`regions.ts`), not yet fitted to the image; null: none. */
+  regions: RegionBox[] | null
 }
 
 export type UploadValidation =
   | { ok: true; value: UploadRequest }
   | { ok: false; code: Extract<ErrorCode, 'malformed_request' | 'missing_input' | 'validation_failed'>; message: string; details: ErrorDetail[] }
 
-const KNOWN_FIELDS = new Set(['file_url', 'mode', 'params', 'delivery_mode', 'output_format'])
+const KNOWN_FIELDS = new Set(['file_url', 'mode', 'params', 'delivery_mode', 'output_format', 'regions'])
 
 /** Stage 1: JSON types only. Absent and null mean "not given". */
 const typesSchema = z.object({
@@ -31,7 +34,8 @@ const typesSchema = z.object({
   mode: z.string().nullish(),
   params: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
   delivery_mode: z.string().nullish(),
-  output_format: z.string().nullish()
+  output_format: z.string().nullish(),
+  regions: z.union([z.string(), z.array(z.unknown())]).nullish()
 })
 
 function isHttpUrl(value: string): boolean {
@@ -66,7 +70,7 @@ export function validateUpload(fields: UploadFields, hasFile: boolean): UploadVa
   if (!typed.success) {
     const details = typed.error.issues.map((i) => {
       const field = String(i.path[0] ?? '')
-      const expected = field === 'params' ? 'a string or an object' : 'a string'
+      const expected = field === 'params' ? 'a string or an object' : field === 'regions' ? 'a string or an array' : 'a string'
       return { field, issue: `expected ${expected}, got ${describe(fields[field])}` }
     })
     return { ok: false, code: 'malformed_request', message: 'A field has the wrong type.', details }
@@ -116,6 +120,13 @@ export function validateUpload(fields: UploadFields, hasFile: boolean): UploadVa
     const parsed = parseParams(params)
     if (!parsed.ok) details.push(...parsed.details)
   }
+  let regions: RegionBox[] | null = null
+  if (f.regions !== undefined && f.regions !== null && f.regions !== '') {
+    const parsed = parseRegions(f.regions)
+    if (!parsed.ok) details.push({ field: 'regions', issue: parsed.issue })
+    else if (!hasFile) details.push({ field: 'regions', issue: 'look-again boxes are taken only with the image in the part "file", not with file_url' })
+    else if (parsed.boxes.length > 0) regions = parsed.boxes
+  }
 
   if (details.length > 0) {
     return { ok: false, code: 'validation_failed', message: 'The request failed validation.', details }
@@ -127,7 +138,8 @@ export function validateUpload(fields: UploadFields, hasFile: boolean): UploadVa
       output_format: format as OutputFormat,
       delivery_mode: deliveryMode as DeliveryMode,
       params,
-      file_url: fileUrl
+      file_url: fileUrl,
+      regions
     }
   }
 }

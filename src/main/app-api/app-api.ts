@@ -143,12 +143,12 @@ export function createAppApi({ engine, batches, host, address, watch, studio }: 
       return error ? { opened: false, path, error } : { opened: true, path }
     },
     async touchUpPreview(req) {
-      const { target, hint } = parseArg(touchUpPreviewSchema, req, 'touch-up')
-      return touchUps.preview(target, hint === undefined ? null : Buffer.from(hint, 'base64'))
+      const { target, hint, regions } = parseArg(touchUpPreviewSchema, req, 'touch-up')
+      return touchUps.preview(target, hint === undefined ? null : Buffer.from(hint, 'base64'), regions)
     },
     async touchUp(req) {
-      const { target, hint } = parseArg(touchUpSaveSchema, req, 'touch-up')
-      return touchUps.save(target, Buffer.from(hint, 'base64'))
+      const { target, hint, regions } = parseArg(touchUpSaveSchema, req, 'touch-up')
+      return touchUps.save(target, Buffer.from(hint, 'base64'), regions)
     },
     async jobCancel(jobId) {
       return engine.cancel(idArg(jobId, 'job_id'))

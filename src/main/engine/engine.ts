@@ -187,6 +187,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       rmSync(this.paths.resultDir(id), { recursive: true, force: true })
       rmSync(this.paths.upload(id), { force: true })
       rmSync(this.paths.hint(id), { force: true })
+      rmSync(this.paths.regions(id), { force: true })
       this.jobs.deleteJob(id)
     }
     this.maskCache.sweep(now - this.options.retentionMs)

@@ -24,6 +24,11 @@ export class DataPaths {
     return join(this.uploads, `${jobId}.hint`)
   }
 
+  /** A job's look-again boxes as JSON (docs/review.md "Look again"), beside its upload and removed with it. */
+  regions(jobId: string): string {
+    return join(this.uploads, `${jobId}.regions`)
+  }
+
   resultDir(jobId: string): string {
     return join(this.results, jobId)
   }

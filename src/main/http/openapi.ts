@@ -3,6 +3,7 @@ import { ERROR_STATUS, FAILURE_REASONS } from '../../shared/errors'
 import { DEVICES } from '../../shared/models'
 import { TO_CHECK } from '../../shared/review'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
+import { MAX_REGIONS, MAX_REGIONS_LENGTH, MIN_REGION_SIDE } from '../../shared/regions'
 
 /** Devices that actually run a model (the setting may also be `auto`). */
 const RUN_DEVICES = DEVICES.filter((d) => d !== 'auto')
@@ -166,6 +167,12 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
                       contentMediaType: 'application/octet-stream',
                       description:
                         "Optional, only with file: a PNG, JPEG or WebP of the image's size after its EXIF orientation, read as grey: white (>= 250) = keep, black (<= 5) = remove, other grey = the model decides (docs/api.md 6.4)"
+                    },
+                    regions: {
+                      type: 'string',
+                      maxLength: MAX_REGIONS_LENGTH,
+                      description: `Optional, only with file: look-again boxes, a JSON array of at most ${MAX_REGIONS} objects {"x", "y", "width", "height"} (integers, pixels of the image after its EXIF orientation; sides at least ${MIN_REGION_SIDE}). The model runs again on each box's crop and its result replaces the job's inside the box; a box reaching past the image is clipped to it (docs/api.md 6.5)`,
+                      examples: ['[{"x":620,"y":56,"width":80,"height":80}]']
                     }
                   }
                 },
@@ -180,7 +187,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             '402': err('Not enough credits for this job: 1 credit per started 100 MP of output, summed over its variations, at least 1'),
             '403': err('Host header not allowed'),
             '413': err('Upload (or its hint) larger than the limit'),
-            '422': err('Validation failed (enums, both inputs, params, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large; a hint not a PNG, JPEG or WebP of the image size, or with file_url)'),
+            '422': err('Validation failed (enums, both inputs, params, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large; a hint not a PNG, JPEG or WebP of the image size, or with file_url; regions not a JSON array of at most 8 boxes, a box under 16 pixels on a side or outside the image, or with file_url)'),
             '429': err('Too many bad API keys, or this key already has its share of the queue waiting (a quarter of it); see Retry-After'),
             '503': err('Queue full, or the model the job would use failed to load in the last minute; see Retry-After')
           }

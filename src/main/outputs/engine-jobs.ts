@@ -7,6 +7,7 @@
 import type { JobStatus, Mode, OutputFormat, Variation } from '../../shared/api'
 import { resultsToWrite } from '../../shared/outputs'
 import { roundUncertainty } from '../../shared/review'
+import type { RegionBox } from '../../shared/regions'
 import type { Engine } from '../engine/engine'
 import { jobError, primaryVariation } from '../engine/status-view'
 
@@ -23,11 +24,13 @@ export type SubmitResult =
 
 /**
  * Hands a file to the engine (with a hint: its keep and remove strokes, docs/review.md
- * "Hints"); a refusal comes back with its message and the fields it names.
+ * "Hints"; with look-again boxes: docs/review.md "Look again"); a refusal comes back with its
+ * message and the fields it names.
  */
-export async function submitFile(engine: Engine, request: JobRequest, file: { bytes: Buffer; filename: string; hint?: Buffer }): Promise<SubmitResult> {
+export async function submitFile(engine: Engine, request: JobRequest, file: { bytes: Buffer; filename: string; hint?: Buffer; regions?: readonly RegionBox[] }): Promise<SubmitResult> {
   const fields: Record<string, unknown> = { mode: request.mode, output_format: request.output_format }
   if (request.params !== null) fields.params = request.params
+  if (file.regions?.length) fields.regions = JSON.stringify(file.regions)
   const hint = file.hint ? { hint: { bytes: file.hint } } : {}
   const res = await engine.upload({ fields, file: { bytes: file.bytes, mimeType: null, filename: file.filename }, ...hint, keyId: null })
   if ('job_id' in res.body) return { ok: true, jobId: res.body.job_id }

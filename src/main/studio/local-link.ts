@@ -29,6 +29,9 @@ export class LocalLink implements CoordinatorLink {
     const { run } = lease
     const host: RunHost = {
       input: (s) => run.input(s),
+      // The hint and look-again boxes stay with the upload: this worker is the one that may apply them.
+      hint: () => run.hint(),
+      regions: () => run.regions(),
       stage: (stage) => run.stage(stage),
       admit: (params, size) => run.admit(params, size),
       complete: (result) => this.runs.complete(lease, result),

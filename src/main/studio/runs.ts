@@ -78,9 +78,9 @@ export class StudioRuns {
         headers: { 'Retry-After': String(seconds) }
       })
     }
-    // A hint is kept beside the coordinator's upload and not served to workers elsewhere: its job
-    // waits for the coordinator's own worker (docs/studio.md).
-    if (!opts.local && existsSync(this.ctx.paths.hint(jobId))) return { claimed: null, waitMs: MODEL_WAIT_MS }
+    // A hint and look-again boxes are kept beside the coordinator's upload and not served to
+    // workers elsewhere: their job waits for the coordinator's own worker (docs/studio.md).
+    if (!opts.local && (existsSync(this.ctx.paths.hint(jobId)) || existsSync(this.ctx.paths.regions(jobId)))) return { claimed: null, waitMs: MODEL_WAIT_MS }
     if (opts.models) {
       let model: string | null = null
       try {

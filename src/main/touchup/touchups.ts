@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import type { ErrorCode } from '../../shared/errors'
+import type { RegionBox } from '../../shared/regions'
 import type { TouchUpPreview, TouchUpResult, TouchUpTarget } from '../../shared/touchup'
 import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
@@ -69,24 +70,24 @@ export class TouchUps {
     })
   }
 
-  /** The cutout of a done file with `hint` (at the preview's size), or without strokes. */
-  async preview(target: TouchUpTarget, hint: Buffer | null): Promise<TouchUpPreview> {
+  /** The cutout of a done file with `hint` (at the preview's size), or without strokes; `regions`: look-again boxes. */
+  async preview(target: TouchUpTarget, hint: Buffer | null, regions: readonly RegionBox[] = []): Promise<TouchUpPreview> {
     const file = this.resolve(target)
     const job = this.engine.jobs.get(file.jobId)
     const params = this.engine.jobParams.get(file.jobId)
     const inputPath = job && params ? await this.inputPath(file) : null
     if (!job || !params || !inputPath) throw gone()
     const source: PreviewSource = { key: job.id, inputPath, model: job.model ?? this.engine.models.defaultModel(), params }
-    return refusingHint(() => this.previews.preview(source, hint))
+    return refusingHint(() => this.previews.preview(source, hint, regions))
   }
 
   /** Save: the strokes (at the input's upright size) applied by a new job, its results in place of the file's outputs. */
-  async save(target: TouchUpTarget, hint: Buffer): Promise<TouchUpResult> {
+  async save(target: TouchUpTarget, hint: Buffer, regions: readonly RegionBox[] = []): Promise<TouchUpResult> {
     const file = this.resolve(target)
     if (this.saving.has(file.key)) throw new ApiError('conflict', 'This file is being touched up already; wait for it to finish.')
     this.saving.add(file.key)
     try {
-      return await this.run(file, hint)
+      return await this.run(file, hint, regions)
     } finally {
       this.saving.delete(file.key)
     }
@@ -98,12 +99,12 @@ export class TouchUps {
     return resolver(target)
   }
 
-  private async run(file: TouchUpFile, hint: Buffer): Promise<TouchUpResult> {
+  private async run(file: TouchUpFile, hint: Buffer, regions: readonly RegionBox[]): Promise<TouchUpResult> {
     const { engine } = this
     const inputPath = await this.inputPath(file)
     const bytes = inputPath ? await readFile(inputPath).catch(() => null) : null
     if (!bytes) throw gone()
-    const submitted = await submitFile(engine, file.request, { bytes, filename: file.filename, hint })
+    const submitted = await submitFile(engine, file.request, { bytes, filename: file.filename, hint, regions })
     if (!submitted.ok) throw new ApiError(submitted.code as ErrorCode, submitted.message, { details: submitted.details })
     const ends = new JobEnds(engine)
     try {

@@ -15,6 +15,7 @@ import { mergeDetails, paramsProblems, resolveUploadParams } from '../params/res
 import { creditsFor, OUTPUT_LIMITS, outputBound, overLimit, type OutputBound } from '../params/output-budget'
 import type { JobParams } from '../../../shared/params-types'
 import { HINT_TYPES } from '../pipeline/hint'
+import { fitRegions, type RegionBox } from '../../../shared/regions'
 import { sniffImageType } from './sniff'
 
 /** An upload as every transport hands it to the engine. */
@@ -114,6 +115,13 @@ async function checkHint(bytes: Buffer, image: { width: number; height: number }
   }
 }
 
+/** The look-again boxes clipped to the image's upright size; a box outside it is refused (422 naming `regions`). */
+function checkRegions(boxes: readonly RegionBox[], image: { width: number; height: number }): RegionBox[] {
+  const fitted = fitRegions(boxes, image.width, image.height)
+  if (!fitted.ok) throw new ApiError('validation_failed', 'The look-again boxes cannot be used.', { details: [{ field: 'regions', issue: fitted.issue }] })
+  return fitted.boxes
+}
+
 /**
  * Refuses outputs over the limits (docs/api.md §15), as far as they are known: from the set
  * alone (a `<W>x<H>` canvas), or with the input's size once the file was probed.
@@ -186,6 +194,7 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   assertRoom(deps, input.keyId)
   const size = input.file ? await checkFile(input.file, deps.probe) : null
   if (input.hint && size) await checkHint(input.hint.bytes, size, deps.probe)
+  const regions = request.regions && size ? checkRegions(request.regions, size) : null
   const cost = creditsFor(checkOutputs(params, size).pixels)
   const short = shortOf(deps, input.keyId, cost)
   if (short !== null) throw insufficientCredits(cost, short)
@@ -193,13 +202,16 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   const id = randomUUID()
   let inputPath: string | null = null
   const hintPath = deps.paths.hint(id)
+  const regionsPath = deps.paths.regions(id)
   if (input.file) {
     inputPath = deps.paths.upload(id)
     try {
       writeFileAtomicSync(inputPath, input.file.bytes)
       if (input.hint) writeFileAtomicSync(hintPath, input.hint.bytes)
+      if (regions) writeFileAtomicSync(regionsPath, Buffer.from(JSON.stringify(regions)))
     } catch (err) {
       rmSync(inputPath, { force: true })
+      rmSync(hintPath, { force: true })
       throw new ApiError('unavailable', `The upload could not be stored: ${(err as Error).message}`, {
         headers: { 'Retry-After': '60' }
       })
@@ -228,6 +240,7 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   } catch (err) {
     if (inputPath) rmSync(inputPath, { force: true })
     rmSync(hintPath, { force: true })
+    rmSync(regionsPath, { force: true })
     throw err
   }
   return { job_id: id, status: 'queued', mode: request.mode }

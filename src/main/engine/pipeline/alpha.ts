@@ -12,12 +12,16 @@
  *   docs/review.md), from the model's first mask and the final alpha.
  * - A hint (`hint.ts`, docs/review.md "Hints"): its strokes set on the result, the edges refined
  *   again within a band around them; the cached mask stays the model's own.
+ * - Look-again boxes (`look-again.ts`, docs/review.md "Look again"): the model again on each
+ *   box's crop, its result inside the box; the strokes win over it. Only the first run's mask
+ *   is cached.
  */
 import type { JobParams } from '../../../shared/params-types'
 import { inputHash, type MaskCache } from '../store/mask-cache'
 import type { DecodedImage } from './decode'
 import { detailPass } from './detail'
 import { constrainMask, hasStrokes, hintBand, mergeHinted, type AlphaPixels, type HintPlane } from './hint'
+import { lookAgain, mergeLooks, wholeFrame, type LookBox, type LookRun } from './look-again'
 import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask'
 import type { ModelVariant } from './model'
 import { resizeMask, type MaskPlane } from './refine'
@@ -80,7 +84,8 @@ export async function computeAlpha(
   deps: AlphaDeps,
   params: Pick<JobParams, 'alpha' | 'refine'>,
   signal?: AbortSignal,
-  hint?: HintPlane
+  hint?: HintPlane,
+  regions: readonly LookBox[] | LookSet = []
 ): Promise<AlphaResult> {
   const warnings: string[] = []
   const strokes = hint && hasStrokes(hint) ? hint : null
@@ -103,6 +108,8 @@ export async function computeAlpha(
 
   let { alpha, foreground } = await refined(image, mask, deps, params, signal)
   if (strokes) ({ alpha, foreground } = await applyHint(image, mask, { alpha, foreground }, strokes, deps, params, signal))
+  const looks = isLookSet(regions) ? regions : { runs: await lookRuns(image, regions, deps.segmenter, signal), full: image }
+  if (looks.runs.length > 0) ({ alpha, foreground } = await applyLooks(image, { alpha, foreground }, looks.runs, looks.full, deps, params, strokes, signal))
   if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
   return { alpha, foreground, warnings, source, uncertainty: uncertainty(first, { data: alpha, width: image.width, height: image.height }) }
 }
@@ -124,6 +131,55 @@ export async function applyHint(
 ): Promise<AlphaPixels> {
   const hinted = await refined(image, constrainMask(mask, strokes), deps, params, signal)
   return mergeHinted(plain, hinted, strokes, image.data, hintBand(image.width, image.height))
+}
+
+/** Look-again runs made already (the touch-up editor's preview: from the full-size image, applied to its scaled copy). */
+export interface LookSet {
+  runs: readonly LookRun[]
+  /** The size the runs' boxes and crops are in. */
+  full: { width: number; height: number }
+}
+
+function isLookSet(r: readonly LookBox[] | LookSet): r is LookSet {
+  return !Array.isArray(r)
+}
+
+/** The model on each box's crop of the full-size `image`, in order; a box over the whole frame shows it the photo it already saw, and is left out. */
+export async function lookRuns(image: DecodedImage, boxes: readonly LookBox[], source: MaskSource, signal?: AbortSignal): Promise<LookRun[]> {
+  const runs: LookRun[] = []
+  for (const box of boxes) if (!wholeFrame(box, image.width, image.height)) runs.push(await lookAgain(image, box, source, signal))
+  return runs
+}
+
+/**
+ * The look-again runs on `base` (the result with the strokes): each crop refined as a photo of
+ * its own with the strokes inside it, inside its box. `full` is the size the runs' boxes are
+ * in; `image` may be its scaled copy (the touch-up editor's preview).
+ */
+export function applyLooks(
+  image: DecodedImage,
+  base: AlphaPixels,
+  runs: readonly LookRun[],
+  full: { width: number; height: number },
+  deps: AlphaDeps,
+  params: Pick<JobParams, 'refine'>,
+  strokes: HintPlane | null,
+  signal?: AbortSignal
+): Promise<AlphaPixels> {
+  // `refine=detail` is already this: a second model run on a crop.
+  const cropParams = { refine: params.refine === 'detail' ? ('edges' as const) : params.refine }
+  return mergeLooks(
+    image,
+    base,
+    runs,
+    full,
+    async (crop, mask, cropStrokes) => {
+      const plain = await refined(crop, mask, deps, cropParams, signal)
+      return cropStrokes && hasStrokes(cropStrokes) ? applyHint(crop, mask, plain, cropStrokes, deps, cropParams, signal) : plain
+    },
+    strokes,
+    signal
+  )
 }
 
 /** The refine step on a mask (`refine=edges`/`detail`), or the mask upscaled (`refine=none`). */

@@ -8,6 +8,9 @@
  * The crop's mask replaces the first one inside the crop, blended over a short ramp at the
  * crop's inner edges so no seam shows; the first mask stays outside (other, far parts of the
  * subject are kept as the first run saw them).
+ *
+ * The crop rule (`cropAround`), the crop's pixels (`extract`) and the blend's weights
+ * (`edgeWeight`) are shared with the look-again boxes (`look-again.ts`).
  */
 import type { SegmentInput } from './mask'
 import { resizeGrey } from './resample'
@@ -26,17 +29,27 @@ export interface DetailOptions {
   margin?: number
 }
 
+/** A rectangle in image pixels. */
+export interface Crop {
+  left: number
+  top: number
+  width: number
+  height: number
+}
+
 export interface DetailResult {
   /** The merged mask at the image's full size. */
   mask: Plane
   /** The crop the model ran on, in image pixels. */
-  crop: { left: number; top: number; width: number; height: number }
+  crop: Crop
 }
 
 /** Mask values at or above this are the subject when finding its box. */
 const SUBJECT = 128
 /** Width of the blend at the crop's inner edges, in image pixels. */
-const RAMP = 8
+export const RAMP = 8
+/** Context around a box, as a fraction of its longer side, on each side. */
+export const CONTEXT_MARGIN = 0.12
 
 /**
  * The merged mask, or null when the subject is not small (or there is none). `mask` is the first
@@ -63,7 +76,7 @@ export async function detailPass(
   const bw = bx1 - bx0
   const bh = by1 - by0
   if (bw * bh > (opts.maxFraction ?? 0.25) * width * height) return null
-  const crop = cropAround(bx0, by0, bw, bh, width, height, opts.margin ?? 0.12)
+  const crop = cropAround(bx0, by0, bw, bh, width, height, opts.margin ?? CONTEXT_MARGIN)
   const pixels = extract(image, crop)
   signal?.throwIfAborted()
   const detail = await segment({ data: pixels, width: crop.width, height: crop.height, channels: image.channels }, signal)
@@ -96,7 +109,7 @@ function subjectBox(mask: Plane): { x0: number; y0: number; x1: number; y1: numb
  * The box grown by `margin` of its longer side each way and towards a square (the model's
  * input is square, and a crop of the photo's own shape would be stretched), within the image.
  */
-function cropAround(x: number, y: number, w: number, h: number, width: number, height: number, margin: number) {
+export function cropAround(x: number, y: number, w: number, h: number, width: number, height: number, margin: number): Crop {
   const pad = Math.max(8, Math.round(margin * Math.max(w, h)))
   const side = Math.max(w, h) + 2 * pad
   const cw = Math.min(width, Math.max(w + 2 * pad, side))
@@ -106,7 +119,8 @@ function cropAround(x: number, y: number, w: number, h: number, width: number, h
   return { left, top, width: cw, height: ch }
 }
 
-function extract(image: SegmentInput, c: { left: number; top: number; width: number; height: number }): Buffer {
+/** The crop's pixels of `image`, as a new buffer of the same channels. */
+export function extract(image: SegmentInput, c: Crop): Buffer {
   const ch = image.channels
   const out = Buffer.allocUnsafe(c.width * c.height * ch)
   for (let y = 0; y < c.height; y++) {
@@ -117,15 +131,22 @@ function extract(image: SegmentInput, c: { left: number; top: number; width: num
 }
 
 /**
- * The crop's mask into the full one: weight 1 inside, falling to 0 over RAMP pixels towards a
- * crop edge that lies inside the image (an edge on the image's border needs no blend).
+ * The blend's weight at (x, y) inside `c` (coordinates relative to it): 1 inside, falling to 0
+ * over `ramp` pixels towards an edge of `c` that lies inside the width × height image (an edge
+ * on the image's border needs no blend).
  */
-function merge(full: Buffer, width: number, height: number, detail: Buffer, c: { left: number; top: number; width: number; height: number }): void {
-  const ramp = (d: number, atBorder: boolean): number => (atBorder ? 1 : Math.min(1, (d + 0.5) / RAMP))
+export function edgeWeight(c: Crop, width: number, height: number, ramp = RAMP): (x: number, y: number) => number {
+  const w = (d: number, atBorder: boolean): number => (atBorder ? 1 : Math.min(1, (d + 0.5) / ramp))
+  return (x, y) =>
+    Math.min(w(y, c.top === 0), w(c.height - 1 - y, c.top + c.height === height), w(x, c.left === 0), w(c.width - 1 - x, c.left + c.width === width))
+}
+
+/** The crop's mask into the full one, blended at the crop's inner edges (`edgeWeight`). */
+function merge(full: Buffer, width: number, height: number, detail: Buffer, c: Crop): void {
+  const weight = edgeWeight(c, width, height)
   for (let y = 0; y < c.height; y++) {
-    const wy = Math.min(ramp(y, c.top === 0), ramp(c.height - 1 - y, c.top + c.height === height))
     for (let x = 0; x < c.width; x++) {
-      const w = Math.min(wy, ramp(x, c.left === 0), ramp(c.width - 1 - x, c.left + c.width === width))
+      const w = weight(x, y)
       const i = (c.top + y) * width + c.left + x
       const f = full[i]!
       const d = detail[y * c.width + x]!

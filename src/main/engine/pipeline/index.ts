@@ -8,6 +8,7 @@ import type { JobParams } from '../../../shared/params-types'
 import { computeAlpha, type AlphaDeps } from './alpha'
 import { decodeImage, type DecodedImage } from './decode'
 import type { HintPlane } from './hint'
+import type { LookBox } from './look-again'
 import type { ToNative } from './native-colour'
 import { renderOutputs, type JobOutput, type JobResult, type RenderInput } from './render'
 
@@ -43,6 +44,8 @@ export interface JobPlan<O = JobOutput> {
    * decodes it in its sandbox, as it does the input.
    */
   hint?: (size: { width: number; height: number }) => Promise<HintPlane | null>
+  /** Look-again boxes in the input's upright pixels, fitted to it at intake (`look-again.ts`). */
+  regions?: readonly LookBox[]
   /**
    * Composes and encodes the outputs. The engine passes its sandbox, which also writes them to
    * their files, so that a large output never holds its thread (`render.ts`); without it, in
@@ -75,7 +78,7 @@ export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPla
   plan.onStage?.('segmenting')
   const hint = plan.hint ? await plan.hint({ width: image.width, height: image.height }) : null
   signal?.throwIfAborted()
-  const alpha = await computeAlpha(image, input, deps, params, signal, hint ?? undefined)
+  const alpha = await computeAlpha(image, input, deps, params, signal, hint ?? undefined, plan.regions)
 
   signal?.throwIfAborted()
   plan.onStage?.('pending_compose')

@@ -15,6 +15,7 @@ import { processJob, type JobResult, type PipelineStage, type RenderInput, type 
 import type { DecodedImage } from '../pipeline/decode'
 import type { HintPlane } from '../pipeline/hint'
 import type { HintDecodeRequest } from '../pipeline/hint-decode'
+import type { LookBox } from '../pipeline/look-again'
 import type { Segmenter } from '../pipeline/mask'
 import type { NativeTarget } from '../pipeline/native-colour'
 import type { MaskCache } from '../store/mask-cache'
@@ -62,6 +63,8 @@ export interface RunHost {
   input(signal: AbortSignal): Promise<Buffer>
   /** The job's hint's bytes (docs/review.md "Hints"), or null when it has none. Absent: never one. */
   hint?(signal: AbortSignal): Promise<Buffer | null>
+  /** The job's look-again boxes (docs/review.md "Look again"), or null when it has none. Absent: never any. */
+  regions?(signal: AbortSignal): Promise<LookBox[] | null>
   /**
    * The input's size is known, before the model runs: the record's side settles the job's
    * output cost there (`intake/output-cost.ts`) and may refuse it (throws `JobFailure`).
@@ -121,6 +124,7 @@ export async function executeJob(deps: ExecutorDeps, plan: RunPlan, host: RunHos
   try {
     const input = await untilAborted(signal, host.input(signal))
     const hint = host.hint ? await untilAborted(signal, host.hint(signal)) : null
+    const regions = host.regions ? await untilAborted(signal, host.regions(signal)) : null
     // The decode starts before the model is asked for: at a run's start the model may still be
     // loading (or busy with another photo), and the two then overlap.
     const decoded = deps.decode(input, plan.maxPixels, signal)
@@ -139,6 +143,7 @@ export async function executeJob(deps: ExecutorDeps, plan: RunPlan, host: RunHos
         },
         toNative: (rgba: Buffer, width: number, height: number, target: NativeTarget) => deps.toNative(rgba, width, height, target, signal),
         hint: hint ? (size: { width: number; height: number }) => decodeHint(deps, hint, size, signal) : undefined,
+        regions: regions ?? undefined,
         signal,
         onStage: (stage: PipelineStage) => host.stage(stage)
       }

@@ -9,13 +9,20 @@
  * is made once per session. The mask is the model's 1024² grid
  * whatever the image's size, so the preview applies the strokes as the saved job will.
  * `refine=detail` previews as `edges` (its second model run is left to Save).
+ *
+ * Look-again boxes (docs/review.md "Look again") do run the model: once per box, on its crop of
+ * the full-size image (decoded again for it, and kept while the session is open), as the saved
+ * job does; the crop's mask is kept per box, so later strokes cost no model run, and it is
+ * applied to the preview's scaled pixels.
  */
 import { readFile } from 'node:fs/promises'
 import sharp from 'sharp'
 import { TOUCHUP_PREVIEW_EDGE, type TouchUpPreview } from '../../../shared/touchup'
 import type { JobParams } from '../../../shared/params-types'
 import { ApiError } from '../errors'
-import { applyHint, computeAlpha, maskModelKey, refined } from '../pipeline/alpha'
+import { fitRegions, type RegionBox } from '../../../shared/regions'
+import { applyHint, applyLooks, computeAlpha, lookRuns, maskModelKey, refined } from '../pipeline/alpha'
+import type { LookRun } from '../pipeline/look-again'
 import { makeCutout } from '../pipeline/cutout'
 import type { DecodedImage } from '../pipeline/decode'
 import { hasStrokes, type AlphaPixels, type HintPlane } from '../pipeline/hint'
@@ -52,6 +59,11 @@ interface Session {
   photo: string
   /** The cutout without strokes (an opaque photo's), made at the first preview. */
   plain?: Promise<AlphaPixels>
+  /** The input's bytes, and the full-size image once a box needs it. */
+  input: Buffer
+  full?: Promise<DecodedImage>
+  /** The model's run on each box's crop, by the box. */
+  looks: Map<string, Promise<LookRun[]>>
 }
 
 /** Editing sessions kept decoded (an editor open, and the one before it). */
@@ -63,12 +75,20 @@ export class HintPreviews {
 
   constructor(private readonly deps: HintPreviewDeps) {}
 
-  /** The cutout with `hint` (PNG/JPEG/WebP bytes at the preview's size), or without strokes when null. */
-  async preview(source: PreviewSource, hint: Buffer | null): Promise<TouchUpPreview> {
+  /**
+   * The cutout with `hint` (PNG/JPEG/WebP bytes at the preview's size), or without strokes when
+   * null, and with the look-again `regions` (in the input's upright pixels).
+   */
+  async preview(source: PreviewSource, hint: Buffer | null, regions: readonly RegionBox[] = []): Promise<TouchUpPreview> {
     const session = await this.session(source)
+    const fitted = fitRegions(regions, session.width, session.height)
+    if (!fitted.ok) throw new ApiError('validation_failed', 'The look-again boxes cannot be used.', { details: [{ field: 'regions', issue: fitted.issue }] })
     const started = performance.now()
     const { small } = session
     const plane = hint ? await this.deps.decodeHint({ bytes: hint, width: small.width, height: small.height }) : undefined
+    // Without a mask (`alpha=keep` on a photo with its own transparency) no model runs, and boxes change nothing, as in a job.
+    const runs = session.mask ? (await Promise.all(fitted.boxes.map((box) => this.look(session, source.model, box)))).flat() : []
+    const looks = { runs, full: { width: session.width, height: session.height } }
     // The mask is handed over as the model's: nothing here can run the model.
     const mask = session.mask
     const segmenter = {
@@ -84,9 +104,11 @@ export class HintPreviews {
       // An opaque photo: the result without strokes is the same for every stroke, so it is made once.
       session.plain ??= refined(small, mask, { segmenter }, { refine })
       const plain = await session.plain
-      alpha = plane && hasStrokes(plane) ? await applyHint(small, mask, plain, plane, { segmenter }, { refine }) : plain
+      const strokes = plane && hasStrokes(plane) ? plane : null
+      alpha = strokes ? await applyHint(small, mask, plain, strokes, { segmenter }, { refine }) : plain
+      if (runs.length > 0) alpha = await applyLooks(small, alpha, runs, looks.full, { segmenter }, { refine }, strokes)
     } else {
-      alpha = await computeAlpha(small, Buffer.alloc(0), { segmenter }, { alpha: source.params.alpha, refine }, undefined, plane)
+      alpha = await computeAlpha(small, Buffer.alloc(0), { segmenter }, { alpha: source.params.alpha, refine }, undefined, plane, looks)
     }
     const rgba = makeCutout({ data: alpha.foreground, width: small.width, height: small.height, channels: 4 }, alpha.alpha)
     const png = await sharp(rgba, { raw: { width: small.width, height: small.height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer()
@@ -132,7 +154,35 @@ export class HintPreviews {
     const data = scale === 1 ? image.data : await sharp(image.data, raw).resize(width, height, { fit: 'fill' }).raw().toBuffer()
     const small: DecodedImage = { data, width, height, channels: 4, hasAlpha: image.hasAlpha, warnings: [] }
     const photo = await sharp(data, { raw: { width, height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer()
-    return { key: source.key, width: image.width, height: image.height, small, mask, photo: photo.toString('base64') }
+    return { key: source.key, width: image.width, height: image.height, small, mask, photo: photo.toString('base64'), input, looks: new Map() }
+  }
+
+  /** The model's run on `box`'s crop of the full-size image (none for a box over the whole frame), made once per session. */
+  private look(session: Session, model: string, box: RegionBox): Promise<LookRun[]> {
+    const key = `${box.x},${box.y},${box.width},${box.height}`
+    let made = session.looks.get(key)
+    if (!made) {
+      made = (async () => {
+        const decoding = (session.full ??= this.deps.decode(session.input))
+        decoding.catch(() => session.full === decoding && (session.full = undefined))
+        const full = await decoding
+        const segmenter = await this.acquire(model)
+        try {
+          return await lookRuns(full, [box], segmenter)
+        } finally {
+          this.deps.modelPool.release(segmenter)
+        }
+      })()
+      session.looks.set(key, made)
+      // A failed run is not kept: the next preview tries again.
+      made.catch(() => session.looks.delete(key))
+    }
+    return made
+  }
+
+  private async acquire(model: string): Promise<Awaited<ReturnType<ModelPool['acquire']>>> {
+    if (!this.deps.models.get(model)) throw new ApiError('not_found', `The model ${model} that made this cutout is no longer installed.`)
+    return this.deps.modelPool.acquire(model)
   }
 
   /** The model's mask of the input: from the mask cache; on a miss (swept) the model runs once and the cache keeps it. */

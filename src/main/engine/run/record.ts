@@ -17,6 +17,8 @@ import type { RunContext } from './context'
 import type { RunEnding, RunHost, RunOutput, RunResult } from './execute'
 import type { JobParams } from '../../../shared/params-types'
 import { settleOutputCost } from '../intake/output-cost'
+import { parseRegions } from '../../../shared/regions'
+import type { LookBox } from '../pipeline/look-again'
 
 /** Forward path of a running job to `done`, one guarded move at a time. */
 const FORWARD: JobStatus[] = ['segmenting', 'pending_compose', 'encoding', 'done']
@@ -113,6 +115,18 @@ export class RunRecord implements RunHost {
       if (err.code === 'ENOENT') return null
       throw new JobFailure('storage_error', `The stored hint could not be read: ${err.message}`)
     })
+  }
+
+  /** The look-again boxes stored beside the job's upload (written at intake, fitted to the image), or null. */
+  async regions(): Promise<LookBox[] | null> {
+    const text = await readFile(this.ctx.paths.regions(this.jobId), 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null
+      throw new JobFailure('storage_error', `The stored look-again boxes could not be read: ${err.message}`)
+    })
+    if (text === null) return null
+    const parsed = parseRegions(text)
+    if (!parsed.ok) throw new JobFailure('storage_error', `The stored look-again boxes are not valid: ${parsed.issue}`)
+    return parsed.boxes
   }
 
   /** Moves the job forward to `stage` (a stale or backward report changes nothing). */

@@ -3,7 +3,9 @@
  * "Hints"): a grey picture where white is keep, black is remove and mid grey leaves the pixel
  * to the model. Strokes are kept in the input's own pixels, so the same list paints the small
  * hint of a preview and the full-size one that Save sends, and undo is dropping the last one.
+ * Look-again boxes (`LookEdit`) share the strokes' undo list.
  */
+import { MIN_REGION_SIDE, type RegionBox } from '../../../shared/regions'
 
 export type BrushMode = 'keep' | 'remove'
 
@@ -100,4 +102,47 @@ export function base64(bytes: Uint8Array): string {
   const chunk = 0x8000
   for (let i = 0; i < bytes.length; i += chunk) text += String.fromCharCode(...bytes.subarray(i, i + chunk))
   return btoa(text)
+}
+
+/**
+ * A look-again box (docs/review.md "Look again"): the model runs again on its crop. Kept in the
+ * input's pixels in the same undo list as the strokes.
+ */
+export interface LookEdit {
+  mode: 'look'
+  box: RegionBox
+}
+
+/** What the editor's undo list holds: strokes and look-again boxes, in the order they were made. */
+export type Edit = Stroke | LookEdit
+
+/** The tool a drag uses: a brush, or a look-again box. */
+export type Tool = BrushMode | 'look'
+
+export const strokesOf = (edits: readonly Edit[]): Stroke[] => edits.filter((e): e is Stroke => e.mode !== 'look')
+export const boxesOf = (edits: readonly Edit[]): RegionBox[] => edits.flatMap((e) => (e.mode === 'look' ? [e.box] : []))
+
+/**
+ * The box a drag from `a` to `b` (input pixels) spans, in whole pixels and clipped to the
+ * width × height image; null when a side is under `MIN_REGION_SIDE` (a click, a slip).
+ */
+export function boxFrom(a: readonly [number, number], b: readonly [number, number], width: number, height: number): RegionBox | null {
+  const x0 = Math.max(0, Math.floor(Math.min(a[0], b[0])))
+  const y0 = Math.max(0, Math.floor(Math.min(a[1], b[1])))
+  const x1 = Math.min(width, Math.ceil(Math.max(a[0], b[0])))
+  const y1 = Math.min(height, Math.ceil(Math.max(a[1], b[1])))
+  if (x1 - x0 < MIN_REGION_SIDE || y1 - y0 < MIN_REGION_SIDE) return null
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }
+}
+
+/** Outlines of the boxes on `ctx`, whose pixels are the input's scaled by `scale`. */
+export function paintBoxes(ctx: Ctx, boxes: readonly RegionBox[], scale: number): void {
+  ctx.save()
+  ctx.lineWidth = 2
+  for (const [dash, colour] of [[[], 'rgba(0,0,0,0.6)'], [[6, 4], 'rgb(250,204,21)']] as const) {
+    ctx.setLineDash([...dash])
+    ctx.strokeStyle = colour
+    for (const b of boxes) ctx.strokeRect(b.x * scale + 1, b.y * scale + 1, Math.max(1, b.width * scale - 2), Math.max(1, b.height * scale - 2))
+  }
+  ctx.restore()
 }

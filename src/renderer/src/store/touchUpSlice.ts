@@ -1,5 +1,5 @@
 import type { TouchUpResult, TouchUpTarget } from '../../../shared/touchup'
-import { hintPng, type Stroke } from '../lib/brush'
+import { boxesOf, hintPng, strokesOf, type Edit } from '../lib/brush'
 import { errorText, transport } from '../transport'
 import type { Slice } from './types'
 
@@ -15,11 +15,14 @@ export interface TouchUpState {
   /** data: addresses of the photo and of the cutout with the strokes so far, at the preview's size. */
   photo: string | null
   cutout: string | null
-  strokes: Stroke[]
-  /** Strokes undone, the last undone last: redo takes them back. */
-  undone: Stroke[]
+  /** Strokes and look-again boxes, in the order they were made (one undo list). */
+  strokes: Edit[]
+  /** Edits undone, the last undone last: redo takes them back. */
+  undone: Edit[]
   /** A preview is being made for the strokes as they are. */
   updating: boolean
+  /** That preview runs the model on a look-again box not previewed before (about a second). */
+  looking: boolean
   /** Milliseconds the last preview took in the app. */
   lastMs: number | null
   saving: boolean
@@ -31,7 +34,7 @@ export interface TouchUpSlice {
   touchUp: TouchUpState | null
   openTouchUp(target: TouchUpTarget, name: string): Promise<void>
   closeTouchUp(): void
-  addStroke(stroke: Stroke): void
+  addStroke(edit: Edit): void
   undoStroke(): void
   redoStroke(): void
   saveTouchUp(): Promise<void>
@@ -45,8 +48,10 @@ export function touchUpKey(target: TouchUpTarget): string {
 }
 
 export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
-  /** The strokes the shown preview was made for; one preview at a time, the latest strokes win. */
-  let shown: Stroke[] | null = null
+  /** The edits the shown preview was made for; one preview at a time, the latest edits win. */
+  let shown: Edit[] | null = null
+  /** Look-again boxes the app has run the model on this session (their crops' masks are kept there). */
+  let looked = new Set<string>()
   let running = false
 
   const patch = (p: Partial<TouchUpState>, key: string): void => {
@@ -61,17 +66,22 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
       for (;;) {
         const t = get().touchUp
         if (!t || !t.preview || t.strokes === shown) return
-        const strokes = t.strokes
-        patch({ updating: true }, t.key)
+        const edits = t.strokes
+        const strokes = strokesOf(edits)
+        const regions = boxesOf(edits)
+        const keys = regions.map((b) => `${b.x},${b.y},${b.width},${b.height}`)
+        patch({ updating: true, looking: keys.some((k) => !looked.has(k)) }, t.key)
         const scale = t.preview.width / t.size!.width
         const hint = strokes.length > 0 ? await hintPng(strokes, t.preview.width, t.preview.height, scale) : undefined
-        const res = await transport().touchUpPreview({ target: t.target, ...(hint ? { hint } : {}) })
-        shown = strokes
-        patch({ cutout: png(res.png), lastMs: res.ms, updating: get().touchUp?.strokes !== strokes, error: null }, t.key)
+        const res = await transport().touchUpPreview({ target: t.target, ...(hint ? { hint } : {}), ...(regions.length ? { regions } : {}) })
+        shown = edits
+        for (const k of keys) looked.add(k)
+        const more = get().touchUp?.strokes !== edits
+        patch({ cutout: png(res.png), lastMs: res.ms, updating: more, looking: more && get().touchUp?.looking === true, error: null }, t.key)
       }
     } catch (err) {
       const t = get().touchUp
-      if (t) patch({ updating: false, error: errorText(err) }, t.key)
+      if (t) patch({ updating: false, looking: false, error: errorText(err) }, t.key)
     } finally {
       running = false
     }
@@ -83,6 +93,7 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
     async openTouchUp(target, name) {
       const key = touchUpKey(target)
       shown = null
+      looked = new Set()
       set({
         touchUp: {
           target,
@@ -95,6 +106,7 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
           strokes: [],
           undone: [],
           updating: true,
+          looking: false,
           lastMs: null,
           saving: false,
           saved: null,
@@ -119,10 +131,10 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
       set({ touchUp: null })
     },
 
-    addStroke(stroke) {
+    addStroke(edit) {
       const t = get().touchUp
       if (!t || t.saving) return
-      set({ touchUp: { ...t, strokes: [...t.strokes, stroke], undone: [], saved: null } })
+      set({ touchUp: { ...t, strokes: [...t.strokes, edit], undone: [], saved: null } })
       void refresh()
     },
 
@@ -145,8 +157,10 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
       if (!t || !t.size || t.saving || t.strokes.length === 0) return
       patch({ saving: true, error: null }, t.key)
       try {
-        const hint = await hintPng(t.strokes, t.size.width, t.size.height, 1)
-        const saved = await transport().touchUp({ target: t.target, hint })
+        // The boxes at the input's own pixels: the saved job runs the model on the same crops the preview did.
+        const hint = await hintPng(strokesOf(t.strokes), t.size.width, t.size.height, 1)
+        const regions = boxesOf(t.strokes)
+        const saved = await transport().touchUp({ target: t.target, hint, ...(regions.length ? { regions } : {}) })
         patch({ saving: false, saved }, t.key)
       } catch (err) {
         patch({ saving: false, error: errorText(err) }, t.key)

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import type { BrushMode } from '../../lib/brush'
+import { boxesOf, type Tool } from '../../lib/brush'
 import { useStore } from '../../store'
 import { useReturnFocus } from '../../components/common'
 import { TouchUpBoard, type Backdrop } from './TouchUpBoard'
@@ -10,14 +10,15 @@ const ZOOMS = [1, 1.5, 2, 3, 4, 6, 8]
 /**
  * The touch-up editor of one done file (docs/review.md "Touch-up"): Keep and Remove brushes
  * (size, hardness) painted over the cut-out, each stroke previewed by the app without running
- * the model; undo and redo (Ctrl+Z, Ctrl+Shift+Z), zoom and pan, before/after, a backdrop.
+ * the model; a Look again box, for which the model runs again on that crop (about a second);
+ * undo and redo (Ctrl+Z, Ctrl+Shift+Z), zoom and pan, before/after, a backdrop.
  * Save replaces the file's results in the destination and keeps the previous version beside
  * them; Cancel (or Esc) drops the strokes.
  */
 export function TouchUp(): React.JSX.Element | null {
   const t = useStore(useShallow((s) => s.touchUp))
   const { closeTouchUp, addStroke, undoStroke, redoStroke, saveTouchUp } = useStore.getState()
-  const [mode, setMode] = useState<BrushMode>('remove')
+  const [mode, setMode] = useState<Tool>('remove')
   const [size, setSize] = useState<number | null>(null)
   const [hardness, setHardness] = useState(0.8)
   const [zoom, setZoom] = useState(0)
@@ -61,7 +62,9 @@ export function TouchUp(): React.JSX.Element | null {
 
   if (!t) return null
   const brushSize = size ?? 20
-  const status = t.error ? null : t.saving ? 'Saving…' : t.updating ? 'Updating the preview…' : t.lastMs !== null ? `Preview updated in ${t.lastMs} ms` : null
+  const boxCount = boxesOf(t.strokes).length
+  const strokeCount = t.strokes.length - boxCount
+  const status = t.error ? null : t.saving ? 'Saving…' : t.looking ? 'Looking again at the box…' : t.updating ? 'Updating the preview…' : t.lastMs !== null ? `Preview updated in ${t.lastMs} ms` : null
 
   return (
     <div className="modal-backdrop">
@@ -84,21 +87,30 @@ export function TouchUp(): React.JSX.Element | null {
           </button>
         </div>
         <div className="row small">
-          <div role="radiogroup" aria-label="Brush" className="row" style={{ gap: 4 }}>
-            {(['keep', 'remove'] as const).map((m) => (
-              <button key={m} type="button" role="radio" aria-checked={mode === m} className={`btn small${mode === m ? ' primary' : ''}`} onClick={() => setMode(m)} data-testid={`touchup-${m}`}>
-                {m === 'keep' ? 'Keep' : 'Remove'}
+          <div role="radiogroup" aria-label="Tool" className="row" style={{ gap: 4 }}>
+            {(['keep', 'remove', 'look'] as const).map((m) => (
+              <button
+                key={m}
+                type="button"
+                role="radio"
+                aria-checked={mode === m}
+                className={`btn small${mode === m ? ' primary' : ''}`}
+                onClick={() => setMode(m)}
+                title={m === 'look' ? 'Drag a box round a part the model got wrong: it looks again at that crop' : undefined}
+                data-testid={`touchup-${m}`}
+              >
+                {m === 'keep' ? 'Keep' : m === 'remove' ? 'Remove' : 'Look again'}
               </button>
             ))}
           </div>
           <label className="row" style={{ gap: 4 }}>
             Size
-            <input type="range" min={2} max={Math.max(8, Math.round(long / 4))} value={brushSize} onChange={(e) => setSize(Number(e.target.value))} data-testid="touchup-size" />
+            <input type="range" min={2} max={Math.max(8, Math.round(long / 4))} value={brushSize} onChange={(e) => setSize(Number(e.target.value))} disabled={mode === 'look'} data-testid="touchup-size" />
             <span className="muted">{brushSize} px</span>
           </label>
           <label className="row" style={{ gap: 4 }}>
             Hardness
-            <input type="range" min={0} max={100} value={Math.round(hardness * 100)} onChange={(e) => setHardness(Number(e.target.value) / 100)} data-testid="touchup-hardness" />
+            <input type="range" min={0} max={100} value={Math.round(hardness * 100)} onChange={(e) => setHardness(Number(e.target.value) / 100)} disabled={mode === 'look'} data-testid="touchup-hardness" />
           </label>
           <button type="button" className="btn small" onClick={undoStroke} disabled={t.strokes.length === 0 || t.saving} title="Undo (Ctrl+Z)" data-testid="touchup-undo">
             Undo
@@ -154,7 +166,7 @@ export function TouchUp(): React.JSX.Element | null {
             </span>
           )}
           {status && (
-            <span className="muted" data-testid="touchup-status" data-updating={t.updating ? 'yes' : 'no'}>
+            <span className="muted" data-testid="touchup-status" data-updating={t.updating ? 'yes' : 'no'} aria-busy={t.updating}>
               {status}
             </span>
           )}
@@ -166,7 +178,8 @@ export function TouchUp(): React.JSX.Element | null {
           )}
           <span className="grow" />
           <span className="muted">
-            {t.strokes.length} stroke{t.strokes.length === 1 ? '' : 's'} · green keeps, red removes · Space + drag moves
+            {strokeCount} stroke{strokeCount === 1 ? '' : 's'}
+            {boxCount > 0 && ` · ${boxCount} box${boxCount === 1 ? '' : 'es'}`} · green keeps, red removes, yellow looks again · Space + drag moves
           </span>
         </div>
       </div>

@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react'
-import { OVERLAY_COLOUR, paintStrokes, type BrushMode, type Stroke } from '../../lib/brush'
+import { boxesOf, boxFrom, OVERLAY_COLOUR, paintBoxes, paintStrokes, strokesOf, type Edit, type Stroke, type Tool } from '../../lib/brush'
 
 export type Backdrop = 'checker' | 'white' | 'black' | 'colour'
 
@@ -11,27 +11,33 @@ export interface BoardProps {
   cutout: string
   /** Show the photo as it was (before) instead of the cutout (after). */
   before: boolean
-  strokes: readonly Stroke[]
-  brush: { mode: BrushMode; size: number; hardness: number }
+  /** Strokes and look-again boxes. */
+  strokes: readonly Edit[]
+  brush: { mode: Tool; size: number; hardness: number }
   /** Move the view instead of painting (also with Space held, or the middle button). */
   moving: boolean
   zoom: number
   backdrop: Backdrop
   colour: string
-  onStroke(stroke: Stroke): void
+  onStroke(edit: Edit): void
 }
 
 /**
  * The photo or the cutout over the backdrop, at a zoom of the size that fits, with the strokes
- * tinted over it (green keep, red remove) on a canvas of the preview's size. A drag paints a
- * stroke in the input's pixels; with Move, Space or the middle button it pans the view.
+ * tinted over it (green keep, red remove) on a canvas of the preview's size, and the look-again
+ * boxes outlined. A drag paints a stroke in the input's pixels (with the Look again tool: spans a
+ * box); with Move, Space or the middle button it pans the view.
  */
 export function TouchUpBoard(p: BoardProps): React.JSX.Element {
   const stage = useRef<HTMLDivElement>(null)
   const overlay = useRef<HTMLCanvasElement>(null)
   const [fit, setFit] = useState(1)
   const [space, setSpace] = useState(false)
-  const drag = useRef<{ stroke: Stroke | null; pan: { x: number; y: number; left: number; top: number } | null }>({ stroke: null, pan: null })
+  const drag = useRef<{ stroke: Stroke | null; box: { from: [number, number]; to: [number, number] } | null; pan: { x: number; y: number; left: number; top: number } | null }>({
+    stroke: null,
+    box: null,
+    pan: null
+  })
   const [, repaint] = useState(0)
 
   useLayoutEffect(() => {
@@ -61,8 +67,12 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
     const ctx = overlay.current?.getContext('2d')
     if (!ctx) return
     ctx.clearRect(0, 0, p.preview.width, p.preview.height)
-    const current = drag.current.stroke
-    paintStrokes(ctx, current ? [...p.strokes, current] : p.strokes, p.preview.width / p.size.width, OVERLAY_COLOUR)
+    const { stroke: current, box } = drag.current
+    const scale = p.preview.width / p.size.width
+    const strokes = strokesOf(p.strokes)
+    paintStrokes(ctx, current ? [...strokes, current] : strokes, scale, OVERLAY_COLOUR)
+    const drawn = box ? boxFrom(box.from, box.to, p.size.width, p.size.height) : null
+    paintBoxes(ctx, drawn ? [...boxesOf(p.strokes), drawn] : boxesOf(p.strokes), scale)
   })
 
   const scale = fit * p.zoom
@@ -77,12 +87,17 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
       return
     }
     if (e.button !== 0) return
-    drag.current.stroke = { ...p.brush, points: [toInput(e)] }
+    const { mode, size, hardness } = p.brush
+    if (mode === 'look') drag.current.box = { from: toInput(e), to: toInput(e) }
+    else drag.current.stroke = { mode, size, hardness, points: [toInput(e)] }
     repaint((n) => n + 1)
   }
   const onMove = (e: React.PointerEvent): void => {
-    const { pan, stroke } = drag.current
-    if (pan) {
+    const { pan, stroke, box } = drag.current
+    if (box) {
+      box.to = toInput(e)
+      repaint((n) => n + 1)
+    } else if (pan) {
       stage.current!.scrollLeft = pan.left - (e.clientX - pan.x)
       stage.current!.scrollTop = pan.top - (e.clientY - pan.y)
     } else if (stroke) {
@@ -91,9 +106,12 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
     }
   }
   const onUp = (): void => {
-    const { stroke } = drag.current
-    drag.current = { stroke: null, pan: null }
+    const { stroke, box } = drag.current
+    drag.current = { stroke: null, box: null, pan: null }
     if (stroke) p.onStroke(stroke)
+    const looked = box ? boxFrom(box.from, box.to, p.size.width, p.size.height) : null
+    if (looked) p.onStroke({ mode: 'look', box: looked })
+    else if (box) repaint((n) => n + 1)
   }
 
   const backdrop = p.backdrop === 'colour' ? { background: p.colour } : undefined
@@ -113,7 +131,7 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
           onPointerMove={onMove}
           onPointerUp={onUp}
           onPointerCancel={onUp}
-          aria-label={`Paint ${p.brush.mode === 'keep' ? 'Keep' : 'Remove'} strokes on ${p.name}`}
+          aria-label={p.brush.mode === 'look' ? `Drag a box for the model to look again at on ${p.name}` : `Paint ${p.brush.mode === 'keep' ? 'Keep' : 'Remove'} strokes on ${p.name}`}
           data-testid="touchup-canvas"
         />
       </div>

@@ -1,0 +1,121 @@
+/**
+ * Look-again boxes (docs/review.md "Look again"): the user marks a region the model got wrong,
+ * and the model runs again on that crop, as the detail pass does for a small subject
+ * (`detail.ts`: the same context margin and crop rule). The crop is refined as a photo of its
+ * own, and its result replaces the job's inside the box, blended over a short ramp at the
+ * box's inner edges; outside the boxes the result is exactly the job's without them.
+ *
+ * The crops always come from the full-size image, so the touch-up editor's preview (which
+ * works on a scaled-down copy) runs the model on the same pixels the saved job does and only
+ * scales the crop's mask onto its own pixels.
+ */
+import { cropAround, CONTEXT_MARGIN, edgeWeight, extract, RAMP, type Crop } from './detail'
+import type { AlphaPixels, HintPlane } from './hint'
+import { MODEL_SIZE, type SegmentInput } from './mask'
+import type { MaskPlane } from './refine'
+import type { DecodedImage } from './decode'
+import type { MaskSource } from './alpha'
+import { crop as cropPlane } from './region'
+
+/** A box in the input's upright pixels: columns [x, x + width), rows [y, y + height). */
+export interface LookBox {
+  x: number
+  y: number
+  width: number
+  height: number
+}
+
+/** The model's answer for one box: the crop it saw (full-size pixels) and its mask of the crop. */
+export interface LookRun {
+  box: LookBox
+  crop: Crop
+  /** The crop's mask, at the model's size (or the crop's, for a segmenter without one). */
+  mask: MaskPlane
+}
+
+/** The crop the model sees for `box` in a width × height image. */
+export function lookCrop(box: LookBox, width: number, height: number): Crop {
+  return cropAround(box.x, box.y, box.width, box.height, width, height, CONTEXT_MARGIN)
+}
+
+/** Whether `box` covers the whole frame: the model would see the photo again, as the first run did. */
+export function wholeFrame(box: LookBox, width: number, height: number): boolean {
+  return box.x <= 0 && box.y <= 0 && box.x + box.width >= width && box.y + box.height >= height
+}
+
+/** One model run on `box`'s crop of the full-size `image`. */
+export async function lookAgain(image: SegmentInput, box: LookBox, source: MaskSource, signal?: AbortSignal): Promise<LookRun> {
+  const crop = lookCrop(box, image.width, image.height)
+  const pixels: SegmentInput = { data: extract(image, crop), width: crop.width, height: crop.height, channels: image.channels }
+  signal?.throwIfAborted()
+  if (source.segmentAtModelSize) {
+    const r = await source.segmentAtModelSize(pixels, signal)
+    return { box, crop, mask: { data: r.mask, width: r.width ?? MODEL_SIZE, height: r.height ?? MODEL_SIZE } }
+  }
+  return { box, crop, mask: { data: await source.segment(pixels, signal), width: crop.width, height: crop.height } }
+}
+
+/**
+ * Makes a crop's result from its pixels, its mask and the hint's strokes within it (null when
+ * none): the refine step, and the strokes on top, as a whole job makes them.
+ */
+export type FinishCrop = (image: DecodedImage, mask: MaskPlane, strokes: HintPlane | null) => Promise<AlphaPixels>
+
+/**
+ * `base` (the job's result on `image`) with each run's crop result inside its box. `image` may
+ * be the full-size image's scaled copy (`fullWidth` × `fullHeight` is the full size): boxes and
+ * crops are scaled onto it. `strokes` (at `image`'s size) win over the crop: they are applied
+ * to each crop's result as to the whole image's.
+ */
+export async function mergeLooks(
+  image: DecodedImage,
+  base: AlphaPixels,
+  runs: readonly LookRun[],
+  full: { width: number; height: number },
+  finish: FinishCrop,
+  strokes: HintPlane | null,
+  signal?: AbortSignal
+): Promise<AlphaPixels> {
+  const { width, height } = image
+  const sx = width / full.width
+  const sy = height / full.height
+  const alpha = Buffer.from(base.alpha)
+  const foreground = Buffer.from(base.foreground)
+  for (const run of runs) {
+    signal?.throwIfAborted()
+    const crop = scaled(run.crop, sx, sy, width, height)
+    const box = scaled({ left: run.box.x, top: run.box.y, width: run.box.width, height: run.box.height }, sx, sy, width, height)
+    const cropImage: DecodedImage = { data: cropPlane(image.data, width, 4, asRegion(crop)), width: crop.width, height: crop.height, channels: 4, hasAlpha: false, warnings: [] }
+    const cropStrokes = strokes ? { data: cropPlane(strokes.data, width, 1, asRegion(crop)), width: crop.width, height: crop.height } : null
+    const made = await finish(cropImage, run.mask, cropStrokes)
+    const weight = edgeWeight(box, width, height, Math.max(1, Math.round(RAMP * Math.min(sx, sy))))
+    for (let y = 0; y < box.height; y++) {
+      for (let x = 0; x < box.width; x++) {
+        const w = weight(x, y)
+        const i = (box.top + y) * width + box.left + x
+        const j = (box.top - crop.top + y) * crop.width + box.left - crop.left + x
+        alpha[i] = w === 1 ? made.alpha[j]! : Math.round(w * made.alpha[j]! + (1 - w) * alpha[i]!)
+        for (let c = 0; c < 3; c++) {
+          const f = i * 4 + c
+          const m = made.foreground[j * 4 + c]!
+          foreground[f] = w === 1 ? m : Math.round(w * m + (1 - w) * foreground[f]!)
+        }
+      }
+    }
+  }
+  return { alpha, foreground }
+}
+
+/** A full-size rectangle on an image scaled by sx × sy, within its width × height. */
+function scaled(r: Crop, sx: number, sy: number, width: number, height: number): Crop {
+  if (sx === 1 && sy === 1) return r
+  const left = Math.min(width - 1, Math.round(r.left * sx))
+  const top = Math.min(height - 1, Math.round(r.top * sy))
+  const right = Math.max(left + 1, Math.min(width, Math.round((r.left + r.width) * sx)))
+  const bottom = Math.max(top + 1, Math.min(height, Math.round((r.top + r.height) * sy)))
+  return { left, top, width: right - left, height: bottom - top }
+}
+
+function asRegion(c: Crop): { x: number; y: number; width: number; height: number } {
+  return { x: c.left, y: c.top, width: c.width, height: c.height }
+}

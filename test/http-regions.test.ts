@@ -1,0 +1,153 @@
+/**
+ * The upload's look-again boxes (`regions`) through the HTTP API on a real listener: a composite
+ * with a large subject and a small one far from it, run by the real model with and without a box
+ * around the small one; and every refusal of the field, with its exact status and error.code.
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pollUntilSettled, startTestServer, type TestServer } from './helpers/engine'
+import { inSmallSubjectBox, SMALL_SUBJECT, smallSubjectPng, smallSubjectScores, tinyPng } from './helpers/fixtures'
+import { json } from './helpers/http'
+
+const { width: W, height: H } = SMALL_SUBJECT
+const BOX = SMALL_SUBJECT.box
+
+function form(fields: Record<string, string>, file?: Buffer): FormData {
+  const f = new FormData()
+  for (const [k, v] of Object.entries(fields)) f.append(k, v)
+  if (file) f.append('file', new Blob([new Uint8Array(file)], { type: 'image/png' }), 'file.png')
+  return f
+}
+
+async function post(server: TestServer, body: FormData): Promise<{ status: number; body: any }> {
+  const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body })
+  return { status: res.status, body: await json(res) }
+}
+
+describe('look-again boxes with the real model', () => {
+  let server: TestServer
+  let png: Buffer
+
+  beforeAll(async () => {
+    server = await startTestServer()
+    png = await smallSubjectPng()
+  })
+  afterAll(() => server.close())
+
+  async function alphaOf(regions?: string): Promise<{ alpha: Buffer; jobId: string; uncertainty: number }> {
+    const res = await post(server, form({ output_format: 'png', ...(regions ? { regions } : {}) }, png))
+    expect(res.status).toBe(202)
+    const jobId = res.body.job_id as string
+    const { body } = await pollUntilSettled(server, jobId)
+    expect(body.status).toBe('done')
+    const bytes = Buffer.from(await (await fetch(body.final_url)).arrayBuffer())
+    const { data, info } = await sharp(bytes).ensureAlpha().extractChannel(3).raw().toBuffer({ resolveWithObject: true })
+    expect([info.width, info.height]).toEqual([W, H])
+    return { alpha: data, jobId, uncertainty: body.uncertainty }
+  }
+
+  it('a box around the small subject changes the alpha inside it and leaves every pixel outside it as the job without one', async () => {
+    const plain = await alphaOf()
+    const looked = await alphaOf(JSON.stringify([BOX]))
+    let inside = 0
+    let changed = 0
+    for (let y = 0; y < H; y++)
+      for (let x = 0; x < W; x++) {
+        const i = y * W + x
+        if (!inSmallSubjectBox(x, y)) {
+          expect(looked.alpha[i]).toBe(plain.alpha[i])
+          continue
+        }
+        inside++
+        if (looked.alpha[i] !== plain.alpha[i]) changed++
+      }
+    // The model, shown the crop, takes the small disc as the subject it missed before.
+    const before = smallSubjectScores(plain.alpha)
+    const after = smallSubjectScores(looked.alpha)
+    expect(before).toBeLessThan(60)
+    expect(after).toBeGreaterThan(200)
+    expect(changed).toBeGreaterThan(inside * 0.1)
+    // The boxes are kept beside the job's upload, fitted to the image.
+    expect(JSON.parse(readFileSync(join(server.dataDir, 'uploads', `${looked.jobId}.regions`), 'utf8'))).toEqual([BOX])
+    expect(existsSync(join(server.dataDir, 'uploads', `${plain.jobId}.regions`))).toBe(false)
+  })
+})
+
+describe('refused look-again boxes', () => {
+  let server: TestServer
+  let file: Buffer
+
+  beforeAll(async () => {
+    server = await startTestServer({ run: false })
+    file = await tinyPng(64, 48)
+  })
+  afterAll(() => server.close())
+
+  async function expectRefused(body: FormData, status: number, code: string, field?: string): Promise<any> {
+    const before = server.engine.jobs.countByStatus('queued')
+    const stored = readdirSync(join(server.dataDir, 'uploads'))
+    const res = await post(server, body)
+    expect(res.status).toBe(status)
+    expect(res.body.error.code).toBe(code)
+    if (field) expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual([field])
+    expect(server.engine.jobs.countByStatus('queued')).toBe(before)
+    expect(readdirSync(join(server.dataDir, 'uploads'))).toEqual(stored)
+    return res.body.error
+  }
+
+  it('accepts boxes that reach past the image, clipped to it', async () => {
+    const res = await post(server, form({ regions: JSON.stringify([{ x: 40, y: 30, width: 100, height: 100 }]) }, file))
+    expect(res.status).toBe(202)
+    const stored = JSON.parse(readFileSync(join(server.dataDir, 'uploads', `${res.body.job_id}.regions`), 'utf8'))
+    expect(stored).toEqual([{ x: 40, y: 30, width: 24, height: 18 }])
+  })
+
+  it('text that is not a JSON array of boxes: 422 validation_failed, field regions', async () => {
+    const error = await expectRefused(form({ regions: '10,10,20,20' }, file), 422, 'validation_failed', 'regions')
+    expect(error.details[0].issue).toMatch(/JSON array/)
+    await expectRefused(form({ regions: JSON.stringify([{ x: 1, y: 1, width: 20 }]) }, file), 422, 'validation_failed', 'regions')
+    await expectRefused(form({ regions: JSON.stringify([{ x: 1, y: 1, width: 20, height: 20, z: 1 }]) }, file), 422, 'validation_failed', 'regions')
+    await expectRefused(form({ regions: JSON.stringify([{ x: -1, y: 1, width: 20, height: 20 }]) }, file), 422, 'validation_failed', 'regions')
+  })
+
+  it('more than eight boxes: 422 validation_failed, field regions', async () => {
+    const nine = Array.from({ length: 9 }, () => ({ x: 0, y: 0, width: 20, height: 20 }))
+    const error = await expectRefused(form({ regions: JSON.stringify(nine) }, file), 422, 'validation_failed', 'regions')
+    expect(error.details[0].issue).toMatch(/at most 8/)
+  })
+
+  it('a box under 16 pixels on a side: 422 validation_failed, field regions', async () => {
+    const error = await expectRefused(form({ regions: JSON.stringify([{ x: 0, y: 0, width: 4, height: 30 }]) }, file), 422, 'validation_failed', 'regions')
+    expect(error.details[0].issue).toMatch(/\[0\]\.width/)
+  })
+
+  it('a box outside the image, or keeping under 16 pixels of it: 422 validation_failed, field regions', async () => {
+    const error = await expectRefused(form({ regions: JSON.stringify([{ x: 100, y: 0, width: 20, height: 20 }]) }, file), 422, 'validation_failed', 'regions')
+    expect(error.details[0].issue).toMatch(/64×48/)
+    await expectRefused(form({ regions: JSON.stringify([{ x: 0, y: 0, width: 20, height: 20 }, { x: 50, y: 0, width: 20, height: 20 }]) }, file), 422, 'validation_failed', 'regions')
+  })
+
+  it('with file_url instead of a file: 422 validation_failed, field regions', async () => {
+    await expectRefused(form({ file_url: 'https://example.com/a.png', regions: JSON.stringify([{ x: 0, y: 0, width: 20, height: 20 }]) }), 422, 'validation_failed', 'regions')
+  })
+
+  it('a JSON body whose regions is not text or an array: 400 malformed_request, field regions', async () => {
+    const res = await fetch(server.url('/api/v1/upload'), {
+      method: 'POST',
+      headers: { 'X-API-Key': server.key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ file_url: 'https://example.com/a.png', regions: 5 })
+    })
+    expect(res.status).toBe(400)
+    const body = await json(res)
+    expect(body.error.code).toBe('malformed_request')
+    expect(body.error.details[0].field).toBe('regions')
+  })
+
+  it('the OpenAPI document describes the field', async () => {
+    const doc = await json(await fetch(server.url('/api/v1/openapi.json')))
+    const multipart = doc.paths['/api/v1/upload'].post.requestBody.content['multipart/form-data']
+    expect(multipart.schema.properties.regions).toMatchObject({ type: 'string' })
+  })
+})
