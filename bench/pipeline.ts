@@ -57,7 +57,7 @@ type ToChild = { type: 'chunk'; files: string[] } | { type: 'exit' }
 
 const MAX_PIXELS = 100_000_000
 /** What bin/clipdesk.js sets (kept in step by hand: that file is plain JavaScript run before any bundle). */
-const GLIBC_TUNABLES = 'glibc.malloc.mmap_threshold=1048576:glibc.malloc.hugetlb=1'
+const GLIBC_TUNABLES = 'glibc.malloc.mmap_threshold=33554432:glibc.malloc.hugetlb=1'
 
 export async function main(args: string[]): Promise<number> {
   const opt = options(args)

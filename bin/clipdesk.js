@@ -44,12 +44,16 @@ if (systemNode && tooOld(systemNode) && !process.env.CLIPDESK_NODE_NOTED) {
 // glibc's allocator, set before anything is allocated (it reads its tunables only at start, so
 // the process re-executes itself once, in place: same process id, so signals and supervisors see
 // no difference). Measured in docs/pipeline.md, "Session settings":
-// - blocks from 1 MB up come from mmap and go back to the system when freed: the decoded photos
-//   and encode buffers of one job do not stay in the heap after it (peak RSS ~0.2 GB lower);
+// - blocks from 32 MiB up come from mmap and go back to the system when freed (a large photo's
+//   planes do not stay in the heap after its job); smaller ones — a photo's planes of a few MB,
+//   allocated and freed every job — stay in the heap: sent to mmap (a 1 MB threshold, the last
+//   release's) each job maps and faults them in again, which cost 6–8 % of a 28-photo run where
+//   page faults are dear, for ~0.05 GB less peak RSS once compose and encode had moved into the
+//   render sandbox;
 // - those blocks are backed by transparent huge pages where the system allows it (`madvise`
 //   mode, the default of most distributions): the model's session loads and its first run
 //   faults its ~1 GB of activations in with 512 times fewer page faults.
-const TUNABLES = 'glibc.malloc.mmap_threshold=1048576:glibc.malloc.hugetlb=1'
+const TUNABLES = 'glibc.malloc.mmap_threshold=33554432:glibc.malloc.hugetlb=1'
 const tunables = process.env.GLIBC_TUNABLES ?? ''
 if (process.platform === 'linux' && !tunables.includes('glibc.malloc.mmap_threshold') && typeof process.execve === 'function') {
   process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
