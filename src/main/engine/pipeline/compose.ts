@@ -61,6 +61,17 @@ function alphaAsGrey(image: RgbaImage): RgbaImage {
   return rgba(out, image.width, image.height)
 }
 
+/**
+ * Whether composing reads the photo's own pixels (`image.data`): for PSD layers (the subject
+ * layer keeps them), a blurred-photo background, and an input in its own colour space or depth.
+ * Otherwise the cutout is made from the refined colours and the alpha alone.
+ */
+export function readsPhotoPixels(image: Pick<DecodedImage, 'native'>, params: Pick<JobParams, 'variations' | 'background'>, layers: boolean): boolean {
+  if (layers || image.native) return true
+  const background = params.variations.some((v) => v === 'background' || v === 'compose' || v === 'shadowTop')
+  return background && params.background.kind === 'blur'
+}
+
 export async function composeVariations(
   image: DecodedImage,
   alpha: { alpha: Buffer; foreground: Buffer; source?: 'input' | 'cache' | 'model' },
@@ -68,6 +79,9 @@ export async function composeVariations(
   opts: ComposeOptions = {}
 ): Promise<ComposeResult> {
   const size = { width: image.width, height: image.height }
+  if (image.data.length < size.width * size.height * 4 && readsPhotoPixels(image, params, opts.layers === true)) {
+    throw new JobFailure('pipeline_error', 'the photo\'s pixels were not handed to the compose step')
+  }
   const warnings: Partial<Record<Variation, string[]>> = {}
   const note = (v: Variation, message: string): void => {
     ;(warnings[v] ??= []).push(message)

@@ -7,9 +7,10 @@ import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { tempDir } from '../../../../test/helpers/engine'
-import { BACKGROUND_DEFAULTS } from '../../../shared/params-types'
+import { BACKGROUND_DEFAULTS, CLIPPING_DEFAULTS } from '../../../shared/params-types'
+import { paramsOf } from './compose-fixtures'
 import { JobFailure } from '../errors'
-import { renderOutputs, renderToFiles, type RenderInput } from './render'
+import { forRender, renderOutputs, renderToFiles, type RenderInput } from './render'
 import { solidRgba } from './test-fixtures'
 
 const dir = tempDir('clipdesk-render-')
@@ -47,5 +48,34 @@ describe('renderOutputs', () => {
     expect(err).toBeInstanceOf(JobFailure)
     expect((err as JobFailure).reason).toBe('image_too_large')
     expect((err as JobFailure).message).toBe('the outputs would take more than 0.001 MB, the most a job may leave; ask for fewer variations, a smaller size or another format')
+  })
+})
+
+describe('forRender: what is handed to the render sandbox', () => {
+  it("leaves the photo's pixels out where compose does not read them, with the same outputs", async () => {
+    // A clipping PNG is made from the refined colours and the alpha: the photo's pixels stay behind.
+    const clipping = { ...input('png'), params: CLIPPING_DEFAULTS, alpha: { ...input('png').alpha, foreground: solidRgba(64, 48, [10, 200, 30, 255]) } }
+    const sent = forRender(clipping)
+    expect(sent.image.data.length).toBe(0)
+    const full = await renderOutputs(clipping)
+    const trimmed = await renderOutputs(sent)
+    expect(trimmed.outputs.map((o) => o.bytes.equals(full.outputs[0]!.bytes))).toEqual([true])
+    // A colour background reads no photo pixels either.
+    expect(forRender({ ...clipping, params: paramsOf('variations=clipping,compose;background=#fff') }).image.data.length).toBe(0)
+  })
+
+  it('keeps them for a layered PSD, a blurred-photo background and an input in its own colour space', () => {
+    const png = input('png')
+    expect(forRender(input('psd')).image.data.length).toBe(64 * 48 * 4)
+    expect(forRender({ ...png, params: paramsOf('variations=clipping,compose;background=blur') }).image.data.length).toBe(64 * 48 * 4)
+    const native = { ...png, params: CLIPPING_DEFAULTS, image: { ...png.image, native: { data: Buffer.alloc(8), depth: 16, space: 'cmyk' } as never } }
+    expect(forRender(native).image.data.length).toBe(64 * 48 * 4)
+  })
+
+  it('a compose that needs the pixels and did not get them fails the job pipeline_error, not a wrong image', async () => {
+    const psd = input('psd')
+    const err = await renderOutputs({ ...psd, image: { ...psd.image, data: Buffer.alloc(0) } }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(JobFailure)
+    expect((err as JobFailure).reason).toBe('pipeline_error')
   })
 })

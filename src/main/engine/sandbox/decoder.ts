@@ -14,7 +14,7 @@ import type { DecodedImage, ProbedImage } from '../pipeline/decode'
 import type { HintPlane } from '../pipeline/hint'
 import type { HintDecodeRequest } from '../pipeline/hint-decode'
 import type { NativeTarget } from '../pipeline/native-colour'
-import type { JobResult, RenderInput, StoredOutput } from '../pipeline/render'
+import { forRender, type JobResult, type RenderInput, type StoredOutput } from '../pipeline/render'
 import { SandboxPool } from './pool'
 import type { PreviewRequest } from './protocol'
 
@@ -75,7 +75,7 @@ export class DecodeSandbox {
 
   /** Composes and encodes a job's outputs (`render.ts`) in a sandbox process, which writes them into `dir`. */
   render(input: RenderInput, dir: string, signal?: AbortSignal): Promise<JobResult<StoredOutput>> {
-    return this.renders.run({ op: 'render', input, dir }, { timeoutMs: this.renderTimeoutMs, signal }) as Promise<JobResult<StoredOutput>>
+    return this.renders.run({ op: 'render', input: forRender(input), dir }, { timeoutMs: this.renderTimeoutMs, signal }) as Promise<JobResult<StoredOutput>>
   }
 
   async decode(bytes: Buffer, signal?: AbortSignal): Promise<DecodedImage> {
