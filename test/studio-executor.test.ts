@@ -4,12 +4,15 @@
  * coordinator's own worker — and its status says so; switching the default model while
  * studio mode runs completes, because the coordinator's own worker gives its model session
  * back to the pool after each job (the pool switches models only when no job holds one).
+ * A job with a hint or look-again boxes (kept off remote workers) runs on the coordinator's own
+ * worker with them.
  */
 import { rmSync } from 'node:fs'
+import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runCli, startServe, type ServeProcess } from './helpers/cli'
 import { multipart, tempDir } from './helpers/engine'
-import { scenePng } from './helpers/fixtures'
+import { SCENE, scenePng } from './helpers/fixtures'
 import { json } from './helpers/http'
 import { REDIS_MISSING_MESSAGE, REDIS_SERVER, createKey, startCoordinator, startRedis, startWorker, waitFor, type RedisProcess, type WorkerProcess } from './helpers/studio'
 
@@ -94,5 +97,42 @@ describe.skipIf(!REDIS_SERVER)('the job executor in studio mode', () => {
     // The coordinator's own worker is listed with its jobs, as a remote worker is.
     const listed = runCli(['workers', '--json', '--data-dir', data])
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: expect.stringContaining('(coordinator)'), jobs_done: 4 })])
+  }, 300_000)
+
+  it("runs a hinted job and a job with look-again boxes on the coordinator's own worker, with their strokes and boxes", async () => {
+    const redis = await newRedis()
+    const data = tempDir()
+    dirs.push(data)
+    const client = createKey(data, ['--credits', '10'])
+    const serve = await startServe(data, ['--queue', redis.url, '--lock-ms', '3000'])
+    serves.push(serve)
+    const alphaOf = async (body: Record<string, any>): Promise<Buffer> => {
+      expect(body, JSON.stringify(body)).toMatchObject({ status: 'done' })
+      const png = Buffer.from(await (await fetch(body.final_url, { headers: { 'X-API-Key': client } })).arrayBuffer())
+      return sharp(png).extractChannel(3).raw().toBuffer()
+    }
+    const plain = await alphaOf(await settled(serve, client, await submit(serve, client, {})))
+    // Remove everywhere: without the hint the ball would be kept.
+    const hint = await sharp({ create: { width: SCENE.width, height: SCENE.height, channels: 3, background: '#000000' } }).png().toBuffer()
+    const form = multipart({}, { bytes: await scenePng(), type: 'image/png' })
+    form.append('hint', new Blob([new Uint8Array(hint)], { type: 'image/png' }), 'hint.png')
+    const res = await fetch(`http://127.0.0.1:${serve.port}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client }, body: form })
+    expect(res.status).toBe(202)
+    const hinted = await alphaOf(await settled(serve, client, (await json(res)).job_id))
+    const centre = SCENE.cy * SCENE.width + SCENE.cx
+    expect(plain[centre]).toBe(255)
+    expect(hinted.findIndex((a) => a !== 0)).toBe(-1)
+    // A box: the model looks again at it; outside the box every alpha is the plain job's.
+    const box = { x: 20, y: 20, width: 200, height: 160 }
+    const looked = await alphaOf(await settled(serve, client, await submit(serve, client, { regions: JSON.stringify([box]) })))
+    let outsideSame = true
+    for (let y = 0; y < SCENE.height; y++)
+      for (let x = 0; x < SCENE.width; x++) {
+        const inside = x >= box.x && x < box.x + box.width && y >= box.y && y < box.y + box.height
+        if (!inside && looked[y * SCENE.width + x] !== plain[y * SCENE.width + x]) outsideSame = false
+      }
+    expect(outsideSame).toBe(true)
+    const listed = runCli(['workers', '--json', '--data-dir', data])
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: expect.stringContaining('(coordinator)'), jobs_done: 3 })])
   }, 300_000)
 })
