@@ -6,7 +6,10 @@
  * added one by one, keep and remove in turn: each stroke is a disc painted on the preview-sized
  * hint, encoded as PNG (as the editor sends it) and previewed. Prints JSON: per photo and over
  * all strokes, the preview's time (median, p90) as the caller sees it and as the app measured
- * it, the editor's opening, and the machine. Needs `npx electron-vite build` (the sandbox).
+ * it, the editor's opening, and the machine. Then a look-again box (the photo's middle third)
+ * is added: its first preview runs the model on the box's crop of the full-size image
+ * (`look_again_ms`), and the next stroke with the box kept reuses that crop's mask
+ * (`stroke_with_box_ms`). Needs `npx electron-vite build` (the sandbox).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -50,6 +53,8 @@ export async function main(args: string[]): Promise<number> {
   const photos: unknown[] = []
   const all: number[] = []
   const inApp: number[] = []
+  const looks: number[] = []
+  const withBox: number[] = []
   try {
     for (const file of files) {
       const bytes = await readFile(file)
@@ -92,6 +97,17 @@ export async function main(args: string[]): Promise<number> {
         ms.push(performance.now() - t)
         app.push(preview.ms)
       }
+      // A look-again box over the middle third, in the photo's own pixels.
+      const box = { x: Math.floor(opened.width / 3), y: Math.floor(opened.height / 3), width: Math.max(16, Math.floor(opened.width / 3)), height: Math.max(16, Math.floor(opened.height / 3)) }
+      const png = await sharp(hint, { raw: { width, height, channels: 1 } }).png({ compressionLevel: 1 }).toBuffer()
+      t = performance.now()
+      await previews.preview(source, png, [box])
+      const lookMs = performance.now() - t
+      t = performance.now()
+      await previews.preview(source, png, [box])
+      const withBoxMs = performance.now() - t
+      looks.push(lookMs)
+      withBox.push(withBoxMs)
       all.push(...ms)
       inApp.push(...app)
       photos.push({
@@ -101,7 +117,9 @@ export async function main(args: string[]): Promise<number> {
         open_ms: round(openMs, 1),
         stroke_ms: figures(ms),
         stroke_ms_in_app: figures(app),
-        hint_png_encode_ms: figures(encode)
+        hint_png_encode_ms: figures(encode),
+        look_again_ms: round(lookMs, 1),
+        stroke_with_box_ms: round(withBoxMs, 1)
       })
     }
   } finally {
@@ -111,7 +129,7 @@ export async function main(args: string[]): Promise<number> {
   }
   console.log(
     JSON.stringify(
-      { machine: machine(), load_average: loadAverage(), photos: files.length, strokes_per_photo: strokes, stroke_ms: figures(all), stroke_ms_in_app: figures(inApp), by_photo: photos },
+      { machine: machine(), load_average: loadAverage(), photos: files.length, strokes_per_photo: strokes, stroke_ms: figures(all), stroke_ms_in_app: figures(inApp), look_again_ms: figures(looks), stroke_with_box_ms: figures(withBox), by_photo: photos },
       null,
       2
     )
