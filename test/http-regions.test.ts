@@ -7,19 +7,14 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { pollUntilSettled, startTestServer, type TestServer } from './helpers/engine'
+import { multipart, pollUntilSettled, startTestServer, type TestServer } from './helpers/engine'
 import { inSmallSubjectBox, SMALL_SUBJECT, smallSubjectPng, smallSubjectScores, tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
 
 const { width: W, height: H } = SMALL_SUBJECT
 const BOX = SMALL_SUBJECT.box
 
-function form(fields: Record<string, string>, file?: Buffer): FormData {
-  const f = new FormData()
-  for (const [k, v] of Object.entries(fields)) f.append(k, v)
-  if (file) f.append('file', new Blob([new Uint8Array(file)], { type: 'image/png' }), 'file.png')
-  return f
-}
+const form = (fields: Record<string, string>, file?: Buffer): FormData => multipart(fields, file && { bytes: file, type: 'image/png', name: 'file.png' })
 
 async function post(server: TestServer, body: FormData): Promise<{ status: number; body: any }> {
   const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body })

@@ -13,6 +13,7 @@
  * (`edgeWeight`) are shared with the look-again boxes (`look-again.ts`).
  */
 import type { SegmentInput } from './mask'
+import { crop, type Region } from './region'
 import { resizeGrey } from './resample'
 
 /** A 1-channel 8-bit plane. */
@@ -121,13 +122,12 @@ export function cropAround(x: number, y: number, w: number, h: number, width: nu
 
 /** The crop's pixels of `image`, as a new buffer of the same channels. */
 export function extract(image: SegmentInput, c: Crop): Buffer {
-  const ch = image.channels
-  const out = Buffer.allocUnsafe(c.width * c.height * ch)
-  for (let y = 0; y < c.height; y++) {
-    const from = ((c.top + y) * image.width + c.left) * ch
-    image.data.copy(out, y * c.width * ch, from, from + c.width * ch)
-  }
-  return out
+  return crop(image.data, image.width, image.channels, regionOf(c))
+}
+
+/** The same rectangle as `region.ts` names it. */
+export function regionOf(c: Crop): Region {
+  return { x: c.left, y: c.top, width: c.width, height: c.height }
 }
 
 /**

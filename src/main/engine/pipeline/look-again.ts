@@ -9,7 +9,7 @@
  * works on a scaled-down copy) runs the model on the same pixels the saved job does and only
  * scales the crop's mask onto its own pixels.
  */
-import { cropAround, CONTEXT_MARGIN, edgeWeight, extract, RAMP, type Crop } from './detail'
+import { cropAround, CONTEXT_MARGIN, edgeWeight, extract, RAMP, regionOf, type Crop } from './detail'
 import type { AlphaPixels, HintPlane } from './hint'
 import { MODEL_SIZE, type SegmentInput } from './mask'
 import type { MaskPlane } from './refine'
@@ -85,8 +85,8 @@ export async function mergeLooks(
     signal?.throwIfAborted()
     const crop = scaled(run.crop, sx, sy, width, height)
     const box = scaled({ left: run.box.x, top: run.box.y, width: run.box.width, height: run.box.height }, sx, sy, width, height)
-    const cropImage: DecodedImage = { data: cropPlane(image.data, width, 4, asRegion(crop)), width: crop.width, height: crop.height, channels: 4, hasAlpha: false, warnings: [] }
-    const cropStrokes = strokes ? { data: cropPlane(strokes.data, width, 1, asRegion(crop)), width: crop.width, height: crop.height } : null
+    const cropImage: DecodedImage = { data: cropPlane(image.data, width, 4, regionOf(crop)), width: crop.width, height: crop.height, channels: 4, hasAlpha: false, warnings: [] }
+    const cropStrokes = strokes ? { data: cropPlane(strokes.data, width, 1, regionOf(crop)), width: crop.width, height: crop.height } : null
     const made = await finish(cropImage, run.mask, cropStrokes)
     const weight = edgeWeight(box, width, height, Math.max(1, Math.round(RAMP * Math.min(sx, sy))))
     for (let y = 0; y < box.height; y++) {
@@ -114,8 +114,4 @@ function scaled(r: Crop, sx: number, sy: number, width: number, height: number):
   const right = Math.max(left + 1, Math.min(width, Math.round((r.left + r.width) * sx)))
   const bottom = Math.max(top + 1, Math.min(height, Math.round((r.top + r.height) * sy)))
   return { left, top, width: right - left, height: bottom - top }
-}
-
-function asRegion(c: Crop): { x: number; y: number; width: number; height: number } {
-  return { x: c.left, y: c.top, width: c.width, height: c.height }
 }
