@@ -1,10 +1,12 @@
 /**
  * The `clipdesk` command under an older system Node: it runs on the project's Node 22 and says
- * so in one line, with no other noise. Needs a system Node older than 22.12 at /usr/bin/node
- * (skipped with a message otherwise).
+ * so in one line, with no other noise, and that Node starts once, with the allocator's settings
+ * (`bin/clipdesk.js`). Needs a system Node older than 22.12 at /usr/bin/node (skipped with a
+ * message otherwise).
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { CLI } from './helpers/cli'
 import { tempDir } from './helpers/engine'
@@ -24,5 +26,20 @@ describe.skipIf(!older)('clipdesk under an older system Node', () => {
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout).toContain('No keys')
     expect(r.stderr.trim().split('\n')).toEqual([`clipdesk: using the project's Node ${process.version} (the system Node ${systemVersion} is older than 22.12)`])
+  })
+
+  it.skipIf(process.platform !== 'linux')("starts the project's Node once, with glibc's allocator settings already set", () => {
+    // Every Node start appends its version and GLIBC_TUNABLES to a file (preloaded by NODE_OPTIONS).
+    const starts = join(data, 'starts.txt')
+    const preload = join(data, 'record-start.cjs')
+    writeFileSync(preload, `require('fs').appendFileSync(${JSON.stringify(starts)}, process.version + ' ' + (process.env.GLIBC_TUNABLES || '-') + '\\n')`)
+    const env: NodeJS.ProcessEnv = { ...process.env, npm_config_user_agent: '', NODE_OPTIONS: `--require ${preload}` }
+    delete env.GLIBC_TUNABLES
+    const r = spawnSync(SYSTEM_NODE, [CLI, 'keys', 'list', '--data-dir', data], { encoding: 'utf8', env })
+    expect(r.status, r.stderr).toBe(0)
+    expect(readFileSync(starts, 'utf8').trim().split('\n')).toEqual([
+      `${systemVersion} -`,
+      `${process.version} glibc.malloc.mmap_threshold=33554432:glibc.malloc.hugetlb=1`
+    ])
   })
 })

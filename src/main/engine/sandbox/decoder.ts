@@ -105,10 +105,14 @@ export class DecodeSandbox {
     return asBuffer((await this.interactive.run({ op: 'preview', request, maxPixels: this.opts.maxPixels }, { timeoutMs: this.probeTimeoutMs })) as Uint8Array)
   }
 
-  /** One process of each pool started ahead of the first job (see `SandboxPool.prewarm`). */
+  /**
+   * One process of each pool started ahead of the first job (see `SandboxPool.prewarm`): the
+   * render pool's too, or the first job's outputs wait ~0.4 s for a process to start.
+   */
   prewarm(): void {
     this.jobs.prewarm()
     this.interactive.prewarm()
+    this.renders.prewarm()
   }
 
   /** Sandbox processes alive now. */
