@@ -31,8 +31,8 @@ function statusText(item: BatchItemView): string {
 
 const TONE: Record<BatchItemView['state'], Tone> = { pending: 'running', done: 'done', failed: 'failed', cancelled: 'stopped' }
 
-/** The second line of a row: why it failed (with its details), why the last try failed, its warnings, or what it wrote. */
-function RowLine({ item, folder }: { item: BatchItemView; folder: string }): React.JSX.Element {
+/** The second line of a row (exported for its test): why it failed (with its details), why the last try failed, its warnings, or what it wrote. */
+export function RowLine({ item, folder }: { item: BatchItemView; folder: string }): React.JSX.Element {
   const { setProblem } = useStore.getState()
   let text: React.JSX.Element | null = null
   if (item.error && item.state !== 'done') {

@@ -1,0 +1,42 @@
+/**
+ * A row's second line, rendered to markup (react-dom/server): while a retry runs the last try's
+ * problem stays in view, marked as such; the new result replaces it. The browser end-to-end test
+ * cannot always catch the "Retrying" moment (a damaged file fails again at once), so it is here.
+ */
+import { createElement } from 'react'
+import { renderToStaticMarkup } from 'react-dom/server'
+import { describe, expect, it } from 'vitest'
+import type { BatchItemView } from '../../../shared/batches'
+import { RowLine } from './ItemList'
+
+const DAMAGED = 'This JPEG is damaged: it ends early (the file was cut short)'
+
+function item(over: Partial<BatchItemView>): BatchItemView {
+  return {
+    rev: 0, id: 'i1', batch_id: 'b1', seq: 0, name: 'cut.jpg', rel_path: 'shoot/cut.jpg', status: 'failed', state: 'failed', progress: 0,
+    job_id: 'j1', error: DAMAGED, error_detail: 'premature end of JPEG', uncertainty: null, warnings: [], outputs: [], model: null, device: null,
+    thumb_url: '', before_url: null, not_image: false, touch_ups: 0, touched_up_at: null, after_url: null, started_at: null, finished_at: null,
+    ...over
+  }
+}
+
+const line = (i: BatchItemView): string => renderToStaticMarkup(createElement(RowLine, { item: i, folder: 'shoot' }))
+
+describe('a row of the batch', () => {
+  it('says the problem, then "Retrying; last try: …" while the retry runs, then the retry\'s own result', () => {
+    const failed = line(item({}))
+    expect(failed).toContain(`>${DAMAGED}</span>`)
+    expect(failed).toContain('field-error')
+    expect(failed).toContain('aria-label="Details of the problem with cut.jpg"')
+    expect(failed).not.toContain('shoot') // the problem takes the whole line
+
+    const retrying = line(item({ status: 'segmenting', state: 'pending', progress: 40 }))
+    expect(retrying).toContain(`>Retrying; last try: ${DAMAGED}</span>`)
+    expect(retrying).toContain('class="text warn"')
+
+    const done = line(item({ status: 'done', state: 'done', error: null, error_detail: null, outputs: ['/out/cut.png'] }))
+    expect(done).not.toContain('damaged')
+    expect(done).toContain('1 file written')
+    expect(done).toContain('shoot')
+  })
+})
