@@ -12,6 +12,7 @@ import { ModelPool } from './models/pool'
 import { ModelRegistry } from './models/registry'
 import { ModelService } from './models/service'
 import type { Segmenter } from './pipeline/mask'
+import { prewarmRefineThread } from './pipeline/refine-thread'
 import { DecodeSandbox } from './sandbox/decoder'
 import { Scheduler } from './queue/scheduler'
 import type { Dispatcher } from './queue/dispatcher'
@@ -280,11 +281,12 @@ export class Engine extends EventEmitter<EngineEvents> {
 
   /**
    * Loads the default model now rather than at the first job (fails fast in `serve`), and starts
-   * the decode sandbox's processes, so the first photo waits for neither; gives the device that
-   * runs the model and the fallback warning, if any.
+   * the sandboxes' processes and the refine thread, so the first photo waits for none of them;
+   * gives the device that runs the model and the fallback warning, if any.
    */
   async warmUp(): Promise<{ model: string; device: string; warning: string | null }> {
     this.sandbox.prewarm()
+    prewarmRefineThread()
     const s = await this.segmenter(null)
     this.modelPool.release(s)
     return { model: this.models.defaultModel(), device: s.device, warning: s.deviceWarning }

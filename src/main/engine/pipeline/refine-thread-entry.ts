@@ -1,12 +1,12 @@
 /**
  * Entry of the refine thread (`refine-thread.ts` says why it exists): runs `refineEdges` for
- * each request and hands the two result planes back (transferred, not copied).
+ * each request and hands the two result planes back (transferred, not copied); warms up on request.
  */
 import os from 'node:os'
 import { parentPort } from 'node:worker_threads'
 import { asBuffer } from '../as-buffer'
 import { refineEdges } from './refine'
-import type { RefineReply, RefineRequest } from './refine-thread'
+import type { RefineReply, RefineRequest, RefineWarmUp } from './refine-thread'
 
 /** The thread's nice value (19 the lowest priority): it runs when the model leaves a core idle. */
 const REFINE_NICE = 19
@@ -21,9 +21,33 @@ if (process.platform === 'linux') {
   }
 }
 
-parentPort?.on('message', (req: RefineRequest) => {
-  void run(req)
+parentPort?.on('message', (req: RefineRequest | RefineWarmUp) => {
+  void ('warm' in req ? warmUp(req.id) : run(req))
 })
+
+/**
+ * A refine of a made-up photo (a soft disc on a gradient, 192 px: a few ms of work) so that the
+ * first real one finds the code compiled and sharp loaded; answered with an empty result.
+ */
+async function warmUp(id: number): Promise<void> {
+  const side = 192
+  const data = Buffer.alloc(side * side * 4)
+  const mask = Buffer.alloc(256 * 256)
+  for (let y = 0; y < side; y++) {
+    for (let x = 0; x < side; x++) data.set([x, y, (x + y) >> 1, 255], (y * side + x) * 4)
+  }
+  for (let y = 0; y < 256; y++) {
+    for (let x = 0; x < 256; x++) mask[y * 256 + x] = Math.max(0, Math.min(255, Math.round((90 - Math.hypot(x - 128, y - 128)) * 16)))
+  }
+  let reply: RefineReply
+  try {
+    await refineEdges({ data, width: side, height: side }, { data: mask, width: 256, height: 256 })
+    reply = { id, alpha: new Uint8Array(0), foreground: new Uint8Array(0) }
+  } catch (err) {
+    reply = { id, error: err instanceof Error ? err.message : String(err) }
+  }
+  parentPort!.postMessage(reply)
+}
 
 async function run(req: RefineRequest): Promise<void> {
   let reply: RefineReply

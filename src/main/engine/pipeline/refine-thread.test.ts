@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { findBuiltScript } from '../built-script'
 import { refineEdges } from './refine'
 import { FOLIAGE, fuzzyComposite, type KnownComposite } from './refine-fixtures'
-import { REFINE_THREAD_SCRIPT, refineOffThread, stopRefineThread } from './refine-thread'
+import { prewarmRefineThread, REFINE_THREAD_SCRIPT, refineOffThread, stopRefineThread } from './refine-thread'
 
 /** What the model would give: the true alpha seen at 1024², a little blurred. */
 async function modelLikeMask(t: KnownComposite) {
@@ -45,6 +45,22 @@ describe('refine thread', () => {
     expect(there.alpha.equals(here.alpha)).toBe(true)
     expect(there.foreground.equals(here.foreground)).toBe(true)
     expect(t.image.equals(before)).toBe(true)
+  })
+
+  it.runIf(process.platform === 'linux')('starts ahead of the first refine when prewarmed; the warm-up changes no result (Linux)', async () => {
+    const before = new Set(threadNices().keys())
+    prewarmRefineThread()
+    // The thread is up, at nice 19, with no refine asked of it yet (its warm-up runs there).
+    await expect.poll(() => [...threadNices()].filter(([tid, nice]) => !before.has(tid) && nice === 19).length, { timeout: 10_000 }).toBeGreaterThan(0)
+    const started = new Set(threadNices().keys())
+    const t = fuzzyComposite(480, 360, FOLIAGE)
+    const mask = await modelLikeMask(t)
+    const here = await refineEdges({ data: t.image, width: t.width, height: t.height }, mask)
+    const there = await refineOffThread({ data: t.image, width: t.width, height: t.height }, mask)
+    expect(there.alpha.equals(here.alpha)).toBe(true)
+    expect(there.foreground.equals(here.foreground)).toBe(true)
+    // The refine ran on the prewarmed thread: no thread of nice 19 was started for it.
+    expect([...threadNices()].filter(([tid, nice]) => !started.has(tid) && nice === 19)).toEqual([])
   })
 
   it.runIf(process.platform === 'linux')('runs on a thread of its own at nice 19 while this one keeps its priority (Linux)', async () => {
