@@ -6,6 +6,7 @@
 import { escapeControls } from '../shared/text'
 import { CliError } from './cli/args'
 import { asksForHelp, commandHelp, COMMANDS, overview } from './cli/help'
+import { prestartSessionWorker } from './engine/pipeline/session-worker'
 import { APP_VERSION } from './version'
 
 async function main(argv: string[]): Promise<number> {
@@ -15,6 +16,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(commandHelp(command))
     return 0
   }
+  // The commands that load a model start its worker thread first: the thread and the native
+  // runtime load on the other core while this one loads the command's modules (docs/pipeline.md, "Cold start").
+  if (command === 'serve' || command === 'process') prestartSessionWorker()
   switch (command) {
     case 'serve':
       return (await import('./cli/serve')).runServe(rest)

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Segmenter, type SegmentInput } from '../pipeline/mask'
+import { prestartSessionWorker, takeSpareSessionWorker } from '../pipeline/session-worker'
 import { SCENE, scenePng } from '../pipeline/test-fixtures'
 import { decodeImage } from '../pipeline/decode'
 import type { ModelDescriptor } from './descriptors'
@@ -104,6 +105,29 @@ describe('the optimised copy of a model', () => {
     const b = await fromCopy.segmentAtModelSize(image)
     expect(Buffer.compare(a.mask, b.mask)).toBe(0)
     expect(SCENE.width).toBeGreaterThan(0)
+  })
+})
+
+describe('a session worker started ahead (clipdesk process and serve)', () => {
+  it('is taken by the first session of the default backend, which gives the same mask; a WebAssembly session leaves it', async () => {
+    prestartSessionWorker()
+    const wasm = await segmenter({ device: 'wasm', cacheDir: null })
+    // (Had it taken the prestarted worker, whose native runtime is loaded, it would run native.)
+    expect(wasm.settings.backend).toBe('wasm')
+    const s = await segmenter({ cacheDir: null })
+    expect(s.settings.backend).toBe('native')
+    expect(sides(await s.segment(halves()))).toEqual([200, 40])
+    expect(takeSpareSessionWorker({})).toBeNull() // the native session took it
+  })
+
+  it('falls back to WebAssembly at the session\'s start when the native runtime did not load in it, and says why', async () => {
+    process.env.CLIPDESK_NATIVE_ORT = '0'
+    prestartSessionWorker()
+    const s = await segmenter({ cacheDir: null })
+    expect(takeSpareSessionWorker({})).toBeNull()
+    expect(s.device).toBe('wasm')
+    expect(s.deviceWarning).toMatch(/^the native ONNX Runtime could not be loaded \(.*CLIPDESK_NATIVE_ORT=0.*\); running on WebAssembly/)
+    expect(sides(await s.segment(halves()))).toEqual([200, 40])
   })
 })
 

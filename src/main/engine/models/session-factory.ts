@@ -8,7 +8,7 @@
  */
 import os from 'node:os'
 import type { ActualDevice, SessionSettings } from '../../../shared/models'
-import { SessionWorker, type BackendChoice, type SessionSource, type WorkerReply } from '../pipeline/session-worker'
+import { SessionWorker, takeSpareSessionWorker, type BackendChoice, type SessionSource, type WorkerReply } from '../pipeline/session-worker'
 import { keepsArena, providerOptions } from './devices'
 import { cpuProfile, type CpuProfile } from './machine'
 import { OptimizedModels } from './optimized-model'
@@ -218,13 +218,13 @@ export async function startSession(
   worker: { threads: number; backend?: BackendChoice },
   saveOptimizedTo?: string
 ): Promise<{ worker: SessionWorker; reply: Ready }> {
-  const w = new SessionWorker(worker)
+  const w = takeSpareSessionWorker(worker) ?? new SessionWorker(worker)
   const src: SessionSource = source instanceof Uint8Array ? { kind: 'bytes', model: source } : source
   let reply: WorkerReply
   try {
     // Transferred, not copied: this thread keeps no copy of the model.
     const transfer = src.kind === 'bytes' ? [src.model.buffer as ArrayBuffer] : []
-    reply = await w.request({ type: 'init', source: src, options, ...(saveOptimizedTo ? { saveOptimizedTo } : {}) }, transfer)
+    reply = await w.request({ type: 'init', source: src, options, threads: worker.threads, ...(saveOptimizedTo ? { saveOptimizedTo } : {}) }, transfer)
   } catch (cause) {
     await w.terminate()
     throw cause

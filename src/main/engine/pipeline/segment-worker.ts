@@ -28,7 +28,7 @@ const { readFileSync } = require('node:fs')
 let ort = null
 let backend = 'native'
 let backendWarning = null
-function loadOrt() {
+function loadOrt(threads) {
   if (ort) return
   if (workerData.backend !== 'wasm') {
     try {
@@ -42,7 +42,7 @@ function loadOrt() {
   }
   ort = require(workerData.webPath)
   backend = 'wasm'
-  ort.env.wasm.numThreads = workerData.threads
+  ort.env.wasm.numThreads = threads
 }
 
 let session = null
@@ -51,13 +51,25 @@ let session = null
 let sessionBytes = null
 
 parentPort.on('message', (msg) => {
+  // Started ahead of its session (session-worker.ts, prestartSessionWorker): the native binding
+  // loads now, while the main thread loads its own modules; where it cannot, init says why.
+  if (msg.type === 'preload') {
+    if (workerData.backend !== 'wasm' && !ort) {
+      try {
+        ort = require(workerData.ortPath)
+      } catch {
+        // loadOrt at init tries again and falls back to WebAssembly, with the reason.
+      }
+    }
+    return
+  }
   handle(msg).catch((err) => {
     parentPort.postMessage({ type: 'error', id: msg.id, message: String((err && err.message) || err) })
   })
 })
 
 async function create(msg) {
-  loadOrt()
+  loadOrt(msg.threads || workerData.threads)
   if (backend === 'wasm') {
     if (msg.source.kind !== 'bytes') throw new Error('the WebAssembly backend needs the model itself, not an optimised copy')
     // The wasm build runs on the CPU only; the native options (arena, threads) do not apply.

@@ -21,7 +21,7 @@ export type BackendChoice = 'auto' | 'wasm'
 
 /** Messages to the worker (see `segment-worker.ts`). */
 export type WorkerRequest =
-  | { type: 'init'; id: number; source: SessionSource; options: Record<string, unknown>; saveOptimizedTo?: string }
+  | { type: 'init'; id: number; source: SessionSource; options: Record<string, unknown>; saveOptimizedTo?: string; threads?: number }
   | { type: 'run'; id: number; inputName: string; outputName: string; input: Float32Array; dims: number[]; logits: boolean }
   | { type: 'time'; id: number; inputName: string; outputName: string; dims: number[]; runs: number }
   | { type: 'close'; id: number }
@@ -55,6 +55,28 @@ interface Pending {
   reject: (err: Error) => void
 }
 
+/**
+ * A worker started before any session is asked for (`prestartSessionWorker`): the thread's start
+ * and the native runtime's load (~0.3 s) overlap the command's own module loading instead of
+ * coming after it. Taken by the first session of the default backend.
+ */
+let spare: SessionWorker | null = null
+
+/** Starts a worker and loads the native runtime in it, ahead of the first session (`clipdesk process` and `serve`). */
+export function prestartSessionWorker(): void {
+  if (spare) return
+  spare = new SessionWorker()
+  spare.preload()
+}
+
+/** The prestarted worker, once, for a session of the default backend; null otherwise. */
+export function takeSpareSessionWorker(opts: { backend?: BackendChoice }): SessionWorker | null {
+  if (!spare || (opts.backend ?? 'auto') !== 'auto') return null
+  const w = spare
+  spare = null
+  return w.alive ? w : null
+}
+
 /** The worker thread and its request/reply bookkeeping. */
 export class SessionWorker {
   private readonly worker: Worker
@@ -86,6 +108,16 @@ export class SessionWorker {
       if (this.pending.size === 1) this.worker.ref()
       this.worker.postMessage({ ...msg, id }, transfer)
     })
+  }
+
+  /** Whether the thread still runs (a prestarted one may have died before it was taken). */
+  get alive(): boolean {
+    return this.dead === null
+  }
+
+  /** Loads the runtime now; no reply (a failure to load is told by the session's init). */
+  preload(): void {
+    this.worker.postMessage({ type: 'preload' })
   }
 
   async terminate(): Promise<void> {
