@@ -66,7 +66,10 @@ export class ProcessTreeWatch {
         const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
         const status = readFileSync(`/proc/${pid}/status`, 'latin1')
         const at = status.indexOf('VmHWM:')
-        const peakKb = at < 0 ? 0 : Number.parseInt(status.slice(at + 6, status.indexOf('\n', at)).trim(), 10)
+        // A process that has exited but is not yet reaped (a zombie) has no VmHWM line: its peak
+        // is the one seen before, never 0. The highest seen stands (an exec starts a new count).
+        const before = this.seen.get(pid)?.peakKb ?? 0
+        const peakKb = at < 0 ? before : Math.max(before, Number.parseInt(status.slice(at + 6, status.indexOf('\n', at)).trim(), 10))
         this.seen.set(pid, { user: Number(fields[11]), system: Number(fields[12]), peakKb })
       } catch {
         // exited between the listing and the read: its last sample stands
