@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry of the `clipdesk` command: runs the CLI bundle built by `npm install` (prepare → build).
 // Written for any Node that npm runs on: it picks Node 22 before loading the bundle.
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
@@ -28,19 +28,27 @@ if (tooOld(process.version)) {
   }
   // The allocator's settings (below) go with it: the project's Node then starts with them and
   // needs no second start of its own (~0.1 s).
-  const r = spawnSync(own, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+  const child = spawn(own, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: 'inherit',
     env: { ...process.env, ...allocatorEnv(), CLIPDESK_SYSTEM_NODE: process.version }
   })
-  if (r.signal) process.kill(process.pid, r.signal)
-  process.exit(r.status ?? 1)
-}
-
-// Run by npx with the project's Node on PATH while npm itself runs on the older system Node.
-const systemNode = process.env.CLIPDESK_SYSTEM_NODE ?? /\bnode\/(v\d+\.\d+\.\d+)/.exec(process.env.npm_config_user_agent ?? '')?.[1]
-if (systemNode && tooOld(systemNode) && !process.env.CLIPDESK_NODE_NOTED) {
-  console.error(`clipdesk: using the project's Node ${process.version} (the system Node ${systemNode} is older than ${MIN.join('.')})`)
-  process.env.CLIPDESK_NODE_NOTED = '1' // once, also across the re-exec below
+  // A stop sent to this process (a service manager's or `kill`'s SIGTERM, a closed terminal's
+  // SIGHUP) is passed on, or `clipdesk serve` would run on without it. Ctrl-C reaches both
+  // processes from the terminal already: passing it on too would be a second Ctrl-C (which stops
+  // `process` at once, without its report), so here it is only kept from ending this one first.
+  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal))
+  process.on('SIGINT', () => undefined)
+  child.on('error', (err) => {
+    console.error(`clipdesk: the project's Node could not be started: ${err.message}`)
+    process.exit(1)
+  })
+  child.on('exit', (code, signal) => {
+    if (!signal) process.exit(code ?? 1)
+    process.removeAllListeners(signal)
+    process.kill(process.pid, signal)
+  })
+} else {
+  await runHere()
 }
 
 // glibc's allocator, set before anything is allocated (it reads its tunables only at start, so
@@ -61,8 +69,18 @@ function allocatorEnv() {
   if (process.platform !== 'linux' || tunables.includes('glibc.malloc.mmap_threshold')) return null
   return { GLIBC_TUNABLES: tunables ? `${tunables}:${TUNABLES}` : TUNABLES }
 }
-const allocator = allocatorEnv()
-if (allocator && typeof process.execve === 'function') {
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], { ...process.env, ...allocator })
+
+/** On the project's Node (or a new enough system one): the CLI, with the allocator set. */
+async function runHere() {
+  // Run by npx with the project's Node on PATH while npm itself runs on the older system Node.
+  const systemNode = process.env.CLIPDESK_SYSTEM_NODE ?? /\bnode\/(v\d+\.\d+\.\d+)/.exec(process.env.npm_config_user_agent ?? '')?.[1]
+  if (systemNode && tooOld(systemNode) && !process.env.CLIPDESK_NODE_NOTED) {
+    console.error(`clipdesk: using the project's Node ${process.version} (the system Node ${systemNode} is older than ${MIN.join('.')})`)
+    process.env.CLIPDESK_NODE_NOTED = '1' // once, also across the re-exec below
+  }
+  const allocator = allocatorEnv()
+  if (allocator && typeof process.execve === 'function') {
+    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], { ...process.env, ...allocator })
+  }
+  await import(cli)
 }
-await import(cli)
