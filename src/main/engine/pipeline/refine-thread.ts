@@ -118,10 +118,11 @@ class RefineThread {
     private readonly onGone: (usable: boolean) => void
   ) {
     this.worker = new Worker(script)
-    this.worker.unref()
     this.worker.on('message', (reply: RefineReply) => this.settle(reply))
     this.worker.on('error', (err) => this.die(`the refine thread crashed: ${err.message}`))
     this.worker.on('exit', (code) => this.die(`the refine thread exited (code ${code})`))
+    // After the listeners: adding a 'message' listener refs the worker again.
+    this.worker.unref()
     this.armIdle()
   }
 

@@ -93,11 +93,12 @@ export class SessionWorker {
     const ortPath = process.env.CLIPDESK_NATIVE_ORT === '0' ? '/nonexistent/onnxruntime-node (turned off by CLIPDESK_NATIVE_ORT=0)' : require.resolve('onnxruntime-node')
     const webPath = require.resolve('onnxruntime-web')
     this.worker = new Worker(SEGMENT_WORKER_SOURCE, { eval: true, workerData: { ortPath, webPath, backend: opts.backend ?? 'auto', threads: opts.threads ?? 1 } })
-    // An idle segmenter must not keep the process alive; a request in flight does (`request`).
-    this.worker.unref()
     this.worker.on('message', (reply: WorkerReply) => this.settle(reply))
     this.worker.on('error', (err) => this.die(`the segmentation worker crashed: ${err.message}`, err))
     this.worker.on('exit', (code) => this.die(`the segmentation worker exited (code ${code})`))
+    // An idle segmenter must not keep the process alive; a request in flight does (`request`).
+    // After the listeners: adding a 'message' listener refs the worker again.
+    this.worker.unref()
   }
 
   request(msg: WorkerRequestBody, transfer: ArrayBuffer[] = []): Promise<WorkerReply> {
