@@ -1,8 +1,8 @@
 /**
  * The `clipdesk` command under an older system Node: it runs on the project's Node 22 and says
  * so in one line, with no other noise, and that Node starts once, with the allocator's settings,
- * and ends with the command when the command is stopped (`bin/clipdesk.js`). Needs a system Node older than 22.12 at /usr/bin/node (skipped with a
- * message otherwise).
+ * and ends with the command when the command is stopped (`bin/clipdesk.js`). Needs a system Node
+ * older than 22.12 at /usr/bin/node (skipped with a message otherwise).
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

@@ -41,3 +41,14 @@ export async function closeApp(s: Partial<AppSession>): Promise<void> {
   }
   if (s.root) rmSync(s.root, { recursive: true, force: true })
 }
+
+/** One app method over the bridge (`POST /api/app/<method>`) with `key`; throws unless it answers 200. */
+export async function appCall<T>(port: number, key: string, method: string, arg?: unknown): Promise<T> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/app/${method}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+    body: arg === undefined ? '' : JSON.stringify(arg)
+  })
+  if (res.status !== 200) throw new Error(`${method}: ${res.status} ${await res.text()}`)
+  return (await res.json()) as T
+}

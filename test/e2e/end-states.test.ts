@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ServeProcess } from '../helpers/cli'
 import { scenePng } from '../helpers/fixtures'
 import { readOnlyFolder } from '../helpers/read-only'
-import { openApp, closeApp } from './app-session'
+import type { BatchDetail, BatchSummary } from '../../src/shared/batches'
+import { appCall, openApp, closeApp } from './app-session'
 import { hasChromium, SKIP_REASON } from './chromium'
 import { box, oneLine, rowsFit, screenshots } from './views'
 
@@ -54,18 +55,9 @@ describe.skipIf(!hasChromium)(title, () => {
   const outcome = () => page.getByTestId('batch-outcome')
   /** The API's view of cut.jpg in the newest batch (the app's own bridge, with the owner key). */
   async function cutItem(): Promise<{ job_id: string | null; state: string }> {
-    const call = async (method: string, arg?: unknown): Promise<any> => {
-      const res = await fetch(`http://127.0.0.1:${serve.port}/api/app/${method}`, {
-        method: 'POST',
-        headers: { 'X-API-Key': serve.key!, 'Content-Type': 'application/json' },
-        ...(arg === undefined ? {} : { body: JSON.stringify(arg) })
-      })
-      expect(res.status).toBe(200)
-      return res.json()
-    }
-    const batches: { id: string; created_at: number }[] = await call('batchesList')
+    const batches = await appCall<BatchSummary[]>(serve.port, serve.key!, 'batchesList')
     const newest = batches.reduce((a, b) => (b.created_at > a.created_at ? b : a))
-    const detail: { items: { name: string; job_id: string | null; state: string }[] } = await call('batchGet', newest.id)
+    const detail = await appCall<BatchDetail>(serve.port, serve.key!, 'batchGet', newest.id)
     return detail.items.find((i) => i.name === 'cut.jpg')!
   }
   const kind = () => outcome().getAttribute('data-kind')

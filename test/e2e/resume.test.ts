@@ -16,6 +16,7 @@ import { openDatabase } from '../../src/main/engine/store/db'
 import { startServe, type ServeProcess } from '../helpers/cli'
 import { tempDir } from '../helpers/engine'
 import { scenePng } from '../helpers/fixtures'
+import { appCall } from './app-session'
 import { ARTIFACTS, hasChromium, launchChromium, SKIP_REASON } from './chromium'
 
 const PHOTOS = 5
@@ -31,15 +32,7 @@ describe.skipIf(!hasChromium)(title, () => {
   const pageErrors: string[] = []
   const base = () => `http://127.0.0.1:${serve.port}`
 
-  async function app<T>(method: string, arg?: unknown): Promise<T> {
-    const res = await fetch(`${base()}/api/app/${method}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
-      body: arg === undefined ? '' : JSON.stringify(arg)
-    })
-    if (res.status !== 200) throw new Error(`${method}: ${res.status} ${await res.text()}`)
-    return (await res.json()) as T
-  }
+  const app = <T>(method: string, arg?: unknown): Promise<T> => appCall<T>(serve.port, key, method, arg)
 
   async function signIn(): Promise<void> {
     await page.goto(`${base()}/`)

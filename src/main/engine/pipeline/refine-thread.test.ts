@@ -24,6 +24,20 @@ function threadNices(): Map<number, number> {
   return out
 }
 
+/** Threads of this process at nice 19 that are not in `known` (the refine thread started since). */
+function nicedSince(known: Set<number>): number[] {
+  return [...threadNices()].filter(([tid, nice]) => !known.has(tid) && nice === 19).map(([tid]) => tid)
+}
+
+/** Refines off-thread and here, and checks the two results are the same bytes. */
+async function expectInThreadResult(t: KnownComposite): Promise<void> {
+  const mask = await modelLikeMask(t)
+  const there = await refineOffThread({ data: t.image, width: t.width, height: t.height }, mask)
+  const here = await refineEdges({ data: t.image, width: t.width, height: t.height }, mask)
+  expect(there.alpha.equals(here.alpha)).toBe(true)
+  expect(there.foreground.equals(here.foreground)).toBe(true)
+}
+
 const built = findBuiltScript(REFINE_THREAD_SCRIPT) !== null
 
 afterEach(async () => {
@@ -51,16 +65,11 @@ describe('refine thread', () => {
     const before = new Set(threadNices().keys())
     prewarmRefineThread()
     // The thread is up, at nice 19, with no refine asked of it yet (its warm-up runs there).
-    await expect.poll(() => [...threadNices()].filter(([tid, nice]) => !before.has(tid) && nice === 19).length, { timeout: 10_000 }).toBeGreaterThan(0)
+    await expect.poll(() => nicedSince(before).length, { timeout: 10_000 }).toBeGreaterThan(0)
     const started = new Set(threadNices().keys())
-    const t = fuzzyComposite(480, 360, FOLIAGE)
-    const mask = await modelLikeMask(t)
-    const here = await refineEdges({ data: t.image, width: t.width, height: t.height }, mask)
-    const there = await refineOffThread({ data: t.image, width: t.width, height: t.height }, mask)
-    expect(there.alpha.equals(here.alpha)).toBe(true)
-    expect(there.foreground.equals(here.foreground)).toBe(true)
+    await expectInThreadResult(fuzzyComposite(480, 360, FOLIAGE))
     // The refine ran on the prewarmed thread: no thread of nice 19 was started for it.
-    expect([...threadNices()].filter(([tid, nice]) => !started.has(tid) && nice === 19)).toEqual([])
+    expect(nicedSince(started)).toEqual([])
   })
 
   it.runIf(process.platform === 'linux')('runs on a thread of its own at nice 19 while this one keeps its priority (Linux)', async () => {
@@ -68,10 +77,8 @@ describe('refine thread', () => {
     const mainNice = threadNices().get(process.pid)
     const before = new Set(threadNices().keys())
     await refineOffThread({ data: t.image, width: t.width, height: t.height }, await modelLikeMask(t))
-    const after = threadNices()
-    const niced = [...after].filter(([tid, nice]) => !before.has(tid) && nice === 19)
-    expect(niced.length).toBeGreaterThan(0)
-    expect(after.get(process.pid)).toBe(mainNice)
+    expect(nicedSince(before).length).toBeGreaterThan(0)
+    expect(threadNices().get(process.pid)).toBe(mainNice)
   })
 
   it('an aborted refine rejects with the abort reason, and the thread goes on serving', async () => {
@@ -109,12 +116,7 @@ describe('refine thread that cannot start', () => {
     writeFileSync(script, "throw new Error('cannot load')\n")
     process.env.CLIPDESK_REFINE_SCRIPT = script
     try {
-      const t = fuzzyComposite(160, 120, FOLIAGE)
-      const mask = await modelLikeMask(t)
-      const got = await refineOffThread({ data: t.image, width: t.width, height: t.height }, mask)
-      const here = await refineEdges({ data: t.image, width: t.width, height: t.height }, mask)
-      expect(got.alpha.equals(here.alpha)).toBe(true)
-      expect(got.foreground.equals(here.foreground)).toBe(true)
+      await expectInThreadResult(fuzzyComposite(160, 120, FOLIAGE))
     } finally {
       if (saved === undefined) delete process.env.CLIPDESK_REFINE_SCRIPT
       else process.env.CLIPDESK_REFINE_SCRIPT = saved

@@ -28,15 +28,23 @@ const { readFileSync } = require('node:fs')
 let ort = null
 let backend = 'native'
 let backendWarning = null
+// The native binding, unless WebAssembly was asked for; the error when it cannot load.
+function loadNative() {
+  if (ort || workerData.backend === 'wasm') return null
+  try {
+    ort = require(workerData.ortPath)
+    return null
+  } catch (err) {
+    return err || new Error('unknown error')
+  }
+}
+
 function loadOrt(threads) {
   if (ort) return
   if (workerData.backend !== 'wasm') {
-    try {
-      ort = require(workerData.ortPath)
-      return
-    } catch (err) {
-      backendWarning = 'the native ONNX Runtime could not be loaded (' + String((err && err.message) || err).split('\n')[0] + ')'
-    }
+    const err = loadNative()
+    if (!err) return
+    backendWarning = 'the native ONNX Runtime could not be loaded (' + String((err && err.message) || err).split('\n')[0] + ')'
   } else {
     backendWarning = 'the WebAssembly backend was asked for'
   }
@@ -53,14 +61,9 @@ let sessionBytes = null
 parentPort.on('message', (msg) => {
   // Started ahead of its session (session-worker.ts, prestartSessionWorker): the native binding
   // loads now, while the main thread loads its own modules; where it cannot, init says why.
+  // A failure is not told here: loadOrt at init tries again and falls back, with the reason.
   if (msg.type === 'preload') {
-    if (workerData.backend !== 'wasm' && !ort) {
-      try {
-        ort = require(workerData.ortPath)
-      } catch {
-        // loadOrt at init tries again and falls back to WebAssembly, with the reason.
-      }
-    }
+    loadNative()
     return
   }
   handle(msg).catch((err) => {
