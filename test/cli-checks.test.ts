@@ -10,6 +10,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { lastSession } from '../src/main/engine/models/last-session'
+import { machineCacheDir } from '../src/main/engine/models/machine'
+import { Segmenter } from '../src/main/engine/pipeline/mask'
 import { openDatabase } from '../src/main/engine/store/db'
 import { COMMANDS } from '../src/main/cli/help'
 import { APP_VERSION } from '../src/main/version'
@@ -163,5 +166,20 @@ describe('clipdesk process: the model loading, Ctrl-C, and the same command agai
     const title = 8 - done === 1 ? 'Done: 1 file' : `Done: all ${8 - done} files`
     expect(again.stdout).toMatch(new RegExp(`${title}\\. ${8 - done} images? in [\\d.]+ s \\([\\d.]+ s per image\\); ${done} skipped \\(already done\\); ${8 - done} files? written to `))
     for (const n of names) expect(existsSync(join(out, n))).toBe(true)
+  })
+
+  it('a command refused at once exits with its code while the last run\'s session is still being built ahead', async () => {
+    // The built-in model's session from the machine's optimised copy, remembered as the last
+    // one: every `clipdesk process` now starts building it as it loads (models/last-session.ts).
+    await (await Segmenter.create({ variant: 'medium' })).close()
+    expect(lastSession(machineCacheDir())).not.toBeNull()
+    for (let i = 0; i < 3; i++) {
+      const r = runCli(['process', join(root, 'no-such-folder'), '--out', join(root, 'gone-out'), '--data-dir', join(root, 'data-gone')])
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stderr).toContain('no such file or folder')
+      // Ending the process under ONNX Runtime's native build aborted it (code 134) before the
+      // worker kept the process up until the build settled.
+      expect(r.stderr).not.toMatch(/terminate called|Napi::Error|Aborted/)
+    }
   })
 })

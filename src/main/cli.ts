@@ -6,6 +6,8 @@
 import { escapeControls } from '../shared/text'
 import { CliError } from './cli/args'
 import { asksForHelp, commandHelp, COMMANDS, overview } from './cli/help'
+import { lastSession } from './engine/models/last-session'
+import { machineCacheDir } from './engine/models/machine'
 import { prestartSessionWorker } from './engine/pipeline/session-worker'
 import { APP_VERSION } from './version'
 
@@ -18,7 +20,9 @@ async function main(argv: string[]): Promise<number> {
   }
   // The commands that load a model start its worker thread first: the thread and the native
   // runtime load on the other core while this one loads the command's modules (docs/pipeline.md, "Cold start").
-  if (command === 'serve' || command === 'process') prestartSessionWorker()
+  // It also builds the session the machine's last run used, which the engine takes when it asks
+  // for the same one (models/last-session.ts).
+  if (command === 'serve' || command === 'process') prestartSessionWorker(lastSession(machineCacheDir()))
   switch (command) {
     case 'serve':
       return (await import('./cli/serve')).runServe(rest)

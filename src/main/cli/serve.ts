@@ -10,6 +10,7 @@ import { parseWorkerListen, startWorkerListener, type WorkerAddress } from '../h
 import { shownQueueUrl } from '../studio/protocol'
 import { APP_VERSION } from '../version'
 import { defaultOutputDir } from '../data-dir'
+import { discardSpareSessionWorker } from '../engine/pipeline/session-worker'
 import { CliError, parse } from './args'
 import { complain, say } from './print'
 
@@ -74,6 +75,8 @@ export async function runServe(args: string[]): Promise<number> {
   const maxResultMb = values['max-result-mb'] === undefined ? undefined : Number(values['max-result-mb'])
   if (maxResultMb !== undefined && !(Number.isInteger(maxResultMb) && maxResultMb >= 1)) throw new CliError(`expected --max-result-mb to be a whole number from 1 up, got "${values['max-result-mb']}"`)
   const localWorker = !values['no-local-worker'] && stored.localWorker
+  // No model runs in this process now: the session built ahead for it is let go (cli.ts).
+  if (values.paused || (queueUrl && !localWorker)) void discardSpareSessionWorker()
   let services: Services
   try {
     const maxResultBytes = maxResultMb === undefined ? undefined : maxResultMb * 1024 * 1024

@@ -3,6 +3,7 @@
  * (native and web): on a generated 1×1-convolution graph whose mask is known, and once on the
  * built-in IS-Net to show that the copy gives exactly the model's own mask.
  */
+import { createHash } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +13,7 @@ import { prestartSessionWorker, takeSpareSessionWorker } from '../pipeline/sessi
 import { SCENE, scenePng } from '../pipeline/test-fixtures'
 import { decodeImage } from '../pipeline/decode'
 import type { ModelDescriptor } from './descriptors'
+import { lastSession } from './last-session'
 import { convSegmentationModel } from './onnx-writer'
 
 const dirs: string[] = []
@@ -128,6 +130,71 @@ describe('a session worker started ahead (clipdesk process and serve)', () => {
     expect(s.device).toBe('wasm')
     expect(s.deviceWarning).toMatch(/^the native ONNX Runtime could not be loaded \(.*CLIPDESK_NATIVE_ORT=0.*\); running on WebAssembly/)
     expect(sides(await s.segment(halves()))).toEqual([200, 40])
+  })
+})
+
+describe('the session built ahead (the machine\'s last session, models/last-session.ts)', () => {
+  const copyPath = (cacheDir: string): string => join(cacheDir, 'models', readdirSync(join(cacheDir, 'models')).find((f) => f.endsWith('.ort'))!)
+
+  it('is remembered with the engine\'s options (threads that sleep) and the copy\'s, and taken by the first session asking for it, with the same mask', async () => {
+    const cacheDir = tempDir()
+    const first = await segmenter({ cacheDir })
+    const a = await first.segment(halves())
+    await first.close()
+    const last = lastSession(cacheDir)
+    expect(last?.source).toEqual({ kind: 'file', path: copyPath(cacheDir), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })
+    expect(last?.options).toMatchObject({
+      intraOpNumThreads: 1,
+      graphOptimizationLevel: 'disabled',
+      extra: { session: { intra_op: { allow_spinning: '0' }, use_ort_model_bytes_directly: '1', use_ort_model_bytes_for_initializers: '1' } }
+    })
+
+    prestartSessionWorker(last)
+    const s = await segmenter({ cacheDir })
+    expect(s.builtAhead).toBe(true)
+    expect(s.settings).toMatchObject({ optimizedModel: 'cached', threads: 1, backend: 'native' })
+    expect(Buffer.compare(await s.segment(halves()), a)).toBe(0)
+    expect(takeSpareSessionWorker({})).toBeNull()
+  })
+
+  it('is released when the first session asks for other options, which is then built and remembered', async () => {
+    const cacheDir = tempDir()
+    await (await segmenter({ cacheDir, threads: 1 })).close()
+    prestartSessionWorker(lastSession(cacheDir))
+    const s = await segmenter({ cacheDir, threads: 2 })
+    expect(s.builtAhead).toBe(false)
+    expect(s.settings).toMatchObject({ optimizedModel: 'cached', threads: 2 })
+    expect(sides(await s.segment(halves()))).toEqual([200, 40])
+    expect(lastSession(cacheDir)?.options).toMatchObject({ intraOpNumThreads: 2 })
+  })
+
+  it('is not used when the copy no longer matches its SHA-256: the session is built from the model and the copy made again', async () => {
+    const cacheDir = tempDir()
+    await (await segmenter({ cacheDir })).close()
+    const last = lastSession(cacheDir)!
+    const bytes = readFileSync(last.source.path)
+    bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0xff
+    writeFileSync(last.source.path, bytes)
+    prestartSessionWorker(last)
+    const s = await segmenter({ cacheDir })
+    expect(s.builtAhead).toBe(false)
+    expect(s.settings.optimizedModel).toBe('made')
+    expect(sides(await s.segment(halves()))).toEqual([200, 40])
+    const again = lastSession(cacheDir)!
+    expect(createHash('sha256').update(readFileSync(again.source.path)).digest('hex')).toBe(again.source.sha256)
+  })
+
+  it('is nothing when the record is missing or not one the engine wrote', () => {
+    const cacheDir = tempDir()
+    expect(lastSession(cacheDir)).toBeNull()
+    const file = join(cacheDir, 'last-session.json')
+    const good = { source: { kind: 'file', path: '/x.ort', sha256: 'a'.repeat(64) }, options: { intraOpNumThreads: 2 } }
+    writeFileSync(file, JSON.stringify(good))
+    expect(lastSession(cacheDir)).toEqual(good)
+    for (const bad of ['{', '[]', 'null', JSON.stringify({ ...good, source: { ...good.source, kind: 'bytes' } }), JSON.stringify({ ...good, source: { ...good.source, sha256: 'zz' } }), JSON.stringify({ ...good, options: [] }), JSON.stringify({ source: good.source })]) {
+      writeFileSync(file, bad)
+      expect(lastSession(cacheDir)).toBeNull()
+    }
   })
 })
 

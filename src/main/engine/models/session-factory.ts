@@ -10,6 +10,7 @@ import os from 'node:os'
 import type { ActualDevice, SessionSettings } from '../../../shared/models'
 import { SessionWorker, takeSpareSessionWorker, type BackendChoice, type SessionSource, type WorkerReply } from '../pipeline/session-worker'
 import { keepsArena, providerOptions } from './devices'
+import { rememberSession } from './last-session'
 import { cpuProfile, type CpuProfile } from './machine'
 import { OptimizedModels } from './optimized-model'
 import { chooseThreads, threadCandidates, TuningRecords, type ThreadChoice } from './tuning'
@@ -48,10 +49,18 @@ export interface OpenedSession {
 
 /** Graph optimisation for a session built from the model itself (fastest here: docs/pipeline.md). */
 const BUILD_LEVEL = 'all'
-/** A session from the optimised copy: already optimised; its bytes serve as the weights in place. */
-const FROM_COPY = {
-  graphOptimizationLevel: 'disabled',
-  extra: { session: { use_ort_model_bytes_directly: '1', use_ort_model_bytes_for_initializers: '1' } }
+/**
+ * A session from the optimised copy: already optimised; its bytes serve as the weights in place.
+ * Its config entries join the engine's (threads that sleep between parallel sections): spread
+ * over them, `extra` would replace them, as it did until this was written out.
+ */
+function fromCopyOptions(threads: number, arena: boolean): Record<string, unknown> {
+  const base = providerOptions('cpu', threads, arena) as { extra: { session: Record<string, unknown> } }
+  return {
+    ...base,
+    graphOptimizationLevel: 'disabled',
+    extra: { ...base.extra, session: { ...base.extra.session, use_ort_model_bytes_directly: '1', use_ort_model_bytes_for_initializers: '1' } }
+  }
 }
 
 export async function openSession(opts: OpenSessionOptions): Promise<OpenedSession> {
@@ -81,12 +90,14 @@ async function openCpu(o: OpenSessionOptions & { backend: BackendChoice }, profi
   let optimized: SessionSettings['optimizedModel'] = 'none'
 
   const open = async (threads: number): Promise<{ worker: SessionWorker; reply: Ready }> => {
+    const fromCopy = fromCopyOptions(threads, arena)
     const found = copies?.find(o.modelId, profile.fingerprint)
     if (found && o.backend !== 'wasm') {
       try {
-        const source: SessionSource = { kind: 'file', path: found.path, sha256: found.record.sha256 }
-        const started = await startSession(source, { ...providerOptions('cpu', threads, arena), ...FROM_COPY }, o.label, { threads, backend: o.backend })
+        const source = { kind: 'file', path: found.path, sha256: found.record.sha256 } as const
+        const started = await startSession(source, fromCopy, o.label, { threads, backend: o.backend })
         if (optimized === 'none') optimized = 'cached'
+        if (started.reply.backend === 'native') rememberSession(o.cacheDir!, { source, options: fromCopy })
         return started
       } catch {
         // A damaged or unreadable copy: forget it and build the session from the model again.
@@ -100,6 +111,8 @@ async function openCpu(o: OpenSessionOptions & { backend: BackendChoice }, profi
       if (scratch && started.reply.backend === 'native' && started.reply.savedSha256) {
         copies!.commit(scratch, o.modelId, profile.fingerprint, started.reply.savedSha256)
         optimized = 'made'
+        const made = copies!.find(o.modelId, profile.fingerprint)
+        if (made) rememberSession(o.cacheDir!, { source: { kind: 'file', path: made.path, sha256: made.record.sha256 }, options: fromCopy })
       } else if (scratch) copies!.discard(scratch)
       return started
     } catch (err) {

@@ -97,6 +97,7 @@ interface SessionSetup {
   device: ActualDevice
   deviceWarning: string | null
   settings: SessionSettings
+  builtAhead: boolean
   inputName: string
   outputName: string
 }
@@ -113,6 +114,8 @@ export class Segmenter {
   readonly deviceWarning: string | null
   /** How the session was set up on this machine (threads, arena, optimised copy, backend). */
   readonly settings: SessionSettings
+  /** Whether the session was built ahead by the worker started with the command (`prestartSessionWorker`). */
+  readonly builtAhead: boolean
   private worker: SessionWorker | null
   private readonly inputName: string
   private readonly outputName: string
@@ -130,6 +133,7 @@ export class Segmenter {
     this.device = setup.device
     this.deviceWarning = setup.deviceWarning
     this.settings = setup.settings
+    this.builtAhead = setup.builtAhead
     // IS-Net has 11 more outputs (side outputs, features); only the one the descriptor names is
     // asked for, so ORT neither copies nor keeps the others.
     this.inputName = setup.inputName
@@ -181,6 +185,7 @@ export class Segmenter {
       device: opened.device,
       deviceWarning: opened.deviceWarning,
       settings: opened.settings,
+      builtAhead: opened.reply.prepared,
       ...io
     })
   }

@@ -16,7 +16,9 @@
  * The session comes from the model's bytes, or from the machine's optimised copy of it
  * (`models/optimized-model.ts`): that file is read and checked here, off the main thread, and
  * the session uses its bytes in place (no second copy of the weights). Building from the
- * model's bytes may also write that optimised copy (`saveOptimizedTo`).
+ * model's bytes may also write that optimised copy (`saveOptimizedTo`). A worker started ahead
+ * may build the session the machine's last run used while the main thread loads its modules
+ * (`prepare`, docs/pipeline.md "Cold start").
  * Plain CommonJS JavaScript; the message shapes are typed in `session-worker.ts`.
  */
 export const SEGMENT_WORKER_SOURCE = String.raw`
@@ -54,6 +56,10 @@ function loadOrt(threads) {
 }
 
 let session = null
+// Whether the session came from the preload's \`prepare\` (told in the ready reply).
+let wasPrepared = false
+// The session being built ahead (\`preload\` with \`prepare\`): { key, promise }, until init takes it.
+let prepared = null
 // The optimised model's bytes, which the session uses in place (use_ort_model_bytes_directly):
 // they must outlive the session, so this reference holds them until it is closed.
 let sessionBytes = null
@@ -62,8 +68,19 @@ parentPort.on('message', (msg) => {
   // Started ahead of its session (session-worker.ts, prestartSessionWorker): the native binding
   // loads now, while the main thread loads its own modules; where it cannot, init says why.
   // A failure is not told here: loadOrt at init tries again and falls back, with the reason.
+  // With \`prepare\`, the session the last run of this machine opened (its optimised copy and
+  // options, models/last-session.ts) is built right away too: init takes it when it asks for
+  // exactly that one, and releases it otherwise.
   if (msg.type === 'preload') {
-    loadNative()
+    if (!loadNative() && msg.prepare && workerData.backend !== 'wasm') {
+      const { source, options } = msg.prepare
+      const promise = fromFile(source, options)
+      // Its failure is told, if at all, by the init that asks for it. The main thread keeps this
+      // thread alive until the build settles: ONNX Runtime's native code must not be cut off
+      // mid-way by a command that ends early (it aborts the process).
+      promise.then(() => undefined, () => undefined).then(() => parentPort.postMessage({ type: 'prepared' }))
+      prepared = { key: sessionKey(source, options), promise }
+    }
     return
   }
   handle(msg).catch((err) => {
@@ -71,7 +88,43 @@ parentPort.on('message', (msg) => {
   })
 })
 
+function sessionKey(source, options) {
+  return source && source.kind === 'file' ? JSON.stringify([source.path, source.sha256, options]) : null
+}
+
+// The optimised copy, read and checked here, and its session, which uses the bytes in place.
+async function fromFile(source, options) {
+  const bytes = readFileSync(source.path)
+  const digest = createHash('sha256').update(bytes).digest('hex')
+  if (digest !== source.sha256) throw new Error('the optimised model ' + source.path + ' is damaged (SHA-256 ' + digest + ')')
+  return { session: await ort.InferenceSession.create(bytes, options), bytes }
+}
+
+// The prepared session when it is the one asked for; else it is released (one session's memory
+// at a time) and null comes back.
+async function takePrepared(msg) {
+  const p = prepared
+  prepared = null
+  let got = null
+  try {
+    got = await p.promise
+  } catch {
+    return null
+  }
+  if (p.key !== null && p.key === sessionKey(msg.source, msg.options)) return got
+  await got.session.release()
+  return null
+}
+
 async function create(msg) {
+  if (prepared) {
+    const got = await takePrepared(msg)
+    if (got) {
+      sessionBytes = got.bytes
+      wasPrepared = true
+      return got.session
+    }
+  }
   loadOrt(msg.threads || workerData.threads)
   if (backend === 'wasm') {
     if (msg.source.kind !== 'bytes') throw new Error('the WebAssembly backend needs the model itself, not an optimised copy')
@@ -79,11 +132,9 @@ async function create(msg) {
     return ort.InferenceSession.create(msg.source.model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' })
   }
   if (msg.source.kind === 'file') {
-    const bytes = readFileSync(msg.source.path)
-    const digest = createHash('sha256').update(bytes).digest('hex')
-    if (digest !== msg.source.sha256) throw new Error('the optimised model ' + msg.source.path + ' is damaged (SHA-256 ' + digest + ')')
-    sessionBytes = bytes
-    return ort.InferenceSession.create(bytes, msg.options)
+    const got = await fromFile(msg.source, msg.options)
+    sessionBytes = got.bytes
+    return got.session
   }
   const options = msg.saveOptimizedTo
     ? { ...msg.options, logSeverityLevel: 3, optimizedModelFilePath: msg.saveOptimizedTo, extra: { ...(msg.options.extra || {}), session: { ...((msg.options.extra || {}).session || {}), save_model_format: 'ORT' } } }
@@ -108,7 +159,7 @@ async function handle(msg) {
     parentPort.postMessage({
       type: 'ready', id: msg.id, inputNames: session.inputNames, outputNames: session.outputNames,
       inputs: meta(session.inputMetadata, session.inputNames), outputs: meta(session.outputMetadata, session.outputNames),
-      backend, backendWarning, savedSha256
+      backend, backendWarning, savedSha256, prepared: wasPrepared
     })
   } else if (msg.type === 'run') {
     if (!session) throw new Error('no session')
@@ -159,6 +210,7 @@ async function handle(msg) {
     const s = session
     session = null
     if (s) await s.release()
+    if (prepared) await takePrepared(msg) // never the one asked for: released
     sessionBytes = null
     parentPort.postMessage({ type: 'closed', id: msg.id })
   } else {

@@ -26,6 +26,12 @@ export type WorkerRequest =
   | { type: 'time'; id: number; inputName: string; outputName: string; dims: number[]; runs: number }
   | { type: 'close'; id: number }
 
+/** A session to build ahead, before it is asked for: the machine's optimised copy and the options its last run used. */
+export interface PreparedSession {
+  source: Extract<SessionSource, { kind: 'file' }>
+  options: Record<string, unknown>
+}
+
 /** A request before the bookkeeping gives it an id (`Omit` applied to each member of the union). */
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never
 export type WorkerRequestBody = WithoutId<WorkerRequest>
@@ -44,11 +50,15 @@ export type WorkerReply =
       backendWarning: string | null
       /** SHA-256 of the optimised model written by this init (`saveOptimizedTo`), null when none was. */
       savedSha256: string | null
+      /** Whether the session is the one built ahead from the preload's `prepare`. */
+      prepared: boolean
     }
   | { type: 'timed'; id: number; ms: number[] }
   | { type: 'result'; id: number; dataType: string; dims: number[]; mask: Uint8Array; input: Float32Array; ms: number }
   | { type: 'closed'; id: number }
   | { type: 'error'; id: number; message: string }
+  /** The session of the preload's `prepare` is built, or failed to be (no id: nobody waits for it). */
+  | { type: 'prepared' }
 
 interface Pending {
   resolve: (reply: WorkerReply) => void
@@ -62,11 +72,26 @@ interface Pending {
  */
 let spare: SessionWorker | null = null
 
-/** Starts a worker and loads the native runtime in it, ahead of the first session (`clipdesk process` and `serve`). */
-export function prestartSessionWorker(): void {
+/**
+ * Starts a worker and loads the native runtime in it, ahead of the first session (`clipdesk
+ * process` and `serve`); with `prepare`, it also builds that session (read, checked, created) on
+ * its own core while this thread loads the command's modules. The first session takes it when
+ * it asks for exactly that source and those options; otherwise it is released first.
+ */
+export function prestartSessionWorker(prepare: PreparedSession | null = null): void {
   if (spare) return
   spare = new SessionWorker()
-  spare.preload()
+  spare.preload(prepare)
+}
+
+/**
+ * Ends the prestarted worker when no session will be asked for in this process (`serve
+ * --paused`, or studio mode without a local worker): a session built ahead holds ~0.3 GB.
+ */
+export async function discardSpareSessionWorker(): Promise<void> {
+  const w = spare
+  spare = null
+  await w?.discard()
 }
 
 /** The prestarted worker, once, for a session of the default backend; null otherwise. */
@@ -84,6 +109,8 @@ export class SessionWorker {
   private nextId = 1
   /** Set once the worker has died; every later request fails with it. */
   private dead: JobFailure | null = null
+  /** A session being built ahead (`preload` with `prepare`): the thread is kept alive until it settles. */
+  private preparing = false
 
   constructor(opts: { backend?: BackendChoice; threads?: number } = {}) {
     const require = createRequire(import.meta.url)
@@ -116,9 +143,19 @@ export class SessionWorker {
     return this.dead === null
   }
 
-  /** Loads the runtime now; no reply (a failure to load is told by the session's init). */
-  preload(): void {
-    this.worker.postMessage({ type: 'preload' })
+  /** Loads the runtime now, and builds `prepare`'s session; no reply (a failure is told by the session's init). */
+  preload(prepare: PreparedSession | null = null): void {
+    this.worker.postMessage({ type: 'preload', prepare })
+    if (prepare) {
+      this.preparing = true
+      this.worker.ref()
+    }
+  }
+
+  /** Ends a worker started ahead whose session no one will ask for (`serve --paused`, no local worker), releasing any session built ahead. */
+  async discard(): Promise<void> {
+    await this.request({ type: 'close' }).catch(() => undefined)
+    await this.terminate()
   }
 
   async terminate(): Promise<void> {
@@ -127,10 +164,15 @@ export class SessionWorker {
   }
 
   private settle(reply: WorkerReply): void {
+    if (reply.type === 'prepared') {
+      this.preparing = false
+      if (this.pending.size === 0) this.worker.unref()
+      return
+    }
     const p = this.pending.get(reply.id)
     if (!p) return
     this.pending.delete(reply.id)
-    if (this.pending.size === 0) this.worker.unref()
+    if (this.pending.size === 0 && !this.preparing) this.worker.unref()
     p.resolve(reply)
   }
 
