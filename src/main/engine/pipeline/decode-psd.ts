@@ -8,8 +8,9 @@
  * the pixels are handed to sharp with that profile so they come out in sRGB like every input.
  */
 import { crc32, deflateSync } from 'node:zlib'
-import { initializeCanvas, readPsd } from 'ag-psd'
+import type { initializeCanvas, readPsd } from 'ag-psd'
 import { JobFailure } from '../errors'
+import { agPsd } from './ag-psd'
 
 export interface PsdComposite {
   /** RGBA, 8 bits per channel. */
@@ -36,7 +37,7 @@ const RESOURCE_ICC_PROFILE = 1039
  * of ag-psd in the process cannot leave it unset.
  */
 function plainImageData(): void {
-  initializeCanvas(
+  agPsd().initializeCanvas(
     () => {
       throw new Error('no canvas in the engine: ag-psd must be used with useImageData')
     },
@@ -49,7 +50,7 @@ export function readPsdComposite(bytes: Buffer): PsdComposite {
   plainImageData()
   let psd: ReturnType<typeof readPsd>
   try {
-    psd = readPsd(bytes, {
+    psd = agPsd().readPsd(bytes, {
       skipLayerImageData: true,
       skipThumbnail: true,
       skipLinkedFilesData: true,

@@ -8,8 +8,9 @@
  * which ag-psd does not write: added after); with the input's XMP and IPTC where kept. Layers are
  * ordinary (unlocked) layers.
  */
-import { writePsdBuffer, type Layer, type Psd } from 'ag-psd'
+import type { Layer, Psd } from 'ag-psd'
 import { JobFailure } from '../errors'
+import { agPsd } from './ag-psd'
 import { imageResource, RESOURCE_IPTC } from './encoded-blocks'
 import { srgbProfileBytes } from './encode-source'
 import { narrow } from './native-colour'
@@ -60,7 +61,7 @@ export async function encodePsd(v: ComposedVariation, opts: { xmp?: string | nul
     // noBackground: the bottom layer stays an ordinary layer, so it can hold transparency and be moved.
     const resources = [imageResource(RESOURCE_ICC_PROFILE, icc)]
     if (opts.iptc) resources.push(imageResource(RESOURCE_IPTC, opts.iptc))
-    return withImageResources(writePsdBuffer(psd, { noBackground: true }), resources)
+    return withImageResources(agPsd().writePsdBuffer(psd, { noBackground: true }), resources)
   } catch (cause) {
     throw new JobFailure('pipeline_error', `cannot write psd: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
   }
