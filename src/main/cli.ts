@@ -9,6 +9,7 @@ import { asksForHelp, commandHelp, COMMANDS, overview } from './cli/help'
 import { lastSession } from './engine/models/last-session'
 import { machineCacheDir } from './engine/models/machine'
 import { prestartSessionWorker } from './engine/pipeline/session-worker'
+import { startSandboxesAhead } from './engine/sandbox/specs'
 import { APP_VERSION } from './version'
 
 async function main(argv: string[]): Promise<number> {
@@ -22,7 +23,11 @@ async function main(argv: string[]): Promise<number> {
   // runtime load on the other core while this one loads the command's modules (docs/pipeline.md, "Cold start").
   // It also builds the session the machine's last run used, which the engine takes when it asks
   // for the same one (models/last-session.ts).
-  if (command === 'serve' || command === 'process') prestartSessionWorker(lastSession(machineCacheDir()))
+  // And the sandbox processes the first photo's probe, decode and outputs need (sandbox/specs.ts).
+  if (command === 'serve' || command === 'process') {
+    prestartSessionWorker(lastSession(machineCacheDir()))
+    startSandboxesAhead()
+  }
   switch (command) {
     case 'serve':
       return (await import('./cli/serve')).runServe(rest)

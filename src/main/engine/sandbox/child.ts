@@ -39,7 +39,9 @@ function lowerPriority(nice: number): void {
 sharp.cache(false)
 
 function send(message: ToParent): void {
-  process.send?.(message)
+  // The engine may be gone (a command that ended at once while this process started ahead of
+  // it): with a callback a failed send is passed to it rather than thrown; 'disconnect' ends this process.
+  if (process.connected) process.send?.(message, undefined, undefined, () => undefined)
 }
 
 // libvips works on its own threads, so this timer keeps running while a decode is under way.

@@ -9,13 +9,13 @@
  * sized for the outputs rather than for the input).
  */
 import { asBuffer } from '../as-buffer'
-import { findBuiltScript } from '../built-script'
 import type { DecodedImage, ProbedImage } from '../pipeline/decode'
 import type { HintPlane } from '../pipeline/hint'
 import type { HintDecodeRequest } from '../pipeline/hint-decode'
 import type { NativeTarget } from '../pipeline/native-colour'
 import { forRender, type JobResult, type RenderInput, type StoredOutput } from '../pipeline/render'
 import { SandboxPool } from './pool'
+import { decodeSpec, findSandboxScript, renderSpec } from './specs'
 import type { PreviewRequest } from './protocol'
 
 export interface SandboxOptions {
@@ -29,20 +29,13 @@ export interface SandboxOptions {
   probeTimeoutMs?: number
   /** Resident memory a sandbox process may reach. @default 12 bytes per allowed pixel, at least 768 MB */
   memoryBytes?: number
-  /** Resident memory a process composing and encoding outputs may reach. @default `RENDER_MEMORY_BYTES` */
+  /** Resident memory a process composing and encoding outputs may reach. @default `RENDER_MEMORY_BYTES` (specs.ts) */
   renderMemoryBytes?: number
   /** Composing and encoding a job's outputs running longer is stopped (`pipeline_timeout`). @default 10 min */
   renderTimeoutMs?: number
   /** The built sandbox entry; found next to the engine's bundle by default. */
   script?: string
 }
-
-/**
- * Memory of a process composing and encoding one job's outputs: the input, its alpha and
- * colours as handed over, and the variations of a job at its output limits (docs/api.md §15).
- * Measured peaks: docs/robustness.md, "Cost bounded by what was paid".
- */
-export const RENDER_MEMORY_BYTES = 3 * 2 ** 30
 
 export class DecodeSandbox {
   private readonly jobs: SandboxPool
@@ -57,16 +50,13 @@ export class DecodeSandbox {
     const script = opts.script ?? findSandboxScript()
     // A decoded 100 MP image is 400 MB of RGBA, and libvips needs room around it.
     const memoryBytes = opts.memoryBytes ?? Math.max(768 * 2 ** 20, opts.maxPixels * 12)
-    this.jobs = new SandboxPool({ script, size: Math.max(1, opts.concurrency), memoryBytes })
-    this.interactive = new SandboxPool({ script, size: 1, memoryBytes })
+    this.jobs = new SandboxPool({ ...decodeSpec(script, memoryBytes), size: Math.max(1, opts.concurrency) })
+    this.interactive = new SandboxPool({ ...decodeSpec(script, memoryBytes), size: 1 })
     this.renders = new SandboxPool({
-      script,
+      ...renderSpec(script, opts.renderMemoryBytes),
       size: Math.max(1, opts.concurrency),
-      memoryBytes: opts.renderMemoryBytes ?? RENDER_MEMORY_BYTES,
       task: 'making the outputs',
-      timeoutReason: 'pipeline_timeout',
-      // A large output keeps the cores busy for a minute: `/health` and status must not wait on it.
-      nice: 10
+      timeoutReason: 'pipeline_timeout'
     })
     this.decodeTimeoutMs = opts.decodeTimeoutMs ?? 60_000
     this.probeTimeoutMs = opts.probeTimeoutMs ?? 15_000
@@ -123,16 +113,4 @@ export class DecodeSandbox {
   async close(): Promise<void> {
     await Promise.all([this.jobs.close(), this.interactive.close(), this.renders.close()])
   }
-}
-
-
-const SCRIPT = 'decode-child.js'
-
-/** The built sandbox entry (`out/main/decode-child.js`, an entry of electron-vite's main build). */
-export function findSandboxScript(): string {
-  const fromEnv = process.env.CLIPDESK_SANDBOX_SCRIPT
-  if (fromEnv) return fromEnv
-  const found = findBuiltScript(SCRIPT)
-  if (found) return found
-  throw new Error(`The decoder sandbox (${SCRIPT}) is not built: run \`npm run build\``)
 }

@@ -60,30 +60,16 @@ const START_TIMEOUT_MS = 30_000
 
 /** One sandbox process and the request it is serving. */
 class Slot {
-  readonly child: ChildProcess
-  readonly ready: Promise<void>
   job: (Waiting & { id: number; timer: NodeJS.Timeout; watch: NodeJS.Timeout | null; abort: () => void }) | null = null
   idleTimer: NodeJS.Timeout | null = null
   /** Why the pool killed the process, reported to the request it was serving. */
   killedFor: JobFailure | Error | null = null
   exited = false
 
-  constructor(child: ChildProcess) {
-    this.child = child
-    this.ready = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new JobFailure('pipeline_crashed', 'the decoder process did not start')), START_TIMEOUT_MS)
-      child.once('message', (m: ToParent) => {
-        clearTimeout(timer)
-        if (m.type === 'ready') resolve()
-        else reject(new JobFailure('pipeline_crashed', 'the decoder process started wrongly'))
-      })
-      child.once('exit', () => {
-        clearTimeout(timer)
-        reject(new JobFailure('pipeline_crashed', 'the decoder process exited while starting'))
-      })
-    })
-    this.ready.catch(() => {}) // observed by the first request
-  }
+  constructor(
+    readonly child: ChildProcess,
+    readonly ready: Promise<void>
+  ) {}
 
   kill(reason: JobFailure | Error): void {
     this.killedFor ??= reason
@@ -154,21 +140,8 @@ export class SandboxPool {
   }
 
   private spawn(): Slot {
-    const execArgv = process.versions.electron ? [] : ['--max-old-space-size=' + Math.max(256, Math.round(this.opts.memoryBytes / 2 ** 20 / 2))]
-    const child = fork(this.opts.script, [], {
-      serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      execArgv,
-      env: {
-        ...process.env,
-        ...this.opts.env,
-        CLIPDESK_SANDBOX_MEMORY_BYTES: String(this.opts.memoryBytes),
-        ...(this.opts.nice ? { CLIPDESK_SANDBOX_NICE: String(this.opts.nice) } : {}),
-        // Inside Electron, process.execPath is the app: run it as plain Node.
-        ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {})
-      }
-    })
-    const slot = new Slot(child)
+    const { child, ready } = takeStarted(this.opts) ?? forkSandbox(this.opts)
+    const slot = new Slot(child, ready)
     this.slots.add(slot)
     child.on('message', (m: ToParent) => this.onMessage(slot, m))
     child.on('error', (err) => slot.kill(err))
@@ -253,6 +226,83 @@ export class SandboxPool {
     }
     if (!this.closed) this.dispatch()
   }
+}
+
+/** What a sandbox process is started with: the pool's script, memory limit, priority and environment. */
+export type ForkSpec = Pick<PoolOptions, 'script' | 'memoryBytes' | 'nice' | 'env'>
+
+interface Started {
+  child: ChildProcess
+  /** Settles when the process says it is ready (or fails to start). */
+  ready: Promise<void>
+}
+
+function forkSandbox(spec: ForkSpec): Started {
+  const { execArgv, env } = forkOptions(spec)
+  const child = fork(spec.script, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv, env })
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new JobFailure('pipeline_crashed', 'the decoder process did not start')), START_TIMEOUT_MS)
+    child.once('message', (m: ToParent) => {
+      clearTimeout(timer)
+      if (m.type === 'ready') resolve()
+      else reject(new JobFailure('pipeline_crashed', 'the decoder process started wrongly'))
+    })
+    child.once('exit', () => {
+      clearTimeout(timer)
+      reject(new JobFailure('pipeline_crashed', 'the decoder process exited while starting'))
+    })
+  })
+  ready.catch(() => {}) // observed by the first request
+  return { child, ready }
+}
+
+function forkOptions(spec: ForkSpec): { execArgv: string[]; env: NodeJS.ProcessEnv } {
+  return {
+    execArgv: process.versions.electron ? [] : ['--max-old-space-size=' + Math.max(256, Math.round(spec.memoryBytes / 2 ** 20 / 2))],
+    env: {
+      ...process.env,
+      ...spec.env,
+      CLIPDESK_SANDBOX_MEMORY_BYTES: String(spec.memoryBytes),
+      ...(spec.nice ? { CLIPDESK_SANDBOX_NICE: String(spec.nice) } : {}),
+      // Inside Electron, process.execPath is the app: run it as plain Node.
+      ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {})
+    }
+  }
+}
+
+/** Processes started ahead of any pool (`startSandboxAhead`), each waiting for a pool that forks exactly what it is. */
+const ahead: Array<Started & { key: string; timer: NodeJS.Timeout }> = []
+/** A process started ahead and not taken by then exits. */
+const AHEAD_UNUSED_MS = 30_000
+
+const specKey = (spec: ForkSpec): string => JSON.stringify([spec.script, spec.memoryBytes, spec.nice ?? 0, spec.env ?? {}])
+
+/**
+ * Starts a sandbox process before the engine exists (`clipdesk process` and `serve`, from
+ * `cli.ts`): Node, sharp and the pipeline's code load (~0.2–0.3 s of CPU each) while the command
+ * loads its own modules, rather than after, when the first photo's probe and decode wait for
+ * them. The first pool that would fork the same process takes it; unused, it exits after 30 s
+ * and never keeps this process alive.
+ */
+export function startSandboxAhead(spec: ForkSpec): void {
+  const started = forkSandbox(spec)
+  const entry = { ...started, key: specKey(spec), timer: setTimeout(() => started.child.kill('SIGKILL'), AHEAD_UNUSED_MS) }
+  entry.timer.unref()
+  started.child.unref()
+  started.child.channel?.unref()
+  started.child.once('exit', () => {
+    const at = ahead.indexOf(entry)
+    if (at >= 0) ahead.splice(at, 1)
+  })
+  ahead.push(entry)
+}
+
+function takeStarted(spec: ForkSpec): Started | null {
+  const at = ahead.findIndex((e) => e.key === specKey(spec) && e.child.exitCode === null && e.child.signalCode === null)
+  if (at < 0) return null
+  const [entry] = ahead.splice(at, 1)
+  clearTimeout(entry!.timer)
+  return { child: entry!.child, ready: entry!.ready }
 }
 
 function memoryFailure(task: string, limit: number): JobFailure {
