@@ -19,11 +19,10 @@ async function main(argv: string[]): Promise<number> {
     console.log(commandHelp(command))
     return 0
   }
-  // The commands that load a model start its worker thread first: the thread and the native
-  // runtime load on the other core while this one loads the command's modules (docs/pipeline.md, "Cold start").
-  // It also builds the session the machine's last run used, which the engine takes when it asks
-  // for the same one (models/last-session.ts).
-  // And the sandbox processes the first photo's probe, decode and outputs need (sandbox/specs.ts).
+  // The commands that load a model start, while this thread loads the command's modules
+  // (docs/pipeline.md, "Cold start"): the model's worker thread, which loads the native runtime
+  // and builds the session the machine's last run used (models/last-session.ts), and the sandbox
+  // processes the first photo's probe, decode and outputs need (sandbox/specs.ts).
   if (command === 'serve' || command === 'process') {
     prestartSessionWorker(lastSession(machineCacheDir()))
     startSandboxesAhead()

@@ -85,6 +85,11 @@ export function defaultConcurrency(cores = cpuProfile().physical ?? availablePar
   return Math.min(4, 2 + Math.floor(cores / 8))
 }
 
+/** A decode sandbox process's memory limit: a decoded 100 MP image is 400 MB of RGBA, and libvips needs room around it. */
+export function decodeMemoryFor(maxPixels: number): number {
+  return Math.max(768 * 2 ** 20, maxPixels * 12)
+}
+
 export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
   return {
     dataDir: o.dataDir,
@@ -101,7 +106,7 @@ export function resolveOptions(o: EngineOptions): ResolvedEngineOptions {
     maxAttempts: o.maxAttempts ?? 3,
     jobTimeoutMs: o.jobTimeoutMs ?? 10 * 60 * 1000,
     decodeTimeoutMs: o.decodeTimeoutMs ?? 60_000,
-    decodeMemoryBytes: o.decodeMemoryBytes ?? Math.max(768 * 2 ** 20, (o.maxPixels ?? 100_000_000) * 12),
+    decodeMemoryBytes: o.decodeMemoryBytes ?? decodeMemoryFor(o.maxPixels ?? 100_000_000),
     renderMemoryBytes: o.renderMemoryBytes,
     device: o.device,
     log: o.log,

@@ -55,8 +55,8 @@ export class OptimizedModels {
     return `${this.base(model, fingerprint)}.${randomUUID().slice(0, 8)}.tmp.ort`
   }
 
-  /** Moves a written scratch file into place with its record; removes copies made for other fingerprints. */
-  commit(scratch: string, model: string, fingerprint: string, sha256: string): void {
+  /** Moves a written scratch file into place with its record (gives its path); removes copies made for other fingerprints. */
+  commit(scratch: string, model: string, fingerprint: string, sha256: string): string {
     const base = this.base(model, fingerprint)
     const bytes = statSync(scratch).size
     renameSync(scratch, `${base}.ort`)
@@ -66,6 +66,7 @@ export class OptimizedModels {
     for (const name of this.entries()) {
       if (name.startsWith(`${safe(model)}-`) && !name.startsWith(`${safe(model)}-${fingerprint}.`)) rmSync(join(this.dir, name), { force: true })
     }
+    return `${base}.ort`
   }
 
   discard(path: string): void {

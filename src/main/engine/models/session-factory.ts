@@ -109,10 +109,9 @@ async function openCpu(o: OpenSessionOptions & { backend: BackendChoice }, profi
     try {
       const started = await startSession(await o.modelBytes(), options, o.label, { threads, backend: o.backend }, scratch ?? undefined)
       if (scratch && started.reply.backend === 'native' && started.reply.savedSha256) {
-        copies!.commit(scratch, o.modelId, profile.fingerprint, started.reply.savedSha256)
+        const path = copies!.commit(scratch, o.modelId, profile.fingerprint, started.reply.savedSha256)
         optimized = 'made'
-        const made = copies!.find(o.modelId, profile.fingerprint)
-        if (made) rememberSession(o.cacheDir!, { source: { kind: 'file', path: made.path, sha256: made.record.sha256 }, options: fromCopy })
+        rememberSession(o.cacheDir!, { source: { kind: 'file', path, sha256: started.reply.savedSha256 }, options: fromCopy })
       } else if (scratch) copies!.discard(scratch)
       return started
     } catch (err) {
@@ -145,13 +144,13 @@ async function openCpu(o: OpenSessionOptions & { backend: BackendChoice }, profi
   try {
     const choice = await chooseThreads(profile, o.modelId, records, o.threads, async (threads) => {
       if (threads !== current.threads) {
-        await closeWorker(current.worker)
+        await current.worker.close()
         current = { threads, ...(await open(threads)) }
       }
       return timeRuns(current.worker, o.io(current.reply))
     })
     if (choice.threads !== current.threads) {
-      await closeWorker(current.worker)
+      await current.worker.close()
       current = { threads: choice.threads, ...(await open(choice.threads)) }
     }
     return finish(current, choice, arena, optimized, profile)
@@ -216,11 +215,6 @@ async function timeRuns(worker: SessionWorker, io: { inputName: string; outputNa
   const reply = await worker.request({ type: 'time', ...io, runs: 3 })
   if (reply.type !== 'timed') throw new Error(reply.type === 'error' ? reply.message : `unexpected reply ${reply.type} while timing the model`)
   return Math.min(...reply.ms.slice(1))
-}
-
-async function closeWorker(worker: SessionWorker): Promise<void> {
-  await worker.request({ type: 'close' }).catch(() => undefined)
-  await worker.terminate()
 }
 
 /** A worker with a session built from `source` (bytes are transferred), or throws with ORT's message. */

@@ -222,8 +222,7 @@ export class Segmenter {
     if (!worker) return
     this.worker = null
     await this.queue
-    await worker.request({ type: 'close' }).catch(() => undefined)
-    await worker.terminate()
+    await worker.close()
     this.inputPool.length = 0
   }
 

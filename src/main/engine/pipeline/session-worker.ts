@@ -91,7 +91,7 @@ export function prestartSessionWorker(prepare: PreparedSession | null = null): v
 export async function discardSpareSessionWorker(): Promise<void> {
   const w = spare
   spare = null
-  await w?.discard()
+  await w?.close()
 }
 
 /** The prestarted worker, once, for a session of the default backend; null otherwise. */
@@ -152,8 +152,8 @@ export class SessionWorker {
     }
   }
 
-  /** Ends a worker started ahead whose session no one will ask for (`serve --paused`, no local worker), releasing any session built ahead. */
-  async discard(): Promise<void> {
+  /** Releases the worker's session (and any built ahead), then ends the thread; a failed release still ends it. */
+  async close(): Promise<void> {
     await this.request({ type: 'close' }).catch(() => undefined)
     await this.terminate()
   }

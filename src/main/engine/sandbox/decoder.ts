@@ -14,6 +14,7 @@ import type { HintPlane } from '../pipeline/hint'
 import type { HintDecodeRequest } from '../pipeline/hint-decode'
 import type { NativeTarget } from '../pipeline/native-colour'
 import { forRender, type JobResult, type RenderInput, type StoredOutput } from '../pipeline/render'
+import { decodeMemoryFor } from '../options'
 import { SandboxPool } from './pool'
 import { decodeSpec, findSandboxScript, renderSpec } from './specs'
 import type { PreviewRequest } from './protocol'
@@ -48,8 +49,7 @@ export class DecodeSandbox {
 
   constructor(private readonly opts: SandboxOptions) {
     const script = opts.script ?? findSandboxScript()
-    // A decoded 100 MP image is 400 MB of RGBA, and libvips needs room around it.
-    const memoryBytes = opts.memoryBytes ?? Math.max(768 * 2 ** 20, opts.maxPixels * 12)
+    const memoryBytes = opts.memoryBytes ?? decodeMemoryFor(opts.maxPixels)
     this.jobs = new SandboxPool({ ...decodeSpec(script, memoryBytes), size: Math.max(1, opts.concurrency) })
     this.interactive = new SandboxPool({ ...decodeSpec(script, memoryBytes), size: 1 })
     this.renders = new SandboxPool({
