@@ -90,7 +90,7 @@ describe('clipdesk process checks every option before reading any photo', () => 
     ['--mode params without --params', ['--mode', 'params'], 'clipdesk: --mode params needs --params <preset or settings>, e.g. --params ecommerce-white'],
     ['a bad --params value', ['--params', 'background=whte'], 'clipdesk: --params: background: expected transparent, a colour name (white, black, grey, beige…), #RGB, #RGBA, #RRGGBB, #RRGGBBAA, blur or blur:<px> (1–250), got "whte"'],
     ['an unknown preset', ['--mode', 'params', '--params', 'no-such-preset'], 'clipdesk: --params: preset: no preset named "no-such-preset"'],
-    ['a bad --template', ['--template', '{nom}.{ext}'], 'clipdesk: --template: unknown token {nom}; use {name} {ext} {variation} {date} {preset}'],
+    ['a bad --template', ['--template', '{nom}.{ext}'], 'clipdesk: --template: unknown token {nom}; use {name} {ext} {variation} {date} {preset} {n} (or {n:3} for 001, 002…)'],
     ['a --out under a file', ['--out', '<file>/out'], 'clipdesk: --out: <file> is a file, not a folder']
   ])('%s: one line, exit 2, no job, no output folder', (_name, extra, line) => {
     const data = join(root, `data-${Math.random().toString(36).slice(2)}`)

@@ -36,7 +36,7 @@ export const COMMANDS: Record<string, CommandHelp> = {
       { flag: '--params <set>', text: 'a preset name or settings, e.g. ecommerce-white or "background=white;size=1600x1600"' },
       { flag: '--format <format>', text: 'png | jpg | jpeg | webp | tiff | psd (layered, the cut-out as a layer mask)', default: 'png' },
       { flag: '--all-variations', text: 'write every version of each photo (cut-out, on background, with shadow…), not only the main file' },
-      { flag: '--template <text>', text: 'file names, tokens {name} {ext} {variation} {date} {preset}; "/" makes folders', default: '{name}.{ext}, or {name}.{variation}.{ext} with several files' },
+      { flag: '--template <text>', text: 'file names, tokens {name} {ext} {variation} {date} {preset} {n} ({n:3}: 001); "/" makes folders', default: '{name}.{ext}, or {name}.{variation}.{ext} with several files' },
       { flag: '--overwrite', text: 'process photos again that a previous run already did' },
       DATA_DIR,
       HELP

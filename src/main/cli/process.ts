@@ -37,6 +37,8 @@ interface ProcessReport extends RunReport {
 
 interface Todo {
   input: InputFile
+  /** Its number among the command's inputs (`{n}`), from 1: the same on a continued run. */
+  seq: number
   size: number
   mtimeMs: number
 }
@@ -94,9 +96,9 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
 
   // Sizes only (no photo is read yet): for the space the output needs, and the resume record.
   const sized: Todo[] = []
-  for (const input of images) {
+  for (const [i, input] of images.entries()) {
     const info = await stat(input.path).catch(() => null)
-    sized.push({ input, size: info?.size ?? 0, mtimeMs: info?.mtimeMs ?? 0 })
+    sized.push({ input, seq: i + 1, size: info?.size ?? 0, mtimeMs: info?.mtimeMs ?? 0 })
   }
   const outDir = await checkDestination(o.outDir, { estimatedBytes: estimateOutputBytes(sized.reduce((n, t) => n + t.size, 0)) }).catch((err: unknown) => {
     throw err instanceof DestinationProblem ? new CliError(`--out: ${err.message}`) : err
@@ -133,7 +135,7 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   process.once('SIGTERM', interrupt)
   const date = dateToken(new Date())
 
-  const one = async ({ input, size, mtimeMs }: Todo): Promise<void> => {
+  const one = async ({ input, seq, size, mtimeMs }: Todo): Promise<void> => {
     const bytes = await readFile(input.path).catch((err: Error) => err)
     if (bytes instanceof Error) return fail(input, `The file cannot be read: ${bytes.message}`)
     const submitted = await submitFile(engine, request, { bytes, filename: input.path })
@@ -145,7 +147,7 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
       return
     }
     if (outcome.state !== 'done') return fail(input, outcome.state === 'failed' ? outcome.message : 'the job is gone')
-    const naming = { relPath: input.relPath, template: o.template, mode: request.mode, params: request.params, date }
+    const naming = { relPath: input.relPath, template: o.template, mode: request.mode, params: request.params, date, seq }
     const files = outputNames(naming, outcome.results).map((name, i) => ({ from: outcome.results[i]!.path, target: resolveInside(outDir, name) }))
     const version = { input: input.path, settings: key, size, mtimeMs }
     const written = await writeOutputs(files, outDir, ledger.resumeRecord(version)).catch((err: Error) => err)

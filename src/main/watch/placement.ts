@@ -32,7 +32,7 @@ export class WatchPlacement {
   /** Writes a done job's results for `row` into the folder's output folder; returns the paths written. */
   async writeResults(folder: WatchFolderRecord, row: WatchFileRecord, results: readonly ResultFile[]): Promise<string[]> {
     const outDir = outputDirOf(folder)
-    const naming = { relPath: row.relPath, template: folder.nameTemplate, mode: folder.request.mode, params: folder.request.params, date: dateToken(this.d.now()) }
+    const naming = { relPath: row.relPath, template: folder.nameTemplate, mode: folder.request.mode, params: folder.request.params, date: dateToken(this.d.now()), seq: this.d.store.fileNumber(folder.id, row.id) }
     const files = outputNames(naming, results).map((name, i) => ({ from: results[i]!.path, target: resolveInside(outDir, name) }))
     return writeOutputs(files, containmentRoot(folder, outDir), this.d.store.outputs.resumeRecord(row, results))
   }
