@@ -25,6 +25,7 @@ import type { TouchUpTarget } from '../../shared/touchup'
 import type { TouchUpFile } from '../touchup/touchups'
 import { batchTouchUpFile } from './touchup-file'
 import { batchSummary, itemView, type PreviewAddress } from './view'
+import { batchFiles, resultFile, type WrittenFile } from './result-files'
 
 export type { PreviewAddress } from './view'
 
@@ -139,6 +140,16 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   }
 
   /** The folder to open for a batch, or for one file (its folder in the destination). */
+  /** One written file of a done item (results that leave the app); 404 / 409 as `result-files.ts` says. */
+  resultFile(target: { batch_id: string; item_id: string; output?: number }): WrittenFile {
+    return resultFile(this.store, target)
+  }
+
+  /** Every written file of a batch, for its zip. */
+  batchFiles(batchId: string): { files: WrittenFile[]; name: string } {
+    return batchFiles(this.store, batchId)
+  }
+
   outputFolder(target: BatchTarget): string {
     const batch = this.store.batch(target.batch_id)
     if (!batch) throw notFound(`Batch ${target.batch_id}`)

@@ -8,6 +8,8 @@
  *   `data: <json>`), owner keys only. Read with fetch (EventSource cannot send X-API-Key).
  * - `GET /api/app/files/<item>/<kind>?v=&expires=&sig=`: an item's thumbnail or before/after
  *   image, signed like result addresses so an <img> can load it without the key.
+ * - `GET /api/app/download/…` and `/api/app/download-batch/….zip`: a result or a batch's zip
+ *   (`app-downloads.ts`), signed the same way.
  * - `GET /` and `/assets/*`: the built renderer (out/renderer), with a strict CSP.
  *
  * Everything sits behind the listener's Host check. No CORS headers: another origin can
@@ -27,6 +29,7 @@ import type { StudioCoordinator } from '../studio/coordinator'
 import { ApiError } from '../engine/errors'
 import { forwardAppEvents } from '../app-api/app-api'
 import { sendJson } from './respond'
+import { handleDownload } from './app-downloads'
 
 export interface AppBridgeOptions {
   handlers: IpcHandlers
@@ -117,6 +120,9 @@ export async function handleAppRequest(
       throw new ApiError('forbidden', 'This API key cannot use the app; use an owner key (clipdesk keys create --admin).')
     }
   }
+
+  // Downloads of results and batch zips (signed addresses, like the previews below).
+  if (await handleDownload(opts, req, res, url, ctx.allow)) return true
 
   const file = FILE_PATH.exec(path)
   if (file) {

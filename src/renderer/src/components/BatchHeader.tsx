@@ -4,6 +4,7 @@ import { batchOutcome, type BatchOutcomeKind, type BatchSummary } from '../../..
 import { describeJob } from '../../../shared/vocabulary'
 import { batchPace, formatDuration } from '../lib/format'
 import { useStore } from '../store'
+import { downloadBatch } from '../lib/results'
 import { ProgressBar, type Tone } from './common'
 
 const TONE: Record<BatchOutcomeKind, Tone> = {
@@ -43,7 +44,9 @@ function Stat(props: { n: number; label: string; className?: string; testId?: st
  * ran, and the batch's actions.
  */
 export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Element {
-  const { canOpen, presets, starting } = useStore(useShallow((s) => ({ canOpen: s.appInfo?.canOpenPath ?? false, presets: s.presets, starting: s.starting })))
+  const { canOpen, canDownload, presets, starting } = useStore(
+    useShallow((s) => ({ canOpen: s.appInfo?.canOpenPath ?? false, canDownload: s.appInfo?.canDownload ?? false, presets: s.presets, starting: s.starting }))
+  )
   const { cancelBatch, retryBatch, resumeBatch, openOutput, setListView } = useStore.getState()
   const c = batch.counts
   const pending = c.waiting + c.running
@@ -82,6 +85,11 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
           {c.failed + c.cancelled > 0 && pending === 0 && (
             <button type="button" className="btn" onClick={() => void retryBatch()} data-testid="retry-batch">
               Retry {c.failed > 0 && c.cancelled > 0 ? 'the rest' : c.failed > 0 ? 'failed' : 'stopped'} ({c.failed + c.cancelled})
+            </button>
+          )}
+          {canDownload && c.done > 0 && (
+            <button type="button" className="btn" onClick={() => void downloadBatch(batch.id)} data-testid="download-batch">
+              Download all (zip)
             </button>
           )}
           <button type="button" className="btn" onClick={() => void openOutput()} data-testid="open-output">
