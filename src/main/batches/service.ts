@@ -16,6 +16,7 @@ import { plannedOutputs } from '../../shared/outputs'
 import type { Engine, JobEvent } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import { checkDestination, DestinationProblem, estimateOutputBytes } from '../outputs/destination'
+import { sweepTempFiles } from '../outputs/temp-sweep'
 import { Previews, type PreviewKind } from './previews'
 import { addFiles } from './intake'
 import { BatchReporter } from './report'
@@ -96,6 +97,9 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     if (this.runner.running) return
     this.runner.running = true
     this.engine.on('job', this.onJob)
+    // A copy cut short by a crash left its temp file in the destination of a batch that had work.
+    const withWork = new Set([...this.store.pendingBatchIds(), ...this.store.inFlight().map((i) => i.batchId)])
+    for (const batchId of withWork) this.sweepDestination(batchId)
     this.interruptPending()
     for (const item of this.store.inFlight()) this.runner.sync(item)
     for (const item of this.store.orphans()) this.runner.fail(item, 'The file was being added when the app stopped; retry to run it again.')
@@ -270,6 +274,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   resume(batchId: string): BatchSummary {
     if (!this.store.batch(batchId)) throw notFound(`Batch ${batchId}`)
     if (this.store.setInterrupted(batchId, null)) this.emit('batch', batchId)
+    this.sweepDestination(batchId)
     this.runner.pump()
     return this.summary(batchId)
   }
@@ -309,6 +314,12 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
    * job had not finished go back to waiting (keeping that job, whose upload is re-read at
    * "Resume"); that job is cancelled so it does not run unasked. Results already made are kept.
    */
+  /** Removes the temp files a killed copy left in the batch's destination (`outputs/temp-sweep.ts`), in the background. */
+  private sweepDestination(batchId: string): void {
+    const destination = this.store.batch(batchId)?.destination
+    if (destination) void sweepTempFiles(destination)
+  }
+
   private interruptPending(): void {
     const now = Date.now()
     for (const batchId of this.store.pendingBatchIds()) {

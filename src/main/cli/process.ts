@@ -11,6 +11,7 @@ import { expandInput, type InputFile } from '../outputs/inputs'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
 import { relativeName, resolveInside } from '../outputs/paths'
 import { reportCutouts, writeRunReport, type RunReport } from '../outputs/report'
+import { sweepTempFiles } from '../outputs/temp-sweep'
 import { writeOutputs } from '../outputs/write'
 import { CliError, parse } from './args'
 import { toCheckText } from '../../shared/review'
@@ -103,6 +104,8 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   const outDir = await checkDestination(o.outDir, { estimatedBytes: estimateOutputBytes(sized.reduce((n, t) => n + t.size, 0)) }).catch((err: unknown) => {
     throw err instanceof DestinationProblem ? new CliError(`--out: ${err.message}`) : err
   })
+  // A run killed mid-copy before this one left its temp files: gone before anything is written.
+  await sweepTempFiles(outDir)
   const ledger = new ProcessLedger(outDir)
   const todo = o.overwrite ? sized : sized.filter((t) => !ledger.isDone(t.input.path, key, t.size, t.mtimeMs))
   const skipped = sized.length - todo.length

@@ -48,6 +48,8 @@ export interface AppBridgeOptions {
 const NOT_BRIDGED = new Set<IpcMethod>(['upload', 'status'])
 const MAX_BODY_BYTES = 8 * 1024 * 1024
 const HEARTBEAT_MS = 25_000
+/** While a method runs, the first keep-alive probe after this long without traffic. */
+const KEEPALIVE_PROBE_MS = 15_000
 
 /** The renderer in a browser: only its own files, no inline scripts, no framing. */
 export const RENDERER_CSP = rendererCsp()
@@ -178,7 +180,7 @@ export async function handleAppRequest(
     owner()
     const arg = await readJson(req)
     const handler = opts.handlers[name] as (a: unknown) => Promise<unknown>
-    const result = await handler(arg)
+    const result = await workingUntilAnswered(req, () => handler(arg))
     sendJson(res, 200, result === undefined ? null : result)
     return true
   }
@@ -188,6 +190,26 @@ export async function handleAppRequest(
     return serveStatic(opts.rendererDir, path, res)
   }
   return false
+}
+
+/**
+ * Runs a method with the connection's idle limit lifted: a method may take longer than that
+ * limit with nothing to send (a touch-up's Save waits for its job behind the queue), and a
+ * connection cut then would answer "empty reply" while the method still runs and applies. The
+ * body is all read by now (the limit has done its work against slow senders) and the caller is
+ * an owner key. TCP keep-alive finds a caller that went away meanwhile; the limit is back for
+ * the answer (a caller that stops reading it is cut as before).
+ */
+async function workingUntilAnswered<T>(req: IncomingMessage, run: () => Promise<T>): Promise<T> {
+  const socket = req.socket
+  const limit = socket.timeout ?? 0
+  socket.setTimeout(0)
+  socket.setKeepAlive(true, KEEPALIVE_PROBE_MS)
+  try {
+    return await run()
+  } finally {
+    if (!socket.destroyed) socket.setTimeout(limit)
+  }
 }
 
 async function serveStatic(root: string, path: string, res: ServerResponse): Promise<boolean> {
