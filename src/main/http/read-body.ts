@@ -158,7 +158,9 @@ export function streamBody(req: IncomingMessage, opts: BodyOptions, onChunk: (ch
 
   const declared = declaredLength(req)
   if (declared !== null && declared > opts.limit) finish(tooLarge(opts.limit, what))
-  else if (req.complete) finish()
+  // `complete` says the parser saw the end, not that the bytes were read: a body that arrived
+  // while the route awaited something is still buffered in the stream, and read below.
+  else if (req.readableEnded) finish()
   else {
     req.on('data', onData)
     req.once('end', () => finish())
