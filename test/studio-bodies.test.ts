@@ -128,6 +128,20 @@ describe.skipIf(!REDIS_SERVER)('studio bodies', () => {
       expect(await json(honest)).toEqual({ stored: true })
     })
 
+    it('a result of another size than the job makes (1×1 for an 8×8 job): 422 validation_failed, the job not stored as done', async () => {
+      const claim = await claimed(workerKeys.a)
+      const part = `${claim.params.variations[0]}.${claim.format}`
+      const tiny = await new HandWorker(() => workers.url, workerKeys.a).result(claim.job_id, claim.token, {
+        meta: { warnings: {}, ignored: claim.params.variations.slice(1), device: 'cpu', uncertainty: 0.1 },
+        files: [{ name: part, bytes: await tinyPng(1, 1) }]
+      })
+      expect(tiny.status).toBe(422)
+      const body = await json(tiny)
+      expect(body.error.code).toBe('validation_failed')
+      expect(body.error.details).toEqual([{ field: part, issue: '1×1, expected 8×8' }])
+      expect(engine.jobs.get(claim.job_id)?.status).not.toBe('done')
+    })
+
     it("one worker sending slowly holds only its share: its second result is refused 503, another worker's is stored", async () => {
       const [first, second] = [await claimed(workerKeys.a), await claimed(workerKeys.a)]
       const other = await claimed(workerKeys.b)

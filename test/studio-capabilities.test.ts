@@ -233,11 +233,12 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     const holders = []
     const boundary = 'clipdeskboundary'
     const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="clipping.png"; filename="clipping.png"\r\n\r\n`)
-    // Two uploads declaring the largest body hold the whole budget (twice the body limit) while they trickle.
-    for (let i = 0; i < 2; i++) {
+    // Two uploads declaring the largest body hold the whole budget (twice the body limit) while
+    // they trickle: one of each worker key, as one key may hold only one result's worth of it.
+    for (const worker of [honest, attacker]) {
       const id = await newJob()
-      const claim = await honest.claimed(id)
-      const headers = { ...honest.headers(claim.token, false), 'Content-Type': `multipart/form-data; boundary=${boundary}` }
+      const claim = await worker.claimed(id)
+      const headers = { ...worker.headers(claim.token, false), 'Content-Type': `multipart/form-data; boundary=${boundary}` }
       const post = rawPost(`${base()}/api/v1/studio/result/${id}`, headers, { total: 1024, declared: MAX_RESULT_MB * MB, head, hold: true })
       await post.opened
       holders.push(post)

@@ -192,7 +192,7 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
     try {
       const declared = declaredLength(req)
       if (declared !== null && declared > 0 && declared <= coordinator.maxResultBytes && !reservation.reserve(declared)) throw busy()
-      const expectation = runs.expectation(lease)
+      const expectation = await runs.expectation(lease, (bytes) => engine.sandbox.probe(bytes))
       const received = await receiveResult(req, {
         dir: engine.paths.resultDir(jobId),
         allowed: allowedParts(expectation),
