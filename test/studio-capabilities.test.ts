@@ -183,6 +183,7 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
       ['a variation not asked for', () => send([{ name: 'mask.png', bytes: ok }]), /not one of clipping\.png/],
       ['more parts than outputs', () => send([{ name: 'clipping.png', bytes: ok }, { name: 'clipping.png', bytes: ok }]), /too many/],
       ['a script in an .hta part', () => send([{ name: 'clipping.hta', bytes: Buffer.from('<script>x</script>') }]), /not one of/],
+      ['a 1×1 PNG for the job\'s 8×8 input', () => send([{ name: 'clipping.png', bytes: header1x1 }]), /1×1, expected 8×8/],
       ['a 1×1 PNG of 17 MB', () => send([{ name: 'clipping.png', bytes: Buffer.concat([header1x1, Buffer.alloc(17 * MB)]) }]), /at most/],
       ['no meta', () => honest.result(id, claim.token, { files: [{ name: 'clipping.png', bytes: ok }] }), /missing/],
       ['21 warnings', () => send([{ name: 'clipping.png', bytes: ok }], { ...meta, warnings: { clipping: Array.from({ length: 21 }, () => 'w') } }), /bad list/],

@@ -128,14 +128,14 @@ export async function checkResult(e: ResultExpectation, metaText: string | null,
         { field: f.name, issue: size ? `${size.width}×${size.height} is outside 1–${MAX_CANVAS_SIDE} a side, ${MAX_CANVAS_PIXELS / 1e6} MP` : 'the header gives no size' }
       ])
     }
+    if (f.size > plausibleBytes(size.width, size.height, e.format)) {
+      refuse(`${f.name} is too large for a ${size.width}×${size.height} image.`, [{ field: f.name, issue: `${f.size} bytes, at most ${plausibleBytes(size.width, size.height, e.format)}` }])
+    }
     const want = e.canvas
     if (want && (want.exact ? size.width !== want.width || size.height !== want.height : size.width > want.width || size.height > want.height)) {
       refuse(`${f.name} is ${size.width}×${size.height}, not the size this job makes.`, [
         { field: f.name, issue: `${size.width}×${size.height}, expected ${want.exact ? '' : 'at most '}${want.width}×${want.height}` }
       ])
-    }
-    if (f.size > plausibleBytes(size.width, size.height, e.format)) {
-      refuse(`${f.name} is too large for a ${size.width}×${size.height} image.`, [{ field: f.name, issue: `${f.size} bytes, at most ${plausibleBytes(size.width, size.height, e.format)}` }])
     }
     outputs.push({ variation, ext: e.format, staged: f.path, size: f.size })
   }
