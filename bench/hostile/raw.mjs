@@ -40,7 +40,7 @@ export function rawRequest(port, head, { prefix = '', total = 0, chunked = false
       sent += next.length
       const flushed = socket.write(frame(next))
       if (everyMs) await new Promise((r) => setTimeout(r, everyMs))
-      else if (!flushed) await new Promise((r) => (socket.once('drain', r), socket.once('close', r)))
+      else if (!flushed) await drained(socket)
     }
     if (!answered && !socket.destroyed && chunked) socket.write('0\r\n\r\n')
   })
@@ -50,4 +50,17 @@ export function rawRequest(port, head, { prefix = '', total = 0, chunked = false
 /** The head of a POST with a key (and more header lines), for `rawRequest`. */
 export function postHead(port, path, key, extra = '') {
   return `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${key}\r\n${extra}`
+}
+
+/** Resolves once `socket` can take more, or is closed. */
+function drained(socket) {
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.off('drain', done)
+      socket.off('close', done)
+      resolve()
+    }
+    socket.once('drain', done)
+    socket.once('close', done)
+  })
 }

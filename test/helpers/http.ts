@@ -71,9 +71,22 @@ export function rawRequest(port: number, head: string, body: RawBody): { reply: 
       sent += next.length
       const flushed = socket.write(frame(next))
       if (body.everyMs) await new Promise((r) => setTimeout(r, body.everyMs))
-      else if (!flushed) await new Promise<void>((r) => (socket.once('drain', r), socket.once('close', r)))
+      else if (!flushed) await drained(socket)
     }
     if (!answered && !socket.destroyed && body.chunked) socket.write('0\r\n\r\n')
   })
   return { reply, socket }
+}
+
+/** Resolves once `socket` can take more, or is closed. */
+function drained(socket: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      socket.off('drain', done)
+      socket.off('close', done)
+      resolve()
+    }
+    socket.once('drain', done)
+    socket.once('close', done)
+  })
 }

@@ -43,12 +43,15 @@ function Stat(props: { n: number; label: string; className?: string; testId?: st
  * ran, and the batch's actions.
  */
 export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Element {
-  const { canOpen, presets, starting } = useStore(useShallow((s) => ({ canOpen: s.appInfo?.canOpenPath ?? false, presets: s.presets, starting: s.starting })))
+  const { canOpen, presets, starting, live } = useStore(
+    useShallow((s) => ({ canOpen: s.appInfo?.canOpenPath ?? false, presets: s.presets, starting: s.starting, live: s.eventsLive }))
+  )
   const { cancelBatch, retryBatch, resumeBatch, openOutput, setListView } = useStore.getState()
   const c = batch.counts
   const pending = c.waiting + c.running
-  // An interrupted batch runs nothing until Resume: no pace or time left to show.
-  const running = pending > 0 && !batch.interrupted
+  // An interrupted batch runs nothing until Resume, and nothing is known to run while the
+  // server cannot be reached: no pace or time left to show.
+  const running = pending > 0 && !batch.interrupted && live
   const now = useNow(running)
   const outcome = batchOutcome(batch)
   const pace = batchPace(c, batch.started_at, batch.finished_at ?? now)
@@ -96,7 +99,7 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
         </div>
       )}
       <div className="outcome" data-kind={outcome.kind} data-testid="batch-outcome" aria-live="polite">
-        {outcome.title}
+        {pending > 0 && !live ? `Clipdesk stopped: ${c.done} of ${total} done, ${pending} left` : outcome.title}
       </div>
       <ProgressBar value={outcome.bar} label="Batch progress" testId="batch-progress" tone={TONE[outcome.kind]} />
       <div className="stats" data-testid="batch-count">
