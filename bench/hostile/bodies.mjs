@@ -47,10 +47,12 @@ export default async function bodies(ctx) {
     rawRequest(s.port, postHead(s.port, '/api/v1/upload', client, `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n`), { prefix: 'preamble\r\n', total: 60 * MB, chunked: true })
   )
 
-  // Four connections declaring 50 MB each and sending a byte a second, then another key's upload.
+  // Four connections declaring a little over 50 MB each (together the whole default upload
+  // budget, 4 × 50 MiB + 1 MiB) and sending a byte a second, then another key's upload.
+  const declared = 50 * MB + 256 * 1024
   const slowFour = async (s, key) => {
     const slow = Array.from({ length: 4 }, () =>
-      rawRequest(s.port, postHead(s.port, '/api/v1/upload', key, `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${50 * MB}\r\n`), { prefix: FILE_PART, total: 50 * MB, chunk: 1, everyMs: 1000, stopAfterMs: HOLD_MS })
+      rawRequest(s.port, postHead(s.port, '/api/v1/upload', key, `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${declared}\r\n`), { prefix: FILE_PART, total: declared, chunk: 1, everyMs: 1000, stopAfterMs: HOLD_MS })
     )
     await sleep(1500) // their heads are read and their reservations (if any) taken
     const t = performance.now()
@@ -59,8 +61,8 @@ export default async function bodies(ctx) {
     const otherUpload = { status: res.status, code: body.error?.code ?? null, seconds: +((performance.now() - t) / 1000).toFixed(2) }
     return { otherKeysUpload: otherUpload, slowSenders: await Promise.all(slow) }
   }
-  await attack('4 slow senders of one key (50 MB declared, 1 byte/s), then another key uploads', (s) => slowFour(s, client))
-  await attack('4 slow senders of a 0-credit key (50 MB declared, 1 byte/s), then another key uploads', (s) => slowFour(s, broke))
+  await attack('4 slow senders of one key (50.25 MiB declared each, 1 byte/s), then another key uploads', (s) => slowFour(s, client))
+  await attack('4 slow senders of a 0-credit key (50.25 MiB declared each, 1 byte/s), then another key uploads', (s) => slowFour(s, broke))
 
   const redisServer = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim()
   if (redisServer) results.push(...(await studio(ctx, redisServer)))
