@@ -100,7 +100,7 @@ function CurrentScreen({ screen }: { screen: Screen }): React.JSX.Element {
  */
 function ServerGone({ left }: { left: number }): React.JSX.Element {
   return (
-    <div className="notice" role="alert" data-testid="server-gone">
+    <div className="server-gone" role="alert" data-testid="server-gone">
       <b>Clipdesk stopped</b> or cannot be reached
       {left > 0 ? `; ${left} ${left === 1 ? 'file' : 'files'} will continue when it is back (Resume on the batch).` : '. This page reconnects when it is back.'}
     </div>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { batchOutcome, type BatchOutcomeKind, type BatchSummary } from '../../../shared/batches'
 import { describeJob } from '../../../shared/vocabulary'
-import { batchPace, formatDuration } from '../lib/format'
+import { batchPace, formatDuration, stoppedTitle } from '../lib/format'
 import { useStore } from '../store'
 import { ProgressBar, type Tone } from './common'
 
@@ -99,7 +99,7 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
         </div>
       )}
       <div className="outcome" data-kind={outcome.kind} data-testid="batch-outcome" aria-live="polite">
-        {pending > 0 && !live ? `Clipdesk stopped: ${c.done} of ${total} done, ${pending} left` : outcome.title}
+        {stoppedTitle(c, total, live) ?? outcome.title}
       </div>
       <ProgressBar value={outcome.bar} label="Batch progress" testId="batch-progress" tone={TONE[outcome.kind]} />
       <div className="stats" data-testid="batch-count">
