@@ -28,6 +28,7 @@ import type { WatchService } from '../watch/service'
 import type { StudioCoordinator } from '../studio/coordinator'
 import { ApiError } from '../engine/errors'
 import { forwardAppEvents } from '../app-api/app-api'
+import { readJson, type RateFloor } from './read-body'
 import { sendJson } from './respond'
 import { handleDownload } from './app-downloads'
 
@@ -78,30 +79,13 @@ export function signedPreviewAddress(engine: Engine): PreviewAddress {
   }
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-  if (type !== 'application/json') throw new ApiError('malformed_request', 'Send the argument as application/json.')
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > MAX_BODY_BYTES) throw new ApiError('payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`)
-    chunks.push(chunk)
-  }
-  const text = Buffer.concat(chunks).toString('utf8')
-  if (text.trim() === '') return undefined
-  try {
-    return JSON.parse(text)
-  } catch (err) {
-    throw new ApiError('malformed_request', `The body is not valid JSON: ${(err as Error).message}`)
-  }
-}
-
 export interface BridgeContext {
   /** The listener's key check (401/429); returns the key id. */
   authenticate(req: IncomingMessage): string
   /** Throws 405 unless the request uses one of `methods`. */
   allow(methods: string): void
+  /** The listener's floor on a body's rate. @default DEFAULT_RATE_FLOOR */
+  floor?: RateFloor
 }
 
 /**
@@ -178,7 +162,7 @@ export async function handleAppRequest(
     }
     ctx.allow('POST')
     owner()
-    const arg = await readJson(req)
+    const arg = await readJson(req, { limit: MAX_BODY_BYTES, floor: ctx.floor })
     const handler = opts.handlers[name] as (a: unknown) => Promise<unknown>
     const result = await workingUntilAnswered(req, () => handler(arg))
     sendJson(res, 200, result === undefined ? null : result)

@@ -186,10 +186,11 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             '401': err('Missing or invalid X-API-Key'),
             '402': err('Not enough credits for this job: 1 credit per started 100 MP of output, summed over its variations, at least 1'),
             '403': err('Host header not allowed'),
-            '413': err('Upload (or its hint) larger than the limit'),
+            '408': err('request_timeout: the body arrived slower than 8 KiB/s over a 10 s window'),
+            '413': err('Upload (or its hint) larger than the limit, declared or as a chunked body arrives'),
             '422': err('Validation failed (enums, both inputs, params, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large; a hint not a PNG, JPEG or WebP of the image size, or with file_url; regions not a JSON array of at most 8 boxes, a box under 16 pixels on a side or outside the image, or with file_url)'),
             '429': err('Too many bad API keys, or this key already has its share of the queue waiting (a quarter of it); see Retry-After'),
-            '503': err('Queue full, or the model the job would use failed to load in the last minute; see Retry-After')
+            '503': err('Queue full, the model the job would use failed to load in the last minute, too many upload bytes being received at once, or this key already sending its share of them (one whole upload); see Retry-After')
           }
         }
       },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { parseParams } from '../../../shared/params'
 import { BUILTIN_PRESETS } from '../../../shared/presets'
 import { filesFromInput, isImageName, mimeOf } from './files'
-import { batchPace, formatDuration, ranOnText } from './format'
+import { batchPace, formatDuration, ranOnText, stoppedTitle } from './format'
 import { checkForm, EMPTY_FORM, formFromValues, paramsOfForm } from './presetForm'
 import { listOrder } from './review'
 import { visibleRange } from './virtual'
@@ -47,6 +47,14 @@ describe('preset form', () => {
     expect(paramsOfForm(EMPTY_FORM)).toBe('')
     const bad = { ...EMPTY_FORM, size: 'box' as const, width: '0', margin: '60', variations: ['clipping' as const], primary: 'compose' as const }
     expect(Object.keys(checkForm(bad)).sort()).toEqual(['margin', 'primary', 'size'])
+  })
+})
+
+describe('a batch while the server cannot be reached', () => {
+  it('says Clipdesk stopped with what is left, only while the server is gone and files are left', () => {
+    expect(stoppedTitle({ done: 9, waiting: 4, running: 2 }, 15, false)).toBe('Clipdesk stopped: 9 of 15 done, 6 left')
+    expect(stoppedTitle({ done: 9, waiting: 4, running: 2 }, 15, true)).toBeNull()
+    expect(stoppedTitle({ done: 15, waiting: 0, running: 0 }, 15, false)).toBeNull()
   })
 })
 
