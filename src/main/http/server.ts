@@ -9,6 +9,7 @@ import { isAllowedHost } from './guard'
 import { InFlightBytes, UploadReservation } from './in-flight'
 import { openApiDocument } from './openapi'
 import { handleStudioRequest } from './studio-routes'
+import { handleJobsRequest } from './jobs-routes'
 import type { StudioCoordinator } from '../studio/coordinator'
 import { sendJson } from './respond'
 import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
@@ -133,6 +134,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
         .pipe(res)
       return
     }
+    if (await handleJobsRequest({ engine, authenticate, allow }, req, res, url)) return
     if (opts.studio && (await handleStudioRequest({ engine, coordinator: opts.studio, authenticate, allow }, req, res, url))) return
     if (opts.app && (await handleAppRequest(opts.app, req, res, url, { authenticate: (r) => authenticate(r), allow }))) return
     throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
