@@ -27,6 +27,20 @@ function endedEarly(err?: Error): ApiError {
 /** Counts each arriving chunk against the in-flight budget; returns the refusal past it. */
 export type ChunkMeter = (bytes: number) => ApiError | null
 
+/**
+ * How a body is read beyond `/api/v1/upload`'s own shape: the compatible remove.bg endpoint
+ * names its parts `image_file` / `bg_image_file`, takes form-urlencoded bodies, and carries
+ * base64 images in JSON.
+ */
+export interface ReadOptions {
+  /** Names of the two file parts of a multipart body. @default { file: 'file', hint: 'hint' } */
+  parts?: { file: string; hint: string }
+  /** Also read `application/x-www-form-urlencoded` bodies (fields only). @default false */
+  urlencoded?: boolean
+  /** Largest JSON or form-urlencoded body. @default 1 MB */
+  maxTextBytes?: number
+}
+
 async function readBody(req: IncomingMessage, limit: number, meter?: ChunkMeter): Promise<Buffer> {
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
@@ -47,8 +61,8 @@ async function readBody(req: IncomingMessage, limit: number, meter?: ChunkMeter)
   return Buffer.concat(chunks)
 }
 
-async function parseJson(req: IncomingMessage, meter?: ChunkMeter): Promise<Omit<UploadInput, 'keyId'>> {
-  const raw = await readBody(req, MAX_JSON_BYTES, meter)
+async function parseJson(req: IncomingMessage, limit: number, meter?: ChunkMeter): Promise<Omit<UploadInput, 'keyId'>> {
+  const raw = await readBody(req, limit, meter)
   let value: unknown
   try {
     value = JSON.parse(raw.toString('utf8'))
@@ -66,7 +80,16 @@ async function parseJson(req: IncomingMessage, meter?: ChunkMeter): Promise<Omit
  * ends inside a file part (an honest Content-Length that stops short, a chunked body cut off,
  * a reset), and an unheard `error` event would take the whole process down.
  */
-function parseMultipart(req: IncomingMessage, maxFileBytes: number, meter?: ChunkMeter): Promise<Omit<UploadInput, 'keyId'>> {
+async function parseUrlencoded(req: IncomingMessage, limit: number, meter?: ChunkMeter): Promise<Omit<UploadInput, 'keyId'>> {
+  const fields: UploadFields = {}
+  for (const [name, value] of new URLSearchParams((await readBody(req, limit, meter)).toString('utf8'))) {
+    if (name in fields) throw malformed(`The field "${name}" was sent more than once.`)
+    fields[name] = value
+  }
+  return { fields }
+}
+
+function parseMultipart(req: IncomingMessage, maxFileBytes: number, meter: ChunkMeter | undefined, parts: { file: string; hint: string }): Promise<Omit<UploadInput, 'keyId'>> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy
     try {
@@ -93,21 +116,21 @@ function parseMultipart(req: IncomingMessage, maxFileBytes: number, meter?: Chun
     const seen = new Set<string>()
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = []
-      if (name !== 'file' && name !== 'hint') fail(malformed(`Unexpected file part "${name}"; the image goes in the part "file", its hint in the part "hint".`))
+      if (name !== parts.file && name !== parts.hint) fail(malformed(`Unexpected file part "${name}"; the image goes in the part "${parts.file}", the second image in the part "${parts.hint}".`))
       else if (seen.has(name)) fail(malformed(`The part "${name}" was sent more than once.`))
       seen.add(name)
       stream.on('error', (err: Error) => fail(endedEarly(err)))
       // Parts that are refused anyway are drained, not held.
       stream.on('data', (c: Buffer) => failure === null && chunks.push(c))
-      stream.on('limit', () => fail(name === 'hint' ? hintTooLarge(maxFileBytes) : tooLarge(maxFileBytes)))
+      stream.on('limit', () => fail(name === parts.hint ? hintTooLarge(maxFileBytes) : tooLarge(maxFileBytes)))
       stream.on('close', () => {
         if (failure) return
         // The declared type of a hint is not used: its bytes are sniffed at intake.
-        if (name === 'hint') hint = { bytes: Buffer.concat(chunks) }
+        if (name === parts.hint) hint = { bytes: Buffer.concat(chunks) }
         else file = { bytes: Buffer.concat(chunks), mimeType: info.mimeType, filename: info.filename }
       })
     })
-    parser.on('filesLimit', () => fail(malformed('At most two files may be sent per upload: the image ("file") and its hint ("hint").')))
+    parser.on('filesLimit', () => fail(malformed(`At most two files may be sent per upload: the image ("${parts.file}") and the second image ("${parts.hint}").`)))
     parser.on('fieldsLimit', () => fail(malformed('Too many fields.')))
     parser.on('partsLimit', () => fail(malformed('Too many parts.')))
     parser.on('error', (err: Error) => reject(failure ?? malformed(`The multipart body cannot be parsed: ${err.message}`)))
@@ -137,14 +160,17 @@ function parseMultipart(req: IncomingMessage, maxFileBytes: number, meter?: Chun
 }
 
 /** Reads an upload request body (JSON or multipart) into fields and an optional file. */
-export async function readUpload(req: IncomingMessage, maxFileBytes: number, meter?: ChunkMeter): Promise<Omit<UploadInput, 'keyId'>> {
+export async function readUpload(req: IncomingMessage, maxFileBytes: number, meter?: ChunkMeter, opts: ReadOptions = {}): Promise<Omit<UploadInput, 'keyId'>> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-  if (type === 'application/json') return parseJson(req, meter)
+  const maxText = opts.maxTextBytes ?? MAX_JSON_BYTES
+  if (type === 'application/json') return parseJson(req, maxText, meter)
+  if (opts.urlencoded && type === 'application/x-www-form-urlencoded') return parseUrlencoded(req, maxText, meter)
   if (type === 'multipart/form-data') {
     // The whole body may not exceed the file limit by much more than its text parts.
     const declared = Number(req.headers['content-length'])
     if (Number.isFinite(declared) && declared > maxFileBytes + 1024 * 1024) throw tooLarge(maxFileBytes)
-    return parseMultipart(req, maxFileBytes, meter)
+    return parseMultipart(req, maxFileBytes, meter, opts.parts ?? { file: 'file', hint: 'hint' })
   }
-  throw malformed(`Unsupported content type "${type || '(none)'}": send application/json or multipart/form-data.`)
+  const accepted = opts.urlencoded ? 'application/json, application/x-www-form-urlencoded or multipart/form-data' : 'application/json or multipart/form-data'
+  throw malformed(`Unsupported content type "${type || '(none)'}": send ${accepted}.`)
 }

@@ -10,6 +10,7 @@ import { InFlightBytes, UploadReservation } from './in-flight'
 import { openApiDocument } from './openapi'
 import { handleStudioRequest } from './studio-routes'
 import { handleJobsRequest } from './jobs-routes'
+import { handleRemoveBgRequest } from './removebg/route'
 import type { StudioCoordinator } from '../studio/coordinator'
 import { sendJson } from './respond'
 import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
@@ -135,6 +136,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
       return
     }
     if (await handleJobsRequest({ engine, authenticate, allow }, req, res, url)) return
+    if (await handleRemoveBgRequest({ engine, authenticate, allow, inFlight }, req, res, url)) return
     if (opts.studio && (await handleStudioRequest({ engine, coordinator: opts.studio, authenticate, allow }, req, res, url))) return
     if (opts.app && (await handleAppRequest(opts.app, req, res, url, { authenticate: (r) => authenticate(r), allow }))) return
     throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
