@@ -30,6 +30,9 @@ export interface Answer {
   foreground: Box
 }
 
+/** Alpha above this counts as foreground (X-Foreground-*): faint model noise in a background is not a subject. */
+const FOREGROUND_ALPHA = 8
+
 const CONTENT_TYPES = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp', zip: 'application/zip' } as const
 
 /** The box of the pixels above `threshold` in a one-channel plane; null when there are none. */
@@ -64,8 +67,8 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
   const ext = plan.outputFormat
   const maskBytes = await readResult(engine, job, 'mask', ext)
   const mask = await sharp(maskBytes).extractChannel(0).raw().toBuffer({ resolveWithObject: true })
-  // A JPEG mask carries compression noise near 0.
-  const found = foregroundBox(mask.data, mask.info.width, mask.info.height, ext === 'png' ? 0 : 16)
+  // A JPEG mask carries compression noise near 0: its threshold is higher.
+  const found = foregroundBox(mask.data, mask.info.width, mask.info.height, ext === 'png' ? FOREGROUND_ALPHA : FOREGROUND_ALPHA + 16)
   if (!found) {
     if (job.keyId) engine.keys.refund(job.keyId, job.id)
     throw new RemoveBgError(400, [{ title: 'Could not identify foreground in image', code: 'unknown_foreground', detail: 'No subject was found in the image; no credits were charged.' }])
