@@ -147,3 +147,14 @@ describe('cancel', () => {
     expect((await json(res)).error.code).toBe('malformed_request')
   })
 })
+
+describe('the OpenAPI document', () => {
+  it('describes the job list, cancel and the remove.bg-compatible endpoints', async () => {
+    const doc = await json(await fetch(server.url('/api/v1/openapi.json')))
+    expect(doc.paths['/api/v1/jobs'].get.operationId).toBe('listJobs')
+    expect(doc.paths['/api/v1/cancel'].post.operationId).toBe('cancelJob')
+    expect(doc.paths['/api/v1/jobs/{job_id}'].delete.operationId).toBe('deleteJob')
+    expect(Object.keys(doc.paths['/v1.0/removebg'].post.responses)).toEqual(expect.arrayContaining(['200', '400', '402', '403', '429']))
+    expect(doc.paths['/v1.0/account'].get.operationId).toBe('getAccount')
+  })
+})
