@@ -89,6 +89,7 @@ describe('POST /v1.0/removebg refusals', () => {
     [{ crop_margin: '10px' }, 'invalid_crop_margin'],
     [{ position: 'center' }, 'unsupported_option'],
     [{ scale: '80%', position: '10% 20%' }, 'unsupported_option'],
+    [{ scale: '80%', position: 'original' }, 'unsupported_option'],
     [{ crop: 'true', scale: '80%' }, 'unsupported_option'],
     [{ shadow_type: 'drop', shadow_opacity: '50' }, 'unsupported_option'],
     [{ shadow_type: 'drop', add_shadow: 'false' }, 'invalid_add_shadow'],
@@ -102,6 +103,14 @@ describe('POST /v1.0/removebg refusals', () => {
   it('names every problem of one request at once', async () => {
     const body = await expectError(await post(form({ size: 'huge', format: 'gif', channels: 'rgb' })), 400, 'invalid_size')
     expect(body.errors.map((e: { code: string }) => e.code).sort()).toEqual(['invalid_channels', 'invalid_format', 'invalid_size'])
+  })
+
+  it('refuses a bg_image_file that is no image (400 invalid_bg_image) before any job exists', async () => {
+    const before = jobCount()
+    const f = form({})
+    f.append('bg_image_file', new Blob([new Uint8Array(Buffer.from('not an image'))], { type: 'image/png' }), 'bg.png')
+    await expectError(await post(f), 400, 'invalid_bg_image')
+    expect(jobCount()).toBe(before)
   })
 
   it('refuses a region of interest outside the image (400 invalid_roi) before any job exists', async () => {

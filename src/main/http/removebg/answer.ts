@@ -87,9 +87,13 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
       ? { top: Math.floor(found.top * k), left: Math.floor(found.left * k), width: Math.max(1, Math.round(found.width * k)), height: Math.max(1, Math.round(found.height * k)) }
       : found
 
-  if (bgImage) {
+  const composited = bgImage !== null && primary !== 'mask'
+  if (composited) {
     // Decoded in the sandbox like any client image; only its raw pixels reach this process.
-    const bg = await engine.sandbox.decode(bgImage)
+    const bg = await engine.sandbox.decode(bgImage).catch((err: Error) => {
+      if (job.keyId) engine.keys.refund(job.keyId, job.id)
+      throw new RemoveBgError(400, [{ title: 'Invalid background image', code: 'invalid_bg_image', detail: `The background image could not be read: ${err.message}; no credits were charged.` }])
+    })
     const under = await sharp(bg.data, { raw: { width: bg.width, height: bg.height, channels: 4 } })
       .resize(canvas.width, canvas.height, { fit: 'cover' })
       .png()
@@ -102,7 +106,7 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
     return { bytes: storedZip([{ name: 'color.jpg', bytes: color }, { name: 'alpha.png', bytes: alpha }]), contentType: CONTENT_TYPES.zip, ...out, foreground }
   }
   // The engine wrote the answer's own format (mapping.ts) unless a background image was laid under it.
-  const bytes = k < 1 || bgImage !== null ? await encode(fit(sharp(image)), plan.answerFormat).toBuffer() : image
+  const bytes = k < 1 || composited || ext !== plan.answerFormat ? await encode(fit(sharp(image)), plan.answerFormat).toBuffer() : image
   return { bytes, contentType: CONTENT_TYPES[plan.answerFormat], ...out, foreground }
 }
 

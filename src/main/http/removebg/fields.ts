@@ -195,6 +195,9 @@ export function parseOptions(raw: Raw, hasBgImageFile: boolean): RemoveBgOptions
   }
   const positionText = read(raw, 'position', text, problems, 'original, center or "x% y%"')
   let position = positionText === undefined ? (scale !== null ? 'center' : 'original') : parsePosition(positionText, problems) ?? 'original'
+  if (positionText === 'original' && scale !== null) {
+    problems.unsupported('position', 'a scaled subject is centred ("center") or centred on the bottom edge ("50% 100%") here, not kept where it was')
+  }
   if (position !== 'original' && scale === null) {
     problems.unsupported('position', 'moving the subject without scaling it is not supported here; give scale (e.g. 100%) with position')
     position = 'original'

@@ -73,6 +73,12 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
       bgImage = await fetchImage(engine, options.bgImageUrl, 'bg_image_url', stop.signal)
       if (!reservation.count(bgImage.length)) throw busy()
     }
+    // A background that is no image is refused before the job (its header read in the sandbox).
+    if (bgImage) {
+      await engine.sandbox.probe(bgImage).catch((err: Error) => {
+        throw new RemoveBgError(400, [{ title: 'Invalid background image', code: 'invalid_bg_image', detail: `The background image could not be read: ${err.message}` }])
+      })
+    }
     // The photo's upright size, read in the sandbox; when it cannot be read the engine refuses the upload below.
     const size = await engine.sandbox.probe(photo.bytes).catch(() => null)
     const mapped = await toUpload(options, photo, size, bgImage !== null, keyId)
@@ -84,6 +90,9 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
     reservation.release()
   }
 
+  // The listener closes connections idle for 30 s; this one is waiting for its job (queued behind
+  // others, or a large photo), not idle. A client that leaves still closes it, which cancels the job.
+  req.socket.setTimeout(0)
   const ended = await waitForEnd(engine, job, res)
   if (ended.status === 'cancelled') {
     if (res.writableEnded || res.destroyed) return

@@ -32,7 +32,7 @@ export function waitForEnd(engine: Engine, jobId: string, res: ServerResponse): 
     }
     engine.on('job', onJob)
     res.on('close', onClose)
-    // It may have ended between the upload and the subscription.
-    check()
+    // It may have ended between the upload and the subscription, or the client may have gone already.
+    if (!check() && (!res.socket || res.socket.destroyed)) engine.cancel(jobId)
   })
 }
