@@ -62,7 +62,7 @@ const stats = (xs) => {
 }
 
 /**
- * `rounds` alternating pairs after one warm-up job (model loaded, sandboxes started).
+ * `rounds` alternating pairs after three warm-up jobs (model loaded, sandboxes started).
  * `photoPath` null: a drawn 1024×768 scene.
  */
 export async function removeBgLatency({ base, key, photoPath, rounds, pollMs }) {
@@ -70,7 +70,8 @@ export async function removeBgLatency({ base, key, photoPath, rounds, pollMs }) 
     ? sharp(readFileSync(photoPath)).rotate()
     : sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1024" height="768"><rect width="1024" height="768" fill="#dfe6ee"/><ellipse cx="460" cy="380" rx="260" ry="220" fill="#c33"/></svg>'))
   const { data: raw, info } = await source.removeAlpha().raw().toBuffer({ resolveWithObject: true })
-  await viaApiV1(base, key, await photoOf(raw, info, 0), pollMs)
+  // Warm-up: the model loads, the sandboxes start, and the session settles its threads over its first runs.
+  for (let w = 0; w < 3; w++) await viaApiV1(base, key, await photoOf(raw, info, 1000 + w), pollMs)
   const removebg = []
   const apiV1 = []
   let polls = 0

@@ -4,11 +4,15 @@
  * examples send them: curl's multipart `image_file` / `image_url`, a JSON body with
  * `image_file_b64` and `Accept: application/json`, a form-urlencoded body.
  */
+import { execFile, spawnSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import type { AddressInfo } from 'node:net'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestServer, type TestServer } from './helpers/engine'
+import { startTestServer, tempDir, type TestServer } from './helpers/engine'
 import { SCENE, sceneSvg, scenePng } from './helpers/fixtures'
 import { json } from './helpers/http'
 
@@ -198,6 +202,24 @@ describe('POST /v1.0/removebg', () => {
     expect(res.status).toBe(400)
     expect((await json(res)).errors[0].code).toBe('unknown_foreground')
     expect(server.engine.keys.get(info.id)!.credits).toBe(1)
+  })
+})
+
+const hasCurl = spawnSync('curl', ['--version']).status === 0
+
+describe.skipIf(!hasCurl)("remove.bg's curl examples, unchanged but for the address and key", () => {
+  it('curl -H X-API-Key -F image_file=@… -F size=auto -f …/v1.0/removebg -o no-bg.png', async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'file.jpg'), png)
+    await promisify(execFile)('curl', ['-H', `X-API-Key: ${server.key}`, '-F', `image_file=@${join(dir, 'file.jpg')}`, '-F', 'size=auto', '-f', server.url('/v1.0/removebg'), '-o', join(dir, 'no-bg.png')])
+    const meta = await sharp(readFileSync(join(dir, 'no-bg.png'))).metadata()
+    expect([meta.format, meta.width, meta.height, meta.channels]).toEqual(['png', SCENE.width, SCENE.height, 4])
+  })
+
+  it('curl -H X-API-Key -F image_url=… -F size=auto -f …/v1.0/removebg -o no-bg.png', async () => {
+    const dir = tempDir()
+    await promisify(execFile)('curl', ['-H', `X-API-Key: ${server.key}`, '-F', `image_url=${imageBase}/example.jpg`, '-F', 'size=auto', '-f', server.url('/v1.0/removebg'), '-o', join(dir, 'no-bg.png')])
+    expect((await sharp(readFileSync(join(dir, 'no-bg.png'))).metadata()).format).toBe('png')
   })
 })
 
