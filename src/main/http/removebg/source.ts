@@ -45,7 +45,9 @@ export function decodeBase64(text: string, field: string): Buffer {
   const comma = text.startsWith('data:') ? text.indexOf(',') : -1
   const body = comma >= 0 ? text.slice(comma + 1) : text
   if (!BASE64.test(body)) throw badField(`invalid_${field}`, `${field}: not base64`)
-  const bytes = Buffer.from(body, 'base64')
+  // A form-urlencoded body whose client left "+" unescaped reads it as a space; base64 has no
+  // spaces of its own (line breaks, which it may have, are left alone).
+  const bytes = Buffer.from(body.replaceAll(' ', '+'), 'base64')
   if (bytes.length === 0) throw badField(`invalid_${field}`, `${field}: empty`)
   return bytes
 }
