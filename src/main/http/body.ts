@@ -17,6 +17,16 @@ export interface UploadBodyOptions {
   meter?: ChunkMeter
   /** @default DEFAULT_RATE_FLOOR */
   floor?: RateFloor
+  /**
+   * Beyond `/api/v1/upload`'s own shape: the compatible remove.bg endpoint names its parts
+   * `image_file` / `bg_image_file`, takes form-urlencoded bodies, and carries base64 images in JSON.
+   * @default { file: 'file', hint: 'hint' }
+   */
+  parts?: { file: string; hint: string }
+  /** Also read `application/x-www-form-urlencoded` bodies (fields only). @default false */
+  urlencoded?: boolean
+  /** Largest JSON or form-urlencoded body. @default 1 MB */
+  maxTextBytes?: number
 }
 
 function hintTooLarge(limit: number): ApiError {
@@ -28,7 +38,7 @@ function malformed(message: string): ApiError {
 }
 
 async function parseJson(req: IncomingMessage, opts: UploadBodyOptions): Promise<Omit<UploadInput, 'keyId'>> {
-  const raw = await readBody(req, { limit: MAX_JSON_BYTES, meter: opts.meter, floor: opts.floor })
+  const raw = await readBody(req, { limit: opts.maxTextBytes ?? MAX_JSON_BYTES, meter: opts.meter, floor: opts.floor })
   let value: unknown
   try {
     value = JSON.parse(raw.toString('utf8'))
@@ -41,6 +51,16 @@ async function parseJson(req: IncomingMessage, opts: UploadBodyOptions): Promise
   return { fields: value as UploadFields }
 }
 
+async function parseUrlencoded(req: IncomingMessage, opts: UploadBodyOptions): Promise<Omit<UploadInput, 'keyId'>> {
+  const raw = await readBody(req, { limit: opts.maxTextBytes ?? MAX_JSON_BYTES, meter: opts.meter, floor: opts.floor })
+  const fields: UploadFields = {}
+  for (const [name, value] of new URLSearchParams(raw.toString('utf8'))) {
+    if (name in fields) throw malformed(`The field "${name}" was sent more than once.`)
+    fields[name] = value
+  }
+  return { fields }
+}
+
 /**
  * Every stream here has an `error` listener: busboy fails its file stream too when the body
  * ends inside a file part (an honest Content-Length that stops short, a chunked body cut off,
@@ -50,6 +70,7 @@ async function parseJson(req: IncomingMessage, opts: UploadBodyOptions): Promise
  */
 function parseMultipart(req: IncomingMessage, opts: UploadBodyOptions): Promise<Omit<UploadInput, 'keyId'>> {
   const { maxFileBytes } = opts
+  const parts = opts.parts ?? { file: 'file', hint: 'hint' }
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy
     try {
@@ -82,21 +103,21 @@ function parseMultipart(req: IncomingMessage, opts: UploadBodyOptions): Promise<
     const seen = new Set<string>()
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = []
-      if (name !== 'file' && name !== 'hint') fail(malformed(`Unexpected file part "${name}"; the image goes in the part "file", its hint in the part "hint".`))
+      if (name !== parts.file && name !== parts.hint) fail(malformed(`Unexpected file part "${name}"; the image goes in the part "${parts.file}", the second image in the part "${parts.hint}".`))
       else if (seen.has(name)) fail(malformed(`The part "${name}" was sent more than once.`))
       seen.add(name)
       stream.on('error', (err: Error) => fail(endedEarly('The request body', err)))
       // Parts that are refused anyway are drained, not held.
       stream.on('data', (c: Buffer) => failure === null && chunks.push(c))
-      stream.on('limit', () => fail(name === 'hint' ? hintTooLarge(maxFileBytes) : tooLarge(maxFileBytes)))
+      stream.on('limit', () => fail(name === parts.hint ? hintTooLarge(maxFileBytes) : tooLarge(maxFileBytes)))
       stream.on('close', () => {
         if (failure) return
         // The declared type of a hint is not used: its bytes are sniffed at intake.
-        if (name === 'hint') hint = { bytes: Buffer.concat(chunks) }
+        if (name === parts.hint) hint = { bytes: Buffer.concat(chunks) }
         else file = { bytes: Buffer.concat(chunks), mimeType: info.mimeType, filename: info.filename }
       })
     })
-    parser.on('filesLimit', () => fail(malformed('At most two files may be sent per upload: the image ("file") and its hint ("hint").')))
+    parser.on('filesLimit', () => fail(malformed(`At most two files may be sent per upload: the image ("${parts.file}") and the second image ("${parts.hint}").`)))
     parser.on('fieldsLimit', () => fail(malformed('Too many fields.')))
     parser.on('partsLimit', () => fail(malformed('Too many parts.')))
     parser.on('error', (err: Error) => {
@@ -111,6 +132,8 @@ function parseMultipart(req: IncomingMessage, opts: UploadBodyOptions): Promise<
 export async function readUpload(req: IncomingMessage, opts: UploadBodyOptions): Promise<Omit<UploadInput, 'keyId'>> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
   if (type === 'application/json') return parseJson(req, opts)
+  if (opts.urlencoded && type === 'application/x-www-form-urlencoded') return parseUrlencoded(req, opts)
   if (type === 'multipart/form-data') return parseMultipart(req, opts)
-  throw malformed(`Unsupported content type "${type || '(none)'}": send application/json or multipart/form-data.`)
+  const accepted = opts.urlencoded ? 'application/json, application/x-www-form-urlencoded or multipart/form-data' : 'application/json or multipart/form-data'
+  throw malformed(`Unsupported content type "${type || '(none)'}": send ${accepted}.`)
 }

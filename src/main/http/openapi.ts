@@ -4,6 +4,8 @@ import { DEVICES } from '../../shared/models'
 import { TO_CHECK } from '../../shared/review'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
 import { MAX_REGIONS, MAX_REGIONS_LENGTH, MIN_REGION_SIDE } from '../../shared/regions'
+import { JOBS_PAGE } from './jobs-routes'
+import { removeBgPaths, removeBgSchemas } from './removebg/openapi'
 
 /** Devices that actually run a model (the setting may also be `auto`). */
 const RUN_DEVICES = DEVICES.filter((d) => d !== 'auto')
@@ -51,7 +53,12 @@ const OPERATION_IDS: Record<string, string> = {
   'get /api/v1/status': 'getJobStatus',
   'get /api/v1/results/{job_id}/{file}': 'getResult',
   'get /api/v1/health': 'getHealth',
-  'get /api/v1/openapi.json': 'getOpenApiDocument'
+  'get /api/v1/openapi.json': 'getOpenApiDocument',
+  'get /api/v1/jobs': 'listJobs',
+  'post /api/v1/cancel': 'cancelJob',
+  'delete /api/v1/jobs/{job_id}': 'deleteJob',
+  'post /v1.0/removebg': 'removeBackground',
+  'get /v1.0/account': 'getAccount'
 }
 
 /**
@@ -70,6 +77,16 @@ function finish(paths: Record<string, PathItem>): Record<string, PathItem> {
   return paths
 }
 
+function cancelResponses(): Record<string, unknown> {
+  return {
+    '200': { description: 'Cancelled; its credits are refunded', content: { 'application/json': { schema: { $ref: '#/components/schemas/Cancelled' } } } },
+    '401': err('Missing or invalid X-API-Key'),
+    '404': err("No such job, or another key's (job_not_found)"),
+    '409': err('The job already ended (conflict)'),
+    '422': err('job_id missing or not a job id')
+  }
+}
+
 /** The OpenAPI 3.1 document of `/api/v1`, served at `/api/v1/openapi.json`. */
 export function openApiDocument(serverUrl: string): Record<string, unknown> {
   return {
@@ -81,6 +98,37 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
       schemas: {
         Error: errorBody,
+        ...removeBgSchemas,
+        JobList: {
+          type: 'object',
+          required: ['jobs', 'next_cursor'],
+          properties: {
+            jobs: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['job_id', 'status', 'state', 'mode', 'progress', 'output_format', 'source', 'created_at', 'finished_at'],
+                properties: {
+                  job_id: { type: 'string', format: 'uuid' },
+                  status: { type: 'string', enum: JOB_STATUSES },
+                  state: { type: 'string', enum: ['pending', 'done', 'failed'] },
+                  mode: { type: 'string', enum: MODES },
+                  progress: { type: 'number' },
+                  output_format: { type: 'string', enum: OUTPUT_FORMATS },
+                  source: { type: 'string', description: 'The file name or URL given' },
+                  created_at: { type: 'string', format: 'date-time' },
+                  finished_at: { type: ['string', 'null'], format: 'date-time' }
+                }
+              }
+            },
+            next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the next (older) page; null on the last page' }
+          }
+        },
+        Cancelled: {
+          type: 'object',
+          required: ['job_id', 'status', 'state'],
+          properties: { job_id: { type: 'string', format: 'uuid' }, status: { const: 'cancelled' }, state: { const: 'failed' } }
+        },
         UploadAccepted: {
           type: 'object',
           required: ['job_id', 'status', 'mode'],
@@ -232,7 +280,37 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           }
         }
       },
-      '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } } }
+      '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } } },
+      '/api/v1/jobs': {
+        get: {
+          summary: "This key's own jobs, newest first, a page at a time",
+          parameters: [
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: JOBS_PAGE.max, default: JOBS_PAGE.default } },
+            { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'next_cursor of the previous page' }
+          ],
+          responses: {
+            '200': { description: 'A page', content: { 'application/json': { schema: { $ref: '#/components/schemas/JobList' } } } },
+            '401': err('Missing or invalid X-API-Key'),
+            '422': err('limit or cursor not valid')
+          }
+        }
+      },
+      '/api/v1/cancel': {
+        post: {
+          summary: "Cancel one of this key's jobs that has not ended (job_id in the query, or in a JSON or multipart body)",
+          parameters: [{ name: 'job_id', in: 'query', schema: { type: 'string', format: 'uuid' } }],
+          requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { job_id: { type: 'string', format: 'uuid' } } } } } },
+          responses: cancelResponses()
+        }
+      },
+      '/api/v1/jobs/{job_id}': {
+        delete: {
+          summary: "Cancel one of this key's jobs that has not ended",
+          parameters: [{ name: 'job_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+          responses: cancelResponses()
+        }
+      },
+      ...removeBgPaths
     })
   }
 }

@@ -10,6 +10,8 @@ import { InFlightBytes, UploadReservation } from './in-flight'
 import { declaredLength, type RateFloor } from './read-body'
 import { openApiDocument } from './openapi'
 import { handleStudioRequest } from './studio-routes'
+import { handleJobsRequest } from './jobs-routes'
+import { handleRemoveBgRequest } from './removebg/route'
 import type { StudioCoordinator } from '../studio/coordinator'
 import { sendJson } from './respond'
 import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
@@ -147,6 +149,8 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
         .pipe(res)
       return
     }
+    if (await handleJobsRequest({ engine, authenticate, allow, floor: opts.bodyRateFloor }, req, res, url)) return
+    if (await handleRemoveBgRequest({ engine, authenticate, allow, inFlight, floor: opts.bodyRateFloor }, req, res, url)) return
     if (opts.studio && (await handleStudioRequest({ engine, coordinator: opts.studio, authenticate, allow, floor: opts.bodyRateFloor }, req, res, url))) return
     if (opts.app && (await handleAppRequest(opts.app, req, res, url, { authenticate: (r) => authenticate(r), allow, floor: opts.bodyRateFloor }))) return
     throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
