@@ -125,7 +125,8 @@ export class SandboxPool {
 
   private dispatch(): void {
     while (this.waiting.length > 0) {
-      let slot = [...this.slots].find((s) => !s.job && !s.exited)
+      // Not a process being killed (idle, or for a limit) that has not exited yet: it would take the job and die with it.
+      let slot = [...this.slots].find((s) => !s.job && !s.exited && !s.killedFor)
       if (!slot) {
         if (this.slots.size >= this.opts.size) return
         slot = this.spawn()
