@@ -82,7 +82,7 @@ describe('placement: the subject box on the canvas, in pixels', () => {
   })
 
   it('refuses a canvas over the limit (job fails image_too_large)', async () => {
-    const err = await composeRect(300, 300, { x: 0, y: 0, width: 300, height: 300 }, paramsOf('margin=4990px;variations=clipping')).catch((e: unknown) => e)
+    const err = await composeRect(300, 300, { x: 10, y: 10, width: 280, height: 280 }, paramsOf('margin=4990px;variations=clipping')).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(JobFailure)
     expect((err as JobFailure).reason).toBe('image_too_large')
   })

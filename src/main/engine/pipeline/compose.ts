@@ -22,7 +22,7 @@ import type { DecodedImage } from './decode'
 import type { ToNative } from './native-colour'
 import { drawOver } from './draw-over'
 import { attachNative, composeNative } from './native-compose'
-import { alphaBounds, extractResized, placeOnCanvas, planPlacement, type Placement } from './placement'
+import { alphaBounds, cutSides, extractResized, placeOnCanvas, planPlacement, type Placement } from './placement'
 import { makeShadow, shadowSkipReason, type ShadowResult } from './shadow'
 import type { ComposedVariation, PsdLayerSpec, RgbaImage } from './variation'
 
@@ -91,7 +91,8 @@ export async function composeVariations(
 
   const cutout = makeCutout({ data: alpha.foreground, width: image.width, height: image.height, channels: 4 }, alpha.alpha)
   const subjectBox = alphaBounds(cutout, image.width, image.height, { stride: 4, offset: 3 })
-  const { placement, warnings: placing } = planPlacement(size, subjectBox, params)
+  const cut = cutSides(cutout, image.width, image.height, 4, 3)
+  const { placement, warnings: placing } = planPlacement(size, subjectBox, params, cut)
   for (const w of placing) note(params.primary, w)
   const { canvas, source, target } = placement
   // The same limits the upload checked where it could (docs/api.md §15); here also for
@@ -103,7 +104,7 @@ export async function composeVariations(
   const background = want.has('background') || want.has('compose') || want.has('shadowTop') ? await makeBackground(params.background, image, placement) : null
   let shadow: ShadowResult | null = null
   if (want.has('shadowTop')) {
-    const reason = shadowSkipReason(cutout, image.width, image.height, subjectBox, 4, 3)
+    const reason = shadowSkipReason(cutout, image.width, image.height, subjectBox, cut, 4, 3)
     shadow = reason ? { ok: false, reason } : await makeShadow(subject.data, canvas)
   }
 
