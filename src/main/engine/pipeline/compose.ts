@@ -93,7 +93,6 @@ export async function composeVariations(
   const subjectBox = alphaBounds(cutout, image.width, image.height, { stride: 4, offset: 3 })
   const cut = cutSides(cutout, image.width, image.height, 4, 3)
   const { placement, warnings: placing } = planPlacement(size, subjectBox, params, cut)
-  for (const w of placing) note(params.primary, w)
   const { canvas, source, target } = placement
   // The same limits the upload checked where it could (docs/api.md §15); here also for
   // `file_url` inputs and on studio workers, before any canvas is allocated.
@@ -160,6 +159,14 @@ export async function composeVariations(
       }
     }
   }
+  // How the subject was framed goes with the main file: the primary, or what stands in for a
+  // skipped one (compose, else the first made), so that it is read where the file is.
+  const main = !ignored.includes(params.primary)
+    ? params.primary
+    : variations.some((v) => v.variation === 'compose')
+      ? 'compose'
+      : (variations[0]?.variation ?? params.primary)
+  for (const w of placing) note(main, w)
   if (image.native && opts.toNative) {
     const input = {
       image,
