@@ -20,7 +20,10 @@ export async function rgbaOf(bytes: Buffer | string): Promise<{ data: Buffer; wi
   return { data, width: info.width, height: info.height, at: (x, y) => [...data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 4)] }
 }
 
-/** The box of the subject's red pixels (red well above green) in an RGBA image; null when none. */
+/**
+ * The box of the subject's red pixels in an RGBA image (red well above green, however dark: a
+ * grey shadow or a white background is not red); null when none.
+ */
 export function redBox(img: { data: Buffer; width: number; height: number }): Rect | null {
   let x0 = img.width
   let y0 = img.height
@@ -29,7 +32,7 @@ export function redBox(img: { data: Buffer; width: number; height: number }): Re
   for (let y = 0; y < img.height; y++) {
     for (let x = 0; x < img.width; x++) {
       const i = (y * img.width + x) * 4
-      if (img.data[i + 3]! >= 128 && img.data[i]! > 150 && img.data[i + 1]! < 80) {
+      if (img.data[i + 3]! >= 128 && img.data[i]! - img.data[i + 1]! > 40) {
         if (x < x0) x0 = x
         if (x > x1) x1 = x
         if (y < y0) y0 = y

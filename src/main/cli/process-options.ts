@@ -43,7 +43,7 @@ export function checkProcessOptions(values: Record<string, unknown>, positionals
     if (params.length > MAX_PARAMS_LENGTH) throw new CliError(`--params: longer than ${MAX_PARAMS_LENGTH} characters`)
     const parsed = parseParams(params)
     const resolved = parsed.ok ? resolveParams(mode as Mode, parsed.value, lookup) : parsed
-    if (!resolved.ok) throw new CliError(`--params${values.mode === undefined ? '' : ` with --mode ${mode}`}: ${resolved.details.map((d) => `${d.field.replace(/^params\.?/, '') || 'params'}: ${d.issue}`).join('; ')}`)
+    if (!resolved.ok) throw new CliError(`--params${values.mode === undefined || mode === 'params' ? '' : ` with --mode ${mode}`}: ${resolved.details.map((d) => `${d.field.replace(/^params\.?/, '') || 'params'}: ${d.issue}`).join('; ')}`)
   }
   const template = (values.template as string | undefined) ?? null
   const problem = template === null ? null : templateProblem(template)
