@@ -4,6 +4,7 @@
  * over IPC (`presetsList`, `presetsSave`, `presetsDelete`) and `clipdesk presets`.
  * No Node, no DOM here.
  */
+import type { IpcUploadRequest } from './ipc'
 import { formatParams, parseParams, type ParamValues } from './params'
 
 /** A preset as listed (IPC `presetsList`, `clipdesk presets list`). */
@@ -106,4 +107,15 @@ export const BUILTIN_PRESETS: readonly PresetInfo[] = DEFINITIONS.map(definition
 
 export function builtinPreset(name: string): PresetInfo | null {
   return BUILTIN_PRESETS.find((p) => p.name === name) ?? null
+}
+
+/**
+ * The job the preset editor's preview runs: the set as it will be used (mode `params`, as a set
+ * alone runs everywhere), written as PNG. Only the main file is made (`delivery_mode=final_url`),
+ * and the preview shows it: the same pipeline and the same main file as a batch, a watched
+ * folder or `clipdesk process` with this preset writes (test/preset-preview.test.ts holds the two
+ * against each other).
+ */
+export function previewRequest(params: string, file: { bytes: Uint8Array; name: string; type: string }): IpcUploadRequest {
+  return { mode: 'params', params, output_format: 'png', delivery_mode: 'final_url', file }
 }

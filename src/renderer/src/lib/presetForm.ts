@@ -4,7 +4,6 @@
  * form names the same problems the engine would.
  */
 import type { Variation } from '../../../shared/api'
-import type { IpcUploadRequest } from '../../../shared/ipc'
 import { formatValue, parseParams, type ParamValues } from '../../../shared/params'
 import type { PositionSpec } from '../../../shared/params-types'
 
@@ -134,13 +133,3 @@ export function checkForm(f: PresetForm): Record<string, string> {
   return out
 }
 
-/**
- * The job the preset editor's preview runs: the set as it will be used (mode `params`, as a set
- * alone runs everywhere), written as PNG. Only the main file is made (`delivery_mode=final_url`),
- * and the preview shows it: the same pipeline and the same main file as a batch, a watched
- * folder or `clipdesk process` with this preset writes (test/preset-preview.test.ts holds the two
- * against each other).
- */
-export function previewRequest(params: string, file: { bytes: Uint8Array; name: string; type: string }): IpcUploadRequest {
-  return { mode: 'params', params, output_format: 'png', delivery_mode: 'final_url', file }
-}

@@ -1,7 +1,6 @@
 import type { JobStatusBody } from '../../../shared/api'
 import type { IpcEventMap } from '../../../shared/ipc'
-import type { PresetInfo, PresetSaveRequest } from '../../../shared/presets'
-import { previewRequest } from '../lib/presetForm'
+import { previewRequest, type PresetInfo, type PresetSaveRequest } from '../../../shared/presets'
 import { AppError, errorText, transport } from '../transport'
 import type { Slice } from './types'
 
