@@ -202,6 +202,8 @@ describe('real jobs: every mode and output format reaches done with the document
     expect(box.y).toBeGreaterThanOrEqual(99)
     expect(Math.abs(box.x + box.width / 2 - 1000)).toBeLessThanOrEqual(2)
     expect(Math.abs(box.y + box.height / 2 - 1000)).toBeLessThanOrEqual(2)
+    // 6.9× is a blow-up, and the main file's warnings say so (upscale=allow).
+    expect(body.warnings.clipping).toEqual([expect.stringMatching(/^enlarged 6\.9×: the subject/)])
     const mask = await sharp((await download(body.final_urls.mask)).bytes).metadata()
     expect([mask.format, mask.channels]).toEqual(['tiff', 1])
   })

@@ -79,8 +79,8 @@ const DEFINITIONS: BuiltinDefinition[] = [
   {
     name: 'transparent-square',
     title: 'Transparent square',
-    description: 'Cut-out on a transparent 2000×2000 square, cropped to the subject and centred with a 5 % margin; a small photo keeps its own pixels (never enlarged), ready to be placed in a layout.',
-    params: 'background=transparent;shadow=none;crop=subject;size=2000x2000;margin=5%;position=center;upscale=never;variations=clipping,mask;primary=clipping'
+    description: 'Cut-out on a transparent 2000×2000 square, cropped to the subject and centred with a 5 % margin; a small photo is enlarged to fill, with a warning beyond 2× (add upscale=never to keep its own size).',
+    params: 'background=transparent;shadow=none;crop=subject;size=2000x2000;margin=5%;position=center;upscale=allow;variations=clipping,mask;primary=clipping'
   },
   {
     name: 'marketplace-1600',
