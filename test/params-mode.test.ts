@@ -2,12 +2,13 @@
  * One meaning for a parameter set on every way in (docs/params.md "Mode and parameter set"): a
  * set without a mode runs as `mode=params`; with an explicit `mode=clipping`, a key that cannot
  * apply is refused with 422 naming the key and the mode, never dropped. Over HTTP, the app API
- * (IPC) and a watched folder's settings. Jobs stay queued (no model run).
+ * (IPC), a batch's and a watched folder's settings. Jobs stay queued (no model run).
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngineHandlers } from '../src/main/app-api/engine-handlers'
+import { BatchService } from '../src/main/batches/service'
 import { ApiError } from '../src/main/engine/errors'
 import { PresetStore } from '../src/main/engine/store/presets'
 import { WatchFolders } from '../src/main/watch/config'
@@ -138,5 +139,18 @@ describe('watched folders: the same rule when the folder is saved', () => {
     expect((refusal as ApiError).code).toBe('validation_failed')
     expect((refusal as ApiError).status).toBe(422)
     expect((refusal as ApiError).details!.map((d) => d.field).sort()).toEqual(['params.background', 'params.primary', 'params.shadow'])
+  })
+})
+
+describe('batches: the same rule when the batch is created', () => {
+  it('mode=clipping with a background is refused before the batch exists, naming the key and the mode', async () => {
+    const service = new BatchService(server.engine)
+    const before = service.list().length
+    const err = await service.create({ request: { mode: 'clipping', output_format: 'png', params: 'background=#F5F5DC' }, destination: join(tempDir(), 'out') }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ApiError)
+    expect((err as ApiError).code).toBe('validation_failed')
+    expect((err as ApiError).status).toBe(422)
+    expect((err as ApiError).details).toEqual([{ field: 'params.background', issue: expect.stringContaining('does not apply to mode=clipping') }])
+    expect(service.list()).toHaveLength(before)
   })
 })

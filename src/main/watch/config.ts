@@ -9,7 +9,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import type { ErrorDetail } from '../../shared/errors'
 import { validateUpload } from '../../shared/upload'
-import { jobMode, parseParams, resolveParams, type PresetLookup } from '../../shared/params'
+import { jobMode, type PresetLookup } from '../../shared/params'
 import { builtinPreset } from '../../shared/presets'
 import {
   DEFAULT_NAME_TEMPLATE,
@@ -23,6 +23,7 @@ import {
   type WatchUpdateRequest
 } from '../../shared/watch'
 import { ApiError } from '../engine/errors'
+import { paramsProblems } from '../engine/params/resolve'
 import { doneDirOf, type WatchFolderRecord, type WatchStore } from './store'
 import { checkDestination, DestinationProblem } from '../outputs/destination'
 import { isInside } from '../outputs/paths'
@@ -58,9 +59,8 @@ function checkRequest(request: WatchRequest, presets: PresetLookup): void {
   if (request.params !== null) fields.params = request.params
   const checked = validateUpload(fields, true)
   if (!checked.ok) throw invalid(checked.details)
-  const parsed = request.params === null ? null : parseParams(request.params)
-  const resolved = resolveParams(request.mode, parsed?.ok ? parsed.value : null, presets)
-  if (!resolved.ok) throw invalid(resolved.details)
+  const problems = paramsProblems({ lookup: presets }, request.mode, request.params)
+  if (problems.length > 0) throw invalid(problems)
 }
 
 /**
