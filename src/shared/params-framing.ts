@@ -3,7 +3,7 @@
  * one value or four, and `position` per axis. Each reader gives the value, or the problem in
  * words for the key's error detail. No Node, no DOM here.
  */
-import { positionOf, type HorizontalAlign, type MarginLength, type MarginSpec, type PositionSpec, type VerticalAlign } from './params-types'
+import { marginSides, positionOf, type HorizontalAlign, type MarginLength, type MarginSpec, type PositionSpec, type SizeSpec, type VerticalAlign } from './params-types'
 
 /** Largest `margin=<n>px`. */
 export const MAX_MARGIN_PX = 5_000
@@ -80,4 +80,24 @@ export function readPosition(v: unknown): Read<PositionSpec> {
     return { ok: true, value: positionOf(parts[0] as HorizontalAlign, parts[1] as VerticalAlign) }
   }
   return { ok: false, issue: `the two-part form is <x>,<y>: x one of ${HORIZONTAL.join(', ')}, y one of ${VERTICAL.join(', ')}; got ${describe(s)}` }
+}
+
+/**
+ * Whether a margin leaves room for the subject in a canvas the size gives (`<W>x<H>`, `<max>`):
+ * the words of the problem for the first axis whose two margins take it all, or null. With
+ * `size=original` the canvas grows around the subject, so there is always room.
+ */
+export function marginRoomProblem(margin: MarginSpec, size: SizeSpec): string | null {
+  const sides = marginSides(margin)
+  const room = (edge: 'width' | 'height'): number => (size.kind === 'box' ? size[edge] : size.kind === 'long' ? size.max : Infinity)
+  const axes = [
+    { room: room('width'), a: sides.left, b: sides.right, say: 'left and right' },
+    { room: room('height'), a: sides.top, b: sides.bottom, say: 'top and bottom' }
+  ]
+  for (const axis of axes) {
+    const px = (axis.a.unit === 'px' ? axis.a.value : 0) + (axis.b.unit === 'px' ? axis.b.value : 0)
+    const pct = (axis.a.unit === '%' ? axis.a.value : 0) + (axis.b.unit === '%' ? axis.b.value : 0)
+    if (px >= axis.room * (1 - pct / 100)) return `leaves no room for the subject between ${axis.say}`
+  }
+  return null
 }

@@ -18,9 +18,9 @@ import { VARIATIONS, type Mode, type Variation } from './api'
 import type { ErrorDetail } from './errors'
 import { COLOUR_NAMES } from './colours'
 import { MODEL_NAME_PATTERN } from './models'
-import { MAX_MARGIN_PX, MARGIN_PERCENT_LIMIT, readMargin, readPosition } from './params-framing'
+import { marginRoomProblem, MAX_MARGIN_PX, MARGIN_PERCENT_LIMIT, readMargin, readPosition } from './params-framing'
 import { modeConflicts } from './params-mode'
-import { marginSides, MODE_DEFAULTS, UPSCALE_WARN_FACTOR, type BackgroundSpec, type JobParams, type MarginSpec, type SizeSpec } from './params-types'
+import { MODE_DEFAULTS, UPSCALE_WARN_FACTOR, type BackgroundSpec, type JobParams, type MarginSpec, type SizeSpec } from './params-types'
 
 export { COLOUR_NAMES } from './colours'
 export { MAX_MARGIN_PX, MARGIN_PERCENT_LIMIT } from './params-framing'
@@ -345,23 +345,8 @@ export function resolveParams(mode: Mode, set: ParamSet | null, lookup: PresetLo
   const candidates = [own.primary, preset.primary, asksShadow, base.primary]
   merged.primary = candidates.find((v): v is Variation => v !== undefined && variations.includes(v)) ?? variations[0]!
 
-  const { size } = merged
-  const sides = marginSides(merged.margin)
-  const axes = [
-    { name: 'width', room: size.kind === 'box' ? size.width : size.kind === 'long' ? size.max : Infinity, a: sides.left, b: sides.right, say: 'left and right' },
-    { name: 'height', room: size.kind === 'box' ? size.height : size.kind === 'long' ? size.max : Infinity, a: sides.top, b: sides.bottom, say: 'top and bottom' }
-  ]
-  for (const axis of axes) {
-    const px = (axis.a.unit === 'px' ? axis.a.value : 0) + (axis.b.unit === 'px' ? axis.b.value : 0)
-    const pct = (axis.a.unit === '%' ? axis.a.value : 0) + (axis.b.unit === '%' ? axis.b.value : 0)
-    if (px >= axis.room * (1 - pct / 100)) {
-      details.push({
-        field: 'params.margin',
-        issue: `${formatValue('margin', merged.margin)} leaves no room for the subject between ${axis.say} in size=${formatValue('size', size)}`
-      })
-      break
-    }
-  }
+  const tight = marginRoomProblem(merged.margin, merged.size)
+  if (tight) details.push({ field: 'params.margin', issue: `${formatValue('margin', merged.margin)} ${tight} in size=${formatValue('size', merged.size)}` })
   return details.length > 0 ? { ok: false, details } : { ok: true, value: merged }
 }
 
