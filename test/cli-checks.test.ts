@@ -58,7 +58,8 @@ describe('help and version', () => {
   it('clipdesk process --help names the defaults and the designer words', () => {
     const r = runCli(['process', '--help'])
     expect(r.stdout).toContain('(default: png)')
-    expect(r.stdout).toContain('(default: clipping)')
+    expect(r.stdout).toContain('(default: params with --params, else clipping)')
+    expect(r.stdout).toContain('with --mode clipping, a key it cannot apply, such as a background or a shadow, is refused')
     expect(r.stdout).toContain('cut-out')
     expect(r.stdout).toContain('Example')
     // Help comes before any check: a missing --out is not complained about.

@@ -27,6 +27,7 @@ import type { TouchUpFile } from '../touchup/touchups'
 import { batchTouchUpFile } from './touchup-file'
 import { batchSummary, itemView, type PreviewAddress } from './view'
 import { batchFiles, resultFile, type WrittenFile } from './result-files'
+import { paramsProblems } from '../engine/params/resolve'
 
 export type { PreviewAddress } from './view'
 
@@ -172,6 +173,9 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
    * system's text), before any file is sent.
    */
   async create(req: BatchCreateRequest): Promise<BatchSummary> {
+    // A set the mode cannot apply (or an unknown preset) is refused before the batch exists, not photo by photo.
+    const problems = paramsProblems(this.engine.presets, req.request.mode, req.request.params)
+    if (problems.length > 0) throw new ApiError('validation_failed', 'The parameter set failed validation.', { details: problems })
     const perPhoto = plannedOutputs(req.request, 'photo.jpg', this.engine.presets.lookup)?.names.length ?? 1
     let destination: string
     try {

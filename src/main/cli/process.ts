@@ -72,7 +72,7 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n =
 export async function runProcess(args: string[]): Promise<number> {
   const { values, positionals, dataDir } = parse(args, {
     out: { type: 'string' },
-    mode: { type: 'string', default: 'clipping' },
+    mode: { type: 'string' }, // none given: params when --params is, else clipping (checkProcessOptions)
     params: { type: 'string' },
     format: { type: 'string', default: 'png' },
     template: { type: 'string' },

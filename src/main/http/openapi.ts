@@ -33,9 +33,13 @@ const errorBody = {
 
 const uploadFields = {
   file_url: { type: 'string', format: 'uri', description: 'http(s) address of the image; exclusive with file' },
-  mode: { type: 'string', enum: MODES, default: 'clipping' },
+  mode: {
+    type: 'string',
+    enum: MODES,
+    description: 'Not given: params when a parameter set is given, else clipping. With mode=clipping, a key of the set that cannot apply to it (a background other than transparent, shadow=top, a variation other than clipping or mask) is refused with 422 validation_failed naming the key (params.<key>) and the mode; mode=background takes every key.'
+  },
   params: {
-    description: `Parameter set (required when mode=params): a preset name, key=value pairs, or an object. At most ${MAX_PARAMS_LENGTH} characters as a string.`,
+    description: `Parameter set: a preset name, key=value pairs, or an object. At most ${MAX_PARAMS_LENGTH} characters as a string. Required when mode=params; given without a mode, the job runs as mode=params. Never dropped: every key applies, or the upload is refused (422). A set asking for shadow=top and naming no primary has shadowTop as its primary.`,
     oneOf: [{ type: 'string', maxLength: MAX_PARAMS_LENGTH }, { type: 'object' }, { type: 'null' }]
   },
   delivery_mode: { type: 'string', enum: DELIVERY_MODES, default: 'url' },
@@ -236,7 +240,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             '403': err('Host header not allowed'),
             '408': err('request_timeout: the body arrived slower than 8 KiB/s over a 10 s window'),
             '413': err('Upload (or its hint) larger than the limit, declared or as a chunked body arrives'),
-            '422': err('Validation failed (enums, both inputs, params, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large; a hint not a PNG, JPEG or WebP of the image size, or with file_url; regions not a JSON array of at most 8 boxes, a box under 16 pixels on a side or outside the image, or with file_url)'),
+            '422': err('Validation failed (enums, both inputs, params, a key of params the explicit mode cannot apply, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large; a hint not a PNG, JPEG or WebP of the image size, or with file_url; regions not a JSON array of at most 8 boxes, a box under 16 pixels on a side or outside the image, or with file_url)'),
             '429': err('Too many bad API keys, or this key already has its share of the queue waiting (a quarter of it); see Retry-After'),
             '503': err('Queue full, the model the job would use failed to load in the last minute, too many upload bytes being received at once, or this key already sending its share of them (one whole upload); see Retry-After')
           }

@@ -20,6 +20,7 @@ import {
 } from '../../shared/watch'
 import type { TouchUpTarget } from '../../shared/touchup'
 import type { Db } from '../engine/store/db'
+import { PresetStore } from '../engine/store/presets'
 import type { TouchUpFile } from '../touchup/touchups'
 import { isStrictlyInside, relativeName } from '../outputs/paths'
 import { sweepTempFiles } from '../outputs/temp-sweep'
@@ -87,7 +88,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
   constructor(opts: WatchServiceOptions) {
     super()
     this.store = new WatchStore(opts.db)
-    this.folders = new WatchFolders(this.store)
+    this.folders = new WatchFolders(this.store, new PresetStore(opts.db).lookup)
     this.processor = opts.processor
     this.o = {
       stableMs: opts.stableMs ?? 2000,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { ACCEPTED_MIME_TYPES, MODES, type Mode, type UploadAccepted, type UploadFields } from '../../../shared/api'
 import { validateUpload, type UploadRequest } from '../../../shared/upload'
+import { jobMode } from '../../../shared/params-mode'
 import { ApiError, JobFailure } from '../errors'
 import type { DataPaths } from '../paths'
 import { writeFileAtomicSync } from '../paths'
@@ -181,14 +182,15 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   if (!checked.ok) {
     // One answer names every problem: presets and layering of the set too, not only its grammar.
     const fields = input.fields as Record<string, unknown>
-    const mode = (MODES as readonly unknown[]).includes(fields.mode) ? (fields.mode as Mode) : 'clipping'
     const params = typeof fields.params === 'string' || (typeof fields.params === 'object' && fields.params !== null) ? (fields.params as string | Record<string, unknown>) : null
+    const given = jobMode(fields.mode, params)
+    const mode: Mode = (MODES as readonly unknown[]).includes(given) ? given : 'params'
     const details = checked.code === 'validation_failed' ? mergeDetails(checked.details, paramsProblems(deps.presets, mode, params)) : checked.details
     throw new ApiError(checked.code, checked.message, { details })
   }
   const request: UploadRequest = checked.value
-  // A bad parameter set (or an unknown preset) is refused before a job exists; `params` also
-  // applies to modes clipping and background (docs/api.md §6.3).
+  // A bad parameter set (or an unknown preset, or a key the explicit mode cannot apply) is
+  // refused before a job exists (docs/api.md §6.3).
   const params = resolveUploadParams(deps.presets, request.mode, request.params, request.delivery_mode)
   deps.assertKnownModel(params.model)
   checkOutputs(params, null)
