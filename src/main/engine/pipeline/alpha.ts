@@ -154,7 +154,9 @@ export async function lookRuns(image: DecodedImage, boxes: readonly LookBox[], s
 /**
  * The look-again runs on `base` (the result with the strokes): each crop refined as a photo of
  * its own with the strokes inside it, inside its box. `full` is the size the runs' boxes are
- * in; `image` may be its scaled copy (the touch-up editor's preview).
+ * in; `image` may be its scaled copy (the touch-up editor's preview). `plains`: the crops'
+ * results without strokes kept by their masks (the preview makes each once per editing session,
+ * as it does the whole image's).
  */
 export function applyLooks(
   image: DecodedImage,
@@ -164,7 +166,8 @@ export function applyLooks(
   deps: AlphaDeps,
   params: Pick<JobParams, 'refine'>,
   strokes: HintPlane | null,
-  signal?: AbortSignal
+  signal?: AbortSignal,
+  plains?: WeakMap<MaskPlane, Promise<AlphaPixels>>
 ): Promise<AlphaPixels> {
   // `refine=detail` is already this: a second model run on a crop.
   const cropParams = { refine: params.refine === 'detail' ? ('edges' as const) : params.refine }
@@ -174,7 +177,13 @@ export function applyLooks(
     runs,
     full,
     async (crop, mask, cropStrokes) => {
-      const plain = await refined(crop, mask, deps, cropParams, signal)
+      let made = plains?.get(mask)
+      if (!made) {
+        made = refined(crop, mask, deps, cropParams, signal)
+        plains?.set(mask, made)
+        made.catch(() => plains?.get(mask) === made && plains?.delete(mask))
+      }
+      const plain = await made
       return cropStrokes && hasStrokes(cropStrokes) ? applyHint(crop, mask, plain, cropStrokes, deps, cropParams, signal) : plain
     },
     strokes,
