@@ -2,8 +2,9 @@
  * Look-again boxes (docs/review.md "Look again"): the user marks a region the model got wrong,
  * and the model runs again on that crop, as the detail pass does for a small subject
  * (`detail.ts`: the same context margin and crop rule). The crop is refined as a photo of its
- * own, and its result replaces the job's inside the box, blended over a short ramp at the
- * box's inner edges; outside the boxes the result is exactly the job's without them.
+ * own, and its result replaces the job's inside the box where the crop's answer is sure
+ * (`lookTrust`), blended over a short ramp at the box's inner edges; outside the boxes the
+ * result is exactly the job's without them.
  *
  * The crops always come from the full-size image, so the touch-up editor's preview (which
  * works on a scaled-down copy) runs the model on the same pixels the saved job does and only
@@ -31,6 +32,23 @@ export interface LookRun {
   crop: Crop
   /** The crop's mask, at the model's size (or the crop's, for a segmenter without one). */
   mask: MaskPlane
+}
+
+/**
+ * The crop's alpha is taken whole where it is at least this sure (a share of the way from 0.5
+ * to 0 or 1: below 64 or above 191); where it is less sure, the job's alpha keeps the part of
+ * the pixel its own sureness gives it. The model shown a part of a subject (legs, a sleeve) on
+ * a busy background answers grey rather than wrong; a missed subject or a stray background
+ * part comes back sure, and is taken.
+ */
+export const SURE = 0.5
+
+/** The share (0–1) of the crop's alpha `d` over the job's `f` at one pixel inside a box (`SURE`). */
+export function lookTrust(d: number, f: number): number {
+  const cd = Math.abs(d - 127.5) / 127.5
+  if (cd >= SURE) return 1
+  const k = cd / SURE
+  return k + (1 - k) * (1 - Math.abs(f - 127.5) / 127.5)
 }
 
 /** The crop the model sees for `box` in a width × height image. */
@@ -91,9 +109,9 @@ export async function mergeLooks(
     const weight = edgeWeight(box, width, height, Math.max(1, Math.round(RAMP * Math.min(sx, sy))))
     for (let y = 0; y < box.height; y++) {
       for (let x = 0; x < box.width; x++) {
-        const w = weight(x, y)
         const i = (box.top + y) * width + box.left + x
         const j = (box.top - crop.top + y) * crop.width + box.left - crop.left + x
+        const w = weight(x, y) * lookTrust(made.alpha[j]!, alpha[i]!)
         alpha[i] = w === 1 ? made.alpha[j]! : Math.round(w * made.alpha[j]! + (1 - w) * alpha[i]!)
         for (let c = 0; c < 3; c++) {
           const f = i * 4 + c

@@ -13,8 +13,8 @@
  * Look-again boxes (docs/review.md "Look again") do run the model: once per box, on its crop of
  * the full-size image (the one decoded when the editor opened, kept for the newest session), as
  * the saved job does. The crop's mask is kept by job, box and model (`crop-masks.ts`) and the
- * crop's result without strokes per session, so a stroke after a box costs no model run and
- * refines the crop again only when the stroke reaches into it.
+ * crop's results per session (`CropResults`), so a stroke after a box costs no model run and
+ * refines the crop again only when the strokes inside it change.
  */
 import { readFile } from 'node:fs/promises'
 import sharp from 'sharp'
@@ -22,9 +22,8 @@ import { TOUCHUP_PREVIEW_EDGE, type TouchUpPreview } from '../../../shared/touch
 import type { JobParams } from '../../../shared/params-types'
 import { ApiError } from '../errors'
 import { fitRegions, type RegionBox } from '../../../shared/regions'
-import { applyHint, applyLooks, computeAlpha, lookRuns, maskModelKey, refined } from '../pipeline/alpha'
+import { applyHint, applyLooks, computeAlpha, lookRuns, maskModelKey, refined, type CropResults } from '../pipeline/alpha'
 import type { LookRun } from '../pipeline/look-again'
-import type { MaskPlane } from '../pipeline/refine'
 import { makeCutout } from '../pipeline/cutout'
 import type { DecodedImage } from '../pipeline/decode'
 import { hasStrokes, type AlphaPixels, type HintPlane } from '../pipeline/hint'
@@ -65,8 +64,8 @@ interface Session {
   /** The input's bytes, and the full-size image: kept from the opening while this is the newest session, decoded again for a box otherwise. */
   input: Buffer
   full?: Promise<DecodedImage>
-  /** Each box's crop result without strokes on the preview's pixels, by the crop's mask (from `CropMasks`). */
-  cropPlains: WeakMap<MaskPlane, Promise<AlphaPixels>>
+  /** Each box's crop results on the preview's pixels, by the crop's mask (from `CropMasks`). */
+  crops: CropResults
 }
 
 /** Editing sessions kept decoded (an editor open, and the one before it). */
@@ -110,7 +109,7 @@ export class HintPreviews {
       const plain = await session.plain
       const strokes = plane && hasStrokes(plane) ? plane : null
       alpha = strokes ? await applyHint(small, mask, plain, strokes, { segmenter }, { refine }) : plain
-      if (runs.length > 0) alpha = await applyLooks(small, alpha, runs, looks.full, { segmenter }, { refine }, strokes, undefined, session.cropPlains)
+      if (runs.length > 0) alpha = await applyLooks(small, alpha, runs, looks.full, { segmenter }, { refine }, strokes, undefined, session.crops)
     } else {
       alpha = await computeAlpha(small, Buffer.alloc(0), { segmenter }, { alpha: source.params.alpha, refine }, undefined, plane, looks)
     }
@@ -160,7 +159,7 @@ export class HintPreviews {
     const data = scale === 1 ? image.data : await sharp(image.data, raw).resize(width, height, { fit: 'fill' }).raw().toBuffer()
     const small: DecodedImage = { data, width, height, channels: 4, hasAlpha: image.hasAlpha, warnings: [] }
     const photo = await sharp(data, { raw: { width, height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer()
-    return { key: source.key, width: image.width, height: image.height, small, mask, photo: photo.toString('base64'), input, full: Promise.resolve(image), cropPlains: new WeakMap() }
+    return { key: source.key, width: image.width, height: image.height, small, mask, photo: photo.toString('base64'), input, full: Promise.resolve(image), crops: new WeakMap() }
   }
 
   /** The model's run on `box`'s crop of the full-size image (none for a box over the whole frame), made once per job, box and model. */
