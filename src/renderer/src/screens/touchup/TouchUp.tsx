@@ -220,7 +220,7 @@ export function TouchUp(): React.JSX.Element | null {
           <span className="grow" />
           <span className="muted">
             {strokeCount} stroke{strokeCount === 1 ? '' : 's'}
-            {boxCount > 0 && ` · ${boxCount} box${boxCount === 1 ? '' : 'es'}`} · green keeps, red removes, boxes look again · Space + drag moves · hold H hides the tint
+            {boxCount > 0 && ` · ${boxCount} box${boxCount === 1 ? '' : 'es'}`} · hold H to hide the tint · Space + drag moves
           </span>
         </div>
       </div>

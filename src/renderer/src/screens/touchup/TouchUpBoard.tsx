@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import type { RegionBox } from '../../../../shared/regions'
 import { boxesOf, boxFrom, OVERLAY_COLOUR, paintStrokes, strokesOf, type Edit, type Stroke, type Tool } from '../../lib/brush'
 import type { ZoomPan } from '../../components/useZoomPan'
@@ -46,6 +46,15 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
     pan: null
   })
   const [, repaint] = useState(0)
+  // One callback for the stage's element (a new one each render would hand the hook null, then the element, every time).
+  const { viewportRef } = p.zoom
+  const setStage = useCallback(
+    (el: HTMLDivElement | null): void => {
+      stageBox.current = el
+      viewportRef(el)
+    },
+    [viewportRef]
+  )
 
   useEffect(() => {
     const down = (e: KeyboardEvent): void => {
@@ -131,10 +140,7 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
   )
   return (
     <div
-      ref={(el) => {
-        stageBox.current = el
-        p.zoom.viewportRef(el)
-      }}
+      ref={setStage}
       className="touchup-stage"
       data-testid="touchup-stage"
       onPointerLeave={() => setPointer(null)}
