@@ -31,7 +31,7 @@ import { corpusDir, corpusFiles, loadAverage, machine, median, options, positive
 import { boxIou } from './touchup-box-iou'
 
 /** Strokes previewed with and without the box, in turn, after the box's first preview. */
-const BOX_STROKES = 3
+const BOX_STROKES = 4
 
 const quantile = (values: number[], q: number): number => {
   const s = [...values].sort((a, b) => a - b)

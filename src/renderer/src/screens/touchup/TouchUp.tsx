@@ -134,7 +134,9 @@ export function TouchUp(): React.JSX.Element | null {
           <label className="row" style={{ gap: 4 }}>
             Size
             <input type="range" min={2} max={Math.max(8, Math.round(long / 4))} value={brushSize} onChange={(e) => setSize(Number(e.target.value))} disabled={mode === 'look'} data-testid="touchup-size" />
-            <span className="muted">{brushSize} px</span>
+            <span className="muted" style={{ minWidth: '7ch', fontVariantNumeric: 'tabular-nums' }}>
+              {brushSize} px
+            </span>
           </label>
           <label className="row" style={{ gap: 4 }}>
             Hardness
