@@ -2,7 +2,7 @@
  * bench:touchup's check that a look-again box never makes a cutout worse where the box is
  * (docs/review.md "Look again"): on composites with a known alpha (bench:quality's, from the
  * corpus' reference cutouts: a different subject and background family for each reference, the
- * small-subject scene among them), the job's alpha is made without a box and with one, as a
+ * small-subject scene among them; one reference per photo), the job's alpha is made without a box and with one, as a
  * job makes it (`computeAlpha`, `refine=edges`), and the IoU with the true alpha is measured
  * inside the box. Two boxes per composite, as a designer would draw them:
  *
@@ -40,12 +40,21 @@ export async function boxIou(engine: Engine, refDir: string, photos: string[], c
     let k = 0
     let ref = -1
     let last = ''
+    const seen = new Set<string>()
     for await (const { scene } of qualityComposites(refDir, photos, { small: true })) {
       if (scene.name !== last) {
         last = scene.name
+        // One reference per photo (a photo may have several references, from several models).
+        const photo = scene.name.split('.')[0]!
+        if (seen.has(photo)) {
+          k = -1
+          continue
+        }
+        seen.add(photo)
         ref++
         k = 0
-      } else k++
+      } else if (k < 0) continue
+      else k++
       if (k !== ref % SCENES_PER_REFERENCE) continue
       const image: DecodedImage = { data: scene.image, width: scene.width, height: scene.height, channels: 4, hasAlpha: false, warnings: [] }
       const params = { alpha: 'auto' as const, refine: 'edges' as const }

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { computeAlpha, type MaskSource } from './alpha'
 import type { DecodedImage } from './decode'
 import type { HintPlane } from './hint'
-import { lookCrop, lookTrust, type LookBox } from './look-again'
+import { contextTrust, lookCrop, lookTrust, type LookBox } from './look-again'
 import type { SegmentInput } from './mask'
 
 // The segmenter below stands in for the model (these geometry checks do not need it): on the
@@ -81,6 +81,26 @@ describe('look-again boxes', () => {
     expect(lookTrust(128, 255)).toBeLessThan(0.01)
     // Both unsure (a soft edge): the crop's answer.
     expect(lookTrust(120, 128)).toBeGreaterThan(0.99)
+  })
+
+  it("trust the crop as far as it agrees with the job on the crop's context (outside the box)", () => {
+    // A 10 × 10 image; the crop is all of it, the box its middle 4 × 4.
+    const crop = { left: 0, top: 0, width: 10, height: 10 }
+    const box = { left: 3, top: 3, width: 4, height: 4 }
+    const job = Buffer.alloc(100, 255)
+    const inBox = (i: number): boolean => inBoxXY(i % 10, Math.floor(i / 10))
+    const inBoxXY = (x: number, y: number): boolean => x >= 3 && x < 7 && y >= 3 && y < 7
+    // The same context, whatever the box says: trusted.
+    const same = Buffer.from(job.map((v, i) => (inBox(i) ? 0 : v)))
+    expect(contextTrust(job, 10, same, crop, box)).toBe(1)
+    // The crop took the subject around the box for background: not trusted at all.
+    expect(contextTrust(job, 10, Buffer.alloc(100, 0), crop, box)).toBe(0)
+    // A little off (mean 0.1 of the range): partly.
+    const off = Buffer.from(job.map((v, i) => (inBox(i) ? v : 255 - 26)))
+    expect(contextTrust(job, 10, off, crop, box)).toBeGreaterThan(0.6)
+    expect(contextTrust(job, 10, off, crop, box)).toBeLessThan(0.7)
+    // No context (the box fills the crop): trusted.
+    expect(contextTrust(job, 10, Buffer.alloc(100, 0), crop, crop)).toBe(1)
   })
 
   it('a box over the whole frame is the plain run', async () => {

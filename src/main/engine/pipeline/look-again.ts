@@ -107,11 +107,12 @@ export async function mergeLooks(
     const cropStrokes = strokes ? { data: cropPlane(strokes.data, width, 1, regionOf(crop)), width: crop.width, height: crop.height } : null
     const made = await finish(cropImage, run.mask, cropStrokes)
     const weight = edgeWeight(box, width, height, Math.max(1, Math.round(RAMP * Math.min(sx, sy))))
+    const agree = contextTrust(alpha, width, made.alpha, crop, box)
     for (let y = 0; y < box.height; y++) {
       for (let x = 0; x < box.width; x++) {
         const i = (box.top + y) * width + box.left + x
         const j = (box.top - crop.top + y) * crop.width + box.left - crop.left + x
-        const w = weight(x, y) * lookTrust(made.alpha[j]!, alpha[i]!)
+        const w = weight(x, y) * agree * lookTrust(made.alpha[j]!, alpha[i]!)
         alpha[i] = w === 1 ? made.alpha[j]! : Math.round(w * made.alpha[j]! + (1 - w) * alpha[i]!)
         for (let c = 0; c < 3; c++) {
           const f = i * 4 + c
@@ -123,6 +124,36 @@ export async function mergeLooks(
   }
   return { alpha, foreground }
 }
+
+/**
+ * How far the crop's answer is trusted at all, from how it agrees with the job's on the crop's
+ * context (the crop outside the box, which the user did not mark): 1 when they differ by at
+ * most CONTEXT_AGREE on average there, falling to 0 at CONTEXT_DISAGREE. Shown a part of a
+ * subject, the model may take the background for the subject or the subject for background;
+ * the context, where the job was right, shows it. 1 when the crop has no context (the box
+ * fills it).
+ */
+export function contextTrust(alpha: Uint8Array, width: number, cropAlpha: Uint8Array, crop: Crop, box: Crop): number {
+  let sum = 0
+  let n = 0
+  for (let y = 0; y < crop.height; y++) {
+    const fy = crop.top + y
+    const inRows = fy >= box.top && fy < box.top + box.height
+    for (let x = 0; x < crop.width; x++) {
+      const fx = crop.left + x
+      if (inRows && fx >= box.left && fx < box.left + box.width) continue
+      sum += Math.abs(cropAlpha[y * crop.width + x]! - alpha[fy * width + fx]!)
+      n++
+    }
+  }
+  if (n === 0) return 1
+  const d = sum / n / 255
+  return Math.min(1, Math.max(0, (CONTEXT_DISAGREE - d) / (CONTEXT_DISAGREE - CONTEXT_AGREE)))
+}
+
+/** Mean difference (0–1) of the crop's alpha and the job's on the crop's context up to which the crop is trusted fully, and at which not at all (`contextTrust`). */
+export const CONTEXT_AGREE = 0.05
+export const CONTEXT_DISAGREE = 0.2
 
 /** A full-size rectangle on an image scaled by sx × sy, within its width × height. */
 function scaled(r: Crop, sx: number, sy: number, width: number, height: number): Crop {
