@@ -14,7 +14,8 @@
  * the full-size image (the one decoded when the editor opened, kept for the newest session), as
  * the saved job does. The crop's mask is kept by job, box and model (`crop-masks.ts`) and the
  * crop's results per session (`CropResults`), so a stroke after a box costs no model run and
- * refines the crop again only when the strokes inside it change.
+ * refines the crop again only when the strokes inside it change. Opening the editor loads the
+ * model's session if the pool let it go, so that a first box costs one model run.
  */
 import { readFile } from 'node:fs/promises'
 import sharp from 'sharp'
@@ -182,6 +183,20 @@ export class HintPreviews {
     return this.deps.modelPool.acquire(model)
   }
 
+  /**
+   * The model's session loaded while the user paints, when the pool has let it go (5 minutes
+   * idle after the batch): a first look-again box then costs its model run, not the session's
+   * load too. Nothing waits for it; a failure shows at the box's own run.
+   */
+  private warm(model: string): void {
+    const pool = this.deps.modelPool
+    if (pool.status(model)) return
+    pool.acquire(model).then(
+      (s) => pool.release(s),
+      () => undefined
+    )
+  }
+
   /** The model's mask of the input: from the mask cache; on a miss (swept) the model runs once and the cache keeps it. */
   private async modelMask(model: string, input: Buffer, image: DecodedImage): Promise<CachedMask> {
     const registered = this.deps.models.get(model)
@@ -190,7 +205,10 @@ export class HintPreviews {
     const key = maskModelKey(registered.builtin ? `isnet-${registered.variant}` : this.deps.models.modelId(registered))
     const hash = inputHash(input)
     const cached = await this.deps.maskCache.get(hash, key)
-    if (cached) return cached
+    if (cached) {
+      this.warm(model)
+      return cached
+    }
     const segmenter = await this.deps.modelPool.acquire(model)
     try {
       const { mask } = await this.deps.maskCache.getOrCompute(hash, maskModelKey(segmenter.modelKey), async () => {
