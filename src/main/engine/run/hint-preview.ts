@@ -13,14 +13,17 @@
  * Look-again boxes (docs/review.md "Look again") do run the model: once per box, on its crop of
  * the full-size image (decoded again for it, and kept while the session is open), as the saved
  * job does; the crop's mask is kept per box, so later strokes cost no model run, and it is
- * applied to the preview's scaled pixels.
+ * applied to the preview's scaled pixels. They are bounded as a job's are (`fitRegions`: at most
+ * `MAX_REGIONS` boxes covering the photo's area once between them, else 422 naming `regions`),
+ * and a session keeps the runs of at most `KEPT_LOOKS` boxes, so that drawing box after box
+ * does not hold a mask per box ever drawn.
  */
 import { readFile } from 'node:fs/promises'
 import sharp from 'sharp'
 import { TOUCHUP_PREVIEW_EDGE, type TouchUpPreview } from '../../../shared/touchup'
 import type { JobParams } from '../../../shared/params-types'
 import { ApiError } from '../errors'
-import { fitRegions, type RegionBox } from '../../../shared/regions'
+import { fitRegions, MAX_REGIONS, type RegionBox } from '../../../shared/regions'
 import { applyHint, applyLooks, computeAlpha, lookRuns, maskModelKey, refined } from '../pipeline/alpha'
 import type { LookRun } from '../pipeline/look-again'
 import { makeCutout } from '../pipeline/cutout'
@@ -68,6 +71,8 @@ interface Session {
 
 /** Editing sessions kept decoded (an editor open, and the one before it). */
 const SESSIONS = 2
+/** Boxes whose model runs a session keeps: those of one preview, and as many drawn before (an undo brings them back without a run). */
+const KEPT_LOOKS = 2 * MAX_REGIONS
 
 export class HintPreviews {
   private sessions: Array<Promise<Session>> = []
@@ -88,6 +93,7 @@ export class HintPreviews {
     const plane = hint ? await this.deps.decodeHint({ bytes: hint, width: small.width, height: small.height }) : undefined
     // Without a mask (`alpha=keep` on a photo with its own transparency) no model runs, and boxes change nothing, as in a job.
     const runs = session.mask ? (await Promise.all(fitted.boxes.map((box) => this.look(session, source.model, box)))).flat() : []
+    forgetLooks(session, fitted.boxes)
     const looks = { runs, full: { width: session.width, height: session.height } }
     // The mask is handed over as the model's: nothing here can run the model.
     const mask = session.mask
@@ -159,7 +165,7 @@ export class HintPreviews {
 
   /** The model's run on `box`'s crop of the full-size image (none for a box over the whole frame), made once per session. */
   private look(session: Session, model: string, box: RegionBox): Promise<LookRun[]> {
-    const key = `${box.x},${box.y},${box.width},${box.height}`
+    const key = lookKey(box)
     let made = session.looks.get(key)
     if (!made) {
       made = (async () => {
@@ -175,7 +181,11 @@ export class HintPreviews {
       })()
       session.looks.set(key, made)
       // A failed run is not kept: the next preview tries again.
-      made.catch(() => session.looks.delete(key))
+      made.catch(() => session.looks.get(key) === made && session.looks.delete(key))
+    } else {
+      // Used again: the newest of the kept, the last `forgetLooks` drops.
+      session.looks.delete(key)
+      session.looks.set(key, made)
     }
     return made
   }
@@ -204,5 +214,18 @@ export class HintPreviews {
     } finally {
       this.deps.modelPool.release(segmenter)
     }
+  }
+}
+
+function lookKey(box: RegionBox): string {
+  return `${box.x},${box.y},${box.width},${box.height}`
+}
+
+/** Drops the oldest kept runs past `KEPT_LOOKS`, never those of `current` (the boxes just previewed). */
+function forgetLooks(session: Session, current: readonly RegionBox[]): void {
+  const keep = new Set(current.map(lookKey))
+  for (const key of session.looks.keys()) {
+    if (session.looks.size <= KEPT_LOOKS) return
+    if (!keep.has(key)) session.looks.delete(key)
   }
 }
