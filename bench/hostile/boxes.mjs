@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Look-again boxes as an attack (a part of `npm run bench:hostile`; alone:
- * `node bench/hostile/boxes.mjs [--jobs 3] [--size 1600x1200]`). One key sends box-heavy jobs,
+ * `node bench/hostile/boxes.mjs [--jobs 3] [--size 1600x1200] [--rounds near-full,strips]`). One key sends box-heavy jobs,
  * then a second key sends one small job; measured: what each upload was answered, the credits
  * each key was charged, how long the small job waited from its 202 to its end, the order the
  * jobs started in, and `/health` while all of it runs (p99, slowest, peak RSS of the server and
@@ -96,7 +96,7 @@ async function round(server, { heavy, light, photo, small, regions, jobs }) {
  */
 export default boxes
 
-export async function boxes(server, { jobs = 3, width = 1600, height = 1200 } = {}) {
+export async function boxes(server, { jobs = 3, width = 1600, height = 1200, rounds = ['near-full', 'strips'] } = {}) {
   const heavy = makeKey(server.dataDir, 100_000)
   const light = makeKey(server.dataDir, 10)
   const photo = await scene(width, height)
@@ -106,10 +106,11 @@ export async function boxes(server, { jobs = 3, width = 1600, height = 1200 } = 
   const strip = Math.floor(width / 8)
   const strips = Array.from({ length: 8 }, (_, i) => ({ x: i * strip, y: 0, width: strip, height }))
   const results = []
-  for (const [name, regions] of [
-    [`${jobs} jobs × 8 near-full boxes (${width}×${height}), then another key's 640×480 job`, nearFull],
-    [`${jobs} jobs × 8 strips covering the photo once (${width}×${height}), then another key's 640×480 job`, strips]
-  ]) {
+  const named = {
+    'near-full': [`${jobs} jobs × 8 near-full boxes (${width}×${height}), then another key's 640×480 job`, nearFull],
+    strips: [`${jobs} jobs × 8 strips covering the photo once (${width}×${height}), then another key's 640×480 job`, strips]
+  }
+  for (const [name, regions] of rounds.map((r) => named[r])) {
     results.push(await watched(server, name, () => round(server, { heavy, light, photo, small, regions, jobs }), '/api/v1/health'))
   }
   return results
@@ -126,7 +127,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const dataDir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-boxes-'))
   const { child, port } = await startServer(dataDir, [])
   try {
-    const results = await boxes({ child, base: `http://127.0.0.1:${port}`, dataDir }, { jobs: Number(option('jobs', 3)), width, height })
+    const results = await boxes({ child, base: `http://127.0.0.1:${port}`, dataDir }, { jobs: Number(option('jobs', 3)), width, height, rounds: option('rounds', 'near-full,strips').split(',') })
     console.log(JSON.stringify({ serverAlive: child.exitCode === null, results }, null, 2))
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
