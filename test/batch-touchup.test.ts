@@ -274,5 +274,12 @@ describe('look-again boxes in touch-up', () => {
     const nine = Array.from({ length: 9 }, () => box)
     await expect(api.touchUpPreview({ target, regions: nine })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'regions' }] })
     await expect(api.touchUp({ target, hint: grey, regions: [{ ...box, width: 4 }] })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'regions.0.width' }] })
+    // Two boxes of three quarters of the photo each: more than its area between them, before any model run.
+    const wide = [
+      { x: 0, y: 0, width: W, height: Math.ceil((H * 3) / 4) },
+      { x: 0, y: Math.floor(H / 4), width: W, height: H - Math.floor(H / 4) }
+    ]
+    await expect(api.touchUpPreview({ target, regions: wide })).rejects.toMatchObject({ code: 'validation_failed', status: 422, details: [{ field: 'regions', issue: expect.stringMatching(/between them/) }] })
+    await expect(api.touchUp({ target, hint: grey, regions: wide })).rejects.toMatchObject({ code: 'validation_failed', status: 422, details: [{ field: 'regions', issue: expect.stringMatching(/between them/) }] })
   })
 })

@@ -124,6 +124,19 @@ describe('refused look-again boxes', () => {
     await expectRefused(form({ regions: JSON.stringify([{ x: 0, y: 0, width: 20, height: 20 }, { x: 50, y: 0, width: 20, height: 20 }]) }, file), 422, 'validation_failed', 'regions')
   })
 
+  it('boxes covering more than the image between them: 422 validation_failed, field regions', async () => {
+    // 64×40 twice on a 64×48 image (overlaps count each time): 5,120 pixels of 3,072.
+    const two = [
+      { x: 0, y: 0, width: 64, height: 40 },
+      { x: 0, y: 8, width: 64, height: 40 }
+    ]
+    const error = await expectRefused(form({ regions: JSON.stringify(two) }, file), 422, 'validation_failed', 'regions')
+    expect(error.details[0].issue).toBe('the boxes cover 5,120 pixels between them, over the 3,072 of the 64×48 image they may cover together (overlaps count each time); use fewer or smaller boxes')
+    // Clipped first: a box reaching past the image counts only what lies inside it.
+    const res = await post(server, form({ regions: JSON.stringify([{ x: 0, y: 0, width: 32, height: 500 }, { x: 32, y: 0, width: 500, height: 48 }]) }, file))
+    expect(res.status).toBe(202)
+  })
+
   it('with file_url instead of a file: 422 validation_failed, field regions', async () => {
     await expectRefused(form({ file_url: 'https://example.com/a.png', regions: JSON.stringify([{ x: 0, y: 0, width: 20, height: 20 }]) }), 422, 'validation_failed', 'regions')
   })
@@ -144,5 +157,63 @@ describe('refused look-again boxes', () => {
     const doc = await json(await fetch(server.url('/api/v1/openapi.json')))
     const multipart = doc.paths['/api/v1/upload'].post.requestBody.content['multipart/form-data']
     expect(multipart.schema.properties.regions).toMatchObject({ type: 'string' })
+  })
+})
+
+describe('credits for look-again boxes', () => {
+  let server: TestServer
+  let file: Buffer
+
+  beforeAll(async () => {
+    server = await startTestServer({ run: false })
+    file = await tinyPng(64, 48)
+  })
+  afterAll(() => server.close())
+
+  const box = (x: number): { x: number; y: number; width: number; height: number } => ({ x, y: 0, width: 16, height: 16 })
+
+  async function postAs(key: string, regions: unknown[]): Promise<{ status: number; body: any }> {
+    const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': key }, body: form({ regions: JSON.stringify(regions) }, file) })
+    return { status: res.status, body: await json(res) }
+  }
+
+  it('a job is charged 1 credit per box on top of its outputs, in the one charge, and given all of it back when it ends without a result', async () => {
+    const { key, info } = server.engine.keys.create({ credits: 5 })
+    const res = await postAs(key, [box(0), box(16)])
+    expect(res.status).toBe(202)
+    expect(server.engine.keys.get(info.id)!.credits).toBe(2)
+    expect(server.engine.keys.heldBy(res.body.job_id)).toBe(3)
+    expect(server.engine.cancel(res.body.job_id)).toBe(true)
+    expect(server.engine.jobs.get(res.body.job_id)!.status).toBe('cancelled')
+    expect(server.engine.keys.get(info.id)!.credits).toBe(5)
+    expect(server.engine.keys.heldBy(res.body.job_id)).toBe(0)
+  })
+
+  it('a box over the whole frame runs nothing and costs nothing', async () => {
+    const { key, info } = server.engine.keys.create({ credits: 1 })
+    const res = await postAs(key, [{ x: 0, y: 0, width: 64, height: 48 }])
+    expect(res.status).toBe(202)
+    expect(server.engine.keys.get(info.id)!.credits).toBe(0)
+  })
+
+  it('a key that cannot pay for the boxes: 402 insufficient_credits naming their cost, no job, nothing charged', async () => {
+    const { key, info } = server.engine.keys.create({ credits: 2 })
+    const before = server.engine.jobs.countByStatus('queued')
+    const stored = readdirSync(join(server.dataDir, 'uploads'))
+    const res = await postAs(key, [box(0), box(16)])
+    expect(res.status).toBe(402)
+    expect(res.body.error.code).toBe('insufficient_credits')
+    expect(res.body.error.message).toBe(
+      'This API key has 2 credits left; this job costs 3 credits (1 for its outputs, one per started 100 MP of output, and 2 for its 2 look-again boxes, one each).'
+    )
+    expect(server.engine.keys.get(info.id)!.credits).toBe(2)
+    expect(server.engine.jobs.countByStatus('queued')).toBe(before)
+    expect(readdirSync(join(server.dataDir, 'uploads'))).toEqual(stored)
+    // With one box it can pay: 2 credits, balance 0, never below.
+    expect((await postAs(key, [box(0)])).status).toBe(202)
+    expect(server.engine.keys.get(info.id)!.credits).toBe(0)
+    const broke = await postAs(key, [box(0)])
+    expect([broke.status, broke.body.error.code]).toEqual([402, 'insufficient_credits'])
+    expect(server.engine.keys.get(info.id)!.credits).toBe(0)
   })
 })

@@ -1,7 +1,10 @@
 /**
  * Look-again boxes of an upload (docs/api.md "Look-again regions"): the field `regions`, a JSON
- * array of at most `MAX_REGIONS` boxes `{x, y, width, height}` in the input's upright pixels.
- * The model runs again on each box's crop (docs/review.md "Look again").
+ * array of at most `MAX_REGIONS` boxes `{x, y, width, height}` in the input's upright pixels,
+ * covering at most `MAX_REGIONS_AREA` times the photo's area between them. The model runs again
+ * on each box's crop (docs/review.md "Look again"), and the refine step on the crop again: each
+ * box costs about what the job's own run costs on that much of the photo, so both the count and
+ * the area are bounded (eight near-full boxes were nine times the work of the job they came with).
  *
  * Checked in two steps, as the other fields are: the syntax here (with the other fields'
  * problems), the boxes against the image once its size is known (`fitRegions`).
@@ -10,6 +13,12 @@ import { z } from 'zod'
 
 /** The most boxes one job may ask for: each is one more model run. */
 export const MAX_REGIONS = 8
+/**
+ * The most the boxes may cover together, in photos' areas (overlaps counted each time): a box
+ * is worth asking for on a part of the photo, and eight boxes over the whole photo are the
+ * photo's work eight times over.
+ */
+export const MAX_REGIONS_AREA = 1
 /** A box's shortest side, in pixels: a smaller one gives the model too little to see. */
 export const MIN_REGION_SIDE = 16
 /** Longest `regions` text: eight boxes of large numbers fit with room. */
@@ -51,7 +60,8 @@ export function parseRegions(value: string | unknown[]): RegionsParse {
 
 /**
  * The boxes on a width × height image: each clipped to the image; a box that starts outside
- * it, or keeps less than `MIN_REGION_SIDE` pixels on a side once clipped, is the problem named.
+ * it, or keeps less than `MIN_REGION_SIDE` pixels on a side once clipped, is the problem named,
+ * and so are clipped boxes covering more than `MAX_REGIONS_AREA` times the image between them.
  */
 export function fitRegions(boxes: readonly RegionBox[], width: number, height: number): { ok: true; boxes: RegionBox[] } | { ok: false; issue: string } {
   const out: RegionBox[] = []
@@ -62,6 +72,12 @@ export function fitRegions(boxes: readonly RegionBox[], width: number, height: n
       return { ok: false, issue: `[${i}]: the box lies outside the ${width}×${height} image, or keeps less than ${MIN_REGION_SIDE} pixels on a side inside it` }
     }
     out.push({ x: b.x, y: b.y, width: w, height: h })
+  }
+  const covered = out.reduce((n, b) => n + b.width * b.height, 0)
+  const most = MAX_REGIONS_AREA * width * height
+  if (covered > most) {
+    const pixels = (n: number): string => n.toLocaleString('en-US')
+    return { ok: false, issue: `the boxes cover ${pixels(covered)} pixels between them, over the ${pixels(most)} of the ${width}×${height} image they may cover together (overlaps count each time); use fewer or smaller boxes` }
   }
   return { ok: true, boxes: out }
 }

@@ -223,7 +223,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
                     regions: {
                       type: 'string',
                       maxLength: MAX_REGIONS_LENGTH,
-                      description: `Optional, only with file: look-again boxes, a JSON array of at most ${MAX_REGIONS} objects {"x", "y", "width", "height"} (integers, pixels of the image after its EXIF orientation; sides at least ${MIN_REGION_SIDE}). The model runs again on each box's crop and its result replaces the job's inside the box; a box reaching past the image is clipped to it (docs/api.md 6.5)`,
+                      description: `Optional, only with file: look-again boxes, a JSON array of at most ${MAX_REGIONS} objects {"x", "y", "width", "height"} (integers, pixels of the image after its EXIF orientation; sides at least ${MIN_REGION_SIDE}), covering at most the image's area between them. The model runs again on each box's crop and its result replaces the job's inside the box; a box reaching past the image is clipped to it. Each box costs 1 credit on top of the outputs (docs/api.md 3 and 6.5)`,
                       examples: ['[{"x":620,"y":56,"width":80,"height":80}]']
                     }
                   }

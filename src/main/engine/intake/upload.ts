@@ -13,7 +13,7 @@ import type { KeyStore } from '../store/keys'
 import type { JobParamsStore } from '../store/job-params'
 import type { PresetStore } from '../store/presets'
 import { mergeDetails, paramsProblems, resolveUploadParams } from '../params/resolve'
-import { creditsFor, OUTPUT_LIMITS, outputBound, overLimit, type OutputBound } from '../params/output-budget'
+import { creditsFor, OUTPUT_LIMITS, outputBound, overLimit, regionCredits, type OutputBound } from '../params/output-budget'
 import type { JobParams } from '../../../shared/params-types'
 import { HINT_TYPES } from '../pipeline/hint'
 import { fitRegions, type RegionBox } from '../../../shared/regions'
@@ -168,7 +168,7 @@ function shortOf(deps: Pick<IntakeDeps, 'keys'>, keyId: string | null, cost: num
  */
 export function admitKey(deps: Pick<IntakeDeps, 'jobs' | 'keys' | 'options'>, keyId: string | null): void {
   const broke = shortOf(deps, keyId, 1)
-  if (broke !== null) throw insufficientCredits(1, broke)
+  if (broke !== null) throw insufficientCredits({ outputs: 1, boxes: 0 }, broke)
   assertRoom(deps, keyId)
 }
 
@@ -206,8 +206,9 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   const size = input.file ? await checkFile(input.file, deps.probe) : null
   if (input.hint && size) await checkHint(input.hint.bytes, size, deps.probe)
   const regions = request.regions && size ? checkRegions(request.regions, size) : null
-  const cost = creditsFor(checkOutputs(params, size).pixels)
-  const short = shortOf(deps, input.keyId, cost)
+  const cost: JobCost = { outputs: creditsFor(checkOutputs(params, size).pixels), boxes: regions && size ? regionCredits(regions, size) : 0 }
+  const total = cost.outputs + cost.boxes
+  const short = shortOf(deps, input.keyId, total)
   if (short !== null) throw insufficientCredits(cost, short)
 
   const id = randomUUID()
@@ -243,7 +244,8 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
       inputPath
     })
     deps.jobParams.save(id, params)
-    if (input.keyId !== null && !deps.keys.charge(input.keyId, id, cost)) throw insufficientCredits(cost, shortOf(deps, input.keyId, cost) ?? 0)
+    // The boxes' credits with the outputs', in the one charge: the job is refunded as one.
+    if (input.keyId !== null && !deps.keys.charge(input.keyId, id, total)) throw insufficientCredits(cost, shortOf(deps, input.keyId, total) ?? 0)
     return true
   })
   try {
@@ -257,7 +259,20 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   return { job_id: id, status: 'queued', mode: request.mode }
 }
 
-function insufficientCredits(cost: number, balance: number): ApiError {
-  const costs = cost === 1 ? 'a job costs 1 credit' : `this job costs ${cost} credits (one per started ${OUTPUT_LIMITS.creditPixels / 1e6} MP of output)`
+/** What a job is charged (docs/api.md §3): for its outputs, and for its look-again boxes. */
+interface JobCost {
+  outputs: number
+  boxes: number
+}
+
+function insufficientCredits(cost: JobCost, balance: number): ApiError {
+  const total = cost.outputs + cost.boxes
+  const outputs = `one per started ${OUTPUT_LIMITS.creditPixels / 1e6} MP of output`
+  const costs =
+    cost.boxes > 0
+      ? `this job costs ${total} credits (${cost.outputs} for its outputs, ${outputs}, and ${cost.boxes} for its ${cost.boxes === 1 ? 'look-again box' : `${cost.boxes} look-again boxes`}, one each)`
+      : total === 1
+        ? 'a job costs 1 credit'
+        : `this job costs ${total} credits (${outputs})`
   return new ApiError('insufficient_credits', `This API key has ${balance === 0 ? 'no credits left' : `${balance} credit${balance === 1 ? '' : 's'} left`}; ${costs}.`)
 }

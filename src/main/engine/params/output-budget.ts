@@ -14,6 +14,7 @@
  */
 import type { JobParams } from '../../../shared/params-types'
 import { planPlacement } from '../pipeline/placement'
+import { wholeFrame, type LookBox } from '../pipeline/look-again'
 
 export const OUTPUT_LIMITS = {
   /** Pixels of one variation's canvas (the input's own limit). */
@@ -63,6 +64,15 @@ export function outputBound(params: JobParams, input: Size | null): OutputBound 
 export function creditsFor(pixels: number | null): number {
   if (pixels === null || pixels <= 0) return 1
   return Math.max(1, Math.ceil(pixels / OUTPUT_LIMITS.creditPixels))
+}
+
+/**
+ * Credits the look-again boxes add (docs/api.md §3): one per box the model runs on, a box being
+ * one more model run and one more refine of its crop, about what the job's own run costs. A box
+ * over the whole frame runs nothing (the plain run is used) and costs nothing.
+ */
+export function regionCredits(boxes: readonly LookBox[], input: Size): number {
+  return boxes.filter((b) => !wholeFrame(b, input.width, input.height)).length
 }
 
 /** The first limit `bound` passes, as a sentence naming the numbers; null when it fits. */

@@ -1,6 +1,7 @@
 import type { AbortReason } from '../run/execute'
 import type { RunRecord } from '../run/record'
 import type { JobRecord, JobStore } from '../store/jobs'
+import { KeyTurns } from './turns'
 
 export type { AbortReason } from '../run/execute'
 
@@ -15,15 +16,17 @@ export interface SchedulerDeps {
 }
 
 /**
- * The durable queue's dispatcher: takes the oldest queued job from the store, claims it with
- * a guarded move (so a job is never run twice), and runs up to `concurrency` at once.
- * The store is the queue; this class only holds what is running now.
+ * The durable queue's dispatcher: takes the next queued job from the store, keys taking turns
+ * (`turns.ts`: the oldest job of the key served least recently), claims it with a guarded move
+ * (so a job is never run twice), and runs up to `concurrency` at once. The store is the queue;
+ * this class only holds what is running now and whose turn it is.
  */
 export class Scheduler {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>()
   private stopped = true
   /** True while a suspect job (see `wake`) runs alone. */
   private exclusive = false
+  private readonly turns = new KeyTurns()
 
   constructor(private readonly deps: SchedulerDeps) {}
 
@@ -42,12 +45,13 @@ export class Scheduler {
    */
   wake(): void {
     while (!this.stopped && !this.exclusive && this.running.size < this.deps.concurrency) {
-      const next = this.deps.jobs.nextQueued()
+      const next = this.turns.pick(this.deps.jobs.queuedHeads())
       if (!next) return
       const suspect = next.attempts > 0
       if (suspect && this.running.size > 0) return // let the others finish first
       const run = this.deps.claim(next)
       if (!run) continue
+      this.turns.served(next.keyId)
       this.exclusive = suspect
       const controller = new AbortController()
       const done = this.deps

@@ -16,13 +16,15 @@
  * crop's results per session (`CropResults`), so a stroke after a box costs no model run and
  * refines the crop again only when the strokes inside it change. Opening the editor loads the
  * model's session if the pool let it go, so that a first box costs one model run.
+ * They are bounded as a job's are (`fitRegions`: at most `MAX_REGIONS` boxes covering the
+ * photo's area once between them, else 422 naming `regions`).
  */
 import { readFile } from 'node:fs/promises'
 import sharp from 'sharp'
 import { TOUCHUP_PREVIEW_EDGE, type TouchUpPreview } from '../../../shared/touchup'
 import type { JobParams } from '../../../shared/params-types'
 import { ApiError } from '../errors'
-import { fitRegions, type RegionBox } from '../../../shared/regions'
+import { fitRegions, MAX_REGIONS, type RegionBox } from '../../../shared/regions'
 import { applyHint, applyLooks, computeAlpha, lookRuns, maskModelKey, refined, type CropResults } from '../pipeline/alpha'
 import type { LookRun } from '../pipeline/look-again'
 import { makeCutout } from '../pipeline/cutout'

@@ -203,6 +203,18 @@ export class JobStore {
     return rows.map((r) => ({ job: toRecord(r), seq: Number(r.seq) }))
   }
 
+  /**
+   * The oldest queued job of each key (the app's own jobs, which have none, as one), oldest
+   * first: the jobs the scheduler chooses between (`queue/turns.ts`).
+   */
+  queuedHeads(): JobRecord[] {
+    const rows = prepared(
+      this.db,
+      "SELECT jobs.* FROM jobs JOIN (SELECT min(seq) AS head FROM jobs WHERE status = 'queued' GROUP BY key_id) ON jobs.seq = head ORDER BY jobs.seq"
+    ).all() as JobRow[]
+    return rows.map(toRecord)
+  }
+
   /** The oldest queued job, or null. */
   nextQueued(): JobRecord | null {
     const row = prepared(this.db, "SELECT * FROM jobs WHERE status = 'queued' ORDER BY seq LIMIT 1").get() as JobRow | undefined

@@ -17,6 +17,7 @@ import models from './schema/006-models'
 import presetsTitle from './schema/presets-title'
 import jobFraming from './schema/job-framing'
 import jobUncertainty from './schema/job-uncertainty'
+import jobsQueuedKey from './schema/jobs-queued-key'
 import { keysAdmin, keysKind } from './schema/keys-columns'
 
 export interface Migration {
@@ -36,7 +37,8 @@ export const ENGINE_MIGRATIONS: Migration[] = [
   { name: '008-keys-kind', sql: keysKind, alreadyIn: '008-studio' },
   { name: '012-presets-title', sql: presetsTitle },
   { name: '012-job-framing', sql: jobFraming },
-  { name: '013-job-uncertainty', sql: jobUncertainty }
+  { name: '013-job-uncertainty', sql: jobUncertainty },
+  { name: '014-jobs-queued-key', sql: jobsQueuedKey }
 ]
 
 /** Applies the migrations of `list` not yet recorded, in order, each in its own transaction (taken at once: two processes opening one folder apply each migration once). */
