@@ -51,7 +51,7 @@ export function composeServices(engineOptions: EngineOptions, studioOptions: Stu
   const studio = studioOptions ? createStudioEngine(engineOptions, studioOptions) : null
   const engine = studio ? studio.engine : new Engine(engineOptions)
   const batches = new BatchService(engine)
-  const watch = new WatchService({ db: engine.db, processor: engineProcessor(engine) })
+  const watch = new WatchService({ db: engine.featureDatabase(), processor: engineProcessor(engine) })
   const coordinator = studio?.coordinator ?? null
   return {
     engine,

@@ -19,7 +19,6 @@ import { createResultHandlers, type ResultHost } from './app-api/results'
 import { dragHandler, type DragEvent } from './shell/drag'
 import { applicationDialog, launchDetached, openWith } from './shell/open-with'
 import { composeServices } from './compose-services'
-import { ACTIVE_STATUSES } from './engine/queue/transitions'
 import { DataDirBusy } from './engine/store/run-lock'
 import { startHttpServer, type HttpListener } from './http/server'
 import { appPreviewAddress, handleIpc, RESULT_PROTOCOL, registerResultScheme, serveResultProtocol } from './ipc/electron-ipc'
@@ -224,8 +223,8 @@ async function main(): Promise<void> {
   // The queue in the tray (where the desktop has one) and in the View menu.
   const refreshTray = (): void => {
     if (!tray) return
-    const running = engine.jobs.idsByStatus(ACTIVE_STATUSES).length
-    const waiting = engine.jobs.countByStatus('queued') + batches.store.waitingCount()
+    const running = engine.activeCount()
+    const waiting = engine.queuedCount() + batches.store.waitingCount()
     const text = queueText({ running, waiting }, batches.list()[0] ?? null)
     tray.setToolTip(text.tooltip)
     tray.setContextMenu(

@@ -74,7 +74,7 @@ export function signedPreviewAddress(engine: Engine): PreviewAddress {
   return (itemId, kind, version) => {
     const hour = 3600
     const expires = Math.ceil((Date.now() / 1000 + engine.options.retentionMs / 1000) / hour) * hour
-    const sig = engine.signer.sign(itemId, `app-${kind}`, expires)
+    const sig = engine.signAddress(itemId, `app-${kind}`, expires)
     return `/api/app/files/${itemId}/${kind}?v=${encodeURIComponent(version)}&expires=${expires}&sig=${sig}`
   }
 }
@@ -102,7 +102,7 @@ export async function handleAppRequest(
   const path = url.pathname
   const owner = (): void => {
     const keyId = ctx.authenticate(req)
-    if (!opts.engine.keys.get(keyId)?.admin) {
+    if (!opts.engine.key(keyId)?.admin) {
       throw new ApiError('forbidden', 'This API key cannot use the app; use an owner key (clipdesk keys create --admin).')
     }
   }
@@ -115,7 +115,7 @@ export async function handleAppRequest(
     ctx.allow('GET')
     const [, itemId, kind] = file as unknown as [string, string, string]
     const expires = Number(url.searchParams.get('expires'))
-    if (!isPreviewKind(kind) || !opts.engine.signer.verify(itemId, `app-${kind}`, expires, url.searchParams.get('sig') ?? '')) {
+    if (!isPreviewKind(kind) || !opts.engine.verifyAddress(itemId, `app-${kind}`, expires, url.searchParams.get('sig') ?? '')) {
       throw new ApiError('invalid_signature', 'The image address is not validly signed, or it expired.')
     }
     const found = await opts.batches.previewFile(itemId, kind)

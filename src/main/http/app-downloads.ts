@@ -29,7 +29,7 @@ const BATCH_PATH = /^\/api\/app\/download-batch\/([0-9a-f-]{36})\.zip$/
 export function signedDownloadAddress(engine: Engine): DownloadAddress {
   const signed = (subject: string, purpose: string): string => {
     const expires = Math.floor(Date.now() / 1000) + ONE_HOUR
-    return `expires=${expires}&sig=${engine.signer.sign(subject, purpose, expires)}`
+    return `expires=${expires}&sig=${engine.signAddress(subject, purpose, expires)}`
   }
   return {
     file: (itemId, output) => `/api/app/download/${itemId}/${output}?${signed(itemId, `download-${output}`)}`,
@@ -46,7 +46,7 @@ function disposition(name: string): string {
 
 function verified(engine: Engine, url: URL, subject: string, purpose: string): void {
   const expires = Number(url.searchParams.get('expires'))
-  if (!engine.signer.verify(subject, purpose, expires, url.searchParams.get('sig') ?? '')) {
+  if (!engine.verifyAddress(subject, purpose, expires, url.searchParams.get('sig') ?? '')) {
     throw new ApiError('invalid_signature', 'The download address is not validly signed, or it expired.')
   }
 }

@@ -107,7 +107,7 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
     if (ctx.workerOnly) throw new ApiError('not_found', `No endpoint at ${path} on the workers' listener.`)
     ctx.allow('GET')
     const keyId = ctx.authenticate(req, 'client')
-    if (!engine.keys.get(keyId)?.admin) throw new ApiError('forbidden', 'Listing workers needs an owner key.')
+    if (!engine.key(keyId)?.admin) throw new ApiError('forbidden', 'Listing workers needs an owner key.')
     sendJson(res, 200, { queue_available: coordinator.available, workers: coordinator.workers.list() })
     return true
   }
@@ -192,9 +192,9 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
     try {
       const declared = declaredLength(req)
       if (declared !== null && declared > 0 && declared <= coordinator.maxResultBytes && !reservation.reserve(declared)) throw busy()
-      const expectation = await runs.expectation(lease, (bytes) => engine.sandbox.probe(bytes))
+      const expectation = await runs.expectation(lease, (bytes) => engine.probeImage(bytes))
       const received = await receiveResult(req, {
-        dir: engine.paths.resultDir(jobId),
+        dir: engine.resultDir(jobId),
         allowed: allowedParts(expectation),
         maxBytes: coordinator.maxResultBytes,
         meter: (bytes) => (reservation.count(bytes) ? null : busy()),
