@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BatchSummary } from '../src/shared/batches'
 import { createAppApi } from '../src/main/app-api/app-api'
 import { createResultHandlers } from '../src/main/app-api/results'
+import { appEvents, batchAppFiles } from '../src/main/app-api/files'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
 import { signedPreviewAddress } from '../src/main/http/app-bridge'
@@ -53,7 +54,7 @@ beforeAll(async () => {
       downloads: signedDownloadAddress(engine)
     }
   })
-  http = await startHttpServer(engine, { port: 0, app: { handlers, engine, batches, address } })
+  http = await startHttpServer(engine, { port: 0, app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) } })
   owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
 
   const photos = join(root, 'photos')

@@ -117,7 +117,7 @@ export async function runServe(args: string[]): Promise<number> {
     address
   )
   const rendererDir = defaultRendererDir()
-  const app = { handlers, engine, batches: services.batches, address, rendererDir, watch: services.watch, studio }
+  const app = { handlers, engine, files: services.files, events: services.events(address), rendererDir }
   const listener = await startHttpServer(engine, { port, app, studio: studio ?? undefined })
   const workerListener = studio && workerAddress ? await startWorkerListener(engine, studio, workerAddress) : null
   url = listener.url

@@ -21,26 +21,22 @@ import { stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { extname, join, resolve, sep } from 'node:path'
 import { IPC_METHODS, type IpcHandlers, type IpcMethod } from '../../shared/ipc'
-import { isPreviewKind } from '../batches/previews'
-import type { BatchService, PreviewAddress } from '../batches/service'
+import { isPreviewKind } from '../../shared/previews'
+import type { AppEvents, AppFiles, PreviewAddress } from '../app-api/files'
 import type { Engine } from '../engine/engine'
-import type { WatchService } from '../watch/service'
-import type { StudioCoordinator } from '../studio/coordinator'
 import { ApiError } from '../engine/errors'
-import { forwardAppEvents } from '../app-api/app-api'
 import { readJson, type RateFloor } from './read-body'
 import { sendJson } from './respond'
 import { handleDownload } from './app-downloads'
 
+/** What the bridge serves: the app API's methods, files and events (made by `composeServices`), and the engine for keys and signatures. */
 export interface AppBridgeOptions {
   handlers: IpcHandlers
   engine: Engine
-  batches: BatchService
-  address: PreviewAddress
-  /** Watched folders, for the `watch` event. */
-  watch?: WatchService
-  /** Studio mode's coordinator, for the `workers` event. */
-  studio?: StudioCoordinator | null
+  /** Previews and written files, for the signed file and download addresses. */
+  files: AppFiles
+  /** The app's events, for `/api/app/events`. */
+  events: AppEvents
   /** Folder of the built renderer (index.html, assets/); absent: no UI served. */
   rendererDir?: string
 }
@@ -118,7 +114,7 @@ export async function handleAppRequest(
     if (!isPreviewKind(kind) || !opts.engine.verifyAddress(itemId, `app-${kind}`, expires, url.searchParams.get('sig') ?? '')) {
       throw new ApiError('invalid_signature', 'The image address is not validly signed, or it expired.')
     }
-    const found = await opts.batches.previewFile(itemId, kind)
+    const found = await opts.files.previewFile(itemId, kind)
     if (!found) throw new ApiError('not_found', 'This image is not available.')
     const info = await stat(found)
     res.writeHead(200, {
@@ -143,7 +139,7 @@ export async function handleAppRequest(
       Connection: 'keep-alive'
     })
     res.write(': connected\n\n')
-    const stop = forwardAppEvents(opts, (event, payload) => {
+    const stop = opts.events((event, payload) => {
       res.write(`event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`)
     })
     const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)

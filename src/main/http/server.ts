@@ -12,6 +12,7 @@ import { openApiDocument } from './openapi'
 import { handleStudioRequest } from './studio-routes'
 import { handleJobsRequest } from './jobs-routes'
 import { handleRemoveBgRequest } from './removebg/route'
+// The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StudioCoordinator } from '../studio/coordinator'
 import { sendJson } from './respond'
 import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'

@@ -11,6 +11,7 @@ import { JOB_ID_PATTERN } from '../../shared/api'
 import { MODEL_NAME_PATTERN } from '../../shared/models'
 import { ApiError } from '../engine/errors'
 import type { Engine } from '../engine/engine'
+// The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StudioCoordinator } from '../studio/coordinator'
 import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, type Claim, type WorkerIdentity } from '../studio/protocol'
 import { allowedParts, checkResult } from '../studio/result-check'
