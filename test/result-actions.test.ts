@@ -131,6 +131,10 @@ describe('downloads in the browser app', () => {
     const unknown = await call('resultDownload', { batch_id: batch.id, item_id: '00000000-0000-4000-8000-000000000000' })
     expect(unknown.status).toBe(404)
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('not_found')
+    // A validly signed address of an item that does not exist (deleted with its batch): 404.
+    const gone = await fetch(`${http.url}${signedDownloadAddress(engine).file('00000000-0000-4000-8000-000000000000', 0)}`)
+    expect(gone.status).toBe(404)
+    expect(((await gone.json()) as { error: { code: string } }).error.code).toBe('not_found')
     const beyond = await call('resultDownload', { batch_id: batch.id, item_id: ball.id, output: 3 })
     expect(beyond.status).toBe(404)
     const bad = await call('resultDownload', { batch_id: batch.id, item_id: ball.id, output: -1 })
