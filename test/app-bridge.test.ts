@@ -7,6 +7,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { appEvents, batchAppFiles } from '../src/main/app-api/files'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
 import { signedPreviewAddress } from '../src/main/http/app-bridge'
@@ -48,7 +49,7 @@ beforeAll(async () => {
       listener: () => ({ running: true, url: null, error: null, managed: false })
     }
   })
-  http = await startHttpServer(engine, { port: 0, app: { handlers, engine, batches, address, rendererDir } })
+  http = await startHttpServer(engine, { port: 0, app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }), rendererDir } })
   owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
   plain = engine.keys.create({ credits: 5, name: 'script' }).key
 })

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppApi } from '../src/main/app-api/app-api'
+import { appEvents, batchAppFiles } from '../src/main/app-api/files'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
 import { signedPreviewAddress } from '../src/main/http/app-bridge'
@@ -57,7 +58,7 @@ beforeAll(async () => {
       listener: () => ({ running: true, url: null, error: null, managed: false })
     }
   })
-  http = await startHttpServer(engine, { port: 0, app: { handlers, engine, batches, address }, bodyRateFloor: FLOOR })
+  http = await startHttpServer(engine, { port: 0, app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) }, bodyRateFloor: FLOOR })
   tight = await startHttpServer(engine, { port: 0, maxInFlightUploadBytes: 1 * MB, maxInFlightUploadBytesPerKey: 300 * KB, bodyRateFloor: FLOOR })
   keys.owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
   keys.client = engine.keys.create({ credits: 5, name: 'script' }).key

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BatchSummary } from '../src/shared/batches'
 import { createAppApi } from '../src/main/app-api/app-api'
 import { createResultHandlers } from '../src/main/app-api/results'
+import { appEvents, batchAppFiles } from '../src/main/app-api/files'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
 import { signedPreviewAddress } from '../src/main/http/app-bridge'
@@ -53,7 +54,7 @@ beforeAll(async () => {
       downloads: signedDownloadAddress(engine)
     }
   })
-  http = await startHttpServer(engine, { port: 0, app: { handlers, engine, batches, address } })
+  http = await startHttpServer(engine, { port: 0, app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) } })
   owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
 
   const photos = join(root, 'photos')
@@ -130,6 +131,10 @@ describe('downloads in the browser app', () => {
     const unknown = await call('resultDownload', { batch_id: batch.id, item_id: '00000000-0000-4000-8000-000000000000' })
     expect(unknown.status).toBe(404)
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('not_found')
+    // A validly signed address of an item that does not exist (deleted with its batch): 404.
+    const gone = await fetch(`${http.url}${signedDownloadAddress(engine).file('00000000-0000-4000-8000-000000000000', 0)}`)
+    expect(gone.status).toBe(404)
+    expect(((await gone.json()) as { error: { code: string } }).error.code).toBe('not_found')
     const beyond = await call('resultDownload', { batch_id: batch.id, item_id: ball.id, output: 3 })
     expect(beyond.status).toBe(404)
     const bad = await call('resultDownload', { batch_id: batch.id, item_id: ball.id, output: -1 })

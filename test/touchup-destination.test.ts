@@ -14,6 +14,7 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TouchUpTarget } from '../src/shared/touchup'
 import { createAppApi, type AppHost } from '../src/main/app-api/app-api'
+import { appEvents, batchAppFiles } from '../src/main/app-api/files'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
 import { startHttpServer, type HttpListener } from '../src/main/http/server'
@@ -42,7 +43,7 @@ beforeAll(async () => {
   batches.start()
   // The host is not used by the touch-up methods: only the engine and the batches are.
   const handlers = createAppApi({ engine, batches, host: {} as AppHost, address })
-  http = await startHttpServer(engine, { port: 0, idleTimeoutMs: IDLE_MS, app: { handlers, engine, batches, address } })
+  http = await startHttpServer(engine, { port: 0, idleTimeoutMs: IDLE_MS, app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) } })
   owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
   out = join(root, 'out')
   const batch = await batches.create({ request: { mode: 'clipping', output_format: 'png', params: null }, destination: out })

@@ -2,14 +2,16 @@
  * The one composition of the app's services, for both hosts: the Electron shell (`index.ts`)
  * and `clipdesk serve` (`cli/serve.ts`). It makes the engine (embedded, or studio mode's
  * coordinator on a shared queue), the batch service and the watched-folders service on the
- * engine's database, and the app API over them; each host adds only its transports (IPC and
- * the `clipdesk-result:` protocol, or the HTTP listener and its app bridge).
+ * engine's database, and the app API over them (its methods, files and events); each host adds
+ * only its transports (IPC and the `clipdesk-result:` protocol, or the HTTP listener and its app
+ * bridge), which take these and never the services themselves.
  */
 import { join } from 'node:path'
 import type { AppSettings } from '../shared/app'
 import type { IpcHandlers } from '../shared/ipc'
 import { createAppApi, type AppHost } from './app-api/app-api'
-import { BatchService, type PreviewAddress } from './batches/service'
+import { appEvents, batchAppFiles, type AppEvents, type AppFiles, type PreviewAddress } from './app-api/files'
+import { BatchService } from './batches/service'
 import { Engine } from './engine/engine'
 import type { EngineOptions } from './engine/options'
 import { FileSettings } from './settings'
@@ -43,6 +45,10 @@ export interface Services {
   start(opts?: { paused?: boolean }): Promise<void>
   /** The app API over these services, for one host and its preview addresses. */
   appApi(host: AppHost, address: PreviewAddress): IpcHandlers
+  /** The files a transport serves: previews, written files, a batch's files. */
+  files: AppFiles
+  /** The app's events for a transport, items addressed with its preview addresses. */
+  events(address: PreviewAddress): AppEvents
   /** Stops the services, then the engine (running jobs resume at the next start). */
   stop(): Promise<void>
 }
@@ -51,7 +57,7 @@ export function composeServices(engineOptions: EngineOptions, studioOptions: Stu
   const studio = studioOptions ? createStudioEngine(engineOptions, studioOptions) : null
   const engine = studio ? studio.engine : new Engine(engineOptions)
   const batches = new BatchService(engine)
-  const watch = new WatchService({ db: engine.db, processor: engineProcessor(engine) })
+  const watch = new WatchService({ db: engine.featureDatabase(), processor: engineProcessor(engine) })
   const coordinator = studio?.coordinator ?? null
   return {
     engine,
@@ -66,6 +72,8 @@ export function composeServices(engineOptions: EngineOptions, studioOptions: Stu
       if (!opts.paused) await watch.start()
     },
     appApi: (host, address) => createAppApi({ engine, batches, host, address, watch, studio: coordinator }),
+    files: batchAppFiles(batches),
+    events: (address) => appEvents({ engine, batches, address, watch, studio: coordinator }),
     async stop() {
       await watch.stop()
       await batches.stop()

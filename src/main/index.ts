@@ -14,12 +14,10 @@ import { join } from 'node:path'
 import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, screen, session, shell, Tray, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron'
 import type { AppSettings, ListenerStatus, Screen } from '../shared/app'
 import { ipcChannel, START_DRAG_CHANNEL, type IpcEvent, type IpcEventMap } from '../shared/ipc'
-import { forwardAppEvents } from './app-api/app-api'
 import { createResultHandlers, type ResultHost } from './app-api/results'
 import { dragHandler, type DragEvent } from './shell/drag'
 import { applicationDialog, launchDetached, openWith } from './shell/open-with'
 import { composeServices } from './compose-services'
-import { ACTIVE_STATUSES } from './engine/queue/transitions'
 import { DataDirBusy } from './engine/store/run-lock'
 import { startHttpServer, type HttpListener } from './http/server'
 import { appPreviewAddress, handleIpc, RESULT_PROTOCOL, registerResultScheme, serveResultProtocol } from './ipc/electron-ipc'
@@ -144,7 +142,7 @@ async function main(): Promise<void> {
   const engineOptions = { dataDir, role: 'app', concurrency: startedWith.concurrency ?? undefined, retentionMs: startedWith.retentionHours * 3600_000 }
   // Studio mode (Settings: queue address): jobs go through the shared queue; the app stays their record.
   const services = composeServices(engineOptions, startedWith.queueUrl ? { queueUrl: startedWith.queueUrl, localWorker: startedWith.localWorker } : null)
-  const { engine, batches, watch, studio } = services
+  const { engine, batches, studio } = services
   try {
     // The engine, batches and watched folders: this process holds the data folder while it runs.
     await services.start()
@@ -204,7 +202,7 @@ async function main(): Promise<void> {
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } })
   })
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
-  serveResultProtocol(engine, batches)
+  serveResultProtocol(engine, services.files)
   handleIpc(api, fromOurWindow)
   // A result dragged out of the window: a send (the drag must start while the renderer's dragstart runs).
   const { dragFile } = createResultHandlers(batches, resultHost)
@@ -219,13 +217,13 @@ async function main(): Promise<void> {
   })
   ipcMain.on(START_DRAG_CHANNEL, (event, target) => void onDrag(event as unknown as DragEvent, target))
   // Progress is pushed, never polled over IPC.
-  forwardAppEvents({ engine, batches, address, watch, studio }, push)
+  services.events(address)(push)
 
   // The queue in the tray (where the desktop has one) and in the View menu.
   const refreshTray = (): void => {
     if (!tray) return
-    const running = engine.jobs.idsByStatus(ACTIVE_STATUSES).length
-    const waiting = engine.jobs.countByStatus('queued') + batches.store.waitingCount()
+    const running = engine.activeCount()
+    const waiting = engine.queuedCount() + batches.store.waitingCount()
     const text = queueText({ running, waiting }, batches.list()[0] ?? null)
     tray.setToolTip(text.tooltip)
     tray.setContextMenu(

@@ -186,22 +186,22 @@ export function createAppApi({ engine, batches, host, address, watch, studio }: 
     },
 
     async keysList() {
-      return engine.keys.list().map(keyView)
+      return engine.keysList().map(keyView)
     },
     async keysCreate(req) {
       const { name, credits, admin } = parseArg(keyCreateSchema, req ?? {}, 'key')
-      const { key, info } = engine.keys.create({ credits: credits ?? null, name: name?.trim() || undefined, admin: admin ?? false })
+      const { key, info } = engine.createKey({ credits: credits ?? null, name: name?.trim() || undefined, admin: admin ?? false })
       return { key, info: keyView(info) }
     },
     async keysRevoke(id) {
       const keyId = idArg(id, 'id')
-      if (!engine.keys.get(keyId)) throw new ApiError('not_found', `No key with id ${keyId}.`)
-      engine.keys.revoke(keyId)
-      return keyView(engine.keys.get(keyId)!)
+      if (!engine.key(keyId)) throw new ApiError('not_found', `No key with id ${keyId}.`)
+      engine.revokeKey(keyId)
+      return keyView(engine.key(keyId)!)
     },
     async keysCredit(req) {
       const { id, add } = parseArg(keyCreditSchema, req, 'credit')
-      const info = engine.keys.credit(id, add)
+      const info = engine.creditKey(id, add)
       if (!info) throw new ApiError('not_found', `No key with id ${id}.`)
       return keyView(info)
     }

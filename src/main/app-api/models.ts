@@ -15,7 +15,7 @@ const MAX_MODEL_BYTES = 2 * 2 ** 30
  * without a path) is stored in `<data folder>/models/` first. Refusals throw the engine's
  * ApiError (422 `validation_failed` with details).
  */
-export function createModelHandlers(engine: Pick<Engine, 'modelService' | 'paths'>): ModelHandlers {
+export function createModelHandlers(engine: Pick<Engine, 'modelService' | 'options'>): ModelHandlers {
   const svc = engine.modelService
   return {
     async modelsList() {
@@ -29,7 +29,7 @@ export function createModelHandlers(engine: Pick<Engine, 'modelService' | 'paths
         if (file.bytes.length > MAX_MODEL_BYTES) throw new ApiError('payload_too_large', `A model file sent as bytes may have at most ${MAX_MODEL_BYTES} bytes.`)
         const base = file.name.toLowerCase().replace(/^.*[\\/]/, '').replace(/[^a-z0-9._-]/g, '-')
         if (!MODEL_NAME_PATTERN.test(base)) throw new ApiError('validation_failed', 'The file name cannot be used.', { details: [{ field: 'file', issue: `"${file.name}" is not a usable file name` }] })
-        const dir = join(engine.paths.root, 'models')
+        const dir = join(engine.options.dataDir, 'models')
         await mkdir(dir, { recursive: true })
         path = join(dir, base)
         await writeFile(path, file.bytes, { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {

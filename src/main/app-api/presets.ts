@@ -9,16 +9,16 @@ export type PresetHandlers = Pick<IpcHandlers, 'presetsList' | 'presetsSave' | '
  * ApiError (422 `validation_failed` with details naming `name`, `description`, `params` or
  * `params.<key>`), which the bridge hands to the renderer as an error envelope.
  */
-export function createPresetHandlers(engine: Pick<Engine, 'presets'>): PresetHandlers {
+export function createPresetHandlers(engine: Pick<Engine, 'presetsList' | 'savePreset' | 'deletePreset'>): PresetHandlers {
   return {
     async presetsList() {
-      return engine.presets.list()
+      return engine.presetsList()
     },
     async presetsSave(request: PresetSaveRequest) {
-      return engine.presets.save(request)
+      return engine.savePreset(request)
     },
     async presetsDelete(name: string) {
-      return engine.presets.delete(name)
+      return engine.deletePreset(name)
     }
   }
 }

@@ -15,7 +15,7 @@ export async function runKeys(args: string[]): Promise<number> {
     switch (sub) {
       case 'create': {
         if (values.admin && values.worker) throw new CliError('a key is either --admin or --worker')
-        const { key, info } = engine.keys.create({
+        const { key, info } = engine.createKey({
           credits: parseCredits(values.credits as string | undefined, null),
           name: values.name as string | undefined,
           admin: values.admin as boolean,
@@ -27,7 +27,7 @@ export async function runKeys(args: string[]): Promise<number> {
         return 0
       }
       case 'list': {
-        const keys = engine.keys.list()
+        const keys = engine.keysList()
         if (keys.length === 0) say('No keys. Create one with: clipdesk keys create')
         for (const k of keys) {
           const state = k.revokedAt ? 'revoked' : 'active'
@@ -37,14 +37,14 @@ export async function runKeys(args: string[]): Promise<number> {
       }
       case 'revoke': {
         if (!id) throw new CliError('usage: clipdesk keys revoke <id>')
-        if (!engine.keys.revoke(id)) throw new CliError(`no active key with id "${id}"`)
+        if (!engine.revokeKey(id)) throw new CliError(`no active key with id "${id}"`)
         say(`Revoked ${id}`)
         return 0
       }
       case 'credit': {
         if (!id || amount === undefined) throw new CliError('usage: clipdesk keys credit <id> <n>|unlimited')
         const n = parseCredits(amount, null)
-        const info = engine.keys.credit(id, n)
+        const info = engine.creditKey(id, n)
         if (!info) throw new CliError(`no key with id "${id}"`)
         say(`${id}: credits ${describeCredits(info.credits)}`)
         return 0

@@ -35,11 +35,11 @@ export async function runPresets(args: string[]): Promise<number> {
     switch (sub) {
       case 'create': {
         if (!name || params === undefined) throw new CliError(USAGE)
-        const existing = engine.presets.get(name)
+        const existing = engine.preset(name)
         if (existing && !existing.builtin && !values.replace) throw new CliError(`a preset named "${name}" exists; add --replace to replace it`)
         let info
         try {
-          info = engine.presets.save({
+          info = engine.savePreset({
             name,
             title: title ?? existing?.title ?? null,
             params,
@@ -52,7 +52,7 @@ export async function runPresets(args: string[]): Promise<number> {
         return 0
       }
       case 'list': {
-        for (const p of engine.presets.list()) {
+        for (const p of engine.presetsList()) {
           say(`${field(p.name)}\t${field(p.title)}\t${p.builtin ? 'built-in' : 'user'}\t${field(p.params)}${p.description ? `\t${field(p.description)}` : ''}`)
         }
         return 0
@@ -61,7 +61,7 @@ export async function runPresets(args: string[]): Promise<number> {
         if (!name) throw new CliError(USAGE)
         let deleted = false
         try {
-          deleted = engine.presets.delete(name)
+          deleted = engine.deletePreset(name)
         } catch (err) {
           explain(err)
         }

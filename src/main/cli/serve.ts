@@ -86,9 +86,9 @@ export async function runServe(args: string[]): Promise<number> {
     throw new CliError((err as Error).message)
   }
   const { engine, studio } = services
-  if (engine.keys.count() === 0) {
+  if (engine.keyCount() === 0) {
     // The first key is the owner's: it also opens the app in a browser (the app bridge).
-    const { key } = engine.keys.create({ credits: null, name: 'first key', admin: true })
+    const { key } = engine.createKey({ credits: null, name: 'first key', admin: true })
     say(`API key: ${key}`)
   }
   // Signal handlers first: a supervisor may signal as soon as it reads the "Listening" line.
@@ -117,7 +117,7 @@ export async function runServe(args: string[]): Promise<number> {
     address
   )
   const rendererDir = defaultRendererDir()
-  const app = { handlers, engine, batches: services.batches, address, rendererDir, watch: services.watch, studio }
+  const app = { handlers, engine, files: services.files, events: services.events(address), rendererDir }
   const listener = await startHttpServer(engine, { port, app, studio: studio ?? undefined })
   const workerListener = studio && workerAddress ? await startWorkerListener(engine, studio, workerAddress) : null
   url = listener.url

@@ -21,7 +21,7 @@ export async function runWorkers(args: string[]): Promise<number> {
   } else {
     const engine = new Engine({ dataDir })
     try {
-      workers = new WorkerRegistry(engine.db).list()
+      workers = new WorkerRegistry(engine.featureDatabase()).list()
     } finally {
       await engine.stop()
     }

@@ -1,10 +1,10 @@
-import { EventEmitter } from 'node:events'
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { JOB_ID_PATTERN, type JobStatus, type StatusResponse, type UploadResponse, type Variation } from '../../shared/api'
-import { ERROR_STATUS, type ErrorBody } from '../../shared/errors'
-import type { SessionSettings } from '../../shared/models'
+import { JOB_ID_PATTERN, type StatusResponse, type UploadResponse, type Variation } from '../../shared/api'
 import { ApiError, JobFailure } from './errors'
+import { errorResponse } from './error-response'
+import { healthBody, type HealthBody } from './health'
+import { EngineFacade } from './facade'
 import { acceptUpload, admitKey, type UploadInput } from './intake/upload'
 import { resolveOptions, type EngineOptions, type ResolvedEngineOptions } from './options'
 import { DataPaths, PARTIAL_SUFFIX } from './paths'
@@ -36,39 +36,9 @@ const MODEL_RETRY_MS = 60_000
 /** How often finished jobs past the retention time are swept. */
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000
 
-export interface JobEvent {
-  job_id: string
-  status: JobStatus
-  progress: number
-}
-
-/** Body of `GET /api/v1/health`. `device`: what runs the default model, null until it is loaded. */
-export interface HealthBody {
-  status: 'ok'
-  model: string
-  device_setting: string
-  device: string | null
-  device_warning: string | null
-  queued: number
-  /** How the default model's session is set up on this machine; null until it is loaded. */
-  session: HealthSession | null
-}
-
-/** `SessionSettings` as the HTTP API spells it (snake_case, as every field of its bodies). */
-export interface HealthSession {
-  backend: SessionSettings['backend']
-  threads: number
-  chosen_by: SessionSettings['chosenBy']
-  run_ms: Record<string, number> | null
-  measured_at: string | null
-  arena: boolean
-  optimized_model: SessionSettings['optimizedModel']
-  cpu: SessionSettings['cpu']
-}
-
-function healthSession(s: SessionSettings): HealthSession {
-  return { backend: s.backend, threads: s.threads, chosen_by: s.chosenBy, run_ms: s.runMs, measured_at: s.measuredAt, arena: s.arena, optimized_model: s.optimizedModel, cpu: s.cpu }
-}
+export { errorResponse } from './error-response'
+export type { HealthBody, HealthSession } from './health'
+export type { EngineEvents, JobEvent } from './events'
 
 /** Replaceable parts of an engine; the defaults are the embedded, single-process ones. */
 export interface EngineSeams {
@@ -76,29 +46,12 @@ export interface EngineSeams {
   dispatcher?: (engine: Engine, ctx: RunContext) => Dispatcher
 }
 
-export interface EngineEvents {
-  job: [JobEvent]
-}
-
-/** Maps any thrown error to the `{status, body}` both transports answer with. */
-export function errorResponse(err: unknown, jobId?: string): { status: number; body: ErrorBody; headers?: Record<string, string> } {
-  if (err instanceof ApiError) {
-    const body: ErrorBody = { error: { code: err.code, message: err.message } }
-    if (err.details) body.error.details = err.details
-    if (jobId) body.error.job_id = jobId
-    return { status: err.status, body, headers: err.headers }
-  }
-  return {
-    status: ERROR_STATUS.internal_error,
-    body: { error: { code: 'internal_error', message: 'An unexpected error occurred.' } }
-  }
-}
-
 /**
  * The job engine: one durable queue, the pipeline and the stores, behind `upload()` and
- * `status()`. Plain Node; never imports electron. Transports (HTTP, IPC, CLI, watch) call it.
+ * `status()`. Plain Node; never imports electron. Transports (HTTP, IPC, CLI, watch) call it,
+ * and reach its stores through the methods of `EngineFacade` (facade.ts), never directly.
  */
-export class Engine extends EventEmitter<EngineEvents> {
+export class Engine extends EngineFacade {
   readonly options: ResolvedEngineOptions
   readonly paths: DataPaths
   readonly db: Db
@@ -271,17 +224,7 @@ export class Engine extends EventEmitter<EngineEvents> {
 
   /** `GET /api/v1/health`: up, the default model and the device that runs it (once loaded). */
   health(): HealthBody {
-    const model = this.models.defaultModel()
-    const session = this.modelPool.status(model)
-    return {
-      status: 'ok',
-      model,
-      device_setting: this.modelPool.device(),
-      device: session?.activeDevice ?? null,
-      device_warning: session?.deviceWarning ?? null,
-      queued: this.jobs.countByStatus('queued'),
-      session: session ? healthSession(session.settings) : null
-    }
+    return healthBody(this.models, this.modelPool, this.jobs.countByStatus('queued'))
   }
 
   /**

@@ -21,26 +21,22 @@ import { stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { extname, join, resolve, sep } from 'node:path'
 import { IPC_METHODS, type IpcHandlers, type IpcMethod } from '../../shared/ipc'
-import { isPreviewKind } from '../batches/previews'
-import type { BatchService, PreviewAddress } from '../batches/service'
+import { isPreviewKind } from '../../shared/previews'
+import type { AppEvents, AppFiles, PreviewAddress } from '../app-api/files'
 import type { Engine } from '../engine/engine'
-import type { WatchService } from '../watch/service'
-import type { StudioCoordinator } from '../studio/coordinator'
 import { ApiError } from '../engine/errors'
-import { forwardAppEvents } from '../app-api/app-api'
 import { readJson, type RateFloor } from './read-body'
 import { sendJson } from './respond'
 import { handleDownload } from './app-downloads'
 
+/** What the bridge serves: the app API's methods, files and events (made by `composeServices`), and the engine for keys and signatures. */
 export interface AppBridgeOptions {
   handlers: IpcHandlers
   engine: Engine
-  batches: BatchService
-  address: PreviewAddress
-  /** Watched folders, for the `watch` event. */
-  watch?: WatchService
-  /** Studio mode's coordinator, for the `workers` event. */
-  studio?: StudioCoordinator | null
+  /** Previews and written files, for the signed file and download addresses. */
+  files: AppFiles
+  /** The app's events, for `/api/app/events`. */
+  events: AppEvents
   /** Folder of the built renderer (index.html, assets/); absent: no UI served. */
   rendererDir?: string
 }
@@ -74,7 +70,7 @@ export function signedPreviewAddress(engine: Engine): PreviewAddress {
   return (itemId, kind, version) => {
     const hour = 3600
     const expires = Math.ceil((Date.now() / 1000 + engine.options.retentionMs / 1000) / hour) * hour
-    const sig = engine.signer.sign(itemId, `app-${kind}`, expires)
+    const sig = engine.signAddress(itemId, `app-${kind}`, expires)
     return `/api/app/files/${itemId}/${kind}?v=${encodeURIComponent(version)}&expires=${expires}&sig=${sig}`
   }
 }
@@ -102,7 +98,7 @@ export async function handleAppRequest(
   const path = url.pathname
   const owner = (): void => {
     const keyId = ctx.authenticate(req)
-    if (!opts.engine.keys.get(keyId)?.admin) {
+    if (!opts.engine.key(keyId)?.admin) {
       throw new ApiError('forbidden', 'This API key cannot use the app; use an owner key (clipdesk keys create --admin).')
     }
   }
@@ -115,10 +111,10 @@ export async function handleAppRequest(
     ctx.allow('GET')
     const [, itemId, kind] = file as unknown as [string, string, string]
     const expires = Number(url.searchParams.get('expires'))
-    if (!isPreviewKind(kind) || !opts.engine.signer.verify(itemId, `app-${kind}`, expires, url.searchParams.get('sig') ?? '')) {
+    if (!isPreviewKind(kind) || !opts.engine.verifyAddress(itemId, `app-${kind}`, expires, url.searchParams.get('sig') ?? '')) {
       throw new ApiError('invalid_signature', 'The image address is not validly signed, or it expired.')
     }
-    const found = await opts.batches.previewFile(itemId, kind)
+    const found = await opts.files.previewFile(itemId, kind)
     if (!found) throw new ApiError('not_found', 'This image is not available.')
     const info = await stat(found)
     res.writeHead(200, {
@@ -143,7 +139,7 @@ export async function handleAppRequest(
       Connection: 'keep-alive'
     })
     res.write(': connected\n\n')
-    const stop = forwardAppEvents(opts, (event, payload) => {
+    const stop = opts.events((event, payload) => {
       res.write(`event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`)
     })
     const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)

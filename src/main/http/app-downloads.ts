@@ -15,8 +15,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { posix } from 'node:path'
 import type { Readable } from 'node:stream'
 import { ZipFile } from 'yazl'
+import type { AppFiles } from '../app-api/files'
 import type { DownloadAddress } from '../app-api/results'
-import type { BatchService } from '../batches/service'
 import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import { NotOwnFile, openOwnFile } from '../outputs/own-file'
@@ -29,7 +29,7 @@ const BATCH_PATH = /^\/api\/app\/download-batch\/([0-9a-f-]{36})\.zip$/
 export function signedDownloadAddress(engine: Engine): DownloadAddress {
   const signed = (subject: string, purpose: string): string => {
     const expires = Math.floor(Date.now() / 1000) + ONE_HOUR
-    return `expires=${expires}&sig=${engine.signer.sign(subject, purpose, expires)}`
+    return `expires=${expires}&sig=${engine.signAddress(subject, purpose, expires)}`
   }
   return {
     file: (itemId, output) => `/api/app/download/${itemId}/${output}?${signed(itemId, `download-${output}`)}`,
@@ -46,7 +46,7 @@ function disposition(name: string): string {
 
 function verified(engine: Engine, url: URL, subject: string, purpose: string): void {
   const expires = Number(url.searchParams.get('expires'))
-  if (!engine.signer.verify(subject, purpose, expires, url.searchParams.get('sig') ?? '')) {
+  if (!engine.verifyAddress(subject, purpose, expires, url.searchParams.get('sig') ?? '')) {
     throw new ApiError('invalid_signature', 'The download address is not validly signed, or it expired.')
   }
 }
@@ -58,7 +58,7 @@ function refusal(err: unknown): never {
 
 /** Answers a download request; false when the path is none of ours. */
 export async function handleDownload(
-  opts: { engine: Engine; batches: BatchService },
+  opts: { engine: Engine; files: AppFiles },
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
@@ -69,9 +69,8 @@ export async function handleDownload(
     allow('GET')
     const [, itemId, n] = file as unknown as [string, string, string]
     verified(opts.engine, url, itemId, `download-${n}`)
-    const item = opts.batches.store.item(itemId)
-    if (!item) throw new ApiError('not_found', 'There is no such file.')
-    const found = opts.batches.resultFile({ batch_id: item.batchId, item_id: itemId, output: Number(n) })
+    const found = opts.files.writtenFile(itemId, Number(n))
+    if (!found) throw new ApiError('not_found', 'There is no such file.')
     const { handle, size } = await openOwnFile(found.path).catch(refusal)
     res.writeHead(200, {
       'Content-Type': 'application/octet-stream',
@@ -91,7 +90,7 @@ export async function handleDownload(
     allow('GET')
     const batchId = batch[1]!
     verified(opts.engine, url, batchId, 'download-batch')
-    const { files, name } = opts.batches.batchFiles(batchId)
+    const { files, name } = opts.files.batchFiles(batchId)
     if (files.length === 0) throw new ApiError('conflict', 'This batch has no written files yet.')
     const zip = new ZipFile()
     let aborted = false

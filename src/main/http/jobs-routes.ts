@@ -61,7 +61,7 @@ function listJobs(engine: Engine, keyId: string, url: URL): { jobs: Record<strin
   const rawCursor = url.searchParams.get('cursor')
   if (rawCursor !== null && !CURSOR.test(rawCursor)) throw invalid('cursor', 'expected the next_cursor of a previous page')
   // One more than asked tells whether another page follows.
-  const rows = engine.jobs.pageForKey(keyId, rawCursor === null ? null : Number(rawCursor), limit + 1)
+  const rows = engine.jobsOfKey(keyId, rawCursor === null ? null : Number(rawCursor), limit + 1)
   const page = rows.slice(0, limit)
   return { jobs: page.map((r) => listEntry(r.job)), next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null }
 }
@@ -72,7 +72,7 @@ function ownJob(engine: Engine, keyId: string, jobId: unknown): JobRecord {
   if (!JOB_ID_PATTERN.test(jobId)) {
     throw new ApiError('validation_failed', 'job_id is not a job id.', { details: [{ field: 'job_id', issue: 'expected a job id as returned by the upload (a UUID)' }] })
   }
-  const job = engine.jobs.get(jobId)
+  const job = engine.job(jobId)
   if (!job || job.keyId !== keyId) throw new ApiError('job_not_found', `No job with id ${jobId}.`)
   return job
 }
@@ -80,7 +80,7 @@ function ownJob(engine: Engine, keyId: string, jobId: unknown): JobRecord {
 /** Cancels a job that has not ended; 409 `conflict` for one that has. */
 function cancelJob(engine: Engine, job: JobRecord): Record<string, unknown> {
   if (STATE_OF[job.status] !== 'pending' || !engine.cancel(job.id)) {
-    const now = engine.jobs.get(job.id)
+    const now = engine.job(job.id)
     throw new ApiError('conflict', `The job already ended (${now?.status ?? job.status}); only a queued or running job can be cancelled.`)
   }
   // A running job stops at its next step; its status then reads `cancelled` and its credits are refunded.

@@ -24,7 +24,7 @@ export function keyCheck(engine: Engine): Authenticate {
     const wait = limiter.retryAfter(client)
     const given = req.headers['x-api-key']
     const secret = typeof given === 'string' ? given : ''
-    const key = secret ? engine.keys.authenticate(secret) : null
+    const key = secret ? engine.authenticate(secret) : null
     if (key) {
       // A worker key only takes work and returns results; a client key cannot act as a worker.
       if (key.kind !== kind) {

@@ -12,6 +12,7 @@ import { openApiDocument } from './openapi'
 import { handleStudioRequest } from './studio-routes'
 import { handleJobsRequest } from './jobs-routes'
 import { handleRemoveBgRequest } from './removebg/route'
+// The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StudioCoordinator } from '../studio/coordinator'
 import { sendJson } from './respond'
 import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
@@ -111,7 +112,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
       const jobId = url.searchParams.get('job_id') ?? undefined
       const { status, body } = engine.status(jobId, (id, variation, ext, expires) => {
         const file = `${variation}.${ext}`
-        return `${base}/api/v1/results/${id}/${file}?expires=${expires}&sig=${engine.signer.sign(id, file, expires)}`
+        return `${base}/api/v1/results/${id}/${file}?expires=${expires}&sig=${engine.signAddress(id, file, expires)}`
       })
       sendJson(res, status, body)
       return
@@ -133,7 +134,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
       const [, jobId, variation, ext] = result as unknown as [string, string, string, string]
       const file = `${variation}.${ext}`
       const expires = Number(url.searchParams.get('expires'))
-      if (!engine.signer.verify(jobId, file, expires, url.searchParams.get('sig') ?? '')) {
+      if (!engine.verifyAddress(jobId, file, expires, url.searchParams.get('sig') ?? '')) {
         throw new ApiError('invalid_signature', 'The result address is not validly signed, or it expired with the job\'s retention time.')
       }
       const record = (VARIATIONS as readonly string[]).includes(variation) ? engine.result(jobId, variation as Variation, ext) : null

@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import busboy from 'busboy'
 import { ApiError } from '../engine/errors'
 import { PARTIAL_SUFFIX } from '../engine/paths'
+// The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StagedFile } from '../studio/result-check'
 import { declaredLength, endedEarly, pipeBody, tooLarge, type ChunkMeter, type RateFloor } from './read-body'
 

@@ -11,6 +11,7 @@ import { JOB_ID_PATTERN } from '../../shared/api'
 import { MODEL_NAME_PATTERN } from '../../shared/models'
 import { ApiError } from '../engine/errors'
 import type { Engine } from '../engine/engine'
+// The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StudioCoordinator } from '../studio/coordinator'
 import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, type Claim, type WorkerIdentity } from '../studio/protocol'
 import { allowedParts, checkResult } from '../studio/result-check'
@@ -107,7 +108,7 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
     if (ctx.workerOnly) throw new ApiError('not_found', `No endpoint at ${path} on the workers' listener.`)
     ctx.allow('GET')
     const keyId = ctx.authenticate(req, 'client')
-    if (!engine.keys.get(keyId)?.admin) throw new ApiError('forbidden', 'Listing workers needs an owner key.')
+    if (!engine.key(keyId)?.admin) throw new ApiError('forbidden', 'Listing workers needs an owner key.')
     sendJson(res, 200, { queue_available: coordinator.available, workers: coordinator.workers.list() })
     return true
   }
@@ -192,9 +193,9 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
     try {
       const declared = declaredLength(req)
       if (declared !== null && declared > 0 && declared <= coordinator.maxResultBytes && !reservation.reserve(declared)) throw busy()
-      const expectation = await runs.expectation(lease, (bytes) => engine.sandbox.probe(bytes))
+      const expectation = await runs.expectation(lease, (bytes) => engine.probeImage(bytes))
       const received = await receiveResult(req, {
-        dir: engine.paths.resultDir(jobId),
+        dir: engine.resultDir(jobId),
         allowed: allowedParts(expectation),
         maxBytes: coordinator.maxResultBytes,
         meter: (bytes) => (reservation.count(bytes) ? null : busy()),

@@ -15,6 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isIP } from 'node:net'
 import { ApiError } from '../engine/errors'
 import type { Engine } from '../engine/engine'
+// The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StudioCoordinator } from '../studio/coordinator'
 import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
 import type { RateFloor } from './read-body'

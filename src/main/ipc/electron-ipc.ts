@@ -8,9 +8,9 @@ import { pathToFileURL } from 'node:url'
 import { ipcMain, net, protocol, type IpcMainInvokeEvent } from 'electron'
 import { VARIATIONS, type Variation } from '../../shared/api'
 import { IPC_METHODS, ipcChannel, type IpcErrorEnvelope, type IpcHandlers } from '../../shared/ipc'
+import { isPreviewKind } from '../../shared/previews'
 import { RESULT_PROTOCOL } from '../app-api/engine-handlers'
-import { isPreviewKind } from '../batches/previews'
-import type { BatchService, PreviewAddress } from '../batches/service'
+import type { AppFiles, PreviewAddress } from '../app-api/files'
 import { errorResponse, type Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 
@@ -25,12 +25,12 @@ export function registerResultScheme(): void {
 }
 
 /** Serves result files and batch previews on the result protocol. */
-export function serveResultProtocol(engine: Engine, batches: BatchService): void {
+export function serveResultProtocol(engine: Engine, files: Pick<AppFiles, 'previewFile'>): void {
   protocol.handle(RESULT_PROTOCOL, async (request) => {
     const url = new URL(request.url)
     if (url.host === 'items') {
       const [, itemId, kind] = url.pathname.split('/')
-      const file = itemId && kind && isPreviewKind(kind) ? await batches.previewFile(itemId, kind) : null
+      const file = itemId && kind && isPreviewKind(kind) ? await files.previewFile(itemId, kind) : null
       return file ? net.fetch(pathToFileURL(file).toString()) : new Response('not found', { status: 404 })
     }
     const match = /^[a-z-]+:\/\/results\/([0-9a-f-]{36})\/([A-Za-z]+)\.([a-z]+)$/.exec(request.url)

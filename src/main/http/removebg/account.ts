@@ -6,7 +6,7 @@ import type { Engine } from '../../engine/engine'
 
 /** The balance as remove.bg's account body. An unlimited key has `total: null` (remove.bg has no such key). */
 export function accountBody(engine: Engine, keyId: string): unknown {
-  const credits = engine.keys.get(keyId)?.credits ?? null
+  const credits = engine.key(keyId)?.credits ?? null
   return {
     data: {
       attributes: {
@@ -24,9 +24,9 @@ export function accountBody(engine: Engine, keyId: string): unknown {
  * as soon as a waiting job starts; there is no time window).
  */
 export function rateLimitHeaders(engine: Engine, keyId: string): Record<string, string> {
-  const admin = engine.keys.get(keyId)?.admin === true
+  const admin = engine.key(keyId)?.admin === true
   const limit = admin ? engine.options.maxQueuedJobs : engine.options.maxQueuedJobsPerKey
-  const used = admin ? engine.jobs.countByStatus('queued') : engine.jobs.countQueuedForKey(keyId)
+  const used = admin ? engine.queuedCount() : engine.queuedCountOfKey(keyId)
   return {
     'X-RateLimit-Limit': String(limit),
     'X-RateLimit-Remaining': String(Math.max(0, limit - used)),

@@ -70,7 +70,7 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
   // A JPEG mask carries compression noise near 0: its threshold is higher.
   const found = foregroundBox(mask.data, mask.info.width, mask.info.height, ext === 'png' ? FOREGROUND_ALPHA : FOREGROUND_ALPHA + 16)
   if (!found) {
-    if (job.keyId) engine.keys.refund(job.keyId, job.id)
+    if (job.keyId) engine.refund(job.keyId, job.id)
     throw new RemoveBgError(400, [{ title: 'Could not identify foreground in image', code: 'unknown_foreground', detail: 'No subject was found in the image; no credits were charged.' }])
   }
   // A shadow that could not be made well is skipped by the engine (job.ignored): the plain result then.
@@ -90,8 +90,8 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
   const composited = bgImage !== null && primary !== 'mask'
   if (composited) {
     // Decoded in the sandbox like any client image; only its raw pixels reach this process.
-    const bg = await engine.sandbox.decode(bgImage).catch((err: Error) => {
-      if (job.keyId) engine.keys.refund(job.keyId, job.id)
+    const bg = await engine.decodeImage(bgImage).catch((err: Error) => {
+      if (job.keyId) engine.refund(job.keyId, job.id)
       throw new RemoveBgError(400, [{ title: 'Invalid background image', code: 'invalid_bg_image', detail: `The background image could not be read: ${err.message}; no credits were charged.` }])
     })
     const under = await sharp(bg.data, { raw: { width: bg.width, height: bg.height, channels: 4 } })

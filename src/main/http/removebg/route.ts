@@ -76,12 +76,12 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
     }
     // A background that is no image is refused before the job (its header read in the sandbox).
     if (bgImage) {
-      await engine.sandbox.probe(bgImage).catch((err: Error) => {
+      await engine.probeImage(bgImage).catch((err: Error) => {
         throw new RemoveBgError(400, [{ title: 'Invalid background image', code: 'invalid_bg_image', detail: `The background image could not be read: ${err.message}` }])
       })
     }
     // The photo's upright size, read in the sandbox; when it cannot be read the engine refuses the upload below.
-    const size = await engine.sandbox.probe(photo.bytes).catch(() => null)
+    const size = await engine.probeImage(photo.bytes).catch(() => null)
     const mapped = await toUpload(options, photo, size, bgImage !== null, keyId)
     plan = mapped.plan
     const accepted = await engine.upload(mapped.input)
@@ -102,7 +102,7 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
   if (ended.status === 'failed') throw failedJob(ended.errorReason, ended.errorMessage)
   const answer = await buildAnswer(engine, ended, plan, bgImage)
   const asJson = (req.headers.accept ?? '').toLowerCase().includes('application/json')
-  sendAnswer(res, answer, { 'X-Type': options.type, 'X-Credits-Charged': String(engine.keys.heldBy(ended.id)), ...rateLimitHeaders(engine, keyId) }, asJson)
+  sendAnswer(res, answer, { 'X-Type': options.type, 'X-Credits-Charged': String(engine.creditsHeldFor(ended.id)), ...rateLimitHeaders(engine, keyId) }, asJson)
 }
 
 /** Answers `/v1.0/removebg` and `/v1.0/account`; false for any other path. */

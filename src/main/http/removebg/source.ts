@@ -7,11 +7,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import { readFile, rm } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { Engine } from '../../engine/engine'
 import { JobFailure } from '../../engine/errors'
 import { fetchToFile } from '../../engine/fetch/fetch-url'
-import { PARTIAL_SUFFIX } from '../../engine/paths'
 import { RemoveBgError, badField } from './errors'
 
 export interface ImageBytes {
@@ -54,7 +52,7 @@ export function decodeBase64(text: string, field: string): Buffer {
 
 /** Fetches `url` under the engine's address policy; a refused or failed fetch is a 400 naming `field`. */
 export async function fetchImage(engine: Engine, url: string, field: string, signal: AbortSignal): Promise<Buffer> {
-  const path = join(engine.paths.uploads, `removebg-${randomUUID()}${PARTIAL_SUFFIX}`)
+  const path = engine.scratchPath(`removebg-${randomUUID()}`)
   try {
     await fetchToFile(url, path, { allowPrivateNetworkUrls: engine.options.allowPrivateNetworkUrls, maxBytes: engine.options.maxUploadBytes, signal })
     return await readFile(path)

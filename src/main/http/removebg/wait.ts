@@ -13,7 +13,7 @@ const ENDED: ReadonlySet<JobStatus> = new Set(['done', 'failed', 'cancelled'])
 export function waitForEnd(engine: Engine, jobId: string, res: ServerResponse): Promise<JobRecord> {
   return new Promise((resolve) => {
     const check = (): boolean => {
-      const job = engine.jobs.get(jobId)
+      const job = engine.job(jobId)
       if (!job || !ENDED.has(job.status)) return false
       finish(job)
       return true

@@ -1,0 +1,170 @@
+/**
+ * What the features, the app API, the transports and the commands ask of the engine's stores,
+ * as methods named for the need: a key, a job, the counts, the presets, a signed address, a
+ * place in the data folder. Callers outside `src/main/engine` use these rather than the stores,
+ * so that a store can change shape without touching them. Each is a thin delegation; the
+ * stores themselves are the `Engine`'s (this class only declares what it reads of them).
+ */
+import { EventEmitter } from 'node:events'
+import { join } from 'node:path'
+import type { PresetInfo, PresetSaveRequest } from '../../shared/presets'
+import type { EngineEvents } from './events'
+import { type DataPaths, PARTIAL_SUFFIX } from './paths'
+import type { DecodedImage, ProbedImage } from './pipeline/decode'
+import { ACTIVE_STATUSES } from './queue/transitions'
+import type { ResultSigner } from './results'
+import type { DecodeSandbox } from './sandbox/decoder'
+import type { Db } from './store/db'
+import type { JobRecord, JobStore } from './store/jobs'
+import type { ApiKeyInfo, KeyKind, KeyStore } from './store/keys'
+import type { PresetStore } from './store/presets'
+
+export abstract class EngineFacade extends EventEmitter<EngineEvents> {
+  abstract readonly paths: DataPaths
+  abstract readonly db: Db
+  abstract readonly jobs: JobStore
+  abstract readonly keys: KeyStore
+  abstract readonly presets: PresetStore
+  abstract readonly signer: ResultSigner
+  abstract readonly sandbox: DecodeSandbox
+
+  // ── keys ────────────────────────────────────────────────────────────────────────────────
+
+  /** The key with this id (revoked ones too); null when there is none. */
+  key(id: string): ApiKeyInfo | null {
+    return this.keys.get(id)
+  }
+
+  /** The active key whose secret this is; null when none is. */
+  authenticate(secret: string): ApiKeyInfo | null {
+    return this.keys.authenticate(secret)
+  }
+
+  /** Every key, revoked ones included. */
+  keysList(): ApiKeyInfo[] {
+    return this.keys.list()
+  }
+
+  /** How many keys there are (a server with none makes the owner's first). */
+  keyCount(): number {
+    return this.keys.count()
+  }
+
+  /** Makes a key; its secret is returned once, here, and only its hash is stored. */
+  createKey(opts: { credits: number | null; name?: string; admin?: boolean; kind?: KeyKind }): { key: string; info: ApiKeyInfo } {
+    return this.keys.create(opts)
+  }
+
+  /** Revokes a key; false when no active key has this id. */
+  revokeKey(id: string): boolean {
+    return this.keys.revoke(id)
+  }
+
+  /** Adds `n` credits to a key (null: unlimited); null when there is no such key. */
+  creditKey(id: string, n: number | null): ApiKeyInfo | null {
+    return this.keys.credit(id, n)
+  }
+
+  /** Credits held for a job (charged at upload, kept or refunded when it ends). */
+  creditsHeldFor(jobId: string): number {
+    return this.keys.heldBy(jobId)
+  }
+
+  /** Gives a job's held credits back to its key. */
+  refund(keyId: string, jobId: string): void {
+    this.keys.refund(keyId, jobId)
+  }
+
+  // ── jobs ────────────────────────────────────────────────────────────────────────────────
+
+  /** The job with this id; null when there is none (or it was swept). */
+  job(id: string): JobRecord | null {
+    return this.jobs.get(id)
+  }
+
+  /** One key's jobs, newest first, queued before `beforeSeq` (null: from the newest), at most `limit`, each with its cursor. */
+  jobsOfKey(keyId: string, beforeSeq: number | null, limit: number): { job: JobRecord; seq: number }[] {
+    return this.jobs.pageForKey(keyId, beforeSeq, limit)
+  }
+
+  /** How many jobs are queued, of every key. */
+  queuedCount(): number {
+    return this.jobs.countByStatus('queued')
+  }
+
+  /** How many of one key's jobs are queued. */
+  queuedCountOfKey(keyId: string): number {
+    return this.jobs.countQueuedForKey(keyId)
+  }
+
+  /** How many jobs are running (any stage past queued, not ended). */
+  activeCount(): number {
+    return this.jobs.idsByStatus(ACTIVE_STATUSES).length
+  }
+
+  // ── presets ─────────────────────────────────────────────────────────────────────────────
+
+  /** Built-in and user presets. */
+  presetsList(): PresetInfo[] {
+    return this.presets.list()
+  }
+
+  /** The preset of this name; null when there is none. */
+  preset(name: string): PresetInfo | null {
+    return this.presets.get(name)
+  }
+
+  /** Saves a user preset (checked: 422 naming the field). */
+  savePreset(request: PresetSaveRequest): PresetInfo {
+    return this.presets.save(request)
+  }
+
+  /** Deletes a user preset; false when there was none of this name. */
+  deletePreset(name: string): boolean {
+    return this.presets.delete(name)
+  }
+
+  // ── signed addresses ────────────────────────────────────────────────────────────────────
+
+  /** Signs an address for `subject` and `purpose` until `expires` (Unix seconds), with the data folder's secret. */
+  signAddress(subject: string, purpose: string, expires: number): string {
+    return this.signer.sign(subject, purpose, expires)
+  }
+
+  /** Whether `sig` signs this address and it has not expired. */
+  verifyAddress(subject: string, purpose: string, expires: number, sig: string): boolean {
+    return this.signer.verify(subject, purpose, expires, sig)
+  }
+
+  // ── the data folder ─────────────────────────────────────────────────────────────────────
+
+  /** The folder of a job's results. */
+  resultDir(jobId: string): string {
+    return this.paths.resultDir(jobId)
+  }
+
+  /** A path for a temporary file named from `name` in the uploads folder; the next start removes it if a crash leaves it there. */
+  scratchPath(name: string): string {
+    return join(this.paths.uploads, `${name}${PARTIAL_SUFFIX}`)
+  }
+
+  /**
+   * The data folder's database, for a feature that keeps its own tables there (each applies
+   * its own migrations) beside the engine's.
+   */
+  featureDatabase(): Db {
+    return this.db
+  }
+
+  // ── untrusted images ────────────────────────────────────────────────────────────────────
+
+  /** An image's type and size, read in the decode sandbox (the bytes are untrusted). */
+  probeImage(bytes: Buffer): Promise<ProbedImage> {
+    return this.sandbox.probe(bytes)
+  }
+
+  /** Decodes an image in the decode sandbox (the bytes are untrusted). */
+  decodeImage(bytes: Buffer, signal?: AbortSignal): Promise<DecodedImage> {
+    return this.sandbox.decode(bytes, signal)
+  }
+}
