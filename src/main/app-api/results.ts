@@ -2,14 +2,15 @@
  * Results that leave the app (docs/batches.md): open a written file with another application,
  * show it in its folder, drag it out (the app), or download it or its whole batch (the browser
  * app). Only files the batch recorded as written are handed out, and only while each is still a
- * plain file (`openOwnFile`: a link or pipe put in its place is refused).
+ * plain file (`openResult`: a link or pipe put in its place is refused).
  */
 import type { OpenPathResult } from '../../shared/app'
 import type { ResultDownload, ResultTarget } from '../../shared/results'
 import { resultTargetSchema } from '../../shared/results'
 import type { BatchService } from '../batches/service'
 import { ApiError } from '../engine/errors'
-import { NotOwnFile, openOwnFile } from '../outputs/own-file'
+import { NotOurFile, openRegular } from '../outputs/no-follow'
+import type { FileHandle } from 'node:fs/promises'
 import { posix } from 'node:path'
 
 /** How the server addresses downloads (signed, same origin); the app has none. */
@@ -36,6 +37,24 @@ export interface ResultHandlers {
   dragFile(target: ResultTarget): Promise<string>
 }
 
+/**
+ * Opens a written result to read it back (a download, a zip, the check before Open with…), with
+ * the one no-follow opener of the writer (`outputs/no-follow.ts`): 404 `not_found` when nothing is
+ * there any more, 422 `validation_failed` when a link, pipe or device was put in its place.
+ */
+export async function openResult(path: string, name = posix.basename(path)): Promise<{ handle: FileHandle; size: number }> {
+  try {
+    const { handle, info } = await openRegular(path)
+    return { handle, size: info.size }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') {
+      throw new ApiError('not_found', `${name}: the file is no longer there.`)
+    }
+    if (err instanceof NotOurFile) throw new ApiError('validation_failed', `${name}: ${err.kind} was put in place of the result; it is not read.`)
+    throw err
+  }
+}
+
 function parseTarget(value: unknown): { batch_id: string; item_id: string; output: number } {
   const parsed = resultTargetSchema.safeParse(value)
   if (!parsed.success) {
@@ -51,13 +70,8 @@ export function createResultHandlers(batches: BatchService, host: ResultHost): R
   const checked = async (value: unknown): Promise<{ path: string; name: string; target: ReturnType<typeof parseTarget> }> => {
     const target = parseTarget(value)
     const file = batches.resultFile(target)
-    try {
-      const { handle } = await openOwnFile(file.path)
-      await handle.close()
-    } catch (err) {
-      if (err instanceof NotOwnFile) throw new ApiError(err.gone ? 'not_found' : 'validation_failed', `${file.name}: ${err.message}`)
-      throw err
-    }
+    const { handle } = await openResult(file.path, file.name)
+    await handle.close()
     return { ...file, target }
   }
   const noHost = (what: string): ApiError => new ApiError('conflict', `${what} is done by the desktop app; in the browser, download the file instead.`)

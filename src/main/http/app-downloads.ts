@@ -8,7 +8,7 @@
  *   not deflated: the images are compressed already), never held in memory whole; each file is
  *   opened only when its turn comes.
  *
- * Files are read through `openOwnFile`: a link, pipe or device put in place of a result is
+ * Files are read through `openResult` (the writer's no-follow opener): a link, pipe or device put in place of a result is
  * refused (422), never followed or waited on.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -16,10 +16,9 @@ import { posix } from 'node:path'
 import type { Readable } from 'node:stream'
 import { ZipFile } from 'yazl'
 import type { AppFiles } from '../app-api/files'
-import type { DownloadAddress } from '../app-api/results'
+import { openResult, type DownloadAddress } from '../app-api/results'
 import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
-import { NotOwnFile, openOwnFile } from '../outputs/own-file'
 
 const ONE_HOUR = 3600
 const FILE_PATH = /^\/api\/app\/download\/([0-9a-f-]{36})\/([0-9]{1,2})$/
@@ -51,11 +50,6 @@ function verified(engine: Engine, url: URL, subject: string, purpose: string): v
   }
 }
 
-function refusal(err: unknown): never {
-  if (err instanceof NotOwnFile) throw new ApiError(err.gone ? 'not_found' : 'validation_failed', err.message)
-  throw err
-}
-
 /** Answers a download request; false when the path is none of ours. */
 export async function handleDownload(
   opts: { engine: Engine; files: AppFiles },
@@ -71,7 +65,7 @@ export async function handleDownload(
     verified(opts.engine, url, itemId, `download-${n}`)
     const found = opts.files.writtenFile(itemId, Number(n))
     if (!found) throw new ApiError('not_found', 'There is no such file.')
-    const { handle, size } = await openOwnFile(found.path).catch(refusal)
+    const { handle, size } = await openResult(found.path, found.name)
     res.writeHead(200, {
       'Content-Type': 'application/octet-stream',
       'Content-Length': size,
@@ -98,7 +92,7 @@ export async function handleDownload(
     for (const f of files) {
       zip.addReadStreamLazy(f.name, { compress: false }, (cb) => {
         if (aborted) return cb(new Error('download ended'), undefined as never)
-        openOwnFile(f.path).then(
+        openResult(f.path, f.name).then(
           ({ handle }) => {
             const stream = handle.createReadStream()
             open.add(stream)
