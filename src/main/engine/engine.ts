@@ -215,13 +215,6 @@ export class Engine extends EngineFacade {
     return endUnsuccessfully(this.runContext(), job, 'queued', 'cancelled', {})
   }
 
-  /** Resolves when no job is queued or running (used by `clipdesk process`). */
-  async idle(): Promise<void> {
-    while (this.scheduler.activeCount > 0 || this.jobs.countByStatus('queued') > 0) {
-      await new Promise((r) => setTimeout(r, 100))
-    }
-  }
-
   /** `GET /api/v1/health`: up, the default model and the device that runs it (once loaded). */
   health(): HealthBody {
     return healthBody(this.models, this.modelPool, this.jobs.countByStatus('queued'))
@@ -310,11 +303,6 @@ export class Engine extends EngineFacade {
       }
       for (const name of names) if (name.endsWith(PARTIAL_SUFFIX)) rmSync(join(dir, name), { force: true })
     }
-  }
-
-  /** Tells observers (push events) that a job moved; for dispatchers that move jobs themselves. */
-  notify(jobId: string): void {
-    this.changed(jobId)
   }
 
   private runContext(): RunContext {
