@@ -63,12 +63,15 @@ export function reviewOf(uncertainty: number): Review {
   return { level: reviewLevel(score), score }
 }
 
-/**
- * "Likely wrong · 0.99": a level's words with the score beside it (2 decimals, rounded down so
- * that 0.995 never reads as a certain 1.00), as badges and reports show it.
- */
+/** The score as a badge shows it: 2 decimals, rounded down so that 0.995 never reads as a certain 1.00. */
+export function scoreText(uncertainty: number): string {
+  // On thousandths as integers: 0.29 * 100 is 28.999… in floating point.
+  return (Math.floor(Math.round(roundUncertainty(uncertainty) * 1000) / 10) / 100).toFixed(2)
+}
+
+/** "Likely wrong · 0.99": a level's words with the score beside it, as reports and activity lines say it. */
 export function reviewText(level: ReviewLevel, uncertainty: number): string {
-  return `${REVIEW_LEVEL_LABELS[level]} · ${(Math.floor(roundUncertainty(uncertainty) * 100) / 100).toFixed(2)}`
+  return `${REVIEW_LEVEL_LABELS[level]} · ${scoreText(uncertainty)}`
 }
 
 /** "3 cutouts to check", "1 cutout to check", "0 cutouts to check": the reports' and screens' count. */
