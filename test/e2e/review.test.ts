@@ -1,9 +1,11 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- callbacks run in the page; the Node project has no DOM types */
 /**
- * End to end, the Batches screen says which cutouts to check (docs/review.md): a batch of a
- * photo the model is sure of and a photo with no subject (its cutout keeps nothing, so it is
- * to check) shows "1 to check" in the head, a "To check" badge on that row only, a "To check"
- * filter that lists it alone, and the most uncertain file first when sorted so.
+ * End to end, the Batches screen says which cutouts to check and how urgently (docs/review.md):
+ * a batch of a photo the model is sure of and a photo with no subject (its cutout keeps nothing,
+ * so it is "Worth a look") shows "1 to check" in the head, a "Worth a look 0.50" badge on that
+ * row only, filters by level that list it alone, and the most uncertain file first when sorted
+ * so. Then that file is touched up and saved: its row says "Touched up", it leaves the "To check"
+ * list and the head's count, and the "Touched up" filter lists it.
  * Built renderer in Chromium against a real `clipdesk serve` (real model).
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -13,6 +15,7 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ServeProcess } from '../helpers/cli'
 import { scenePng } from '../helpers/fixtures'
+import { WORTH_A_LOOK } from '../../src/shared/review'
 import { openApp, closeApp } from './app-session'
 import { hasChromium, SKIP_REASON } from './chromium'
 
@@ -32,7 +35,7 @@ describe.skipIf(!hasChromium)(title, () => {
 
   const names = (): Promise<string[]> => page.getByTestId('batch-item').locator('.name').allTextContents()
 
-  it('counts, marks, filters and sorts the cutouts to check', async () => {
+  it('counts, marks, filters and sorts the cutouts to check by level; a saved touch-up leaves the list', { timeout: 420_000 }, async () => {
     const dir = join(root, 'in', 'shoot')
     mkdirSync(dir, { recursive: true })
     // "a-ball" is added first: sorted by uncertainty, the empty grey cutout must move above it.
@@ -43,19 +46,27 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.getByTestId('start-batch').click()
     await expect.poll(() => page.getByTestId('batch-outcome').textContent(), { timeout: 240_000 }).toBe('Done: all 2 files')
 
-    // The head says how many, and the list marks that one row only.
+    // The head says how many, and the list marks that one row only, with its level and score.
     expect(await page.getByTestId('batch-to-check').textContent()).toBe('1 to check')
-    await expect.poll(() => page.getByTestId('item-to-check').count()).toBe(1)
-    const marked = page.getByTestId('batch-item').filter({ has: page.getByTestId('item-to-check') })
+    await expect.poll(() => page.getByTestId('review-badge').count()).toBe(1)
+    const marked = page.getByTestId('batch-item').filter({ has: page.getByTestId('review-badge') })
     expect(await marked.locator('.name').textContent()).toBe('b-grey.png')
-    expect(await marked.getByTestId('item-to-check').textContent()).toBe('To check')
+    expect(await marked.getByTestId('review-badge').textContent()).toBe(`Worth a look ${WORTH_A_LOOK.toFixed(2)}`)
+    expect(await marked.getByTestId('review-badge').getAttribute('data-level')).toBe('worth-a-look')
     expect(await names()).toEqual(['a-ball.png', 'b-grey.png'])
 
-    // The filter lists it alone; "All files" brings the rest back.
+    // The filters list it alone; a level with no file offers no button; "All files" brings the rest back.
     const filter = page.getByTestId('filter-to-check')
     expect(await filter.textContent()).toBe('To check (1)')
+    expect(await page.getByTestId('filter-likely-wrong').count()).toBe(0)
+    expect(await page.getByTestId('filter-touched-up').count()).toBe(0)
     await filter.click()
     expect(await filter.getAttribute('aria-pressed')).toBe('true')
+    await expect.poll(names).toEqual(['b-grey.png'])
+    const level = page.getByTestId('filter-worth-a-look')
+    expect(await level.textContent()).toBe('Worth a look (1)')
+    await level.click()
+    expect(await level.getAttribute('aria-pressed')).toBe('true')
     await expect.poll(names).toEqual(['b-grey.png'])
     await page.getByRole('button', { name: 'All files' }).click()
     await expect.poll(names).toEqual(['a-ball.png', 'b-grey.png'])
@@ -70,6 +81,34 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.getByTestId('batch-to-check').click()
     await expect.poll(names).toEqual(['b-grey.png'])
     expect(await page.getByTestId('list-sort').inputValue()).toBe('uncertainty')
+
+    // Touched up and saved (a Keep stroke over the middle): the file leaves "to check".
+    await marked.getByTestId('touch-up').click()
+    const canvas = page.getByTestId('touchup-canvas')
+    await canvas.waitFor()
+    await expect.poll(() => page.getByTestId('touchup-status').getAttribute('data-updating'), { timeout: 60_000 }).toBe('no')
+    await page.getByTestId('touchup-keep').click()
+    const box = (await canvas.boundingBox())!
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5)
+    await page.mouse.down()
+    for (let k = 1; k <= 8; k++) await page.mouse.move(box.x + box.width * (0.3 + 0.05 * k), box.y + box.height * 0.5)
+    await page.mouse.up()
+    await expect.poll(() => page.getByTestId('touchup').getByText(/\d+ strokes?/).textContent()).toContain('1 stroke')
+    await expect.poll(() => page.getByTestId('touchup-status').getAttribute('data-updating'), { timeout: 60_000 }).toBe('no')
+    await page.getByTestId('touchup-save').click()
+    await expect.poll(() => page.getByTestId('touchup-saved').textContent(), { timeout: 120_000 }).toContain('b-grey.prev-1.png')
+    await page.getByTestId('touchup-cancel').click()
+    await expect.poll(() => page.getByTestId('touchup').count()).toBe(0)
+
+    // The "To check" list the head opened is empty now, and the head no longer counts it.
+    await expect.poll(names).toEqual([])
+    expect(await page.getByTestId('none-to-check').textContent()).toBe('No cutouts to check.')
+    expect(await page.getByTestId('batch-to-check').count()).toBe(0)
+    expect(await page.getByTestId('batch-touched-up').textContent()).toBe('1 touched up')
+    // Its row says so, and the "Touched up" filter lists it.
+    await page.getByTestId('filter-touched-up').click()
+    await expect.poll(names).toEqual(['b-grey.png'])
+    expect(await page.getByTestId('review-badge').textContent()).toBe('Touched up')
     expect(pageErrors).toEqual([])
   })
 })
