@@ -19,7 +19,7 @@ export function ReviewBadge({ uncertainty, touchUps }: { uncertainty: number | n
     <span
       className={`badge review ${level === 'likely_wrong' ? 'failed' : 'warn'}`}
       data-testid="review-badge"
-      data-level={level.replace('_', '-')}
+      data-level={level.replaceAll('_', '-')}
       title={`Uncertainty ${uncertainty.toFixed(3)} (0 sure, 1 check this): ${level === 'likely_wrong' ? 'the cutout is probably wrong, fix it before using it' : 'look at this cutout before using it'}`}
     >
       {REVIEW_LEVEL_LABELS[level]} <span className="review-score">{scoreText(uncertainty)}</span>
