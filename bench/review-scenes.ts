@@ -112,7 +112,8 @@ export function reviewSubjects(refDir: string, photos: string[], limit?: number)
 
 export async function* reviewComposites(refDir: string, photos: string[], limit?: number): AsyncGenerator<ReviewScene> {
   const subjects = reviewSubjects(refDir, photos, limit)
-  for (const s of subjects) {
+  // The held-aside part first: its figures are the ones the levels are judged by.
+  for (const s of [...subjects.filter((m) => m.part === 'held-aside'), ...subjects.filter((m) => m.part === 'fit')]) {
     const cut = await loadCutout(s.file)
     const mates = subjects.filter((m) => m.part === s.part)
     const mate = mates[(mates.indexOf(s) + 1) % mates.length]!

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:review -- [--corpus <dir>] [--variant small|medium] [--limit N] [--mask-cache <dir>] [--rows]`
+ * `npm run bench:review -- [--corpus <dir>] [--variant small|medium] [--limit N] [--mask-cache <dir>] [--rows] [--from-rows <file>]`
  *
  * How well the uncertainty score (`src/main/engine/pipeline/uncertainty.ts`) and its review
  * levels (`src/shared/review.ts`) tell bad cutouts from good ones, printed as JSON (scores are
@@ -19,8 +19,10 @@
  *   weights refitted on it, and what each does on the held-aside part; each candidate feature's
  *   out-of-fold AUC on the fitting part (`review-features.ts`), alone and added to the score's terms;
  * - the score's cost per image (milliseconds, its own call on the alpha step's planes).
- * `--rows` adds every composite's figures.
+ * `--rows` adds every composite's figures; `--from-rows <file>` summarises the rows of such an
+ * earlier output again (with this build's levels) instead of running anything.
  */
+import { readFileSync } from 'node:fs'
 import { computeAlpha } from '../src/main/engine/pipeline/alpha'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode'
 import { MODEL_SIZE } from '../src/main/engine/pipeline/mask'
@@ -57,11 +59,24 @@ interface Row {
 
 export async function main(args: string[]): Promise<number> {
   const opt = options(args)
+  const earlier = opt.get('from-rows')
+  if (earlier) {
+    // The figures again from an earlier run's rows (its `--rows` output): no model, no composites,
+    // so levels can be compared in seconds. Its scores are the ones that run's weights gave.
+    const run = JSON.parse(readFileSync(earlier, 'utf8')) as { corpus: string; variant: string; machine: unknown; split: unknown; rows: Row[] }
+    const out = { bench: 'review', from_rows: earlier, corpus: run.corpus, variant: run.variant, machine: run.machine, split: run.split, ...summarise(run.rows) }
+    console.log(JSON.stringify(opt.has('rows') ? { ...out, rows: run.rows } : out, null, 1))
+    return 0
+  }
   const { variant, limit, dir, refDir, loadStart, segmenter, source } = await openQualityRun(opt)
   try {
     const photos = corpusFiles(dir)
     const rows: Row[] = []
-    for await (const c of reviewComposites(refDir, photos, limit)) rows.push({ ...(await measure(c.scene, c.kind, source, c.group === 'empty')), group: c.group, part: c.part })
+    for await (const c of reviewComposites(refDir, photos, limit)) {
+      rows.push({ ...(await measure(c.scene, c.kind, source, c.group === 'empty')), group: c.group, part: c.part })
+      // Progress on stderr (stdout is the JSON): a run without the mask cache takes a while.
+      process.stderr.write(`${rows.length} ${c.part} ${c.scene.name} ${c.kind} IoU ${round(rows.at(-1)!.iou, 3)} score ${round(rows.at(-1)!.score, 3)}\n`)
+    }
     const split = {
       seed: SPLIT_SEED,
       by: 'subject: the first held-aside-count subjects of a seeded shuffle, with every composite they appear in; the no-subject composites alternate',
