@@ -169,16 +169,19 @@ function levelFigures(rows: Row[], scores: number[], worth: number, wrong: numbe
 }
 
 /**
- * The levels the fitting part gives: "Worth a look" the highest score on a 0.01 grid that still
- * catches RECALL of its cutouts with IoU < BAD; "Likely wrong" the lowest above it at which at
- * least PRECISION of the cutouts at that level have IoU < BAD.
+ * The levels the fitting part gives. A flag that marks most photos tells a designer nothing, so
+ * the false flags are bounded first: "Worth a look" is the lowest score on a 0.01 grid at which
+ * at most FALSE_FLAGS of the fitting part's good cutouts (IoU ≥ GOOD) get a level — it catches
+ * as many bad ones as that allows; "Likely wrong" the lowest above it at which at least PRECISION
+ * of the cutouts at that level have IoU < BAD.
  */
-const RECALL = 0.9
+const FALSE_FLAGS = 0.15
 const PRECISION = 0.9
 function recommend(rows: Row[], scores: number[]): { worth_a_look: number; likely_wrong: number } {
   const bad = rows.map(isBad)
-  let worth = 0.01
-  for (let k = 1; k < 100; k++) if (flagging(scores, bad, k / 100).recall >= RECALL) worth = k / 100
+  const good = rows.map(isGood)
+  let worth = 0.99
+  for (let k = 99; k >= 1; k--) if (flagging(scores, good, k / 100).recall <= FALSE_FLAGS) worth = k / 100
   let wrong = 0.99
   for (let k = 99; k > Math.round(worth * 100); k--) {
     const f = flagging(scores, bad, k / 100)
@@ -244,7 +247,7 @@ function summarise(rows: Row[]): Record<string, unknown> {
     held_aside: partFigures(aside),
     fit: { ...partFigures(fit), auc_out_of_fold: round(aucOf(fit, outOfFold(fit, SCORE_TERMS)), 4), folds: new Set(fit.map((r) => r.group)).size },
     recommended: {
-      rule: `on the fitting part: "Worth a look" the highest score catching ${RECALL * 100} % of IoU < ${BAD}; "Likely wrong" the lowest above it with ${PRECISION * 100} % of its cutouts at IoU < ${BAD}`,
+      rule: `on the fitting part: "Worth a look" the lowest score flagging at most ${FALSE_FLAGS * 100} % of IoU ≥ ${GOOD}; "Likely wrong" the lowest above it with ${PRECISION * 100} % of its cutouts at IoU < ${BAD}`,
       shipped_weights: { ...recommended, held_aside: pick(levelFigures(aside, scoresOf(aside), recommended.worth_a_look, recommended.likely_wrong)) },
       refitted_weights: { ...recommendedRefit, held_aside: pick(levelFigures(aside, refitScores(aside), recommendedRefit.worth_a_look, recommendedRefit.likely_wrong)) }
     },
