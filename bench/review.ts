@@ -173,10 +173,11 @@ function levelFigures(rows: Row[], scores: number[], worth: number, wrong: numbe
  * the false flags are bounded first: "Worth a look" is the lowest score on a 0.01 grid at which
  * at most FALSE_FLAGS of the fitting part's good cutouts (IoU ≥ GOOD) get a level — it catches
  * as many bad ones as that allows; "Likely wrong" the lowest above it at which at least PRECISION
- * of the cutouts at that level have IoU < BAD.
+ * of the cutouts at that level have IoU < BAD. On the composites with a subject: a cutout that
+ * keeps nothing scores WORTH_A_LOOK whatever the line, so the no-subject frames cannot inform it.
  */
-const FALSE_FLAGS = 0.15
-const PRECISION = 0.9
+const FALSE_FLAGS = 0.2
+const PRECISION = 0.95
 function recommend(rows: Row[], scores: number[]): { worth_a_look: number; likely_wrong: number } {
   const bad = rows.map(isBad)
   const good = rows.map(isGood)
@@ -201,8 +202,9 @@ function summarise(rows: Row[]): Record<string, unknown> {
     LAMBDA
   )
   const refitScores = (rs: Row[]): number[] => rs.map((r) => emptyOr(r, predict(refit, SCORE_TERMS.map((t) => CANDIDATE_TERMS[t](r.features)))))
-  const recommended = recommend(fit, scoresOf(fit))
-  const recommendedRefit = recommend(fit, refitScores(fit))
+  const subject = (rs: Row[]): Row[] => rs.filter((r) => r.group !== 'empty')
+  const recommended = recommend(subject(fit), scoresOf(subject(fit)))
+  const recommendedRefit = recommend(subject(fit), refitScores(subject(fit)))
   const byKind = Object.fromEntries(
     [...new Set(rows.map((r) => r.family))].sort().map((f) => {
       const rs = rows.filter((r) => r.family === f)
@@ -229,7 +231,23 @@ function summarise(rows: Row[]): Record<string, unknown> {
     ])
   )
   const ms = rows.map((r) => r.ms)
-  const partFigures = (rs: Row[]): Record<string, unknown> => ({
+  // The targets are about photos with a subject; the no-subject frames are said apart (a cutout
+  // that keeps nothing is "Worth a look" by rule, right or not).
+  const noSubject = (rs: Row[]): Record<string, unknown> => {
+    const empty = rs.filter((r) => r.group === 'empty')
+    const kept = empty.filter((r) => r.iou < BAD)
+    return {
+      composites: empty.length,
+      keeping_nothing: empty.length - kept.length,
+      keeping_something: kept.length,
+      of_them_at_a_level: kept.filter((r) => r.score >= WORTH_A_LOOK).length,
+      of_them_likely_wrong: kept.filter((r) => r.score >= LIKELY_WRONG).length
+    }
+  }
+  const partFigures = (all: Row[]): Record<string, unknown> => {
+    const rs = subject(all)
+    return {
+    with_a_subject: 'the figures below are on the composites with a subject; no_subject and all_composites after them',
     auc: round(aucOf(rs, scoresOf(rs)), 4),
     spearman: round(
       spearman(
@@ -239,17 +257,20 @@ function summarise(rows: Row[]): Record<string, unknown> {
       4
     ),
     keeping_nothing: rs.filter((r) => r.features.foreground === 0).length,
-    ...levelFigures(rs, scoresOf(rs), WORTH_A_LOOK, LIKELY_WRONG)
-  })
+    ...levelFigures(rs, scoresOf(rs), WORTH_A_LOOK, LIKELY_WRONG),
+    no_subject: noSubject(all),
+    all_composites: pick(levelFigures(all, scoresOf(all), WORTH_A_LOOK, LIKELY_WRONG))
+    }
+  }
   return {
     composites: { all: rows.length, fit: fit.length, held_aside: aside.length },
     levels: { worth_a_look: WORTH_A_LOOK, likely_wrong: LIKELY_WRONG, classes: `IoU < ${BAD} to catch, IoU ≥ ${GOOD} not to flag` },
     held_aside: partFigures(aside),
-    fit: { ...partFigures(fit), auc_out_of_fold: round(aucOf(fit, outOfFold(fit, SCORE_TERMS)), 4), folds: new Set(fit.map((r) => r.group)).size },
+    fit: { ...partFigures(fit), auc_out_of_fold: round(aucOf(subject(fit), outOfFold(fit, SCORE_TERMS).filter((_, i) => fit[i]!.group !== 'empty')), 4), folds: new Set(fit.map((r) => r.group)).size },
     recommended: {
-      rule: `on the fitting part: "Worth a look" the lowest score flagging at most ${FALSE_FLAGS * 100} % of IoU ≥ ${GOOD}; "Likely wrong" the lowest above it with ${PRECISION * 100} % of its cutouts at IoU < ${BAD}`,
-      shipped_weights: { ...recommended, held_aside: pick(levelFigures(aside, scoresOf(aside), recommended.worth_a_look, recommended.likely_wrong)) },
-      refitted_weights: { ...recommendedRefit, held_aside: pick(levelFigures(aside, refitScores(aside), recommendedRefit.worth_a_look, recommendedRefit.likely_wrong)) }
+      rule: `on the fitting part's composites with a subject: "Worth a look" the lowest score flagging at most ${FALSE_FLAGS * 100} % of IoU ≥ ${GOOD}; "Likely wrong" the lowest above it with ${PRECISION * 100} % of its cutouts at IoU < ${BAD}`,
+      shipped_weights: { ...recommended, held_aside: pick(levelFigures(subject(aside), scoresOf(subject(aside)), recommended.worth_a_look, recommended.likely_wrong)) },
+      refitted_weights: { ...recommendedRefit, held_aside: pick(levelFigures(subject(aside), refitScores(subject(aside)), recommendedRefit.worth_a_look, recommendedRefit.likely_wrong)) }
     },
     model: {
       terms: SCORE_TERMS,
