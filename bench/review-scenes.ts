@@ -1,49 +1,201 @@
 /**
- * Hard cases for the review benchmark, made in code from the same reference cutouts and corpus
- * photos as the quality benchmark's composites (`quality-scenes.ts`):
+ * The review benchmark's composites (docs/review.md, "How it was fitted and validated"), made in
+ * code from the corpus' reference cutouts (their alpha is the composite's true alpha, whatever
+ * model made it) and the corpus photos:
  *
- * - `tiny/<family>`: the subject scaled to a TINY_SIDE box in a frame TINY_FRAME× the box each
- *   way (the box is 2 % of the frame, the subject less), placed off centre.
- * - `busy/clutter`: value noise under a few dozen random rectangles, discs and stripes of random
- *   colours; `busy/photo`: another corpus photo, sharp (not blurred).
- * - `cut/<family>`: the subject with CUT_SHARE of its box beyond the left or right edge of the
- *   frame (and every third one beyond the bottom too).
+ * - per subject (one reference cutout per corpus photo), SCENES: the subject at every size — filling
+ *   the frame, cut by it, a half, a quarter, a few percent of it, next to another subject — over
+ *   plain studio colours, gradients, blurred and sharp photos, noise and clutter, and once seen
+ *   through (its alpha at GLASS: glass, a veil, a shadow-like subject);
  * - `empty/<texture>`: no subject at all: noise, clutter, a gradient, plain colours, and the
  *   parts of corpus photos that their reference cutout leaves out entirely (a background alone).
+ *
+ * Each composite belongs to the **fit** part or the **held-aside** part: the subjects are shuffled
+ * with SPLIT_SEED and the first HELD_ASIDE of them, with every composite they appear in, are held
+ * aside; the no-subject composites alternate. A subject is never in both parts (a pair takes its
+ * second subject from its own part), so the held-aside figures are measured on subjects the fit
+ * never saw.
  */
+import { readdirSync } from 'node:fs'
 import { basename, extname, join } from 'node:path'
 import sharp from 'sharp'
-import { background, composite, loadCutout, referenceCutouts, smallCutout, subjectBox, type Family, type Rgba, type Scene } from './quality-scenes'
+import { background, composite, loadCutout, subjectBox, type Family, type Rgba, type Scene } from './quality-scenes'
 
-export interface HardScene {
+export type Part = 'fit' | 'held-aside'
+
+export interface ReviewScene {
   scene: Scene
-  /** `tiny`, `busy`, `cut` or `empty`. */
+  /** `<size>/<background>` (`medium/photo`), or `empty/<texture>`. */
   kind: string
+  /** The corpus photo whose subject it shows (cross-validation folds), or `empty`. */
+  group: string
+  part: Part
 }
 
-const TINY_SIDE = 200
-const TINY_FRAME = 7
-const CUT_SHARE = 0.4
+/** The subjects' shuffle and how many of them are held aside. */
+export const SPLIT_SEED = 31
+export const HELD_ASIDE = 5
+/** The frame's long side; its orientation follows the subject's box. */
+const FRAME = 1200
+/** The see-through subject's opacity. */
+const GLASS = 0.6
+/** Plain studio backgrounds: white, light grey, paper, charcoal. */
+const STUDIO = [
+  [246, 246, 246],
+  [214, 216, 220],
+  [236, 228, 212],
+  [44, 46, 52]
+]
+
+type Ground = Family | 'plain' | 'photo' | 'clutter'
+interface SceneSpec {
+  size: string
+  ground: Ground
+  /** The subject's box over the largest that fits the frame (above 1: cut by the frame). */
+  share: number
+  /** Where the subject's centre goes, as fractions of the frame; null: a seeded place where it fits. */
+  at: [number, number] | null
+  opacity?: number
+  pair?: boolean
+}
+
+const SCENES: SceneSpec[] = [
+  { size: 'large', ground: 'plain', share: 0.85, at: [0.5, 0.5] },
+  { size: 'cut', ground: 'blurred-photo', share: 1.3, at: [0.5, 0.62] },
+  { size: 'medium', ground: 'gradient', share: 0.55, at: null },
+  { size: 'medium', ground: 'photo', share: 0.55, at: null },
+  { size: 'glass', ground: 'noise', share: 0.55, at: null, opacity: GLASS },
+  { size: 'small', ground: 'clutter', share: 0.25, at: null },
+  { size: 'small', ground: 'blurred-photo', share: 0.22, at: null },
+  { size: 'tiny', ground: 'plain', share: 0.08, at: null },
+  { size: 'pair', ground: 'plain', share: 0.45, at: null, pair: true }
+]
+
 const TEXTURE = { width: 1200, height: 900 }
 /** A background crop: reference alpha at most this everywhere (3 %), and at least this share of the photo. */
 const EMPTY_ALPHA = 8
 const EMPTY_MIN_SHARE = 0.15
 const EMPTY_MIN_SIDE = 160
 
-const FAMILIES: Family[] = ['gradient', 'noise', 'blurred-photo', 'contrast']
+interface Subject {
+  group: string
+  file: string
+  index: number
+  part: Part
+  /** Another corpus photo (the photo backgrounds). */
+  other: string
+}
 
-export async function* hardComposites(refDir: string, photos: string[], limit?: number): AsyncGenerator<HardScene> {
-  for (const { name, file, index: k, other } of referenceCutouts(refDir, photos, limit)) {
-    const cut = await loadCutout(file)
-    const tiny = await smallCutout(cut, TINY_SIDE, TINY_FRAME, [0.15, 0.6, 0.35, 0.75][k % 4]!, [0.2, 0.65, 0.45, 0.1][k % 4]!)
-    const tf = FAMILIES[k % 4]!
-    yield { kind: 'tiny', scene: composite(name, `tiny/${tf}`, tiny, await background(tf, tiny.width, tiny.height, tiny, other, 200 + k)) }
-    yield { kind: 'busy', scene: composite(name, 'busy/clutter', cut, await clutter(cut.width, cut.height, 300 + k)) }
-    yield { kind: 'busy', scene: composite(name, 'busy/photo', cut, await photoBackground(other, cut.width, cut.height)) }
-    const cropped = cutByFrame(cut, k % 2 === 0 ? 'left' : 'right', k % 3 === 0)
-    const cf = FAMILIES[(k + 1) % 4]!
-    yield { kind: 'cut', scene: composite(name, `cut/${cf}`, cropped, await background(cf, cropped.width, cropped.height, cropped, other, 400 + k)) }
+/** One reference cutout per corpus photo (`<photo>.u2net.png`, else the first by name), split into the two parts. */
+export function reviewSubjects(refDir: string, photos: string[], limit?: number): Subject[] {
+  const refs = readdirSync(refDir).filter((f) => f.endsWith('.png'))
+  const found = photos.flatMap((photo) => {
+    const base = basename(photo, extname(photo))
+    const mine = refs.filter((f) => f.startsWith(`${base}.`)).sort()
+    const file = mine.find((f) => f === `${base}.u2net.png`) ?? mine[0]
+    return file ? [{ group: base, file: join(refDir, file) }] : []
+  })
+  const order = found.map((_, i) => i)
+  const rand = xorshift(SPLIT_SEED)
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1))
+    ;[order[i], order[j]] = [order[j]!, order[i]!]
   }
+  const aside = new Set(order.slice(0, HELD_ASIDE))
+  return found.slice(0, limit).map((s, index) => ({
+    ...s,
+    index,
+    part: aside.has(index) ? 'held-aside' : 'fit',
+    other: photos.filter((p) => basename(p, extname(p)) !== s.group)[index % Math.max(1, photos.length - 1)]!
+  }))
+}
+
+export async function* reviewComposites(refDir: string, photos: string[], limit?: number): AsyncGenerator<ReviewScene> {
+  const subjects = reviewSubjects(refDir, photos, limit)
+  // The held-aside part first: its figures are the ones the levels are judged by.
+  for (const s of [...subjects.filter((m) => m.part === 'held-aside'), ...subjects.filter((m) => m.part === 'fit')]) {
+    const cut = await loadCutout(s.file)
+    const mates = subjects.filter((m) => m.part === s.part)
+    const mate = mates[(mates.indexOf(s) + 1) % mates.length]!
+    const rand = xorshift(1000 + s.index)
+    for (const [k, spec] of SCENES.entries()) {
+      const second = spec.pair && mate !== s ? await loadCutout(mate.file) : null
+      const frame = await sceneFrame(cut, second, spec, rand)
+      const seed = 100 * s.index + k + 1
+      const bg = await ground(spec.ground, frame, s.other, seed, s.index + k)
+      const kind = `${spec.size}/${spec.ground}`
+      yield { kind, group: s.group, part: s.part, scene: composite(basename(s.file, '.png'), kind, frame, bg) }
+    }
+  }
+  let n = 0
+  for await (const scene of emptyComposites(refDir, photos)) yield { kind: scene.family, group: 'empty', part: n++ % 2 === 0 ? 'fit' : 'held-aside', scene }
+}
+
+/** The subject (and a second one for a pair, side by side) placed in a transparent frame as the spec says. */
+async function sceneFrame(cut: Rgba, second: Rgba | null, spec: SceneSpec, rand: () => number): Promise<Rgba> {
+  const box = subjectBox(cut)
+  const landscape = second !== null || box.width >= box.height
+  const width = landscape ? FRAME : Math.round(FRAME * 0.75)
+  const height = landscape ? Math.round(FRAME * 0.75) : FRAME
+  const frame: Rgba = { data: Buffer.alloc(width * height * 4), width, height }
+  const slots: Array<[Rgba, number, number]> = second
+    ? [
+        [cut, width / 2, 0.28],
+        [second, width / 2, 0.72]
+      ]
+    : [[cut, width, -1]]
+  for (const [subject, slotWidth, slotCentre] of slots) {
+    const sub = await scaled(subject, slotWidth, height, spec.share)
+    let cx: number
+    let cy: number
+    if (spec.at) [cx, cy] = [spec.at[0] * width, spec.at[1] * height]
+    else {
+      const free = (room: number, side: number): number => side / 2 + rand() * Math.max(0, room - side)
+      cx = slotCentre >= 0 ? slotCentre * width : free(width, sub.width)
+      cy = free(height, sub.height)
+    }
+    paste(frame, sub, Math.round(cx - sub.width / 2), Math.round(cy - sub.height / 2), spec.opacity ?? 1)
+  }
+  return frame
+}
+
+/** The subject's box scaled (premultiplied, by sharp) to `share` of the largest size that fits width × height. */
+async function scaled(cut: Rgba, width: number, height: number, share: number): Promise<Rgba> {
+  const box = subjectBox(cut)
+  const s = share * Math.min(width / box.width, height / box.height)
+  const sw = Math.max(1, Math.round(box.width * s))
+  const sh = Math.max(1, Math.round(box.height * s))
+  const data = await sharp(cut.data, { raw: { width: cut.width, height: cut.height, channels: 4 } })
+    .extract({ left: box.x0, top: box.y0, width: box.width, height: box.height })
+    .resize(sw, sh, { fit: 'fill' })
+    .raw()
+    .toBuffer()
+  return { data, width: sw, height: sh }
+}
+
+/** `sub` into `frame` at (x, y), clipped to it, its alpha times `opacity`; pixels it does not cover stay as they were. */
+function paste(frame: Rgba, sub: Rgba, x: number, y: number, opacity: number): void {
+  for (let sy = Math.max(0, -y); sy < sub.height && y + sy < frame.height; sy++)
+    for (let sx = Math.max(0, -x); sx < sub.width && x + sx < frame.width; sx++) {
+      const from = (sy * sub.width + sx) * 4
+      const a = Math.round(sub.data[from + 3]! * opacity)
+      if (a === 0) continue
+      const to = ((y + sy) * frame.width + x + sx) * 4
+      sub.data.copy(frame.data, to, from, from + 3)
+      frame.data[to + 3] = a
+    }
+}
+
+async function ground(kind: Ground, frame: Rgba, other: string, seed: number, k: number): Promise<Buffer> {
+  const { width, height } = frame
+  if (kind === 'plain') return plain(width, height, STUDIO[k % STUDIO.length]!)
+  if (kind === 'photo') return photoBackground(other, width, height)
+  if (kind === 'clutter') return clutter(width, height, seed)
+  return background(kind, width, height, frame, other, seed)
+}
+
+/** The composites with no subject, as the fit and the held-aside parts share them out. */
+async function* emptyComposites(refDir: string, photos: string[]): AsyncGenerator<Scene> {
   const { width, height } = TEXTURE
   const none: Rgba = { data: Buffer.alloc(width * height * 4), width, height }
   const textures: Array<[string, Buffer]> = []
@@ -52,25 +204,25 @@ export async function* hardComposites(refDir: string, photos: string[], limit?: 
   textures.push(['gradient', await background('gradient', width, height, none, '', 0)])
   textures.push(['grey', plain(width, height, [128, 128, 128])])
   textures.push(['paper', plain(width, height, [236, 228, 212])])
-  for (const [label, bg] of textures) yield { kind: 'empty', scene: composite(label, `empty/${label}`, none, bg) }
+  for (const [label, bg] of textures) yield composite(label, `empty/${label}`, none, bg)
   for (const photo of photos) {
     const crop = await backgroundCrop(photo, refDir)
-    if (crop) yield { kind: 'empty', scene: composite(crop.name, 'empty/photo', { data: Buffer.alloc(crop.width * crop.height * 4), width: crop.width, height: crop.height }, crop.rgb) }
+    if (crop) yield composite(crop.name, 'empty/photo', { data: Buffer.alloc(crop.width * crop.height * 4), width: crop.width, height: crop.height }, crop.rgb)
   }
 }
 
 /** Another corpus photo as it is, covering the frame. */
-function photoBackground(photo: string, width: number, height: number): Promise<Buffer> {
+export function photoBackground(photo: string, width: number, height: number): Promise<Buffer> {
   return sharp(photo).removeAlpha().resize(width, height, { fit: 'cover' }).raw().toBuffer()
 }
 
-function plain(width: number, height: number, colour: number[]): Buffer {
+export function plain(width: number, height: number, colour: number[]): Buffer {
   const out = Buffer.alloc(width * height * 3)
   for (let i = 0; i < width * height; i++) out.set(colour, i * 3)
   return out
 }
 
-function xorshift(seed: number): () => number {
+export function xorshift(seed: number): () => number {
   let s = seed >>> 0 || 1
   return () => {
     s ^= s << 13
@@ -81,7 +233,7 @@ function xorshift(seed: number): () => number {
 }
 
 /** Value noise under random rectangles, discs and striped rectangles of random colours. */
-async function clutter(width: number, height: number, seed: number): Promise<Buffer> {
+export async function clutter(width: number, height: number, seed: number): Promise<Buffer> {
   const out = await background('noise', width, height, { data: Buffer.alloc(0), width, height }, '', seed)
   const rand = xorshift(seed * 7919)
   const side = Math.min(width, height)
@@ -107,19 +259,6 @@ async function clutter(width: number, height: number, seed: number): Promise<Buf
       }
   }
   return out
-}
-
-/** The cutout with CUT_SHARE of its subject's box cut off on one side (and a quarter of it at the bottom). */
-function cutByFrame(cut: Rgba, side: 'left' | 'right', bottom: boolean): Rgba {
-  const box = subjectBox(cut)
-  const off = Math.round(box.width * CUT_SHARE)
-  const left = side === 'left' ? box.x0 + off : 0
-  const right = side === 'left' ? cut.width : box.x0 + box.width - off
-  const height = bottom ? box.y0 + Math.round(box.height * 0.75) : cut.height
-  const width = right - left
-  const data = Buffer.alloc(width * height * 4)
-  for (let y = 0; y < height; y++) cut.data.copy(data, y * width * 4, (y * cut.width + left) * 4, (y * cut.width + right) * 4)
-  return { data, width, height }
 }
 
 /**

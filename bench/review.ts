@@ -1,36 +1,40 @@
 /**
- * `npm run bench:review -- [--corpus <dir>] [--variant small|medium] [--limit N] [--mask-cache <dir>] [--rows]`
+ * `npm run bench:review -- [--corpus <dir>] [--variant small|medium] [--limit N] [--mask-cache <dir>] [--rows] [--from-rows <file>]`
  *
- * How well the uncertainty score (`src/main/engine/pipeline/uncertainty.ts`) tells bad cutouts
- * from good ones, printed as JSON (scores are deterministic, times are not):
- * - composites: bench:quality's (`quality-scenes.ts`: every reference cutout over four
- *   background families and a small-subject scene) and hard cases (`review-scenes.ts`: tiny
- *   subjects, busy backgrounds, subjects cut by the frame, no subject at all), each through the
- *   model and the alpha step with `refine=edges` (the default);
+ * How well the uncertainty score (`src/main/engine/pipeline/uncertainty.ts`) and its review
+ * levels (`src/shared/review.ts`) tell bad cutouts from good ones, printed as JSON (scores are
+ * deterministic, times are not):
+ * - composites (`review-scenes.ts`): every corpus subject at every size over plain and busy
+ *   backgrounds, seen through, in pairs, and backgrounds with no subject, in two parts: **fit**
+ *   and **held-aside** (whole subjects held aside with a fixed seed); each through the model and
+ *   the alpha step with `refine=edges` (the default);
  * - per composite: the cutout's alpha IoU at 50 % against the true alpha, the score and its
  *   features. A composite with no subject has no true foreground: its IoU is 0 when the cutout
  *   keeps more than EMPTY_KEPT of the frame, else 1;
- * - ROC AUC of the score for IoU < BAD against IoU ≥ GOOD (the composites between are left out),
- *   with the count of each class; the same AUC out of fold (the model refitted without each
- *   reference cutout's composites in turn, and those scored); Spearman's rank correlation of the
- *   score with 1 − IoU over all composites, per set (bench:quality's, hard) and per family; the
- *   threshold for "to check" with its precision and recall; the weights refitted on every
- *   composite, beside the shipped ones; each candidate feature's out-of-fold AUC
- *   (`review-features.ts`), alone and added to the score's terms;
+ * - `held_aside` and `fit`: the share of the cutouts with IoU < BAD that get a level (the catch
+ *   rate) and of those with IoU ≥ GOOD that get one (the false-flag rate) at the shipped levels,
+ *   ROC AUC and Spearman's rank correlation of the score; on the fitting part the AUC out of fold
+ *   too (refitted without each subject in turn);
+ * - `recommended`: the levels the fitting part alone gives, with the shipped weights and with the
+ *   weights refitted on it, and what each does on the held-aside part; each candidate feature's
+ *   out-of-fold AUC on the fitting part (`review-features.ts`), alone and added to the score's terms;
  * - the score's cost per image (milliseconds, its own call on the alpha step's planes).
- * `--rows` adds every composite's figures.
+ * `--rows` adds every composite's figures; `--from-rows <file>` summarises the rows of such an
+ * earlier output again (with this build's levels) instead of running anything.
  */
+import { readFileSync } from 'node:fs'
 import { computeAlpha } from '../src/main/engine/pipeline/alpha'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode'
 import { MODEL_SIZE } from '../src/main/engine/pipeline/mask'
-import { MODEL, TO_CHECK, uncertainty } from '../src/main/engine/pipeline/uncertainty'
+import { MODEL, uncertainty } from '../src/main/engine/pipeline/uncertainty'
+import { LIKELY_WRONG, reviewLevel, WORTH_A_LOOK } from '../src/shared/review'
 import { corpusFiles, loadAverage, machine, median, options, round } from './lib'
 import { iou } from './quality-metrics'
-import { qualityComposites, type Scene } from './quality-scenes'
+import type { Scene } from './quality-scenes'
 import { openQualityRun, type CountingSource } from './quality-source'
 import { CANDIDATE_TERMS, candidateFeatures, SCORE_TERMS, type CandidateFeatures, type CandidateTerm } from './review-features'
-import { hardComposites } from './review-scenes'
-import { auc, fitLogistic, flagging, groupedOutOfFold, spearman } from './review-stats'
+import { HELD_ASIDE, reviewComposites, reviewSubjects, SPLIT_SEED, type Part } from './review-scenes'
+import { auc, fitLogistic, flagging, groupedOutOfFold, predict, spearman } from './review-stats'
 
 /** IoU below this: a cutout to check; at or above GOOD: a good one. */
 const BAD = 0.9
@@ -43,8 +47,9 @@ const LAMBDA = 1
 interface Row {
   scene: string
   family: string
-  /** The reference cutout (cross-validation folds), or `empty`. */
+  /** The corpus photo whose subject it shows (cross-validation folds), or `empty`. */
   group: string
+  part: Part
   size: string
   iou: number
   score: number
@@ -54,13 +59,33 @@ interface Row {
 
 export async function main(args: string[]): Promise<number> {
   const opt = options(args)
+  const earlier = opt.get('from-rows')
+  if (earlier) {
+    // The figures again from an earlier run's rows (its `--rows` output): no model, no composites,
+    // so levels can be compared in seconds. Its scores are the ones that run's weights gave.
+    const run = JSON.parse(readFileSync(earlier, 'utf8')) as { corpus: string; variant: string; machine: unknown; split: unknown; rows: Row[] }
+    const out = { bench: 'review', from_rows: earlier, corpus: run.corpus, variant: run.variant, machine: run.machine, split: run.split, ...summarise(run.rows) }
+    console.log(JSON.stringify(opt.has('rows') ? { ...out, rows: run.rows } : out, null, 1))
+    return 0
+  }
   const { variant, limit, dir, refDir, loadStart, segmenter, source } = await openQualityRun(opt)
   try {
     const photos = corpusFiles(dir)
     const rows: Row[] = []
-    for await (const c of qualityComposites(refDir, photos, { limit, small: true })) rows.push(await measure(c.scene, `quality/${c.small ? 'small' : c.scene.family}`, source, false))
-    for await (const c of hardComposites(refDir, photos, limit)) rows.push(await measure(c.scene, c.kind === 'busy' ? c.scene.family : c.kind, source, c.kind === 'empty'))
-    const out = { bench: 'review', corpus: dir, variant, machine: { ...machine(), load_average_start: loadStart, load_average_end: loadAverage() }, ...summarise(rows) }
+    for await (const c of reviewComposites(refDir, photos, limit)) {
+      rows.push({ ...(await measure(c.scene, c.kind, source, c.group === 'empty')), group: c.group, part: c.part })
+      // Progress on stderr (stdout is the JSON): a run without the mask cache takes a while.
+      process.stderr.write(`${rows.length} ${c.part} ${c.scene.name} ${c.kind} IoU ${round(rows.at(-1)!.iou, 3)} score ${round(rows.at(-1)!.score, 3)}\n`)
+    }
+    const split = {
+      seed: SPLIT_SEED,
+      by: 'subject: the first held-aside-count subjects of a seeded shuffle, with every composite they appear in; the no-subject composites alternate',
+      held_aside_count: HELD_ASIDE,
+      held_aside_subjects: reviewSubjects(refDir, photos, limit)
+        .filter((s) => s.part === 'held-aside')
+        .map((s) => s.group)
+    }
+    const out = { bench: 'review', corpus: dir, variant, machine: { ...machine(), load_average_start: loadStart, load_average_end: loadAverage() }, split, ...summarise(rows) }
     console.log(JSON.stringify(opt.has('rows') ? { ...out, rows: rows.map(roundRow) } : out, null, 1))
   } finally {
     await segmenter.close()
@@ -68,7 +93,7 @@ export async function main(args: string[]): Promise<number> {
   return 0
 }
 
-async function measure(scene: Scene, family: string, source: CountingSource, empty: boolean): Promise<Row> {
+async function measure(scene: Scene, family: string, source: CountingSource, empty: boolean): Promise<Omit<Row, 'group' | 'part'>> {
   const image: DecodedImage = { data: scene.image, width: scene.width, height: scene.height, channels: 4, hasAlpha: false, warnings: [] }
   const result = await computeAlpha(image, scene.image, { segmenter: source }, { alpha: 'auto', refine: 'edges' })
   const run = await source.segmentAtModelSize(image) // from memory: the alpha step's own mask
@@ -82,7 +107,7 @@ async function measure(scene: Scene, family: string, source: CountingSource, emp
   let kept = 0
   for (const a of result.alpha) if (a >= 128) kept++
   const truth = empty ? (kept > EMPTY_KEPT * scene.width * scene.height ? 0 : 1) : iou(scene.alpha, result.alpha)
-  return { scene: scene.name, family, group: empty ? 'empty' : scene.name, size: `${scene.width}x${scene.height}`, iou: truth, score: result.uncertainty, ms, features: candidateFeatures(model, alpha) }
+  return { scene: scene.name, family, size: `${scene.width}x${scene.height}`, iou: truth, score: result.uncertainty, ms, features: candidateFeatures(model, alpha) }
 }
 
 function roundRow(r: Row): Row {
@@ -98,10 +123,12 @@ const aucOf = (rows: Row[], scores: number[]): number =>
     rows.flatMap((r, i) => (isGood(r) ? [scores[i]!] : []))
   )
 
+/** A composite that keeps nothing gets WORTH_A_LOOK whatever the weights, as the shipped score gives it. */
+const emptyOr = (r: Row, score: number): number => (r.features.foreground === 0 ? WORTH_A_LOOK : score)
+
 /**
- * Out-of-fold scores of a logistic model on `terms`: refitted without each reference cutout's
- * composites in turn (the no-subject ones are one more fold), on the composites with a kept
- * region and a class; a composite that keeps nothing scores TO_CHECK, as the shipped score does.
+ * Out-of-fold scores of a logistic model on `terms`: refitted without each subject's composites in
+ * turn (the no-subject ones are one more fold), on the composites with a kept region and a class.
  */
 function outOfFold(rows: Row[], terms: CandidateTerm[]): number[] {
   const x = rows.map((r) => terms.map((t) => CANDIDATE_TERMS[t](r.features)))
@@ -112,24 +139,75 @@ function outOfFold(rows: Row[], terms: CandidateTerm[]): number[] {
     rows.map((r) => r.group),
     LAMBDA
   )
-  return rows.map((r, i) => (r.features.foreground === 0 ? TO_CHECK : oof[i]!))
+  return rows.map((r, i) => emptyOr(r, oof[i]!))
+}
+
+const share = (n: number, of: number): number => (of === 0 ? NaN : round(n / of, 3))
+
+/** What the levels at `worth` and `wrong` do on `rows` scored `scores`. */
+function levelFigures(rows: Row[], scores: number[], worth: number, wrong: number): Record<string, unknown> {
+  const bad = rows.map((r, i) => [r, scores[i]!] as const).filter(([r]) => isBad(r))
+  const good = rows.map((r, i) => [r, scores[i]!] as const).filter(([r]) => isGood(r))
+  const at = (list: ReadonlyArray<readonly [Row, number]>, t: number): number => list.filter(([, s]) => s >= t).length
+  const count = (lo: number, hi: number): number => scores.filter((s) => s >= lo && s < hi).length
+  const classOf = (lo: number, hi: number, test: (r: Row) => boolean): number => rows.filter((r, i) => test(r) && scores[i]! >= lo && scores[i]! < hi).length
+  return {
+    composites: rows.length,
+    iou_below_0_9: bad.length,
+    iou_0_95_up: good.length,
+    catch_rate: share(at(bad, worth), bad.length),
+    false_flag_rate: share(at(good, worth), good.length),
+    flagged: at(
+      rows.map((r, i) => [r, scores[i]!] as const),
+      worth
+    ),
+    likely_wrong: { cutouts: count(wrong, Infinity), iou_below_0_9: classOf(wrong, Infinity, isBad), iou_0_95_up: classOf(wrong, Infinity, isGood), catch_rate: share(at(bad, wrong), bad.length), false_flag_rate: share(at(good, wrong), good.length) },
+    worth_a_look: { cutouts: count(worth, wrong), iou_below_0_9: classOf(worth, wrong, isBad), iou_0_95_up: classOf(worth, wrong, isGood) },
+    missed: bad.filter(([, s]) => s < worth).map(([r, s]) => `${r.scene} ${r.family}: IoU ${round(r.iou, 3)}, score ${round(s, 3)}`),
+    good_flagged: good.filter(([, s]) => s >= worth).map(([r, s]) => `${r.scene} ${r.family}: IoU ${round(r.iou, 3)}, score ${round(s, 3)}`)
+  }
+}
+
+/**
+ * The levels the fitting part gives. A flag that marks most photos tells a designer nothing, so
+ * the false flags are bounded first: "Worth a look" is the lowest score on a 0.01 grid at which
+ * at most FALSE_FLAGS of the fitting part's good cutouts (IoU ≥ GOOD) get a level — it catches
+ * as many bad ones as that allows; "Likely wrong" the lowest above it at which at least PRECISION
+ * of the cutouts at that level have IoU < BAD. On the composites with a subject: a cutout that
+ * keeps nothing scores WORTH_A_LOOK whatever the line, so the no-subject frames cannot inform it.
+ */
+const FALSE_FLAGS = 0.2
+const PRECISION = 0.95
+function recommend(rows: Row[], scores: number[]): { worth_a_look: number; likely_wrong: number } {
+  const bad = rows.map(isBad)
+  const good = rows.map(isGood)
+  let worth = 0.99
+  for (let k = 99; k >= 1; k--) if (flagging(scores, good, k / 100).recall <= FALSE_FLAGS) worth = k / 100
+  let wrong = 0.99
+  for (let k = 99; k > Math.round(worth * 100); k--) {
+    const f = flagging(scores, bad, k / 100)
+    if (f.flagged > 0 && f.precision >= PRECISION) wrong = k / 100
+  }
+  return { worth_a_look: worth, likely_wrong: wrong }
 }
 
 function summarise(rows: Row[]): Record<string, unknown> {
-  const bad = rows.filter(isBad)
-  const good = rows.filter(isGood)
-  const empty = rows.filter((r) => r.features.foreground === 0)
-  const scores = rows.map((r) => r.score)
-  const fitted = rows.filter((r) => r.features.foreground > 0 && (isBad(r) || isGood(r)))
+  const fit = rows.filter((r) => r.part === 'fit')
+  const aside = rows.filter((r) => r.part === 'held-aside')
+  const scoresOf = (rs: Row[]): number[] => rs.map((r) => r.score)
+  const trained = fit.filter((r) => r.features.foreground > 0 && (isBad(r) || isGood(r)))
   const refit = fitLogistic(
-    fitted.map((r) => SCORE_TERMS.map((t) => CANDIDATE_TERMS[t](r.features))),
-    fitted.map((r) => (isBad(r) ? 1 : 0)),
+    trained.map((r) => SCORE_TERMS.map((t) => CANDIDATE_TERMS[t](r.features))),
+    trained.map((r) => (isBad(r) ? 1 : 0)),
     LAMBDA
   )
-  const byFamily = Object.fromEntries(
-    [...new Set(rows.map((r) => r.family))].map((f) => {
+  const refitScores = (rs: Row[]): number[] => rs.map((r) => emptyOr(r, predict(refit, SCORE_TERMS.map((t) => CANDIDATE_TERMS[t](r.features)))))
+  const subject = (rs: Row[]): Row[] => rs.filter((r) => r.group !== 'empty')
+  const recommended = recommend(subject(fit), scoresOf(subject(fit)))
+  const recommendedRefit = recommend(subject(fit), refitScores(subject(fit)))
+  const byKind = Object.fromEntries(
+    [...new Set(rows.map((r) => r.family))].sort().map((f) => {
       const rs = rows.filter((r) => r.family === f)
-      const sc = rs.map((r) => r.score)
       return [
         f,
         {
@@ -137,16 +215,8 @@ function summarise(rows: Row[]): Record<string, unknown> {
           iou_below_0_9: rs.filter(isBad).length,
           iou_0_95_up: rs.filter(isGood).length,
           mean_iou: round(rs.reduce((s, r) => s + r.iou, 0) / rs.length, 4),
-          mean_score: round(sc.reduce((s, v) => s + v, 0) / rs.length, 4),
-          to_check: rs.filter((r) => r.score >= TO_CHECK).length,
-          spearman: round(
-            spearman(
-              sc,
-              rs.map((r) => 1 - r.iou)
-            ),
-            3
-          ),
-          auc: round(aucOf(rs, sc), 3)
+          likely_wrong: rs.filter((r) => reviewLevel(r.score) === 'likely_wrong').length,
+          worth_a_look: rs.filter((r) => reviewLevel(r.score) === 'worth_a_look').length
         }
       ]
     })
@@ -155,83 +225,67 @@ function summarise(rows: Row[]): Record<string, unknown> {
     (Object.keys(CANDIDATE_TERMS) as CandidateTerm[]).map((t) => [
       t,
       {
-        auc_alone_out_of_fold: round(aucOf(rows, outOfFold(rows, [t])), 4),
-        auc_with_score_terms_out_of_fold: SCORE_TERMS.includes(t) ? null : round(aucOf(rows, outOfFold(rows, [...SCORE_TERMS, t])), 4)
+        auc_alone_out_of_fold: round(aucOf(fit, outOfFold(fit, [t])), 4),
+        auc_with_score_terms_out_of_fold: SCORE_TERMS.includes(t) ? null : round(aucOf(fit, outOfFold(fit, [...SCORE_TERMS, t])), 4)
       }
     ])
   )
-  const bad01 = rows.map(isBad)
-  const check = (t: number) => {
-    const f = flagging(scores, bad01, t)
-    const g = flagging(
-      scores,
-      rows.map((r) => r.iou < GOOD),
-      t
-    )
-    const goodFlagged = rows.filter((r, i) => isGood(r) && scores[i]! >= t).length
+  const ms = rows.map((r) => r.ms)
+  // The targets are about photos with a subject; the no-subject frames are said apart (a cutout
+  // that keeps nothing is "Worth a look" by rule, right or not).
+  const noSubject = (rs: Row[]): Record<string, unknown> => {
+    const empty = rs.filter((r) => r.group === 'empty')
+    const kept = empty.filter((r) => r.iou < BAD)
     return {
-      threshold: t,
-      flagged: f.flagged,
-      precision_iou_below_0_9: round(f.precision, 3),
-      recall_iou_below_0_9: round(f.recall, 3),
-      precision_iou_below_0_95: round(g.precision, 3),
-      iou_0_95_up_flagged: `${goodFlagged} of ${good.length}`
+      composites: empty.length,
+      keeping_nothing: empty.length - kept.length,
+      keeping_something: kept.length,
+      of_them_at_a_level: kept.filter((r) => r.score >= WORTH_A_LOOK).length,
+      of_them_likely_wrong: kept.filter((r) => r.score >= LIKELY_WRONG).length
     }
   }
-  const ms = rows.map((r) => r.ms)
-  return {
-    composites: rows.length,
-    classes: { iou_below_0_9: bad.length, iou_0_95_up: good.length, between: rows.length - bad.length - good.length },
-    keeping_nothing: { composites: empty.length, iou_below_0_9: empty.filter(isBad).length, iou_0_95_up: empty.filter(isGood).length },
-    auc: round(aucOf(rows, scores), 4),
-    // What the rule for a cutout that keeps nothing (scored TO_CHECK) costs the AUC: the same with them at 0.
-    auc_with_empty_cutouts_at_0: round(
-      aucOf(
-        rows,
-        rows.map((r) => (r.features.foreground === 0 ? 0 : r.score))
-      ),
-      4
-    ),
-    auc_out_of_fold: { value: round(aucOf(rows, outOfFold(rows, SCORE_TERMS)), 4), folds: new Set(rows.map((r) => r.group)).size, by: 'reference cutout; the no-subject composites one more fold' },
-    spearman_all: round(
+  const partFigures = (all: Row[]): Record<string, unknown> => {
+    const rs = subject(all)
+    return {
+    with_a_subject: 'the figures below are on the composites with a subject; no_subject and all_composites after them',
+    auc: round(aucOf(rs, scoresOf(rs)), 4),
+    spearman: round(
       spearman(
-        scores,
-        rows.map((r) => 1 - r.iou)
+        scoresOf(rs),
+        rs.map((r) => 1 - r.iou)
       ),
       4
     ),
-    by_set: Object.fromEntries(
-      (['quality', 'hard'] as const).map((set) => {
-        const rs = rows.filter((r) => r.family.startsWith('quality/') === (set === 'quality'))
-        const sc = rs.map((r) => r.score)
-        const sp = spearman(
-          sc,
-          rs.map((r) => 1 - r.iou)
-        )
-        return [set, { composites: rs.length, iou_below_0_9: rs.filter(isBad).length, iou_0_95_up: rs.filter(isGood).length, auc: round(aucOf(rs, sc), 4), spearman: round(sp, 4) }]
-      })
-    ),
-    by_family: byFamily,
-    to_check: { shipped: check(TO_CHECK), recommended: check(recommend(scores, bad01)) },
+    keeping_nothing: rs.filter((r) => r.features.foreground === 0).length,
+    ...levelFigures(rs, scoresOf(rs), WORTH_A_LOOK, LIKELY_WRONG),
+    no_subject: noSubject(all),
+    all_composites: pick(levelFigures(all, scoresOf(all), WORTH_A_LOOK, LIKELY_WRONG))
+    }
+  }
+  return {
+    composites: { all: rows.length, fit: fit.length, held_aside: aside.length },
+    levels: { worth_a_look: WORTH_A_LOOK, likely_wrong: LIKELY_WRONG, classes: `IoU < ${BAD} to catch, IoU ≥ ${GOOD} not to flag` },
+    held_aside: partFigures(aside),
+    fit: { ...partFigures(fit), auc_out_of_fold: round(aucOf(subject(fit), outOfFold(fit, SCORE_TERMS).filter((_, i) => fit[i]!.group !== 'empty')), 4), folds: new Set(fit.map((r) => r.group)).size },
+    recommended: {
+      rule: `on the fitting part's composites with a subject: "Worth a look" the lowest score flagging at most ${FALSE_FLAGS * 100} % of IoU ≥ ${GOOD}; "Likely wrong" the lowest above it with ${PRECISION * 100} % of its cutouts at IoU < ${BAD}`,
+      shipped_weights: { ...recommended, held_aside: pick(levelFigures(subject(aside), scoresOf(subject(aside)), recommended.worth_a_look, recommended.likely_wrong)) },
+      refitted_weights: { ...recommendedRefit, held_aside: pick(levelFigures(subject(aside), refitScores(subject(aside)), recommendedRefit.worth_a_look, recommendedRefit.likely_wrong)) }
+    },
     model: {
       terms: SCORE_TERMS,
       shipped: { bias: MODEL.bias, weights: [MODEL.entropy, MODEL.roughness] },
-      refitted_on_all: { bias: round(refit.bias, 3), weights: refit.weights.map((w) => round(w, 3)) },
+      refitted_on_fit: { bias: round(refit.bias, 3), weights: refit.weights.map((w) => round(w, 3)) },
       lambda: LAMBDA,
-      fitted_on: fitted.length
+      fitted_on: trained.length
     },
-    candidates,
+    by_kind: byKind,
+    candidates_on_fit: candidates,
     cost_ms: { mean: round(ms.reduce((s, v) => s + v, 0) / ms.length, 2), median: round(median(ms), 2), max: round(Math.max(...ms), 2) }
   }
 }
 
-/**
- * The threshold for "to check": the highest on a 0.05 grid that still flags RECALL of the
- * cutouts with IoU < BAD, so a person looks at as few good ones as that allows.
- */
-const RECALL = 0.9
-function recommend(scores: number[], bad: boolean[]): number {
-  let best = 0
-  for (let k = 1; k < 20; k++) if (flagging(scores, bad, k / 20).recall >= RECALL) best = k / 20
-  return best
+/** The headline figures of `levelFigures`, without the lists. */
+function pick(f: Record<string, unknown>): Record<string, unknown> {
+  return { catch_rate: f.catch_rate, false_flag_rate: f.false_flag_rate, flagged: f.flagged }
 }

@@ -203,9 +203,9 @@ describe('the batch report', () => {
     await expect.poll(() => readdirSync(out).includes('clipdesk-report.txt')).toBe(true)
     const report = JSON.parse(readFileSync(join(out, 'clipdesk-report.json'), 'utf8'))
     expect(report.batch).toEqual({ id: batch.id, name: 'Shoot' })
-    expect(report.counts).toEqual({ images: 3, touched_up: 0, done: 1, failed: 2, cancelled: 0, not_started: 0, not_images: 1, files_written: 1, to_check: 0 })
+    expect(report.counts).toEqual({ images: 3, touched_up: 0, done: 1, failed: 2, cancelled: 0, not_started: 0, not_images: 1, files_written: 1, to_check: 0, likely_wrong: 0 })
     // The one cutout made, with its score: the ball is clear-cut (docs/review.md).
-    expect(report.cutouts).toEqual([{ input: 'shoot/a.png', uncertainty: expect.any(Number), to_check: false }])
+    expect(report.cutouts).toEqual([{ input: 'shoot/a.png', uncertainty: expect.any(Number), review: null, to_check: false }])
     expect(report.outcome).toBe('Done with 2 errors')
     // In the order the files were added; in plain words, with the engine's own text beside them.
     expect(report.failed).toEqual([

@@ -12,6 +12,7 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BatchRequest } from '../src/shared/batches'
 import type { IpcHandlers } from '../src/shared/ipc'
+import { fileReviewLevel, WORTH_A_LOOK } from '../src/shared/review'
 import type { TouchUpTarget } from '../src/shared/touchup'
 import { createAppApi, type AppHost } from '../src/main/app-api/app-api'
 import { BatchService } from '../src/main/batches/service'
@@ -217,6 +218,48 @@ describe('touch-up of a batch file', () => {
     const lost: TouchUpTarget = { kind: 'batch', batch_id: batchId, item_id: itemId }
     await expect(api.touchUpPreview({ target: lost })).rejects.toMatchObject({ code: 'not_found', status: 404 })
     await expect(api.touchUp({ target: lost, hint: await hintPng() })).rejects.toMatchObject({ code: 'not_found', status: 404 })
+  })
+})
+
+describe('a touched-up file leaves "to check"', () => {
+  it('a saved touch-up clears the level: the item, the batch\'s counts and the report say "touched up", not "to check"', async () => {
+    // A flat grey photo: its cutout keeps nothing, so it scores WORTH_A_LOOK ("Worth a look").
+    const out = join(root, 'grey')
+    const batch = await service.create({ request: { mode: 'clipping', output_format: 'png', params: null }, destination: out })
+    const [w, h] = [96, 64]
+    await service.add(batch.id, [{ bytes: await sharp({ create: { width: w, height: h, channels: 3, background: '#808080' } }).png().toBuffer(), rel_path: 'grey.png' }])
+    await until(service, batch.id, settled)
+    const before = service.detail(batch.id, address)
+    const item = before.items[0]!
+    expect(item.status).toBe('done')
+    expect(fileReviewLevel(item.uncertainty, item.touch_ups)).toBe('worth_a_look')
+    expect(before.counts).toMatchObject({ done: 1, to_check: 1, likely_wrong: 0, touched_up: 0 })
+    const report = join(out, 'clipdesk-report.json')
+    await waitFor('the first report', () => existsSync(report))
+    expect(JSON.parse(readFileSync(report, 'utf8')).cutouts).toEqual([{ input: 'grey.png', uncertainty: WORTH_A_LOOK, review: 'worth_a_look', to_check: true }])
+
+    // A Keep stroke over the middle, saved.
+    const hint = Buffer.alloc(w * h, 128)
+    for (let y = 16; y < 48; y++) hint.fill(255, y * w + 24, y * w + 72)
+    const target: TouchUpTarget = { kind: 'batch', batch_id: batch.id, item_id: item.id }
+    await api.touchUp({ target, hint: (await sharp(hint, { raw: { width: w, height: h, channels: 1 } }).png().toBuffer()).toString('base64') })
+
+    const after = service.detail(batch.id, address)
+    const touched = after.items[0]!
+    expect(touched.touch_ups).toBe(1)
+    // The score of the cutout the model made stays; the level is gone with the touch-up.
+    expect(touched.uncertainty).toBe(WORTH_A_LOOK)
+    expect(fileReviewLevel(touched.uncertainty, touched.touch_ups)).toBeNull()
+    expect(after.counts).toMatchObject({ done: 1, to_check: 0, likely_wrong: 0, touched_up: 1 })
+    await waitFor('the report written again', () => JSON.parse(readFileSync(report, 'utf8')).counts.touched_up === 1)
+    const json = JSON.parse(readFileSync(report, 'utf8'))
+    expect(json.counts).toMatchObject({ to_check: 0, likely_wrong: 0, touched_up: 1 })
+    expect(json.cutouts).toEqual([{ input: 'grey.png', uncertainty: WORTH_A_LOOK, review: null, to_check: false, touched_up: true }])
+    // The text is written after the JSON: wait for it too.
+    await waitFor('the text report written again', () => readFileSync(join(out, 'clipdesk-report.txt'), 'utf8').includes('1 touched up'))
+    const txt = readFileSync(join(out, 'clipdesk-report.txt'), 'utf8')
+    expect(txt).toContain('0 cutouts to check')
+    expect(txt).not.toContain('To check (most uncertain first)')
   })
 })
 

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { runCli, startServe } from './helpers/cli'
 import { tempDir } from './helpers/engine'
 import { sceneJpeg, scenePng, SCENE } from './helpers/fixtures'
-import { TO_CHECK, toCheckText } from '../src/shared/review'
+import { reviewLevel, TO_CHECK, toCheckText } from '../src/shared/review'
 
 const dirs: string[] = []
 function dir(): string {
@@ -73,7 +73,7 @@ describe('clipdesk process', () => {
     // Each photo's uncertainty score, and how many are to check (docs/review.md): the ball is clear-cut.
     const report = JSON.parse(readFileSync(join(out, 'clipdesk-report.json'), 'utf8'))
     expect(report.cutouts.map((c: { input: string }) => c.input).sort()).toEqual([join(input, 'ball.png'), join(input, 'shoes', 'ball.jpg')])
-    for (const c of report.cutouts) expect(c).toEqual({ input: expect.any(String), uncertainty: expect.any(Number), to_check: c.uncertainty >= TO_CHECK })
+    for (const c of report.cutouts) expect(c).toEqual({ input: expect.any(String), uncertainty: expect.any(Number), review: reviewLevel(c.uncertainty), to_check: c.uncertainty >= TO_CHECK })
     expect(report.counts.to_check).toBe(report.cutouts.filter((c: { to_check: boolean }) => c.to_check).length)
     expect(readFileSync(join(out, 'clipdesk-report.txt'), 'utf8')).toContain(toCheckText(report.counts.to_check))
     expect(readdirSync(join(out, 'shoes'))).toEqual(['ball.png'])

@@ -46,6 +46,8 @@ describe('the status of a done job', () => {
     expect(u).toBeLessThanOrEqual(1)
     expect(Math.round(u * 1000) / 1000).toBe(u) // 3 decimals
     expect(u).toBeLessThan(TO_CHECK) // a crisp ball on a soft gradient: nothing to check
+    // The review level beside the score: none for this one.
+    expect(first.body.review).toEqual({ level: null, score: u })
     // Deterministic, and given with either delivery mode.
     expect(second.body.uncertainty).toBe(u)
     // Stored with the job: the store's value is what the status rounds.
@@ -53,11 +55,16 @@ describe('the status of a done job', () => {
 
     const doc = await json(await fetch(server.url('/api/v1/openapi.json')))
     expect(doc.components.schemas.JobStatus.properties.uncertainty).toMatchObject({ type: 'number', minimum: 0, maximum: 1 })
+    expect(doc.components.schemas.JobStatus.properties.review).toMatchObject({
+      type: 'object',
+      required: ['level', 'score'],
+      properties: { level: { enum: ['likely_wrong', 'worth_a_look', null] }, score: { type: 'number', minimum: 0, maximum: 1 } }
+    })
   })
 
   it('gives exactly TO_CHECK for a cutout that keeps nothing (a photo with no subject)', async () => {
     const { body } = await pollUntilSettled(server, await submit(flat, 'grey.png'))
-    expect(body).toMatchObject({ status: 'done', uncertainty: TO_CHECK })
+    expect(body).toMatchObject({ status: 'done', uncertainty: TO_CHECK, review: { level: 'worth_a_look', score: TO_CHECK } })
   })
 
   it('has no uncertainty before the job is done', async () => {
@@ -68,6 +75,7 @@ describe('the status of a done job', () => {
       const body = await json(await fetch(queued.url(`/api/v1/status?job_id=${jobId}`), { headers: { 'X-API-Key': queued.key } }))
       expect(body.status).toBe('queued')
       expect(body).not.toHaveProperty('uncertainty')
+      expect(body).not.toHaveProperty('review')
     } finally {
       await queued.close()
     }
@@ -86,7 +94,7 @@ describe('batches and watched folders', () => {
         { bytes: flat, rel_path: 'empty/grey.png' }
       ])
       const done = await until(service, batch.id, settled)
-      expect(done.counts).toMatchObject({ total: 2, done: 2, to_check: 1 })
+      expect(done.counts).toMatchObject({ total: 2, done: 2, to_check: 1, likely_wrong: 0, touched_up: 0 })
       const items = service.detail(batch.id, address).items
       const byName = Object.fromEntries(items.map((i) => [i.rel_path, i]))
       expect(byName['empty/grey.png']!.uncertainty).toBe(TO_CHECK)
@@ -97,12 +105,12 @@ describe('batches and watched folders', () => {
       expect(report.counts.to_check).toBe(1)
       // Every cutout with its score, most uncertain first.
       expect(report.cutouts).toEqual([
-        { input: 'empty/grey.png', uncertainty: TO_CHECK, to_check: true },
-        { input: 'ball.png', uncertainty: byName['ball.png']!.uncertainty, to_check: false }
+        { input: 'empty/grey.png', uncertainty: TO_CHECK, review: 'worth_a_look', to_check: true },
+        { input: 'ball.png', uncertainty: byName['ball.png']!.uncertainty, review: null, to_check: false }
       ])
       const txt = readFileSync(join(out, 'clipdesk-report.txt'), 'utf8')
-      expect(txt).toContain('1 cutout to check')
-      expect(txt).toMatch(/To check \(most uncertain first\):\n {2}empty\/grey\.png: 0\.200\n/)
+      expect(txt).toContain('1 cutout to check: 1 worth a look — look at them first')
+      expect(txt).toContain(`To check (most uncertain first):\n  empty/grey.png: Worth a look · ${TO_CHECK.toFixed(2)}\n`)
     } finally {
       await service.stop()
       rmSync(out, { recursive: true, force: true })
@@ -119,9 +127,9 @@ describe('batches and watched folders', () => {
       writeFileSync(join(inbox, 'grey.png'), flat)
       await waitFor('both files done', () => svc.view(id)!.counts.done === 2)
       const view = svc.view(id)!
-      expect(view.counts.to_check).toBe(1)
+      expect(view.counts).toMatchObject({ to_check: 1, likely_wrong: 0, touched_up: 0 })
       expect(view.to_check.map((f) => [f.rel_path, f.uncertainty])).toEqual([['grey.png', TO_CHECK]])
-      expect(view.recent.find((a) => a.rel_path === 'grey.png' && a.kind === 'done')?.message).toContain('to check')
+      expect(view.recent.find((a) => a.rel_path === 'grey.png' && a.kind === 'done')?.message).toContain(`· to check: Worth a look · ${TO_CHECK.toFixed(2)}`)
     } finally {
       await svc.stop()
       rmSync(inbox, { recursive: true, force: true })

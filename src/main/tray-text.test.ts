@@ -10,7 +10,7 @@ const summary = (counts: Partial<BatchSummary['counts']>): BatchSummary => ({
   created_at: 1,
   started_at: 1,
   finished_at: 2,
-  counts: { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0, ...counts },
+  counts: { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0, likely_wrong: 0, touched_up: 0, ...counts },
   progress: 100,
   interrupted: false,
   expected_files: null,

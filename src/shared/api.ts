@@ -3,6 +3,7 @@
  * No Node, no DOM, no Electron here.
  */
 import type { ErrorBody, FailureReason } from './errors'
+import type { Review } from './review'
 
 export const MODES = ['clipping', 'background', 'params'] as const
 export type Mode = (typeof MODES)[number]
@@ -106,11 +107,12 @@ export interface JobStatusBody {
   /** The device that ran it: cpu, cuda, directml, coreml or webgpu (after any fallback). */
   device?: string
   /**
-   * Done jobs: how much the cutout needs a person's look, 0 (sure) to 1 (check this), 3 decimals;
-   * "to check" from 0.2 (`TO_CHECK`, src/shared/review.ts; docs/review.md). Absent for jobs done
-   * before the score was stored.
+   * Done jobs: how much the cutout needs a person's look, 0 (sure) to 1 (check this), 3 decimals
+   * (src/shared/review.ts; docs/review.md). Absent for jobs done before the score was stored.
    */
   uncertainty?: number
+  /** With `uncertainty`: its review level ("likely_wrong", "worth_a_look", null: none) and the score. */
+  review?: Review
   error?: ErrorBody['error'] & { reason?: FailureReason }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { batchOutcome, type BatchCounts } from './batches'
 
-const counts = (c: Partial<BatchCounts>): BatchCounts => ({ total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0, ...c })
+const counts = (c: Partial<BatchCounts>): BatchCounts => ({ total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0, likely_wrong: 0, touched_up: 0, ...c })
 const outcome = (c: Partial<BatchCounts>, more: { interrupted?: boolean; progress?: number; expected_files?: number | null } = {}) =>
   batchOutcome({ counts: counts(c), interrupted: more.interrupted ?? false, progress: more.progress ?? 100, expected_files: more.expected_files ?? null })
 

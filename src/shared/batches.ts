@@ -53,8 +53,10 @@ export interface BatchItemView {
   /** Files written into the destination (absolute paths). */
   outputs: string[]
   /**
-   * How much the cutout needs a person's look, 0 (sure) to 1 (check this), 3 decimals; "to check"
-   * from TO_CHECK (src/shared/review.ts; docs/review.md). Null until done, and for files done before scores.
+   * How much the cutout needs a person's look, 0 (sure) to 1 (check this), 3 decimals; its review
+   * level ("Likely wrong", "Worth a look") is `fileReviewLevel(uncertainty, touch_ups)`
+   * (src/shared/review.ts; docs/review.md). Kept after a touch-up (the first cutout's score).
+   * Null until done, and for files done before scores.
    */
   uncertainty: number | null
   /** The model that made the result (registry name, e.g. `medium`); null until done. */
@@ -89,8 +91,15 @@ export interface BatchCounts {
   not_started: number
   /** Files that are not images, listed apart (not in `total`). */
   not_images: number
-  /** Of `done`: files whose cutout is to check (uncertainty ≥ TO_CHECK, src/shared/review.ts; docs/review.md). */
+  /**
+   * Of `done`: files whose cutout is to check — at a review level (uncertainty ≥ TO_CHECK,
+   * src/shared/review.ts; docs/review.md) and not touched up since.
+   */
   to_check: number
+  /** Of `to_check`: those at "Likely wrong" (the rest are "Worth a look"). */
+  likely_wrong: number
+  /** Of `done`: files touched up and saved (they have left "to check"). */
+  touched_up: number
 }
 
 export interface BatchSummary {

@@ -87,8 +87,12 @@ export interface WatchCounts {
   done: number
   skipped: number
   failed: number
-  /** Of `done`: files whose cutout is to check (docs/review.md). */
+  /** Of `done`: files whose cutout is to check — at a review level and not touched up since (src/shared/review.ts; docs/review.md). */
   to_check: number
+  /** Of `to_check`: those at "Likely wrong" (the rest are "Worth a look"). */
+  likely_wrong: number
+  /** Of `done`: files touched up and saved in the app (they have left "to check"). */
+  touched_up: number
 }
 
 export interface WatchFolderView {
@@ -109,7 +113,7 @@ export interface WatchFolderView {
   counts: WatchCounts
   /** Every failed file (newest first, at most 200). */
   failed: WatchFileView[]
-  /** Done files whose cutout is to check, most uncertain first (at most 200). */
+  /** Done files whose cutout is to check (not touched up since), most uncertain first (at most 200). */
   to_check: WatchFileView[]
   /** The latest done files, newest first (at most 50): each can be touched up. */
   done: WatchFileView[]

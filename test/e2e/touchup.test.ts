@@ -253,7 +253,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.getByTestId('touchup-cancel').click()
     await expect.poll(() => page.getByTestId('touchup').count()).toBe(0)
     // The folder's list says it was touched up; the folder took nothing new.
-    await expect.poll(() => card.getByTestId('watch-touched-up').textContent()).toBe('touched up')
+    await expect.poll(() => card.getByTestId('watch-done').getByTestId('review-badge').textContent()).toBe('Touched up')
     expect(await card.getByTestId('watch-counts').textContent()).toContain('Done 1')
     expect(pageErrors).toEqual([])
   })

@@ -12,7 +12,7 @@ import type { BatchRecord, BatchStore, ItemRecord } from './store'
 
 export interface BatchReport extends RunReport {
   batch: { id: string; name: string }
-  counts: { images: number; touched_up: number; done: number; failed: number; cancelled: number; not_started: number; not_images: number; files_written: number; to_check: number }
+  counts: { images: number; touched_up: number; done: number; failed: number; cancelled: number; not_started: number; not_images: number; files_written: number; to_check: number; likely_wrong: number }
   cancelled: string[]
   /** Files whose outputs were replaced by a touch-up, the previous versions kept beside them (docs/review.md "Touch-up"). */
   touched_up: Array<{ input: string; times: number; at: string }>
@@ -36,10 +36,14 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
     cancelled: cancelled.length,
     not_started: cancelled.filter((i) => i.startedAt === null).length,
     not_images: items.length - images.length,
-    to_check: 0
+    to_check: 0,
+    likely_wrong: 0,
+    touched_up: done.filter((i) => i.touchUps > 0).length
   }
-  const cutouts = reportCutouts(done.map((i) => ({ input: i.relPath, uncertainty: i.uncertainty })))
+  // A touched-up file has left "to check" (docs/review.md): the counts and the list say so.
+  const cutouts = reportCutouts(done.map((i) => ({ input: i.relPath, uncertainty: i.uncertainty, touchUps: i.touchUps })))
   counts.to_check = cutouts.filter((c) => c.to_check).length
+  counts.likely_wrong = cutouts.filter((c) => c.review === 'likely_wrong').length
   return {
     batch: { id: batch.id, name: batch.name },
     started_at: iso(started.length > 0 ? Math.min(...started) : batch.createdAt),
@@ -54,14 +58,15 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
     },
     counts: {
       images: images.length,
-      touched_up: done.filter((i) => i.touchUps > 0).length,
+      touched_up: counts.touched_up,
       done: done.length,
       failed: failed.length,
       cancelled: counts.cancelled,
       not_started: counts.not_started,
       not_images: counts.not_images,
       files_written: done.reduce((n, i) => n + i.outputs.length, 0),
-      to_check: counts.to_check
+      to_check: counts.to_check,
+      likely_wrong: counts.likely_wrong
     },
     failed: failed.map((i) => {
       const { message, detail } = explainProblem(i.error)

@@ -1,5 +1,5 @@
 import type { BatchCounts, BatchItemStatus } from '../../shared/batches'
-import { TO_CHECK } from '../../shared/review'
+import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
 import type { Db } from '../engine/store/db'
 import { applyMigrations } from '../engine/store/migrations'
 import { toBatch, toItem, type BatchRecord, type BatchRow, type ItemRecord, type ItemRow } from './records'
@@ -192,11 +192,14 @@ export class BatchStore {
       .prepare(
         `SELECT status, not_image, count(*) AS n, sum(progress) AS p, min(started_at) AS s, max(finished_at) AS f,
                 sum(CASE WHEN started_at IS NULL THEN 1 ELSE 0 END) AS ns,
-                sum(CASE WHEN uncertainty >= ? THEN 1 ELSE 0 END) AS tc
+                sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS tc,
+                sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS lw,
+                sum(CASE WHEN touch_ups > 0 THEN 1 ELSE 0 END) AS tu
            FROM batch_items WHERE batch_id = ? GROUP BY status, not_image`
       )
-      .all(TO_CHECK, batchId) as Array<{ status: BatchItemStatus; not_image: number; n: number; p: number | null; s: number | null; f: number | null; ns: number; tc: number | null }>
-    const counts: BatchCounts = { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0 }
+      // A touched-up file has been looked at and fixed: it leaves "to check" (src/shared/review.ts, fileReviewLevel).
+      .all(TO_CHECK, LIKELY_WRONG, batchId) as Array<{ status: BatchItemStatus; not_image: number; n: number; p: number | null; s: number | null; f: number | null; ns: number; tc: number | null; lw: number | null; tu: number | null }>
+    const counts: BatchCounts = { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0, likely_wrong: 0, touched_up: 0 }
     let progressSum = 0
     let startedAt: number | null = null
     let finishedAt: number | null = null
@@ -212,6 +215,8 @@ export class BatchStore {
       else if (r.status === 'done') {
         counts.done += n
         counts.to_check += Number(r.tc ?? 0)
+        counts.likely_wrong += Number(r.lw ?? 0)
+        counts.touched_up += Number(r.tu ?? 0)
       }
       else if (r.status === 'failed') counts.failed += n
       else if (r.status === 'cancelled') {

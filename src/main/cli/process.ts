@@ -10,11 +10,10 @@ import { checkDestination, DestinationProblem, estimateOutputBytes } from '../ou
 import { expandInput, type InputFile } from '../outputs/inputs'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
 import { relativeName, resolveInside } from '../outputs/paths'
-import { reportCutouts, writeRunReport, type RunReport } from '../outputs/report'
+import { reportCutouts, toCheckSummary, writeRunReport, type RunReport } from '../outputs/report'
 import { sweepTempFiles } from '../outputs/temp-sweep'
 import { writeOutputs } from '../outputs/write'
 import { CliError, parse } from './args'
-import { toCheckText } from '../../shared/review'
 import { complain, say } from './print'
 import { ProcessLedger, settingsKey } from './process-ledger'
 import { checkProcessOptions } from './process-options'
@@ -31,8 +30,10 @@ interface ProcessReport extends RunReport {
     not_started: number
     not_images: number
     files_written: number
-    /** Of `done`: cutouts whose uncertainty score says to look at them (docs/review.md). */
+    /** Of `done`: cutouts whose uncertainty score puts them at a review level (docs/review.md). */
     to_check: number
+    /** Of `to_check`: those at "Likely wrong". */
+    likely_wrong: number
   }
 }
 
@@ -116,7 +117,7 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
     finished_at: '',
     outcome: '',
     settings,
-    counts: { inputs: images.length, done: 0, skipped, failed: 0, stopped: 0, not_started: 0, not_images: notImages.length, files_written: 0, to_check: 0 },
+    counts: { inputs: images.length, done: 0, skipped, failed: 0, stopped: 0, not_started: 0, not_images: notImages.length, files_written: 0, to_check: 0, likely_wrong: 0 },
     failed: [],
     not_images: notImages,
     warnings: [],
@@ -206,8 +207,9 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   c.not_started = todo.length - taken
   report.cutouts = reportCutouts(scored)
   c.to_check = report.cutouts.filter((x) => x.to_check).length
+  c.likely_wrong = report.cutouts.filter((x) => x.review === 'likely_wrong').length
   const outcome = batchOutcome({
-    counts: { total: todo.length, waiting: 0, running: 0, done: c.done, failed: c.failed, cancelled: c.stopped + c.not_started, not_started: c.not_started, not_images: c.not_images, to_check: c.to_check },
+    counts: { total: todo.length, waiting: 0, running: 0, done: c.done, failed: c.failed, cancelled: c.stopped + c.not_started, not_started: c.not_started, not_images: c.not_images, to_check: c.to_check, likely_wrong: c.likely_wrong, touched_up: 0 },
     interrupted: false,
     progress: 100
   })
@@ -227,7 +229,7 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   say(
     `${report.outcome}. ${rate}; ${c.skipped} skipped (already done); ${plural(c.files_written, 'file')} written to ${outDir}`
   )
-  if (c.to_check > 0) say(`${toCheckText(c.to_check)}: see ${reportFile}`)
+  if (c.to_check > 0) say(`${toCheckSummary(report.cutouts)}: see ${reportFile}`)
   if (c.failed > 0 || c.not_images > 0) say(`${c.failed} failed, ${c.not_images} other files not processed: see ${reportFile}`)
   return c.failed > 0 || stopping ? 1 : 0
 }

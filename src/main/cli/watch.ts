@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { reviewLevel, reviewText } from '../../shared/review'
 import { describeJob } from '../../shared/vocabulary'
 import type { WatchFolderView } from '../../shared/watch'
 import { ApiError } from '../engine/errors'
@@ -27,12 +28,12 @@ function describeFolder(v: WatchFolderView): string[] {
     `  job: ${describeJob(v.request)}${v.request.mode === 'params' && v.request.params ? ` (${v.request.params})` : ''}; ` +
       `${v.recursive ? 'sub-folders included' : 'top level only'}; originals ${v.originals === 'move' ? 'moved to clipdesk-done' : 'kept'}`,
     `  output: ${v.output_dir}/${v.name_template}`,
-    `  waiting ${c.waiting} · processing ${c.processing} · done ${c.done} · skipped ${c.skipped} · failed ${c.failed}${c.to_check > 0 ? ` · to check ${c.to_check}` : ''}`
+    `  waiting ${c.waiting} · processing ${c.processing} · done ${c.done} · skipped ${c.skipped} · failed ${c.failed}${c.to_check > 0 ? ` · to check ${c.to_check} (${c.likely_wrong} likely wrong)` : ''}${c.touched_up > 0 ? ` · touched up ${c.touched_up}` : ''}`
   ]
   for (const f of v.failed.slice(0, 20)) lines.push(`  failed #${f.id} ${f.rel_path}: ${f.error?.message ?? 'failed'}`)
   if (v.failed.length > 20) lines.push(`  … and ${v.failed.length - 20} more failed files`)
   // Done files whose cutout the model is unsure of, most uncertain first (docs/review.md).
-  for (const f of v.to_check.slice(0, 20)) lines.push(`  to check #${f.id} ${f.rel_path} (uncertainty ${f.uncertainty})`)
+  for (const f of v.to_check.slice(0, 20)) lines.push(`  to check #${f.id} ${f.rel_path}: ${reviewText(reviewLevel(f.uncertainty) ?? 'worth_a_look', f.uncertainty ?? 0)}`)
   if (v.to_check.length > 20) lines.push(`  … and ${v.to_check.length - 20} more files to check`)
   return lines
 }

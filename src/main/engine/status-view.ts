@@ -1,5 +1,5 @@
 import { STATE_OF, type JobStatusBody, type Variation } from '../../shared/api'
-import { roundUncertainty } from '../../shared/review'
+import { reviewOf, roundUncertainty } from '../../shared/review'
 import type { JobRecord, ResultRecord } from './store/jobs'
 
 /** Turns a stored result into an address the caller can fetch (signed HTTP URL, app protocol…). */
@@ -44,7 +44,10 @@ export function statusBody(
     const urlOf = (r: ResultRecord): string => address(job.id, r.variation, r.ext, expiresAt)
     const primaryResult = results.find((r) => r.variation === chosen)
     body.final_url = primaryResult ? urlOf(primaryResult) : null
-    if (job.uncertainty !== null) body.uncertainty = roundUncertainty(job.uncertainty)
+    if (job.uncertainty !== null) {
+      body.uncertainty = roundUncertainty(job.uncertainty)
+      body.review = reviewOf(job.uncertainty)
+    }
     if (job.deliveryMode === 'url') {
       body.final_urls = Object.fromEntries(results.map((r) => [r.variation, urlOf(r)]))
       if (Object.keys(job.warnings).length > 0) body.warnings = job.warnings

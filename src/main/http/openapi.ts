@@ -1,7 +1,7 @@
 import { ACCEPTED_MIME_TYPES, DELIVERY_MODES, JOB_STATUSES, MODES, OUTPUT_FORMATS, VARIATIONS } from '../../shared/api'
 import { ERROR_STATUS, FAILURE_REASONS } from '../../shared/errors'
 import { DEVICES } from '../../shared/models'
-import { TO_CHECK } from '../../shared/review'
+import { LIKELY_WRONG, TO_CHECK, WORTH_A_LOOK } from '../../shared/review'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
 import { MAX_REGIONS, MAX_REGIONS_LENGTH, MIN_REGION_SIDE } from '../../shared/regions'
 import { JOBS_PAGE } from './jobs-routes'
@@ -158,6 +158,16 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
               minimum: 0,
               maximum: 1,
               description: `Done jobs: how much the cutout needs a person's look, 0 (sure) to 1 (check this), 3 decimals; "to check" from ${TO_CHECK} (docs/review.md)`
+            },
+            review: {
+              type: 'object',
+              required: ['level', 'score'],
+              additionalProperties: false,
+              description: `With uncertainty: the review level a designer acts on — likely_wrong from ${LIKELY_WRONG}, worth_a_look from ${WORTH_A_LOOK}, null below — and the score (docs/review.md)`,
+              properties: {
+                level: { type: ['string', 'null'], enum: ['likely_wrong', 'worth_a_look', null] },
+                score: { type: 'number', minimum: 0, maximum: 1 }
+              }
             },
             error: errorBody.properties.error
           }

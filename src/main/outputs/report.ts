@@ -4,14 +4,14 @@
  * failed and why, what was not an image, and warnings, so that a long unattended run can be
  * checked later. Each failure is said in plain words (`reason`, src/shared/explain.ts) with the
  * text it came from beside it (`details`), and the first line after the title says how the run
- * ended ("Stopped: 9 done, 35 not started"). Every cutout made is listed with its uncertainty score,
- * most uncertain first, and the text says how many are to check ("3 cutouts to check",
- * docs/review.md). Both files are replaced whole (temp name, then rename), so a reader never sees
+ * ended ("Stopped: 9 done, 35 not started"). Every cutout made is listed with its uncertainty score
+ * and review level, most uncertain first, and the text says how many are to check and at which
+ * level ("3 cutouts to check: 1 likely wrong, 2 worth a look", docs/review.md). Both files are replaced whole (temp name, then rename), so a reader never sees
  * half a report. The readable one shows any control character of a name or message escaped
  * (`src/shared/text.ts`): a report is read in terminals too.
  */
 import { join } from 'node:path'
-import { isToCheck, TO_CHECK, toCheckText } from '../../shared/review'
+import { fileReviewLevel, REVIEW_LEVEL_LABELS, reviewText, toCheckText, type ReviewLevel } from '../../shared/review'
 import { escapeControls } from '../../shared/text'
 import { writeReplacing } from './place'
 
@@ -37,18 +37,27 @@ export interface RunReport {
   cutouts: ReportCutout[]
 }
 
-/** A cutout in a report: its uncertainty score, 0 (sure) to 1 (check this), and whether it is to check (docs/review.md). */
+/**
+ * A cutout in a report: its uncertainty score, 0 (sure) to 1 (check this), its review level
+ * (`likely_wrong`, `worth_a_look`, null: none, or touched up since) and whether it is to check
+ * (it has a level); `touched_up` where it was touched up and saved (docs/review.md).
+ */
 export interface ReportCutout {
   input: string
   uncertainty: number
+  review: ReviewLevel | null
   to_check: boolean
+  touched_up?: true
 }
 
 /** The report's cutouts from the files done: those with a score, most uncertain first (then by name, so a report reads the same each time). */
-export function reportCutouts(done: ReadonlyArray<{ input: string; uncertainty: number | null }>): ReportCutout[] {
+export function reportCutouts(done: ReadonlyArray<{ input: string; uncertainty: number | null; touchUps?: number }>): ReportCutout[] {
   return done
-    .filter((d): d is { input: string; uncertainty: number } => d.uncertainty !== null)
-    .map((d) => ({ input: d.input, uncertainty: d.uncertainty, to_check: isToCheck(d.uncertainty) }))
+    .filter((d): d is { input: string; uncertainty: number; touchUps?: number } => d.uncertainty !== null)
+    .map((d) => {
+      const review = fileReviewLevel(d.uncertainty, d.touchUps ?? 0)
+      return { input: d.input, uncertainty: d.uncertainty, review, to_check: review !== null, ...((d.touchUps ?? 0) > 0 ? { touched_up: true as const } : {}) }
+    })
     .sort((a, b) => b.uncertainty - a.uncertainty || (a.input < b.input ? -1 : a.input > b.input ? 1 : 0))
 }
 
@@ -62,11 +71,11 @@ export function reportText(title: string, summary: string, r: RunReport): string
       .join(', ')}`,
     summary
   ]
-  const toCheck = r.cutouts.filter((c) => c.to_check)
+  const toCheck = r.cutouts.filter((c) => c.review !== null)
   // Said whenever cutouts were made, "0 cutouts to check" included: a reader knows the check was done.
-  if (r.cutouts.length > 0) lines.push(`${toCheckText(toCheck.length)} (uncertainty ≥ ${TO_CHECK}: look at them first)`)
+  if (r.cutouts.length > 0) lines.push(toCheck.length > 0 ? `${toCheckSummary(r.cutouts)} — look at them first` : toCheckSummary(r.cutouts))
   lines.push('')
-  if (toCheck.length > 0) lines.push('To check (most uncertain first):', ...toCheck.map((c) => `  ${c.input}: ${c.uncertainty.toFixed(3)}`), '')
+  if (toCheck.length > 0) lines.push('To check (most uncertain first):', ...toCheck.map((c) => `  ${c.input}: ${reviewText(c.review!, c.uncertainty)}`), '')
   if (r.failed.length > 0) {
     lines.push('Failed:')
     for (const f of r.failed) {
@@ -79,6 +88,15 @@ export function reportText(title: string, summary: string, r: RunReport): string
   if (r.not_images.length > 0) lines.push('Not images (skipped):', ...r.not_images.map((f) => `  ${f}`), '')
   if (r.warnings.length > 0) lines.push('Warnings:', ...r.warnings.map((w) => `  ${w.input}: ${w.warning}`), '')
   return lines.map(escapeControls).join('\n')
+}
+
+/** "3 cutouts to check: 1 likely wrong, 2 worth a look", or "0 cutouts to check". */
+export function toCheckSummary(cutouts: ReadonlyArray<ReportCutout>): string {
+  const n = (level: ReviewLevel): number => cutouts.filter((c) => c.review === level).length
+  const total = n('likely_wrong') + n('worth_a_look')
+  if (total === 0) return toCheckText(0)
+  const parts = (['likely_wrong', 'worth_a_look'] as const).filter((l) => n(l) > 0).map((l) => `${n(l)} ${REVIEW_LEVEL_LABELS[l].toLowerCase()}`)
+  return `${toCheckText(total)}: ${parts.join(', ')}`
 }
 
 /** Writes both files into `dir`; returns the path of the readable one. */

@@ -3,7 +3,7 @@
  * done → its results are placed into the output folder (one file of a folder at a time, so
  * names are chosen in order), then its original is moved when asked.
  */
-import { isToCheck } from '../../shared/review'
+import { reviewLevel, reviewText } from '../../shared/review'
 import type { ResultFile } from '../outputs/engine-jobs'
 import { relativeName } from '../outputs/paths'
 import type { WatchPlacement } from './placement'
@@ -85,7 +85,8 @@ export class JobOutcomes {
       if (!this.d.store.patchFile(fresh.id, { state: 'processing', jobId: fresh.jobId }, { state: 'done', errorCode: null, errorMessage: null, uncertainty })) return false
       this.d.store.markProcessed(folder.id, fresh.contentHash!, fresh.settingsHash!, fresh.relPath)
       const names = written.map((p) => relativeName(outDir, p)).join(', ')
-      const check = isToCheck(uncertainty) ? ` · to check (uncertainty ${uncertainty})` : ''
+      const level = reviewLevel(uncertainty)
+      const check = level !== null ? ` · to check: ${reviewText(level, uncertainty!)}` : ''
       this.d.store.addEvent(folder.id, 'done', fresh.relPath, `→ ${names}${warnings.length ? ` (${warnings.join('; ')})` : ''}${check}`)
       return true
     })()

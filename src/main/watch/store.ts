@@ -4,7 +4,7 @@
  * (`output-records.ts`). Synchronous SQLite, so that a check-then-write done in one call (or
  * one transaction) cannot interleave with another in this process.
  */
-import { TO_CHECK } from '../../shared/review'
+import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
 import type { WatchActivity, WatchActivityKind, WatchCounts } from '../../shared/watch'
 import type { Db } from '../engine/store/db'
 import { applyMigrations } from '../engine/store/migrations'
@@ -133,11 +133,11 @@ export class WatchStore {
     return (this.db.prepare('SELECT * FROM watch_files WHERE folder_id = ? ORDER BY id').all(folderId) as FileRow[]).map(toFile)
   }
 
-  /** Done files of a folder whose cutout is to check (docs/review.md), most uncertain first. */
+  /** Done files of a folder whose cutout is to check and not touched up since (docs/review.md), most uncertain first. */
   toCheckFiles(folderId: string, limit = 200): WatchFileRecord[] {
     return (
       this.db
-        .prepare("SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' AND uncertainty >= ? ORDER BY uncertainty DESC, id LIMIT ?")
+        .prepare("SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' AND uncertainty >= ? AND touch_ups = 0 ORDER BY uncertainty DESC, id LIMIT ?")
         .all(folderId, TO_CHECK, limit) as FileRow[]
     ).map(toFile)
   }
@@ -151,12 +151,20 @@ export class WatchStore {
 
   counts(folderId: string): WatchCounts {
     const rows = this.db
-      .prepare('SELECT state, count(*) AS n, sum(CASE WHEN uncertainty >= ? THEN 1 ELSE 0 END) AS tc FROM watch_files WHERE folder_id = ? GROUP BY state')
-      .all(TO_CHECK, folderId) as { state: FileDbState; n: number; tc: number | null }[]
-    const c: WatchCounts = { waiting: 0, processing: 0, done: 0, skipped: 0, failed: 0, to_check: 0 }
+      .prepare(
+        `SELECT state, count(*) AS n, sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS tc,
+                sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS lw, sum(CASE WHEN touch_ups > 0 THEN 1 ELSE 0 END) AS tu
+           FROM watch_files WHERE folder_id = ? GROUP BY state`
+      )
+      .all(TO_CHECK, LIKELY_WRONG, folderId) as { state: FileDbState; n: number; tc: number | null; lw: number | null; tu: number | null }[]
+    const c: WatchCounts = { waiting: 0, processing: 0, done: 0, skipped: 0, failed: 0, to_check: 0, likely_wrong: 0, touched_up: 0 }
     for (const r of rows) {
       c[r.state === 'submitting' ? 'waiting' : r.state] += Number(r.n)
-      if (r.state === 'done') c.to_check += Number(r.tc ?? 0)
+      if (r.state !== 'done') continue
+      // A touched-up file has been looked at and fixed: it leaves "to check" (src/shared/review.ts, fileReviewLevel).
+      c.to_check += Number(r.tc ?? 0)
+      c.likely_wrong += Number(r.lw ?? 0)
+      c.touched_up += Number(r.tu ?? 0)
     }
     return c
   }

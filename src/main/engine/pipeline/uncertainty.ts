@@ -68,8 +68,9 @@ export function uncertaintyFeatures(model: MaskPlane, alpha: MaskPlane): Uncerta
 
 /**
  * The score of given features: σ(bias + w₁·√entropy + w₂·log₂ max(1, roughness)). A cutout that
- * keeps nothing scores TO_CHECK: it is to check, but its mask cannot say whether the photo has
- * no subject (then it is right) or the model missed it, so it ranks below cutouts that look wrong.
+ * keeps nothing scores TO_CHECK, the lowest level ("Worth a look"): its mask cannot say whether
+ * the photo has no subject (then it is right) or the model missed it, so a person looks, after
+ * the cutouts that look wrong.
  */
 export function uncertaintyScore(f: UncertaintyFeatures): number {
   if (f.foreground === 0) return TO_CHECK

@@ -132,7 +132,12 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
             title="Cutouts the model is unsure of: show them, most uncertain first"
             data-testid="batch-to-check"
           >
-            <b>{c.to_check}</b> to check
+            <b>{c.to_check}</b> to check{c.likely_wrong > 0 ? ` (${c.likely_wrong} likely wrong)` : ''}
+          </button>
+        )}
+        {c.touched_up > 0 && (
+          <button type="button" className="link" onClick={() => setListView({ filter: 'touched-up' })} title="Files touched up and saved: show them" data-testid="batch-touched-up">
+            <b>{c.touched_up}</b> touched up
           </button>
         )}
         {pace && (running || pending === 0) && (

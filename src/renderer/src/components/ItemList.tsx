@@ -1,15 +1,16 @@
 import { memo, useMemo, useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { BatchItemView } from '../../../shared/batches'
-import { isToCheck } from '../../../shared/review'
+import { REVIEW_LEVEL_LABELS, TOUCHED_UP_LABEL } from '../../../shared/review'
 import { TO_CHECK_LABEL } from '../../../shared/vocabulary'
 import { ranOnText } from '../lib/format'
-import { listOrder } from '../lib/review'
+import { filterCounts, listOrder, type ListFilter } from '../lib/review'
 import { useWindowedRows } from '../lib/virtual'
 import { useStore } from '../store'
 import { startResultDrag } from '../lib/results'
 import { ResultActions } from './ResultActions'
 import { ProgressBar, type Tone } from './common'
+import { ReviewBadge } from './ReviewBadge'
 
 const ROW_HEIGHT = 64
 
@@ -114,15 +115,7 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
         <span className={`badge ${item.state}`} data-testid="item-status">
           {statusText(item)}
         </span>
-        {item.state === 'done' && isToCheck(item.uncertainty) && (
-          <span
-            className="badge warn to-check"
-            data-testid="item-to-check"
-            title={`Uncertainty ${item.uncertainty!.toFixed(3)} (0 sure, 1 check this): look at this cutout before using it`}
-          >
-            {TO_CHECK_LABEL}
-          </span>
-        )}
+        {item.state === 'done' && <ReviewBadge uncertainty={item.uncertainty} touchUps={item.touch_ups} />}
         {ranOn && ranOn !== usual && (
           <div className="muted small ran-on" data-testid="item-device" title={`The model and the device that ran it: ${ranOn}`}>
             {ranOn}
@@ -176,8 +169,16 @@ function usualRanOn(items: BatchItemView[]): string | null {
   return best
 }
 
-/** The list's filter ("All files" / "To check (3)") and order (as added / most uncertain first). */
-function ListTools({ toCheck }: { toCheck: number }): React.JSX.Element {
+/** The filters after "All files": to check (either level), each level, touched up; each with its count. */
+const FILTERS: Array<[Exclude<ListFilter, 'all'>, string]> = [
+  ['to-check', TO_CHECK_LABEL],
+  ['likely-wrong', REVIEW_LEVEL_LABELS.likely_wrong],
+  ['worth-a-look', REVIEW_LEVEL_LABELS.worth_a_look],
+  ['touched-up', TOUCHED_UP_LABEL]
+]
+
+/** The list's filter ("All files" / "To check (3)" / "Likely wrong (1)" / …) and order (as added / most uncertain first). */
+function ListTools({ counts }: { counts: Record<Exclude<ListFilter, 'all'>, number> }): React.JSX.Element {
   const { filter, sort } = useStore(useShallow((s) => ({ filter: s.listFilter, sort: s.listSort })))
   const { setListView } = useStore.getState()
   return (
@@ -186,9 +187,14 @@ function ListTools({ toCheck }: { toCheck: number }): React.JSX.Element {
         <button type="button" className="btn small" aria-pressed={filter === 'all'} onClick={() => setListView({ filter: 'all' })}>
           All files
         </button>
-        <button type="button" className="btn small" aria-pressed={filter === 'to-check'} onClick={() => setListView({ filter: 'to-check' })} data-testid="filter-to-check">
-          {TO_CHECK_LABEL} ({toCheck})
-        </button>
+        {FILTERS.map(([f, label]) =>
+          // A level with no file is left out, unless it is the filter in use (so it can be seen and left).
+          counts[f] > 0 || filter === f || f === 'to-check' ? (
+            <button key={f} type="button" className="btn small" aria-pressed={filter === f} onClick={() => setListView({ filter: f })} data-testid={`filter-${f}`}>
+              {label} ({counts[f]})
+            </button>
+          ) : null
+        )}
       </div>
       <label className="small muted">
         Order{' '}
@@ -205,7 +211,7 @@ function ListTools({ toCheck }: { toCheck: number }): React.JSX.Element {
 export function ItemList(): React.JSX.Element {
   const { items, filter, sort } = useStore(useShallow((s) => ({ items: s.items, filter: s.listFilter, sort: s.listSort })))
   const order = useMemo(() => listOrder(items, filter, sort), [items, filter, sort])
-  const toCheck = useMemo(() => items.reduce((n, i) => n + (i.state === 'done' && isToCheck(i.uncertainty) ? 1 : 0), 0), [items])
+  const counts = useMemo(() => filterCounts(items), [items])
   const count = order.length
   const usual = useMemo(() => usualRanOn(items), [items])
   const ref = useRef<HTMLDivElement>(null)
@@ -214,11 +220,11 @@ export function ItemList(): React.JSX.Element {
   for (let pos = start; pos < end; pos++) rows.push(<Row key={order[pos]} pos={pos} index={order[pos]!} usual={usual} />)
   return (
     <>
-      <ListTools toCheck={toCheck} />
+      <ListTools counts={counts} />
       <div className="vlist" ref={ref} role="table" aria-label="Files of the batch" aria-rowcount={count} tabIndex={0} data-testid="item-list">
-        {count === 0 && filter === 'to-check' && (
+        {count === 0 && filter !== 'all' && (
           <p className="muted small" style={{ padding: '12px 14px', margin: 0 }} data-testid="none-to-check">
-            No cutouts to check{items.some((i) => i.state === 'pending') ? ' yet' : ''}.
+            {filter === 'touched-up' ? 'No file touched up yet.' : `No cutouts to check${items.some((i) => i.state === 'pending') ? ' yet' : ''}.`}
           </p>
         )}
         <div style={{ height: count * ROW_HEIGHT, position: 'relative' }}>{rows}</div>

@@ -4,7 +4,8 @@ import { BUILTIN_PRESETS } from '../../../shared/presets'
 import { filesFromInput, isImageName, mimeOf } from './files'
 import { batchPace, formatDuration, ranOnText, stoppedTitle } from './format'
 import { checkForm, EMPTY_FORM, formFromValues, paramsOfForm } from './presetForm'
-import { listOrder } from './review'
+import { LIKELY_WRONG, WORTH_A_LOOK } from '../../../shared/review'
+import { filterCounts, listOrder } from './review'
 import { visibleRange } from './virtual'
 
 describe('visibleRange (list windowing)', () => {
@@ -16,15 +17,24 @@ describe('visibleRange (list windowing)', () => {
   })
 })
 
-describe('listOrder (the batch list\'s "To check" filter and sort)', () => {
-  const items = [{ uncertainty: 0.05 }, { uncertainty: null }, { uncertainty: 0.2 }, { uncertainty: 0.9 }, { uncertainty: 0.199 }, { uncertainty: 0.2 }]
-  it('keeps batch order, or shows only the cutouts to check (score ≥ 0.2)', () => {
-    expect(listOrder(items, 'all', 'added')).toEqual([0, 1, 2, 3, 4, 5])
+describe('listOrder (the batch list\'s review filters and sort)', () => {
+  const W = WORTH_A_LOOK
+  const L = LIKELY_WRONG
+  const f = (uncertainty: number | null, touch_ups = 0) => ({ uncertainty, touch_ups })
+  // Below both lines, no score, exactly each line, just below each, and a touched-up file that scored "Likely wrong".
+  const items = [f(0.05), f(null), f(W), f(L), f(W - 0.001), f(L - 0.001), f(0.99, 1)]
+  it('keeps batch order, or shows only the files of a filter', () => {
+    expect(listOrder(items, 'all', 'added')).toEqual([0, 1, 2, 3, 4, 5, 6])
     expect(listOrder(items, 'to-check', 'added')).toEqual([2, 3, 5])
+    expect(listOrder(items, 'likely-wrong', 'added')).toEqual([3])
+    expect(listOrder(items, 'worth-a-look', 'added')).toEqual([2, 5])
+    // Touched up and saved: out of "to check" and of its level, in its own filter.
+    expect(listOrder(items, 'touched-up', 'added')).toEqual([6])
+    expect(filterCounts(items)).toEqual({ 'to-check': 3, 'likely-wrong': 1, 'worth-a-look': 2, 'touched-up': 1 })
   })
   it('sorts the most uncertain first, files without a score last, ties in batch order', () => {
-    expect(listOrder(items, 'all', 'uncertainty')).toEqual([3, 2, 5, 4, 0, 1])
-    expect(listOrder(items, 'to-check', 'uncertainty')).toEqual([3, 2, 5])
+    expect(listOrder(items, 'all', 'uncertainty')).toEqual([6, 3, 5, 2, 4, 0, 1])
+    expect(listOrder(items, 'to-check', 'uncertainty')).toEqual([3, 5, 2])
     expect(listOrder([], 'to-check', 'uncertainty')).toEqual([])
   })
 })

@@ -1,18 +1,45 @@
-import { isToCheck } from '../../../shared/review'
+import { fileReviewLevel, type ReviewLevel } from '../../../shared/review'
 
-/** Which files the batch list shows: all, or those whose cutout is to check (docs/review.md). */
-export type ListFilter = 'all' | 'to-check'
+/**
+ * Which files the batch list shows (docs/review.md): all; those to check (either level); those at
+ * one level ("Likely wrong", "Worth a look"); or those touched up and saved, which have left
+ * "to check".
+ */
+export type ListFilter = 'all' | 'to-check' | 'likely-wrong' | 'worth-a-look' | 'touched-up'
 /** The list's order: as the files were added, or the most uncertain cutouts first. */
 export type ListSort = 'added' | 'uncertainty'
+
+/** What the filters look at in a file. */
+export interface ReviewedFile {
+  uncertainty: number | null
+  touch_ups: number
+}
+
+const LEVEL_OF_FILTER: Partial<Record<ListFilter, ReviewLevel>> = { 'likely-wrong': 'likely_wrong', 'worth-a-look': 'worth_a_look' }
+
+/** Whether the list shows `file` under `filter`. */
+export function shownBy(file: ReviewedFile, filter: ListFilter): boolean {
+  if (filter === 'all') return true
+  if (filter === 'touched-up') return file.touch_ups > 0
+  const level = fileReviewLevel(file.uncertainty, file.touch_ups)
+  return filter === 'to-check' ? level !== null : level === LEVEL_OF_FILTER[filter]
+}
+
+/** How many files each filter shows (the filter buttons' counts). */
+export function filterCounts(items: ReadonlyArray<ReviewedFile>): Record<Exclude<ListFilter, 'all'>, number> {
+  const c = { 'to-check': 0, 'likely-wrong': 0, 'worth-a-look': 0, 'touched-up': 0 }
+  for (const item of items) for (const f of Object.keys(c) as Array<keyof typeof c>) if (shownBy(item, f)) c[f]++
+  return c
+}
 
 /**
  * The positions in `items` (batch order) that the list shows, in the order it shows them.
  * Sorted by uncertainty, files without a score (not done yet, failed) come after the scored
  * ones, in batch order; ties keep batch order too, so rows do not jump between updates.
  */
-export function listOrder(items: ReadonlyArray<{ uncertainty: number | null }>, filter: ListFilter, sort: ListSort): number[] {
+export function listOrder(items: ReadonlyArray<ReviewedFile>, filter: ListFilter, sort: ListSort): number[] {
   const shown: number[] = []
-  for (let i = 0; i < items.length; i++) if (filter === 'all' || isToCheck(items[i]!.uncertainty)) shown.push(i)
+  for (let i = 0; i < items.length; i++) if (shownBy(items[i]!, filter)) shown.push(i)
   if (sort === 'uncertainty') {
     const score = (i: number): number => items[i]!.uncertainty ?? -1
     shown.sort((a, b) => score(b) - score(a) || a - b)

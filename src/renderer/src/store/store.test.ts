@@ -16,7 +16,7 @@ function summary(id: string, over: Partial<BatchSummary> = {}): BatchSummary {
     created_at: 1,
     started_at: null,
     finished_at: null,
-    counts: { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0 },
+    counts: { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0, likely_wrong: 0, touched_up: 0 },
     progress: 0,
     interrupted: false,
     expected_files: null,
@@ -102,7 +102,7 @@ describe('batch slice', () => {
         return { job_id: `job-${relPath}`, rel_path: relPath }
       },
       batchAdd: async (req: { files: BatchFileRef[] }) => ({ added: req.files.length, refused: [] }),
-      batchGet: async () => ({ ...summary('b1', { counts: { total: 2, waiting: 2, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0 } }), items: [item('x', 0), item('y', 1)] })
+      batchGet: async () => ({ ...summary('b1', { counts: { total: 2, waiting: 2, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0, likely_wrong: 0, touched_up: 0 } }), items: [item('x', 0), item('y', 1)] })
     })
     setTransport(t)
     useStore.getState().setDraft({ preset: 'ecommerce-white', output_format: 'webp', destination: '/dest' })

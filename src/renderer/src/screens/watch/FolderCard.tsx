@@ -105,6 +105,12 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
         {c.to_check > 0 && (
           <span className="warn" title="Done files whose cutout the model is unsure of: look at them first" data-testid="watch-to-check-count">
             {TO_CHECK_LABEL} <b>{c.to_check}</b>
+            {c.likely_wrong > 0 ? ` (${c.likely_wrong} likely wrong)` : ''}
+          </span>
+        )}
+        {c.touched_up > 0 && (
+          <span title="Done files touched up and saved: no longer to check" data-testid="watch-touched-up-count">
+            Touched up <b>{c.touched_up}</b>
           </span>
         )}
       </div>
