@@ -2,8 +2,12 @@
  * Schema migrations by name; the `migrations` table records which ran. Each part of the
  * program owns the migrations of its tables and applies them when it opens its store: the
  * engine its own here (jobs, keys, results, presets, masks, models), batches, watched folders
- * and studio mode theirs (`src/main/<feature>/schema/`). Named rather than numbered, so that
- * features add theirs independently; a name is never reused.
+ * and studio mode theirs (`src/main/<feature>/schema/`).
+ *
+ * Naming: `<NNN>-<what>`, NNN one sequence across every owner, so that a name says when it came.
+ * A new migration takes the number after the highest in use anywhere, and a number is never used
+ * twice. Names that shipped stay as they are (a data folder records them), two shipped 013s and
+ * 012s included. `test/migration-names.test.ts` keeps the rule.
  *
  * Never change what a shipped migration does to a database. Lines that moved from one owner's
  * migration to another's keep working on existing data folders through `alreadyIn`: the new
@@ -30,15 +34,15 @@ export interface Migration {
 /** The engine's own, in the order they are applied. */
 export const ENGINE_MIGRATIONS: Migration[] = [
   { name: '001-core', sql: core },
-  { name: '003-presets', sql: presets },
   { name: '002-mask-cache', sql: maskCache },
-  { name: '006-models', sql: models },
+  { name: '003-presets', sql: presets },
   { name: '005-keys-admin', sql: keysAdmin, alreadyIn: '005-batches' },
+  { name: '006-models', sql: models },
   { name: '008-keys-kind', sql: keysKind, alreadyIn: '008-studio' },
   { name: '012-presets-title', sql: presetsTitle },
   { name: '012-job-framing', sql: jobFraming },
   { name: '013-job-uncertainty', sql: jobUncertainty },
-  { name: '014-jobs-queued-key', sql: jobsQueuedKey }
+  { name: '015-jobs-queued-key', sql: jobsQueuedKey }
 ]
 
 /** Applies the migrations of `list` not yet recorded, in order, each in its own transaction (taken at once: two processes opening one folder apply each migration once). */
