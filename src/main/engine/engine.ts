@@ -7,7 +7,7 @@ import { healthBody, type HealthBody } from './health'
 import { EngineFacade } from './facade'
 import { acceptUpload, admitKey, type UploadInput } from './intake/upload'
 import { resolveOptions, type EngineOptions, type ResolvedEngineOptions } from './options'
-import { DataPaths, PARTIAL_SUFFIX } from './paths'
+import { DataPaths, isTempName, OLD_PARTIAL_SUFFIX } from './paths'
 import { ModelPool } from './models/pool'
 import { ModelRegistry } from './models/registry'
 import { ModelService } from './models/service'
@@ -301,7 +301,7 @@ export class Engine extends EngineFacade {
       } catch {
         continue
       }
-      for (const name of names) if (name.endsWith(PARTIAL_SUFFIX)) rmSync(join(dir, name), { force: true })
+      for (const name of names) if (isTempName(name) || name.endsWith(OLD_PARTIAL_SUFFIX)) rmSync(join(dir, name), { force: true })
     }
   }
 

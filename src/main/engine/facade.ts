@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events'
 import { join } from 'node:path'
 import type { PresetInfo, PresetSaveRequest } from '../../shared/presets'
 import type { EngineEvents } from './events'
-import { type DataPaths, PARTIAL_SUFFIX } from './paths'
+import { type DataPaths, tempPathFor } from './paths'
 import type { DecodedImage, ProbedImage } from './pipeline/decode'
 import { ACTIVE_STATUSES } from './queue/transitions'
 import type { ResultSigner } from './results'
@@ -145,7 +145,7 @@ export abstract class EngineFacade extends EventEmitter<EngineEvents> {
 
   /** A path for a temporary file named from `name` in the uploads folder; the next start removes it if a crash leaves it there. */
   scratchPath(name: string): string {
-    return join(this.paths.uploads, `${name}${PARTIAL_SUFFIX}`)
+    return tempPathFor(join(this.paths.uploads, name))
   }
 
   /**

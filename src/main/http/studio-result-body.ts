@@ -5,14 +5,13 @@
  * against the body limit (413) and the listener's in-flight budget (503), and refused as soon
  * as its name is not one the job allows (422). On any refusal every file written is removed.
  */
-import { randomBytes } from 'node:crypto'
 import { createWriteStream, type WriteStream } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import type { IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import busboy from 'busboy'
 import { ApiError } from '../engine/errors'
-import { PARTIAL_SUFFIX } from '../engine/paths'
+import { tempPathFor } from '../engine/paths'
 // The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StagedFile } from '../studio/result-check'
 import { declaredLength, endedEarly, pipeBody, tooLarge, type ChunkMeter, type RateFloor } from './read-body'
@@ -106,7 +105,7 @@ function parse(req: IncomingMessage, opts: ReceiveOptions, files: StagedFile[], 
         return
       }
       seen.add(name)
-      const path = join(opts.dir, `${name}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`)
+      const path = tempPathFor(join(opts.dir, name))
       const file: StagedFile = { name, path, size: 0, head: Buffer.alloc(0) }
       files.push(file)
       const out = createWriteStream(path, { flags: 'wx' })

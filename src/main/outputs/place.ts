@@ -13,7 +13,6 @@
  * links and without waiting on a FIFO (`no-follow.ts`): nothing is read or written through a
  * symbolic link, and what is not a regular file is never read.
  */
-import { randomBytes } from 'node:crypto'
 import { link, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { checkedDir, sameDir, type CheckedDir } from './contained-dir'
@@ -21,10 +20,9 @@ import { copyToNew, entryAt, kindOf, NotOurFile, sameBytes, writeNew } from './n
 
 /** Errors of `link` on file systems without hard links: fall back to an exclusive copy. */
 const NO_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK'])
-/** Temp names end in this (hidden, so that no walker takes them as inputs). */
-export const TEMP_SUFFIX = '.clipdesk-part'
-/** The random part of a temp name: this many hex digits. */
-export const TEMP_TAG_LENGTH = 8
+// The one temp naming, shared with the data folder's writes (engine/paths.ts).
+export { TEMP_SUFFIX, TEMP_TAG_LENGTH, tempPathFor } from '../engine/paths'
+import { tempPathFor } from '../engine/paths'
 
 /**
  * Temp files this process is writing now: a sweep of a destination (`temp-sweep.ts`) leaves
@@ -38,11 +36,6 @@ export class NameTaken extends Error {
     super(`${path} was taken meanwhile`)
     this.name = 'NameTaken'
   }
-}
-
-/** The hidden temp name a file is written to before it takes its final name (same folder, so the last step is atomic). */
-export function tempPathFor(final: string): string {
-  return join(dirname(final), `.${basename(final)}.${randomBytes(TEMP_TAG_LENGTH / 2).toString('hex')}${TEMP_SUFFIX}`)
 }
 
 /**

@@ -14,23 +14,15 @@
  */
 import { lstat, readdir, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
-import { activeTemps, TEMP_SUFFIX, TEMP_TAG_LENGTH } from './place'
+import { isTempName } from '../engine/paths'
+import { activeTemps } from './place'
 
 /** A temp file untouched this long is no live writer's. */
 export const TEMP_MIN_AGE_MS = 60_000
 /** The walk stops after this many folders: a sweep is a clean-up, never a long scan. */
 const MAX_FOLDERS = 10_000
-const HEX = '0123456789abcdef'
 
-/** Whether `name` has the form of a temp name of `place.ts` (string operations only: names come from the disk). */
-export function isTempName(name: string): boolean {
-  if (!name.startsWith('.') || !name.endsWith(TEMP_SUFFIX)) return false
-  const stem = name.slice(0, name.length - TEMP_SUFFIX.length)
-  const dot = stem.lastIndexOf('.')
-  if (dot < 2) return false // `.` + at least one character of the final name
-  const tag = stem.slice(dot + 1)
-  return tag.length === TEMP_TAG_LENGTH && [...tag].every((c) => HEX.includes(c))
-}
+export { isTempName }
 
 export interface SweepOptions {
   /** @default TEMP_MIN_AGE_MS */
