@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { rename, rm, writeFile } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 
 /** Where an engine keeps its files inside its data folder. */
 export class DataPaths {
@@ -96,4 +96,19 @@ export function writeFileAtomicSync(path: string, data: Uint8Array): void {
     rmSync(tmp, { force: true })
     throw err
   }
+}
+
+/**
+ * True when `path` is `root` itself or inside it (both resolved). By path segments: a folder
+ * named `..x` is inside, `../x` is not.
+ */
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(resolve(root), resolve(path))
+  return rel === '' || (rel.split(sep)[0] !== '..' && !isAbsolute(rel))
+}
+
+/** True when `path` is strictly inside `root`. */
+export function isStrictlyInside(root: string, path: string): boolean {
+  const rel = relative(resolve(root), resolve(path))
+  return rel !== '' && rel.split(sep)[0] !== '..' && !isAbsolute(rel)
 }

@@ -19,12 +19,13 @@ import { rendererCsp } from '../../shared/csp'
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { extname, join, resolve, sep } from 'node:path'
+import { extname, join, resolve } from 'node:path'
 import { IPC_METHODS, type IpcHandlers, type IpcMethod } from '../../shared/ipc'
 import { isPreviewKind } from '../../shared/previews'
 import type { AppEvents, AppFiles, PreviewAddress } from '../app-api/files'
 import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
+import { isStrictlyInside } from '../engine/paths'
 import { readJson, type RateFloor } from './read-body'
 import { sendJson } from './respond'
 import { handleDownload } from './app-downloads'
@@ -201,7 +202,7 @@ async function serveStatic(root: string, path: string, res: ServerResponse): Pro
   }
   const base = resolve(root)
   const target = resolve(join(base, rel))
-  if (!target.startsWith(base + sep) || rel.includes('\0')) return false
+  if (!isStrictlyInside(base, target) || rel.includes('\0')) return false
   const info = await stat(target).catch(() => null)
   if (!info?.isFile()) return false
   res.writeHead(200, {

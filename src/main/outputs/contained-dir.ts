@@ -14,8 +14,9 @@
  * swapped between the check and the write is caught by device and inode instead.
  */
 import { lstat, mkdir, realpath } from 'node:fs/promises'
-import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { join, relative, resolve, sep } from 'node:path'
 import { makeFolder } from './destination'
+import { isInside } from './paths'
 
 export class ContainmentError extends Error {
   constructor(message: string) {
@@ -42,8 +43,8 @@ export interface CheckedDir {
 
 /** `containedDir` keeping the folder's identity, for `sameDir` around each write into it. */
 export async function checkedDir(root: string, dir: string): Promise<CheckedDir> {
+  if (!isInside(root, dir)) throw new ContainmentError(`${dir} is not inside ${root}`)
   const rel = relative(resolve(root), resolve(dir))
-  if (rel.startsWith('..') || isAbsolute(rel)) throw new ContainmentError(`${dir} is not inside ${root}`)
   await makeFolder(root)
   const rootInfo = await lstat(resolve(root)) // resolved: a trailing slash would follow a link
   if (rootInfo.isSymbolicLink()) throw new ContainmentError(`${root} is a symbolic link now (the folder was moved or replaced); nothing is written through links`)
@@ -77,8 +78,8 @@ export async function sameDir(dir: CheckedDir): Promise<void> {
 
 /** Whether `path` itself is a symbolic link, or lies under one, below `root`. */
 export async function viaSymlink(root: string, path: string): Promise<boolean> {
+  if (!isInside(root, path)) return true
   const rel = relative(resolve(root), resolve(path))
-  if (rel.startsWith('..') || isAbsolute(rel)) return true
   let current = resolve(root)
   for (const part of rel.split(sep)) {
     current = join(current, part)

@@ -1,17 +1,9 @@
 /** Where an output may go: inside its output folder, checked by resolved path before any write. */
-import { isAbsolute, relative, resolve, sep } from 'node:path'
+import { relative, resolve, sep } from 'node:path'
 
-/** True when `path` is `root` itself or inside it (both resolved). */
-export function isInside(root: string, path: string): boolean {
-  const rel = relative(resolve(root), resolve(path))
-  return rel === '' || (rel.split(sep)[0] !== '..' && !isAbsolute(rel))
-}
-
-/** True when `path` is strictly inside `root`. */
-export function isStrictlyInside(root: string, path: string): boolean {
-  const rel = relative(resolve(root), resolve(path))
-  return rel !== '' && rel.split(sep)[0] !== '..' && !isAbsolute(rel)
-}
+// The one containment check of the program (engine/paths.ts), used here and by every folder walker.
+export { isInside, isStrictlyInside } from '../engine/paths'
+import { isStrictlyInside } from '../engine/paths'
 
 /**
  * The absolute path of a rendered output name ('/'-separated, from `outputNames`) in `outputDir`.

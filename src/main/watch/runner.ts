@@ -8,6 +8,7 @@ import { readdir, stat } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
 import { watch, type FSWatcher } from 'chokidar'
 import { ignoreDir, ignoreReason, NOT_AN_IMAGE } from './filter'
+import { isStrictlyInside } from '../outputs/paths'
 
 /** Paths the watcher reports: inputs, and files that are not images (said once, never processed). */
 const seenAsInput = (reason: string | null): boolean => reason === null || reason === NOT_AN_IMAGE
@@ -73,7 +74,7 @@ export class FolderRunner {
       persistent: true,
       ignored: (path: string, stats?: { isFile(): boolean; isDirectory(): boolean }) => {
         const rel = toRel(root, path)
-        if (rel === '' || rel.startsWith('..')) return false
+        if (!isStrictlyInside(root, path)) return false
         if (stats?.isDirectory()) return ignoreDir(rel, this.filter)
         // Files that are not images are seen (and said once), never processed.
         if (stats?.isFile()) return !seenAsInput(ignoreReason(rel, this.filter))
