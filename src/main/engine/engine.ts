@@ -20,7 +20,7 @@ import { ACTIVE_STATUSES } from './queue/transitions'
 import { ResultSigner } from './results'
 import type { RunContext } from './run/context'
 import { runHere } from './run/local'
-import { claimJob, endUnsuccessfully } from './run/record'
+import { claimJob, endUnsuccessfully, giveUpIfExhausted } from './run/record'
 import { statusBody, type ResultAddress } from './status-view'
 import { openDatabase, type Db } from './store/db'
 import { JobStore, type ResultRecord } from './store/jobs'
@@ -278,14 +278,7 @@ export class Engine extends EngineFacade {
     const active = this.scheduler.requeuesOnStart === false ? [] : this.jobs.idsByStatus(ACTIVE_STATUSES)
     for (const id of active) {
       const job = this.jobs.get(id)!
-      if (job.attempts >= this.options.maxAttempts) {
-        endUnsuccessfully(ctx, job, job.status, 'failed', {
-          errorReason: 'pipeline_crashed',
-          errorMessage: `The job stopped the process ${job.attempts} times and was given up.`
-        })
-      } else {
-        this.jobs.move(id, job.status, 'queued')
-      }
+      if (!giveUpIfExhausted(ctx, job)) this.jobs.move(id, job.status, 'queued')
       rmSync(this.paths.resultDir(id), { recursive: true, force: true })
     }
     this.removePartialFiles()

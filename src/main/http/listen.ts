@@ -13,7 +13,9 @@ import { enforceHeaderDeadline } from './header-deadline'
 import { discardRest, rememberSocket } from './read-body'
 import { answerClientError, sendJson } from './respond'
 
-export type KeyKind = 'client' | 'worker'
+import type { KeyKind } from '../engine/store/keys'
+
+export type { KeyKind }
 /** Checks the request's X-API-Key for a key of `kind`; returns the key id or throws 401/403/429. */
 export type Authenticate = (req: IncomingMessage, kind?: KeyKind) => string
 

@@ -4,21 +4,16 @@
  * A plain typed-array loop rather than sharp's joinChannel: the layout is explicit, and the
  * loop also folds in any alpha the input already had.
  */
+import type { RgbaImage } from './variation'
 import { JobFailure } from '../errors'
 
-export interface RgbaPixels {
-  data: Buffer
-  width: number
-  height: number
-  channels: 4
-}
 
 /**
  * RGBA whose alpha is `mask` (1 channel, 8-bit, width × height) multiplied by the input's own
  * alpha, so pixels that were already transparent stay transparent whatever the model says
  * (their colour is often meaningless). For opaque inputs this is exactly the mask.
  */
-export function makeCutout(image: RgbaPixels, mask: Buffer): Buffer {
+export function makeCutout(image: RgbaImage, mask: Buffer): Buffer {
   const pixels = image.width * image.height
   if (image.channels !== 4 || image.data.length !== pixels * 4) {
     throw new JobFailure('pipeline_error', `cutout image is not ${image.width}×${image.height} RGBA`)

@@ -14,7 +14,7 @@ import { renderOutputs, type JobOutput, type JobResult, type RenderInput } from 
 
 export { decodeImage, type DecodedImage, type DecodeOptions } from './decode'
 export { encodeImage, encodeVariation, flattenWarning, JPG_FLATTEN_WARNING, type EncodedImage, type EncodeOptions, type RgbaImage } from './encode'
-export { makeCutout, type RgbaPixels } from './cutout'
+export { makeCutout } from './cutout'
 export { Segmenter, MODEL_SIZE, type SegmentInput, type SegmenterOptions } from './mask'
 export { loadModel, clearModelCache, defaultModelDir, type ModelVariant } from './model'
 export { outputMetadata, renderOutputs, renderToFiles, type JobOutput, type JobResult, type RenderInput, type StoredOutput } from './render'

@@ -32,6 +32,7 @@ import { bilinearColumns, resizeGrey, resizeRgb } from './resample'
 import { crop, paste, softBounds, widen, type Region } from './region'
 import { boundToSide } from './side-bound'
 import { scratchPlanes } from './scratch'
+import type { RgbaImage } from './variation'
 import { unmix } from './unmix'
 
 /** A 1-channel 8-bit plane (a mask at the model's size or at the image's). */
@@ -41,11 +42,8 @@ export interface MaskPlane {
   height: number
 }
 
-export interface RgbaInput {
-  data: Buffer
-  width: number
-  height: number
-}
+/** The refine step reads the pixels only: any 8-bit RGBA image (`RgbaImage`), its channel count implied. */
+export type RgbaInput = Omit<RgbaImage, 'channels'>
 
 export interface RefineOptions {
   /** Guided filter radius in pixels of the model's 1024² grid. @default 9 */

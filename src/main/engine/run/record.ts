@@ -36,20 +36,28 @@ export function endUnsuccessfully(ctx: RunContext, job: JobRecord, from: JobStat
 }
 
 /**
+ * The one give-up rule: a job that has already started `maxAttempts` runs is failed (and
+ * refunded) instead of run again, so that an input that kills whatever runs it cannot come back
+ * forever, at a claim or at a restart alike. True when it was given up.
+ */
+export function giveUpIfExhausted(ctx: RunContext, job: JobRecord): boolean {
+  if (job.attempts < ctx.options.maxAttempts) return false
+  endUnsuccessfully(ctx, job, job.status, 'failed', {
+    attempt: job.attempts,
+    errorReason: 'pipeline_crashed',
+    errorMessage: `The job stopped whatever ran it ${job.attempts} times and was given up.`
+  })
+  return true
+}
+
+/**
  * Starts a run of `job` (queued, or active in a run that was given up): one more attempt, in
  * one guarded move. After `maxAttempts` starts the job is failed instead (refunded), so an
  * input that kills whatever runs it cannot come back forever. Null when it was not claimed.
  */
 export function claimJob(ctx: RunContext, job: JobRecord): RunRecord | null {
   if (isTerminal(job.status)) return null
-  if (job.attempts >= ctx.options.maxAttempts) {
-    endUnsuccessfully(ctx, job, job.status, 'failed', {
-      attempt: job.attempts,
-      errorReason: 'pipeline_crashed',
-      errorMessage: `The job stopped whatever ran it ${job.attempts} times and was given up.`
-    })
-    return null
-  }
+  if (giveUpIfExhausted(ctx, job)) return null
   const first: JobStatus = job.sourceKind === 'url' && !job.inputPath ? 'fetching' : 'segmenting'
   const claimed = ctx.db.transaction(() => {
     if (job.status !== 'queued' && !ctx.jobs.move(job.id, job.status, 'queued', { attempt: job.attempts })) return false
