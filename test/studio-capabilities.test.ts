@@ -53,7 +53,7 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     attacker = new HandWorker(base, createKey(data, ['--worker', '--name', 'attacker']), 'attacker-1')
     serve = await startCoordinator(data, redis.url, ['--max-result-mb', String(MAX_RESULT_MB)])
     db = openDatabase(join(data, 'clipdesk.db'))
-    await waitFor(async () => (await json(await fetch(`${base()}/api/v1/studio/workers`, { headers: { 'X-API-Key': owner } }))).queue_available === true, 'the queue to answer', 30_000)
+    await waitFor('the queue to answer', async () => (await json(await fetch(`${base()}/api/v1/studio/workers`, { headers: { 'X-API-Key': owner } }))).queue_available === true, 30_000)
   })
   afterAll(async () => {
     db?.close()
@@ -152,12 +152,12 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     expect(await json(await honest.renew(id, first.token))).toEqual({ ok: true, lease_ms: 3000 })
     // The first holder goes silent (as a dead worker does): once its lease lapses, the job may be claimed again.
     let second: { job: { attempt: number; token: string } } | null = null
-    await waitFor(async () => {
+    await waitFor('the lease to lapse', async () => {
       const res = await attacker.claim(id)
       if (res.status !== 200) return false
       second = await json(res)
       return true
-    }, 'the lease to lapse', 30_000)
+    }, 30_000)
     expect(second!.job.attempt).toBe(2)
     await refused(honest.input(id, first.token), 409, 'claim_ended')
     await refused(honest.progress(id, 'encoding', first.token), 409, 'claim_ended')
@@ -225,7 +225,7 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     expect(JSON.parse(chunked.body).error.code).toBe('payload_too_large')
     // The bytes went to disk, not to memory (the coordinator's RSS is measured in `npm run bench:studio -- --hostile`).
     expect(rssBytes(pid) - before).toBeLessThan(MAX_RESULT_MB * MB)
-    await waitFor(() => resultFiles(id).length === 0, 'the cut-off upload to be removed', 10_000)
+    await waitFor('the cut-off upload to be removed', () => resultFiles(id).length === 0, 10_000)
     await finish(honest, id, claim.token, await png())
     expect((await status(id)).status).toBe('done')
   })
@@ -245,10 +245,10 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
       holders.push(post)
       // Held once the coordinator counts it: a second upload of the same job then waits (Retry-After: 1).
       // (The probe's body is empty: were it read, it would be refused, and nothing stored.)
-      await waitFor(async () => {
+      await waitFor('the held upload to be counted', async () => {
         const probe = await rawPost(`${base()}/api/v1/studio/result/${id}`, headers, { total: 0, declared: 0 }).answer
         return probe.status === 503 && JSON.parse(probe.body).error.message.includes('being stored now')
-      }, 'the held upload to be counted', 30_000)
+      }, 30_000)
     }
     const id = await newJob()
     const claim = await honest.claimed(id)
@@ -259,12 +259,12 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     expect(JSON.parse(busy.body).error.code).toBe('unavailable')
     expect(JSON.parse(busy.body).error.message).toContain('too many results at once')
     for (const h of holders) h.abort()
-    await waitFor(async () => {
+    await waitFor('the budget to be given back', async () => {
       // While the budget is still taken the coordinator answers 503 before reading the body and
       // may close the connection under a request still sending it (EPIPE): not yet, either way.
       const res = await honest.result(id, claim.token, { meta, files: [{ name: 'clipping.png', bytes: await png() }] }).catch(() => null)
       return res?.status === 200
-    }, 'the budget to be given back', 30_000)
+    }, 30_000)
     expect((await status(id)).status).toBe('done')
   })
 
@@ -294,14 +294,14 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
       )
     }
     // Let the offers of the new jobs settle, then count what five ticks of the coordinator cost.
-    await waitFor(async () => {
+    await waitFor('the new jobs to be offered', async () => {
       const a = await redisCommandCount(redis.port)
       await new Promise((r) => setTimeout(r, 1500))
       return (await redisCommandCount(redis.port)) - a < 20
-    }, 'the new jobs to be offered', 60_000)
+    }, 60_000)
     const start = await redisCommandCount(redis.port)
     const until = Date.now() + 5000
-    await waitFor(() => Date.now() >= until, 'five seconds of ticks', 10_000)
+    await waitFor('five seconds of ticks', () => Date.now() >= until, 10_000)
     const used = (await redisCommandCount(redis.port)) - start
     // Re-adding every job each second (as before) would be about 57,000 commands here.
     expect(used).toBeLessThan(100)

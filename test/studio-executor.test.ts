@@ -51,10 +51,10 @@ describe.skipIf(!REDIS_SERVER)('the job executor in studio mode', () => {
   }
   const settled = async (serve: ServeProcess, key: string, id: string): Promise<Record<string, any>> => {
     let body: Record<string, any> = {}
-    await waitFor(async () => {
+    await waitFor(`job ${id} to end`, async () => {
       body = await json(await fetch(`http://127.0.0.1:${serve.port}/api/v1/status?job_id=${id}`, { headers: { 'X-API-Key': key } }))
       return body.state !== 'pending'
-    }, `job ${id} to end`, 280_000)
+    }, 280_000)
     return body
   }
 

@@ -51,12 +51,12 @@ describe.skipIf(!REDIS_SERVER)('studio coordinator protocol', () => {
   /** Claims once the job's lease (3 s here) has lapsed: the way a job comes back after its worker died. */
   const claimWhenFree = async (id: string): Promise<HandClaim | null> => {
     let answer: { job: HandClaim | null } | null = null
-    await waitFor(async () => {
+    await waitFor('the lease to lapse', async () => {
       const res = await hand.claim(id)
       if (res.status === 409) return (await json(res)).error.code !== 'job_held'
       answer = await json(res)
       return true
-    }, 'the lease to lapse', 30_000)
+    }, 30_000)
     return answer!.job
   }
   const credits = (): number => Number((db.prepare("SELECT credits FROM api_keys WHERE kind = 'client' AND credits IS NOT NULL").get() as { credits: number }).credits)
@@ -171,15 +171,15 @@ describe.skipIf(!REDIS_SERVER)('studio coordinator protocol', () => {
 
   it('answers uploads 503 while Redis is down, and takes them again when it is back', async () => {
     await redis.stop()
-    await waitFor(async () => (await upload()).status === 503, 'the coordinator to notice Redis is down')
+    await waitFor('the coordinator to notice Redis is down', async () => (await upload()).status === 503)
     const res = await upload()
     expect(res.status).toBe(503)
     expect(res.headers.get('retry-after')).toBe('5')
     expect((await json(res)).error.code).toBe('unavailable')
     await redis.start()
-    await waitFor(async () => {
+    await waitFor('uploads to be accepted again', async () => {
       const r = await upload()
       return r.status === 202
-    }, 'uploads to be accepted again')
+    })
   })
 })

@@ -155,7 +155,7 @@ describe.skipIf(!REDIS_SERVER)('clipdesk worker against a coordinator it cannot 
     servers.push(fake.server)
     workers.push(await startWorker(redis.url, fake.port, 'cdk_anything', 'untrusting'))
     await queue.addBulk([longer, other, huge].map((id) => ({ name: 'job', data: { jobId: id }, opts: { jobId: id } })))
-    await waitFor(() => fake.failures.size === 3, 'the three failure reports', 120_000)
+    await waitFor('the three failure reports', () => fake.failures.size === 3, 120_000)
     expect(fake.failures.get(longer)).toEqual({ reason: 'storage_error', message: `The coordinator sent more input than the claim says (${good.length} bytes).` })
     expect(fake.failures.get(other)).toEqual({ reason: 'storage_error', message: 'The input received does not match the claim (its size or SHA-256 differs).' })
     expect(fake.failures.get(huge)).toEqual({ reason: 'storage_error', message: `The input is ${80 * MB} bytes, more than this worker takes (${50 * MB}).` })

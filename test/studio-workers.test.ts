@@ -59,18 +59,18 @@ describe.skipIf(!REDIS_SERVER)('studio workers', () => {
       ids.push((await json(res)).job_id)
     }
     // The only worker has a job mid-pipeline: kill it there.
-    await waitFor(async () => (await Promise.all(ids.map(status))).some((s) => s.status === 'segmenting'), 'a job to be running')
+    await waitFor('a job to be running', async () => (await Promise.all(ids.map(status))).some((s) => s.status === 'segmenting'))
     first.child.kill('SIGKILL')
     expect(await first.exited).toBe('SIGKILL')
 
     workers.push(await startWorker(redis.url, serve.port, workerKey, 'second'))
     workers.push(await startWorker(redis.url, serve.port, workerKey, 'third'))
     // Once work is under way again, Redis restarts empty; the coordinator offers the jobs again.
-    await waitFor(async () => (await Promise.all(ids.map(status))).some((s) => s.status === 'done'), 'a first job to finish')
+    await waitFor('a first job to finish', async () => (await Promise.all(ids.map(status))).some((s) => s.status === 'done'))
     await redis.stop()
     await redis.start()
 
-    await waitFor(async () => (await Promise.all(ids.map(status))).every((s) => s.state !== 'pending'), 'every job to end')
+    await waitFor('every job to end', async () => (await Promise.all(ids.map(status))).every((s) => s.state !== 'pending'))
     for (const id of ids) {
       const body = await status(id)
       expect(body.status, JSON.stringify(body)).toBe('done')

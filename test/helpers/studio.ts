@@ -10,7 +10,10 @@ import { connect, createServer } from 'node:net'
 import { STUDIO_PROTOCOL } from '../../src/main/studio/protocol'
 import { CLI, runCli, startServe, type ServeProcess } from './cli'
 import { requireTool } from './require-tool'
-import { waitFor as wait } from './wait'
+import { waitFor } from './wait'
+
+// The one wait of the tests (helpers/wait.ts), for the studio tests that import it from here.
+export { waitFor }
 
 export const REDIS_SERVER = (() => {
   const r = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' })
@@ -105,15 +108,10 @@ export function startWorker(redisUrl: string, coordinatorPort: number, key: stri
   })
 }
 
-/** `wait.ts`'s wait, with the check first (as these tests call it). */
-export function waitFor(check: () => Promise<boolean> | boolean, what = 'condition', timeoutMs = 170_000): Promise<void> {
-  return wait(what, check, timeoutMs, 200)
-}
-
 /** The port of the workers' listener a coordinator started with `--worker-listen 127.0.0.1:0`. */
 export async function workerListenPort(serve: ServeProcess): Promise<number> {
   const pattern = /Workers listening on http:\/\/127\.0\.0\.1:(\d+)/
-  await waitFor(() => pattern.test(serve.output()), 'the workers\' listener', 30_000)
+  await waitFor('the workers\' listener', () => pattern.test(serve.output()), 30_000)
   return Number(pattern.exec(serve.output())![1])
 }
 
