@@ -15,6 +15,7 @@ import { handleRemoveBgRequest } from './removebg/route'
 // The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StudioCoordinator } from '../studio/coordinator'
 import { sendJson } from './respond'
+import { imageMimeOf } from '../../shared/image-types'
 import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
 
 export type { HttpListener } from './listen'
@@ -54,15 +55,6 @@ function busy(): ApiError {
 }
 
 const RESULT_PATH = /^\/api\/v1\/results\/([0-9a-f-]{36})\/([A-Za-z]+)\.([a-z]+)$/
-
-const CONTENT_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  webp: 'image/webp',
-  tiff: 'image/tiff',
-  psd: 'image/vnd.adobe.photoshop'
-}
 
 /**
  * The optional local HTTP listener of `/api/v1`. A factory taking the engine: it parses
@@ -140,7 +132,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
       const record = (VARIATIONS as readonly string[]).includes(variation) ? engine.result(jobId, variation as Variation, ext) : null
       if (!record) throw new ApiError('not_found', 'This result no longer exists.')
       res.writeHead(200, {
-        'Content-Type': CONTENT_TYPES[ext] ?? 'application/octet-stream',
+        'Content-Type': imageMimeOf(`result.${ext}`) ?? 'application/octet-stream',
         'Content-Length': record.bytes,
         'Cache-Control': 'private, max-age=3600',
         'X-Content-Type-Options': 'nosniff'

@@ -13,6 +13,7 @@ import type { Engine } from '../../engine/engine'
 import type { JobRecord } from '../../engine/store/jobs'
 import { RemoveBgError } from './errors'
 import type { Plan } from './mapping'
+import { imageMimeOf } from '../../../shared/image-types'
 import { storedZip } from './zip'
 
 export interface Box {
@@ -33,7 +34,7 @@ export interface Answer {
 /** Alpha above this counts as foreground (X-Foreground-*): faint model noise in a background is not a subject. */
 const FOREGROUND_ALPHA = 8
 
-const CONTENT_TYPES = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp', zip: 'application/zip' } as const
+
 
 /** The box of the pixels above `threshold` in a one-channel plane; null when there are none. */
 function foregroundBox(data: Buffer, width: number, height: number, threshold: number): Box | null {
@@ -103,11 +104,11 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
   if (plan.answerFormat === 'zip') {
     const color = await fit(sharp(image).removeAlpha()).jpeg({ quality: 90 }).toBuffer()
     const alpha = await fit(sharp(maskBytes).extractChannel(0)).png().toBuffer()
-    return { bytes: storedZip([{ name: 'color.jpg', bytes: color }, { name: 'alpha.png', bytes: alpha }]), contentType: CONTENT_TYPES.zip, ...out, foreground }
+    return { bytes: storedZip([{ name: 'color.jpg', bytes: color }, { name: 'alpha.png', bytes: alpha }]), contentType: 'application/zip', ...out, foreground }
   }
   // The engine wrote the answer's own format (mapping.ts) unless a background image was laid under it.
   const bytes = k < 1 || composited || ext !== plan.answerFormat ? await encode(fit(sharp(image)), plan.answerFormat).toBuffer() : image
-  return { bytes, contentType: CONTENT_TYPES[plan.answerFormat], ...out, foreground }
+  return { bytes, contentType: imageMimeOf(`result.${plan.answerFormat}`)!, ...out, foreground }
 }
 
 /** Sends the answer: bytes, or JSON with `Accept: application/json`; the remove.bg headers either way. */
