@@ -32,6 +32,8 @@ export default defineConfig({
   renderer: {
     root: resolve('src/renderer'),
     build: {
+      // Minified: the page loads every chunk at start (electron-vite leaves the renderer unminified by default).
+      minify: true,
       rollupOptions: { input: { index: resolve('src/renderer/index.html') } }
     },
     plugins: [react()]
