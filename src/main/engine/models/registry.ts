@@ -14,6 +14,7 @@ import type { Db } from '../store/db'
 import { descriptorProblems, ISNET_BUILTIN, KNOWN_DESCRIPTORS, recogniseModel, type ModelDescriptor } from './descriptors'
 import { resolveDevice } from './devices'
 import { assertMemoryFor } from './memory'
+import { prepared } from '../store/statements'
 
 /** The built-in models: name → variant and approximate file size (for listings). */
 export const BUILTIN_MODELS: Record<string, { variant: ModelVariant; bytes: number; speedClass: string }> = {
@@ -62,14 +63,14 @@ export class ModelRegistry {
   /** Every model, built-ins first. */
   all(): RegisteredModel[] {
     const builtins = Object.entries(BUILTIN_MODELS).map(([name, b]) => this.builtin(name, b.variant))
-    const rows = this.db.prepare('SELECT name, family, path, sha256, bytes, descriptor FROM models ORDER BY name').all() as unknown as ModelRow[]
+    const rows = prepared(this.db, 'SELECT name, family, path, sha256, bytes, descriptor FROM models ORDER BY name').all() as unknown as ModelRow[]
     return [...builtins, ...rows.map(toModel)]
   }
 
   get(name: string): RegisteredModel | null {
     const b = BUILTIN_MODELS[name]
     if (b) return this.builtin(name, b.variant)
-    const row = this.db.prepare('SELECT name, family, path, sha256, bytes, descriptor FROM models WHERE name = ?').get(name) as unknown as ModelRow | undefined
+    const row = prepared(this.db, 'SELECT name, family, path, sha256, bytes, descriptor FROM models WHERE name = ?').get(name) as unknown as ModelRow | undefined
     return row ? toModel(row) : null
   }
 
@@ -148,9 +149,9 @@ export class ModelRegistry {
   /** Removes an added model. Built-ins cannot be removed; a removed default falls back. */
   remove(name: string): void {
     if (BUILTIN_MODELS[name]) throw invalid('name', `${name} is built in and cannot be removed`)
-    const r = this.db.prepare('DELETE FROM models WHERE name = ?').run(name)
+    const r = prepared(this.db, 'DELETE FROM models WHERE name = ?').run(name)
     if (Number(r.changes) === 0) throw this.unknown(name, 'name')
-    if (this.meta('default-model') === name) this.db.prepare("DELETE FROM meta WHERE key = 'default-model'").run()
+    if (this.meta('default-model') === name) prepared(this.db, "DELETE FROM meta WHERE key = 'default-model'").run()
   }
 
   /**
@@ -223,12 +224,12 @@ export class ModelRegistry {
   }
 
   private meta(key: string): string | null {
-    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined
+    const row = prepared(this.db, 'SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined
     return row?.value ?? null
   }
 
   private setMeta(key: string, value: string): void {
-    this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value)
+    prepared(this.db, 'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value)
   }
 }
 

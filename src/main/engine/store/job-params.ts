@@ -1,5 +1,6 @@
 import type { JobParams } from '../../../shared/params-types'
 import type { Db } from './db'
+import { prepared } from './statements'
 
 /**
  * The parameter set each job was accepted with (resolved at upload, mode defaults and presets
@@ -10,11 +11,11 @@ export class JobParamsStore {
 
   /** Call inside the transaction that inserts the job. */
   save(jobId: string, params: JobParams): void {
-    this.db.prepare('INSERT OR REPLACE INTO job_params (job_id, resolved) VALUES (?, ?)').run(jobId, JSON.stringify(params))
+    prepared(this.db, 'INSERT OR REPLACE INTO job_params (job_id, resolved) VALUES (?, ?)').run(jobId, JSON.stringify(params))
   }
 
   get(jobId: string): JobParams | null {
-    const row = this.db.prepare('SELECT resolved FROM job_params WHERE job_id = ?').get(jobId) as { resolved: string } | undefined
+    const row = prepared(this.db, 'SELECT resolved FROM job_params WHERE job_id = ?').get(jobId) as { resolved: string } | undefined
     return row ? (JSON.parse(row.resolved) as JobParams) : null
   }
 }

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto'
 import sharp from 'sharp'
 import type { Db } from './db'
+import { prepared } from './statements'
 
 export interface MaskCacheOptions {
   /** Most entries kept. @default 2000 */
@@ -56,15 +57,15 @@ export class MaskCache {
 
   /** The cached mask, or null. A hit counts as a use (LRU). An unreadable entry is dropped. */
   async get(hash: string, model: string): Promise<CachedMask | null> {
-    const row = this.db.prepare('SELECT mask FROM mask_cache WHERE input_hash = ? AND model = ?').get(hash, model) as { mask: Buffer } | undefined
+    const row = prepared(this.db, 'SELECT mask FROM mask_cache WHERE input_hash = ? AND model = ?').get(hash, model) as { mask: Buffer } | undefined
     if (!row) return null
     try {
       const { data, info } = await sharp(Buffer.from(row.mask)).extractChannel(0).raw().toBuffer({ resolveWithObject: true })
       if (info.channels !== 1 || data.length !== info.width * info.height) throw new Error('not a 1-channel mask')
-      this.db.prepare('UPDATE mask_cache SET used_at = ? WHERE input_hash = ? AND model = ?').run(this.now(), hash, model)
+      prepared(this.db, 'UPDATE mask_cache SET used_at = ? WHERE input_hash = ? AND model = ?').run(this.now(), hash, model)
       return { data, width: info.width, height: info.height }
     } catch {
-      this.db.prepare('DELETE FROM mask_cache WHERE input_hash = ? AND model = ?').run(hash, model)
+      prepared(this.db, 'DELETE FROM mask_cache WHERE input_hash = ? AND model = ?').run(hash, model)
       return null
     }
   }
@@ -122,11 +123,11 @@ export class MaskCache {
 
   /** Deletes entries not used since `before` (ms since the epoch). Returns how many. */
   sweep(before: number): number {
-    return Number(this.db.prepare('DELETE FROM mask_cache WHERE used_at < ?').run(before).changes)
+    return Number(prepared(this.db, 'DELETE FROM mask_cache WHERE used_at < ?').run(before).changes)
   }
 
   stats(): MaskCacheStats {
-    const row = this.db.prepare('SELECT COUNT(*) AS entries, COALESCE(SUM(bytes), 0) AS bytes FROM mask_cache').get() as MaskCacheStats
+    const row = prepared(this.db, 'SELECT COUNT(*) AS entries, COALESCE(SUM(bytes), 0) AS bytes FROM mask_cache').get() as MaskCacheStats
     return { entries: Number(row.entries), bytes: Number(row.bytes) }
   }
 

@@ -23,6 +23,7 @@ import jobFraming from './schema/job-framing'
 import jobUncertainty from './schema/job-uncertainty'
 import jobsQueuedKey from './schema/jobs-queued-key'
 import { keysAdmin, keysKind } from './schema/keys-columns'
+import { prepared } from './statements'
 
 export interface Migration {
   name: string
@@ -48,7 +49,7 @@ export const ENGINE_MIGRATIONS: Migration[] = [
 /** Applies the migrations of `list` not yet recorded, in order, each in its own transaction (taken at once: two processes opening one folder apply each migration once). */
 export function applyMigrations(db: Db, list: readonly Migration[]): void {
   db.exec('CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)')
-  const applied = (): Set<string> => new Set((db.prepare('SELECT name FROM migrations').all() as { name: string }[]).map((r) => r.name))
+  const applied = (): Set<string> => new Set((prepared(db, 'SELECT name FROM migrations').all() as { name: string }[]).map((r) => r.name))
   const recorded = applied()
   if (list.every((m) => recorded.has(m.name))) return
   for (const m of list) {
@@ -56,7 +57,7 @@ export function applyMigrations(db: Db, list: readonly Migration[]): void {
       const done = applied()
       if (done.has(m.name)) return
       if (!(m.alreadyIn && done.has(m.alreadyIn))) db.exec(m.sql)
-      db.prepare('INSERT INTO migrations (name, applied_at) VALUES (?, ?)').run(m.name, Date.now())
+      prepared(db, 'INSERT INTO migrations (name, applied_at) VALUES (?, ?)').run(m.name, Date.now())
     }).immediate()
   }
 }

@@ -3,6 +3,7 @@ import { BUILTIN_PRESETS, builtinPreset, MAX_PRESET_DESCRIPTION, MAX_PRESET_TITL
 import type { ErrorDetail } from '../../../shared/errors'
 import { ApiError } from '../errors'
 import type { Db } from './db'
+import { prepared } from './statements'
 
 interface PresetRow {
   name: string
@@ -41,14 +42,14 @@ export class PresetStore {
   constructor(private readonly db: Db) {}
 
   list(): PresetInfo[] {
-    const rows = this.db.prepare('SELECT * FROM presets ORDER BY name').all() as PresetRow[]
+    const rows = prepared(this.db, 'SELECT * FROM presets ORDER BY name').all() as PresetRow[]
     return [...BUILTIN_PRESETS, ...rows.map(toInfo)]
   }
 
   get(name: string): PresetInfo | null {
     const builtin = builtinPreset(name)
     if (builtin) return builtin
-    const row = this.db.prepare('SELECT * FROM presets WHERE name = ?').get(name) as PresetRow | undefined
+    const row = prepared(this.db, 'SELECT * FROM presets WHERE name = ?').get(name) as PresetRow | undefined
     return row ? toInfo(row) : null
   }
 
@@ -114,6 +115,6 @@ export class PresetStore {
       throw invalid([{ field: 'name', issue: `"${name}" is a built-in preset and cannot be deleted` }])
     }
     if (typeof name !== 'string') return false
-    return this.db.prepare('DELETE FROM presets WHERE name = ?').run(name).changes > 0
+    return prepared(this.db, 'DELETE FROM presets WHERE name = ?').run(name).changes > 0
   }
 }
