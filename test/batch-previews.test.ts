@@ -73,7 +73,7 @@ it.each(['psd', 'tiff'] as const)('a %s batch has thumbnails and a before/after 
   const item = batches.detail(batch.id, signedPreviewAddress(engine)).items[0]!
   expect(item.outputs[0]).toMatch(new RegExp(`\\.${format}$`))
   expect(item.thumb_url).toContain('/thumb-after')
-  for (const url of [item.thumb_url, item.before_url, item.after_url!]) {
+  for (const url of [item.thumb_url, item.before_url, item.after_url!] as string[]) {
     const res = await fetch(`${http.url}${url}`)
     expect(res.status, url).toBe(200)
     expect(res.headers.get('content-type')).toBe('image/webp')
