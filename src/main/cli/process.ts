@@ -1,7 +1,8 @@
 import { readFile, stat } from 'node:fs/promises'
+import { basename } from 'node:path'
 import { batchOutcome } from '../../shared/batches'
 import { explainProblem } from '../../shared/explain'
-import { dateToken, outputNames } from '../../shared/names'
+import { dateToken, DEFAULT_TEMPLATES, MIRRORS_FOLDER_NAME, outputNames } from '../../shared/names'
 import { writesAllVariations } from '../../shared/outputs'
 import { countOf, countsLine } from '../../shared/vocabulary'
 import { Engine } from '../engine/engine'
@@ -46,7 +47,8 @@ async function collect(paths: string[]): Promise<{ images: InputFile[]; notImage
   const images: InputFile[] = []
   const notImages: string[] = []
   for (const path of paths) {
-    const found = await expandInput(path, '').catch((err: Error) => {
+    // A folder's files at the top of --out (`day1/a.jpg`), not under its name (MIRRORS_FOLDER_NAME, docs/names.md).
+    const found = await expandInput(path, MIRRORS_FOLDER_NAME.process ? basename(path) : '').catch((err: Error) => {
       throw new CliError(err.message)
     })
     for (const f of found) (f.notImage ? notImages.push(f.path) : images.push(f))
@@ -149,7 +151,7 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
       return 'stopped'
     }
     if (outcome.state !== 'done') return fail(input, outcome.state === 'failed' ? outcome.message : 'the job is gone')
-    const naming = { relPath: input.relPath, template: o.template, mode: request.mode, params: request.params, date }
+    const naming = { relPath: input.relPath, template: o.template ?? DEFAULT_TEMPLATES.process, mode: request.mode, params: request.params, date }
     const files = outputNames(naming, outcome.results).map((name, i) => ({ from: outcome.results[i]!.path, target: resolveInside(outDir, name) }))
     const version = { input: input.path, settings: key, size, mtimeMs }
     const written = await writeOutputs(files, outDir, ledger.resumeRecord(version)).catch((err: Error) => err)
