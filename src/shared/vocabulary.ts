@@ -118,3 +118,21 @@ export function describeSettings(s: RunSettings): string {
   const template = s.template ?? s.name_template ?? null
   return `${job}${typed}; ${s.all_variations ? 'every variation' : 'one file per photo'}; ${template ? `names ${template}` : 'default names'}`
 }
+
+/**
+ * One of a job's warnings about a file written, in a designer's words, for the activity of a
+ * watched folder, a batch file's warnings and the reports: `With shadow: flattened onto white
+ * (JPG has no transparency)`. The API keeps the engine's own text (`the clipping variation was
+ * flattened onto white: jpg has no transparency`, docs/api.md); only that sentence is reworded
+ * here, any other warning is kept as it is after the file's label.
+ */
+export function warningText(variation: string, warning: string): string {
+  const flattened = ' variation was flattened onto white: '
+  const at = warning.indexOf(flattened)
+  let said = warning
+  if (warning.startsWith('the ') && at > 0 && warning.endsWith(' has no transparency')) {
+    const format = warning.slice(at + flattened.length, warning.length - ' has no transparency'.length)
+    said = `flattened onto white (${format.toUpperCase()} has no transparency)`
+  }
+  return `${variationLabel(variation)}: ${said}`
+}

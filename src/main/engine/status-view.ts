@@ -1,4 +1,5 @@
 import { STATE_OF, type JobStatusBody, type Variation } from '../../shared/api'
+import { explainProblem } from '../../shared/explain'
 import { roundUncertainty } from '../../shared/review'
 import type { JobRecord, ResultRecord } from './store/jobs'
 
@@ -60,7 +61,11 @@ export function statusBody(
 /** Why a job ended without results, as the status body says it (null for a job that did not fail). */
 export function jobError(job: JobRecord): JobStatusBody['error'] | null {
   if (job.status === 'failed') {
-    return { code: 'job_failed', reason: job.errorReason ?? 'pipeline_error', message: job.errorMessage ?? 'The job failed.', job_id: job.id }
+    const reason = job.errorReason ?? 'pipeline_error'
+    // In plain words, as the app says it (`shared/explain.ts`); the decoder's or system's own
+    // text, when it says more, under `details` (field `file`: the input it is about).
+    const { message, detail } = explainProblem(job.errorMessage ?? 'The job failed.', reason === 'storage_error' ? 'output' : 'input')
+    return { code: 'job_failed', reason, message, ...(detail ? { details: [{ field: 'file', issue: detail }] } : {}), job_id: job.id }
   }
   if (job.status === 'cancelled') return { code: 'cancelled', message: 'The job was cancelled.', job_id: job.id }
   return null
