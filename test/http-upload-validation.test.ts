@@ -148,8 +148,13 @@ describe('422 validation_failed', () => {
   it('refuses a declared MIME type outside the list', () => expectRefused(() => postForm(multipart({}, { bytes: png, type: 'text/plain' })), 422, 'validation_failed', 'file'))
   it('refuses bytes that are not an image', () =>
     expectRefused(() => postForm(multipart({}, { bytes: Buffer.from('hello, this is not a picture'), type: 'image/png' })), 422, 'validation_failed', 'file'))
-  it('refuses an image whose header is cut short', () =>
-    expectRefused(() => postForm(multipart({}, { bytes: png.subarray(0, 12), type: 'image/png' })), 422, 'validation_failed', 'file'))
+  it('refuses an image whose header is cut short, in plain words with the decoder\'s text under details', async () => {
+    const body = await expectRefused(() => postForm(multipart({}, { bytes: png.subarray(0, 12), type: 'image/png' })), 422, 'validation_failed', 'file')
+    expect(body.error.message).toMatch(/^This (PNG|image|file) is damaged/)
+    expect(body.error.message).not.toMatch(/vips|libpng|buffer/i)
+    expect(body.error.details).toEqual([{ field: 'file', issue: expect.any(String) }])
+    expect(body.error.details[0].issue).not.toBe(body.error.message)
+  })
 })
 
 describe('limits', () => {
