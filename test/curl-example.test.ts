@@ -5,7 +5,7 @@
  * cut-out. With the key written in (just made in this window) and with the key typed at the
  * question (any other key); a wrong key shows the API's answer and stops.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
@@ -27,10 +27,19 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-/** The example run as pasted into bash, in a folder holding photo.jpg; `typed`: what the user types at the question. */
-function paste(text: string, typed = ''): { code: number | null; out: string } {
-  const r = spawnSync('bash', ['-c', text], { cwd: dir, input: typed, encoding: 'utf8', timeout: 120_000 })
-  return { code: r.status, out: r.stdout + r.stderr }
+/**
+ * The example run as pasted into bash, in a folder holding photo.jpg; `typed`: what the user
+ * types at the question. Asynchronous: the server answering it runs in this process.
+ */
+function paste(text: string, typed = ''): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', text], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()))
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()))
+    child.on('close', (code) => resolve({ code, out }))
+    child.stdin.end(typed)
+  })
 }
 
 it('uploads, follows the job by its id and saves the cut-out, with the key written in or typed', async (ctx) => {
@@ -39,7 +48,7 @@ it('uploads, follows the job by its id and saves the cut-out, with the key writt
   const base = server.url('')
   const written = curlExample(base, { name: 'script', prefix: server.key.slice(0, 8), secret: server.key })
   expect(written).not.toMatch(/<job_id>|cdk_…/)
-  const run = paste(written)
+  const run = await paste(written)
   expect(run.code, run.out).toBe(0)
   expect(run.out).toMatch(/job: [0-9a-f-]{36}\n/)
   expect(run.out).toContain('"state":"done"')
@@ -49,16 +58,16 @@ it('uploads, follows the job by its id and saves the cut-out, with the key writt
 
   const asked = curlExample(base, { name: 'script', prefix: server.key.slice(0, 8), secret: null })
   expect(asked).not.toContain(server.key)
-  const typed = paste(asked, `${server.key}\n`)
+  const typed = await paste(asked, `${server.key}\n`)
   expect(typed.code, typed.out).toBe(0)
   expect(typed.out).toContain(`Paste the key "script" (${server.key.slice(0, 8)}…)`)
   expect(typed.out).not.toContain(server.key) // not echoed
   expect(typed.out).toContain('saved: photo.cut-out.png')
 })
 
-it('a wrong key shows the API answer and runs nothing else', (ctx) => {
+it('a wrong key shows the API answer and runs nothing else', async (ctx) => {
   if (!hasCurl) return ctx.skip('curl is not installed')
-  const run = paste(curlExample(server.url(''), { name: null, prefix: 'cdk_xxxx', secret: 'cdk_wrong' }))
+  const run = await paste(curlExample(server.url(''), { name: null, prefix: 'cdk_xxxx', secret: 'cdk_wrong' }))
   expect(run.code).not.toBe(0)
   expect(run.out).toContain('"code":"unauthorized"')
   expect(run.out).not.toContain('job:')
