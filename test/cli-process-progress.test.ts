@@ -77,6 +77,7 @@ it('the bar counts finished photos only, and a continued run reports every photo
   expect(again.code, again.stderr).toBe(0)
   const report = JSON.parse(readFileSync(join(out, 'clipdesk-report.json'), 'utf8'))
   expect(report.counts).toMatchObject({ inputs: 6, skipped: done, done: 6 - done, failed: 0 })
+  expect(report.outcome).toBe('Done: all 6 files')
   expect(report.cutouts.map((c: { input: string }) => c.input).sort()).toEqual(names.map((n) => join(photos, n)).sort())
   // The first part's photos keep the scores and flags they were given then.
   for (const c of first.cutouts) expect(report.cutouts).toContainEqual(c)

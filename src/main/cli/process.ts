@@ -215,8 +215,9 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   c.not_started = todo.length - taken
   report.cutouts = reportCutouts(scored)
   c.to_check = report.cutouts.filter((x) => x.to_check).length
+  // The run as a whole: a continued run's photos done before count as done ("Done: all 15 files").
   const outcome = batchOutcome({
-    counts: { total: todo.length, waiting: 0, running: 0, done: c.done, failed: c.failed, cancelled: c.stopped + c.not_started, not_started: c.not_started, not_images: c.not_images, to_check: c.to_check },
+    counts: { total: sized.length, waiting: 0, running: 0, done: c.done + skipped, failed: c.failed, cancelled: c.stopped + c.not_started, not_started: c.not_started, not_images: c.not_images, to_check: c.to_check },
     interrupted: false,
     progress: 100
   })
