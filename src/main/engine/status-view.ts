@@ -58,13 +58,18 @@ export function statusBody(
   return body
 }
 
+/** Failure reasons about the input file itself, whose decoder text has plainer words (a fetch's or the engine's text is left as it is). */
+const FILE_REASONS: ReadonlySet<string> = new Set(['unsupported_image', 'image_too_large', 'decode_timeout'])
+
 /** Why a job ended without results, as the status body says it (null for a job that did not fail). */
 export function jobError(job: JobRecord): JobStatusBody['error'] | null {
   if (job.status === 'failed') {
     const reason = job.errorReason ?? 'pipeline_error'
-    // In plain words, as the app says it (`shared/explain.ts`); the decoder's or system's own
-    // text, when it says more, under `details` (field `file`: the input it is about).
-    const { message, detail } = explainProblem(job.errorMessage ?? 'The job failed.', reason === 'storage_error' ? 'output' : 'input')
+    const raw = job.errorMessage ?? 'The job failed.'
+    if (!FILE_REASONS.has(reason)) return { code: 'job_failed', reason, message: raw, job_id: job.id }
+    // A file that cannot be read, in plain words as the app says it (`shared/explain.ts`); the
+    // decoder's own text, when it says more, under `details` (field `file`: the input).
+    const { message, detail } = explainProblem(raw, 'input')
     return { code: 'job_failed', reason, message, ...(detail ? { details: [{ field: 'file', issue: detail }] } : {}), job_id: job.id }
   }
   if (job.status === 'cancelled') return { code: 'cancelled', message: 'The job was cancelled.', job_id: job.id }
