@@ -3,13 +3,16 @@
  * Load benchmark of the local API (`npm run bench:api`): starts `clipdesk serve --paused` on a
  * temp data folder (loopback only), drives it with autocannon, and prints JSON:
  * status throughput and latency at 1,000 req/s, uploads (JSON file_url and multipart), the
- * bare openapi.json baseline, and the server's memory per queued job after 10,000 uploads.
- * Bounded in count and time; measures, never asserts.
+ * bare openapi.json baseline, and the server's memory per queued job after 10,000 uploads; then,
+ * on a second server that runs jobs, one photo's latency through `/v1.0/removebg` beside the same
+ * job through `/api/v1` (removebg-latency.mjs; `--photo <path>`, `--rounds`, `--poll-ms`;
+ * `--latency-only` skips the load part). Bounded in count and time; measures, never asserts.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { requireBuilt, startServer } from './serve.mjs'
+import { removeBgLatency } from './removebg-latency.mjs'
 import autocannon from 'autocannon'
 import sharp from 'sharp'
 
@@ -21,6 +24,29 @@ const arg = (name, fallback) => {
 const QUEUED = arg('jobs', 10_000)
 const MULTIPART = arg('multipart', 2_000)
 const SECONDS = arg('seconds', 10)
+const ROUNDS = arg('rounds', 3)
+const POLL_MS = arg('poll-ms', 100)
+const photoAt = process.argv.indexOf('--photo')
+const PHOTO = photoAt > 0 ? process.argv[photoAt + 1] : null
+const LATENCY_ONLY = process.argv.includes('--latency-only')
+
+/** The latency part, on its own server (jobs run) and data folder. */
+async function latency() {
+  const dir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-removebg-'))
+  const server = await startServer(dir)
+  try {
+    return await removeBgLatency({ base: `http://127.0.0.1:${server.port}`, key: server.key, photoPath: PHOTO, rounds: ROUNDS, pollMs: POLL_MS })
+  } finally {
+    server.child.kill('SIGTERM')
+    await new Promise((r) => server.child.on('exit', r))
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+if (LATENCY_ONLY) {
+  console.log(JSON.stringify({ bench: 'api', node: process.version, removebgLatency: await latency() }, null, 2))
+  process.exit(0)
+}
 
 function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -93,10 +119,15 @@ try {
     body: JSON.stringify({ file_url: 'http://127.0.0.1:9/x.png' })
   })
 
+  // The load server is done with: the latency server runs alone.
+  child.kill('SIGTERM')
+  await new Promise((r) => child.on('exit', r))
+  const removebgLatency = await latency()
   console.log(
     JSON.stringify(
       {
         bench: 'api',
+        removebgLatency,
         node: process.version,
         seconds: SECONDS,
         baselineOpenapi: baseline,
@@ -122,7 +153,9 @@ try {
     )
   )
 } finally {
-  child.kill('SIGTERM')
-  await new Promise((r) => child.on('exit', r))
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM')
+    await new Promise((r) => child.on('exit', r))
+  }
   rmSync(dataDir, { recursive: true, force: true })
 }

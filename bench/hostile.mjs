@@ -1,99 +1,90 @@
 #!/usr/bin/env node
 /**
- * Hostile-input benchmark (`npm run bench:hostile`): starts `clipdesk serve` on a temp data
- * folder (loopback only) and sends the inputs that used to crash, freeze or bloat the server,
- * while a second client polls `GET /api/v1/openapi.json` every 20 ms. Prints JSON: each input's
- * answer, the slowest openapi answer during each, the server's peak RSS (and its decode
- * sandboxes' separately), and the next job's outcome. Bounded in count and time; measures,
- * never asserts.
+ * Hostile-input benchmark (`npm run bench:hostile [-- --only bodies,inputs]`): starts
+ * `clipdesk serve` on a temp data folder (loopback only) and runs each attack module of
+ * `bench/hostile/` against it while a second client polls the server (`/api/v1/health`, or the
+ * path an attack names) every 20 ms. Prints JSON: each attack's answers, the probe's p50/p99 and
+ * slowest answer during it, the server's peak RSS (and its sandboxes'), and whether the server
+ * lived. Bounded in count and time, on 127.0.0.1 only; measures, never asserts.
+ *
+ * An attack module is a file `bench/hostile/<name>.mjs` whose default export (or first exported
+ * function) is `async (ctx) => results[]`, with `ctx`:
+ * - `server`: `{ child, base, port, key }` of the running serve (`key` an owner key);
+ * - `watched(name, work, probe = '/api/v1/health')`: runs `work()` while probing and sampling
+ *   memory, and gives its result row (bench/serve.mjs);
+ * - `ensureServer()`: starts serve again on the same data folder if an attack ended it;
+ * - `key(args)`: `clipdesk keys create ...args` on the data folder, the new key;
+ * - `dataDir`.
+ * Modules run in this order: `inputs`, `bodies`, then the others by name.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { connect } from 'node:net'
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { requireBuilt, startServer, watched } from './serve.mjs'
-import sharp from 'sharp'
+import { pathToFileURL } from 'node:url'
+import { cli, requireBuilt, root, startServer, watched } from './serve.mjs'
 
 requireBuilt('bench:hostile')
 
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1].split(',') : null
+const dir = join(root, 'bench', 'hostile')
+const FIRST = ['inputs', 'bodies']
+const names = readdirSync(dir)
+  .filter((f) => f.endsWith('.mjs') && f !== 'raw.mjs')
+  .map((f) => f.slice(0, -4))
+  .sort((a, b) => (FIRST.includes(a) ? FIRST.indexOf(a) : 99) - (FIRST.includes(b) ? FIRST.indexOf(b) : 99) || a.localeCompare(b))
+  .filter((n) => !only || only.includes(n))
+
 const dataDir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-hostile-'))
-const { child, port, key } = await startServer(dataDir, [])
-const base = `http://127.0.0.1:${port}`
+const first = await startServer(dataDir, [])
+const server = { child: first.child, port: first.port, key: first.key, base: `http://127.0.0.1:${first.port}` }
 
-const server = { child, base }
-const watchedRun = (name, work) => watched(server, name, work)
-
-async function upload(bytes, type) {
-  const form = new FormData()
-  form.append('file', new Blob([bytes], { type }), 'input')
-  const res = await fetch(`${base}/api/v1/upload`, { method: 'POST', headers: { 'x-api-key': key }, body: form })
-  return { status: res.status, body: await res.json() }
+/** serve again on the same folder (it prints no key then: the first one, an owner key, still holds). */
+async function ensureServer() {
+  if (server.child.exitCode === null && server.child.signalCode === null) return
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] })
+  server.port = await new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (c) => {
+      out += c
+      const port = /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]
+      if (port) resolve(Number(port))
+    })
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
+  })
+  server.child = child
+  server.base = `http://127.0.0.1:${server.port}`
+  server.restarts = (server.restarts ?? 0) + 1
 }
 
-async function settle(jobId) {
-  for (;;) {
-    const res = await fetch(`${base}/api/v1/status?job_id=${jobId}`, { headers: { 'x-api-key': key } })
-    const body = await res.json()
-    if (body.state !== 'pending') return { http: res.status, status: body.status, reason: body.error?.reason, message: body.error?.message }
-    await new Promise((r) => setTimeout(r, 100))
+const ctx = {
+  server,
+  dataDir,
+  ensureServer,
+  watched: (name, work, probe = '/api/v1/health') => watched(server, name, work, probe),
+  key: (args) => {
+    const r = spawnSync(process.execPath, [cli, 'keys', 'create', ...args, '--data-dir', dataDir], { encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(r.stderr)
+    return r.stdout.trim().split('\n').pop()
   }
 }
 
-async function uploadAndSettle(bytes, type) {
-  const res = await upload(bytes, type)
-  if (res.status !== 202) return { http: res.status, code: res.body.error?.code, issue: res.body.error?.details?.[0]?.issue }
-  return { http: 202, job: await settle(res.body.job_id) }
-}
-
-/** A multipart body that stops inside the file part, with an honest Content-Length. */
-function truncatedMultipart() {
-  return new Promise((resolve) => {
-    const boundary = 'b0undary'
-    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`
-    const body = Buffer.concat([Buffer.from(head), Buffer.alloc(64 * 1024, 7)])
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.end(
-        Buffer.concat([
-          Buffer.from(`POST /api/v1/upload HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${key}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`),
-          body
-        ])
-      )
-    })
-    let answer = ''
-    socket.on('data', (c) => (answer += c))
-    socket.on('error', (err) => resolve({ error: err.code }))
-    socket.on('close', () => {
-      const status = Number(answer.slice(9, 12)) || null
-      const at = answer.indexOf('"code":"')
-      resolve({ http: status, code: at < 0 ? null : answer.slice(at + 8, answer.indexOf('"', at + 8)) })
-    })
-  })
-}
-
-const flatPng = (w, h) => sharp({ create: { width: w, height: h, channels: 3, background: '#0a0' } }).png().toBuffer()
-const svgWithImage = async (side) => Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><image width="100" height="100" href="data:image/png;base64,${(await flatPng(side, side)).toString('base64')}"/></svg>`)
-const spaces = ' '.repeat(12_000)
-
-const results = []
+const results = {}
 try {
   // Warm: the first answer of a fresh process compiles the document's code paths.
-  for (let i = 0; i < 5; i++) await (await fetch(`${base}/api/v1/openapi.json`)).arrayBuffer()
-  results.push(await watchedRun('multipart ending inside the file part', truncatedMultipart))
-  results.push(await watchedRun('SVG: CSS url( + 12,000 spaces', () => uploadAndSettle(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><style>rect{fill:url(${spaces}}</style><rect width="64" height="64" fill="#08f"/></svg>`), 'image/svg+xml')))
-  results.push(await watchedRun('SVG 100×100 with a 144 MP PNG inside (data:)', async () => uploadAndSettle(await svgWithImage(12_000), 'image/svg+xml')))
-  results.push(await watchedRun('SVG 100×100 with a 16,000² PNG inside (data:)', async () => uploadAndSettle(await svgWithImage(16_000), 'image/svg+xml')))
-  results.push(
-    await watchedRun('SVG filter (feMorphology r=500, feGaussianBlur σ=600, 3000²)', () =>
-      uploadAndSettle(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="3000" height="3000"><filter id="f"><feMorphology radius="500"/><feGaussianBlur stdDeviation="600"/></filter><rect width="3000" height="3000" fill="#f00" filter="url(#f)"/></svg>`), 'image/svg+xml')
-    )
-  )
-  results.push(await watchedRun('next job: a 640×480 JPEG', async () => uploadAndSettle(await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c84' } }).jpeg().toBuffer(), 'image/jpeg')))
-  const alive = child.exitCode === null
-  console.log(JSON.stringify({ serverAlive: alive, results }, null, 2))
+  for (let i = 0; i < 5; i++) await (await fetch(`${server.base}/api/v1/openapi.json`)).arrayBuffer()
+  for (const name of names) {
+    const mod = await import(pathToFileURL(join(dir, `${name}.mjs`)).href)
+    const run = typeof mod.default === 'function' ? mod.default : Object.values(mod).find((v) => typeof v === 'function')
+    if (!run) continue
+    await ensureServer()
+    results[name] = await run(ctx)
+  }
+  console.log(JSON.stringify({ serverAlive: server.child.exitCode === null && server.child.signalCode === null, serverRestarts: server.restarts ?? 0, results }, null, 2))
 } finally {
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGTERM')
-    await new Promise((r) => child.once('exit', r))
+  if (server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGTERM')
+    await new Promise((r) => server.child.once('exit', r))
   }
   rmSync(dataDir, { recursive: true, force: true })
 }

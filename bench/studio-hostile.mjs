@@ -31,7 +31,7 @@ const workerKey = cliSync(['keys', 'create', '--worker', '--data-dir', data])
 const serve = spawn(process.execPath, [cli, 'serve', '--port', '0', '--queue', redisUrl, '--no-local-worker', '--lock-ms', '30000', '--data-dir', data], { stdio: ['ignore', 'pipe', 'inherit'] })
 const port = Number((await waitLine(serve, /Listening on http:\/\/127\.0\.0\.1:(\d+)/))[1])
 const base = `http://127.0.0.1:${port}`
-const workerHeaders = (token) => ({ 'X-API-Key': workerKey, 'X-Clipdesk-Studio': '2', 'X-Clipdesk-Worker': 'attacker', ...(token ? { 'X-Clipdesk-Claim': token } : {}) })
+const workerHeaders = (token) => ({ 'X-API-Key': workerKey, 'X-Clipdesk-Studio': '3', 'X-Clipdesk-Worker': 'attacker', ...(token ? { 'X-Clipdesk-Claim': token } : {}) })
 
 async function untilAvailable() {
   for (;;) {

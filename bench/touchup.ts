@@ -1,15 +1,22 @@
 /**
- * `npm run bench:touchup -- [--corpus <dir>] [--limit N] [--strokes N]`: how long the touch-up
- * editor's preview takes per stroke (docs/review.md "Touch-up"), on corpus photos, with the
- * real engine (decode sandbox, mask cache, refine thread). Each photo runs once as a job (the
- * model makes its mask, which the cache keeps), then the editor is opened on it and strokes are
- * added one by one, keep and remove in turn: each stroke is a disc painted on the preview-sized
- * hint, encoded as PNG (as the editor sends it) and previewed. Prints JSON: per photo and over
- * all strokes, the preview's time (median, p90) as the caller sees it and as the app measured
- * it, the editor's opening, and the machine. Then a look-again box (the photo's middle third)
- * is added: its first preview runs the model on the box's crop of the full-size image
- * (`look_again_ms`), and the next stroke with the box kept reuses that crop's mask
- * (`stroke_with_box_ms`). Needs `npx electron-vite build` (the sandbox).
+ * `npm run bench:touchup -- [--corpus <dir>] [--limit N] [--strokes N] [--composites N]
+ * [--mask-cache <dir>]`: how long the touch-up editor's preview takes per stroke (docs/review.md
+ * "Touch-up"), on corpus photos, with the real engine (decode sandbox, mask cache, refine
+ * thread). Each photo runs once as a job (the model makes its mask, which the cache keeps), then
+ * the editor is opened on it and strokes are added one by one, keep and remove in turn: each
+ * stroke is a disc painted on the preview-sized hint, encoded as PNG (as the editor sends it)
+ * and previewed. Prints JSON: per photo and over all strokes, the preview's time (median, p90)
+ * as the caller sees it and as the app measured it, the editor's opening, and the machine.
+ *
+ * Then a look-again box (the photo's middle third) is added: its first preview runs the model
+ * on the box's crop of the full-size image (`box_preview_ms`), set beside one model run on the
+ * same crop measured right after it (`model_run_on_crop_ms`, and the ratio). Then
+ * BOX_STROKES more strokes, each previewed with the box kept (`stroke_after_box_ms`: the crop's
+ * mask reused) and without it (`stroke_without_box_ms`), in turn.
+ *
+ * `box_iou` (`touchup-box-iou.ts`): on composites with a known alpha, the IoU inside a box with
+ * the box and without it.
+ * Needs `npx electron-vite build` (the sandbox).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -17,9 +24,14 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import sharp from 'sharp'
 import { Engine } from '../src/main/engine/engine'
+import { lookRuns } from '../src/main/engine/pipeline/alpha'
 import { HintPreviews } from '../src/main/engine/run/hint-preview'
 import { JobEnds } from '../src/main/outputs/engine-jobs'
 import { corpusDir, corpusFiles, loadAverage, machine, median, options, positiveInt, ROOT, round } from './lib'
+import { boxIou } from './touchup-box-iou'
+
+/** Strokes previewed with and without the box, in turn, after the box's first preview. */
+const BOX_STROKES = 4
 
 const quantile = (values: number[], q: number): number => {
   const s = [...values].sort((a, b) => a - b)
@@ -35,7 +47,10 @@ function lcg(seed: number): () => number {
 
 export async function main(args: string[]): Promise<number> {
   const opts = options(args)
-  const files = corpusFiles(corpusDir(opts.get('corpus')), positiveInt(opts.get('limit'), 5, '--limit'))
+  const dir = corpusDir(opts.get('corpus'))
+  const files = corpusFiles(dir, positiveInt(opts.get('limit'), 5, '--limit'))
+  const composites = opts.has('composites') ? Number(opts.get('composites')) : 6
+  if (!Number.isInteger(composites) || composites < 0) throw new Error(`--composites must be a whole number ≥ 0, got ${opts.get('composites')}`)
   const strokes = positiveInt(opts.get('strokes'), 12, '--strokes')
   // This checkout's sandbox (the bundle runs from the shared node_modules, beside another build).
   process.env.CLIPDESK_SANDBOX_SCRIPT ??= join(ROOT, 'out', 'main', 'decode-child.js')
@@ -54,7 +69,11 @@ export async function main(args: string[]): Promise<number> {
   const all: number[] = []
   const inApp: number[] = []
   const looks: number[] = []
-  const withBox: number[] = []
+  const modelRuns: number[] = []
+  const ratios: number[] = []
+  const afterBox: number[] = []
+  const withoutBox: number[] = []
+  let iou: unknown = null
   try {
     for (const file of files) {
       const bytes = await readFile(file)
@@ -75,7 +94,7 @@ export async function main(args: string[]): Promise<number> {
       const ms: number[] = []
       const app: number[] = []
       const encode: number[] = []
-      for (let s = 0; s < strokes; s++) {
+      const paint = (s: number): void => {
         // A short drag: discs along a line, keep and remove in turn.
         const [x0, y0] = [next() * width, next() * height]
         const [dx, dy] = [(next() - 0.5) * width * 0.2, (next() - 0.5) * height * 0.2]
@@ -89,6 +108,9 @@ export async function main(args: string[]): Promise<number> {
             }
           }
         }
+      }
+      for (let s = 0; s < strokes; s++) {
+        paint(s)
         t = performance.now()
         const png = await sharp(hint, { raw: { width, height, channels: 1 } }).png({ compressionLevel: 1 }).toBuffer()
         encode.push(performance.now() - t)
@@ -103,11 +125,34 @@ export async function main(args: string[]): Promise<number> {
       t = performance.now()
       await previews.preview(source, png, [box])
       const lookMs = performance.now() - t
-      t = performance.now()
-      await previews.preview(source, png, [box])
-      const withBoxMs = performance.now() - t
+      // One model run on the same crop, as the box's first preview made it (the session warm).
+      const full = await engine.sandbox.decode(bytes)
+      const segmenter = await engine.modelPool.acquire(job.model)
+      let runMs: number
+      try {
+        t = performance.now()
+        await lookRuns(full, [box], segmenter)
+        runMs = performance.now() - t
+      } finally {
+        engine.modelPool.release(segmenter)
+      }
+      const after: number[] = []
+      const without: number[] = []
+      for (let s = 0; s < BOX_STROKES; s++) {
+        paint(strokes + s)
+        const png = await sharp(hint, { raw: { width, height, channels: 1 } }).png({ compressionLevel: 1 }).toBuffer()
+        // In turn first, so neither gains from the other's warm caches.
+        for (const withIt of s % 2 === 0 ? [true, false] : [false, true]) {
+          t = performance.now()
+          await previews.preview(source, png, withIt ? [box] : [])
+          ;(withIt ? after : without).push(performance.now() - t)
+        }
+      }
       looks.push(lookMs)
-      withBox.push(withBoxMs)
+      modelRuns.push(runMs)
+      ratios.push(lookMs / runMs)
+      afterBox.push(...after)
+      withoutBox.push(...without)
       all.push(...ms)
       inApp.push(...app)
       photos.push({
@@ -118,10 +163,13 @@ export async function main(args: string[]): Promise<number> {
         stroke_ms: figures(ms),
         stroke_ms_in_app: figures(app),
         hint_png_encode_ms: figures(encode),
-        look_again_ms: round(lookMs, 1),
-        stroke_with_box_ms: round(withBoxMs, 1)
+        box_preview_ms: round(lookMs, 1),
+        model_run_on_crop_ms: round(runMs, 1),
+        stroke_after_box_ms: figures(after),
+        stroke_without_box_ms: figures(without)
       })
     }
+    if (composites > 0) iou = await boxIou(engine, join(dir, '..', 'reference'), corpusFiles(dir), composites, opts.get('mask-cache'))
   } finally {
     ends.close()
     await engine.stop()
@@ -129,7 +177,21 @@ export async function main(args: string[]): Promise<number> {
   }
   console.log(
     JSON.stringify(
-      { machine: machine(), load_average: loadAverage(), photos: files.length, strokes_per_photo: strokes, stroke_ms: figures(all), stroke_ms_in_app: figures(inApp), look_again_ms: figures(looks), stroke_with_box_ms: figures(withBox), by_photo: photos },
+      {
+        machine: machine(),
+        load_average: loadAverage(),
+        photos: files.length,
+        strokes_per_photo: strokes,
+        stroke_ms: figures(all),
+        stroke_ms_in_app: figures(inApp),
+        box_preview_ms: figures(looks),
+        model_run_on_crop_ms: figures(modelRuns),
+        box_preview_over_model_run: { median: round(median(ratios), 2), max: round(Math.max(...ratios), 2) },
+        stroke_after_box_ms: figures(afterBox),
+        stroke_without_box_ms: figures(withoutBox),
+        box_iou: iou,
+        by_photo: photos
+      },
       null,
       2
     )

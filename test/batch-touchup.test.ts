@@ -133,7 +133,9 @@ describe('touch-up of a batch file', () => {
     expect(item.touched_up_at).toBeTypeOf('number')
     expect(item.outputs).toEqual([file])
     const report = join(out, 'clipdesk-report.json')
-    await waitFor('the report notes the touch-up', () => existsSync(report) && JSON.parse(readFileSync(report, 'utf8')).touched_up?.length === 1)
+    // Both files: the readable one is written after the JSON.
+    const text = join(out, 'clipdesk-report.txt')
+    await waitFor('the report notes the touch-up', () => existsSync(report) && JSON.parse(readFileSync(report, 'utf8')).touched_up?.length === 1 && readFileSync(text, 'utf8').includes('touched up'))
     const json = JSON.parse(readFileSync(report, 'utf8'))
     expect(json.touched_up[0]).toMatchObject({ input: 'ball.png', times: 1 })
     expect(json.counts.touched_up).toBe(1)

@@ -35,7 +35,7 @@ describe('paths inside a batch', () => {
     expect(cleanRelPath('C:\\shoot\\..\\a.jpg')).toBe('shoot/a.jpg')
     expect(cleanRelPath('/abs/./x.png')).toBe('abs/x.png')
     expect(cleanRelPath('../..')).toBeNull()
-    const naming = (relPath: string) => ({ relPath, template: null, mode: 'clipping', params: null, date: '2026-01-02' })
+    const naming = (relPath: string) => ({ relPath, template: null, mode: 'clipping', params: null, date: '2026-01-02', seq: 1 })
     expect(outputNames(naming('shoot/day1/a.jpg'), [{ variation: 'clipping', ext: 'png' }])).toEqual(['shoot/day1/a.png'])
     expect(outputNames(naming('a.jpg'), [{ variation: 'compose', ext: 'jpg' }, { variation: 'mask', ext: 'png' }])).toEqual(['a.on-background.jpg', 'a.mask.png'])
   })

@@ -58,7 +58,8 @@ describe('help and version', () => {
   it('clipdesk process --help names the defaults and the designer words', () => {
     const r = runCli(['process', '--help'])
     expect(r.stdout).toContain('(default: png)')
-    expect(r.stdout).toContain('(default: clipping)')
+    expect(r.stdout).toContain('(default: params with --params, else clipping)')
+    expect(r.stdout).toContain('with --mode clipping, a key it cannot apply, such as a background or a shadow, is refused')
     expect(r.stdout).toContain('cut-out')
     expect(r.stdout).toContain('Example')
     // Help comes before any check: a missing --out is not complained about.
@@ -97,7 +98,7 @@ describe('clipdesk process checks every option before reading any photo', () => 
     ['a bad --params value', ['--params', 'background=whte'], 'clipdesk: --params: background: expected transparent, a colour name (white, black, grey, beige…), #RGB, #RGBA, #RRGGBB, #RRGGBBAA, blur or blur:<px> (1–250), got "whte"'],
     ['an unknown preset', ['--mode', 'params', '--params', 'no-such-preset'], 'clipdesk: --params: preset: no preset named "no-such-preset"'],
     ['a misspelt preset', ['--mode', 'params', '--params', 'ecomerce-white'], 'clipdesk: --params: preset: no preset named "ecomerce-white"; did you mean "ecommerce-white"?'],
-    ['a bad --template', ['--template', '{nom}.{ext}'], 'clipdesk: --template: unknown token {nom}; use {name} {ext} {variation} {date} {preset}'],
+    ['a bad --template', ['--template', '{nom}.{ext}'], 'clipdesk: --template: unknown token {nom}; use {name} {ext} {variation} {date} {preset} {n} (or {n:3} for 001, 002…)'],
     ['a --out under a file', ['--out', '<file>/out'], 'clipdesk: --out: <file> is a file, not a folder']
   ])('%s: one line, exit 2, no job, no output folder', (_name, extra, line) => {
     const data = join(root, `data-${Math.random().toString(36).slice(2)}`)

@@ -72,6 +72,11 @@ describe('clipdesk process: what was asked, resume, clashes, report', () => {
     const t = runCli(['process', join(input, 'a.png'), '--out', templated, '--template', '{preset}/{name}-cut.{ext}', '--data-dir', data])
     expect(t.code, t.stderr).toBe(0)
     expect(outputs(templated)).toEqual(['cut-out/a-cut.png'])
+    // {n}: each photo's number among the command's inputs (a.jpg, a.png; broken.png failed), zero-padded.
+    const numbered = join(root, 'out-numbered')
+    const n = runCli(['process', input, '--out', numbered, '--template', 'sku-{n:3}-{name}.{ext}', '--data-dir', data])
+    expect(n.code).toBe(1)
+    expect(outputs(numbered)).toEqual(['sku-001-a.png', 'sku-002-a.png'])
     const bad = runCli(['process', input, '--out', templated, '--template', '{nope}.{ext}'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('--template')

@@ -1,9 +1,11 @@
 /**
  * One engine per data folder, across real processes: a second `clipdesk process` or `serve` on
  * a folder that a running `clipdesk serve` uses is refused with the reason, and the folder is
- * free again once that serve is gone, even killed with SIGKILL.
+ * free again the moment that serve is gone, even killed with SIGKILL and not yet reaped. A lock
+ * file naming a live process that holds no lock (a crash's, an id reused) refuses nobody.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -41,11 +43,22 @@ describe('one engine per data folder', () => {
       expect(second).toContain(`another Clipdesk process (pid ${running.child.pid}`)
     } finally {
       running.child.kill('SIGKILL')
-      await running.exited
     }
-    // Killed: its lock is stale, and the folder works again.
+    // Killed, and started again at once: `runCli` blocks this process, so the killed serve is
+    // not reaped yet (a zombie, whose id still answers `kill(pid, 0)`). The kernel dropped its lock.
     const after = runCli(['process', join(root, 'in'), '--out', join(root, 'out'), '--data-dir', dataDir, '--params', 'alpha=keep'])
     expect(after.code, after.stderr).toBe(0)
     expect(after.stdout).toContain('Done: 1 file.')
+    await running.exited
+  })
+
+  it('is not refused by a lock file that names a live process holding no lock', () => {
+    const dataDir = join(root, 'data-stale')
+    mkdirSync(dataDir)
+    // This test runner is live and foreign to the command; it holds no lock on this folder.
+    writeFileSync(join(dataDir, 'engine.lock'), JSON.stringify({ pid: process.pid, host: hostname(), token: 't', since: '2026-01-01T00:00:00.000Z', role: 'serve' }))
+    const run = runCli(['process', join(root, 'in'), '--out', join(root, 'out-stale'), '--data-dir', dataDir, '--params', 'alpha=keep'])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toContain('Done: 1 file.')
   })
 })

@@ -94,7 +94,7 @@ it('with no template, each writes the names of its documented default, the same 
     const expected = (feature: 'batch' | 'process' | 'watch'): string[] =>
       inputs.flatMap((relPath) =>
         outputNames(
-          { relPath: MIRRORS_FOLDER_NAME[feature] ? `photos-default/${relPath}` : relPath, template: DEFAULT_TEMPLATES[feature], mode: 'clipping', params: null, date: '' },
+          { relPath: MIRRORS_FOLDER_NAME[feature] ? `photos-default/${relPath}` : relPath, template: DEFAULT_TEMPLATES[feature], mode: 'clipping', params: null, date: '', seq: 1 },
           [{ variation: 'clipping', ext: 'png' }]
         )
       )

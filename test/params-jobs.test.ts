@@ -79,11 +79,11 @@ describe('parameter sets are checked at upload: 422 naming each key, no job, no 
     ['primary outside its own variations', { mode: 'params', params: 'variations=compose;primary=clipping' }, ['params.primary']],
     ['margin leaves no room', { mode: 'params', params: 'size=200x200;margin=100px' }, ['params.margin']],
     ['margin 50 %', { mode: 'params', params: 'margin=50%' }, ['params.margin']],
-    ['bad set in mode clipping', { params: 'crop=all' }, ['params.crop']],
+    ['bad set without a mode (runs as params)', { params: 'crop=all' }, ['params.crop']],
     ['JSON in a multipart text part', { mode: 'params', params: '{"size": 20000, "foo": 1}' }, ['params.foo', 'params.size']],
     ['broken JSON', { mode: 'params', params: '{"size": ' }, ['params']],
     ['over 2,048 characters', { mode: 'params', params: 'shadow=none;' + 'x'.repeat(2040) }, ['params']],
-    ['bad set and bad format together', { mode: 'params', params: 'position=top', output_format: 'gif' }, ['output_format', 'params.position']]
+    ['bad set and bad format together', { mode: 'params', params: 'position=middle', output_format: 'gif' }, ['output_format', 'params.position']]
   ]
 
   it.each(cases)('%s', async (_name, fields, expected) => {
@@ -202,6 +202,8 @@ describe('real jobs: every mode and output format reaches done with the document
     expect(box.y).toBeGreaterThanOrEqual(99)
     expect(Math.abs(box.x + box.width / 2 - 1000)).toBeLessThanOrEqual(2)
     expect(Math.abs(box.y + box.height / 2 - 1000)).toBeLessThanOrEqual(2)
+    // 6.9× is a blow-up, and the main file's warnings say so (upscale=allow).
+    expect(body.warnings.clipping).toEqual([expect.stringMatching(/^enlarged 6\.9×: the subject/)])
     const mask = await sharp((await download(body.final_urls.mask)).bytes).metadata()
     expect([mask.format, mask.channels]).toEqual(['tiff', 1])
   })

@@ -183,6 +183,7 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
       ['a variation not asked for', () => send([{ name: 'mask.png', bytes: ok }]), /not one of clipping\.png/],
       ['more parts than outputs', () => send([{ name: 'clipping.png', bytes: ok }, { name: 'clipping.png', bytes: ok }]), /too many/],
       ['a script in an .hta part', () => send([{ name: 'clipping.hta', bytes: Buffer.from('<script>x</script>') }]), /not one of/],
+      ['a 1×1 PNG for the job\'s 8×8 input', () => send([{ name: 'clipping.png', bytes: header1x1 }]), /1×1, expected 8×8/],
       ['a 1×1 PNG of 17 MB', () => send([{ name: 'clipping.png', bytes: Buffer.concat([header1x1, Buffer.alloc(17 * MB)]) }]), /at most/],
       ['no meta', () => honest.result(id, claim.token, { files: [{ name: 'clipping.png', bytes: ok }] }), /missing/],
       ['21 warnings', () => send([{ name: 'clipping.png', bytes: ok }], { ...meta, warnings: { clipping: Array.from({ length: 21 }, () => 'w') } }), /bad list/],
@@ -233,11 +234,12 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     const holders = []
     const boundary = 'clipdeskboundary'
     const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="clipping.png"; filename="clipping.png"\r\n\r\n`)
-    // Two uploads declaring the largest body hold the whole budget (twice the body limit) while they trickle.
-    for (let i = 0; i < 2; i++) {
+    // Two uploads declaring the largest body hold the whole budget (twice the body limit) while
+    // they trickle: one of each worker key, as one key may hold only one result's worth of it.
+    for (const worker of [honest, attacker]) {
       const id = await newJob()
-      const claim = await honest.claimed(id)
-      const headers = { ...honest.headers(claim.token, false), 'Content-Type': `multipart/form-data; boundary=${boundary}` }
+      const claim = await worker.claimed(id)
+      const headers = { ...worker.headers(claim.token, false), 'Content-Type': `multipart/form-data; boundary=${boundary}` }
       const post = rawPost(`${base()}/api/v1/studio/result/${id}`, headers, { total: 1024, declared: MAX_RESULT_MB * MB, head, hold: true })
       await post.opened
       holders.push(post)

@@ -11,10 +11,13 @@
  */
 import { rendererCsp } from '../shared/csp'
 import { join } from 'node:path'
-import { app, BrowserWindow, dialog, Menu, nativeImage, screen, session, shell, Tray, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, screen, session, shell, Tray, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron'
 import type { AppSettings, ListenerStatus, Screen } from '../shared/app'
-import { ipcChannel, type IpcEvent, type IpcEventMap } from '../shared/ipc'
+import { ipcChannel, START_DRAG_CHANNEL, type IpcEvent, type IpcEventMap } from '../shared/ipc'
 import { forwardAppEvents } from './app-api/app-api'
+import { createResultHandlers, type ResultHost } from './app-api/results'
+import { dragHandler, type DragEvent } from './shell/drag'
+import { applicationDialog, launchDetached, openWith } from './shell/open-with'
 import { composeServices } from './compose-services'
 import { ACTIVE_STATUSES } from './engine/queue/transitions'
 import { DataDirBusy } from './engine/store/run-lock'
@@ -37,8 +40,24 @@ let mainWindow: BrowserWindow | null = null
 let tray: Tray | null = null
 
 /** Only our own window's main frame may call the API. */
-function fromOurWindow(event: IpcMainInvokeEvent): boolean {
+function fromOurWindow(event: Pick<IpcMainInvokeEvent, 'sender' | 'senderFrame'>): boolean {
   return mainWindow !== null && event.sender === mainWindow.webContents && event.senderFrame === mainWindow.webContents.mainFrame
+}
+
+/** Results that leave the app: Open with… (the system's chooser, or an application picked in a dialog) and Show in folder. */
+const resultHost: ResultHost = {
+  openWith: (path) =>
+    openWith(path, {
+      platform: process.platform,
+      launch: launchDetached,
+      async pickApplication() {
+        // 'openFile' alone: a macOS .app bundle is then picked as one file.
+        const options = { ...applicationDialog(process.platform), properties: ['openFile' as const] }
+        const r = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options)
+        return r.canceled ? null : (r.filePaths[0] ?? null)
+      }
+    }),
+  showInFolder: (path) => shell.showItemInFolder(path)
 }
 
 function push<E extends IpcEvent>(event: E, payload: IpcEventMap[E]): void {
@@ -175,7 +194,8 @@ async function main(): Promise<void> {
         const r = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options)
         return r.canceled ? null : (r.filePaths[0] ?? null)
       },
-      openPath: (path) => shell.openPath(path)
+      openPath: (path) => shell.openPath(path),
+      ...resultHost
     },
     address
   )
@@ -186,6 +206,18 @@ async function main(): Promise<void> {
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
   serveResultProtocol(engine, batches)
   handleIpc(api, fromOurWindow)
+  // A result dragged out of the window: a send (the drag must start while the renderer's dragstart runs).
+  const { dragFile } = createResultHandlers(batches, resultHost)
+  const onDrag = dragHandler({
+    trusted: (e) => fromOurWindow(e as unknown as Pick<IpcMainInvokeEvent, 'sender' | 'senderFrame'>),
+    resolve: dragFile,
+    icon: (file) => {
+      const image = nativeImage.createFromPath(file)
+      return image.isEmpty() ? nativeImage.createFromBuffer(Buffer.from(TRAY_ICON_PNG_BASE64, 'base64')) : image.resize({ width: 64 })
+    },
+    refused: (message) => console.error(`clipdesk: ${message}`)
+  })
+  ipcMain.on(START_DRAG_CHANNEL, (event, target) => void onDrag(event as unknown as DragEvent, target))
   // Progress is pushed, never polled over IPC.
   forwardAppEvents({ engine, batches, address, watch, studio }, push)
 

@@ -3,7 +3,7 @@
  * Built as CommonJS because sandboxed preloads cannot load ES modules.
  */
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron'
-import { IPC_EVENTS, IPC_METHODS, ipcChannel, type ClipdeskApi, type IpcEvent, type IpcEventMap } from '../shared/ipc'
+import { IPC_EVENTS, IPC_METHODS, ipcChannel, START_DRAG_CHANNEL, type ClipdeskApi, type IpcEvent, type IpcEventMap } from '../shared/ipc'
 
 const methods = Object.fromEntries(IPC_METHODS.map((name) => [name, (arg: unknown) => ipcRenderer.invoke(ipcChannel(name), arg)]))
 
@@ -14,6 +14,9 @@ const api = {
     const wrapped = (_e: IpcRendererEvent, payload: IpcEventMap[E]): void => listener(payload)
     ipcRenderer.on(ipcChannel(event), wrapped)
     return () => ipcRenderer.off(ipcChannel(event), wrapped)
+  },
+  startDrag(target) {
+    ipcRenderer.send(START_DRAG_CHANNEL, target)
   },
   // Sandboxed pages see no file paths; drag-and-drop of files and folders needs them.
   pathForFile(file: File): string {

@@ -99,6 +99,10 @@ export interface AppInfo {
   version: string
   canPickFolder: boolean
   canOpenPath: boolean
+  /** Results can be opened with another application, shown in their folder and dragged out (the app). */
+  canOpenWith: boolean
+  /** Results and batches can be downloaded (the browser app). */
+  canDownload: boolean
   /** Default destination for a new batch. */
   defaultDestination: string
 }

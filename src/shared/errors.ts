@@ -19,6 +19,8 @@ export const ERROR_STATUS = {
   /** The thing asked for is in a state that does not allow it now (a file not done, a touch-up under way). */
   conflict: 409,
   job_held: 409,
+  /** A request body arrived slower than the listener's rate floor (docs/api.md §15). */
+  request_timeout: 408,
   payload_too_large: 413,
   validation_failed: 422,
   image_too_large: 422,

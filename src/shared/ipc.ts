@@ -10,6 +10,7 @@ import type { BatchAddRequest, BatchAddResult, BatchCreateRequest, BatchDetail, 
 import type { ErrorBody } from './errors'
 import type { ModelAddRequest, ModelAddResult, ModelInfo, ModelTestRun } from './models'
 import type { PresetInfo, PresetSaveRequest } from './presets'
+import type { ResultDownload, ResultTarget } from './results'
 import type { StudioView } from './studio'
 import type { TouchUpPreview, TouchUpPreviewRequest, TouchUpResult, TouchUpSaveRequest } from './touchup'
 import type { WatchAddRequest, WatchEvent, WatchFolderView, WatchRetryRequest, WatchRetryResult, WatchUpdateRequest } from './watch'
@@ -36,6 +37,18 @@ export interface IpcInvokeMap {
   batchResume: [string, BatchSummary]
   batchDelete: [string, boolean]
   batchOpenOutput: [BatchTarget, OpenPathResult]
+  /**
+   * Results that leave the app (docs/batches.md): one written file of a done item opened with an
+   * application the user chooses (the system's chooser where it has one), or shown selected in its
+   * folder; the app only (`AppInfo.canOpenWith`). 404 not_found (batch, item, file), 409 conflict
+   * (not done), 422 when the file is no longer a plain file (a link or a pipe put in its place).
+   */
+  resultOpenWith: [ResultTarget, OpenPathResult]
+  resultShowInFolder: [ResultTarget, OpenPathResult]
+  /** A signed address that downloads one written file (the browser app: `AppInfo.canDownload`); refusals as above. */
+  resultDownload: [ResultTarget, ResultDownload]
+  /** A signed address that downloads every written file of a batch as one zip, streamed (the browser app). */
+  batchDownload: [string, ResultDownload]
   /**
    * Touch-up of a done file of a batch or of a watched folder (docs/review.md "Touch-up"): the
    * cutout with the strokes so far at the preview's size, without running the model. 404
@@ -119,6 +132,10 @@ export const IPC_METHODS = [
   'batchResume',
   'batchDelete',
   'batchOpenOutput',
+  'resultOpenWith',
+  'resultShowInFolder',
+  'resultDownload',
+  'batchDownload',
   'touchUpPreview',
   'touchUp',
   'jobCancel',
@@ -166,7 +183,12 @@ export type ClipdeskApi = IpcHandlers & {
   on<E extends IpcEvent>(event: E, listener: (payload: IpcEventMap[E]) => void): () => void
   /** The path on disk of a dropped or picked file (Electron's webUtils); '' when it has none. */
   pathForFile(file: File): string
+  /** Starts dragging a written result out of the window into another application (the app only; Electron's startDrag). */
+  startDrag(target: ResultTarget): void
 }
+
+/** The channel of `startDrag` (a send, not an invoke: the drag must start while the renderer's dragstart runs). */
+export const START_DRAG_CHANNEL = 'clipdesk:startDrag'
 
 /**
  * What main answers instead of a method's result when the handler threw: the renderer's

@@ -8,9 +8,21 @@
 import { stripControls } from './text'
 import { MODE_FILE_WORD, variationFileWord } from './vocabulary'
 
-export const NAME_TOKENS = ['name', 'ext', 'variation', 'date', 'preset'] as const
+export const NAME_TOKENS = ['name', 'ext', 'variation', 'date', 'preset', 'n'] as const
 export type NameToken = (typeof NAME_TOKENS)[number]
 export type TokenValues = Record<NameToken, string>
+
+/**
+ * One token as written in a template: its name and, for `{n}` only, a width to zero-pad to
+ * (`{n:3}` → `007`). Null when the text between the braces is no token.
+ */
+function parseToken(inner: string): { token: NameToken; width: number } | null {
+  const [name, width, ...rest] = inner.split(':')
+  if (rest.length > 0 || !(NAME_TOKENS as readonly string[]).includes(name!)) return null
+  if (width === undefined) return { token: name as NameToken, width: 0 }
+  if (name !== 'n' || !/^[1-9]$/.test(width)) return null
+  return { token: 'n', width: Number(width) }
+}
 
 /** The default naming of batches and `clipdesk process`: `{name}.{ext}`, or with the variation when several files are written. */
 export function defaultTemplate(several: boolean): string {
@@ -47,7 +59,8 @@ export const MIRRORS_FOLDER_NAME: Record<OutputFeature, boolean> = { batch: true
 const TOKEN_RE = /\{([^{}]*)\}/g
 
 /**
- * Checks a name template. Tokens are `{name} {ext} {variation} {date} {preset}`; the literal
+ * Checks a name template. Tokens are `{name} {ext} {variation} {date} {preset} {n}` (`{n}`: the
+ * input's number in its run, from 1; `{n:3}` pads it with zeros to 3 digits); the literal
  * text may contain `/` for sub-folders but no `..` segment, no leading `/`, no `\`.
  * Returns the problem in words, or null when the template is fine.
  */
@@ -56,8 +69,8 @@ export function templateProblem(template: string): string | null {
   if (template.length > 512) return 'the name template is longer than 512 characters'
   if (/[\0-\x1f]/.test(template)) return 'the name template contains control characters'
   for (const m of template.matchAll(TOKEN_RE)) {
-    if (!(NAME_TOKENS as readonly string[]).includes(m[1]!)) {
-      return `unknown token {${m[1]}}; use ${NAME_TOKENS.map((t) => `{${t}}`).join(' ')}`
+    if (!parseToken(m[1]!)) {
+      return `unknown token {${m[1]}}; use ${NAME_TOKENS.map((t) => `{${t}}`).join(' ')} (or {n:3} for 001, 002…)`
     }
   }
   const literal = template.replace(TOKEN_RE, 'x')
@@ -120,7 +133,10 @@ export function sanitizeSegment(segment: string): string {
 export function renderTemplate(template: string, values: TokenValues): string {
   const problem = templateProblem(template)
   if (problem) throw new Error(`bad name template "${template}": ${problem}`)
-  const rendered = template.replace(/\{([a-z]+)\}/g, (_m, token: NameToken) => sanitizeToken(values[token]))
+  const rendered = template.replace(TOKEN_RE, (_m, inner: string) => {
+    const { token, width } = parseToken(inner)!
+    return sanitizeToken(values[token].padStart(width, '0'))
+  })
   return rendered.split('/').map(sanitizeSegment).join('/')
 }
 
@@ -160,6 +176,8 @@ export interface NamingInput {
   params: unknown
   /** The `{date}` value (`dateToken`, or a placeholder in a preview). */
   date: string
+  /** The `{n}` value: the input's number in its run, from 1 (a batch's file order, a folder's arrival order, a command's input order). */
+  seq: number
 }
 
 /**
@@ -174,6 +192,6 @@ export function outputNames(input: NamingInput, results: ReadonlyArray<{ variati
   const folder = dirs.map(sanitizeSegment)
   // `{variation}` is the designer's word for it (`cut-out`, `with-shadow`: src/shared/vocabulary.ts), not the API's name.
   return results.map((r) =>
-    [...folder, renderTemplate(template, { name: stem, ext: r.ext, variation: variationFileWord(r.variation), date: input.date, preset })].join('/')
+    [...folder, renderTemplate(template, { name: stem, ext: r.ext, variation: variationFileWord(r.variation), date: input.date, preset, n: String(input.seq) })].join('/')
   )
 }

@@ -57,7 +57,9 @@ export function plannedOutputs(
     name_template?: string | null
   },
   relPath: string,
-  lookup: PresetLookup
+  lookup: PresetLookup,
+  /** The input's number in the run (`{n}`), from 1. */
+  seq = 1
 ): PlannedOutputs | null {
   const parsed = input.params === null ? null : parseParams(input.params)
   if (parsed && !parsed.ok) return null
@@ -67,7 +69,7 @@ export function plannedOutputs(
   const all = writesAllVariations(input.params, input.all_variations)
   const chosen = resultsToWrite(variations.map((variation) => ({ variation, ext: input.output_format })), primary, all)
   const names = outputNames(
-    { relPath, template: input.name_template ?? DEFAULT_TEMPLATES.batch, mode: input.mode, params: input.params, date: PREVIEW_DATE },
+    { relPath, template: input.name_template ?? DEFAULT_TEMPLATES.batch, mode: input.mode, params: input.params, date: PREVIEW_DATE, seq },
     chosen
   )
   return { variations: chosen.map((r) => r.variation), primary, names }

@@ -13,13 +13,85 @@ export type BackgroundSpec =
 
 export type SizeSpec = { kind: 'original' } | { kind: 'box'; width: number; height: number } | { kind: 'long'; max: number }
 
+/** One length of a margin: pixels, or a share of the canvas's width (left/right) or height (top/bottom). */
+export interface MarginLength {
+  unit: '%' | 'px'
+  value: number
+}
+
+/**
+ * `margin=`: one length for the four sides, or four in CSS order (top, right, bottom, left).
+ * A stored set of a version before four sides holds the single form, which stays valid.
+ */
+export type MarginSpec = MarginLength | [MarginLength, MarginLength, MarginLength, MarginLength]
+
+export interface MarginSides {
+  top: MarginLength
+  right: MarginLength
+  bottom: MarginLength
+  left: MarginLength
+}
+
+/** The four sides of a margin, whichever form it was given in. */
+export function marginSides(m: MarginSpec): MarginSides {
+  if (Array.isArray(m)) return { top: m[0], right: m[1], bottom: m[2], left: m[3] }
+  return { top: m, right: m, bottom: m, left: m }
+}
+
+export type HorizontalAlign = 'left' | 'center' | 'right'
+export type VerticalAlign = 'top' | 'center' | 'bottom'
+
+/**
+ * `position=`: where the placed part sits on each axis, in its shortest form: `center` (both
+ * axes centred), `top`/`bottom` (centred horizontally), `left`/`right` (centred vertically), or
+ * `<x>,<y>` when neither axis is centred (`left,bottom`).
+ */
+export type PositionSpec = 'center' | 'top' | 'bottom' | 'left' | 'right' | `${'left' | 'right'},${'top' | 'bottom'}`
+
+/** The alignment of each axis of a position. */
+export function positionAxes(p: PositionSpec): { x: HorizontalAlign; y: VerticalAlign } {
+  switch (p) {
+    case 'center':
+      return { x: 'center', y: 'center' }
+    case 'top':
+    case 'bottom':
+      return { x: 'center', y: p }
+    case 'left':
+    case 'right':
+      return { x: p, y: 'center' }
+    default: {
+      const [x, y] = p.split(',') as [HorizontalAlign, VerticalAlign]
+      return { x, y }
+    }
+  }
+}
+
+/** The shortest form of a position (what `positionAxes` reads back). */
+export function positionOf(x: HorizontalAlign, y: VerticalAlign): PositionSpec {
+  if (x === 'center') return y
+  if (y === 'center') return x
+  return `${x},${y}`
+}
+
+/**
+ * How far a job may enlarge the placed part of the photo before it says so (`upscale=allow`):
+ * beyond 2× the pixels are visibly soft.
+ */
+export const UPSCALE_WARN_FACTOR = 2
+
 export interface JobParams {
   background: BackgroundSpec
   shadow: 'none' | 'top'
   crop: 'none' | 'subject'
   size: SizeSpec
-  margin: { unit: '%' | 'px'; value: number }
-  position: 'center' | 'bottom'
+  margin: MarginSpec
+  position: PositionSpec
+  /**
+   * `allow`: the placed part is scaled to fit the canvas whatever it takes, with a warning beyond
+   * `UPSCALE_WARN_FACTOR`; `never`: it is never enlarged, it keeps the photo's own size.
+   * Absent in sets stored before the key existed (read as `allow`, what they did).
+   */
+  upscale?: 'allow' | 'never'
   /** Variations to make, in order. */
   variations: Variation[]
   /** The variation `final_url` points at. */
@@ -48,6 +120,7 @@ export const CLIPPING_DEFAULTS: JobParams = {
   size: { kind: 'original' },
   margin: { unit: 'px', value: 0 },
   position: 'center',
+  upscale: 'allow',
   variations: ['clipping'],
   primary: 'clipping',
   quality: null,

@@ -82,7 +82,8 @@ describe('parseParams: every bad value is refused naming its key', () => {
     ['crop', ['box', '']],
     ['size', ['0x100', '100x0', '10001x10', '10x10001', '0', '10001', 'big', '100x', '-5', '1.5x2', '']],
     ['margin', ['50%', '75%', '-1%', '5', '5pt', '5001px', '1.5px', 'px', '']],
-    ['position', ['top', 'left', '']],
+    ['position', ['middle', 'Top', 'bottom,left', 'left,right', 'left,center,top', '']],
+    ['upscale', ['yes', 'Never', '']],
     ['variations', ['', 'compose,compose', 'compose,cutout', ',', 'Compose']],
     ['primary', ['cutout', '', 'Compose']],
     ['quality', ['0', '101', '50.5', 'high', '-1', '']],
@@ -124,8 +125,11 @@ describe('parseParams: every bad value is refused naming its key', () => {
   })
 
   it('messages say what was expected and what came', () => {
-    const r = parseParams('position=top')
-    expect(!r.ok && r.details[0]).toEqual({ field: 'params.position', issue: 'expected center or bottom, got "top"' })
+    const r = parseParams('position=middle')
+    expect(!r.ok && r.details[0]).toEqual({
+      field: 'params.position',
+      issue: 'expected center, top, bottom, left, right, or <x>,<y> (x: left, center, right; y: top, center, bottom), got "middle"'
+    })
     const v = parseParams('variations=compose,compose,clipping,clipping')
     expect(!v.ok && v.details[0]!.issue).toBe('lists compose, clipping more than once')
   })
@@ -200,12 +204,12 @@ describe('parseParams: forms', () => {
   })
 
   it('formatParams writes what parseParams reads back', () => {
-    const text = 'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite;metadata=keep-gps'
+    const text = 'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite;metadata=keep-gps'
     const v = values(text)
-    expect(formatParams(v)).toBe('background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite;metadata=keep-gps')
+    expect(formatParams(v)).toBe('background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite;metadata=keep-gps')
     expect(values(formatParams(v))).toEqual(v)
     expect(formatParams({ background: { kind: 'color', rgba: [1, 2, 3, 4] }, size: { kind: 'long', max: 900 } }, 'base')).toBe('base;background=#01020304;size=900')
-    expect(PARAM_KEYS).toHaveLength(13)
+    expect(PARAM_KEYS).toHaveLength(14)
     expect(fields('metadata=all')).toEqual(['params.metadata'])
     expect(values('metadata=strip')).toEqual({ metadata: 'strip' })
     expect(fields('model=Big Model')).toEqual(['params.model'])
@@ -256,8 +260,8 @@ describe('resolveParams', () => {
     expect(own.ok && own.value.primary).toBe('mask') // no compose: the first one
     const withCompose = resolveParams('params', set('variations=mask,compose'), builtins)
     expect(withCompose.ok && withCompose.value.primary).toBe('compose')
-    // ecommerce-white's primary (shadowTop) is not made in mode clipping: clipping stays the primary.
-    const clipping = resolveParams('clipping', set('ecommerce-white'), builtins)
+    // Framing keys apply to mode clipping: only the clipping is made, cropped to the subject.
+    const clipping = resolveParams('clipping', set('crop=subject;size=2000x2000'), builtins)
     expect(clipping.ok && [clipping.value.variations, clipping.value.primary, clipping.value.crop]).toEqual([['clipping'], 'clipping', 'subject'])
   })
 
@@ -281,8 +285,11 @@ describe('built-in presets', () => {
     for (const p of BUILTIN_PRESETS) {
       expect(p.builtin).toBe(true)
       expect(values(p.params)).toEqual(p.values)
-      for (const mode of ['clipping', 'background', 'params'] as const) expect(resolveParams(mode, set(p.name), builtins).ok).toBe(true)
+      for (const mode of ['background', 'params'] as const) expect(resolveParams(mode, set(p.name), builtins).ok).toBe(true)
     }
+    // Only transparent-square makes nothing mode=clipping cannot: the others are refused there, never dropped.
+    const inClipping = BUILTIN_PRESETS.filter((p) => resolveParams('clipping', set(p.name), builtins).ok).map((p) => p.name)
+    expect(inClipping).toEqual(['transparent-square'])
   })
 
   it('ecommerce-white is white, shadow top, crop subject, 2000x2000, 5% margin, bottom-centred', () => {

@@ -18,9 +18,13 @@ import { VARIATIONS, type Mode, type Variation } from './api'
 import type { ErrorDetail } from './errors'
 import { COLOUR_NAMES } from './colours'
 import { MODEL_NAME_PATTERN } from './models'
-import { MODE_DEFAULTS, type BackgroundSpec, type JobParams, type SizeSpec } from './params-types'
+import { marginRoomProblem, MAX_MARGIN_PX, MARGIN_PERCENT_LIMIT, readMargin, readPosition } from './params-framing'
+import { modeConflicts } from './params-mode'
+import { MODE_DEFAULTS, UPSCALE_WARN_FACTOR, type BackgroundSpec, type JobParams, type MarginSpec, type SizeSpec } from './params-types'
 
 export { COLOUR_NAMES } from './colours'
+export { MAX_MARGIN_PX, MARGIN_PERCENT_LIMIT } from './params-framing'
+export { jobMode } from './params-mode'
 
 /** Longest accepted `params` string (docs/params.md, docs/api.md limits). */
 export const MAX_PARAMS_LENGTH = 2048
@@ -28,10 +32,6 @@ export const MAX_PARAMS_LENGTH = 2048
 export const MAX_OUTPUT_SIDE = 10_000
 /** Largest `blur:<px>` radius. */
 export const MAX_BLUR_RADIUS = 250
-/** Largest `margin=<n>px`. */
-export const MAX_MARGIN_PX = 5_000
-/** `margin=<n>%` must stay below this (the subject needs some room). */
-export const MARGIN_PERCENT_LIMIT = 50
 
 /** A preset's name: also what makes a `params` string a preset reference. */
 export const PRESET_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/
@@ -44,6 +44,7 @@ export const PARAM_KEYS = [
   'size',
   'margin',
   'position',
+  'upscale',
   'variations',
   'primary',
   'quality',
@@ -73,8 +74,9 @@ export const PARAM_EXPECTED: Record<ParamKey, string> = {
   shadow: 'none or top',
   crop: 'none or subject',
   size: `original, <W>x<H> or <max> (whole numbers from 1 to ${MAX_OUTPUT_SIDE})`,
-  margin: `<n>% (0 to under ${MARGIN_PERCENT_LIMIT}) or <n>px (0 to ${MAX_MARGIN_PX})`,
-  position: 'center or bottom',
+  margin: `<n>% (0 to under ${MARGIN_PERCENT_LIMIT}) or <n>px (0 to ${MAX_MARGIN_PX}), or four of them for top,right,bottom,left (4%,6%,8%,6%)`,
+  position: 'center, top, bottom, left, right, or <x>,<y> (x: left, center, right; y: top, center, bottom)',
+  upscale: `allow (enlarged to fit, said in warnings beyond ${UPSCALE_WARN_FACTOR}×) or never (kept at the photo's own size)`,
   variations: `a comma-separated list of ${VARIATIONS.join(', ')} (each at most once)`,
   primary: `one of ${VARIATIONS.join(', ')}`,
   quality: 'a whole number from 1 to 100',
@@ -153,22 +155,15 @@ const SCHEMAS: { [K in ParamKey]: z.ZodType<NonNullable<JobParams[K]>, unknown> 
     }
     return issue(ctx, '')
   }),
-  margin: z.union([z.number(), z.string().trim()]).transform((v, ctx): JobParams['margin'] => {
-    const px = (n: number, raw: unknown) =>
-      isWhole(n, 0, MAX_MARGIN_PX) ? { unit: 'px' as const, value: n } : issue(ctx, `a margin in pixels must be a whole number from 0 to ${MAX_MARGIN_PX}, got ${describe(raw)}`)
-    if (typeof v === 'number') return px(v, v)
-    if (v === '0') return { unit: 'px', value: 0 }
-    const pct = /^(\d+(?:\.\d+)?)%$/.exec(v)
-    if (pct) {
-      const n = Number(pct[1])
-      if (n >= MARGIN_PERCENT_LIMIT) return issue(ctx, `a margin in percent must be under ${MARGIN_PERCENT_LIMIT}%, got ${describe(v)}`)
-      return { unit: '%', value: n }
-    }
-    const inPx = /^(\d+)px$/.exec(v)
-    if (inPx) return px(Number(inPx[1]), v)
-    return issue(ctx, '')
+  margin: z.union([z.number(), z.string(), z.array(z.union([z.number(), z.string()]))]).transform((v, ctx): MarginSpec => {
+    const r = readMargin(v)
+    return r.ok ? r.value : issue(ctx, r.issue ?? '')
   }),
-  position: z.enum(['center', 'bottom']),
+  position: z.string().transform((v, ctx): JobParams['position'] => {
+    const r = readPosition(v)
+    return r.ok ? r.value : issue(ctx, r.issue ?? '')
+  }),
+  upscale: z.enum(['allow', 'never']),
   variations: z.union([z.array(z.string()), z.string()]).transform((v, ctx): Variation[] => {
     const names = (typeof v === 'string' ? v.split(',') : v).map((n) => n.trim())
     if (names.length === 0 || names.every((n) => n === '')) return issue(ctx, 'name at least one variation')
@@ -317,9 +312,11 @@ export type PresetLookup = (name: string) => ParamValues | null
  * - `variations`: the set's, else the preset's, else the mode's defaults; for `background`
  *   and `params` the defaults leave out `shadowTop` when `shadow=none`.
  * - `primary`: the set's own `primary` must be among the variations; otherwise the preset's
- *   when it is among them, else the mode's (`clipping` / `compose`) when it is among them,
- *   else the first variation.
- * - a margin in pixels must leave room inside a `<W>x<H>` or `<max>` canvas.
+ *   when it is among them, else `shadowTop` when the set asks for `shadow=top` (the main file
+ *   shows what was asked for), else the mode's (`clipping` / `compose`), else the first
+ *   variation.
+ * - with an explicit `mode=clipping`, keys that cannot apply are refused (`params-mode.ts`).
+ * - a margin must leave room inside a `<W>x<H>` or `<max>` canvas, on each axis.
  */
 export function resolveParams(mode: Mode, set: ParamSet | null, lookup: PresetLookup): ParamsResolution {
   const base = MODE_DEFAULTS[mode]
@@ -342,17 +339,14 @@ export function resolveParams(mode: Mode, set: ParamSet | null, lookup: PresetLo
   if (own.primary && !variations.includes(own.primary)) {
     details.push({ field: 'params.primary', issue: `"${own.primary}" is not among the variations made (${variations.join(', ')})` })
   }
-  const candidates = [own.primary, preset.primary, base.primary]
+  details.push(...modeConflicts(mode, own, preset, set?.preset ?? null))
+  // A set that asks for a shadow and names no main file gets the shadow in its main file.
+  const asksShadow: Variation | undefined = (own.shadow ?? preset.shadow) === 'top' ? 'shadowTop' : undefined
+  const candidates = [own.primary, preset.primary, asksShadow, base.primary]
   merged.primary = candidates.find((v): v is Variation => v !== undefined && variations.includes(v)) ?? variations[0]!
 
-  const { size, margin } = merged
-  const shortSide = size.kind === 'box' ? Math.min(size.width, size.height) : size.kind === 'long' ? size.max : Infinity
-  if (margin.unit === 'px' && 2 * margin.value >= shortSide) {
-    details.push({
-      field: 'params.margin',
-      issue: `${margin.value}px on each side leaves no room for the subject in size=${formatValue('size', size)}`
-    })
-  }
+  const tight = marginRoomProblem(merged.margin, merged.size)
+  if (tight) details.push({ field: 'params.margin', issue: `${formatValue('margin', merged.margin)} ${tight} in size=${formatValue('size', merged.size)}` })
   return details.length > 0 ? { ok: false, details } : { ok: true, value: merged }
 }
 
@@ -372,8 +366,8 @@ export function formatValue<K extends ParamKey>(key: K, value: NonNullable<JobPa
       return size.kind === 'original' ? 'original' : size.kind === 'box' ? `${size.width}x${size.height}` : String(size.max)
     }
     case 'margin': {
-      const m = value as JobParams['margin']
-      return `${m.value}${m.unit}`
+      const m = value as MarginSpec
+      return (Array.isArray(m) ? m : [m]).map((side) => `${side.value}${side.unit}`).join(',')
     }
     case 'variations':
       return (value as Variation[]).join(',')

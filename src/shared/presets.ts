@@ -4,6 +4,7 @@
  * over IPC (`presetsList`, `presetsSave`, `presetsDelete`) and `clipdesk presets`.
  * No Node, no DOM here.
  */
+import type { IpcUploadRequest } from './ipc'
 import { formatParams, parseParams, type ParamValues } from './params'
 
 /** A preset as listed (IPC `presetsList`, `clipdesk presets list`). */
@@ -72,26 +73,26 @@ const DEFINITIONS: BuiltinDefinition[] = [
   {
     name: 'ecommerce-white',
     title: 'E-commerce white',
-    description: 'Product on pure white, cropped to the subject, 2000×2000 with a 5 % margin, standing on the bottom margin, with a contact shadow (main file: with shadow).',
-    params: 'background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=5%;position=bottom;primary=shadowTop'
+    description: 'Product on pure white, cropped to the subject, 2000×2000 with a 5 % margin, standing on the bottom margin, with a contact shadow (main file: with shadow). A side the photo cuts (a torso cut at the waist) stays on the edge, with no shadow under it; a small photo is enlarged to fill, with a warning beyond 2×.',
+    params: 'background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=5%;position=bottom;upscale=allow;primary=shadowTop'
   },
   {
     name: 'transparent-square',
     title: 'Transparent square',
-    description: 'Cut-out on a transparent 2000×2000 square, cropped to the subject and centred with a 5 % margin.',
-    params: 'background=transparent;shadow=none;crop=subject;size=2000x2000;margin=5%;position=center;variations=clipping,mask;primary=clipping'
+    description: 'Cut-out on a transparent 2000×2000 square, cropped to the subject and centred with a 5 % margin; a small photo is enlarged to fill, with a warning beyond 2× (add upscale=never to keep its own size).',
+    params: 'background=transparent;shadow=none;crop=subject;size=2000x2000;margin=5%;position=center;upscale=allow;variations=clipping,mask;primary=clipping'
   },
   {
     name: 'marketplace-1600',
     title: 'Marketplace 1600',
-    description: 'Marketplace listing image: white 1600×1600, subject cropped and centred with an 8 % margin, no shadow.',
-    params: 'background=#FFFFFF;shadow=none;crop=subject;size=1600x1600;margin=8%;position=center;quality=90'
+    description: 'Marketplace listing image: white 1600×1600, subject cropped and centred with an 8 % margin, no shadow; a small photo is enlarged to fill, with a warning beyond 2×.',
+    params: 'background=#FFFFFF;shadow=none;crop=subject;size=1600x1600;margin=8%;position=center;upscale=allow;quality=90'
   },
   {
     name: 'social-blur',
     title: 'Social, blurred',
     description: 'Social post: 1080×1080 square, subject centred with a 10 % margin over its own photo, blurred.',
-    params: 'background=blur;shadow=none;crop=subject;size=1080x1080;margin=10%;position=center'
+    params: 'background=blur;shadow=none;crop=subject;size=1080x1080;margin=10%;position=center;upscale=allow'
   }
 ]
 
@@ -106,4 +107,15 @@ export const BUILTIN_PRESETS: readonly PresetInfo[] = DEFINITIONS.map(definition
 
 export function builtinPreset(name: string): PresetInfo | null {
   return BUILTIN_PRESETS.find((p) => p.name === name) ?? null
+}
+
+/**
+ * The job the preset editor's preview runs: the set as it will be used (mode `params`, as a set
+ * alone runs everywhere), written as PNG. Only the main file is made (`delivery_mode=final_url`),
+ * and the preview shows it: the same pipeline and the same main file as a batch, a watched
+ * folder or `clipdesk process` with this preset writes (test/preset-preview.test.ts holds the two
+ * against each other).
+ */
+export function previewRequest(params: string, file: { bytes: Uint8Array; name: string; type: string }): IpcUploadRequest {
+  return { mode: 'params', params, output_format: 'png', delivery_mode: 'final_url', file }
 }

@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import { DELIVERY_MODES, MODES, OUTPUT_FORMATS, type DeliveryMode, type Mode, type OutputFormat, type UploadFields } from './api'
 import type { ErrorCode, ErrorDetail } from './errors'
-import { MAX_PARAMS_LENGTH, parseParams } from './params'
+import { jobMode, MAX_PARAMS_LENGTH, parseParams } from './params'
 import { parseRegions, type RegionBox } from './regions'
 
 /** Longest accepted `params` string (docs/api.md); defined with the grammar. */
@@ -97,7 +97,8 @@ export function validateUpload(fields: UploadFields, hasFile: boolean): UploadVa
   if (fileUrl !== null && !isHttpUrl(fileUrl)) {
     details.push({ field: 'file_url', issue: 'expected an absolute http or https URL' })
   }
-  const mode = f.mode ?? 'clipping'
+  // A set given without a mode runs as mode=params: one rule on every way in (params-mode.ts).
+  const mode = jobMode(f.mode, f.params)
   if (!(MODES as readonly string[]).includes(mode)) {
     details.push({ field: 'mode', issue: `expected one of ${MODES.join(', ')}, got ${describe(mode)}` })
   }

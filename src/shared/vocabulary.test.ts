@@ -16,7 +16,7 @@ describe('the designer vocabulary', () => {
   })
 
   it('default names of several files use the file words; the API names stay out of file names', () => {
-    const naming = { relPath: 'day1/photo.jpg', template: null, mode: 'background', params: null, date: '2026-01-02' }
+    const naming = { relPath: 'day1/photo.jpg', template: null, mode: 'background', params: null, date: '2026-01-02', seq: 1 }
     const names = outputNames(naming, [
       { variation: 'compose', ext: 'png' },
       { variation: 'clipping', ext: 'png' },

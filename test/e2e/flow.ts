@@ -111,8 +111,10 @@ export async function useBeforeAfter(page: Page, onOpen: () => Promise<unknown>)
   await page.getByTestId('viewer-slider').fill('35')
   expect(await page.getByTestId('viewer-device').textContent()).toBe('Model and device: medium · cpu')
   await onOpen()
+  // Opened fitted, with its true percentage; zoomed in, a percentage alone.
+  expect(await page.getByTestId('viewer-zoom').textContent()).toMatch(/^Fit \([\d.]+ %\)$/)
   await page.getByRole('button', { name: 'Zoom in' }).click()
-  await expect.poll(() => viewer.textContent()).toContain('Zoom 150 %')
+  await expect.poll(() => page.getByTestId('viewer-zoom').textContent()).toMatch(/^[\d.]+ %$/)
   await page.keyboard.press('Escape')
   await expect.poll(() => viewer.count()).toBe(0)
   // Esc gives focus back to the button that opened the view, not to the page.

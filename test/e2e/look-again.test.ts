@@ -85,6 +85,19 @@ describe.skipIf(!hasChromium)(title, () => {
     await settledPreview()
     expect(await page.evaluate(() => (globalThis as any).__lookedBusy)).toBe(true)
     expect(smallSubjectScores(await shownAlpha())).toBeGreaterThan(200)
+    // The box is outlined where it was drawn, in two tones (light dashes between dark lines), at full strength whatever the strokes' tint.
+    const outline = page.getByTestId('touchup-box')
+    expect(await outline.count()).toBe(1)
+    const c = (await page.getByTestId('touchup-canvas').boundingBox())!
+    const o = (await outline.boundingBox())!
+    expect(Math.abs(o.x - (c.x + (box.x / width) * c.width))).toBeLessThan(2)
+    expect(Math.abs(o.width - (box.width / width) * c.width)).toBeLessThan(2)
+    const look = await outline.evaluate((el: any) => {
+      const st = (globalThis as any).getComputedStyle(el)
+      return { border: st.borderTopStyle, width: st.borderTopWidth, shadow: st.boxShadow, opacity: st.opacity }
+    })
+    expect(look).toMatchObject({ border: 'dashed', width: '2px', opacity: '1' })
+    expect(look.shadow).toContain('inset')
     await screenshots(page, 'touchup-look-again', () => page.getByTestId('touchup-canvas').waitFor())
 
     // The box is part of undo and redo.

@@ -94,6 +94,13 @@ describe.skipIf(!hasChromium)(title, () => {
       .toBeGreaterThanOrEqual(2)
     serve.child.kill('SIGKILL')
     expect(await serve.exited).toBe('SIGKILL')
+    // The page says plainly that the server is gone and what is left, and stops counting time left.
+    const gone = page.getByTestId('server-gone')
+    await gone.waitFor()
+    expect(await gone.textContent()).toMatch(/^Clipdesk stopped or cannot be reached; [1-5] files? will continue when it is back \(Resume on the batch\)\.$/)
+    await expect.poll(() => page.getByTestId('batch-outcome').textContent()).toMatch(/^Clipdesk stopped: [0-4] of 5 done, [1-5] left$/)
+    expect(await page.getByTestId('batch-count').textContent()).not.toContain(' left')
+    await page.screenshot({ path: join(ARTIFACTS, 'resume-0-server-gone.png') })
 
     serve = await startServe(dataDir)
     await signIn() // another port is another origin: the key is asked again

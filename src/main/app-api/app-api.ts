@@ -28,9 +28,10 @@ import type { WatchService } from '../watch/service'
 import { forwardWatchEvents } from './watch'
 import type { StudioCoordinator } from '../studio/coordinator'
 import { createStudioHandlers, forwardStudioEvents } from './studio'
+import { createResultHandlers, type ResultHost } from './results'
 
 /** What differs between the Electron app and `clipdesk serve`. */
-export interface AppHost {
+export interface AppHost extends ResultHost {
   host: 'app' | 'server'
   version: string
   settings: SettingsStore
@@ -103,12 +104,15 @@ function settingsView(host: AppHost, engine: Engine): SettingsView {
 
 export function createAppApi({ engine, batches, host, address, watch, studio }: AppApiDeps): IpcHandlers {
   // Touch-up of a done file of a batch or of a watched folder: one code path, each feature says what its file is.
+  // dragFile is the Electron shell's own (a drag starts from the window, not over IPC's invoke).
+  const { dragFile: _drag, ...resultHandlers } = createResultHandlers(batches, host)
   const touchUps = new TouchUps(engine, {
     batch: (target) => batches.touchUpFile(target),
     watch: watch ? (target) => watch.touchUpFile(target) : null
   })
   return {
     ...createEngineHandlers(engine, watch ?? null), // upload, status, presets, watched folders, models
+    ...resultHandlers, // open with, show in folder, downloads
     ...createStudioHandlers(studio),
 
     async batchesList() {
@@ -160,6 +164,8 @@ export function createAppApi({ engine, batches, host, address, watch, studio }: 
         version: host.version,
         canPickFolder: host.pickFolder !== undefined,
         canOpenPath: host.openPath !== undefined,
+        canOpenWith: host.openWith !== undefined,
+        canDownload: host.downloads !== undefined,
         defaultDestination: host.effective.outputDir
       }
     },

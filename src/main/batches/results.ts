@@ -17,7 +17,7 @@ export async function copyResults(engine: Engine, store: BatchStore, item: ItemR
   const jobId = item.jobId!
   const { destination, request } = batch
   const createdAt = engine.jobs.get(jobId)?.createdAt ?? Date.now()
-  const naming = { relPath: item.relPath, template: request.name_template ?? DEFAULT_TEMPLATES.batch, mode: request.mode, params: request.params, date: dateToken(new Date(createdAt)) }
+  const naming = { relPath: item.relPath, template: request.name_template ?? DEFAULT_TEMPLATES.batch, mode: request.mode, params: request.params, date: dateToken(new Date(createdAt)), seq: item.seq + 1 }
   const files = outputNames(naming, results).map((name, i) => ({ from: results[i]!.path, target: resolveInside(destination, name) }))
   const record: ResumeRecord = {
     planned: () => item.planned,

@@ -16,6 +16,7 @@ import { plannedOutputs } from '../../shared/outputs'
 import type { Engine, JobEvent } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import { checkDestination, DestinationProblem, estimateOutputBytes } from '../outputs/destination'
+import { sweepTempFiles } from '../outputs/temp-sweep'
 import { Previews, type PreviewKind } from './previews'
 import { addFiles } from './intake'
 import { BatchReporter } from './report'
@@ -25,6 +26,8 @@ import type { TouchUpTarget } from '../../shared/touchup'
 import type { TouchUpFile } from '../touchup/touchups'
 import { batchTouchUpFile } from './touchup-file'
 import { batchSummary, itemView, type PreviewAddress } from './view'
+import { batchFiles, resultFile, type WrittenFile } from './result-files'
+import { paramsProblems } from '../engine/params/resolve'
 
 export type { PreviewAddress } from './view'
 
@@ -95,6 +98,9 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     if (this.runner.running) return
     this.runner.running = true
     this.engine.on('job', this.onJob)
+    // A copy cut short by a crash left its temp file in the destination of a batch that had work.
+    const withWork = new Set([...this.store.pendingBatchIds(), ...this.store.inFlight().map((i) => i.batchId)])
+    for (const batchId of withWork) this.sweepDestination(batchId)
     this.interruptPending()
     for (const item of this.store.inFlight()) this.runner.sync(item)
     for (const item of this.store.orphans()) this.runner.fail(item, 'The file was being added when the app stopped; retry to run it again.')
@@ -139,6 +145,16 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   }
 
   /** The folder to open for a batch, or for one file (its folder in the destination). */
+  /** One written file of a done item (results that leave the app); 404 / 409 as `result-files.ts` says. */
+  resultFile(target: { batch_id: string; item_id: string; output?: number }): WrittenFile {
+    return resultFile(this.store, target)
+  }
+
+  /** Every written file of a batch, for its zip. */
+  batchFiles(batchId: string): { files: WrittenFile[]; name: string } {
+    return batchFiles(this.store, batchId)
+  }
+
   outputFolder(target: BatchTarget): string {
     const batch = this.store.batch(target.batch_id)
     if (!batch) throw notFound(`Batch ${target.batch_id}`)
@@ -157,6 +173,9 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
    * system's text), before any file is sent.
    */
   async create(req: BatchCreateRequest): Promise<BatchSummary> {
+    // A set the mode cannot apply (or an unknown preset) is refused before the batch exists, not photo by photo.
+    const problems = paramsProblems(this.engine.presets, req.request.mode, req.request.params)
+    if (problems.length > 0) throw new ApiError('validation_failed', 'The parameter set failed validation.', { details: problems })
     const perPhoto = plannedOutputs(req.request, 'photo.jpg', this.engine.presets.lookup)?.names.length ?? 1
     let destination: string
     try {
@@ -259,6 +278,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   resume(batchId: string): BatchSummary {
     if (!this.store.batch(batchId)) throw notFound(`Batch ${batchId}`)
     if (this.store.setInterrupted(batchId, null)) this.emit('batch', batchId)
+    this.sweepDestination(batchId)
     this.runner.pump()
     return this.summary(batchId)
   }
@@ -298,6 +318,12 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
    * job had not finished go back to waiting (keeping that job, whose upload is re-read at
    * "Resume"); that job is cancelled so it does not run unasked. Results already made are kept.
    */
+  /** Removes the temp files a killed copy left in the batch's destination (`outputs/temp-sweep.ts`), in the background. */
+  private sweepDestination(batchId: string): void {
+    const destination = this.store.batch(batchId)?.destination
+    if (destination) void sweepTempFiles(destination)
+  }
+
   private interruptPending(): void {
     const now = Date.now()
     for (const batchId of this.store.pendingBatchIds()) {

@@ -32,11 +32,11 @@ export const COMMANDS: Record<string, CommandHelp> = {
     usage: ['clipdesk process <files or folders...> --out <dir> [options]'],
     options: [
       { flag: '--out <dir>', text: 'where the results go (made if missing; checked before any photo is read)' },
-      { flag: '--mode <mode>', text: 'clipping (cut-out, transparent) | background (on white) | params (custom settings or a preset)', default: 'clipping' },
-      { flag: '--params <set>', text: 'a preset name or settings, e.g. ecommerce-white or "background=white;size=1600x1600"' },
+      { flag: '--mode <mode>', text: 'clipping (cut-out, transparent) | background (on white) | params (custom settings or a preset)', default: 'params with --params, else clipping' },
+      { flag: '--params <set>', text: 'a preset name or settings, e.g. ecommerce-white or "background=white;size=1600x1600"; done as it says (with --mode clipping, a key it cannot apply, such as a background or a shadow, is refused)' },
       { flag: '--format <format>', text: 'png | jpg | jpeg | webp | tiff | psd (layered, the cut-out as a layer mask)', default: 'png' },
       { flag: '--all-variations', text: 'write every version of each photo (cut-out, on background, with shadow…), not only the main file' },
-      { flag: '--template <text>', text: 'file names, tokens {name} {ext} {variation} {date} {preset}; "/" makes folders', default: '{name}.{ext}, or {name}.{variation}.{ext} with several files' },
+      { flag: '--template <text>', text: 'file names, tokens {name} {ext} {variation} {date} {preset} {n} ({n:3}: 001); "/" makes folders', default: '{name}.{ext}, or {name}.{variation}.{ext} with several files' },
       { flag: '--overwrite', text: 'process photos again that a previous run already did' },
       DATA_DIR,
       HELP
@@ -99,8 +99,8 @@ export const COMMANDS: Record<string, CommandHelp> = {
       'clipdesk watch retry <id or folder> [<file id>]'
     ],
     options: [
-      { flag: '--mode <mode>', text: 'clipping (cut-out) | background (on white) | params (custom settings or a preset)', default: 'clipping' },
-      { flag: '--params <set>', text: 'a preset name or settings' },
+      { flag: '--mode <mode>', text: 'clipping (cut-out) | background (on white) | params (custom settings or a preset)', default: 'params with --params, else clipping' },
+      { flag: '--params <set>', text: 'a preset name or settings, done as it says (with --mode clipping, a key it cannot apply is refused)' },
       { flag: '--format <format>', text: 'png | jpg | jpeg | webp | tiff | psd', default: 'png' },
       { flag: '--out <dir>', text: 'where the results go', default: '<folder>/clipdesk-out' },
       { flag: '--template <text>', text: 'file names (tokens as for clipdesk process)', default: '{name}.{variation}.{ext} → photo.cut-out.png' },

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path'
 import { MODES, OUTPUT_FORMATS, type Mode, type OutputFormat } from '../../shared/api'
 import { templateProblem } from '../../shared/names'
-import { parseParams, resolveParams, type PresetLookup } from '../../shared/params'
+import { jobMode, parseParams, resolveParams, type PresetLookup } from '../../shared/params'
 import { suggestPresets } from '../../shared/suggest'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
 import { CliError } from './args'
@@ -33,11 +33,12 @@ const oneOf = (name: string, value: string, list: readonly string[]): string =>
 export function checkProcessOptions(values: Record<string, unknown>, positionals: string[], presets: { lookup: PresetLookup; list(): Array<{ name: string }> }): ProcessOptions {
   if (!values.out) throw new CliError('missing --out <dir>: the folder the results go to (clipdesk process --help)')
   if (positionals.length === 0) throw new CliError('name at least one file or folder to process (clipdesk process --help)')
-  const mode = values.mode as string
+  const params = (values.params as string | undefined)?.trim() || null
+  // --params without --mode runs as --mode params: the rule of every way in (shared/params-mode.ts).
+  const mode = jobMode(values.mode, params) as string
   if (!(MODES as readonly string[]).includes(mode)) throw new CliError(oneOf('mode', mode, MODES))
   const format = values.format as string
   if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) throw new CliError(oneOf('format', format, OUTPUT_FORMATS))
-  const params = (values.params as string | undefined)?.trim() || null
   if (mode === 'params' && params === null) throw new CliError('--mode params needs --params <preset or settings>, e.g. --params ecommerce-white')
   if (params !== null) {
     if (params.length > MAX_PARAMS_LENGTH) throw new CliError(`--params: longer than ${MAX_PARAMS_LENGTH} characters`)
@@ -45,7 +46,7 @@ export function checkProcessOptions(values: Record<string, unknown>, positionals
     const resolved = parsed.ok ? resolveParams(mode as Mode, parsed.value, presets.lookup) : parsed
     // An unknown preset's name gets the nearest one's as a suggestion, as the API's 422 does.
     const details = resolved.ok ? [] : suggestPresets(resolved.details, presets.list().map((p) => p.name))
-    if (!resolved.ok) throw new CliError(`--params: ${details.map((d) => `${d.field.replace(/^params\.?/, '') || 'params'}: ${d.issue}`).join('; ')}`)
+    if (!resolved.ok) throw new CliError(`--params${values.mode === undefined || mode === 'params' ? '' : ` with --mode ${mode}`}: ${details.map((d) => `${d.field.replace(/^params\.?/, '') || 'params'}: ${d.issue}`).join('; ')}`)
   }
   const template = (values.template as string | undefined) ?? null
   const problem = template === null ? null : templateProblem(template)

@@ -11,6 +11,7 @@ import { expandInput, type InputFile } from '../outputs/inputs'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
 import { relativeName, resolveInside } from '../outputs/paths'
 import { reportCutouts, writeRunReport, type RunReport } from '../outputs/report'
+import { sweepTempFiles } from '../outputs/temp-sweep'
 import { writeOutputs } from '../outputs/write'
 import { CliError, parse } from './args'
 import { toCheckText } from '../../shared/review'
@@ -38,6 +39,8 @@ interface ProcessReport extends RunReport {
 
 interface Todo {
   input: InputFile
+  /** Its number among the command's inputs (`{n}`), from 1: the same on a continued run. */
+  seq: number
   size: number
   mtimeMs: number
 }
@@ -69,7 +72,7 @@ async function collect(paths: string[]): Promise<{ images: InputFile[]; notImage
 export async function runProcess(args: string[]): Promise<number> {
   const { values, positionals, dataDir } = parse(args, {
     out: { type: 'string' },
-    mode: { type: 'string', default: 'clipping' },
+    mode: { type: 'string' }, // none given: params when --params is, else clipping (checkProcessOptions)
     params: { type: 'string' },
     format: { type: 'string', default: 'png' },
     template: { type: 'string' },
@@ -94,13 +97,15 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
 
   // Sizes only (no photo is read yet): for the space the output needs, and the resume record.
   const sized: Todo[] = []
-  for (const input of images) {
+  for (const [i, input] of images.entries()) {
     const info = await stat(input.path).catch(() => null)
-    sized.push({ input, size: info?.size ?? 0, mtimeMs: info?.mtimeMs ?? 0 })
+    sized.push({ input, seq: i + 1, size: info?.size ?? 0, mtimeMs: info?.mtimeMs ?? 0 })
   }
   const outDir = await checkDestination(o.outDir, { estimatedBytes: estimateOutputBytes(sized.reduce((n, t) => n + t.size, 0)) }).catch((err: unknown) => {
     throw err instanceof DestinationProblem ? new CliError(`--out: ${err.message}`) : err
   })
+  // A run killed mid-copy before this one left its temp files: gone before anything is written.
+  await sweepTempFiles(outDir)
   const ledger = new ProcessLedger(outDir)
   // Photos done by an earlier part of this run (the same command, stopped and run again): skipped,
   // and reported from their ledger lines, so that the report covers every photo of the run.
@@ -139,7 +144,7 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   const date = dateToken(new Date())
 
   /** One photo, to its end: 'stopped' when Ctrl-C stopped it (not progress, not a failure), else written or failed. */
-  const one = async ({ input, size, mtimeMs }: Todo): Promise<'stopped' | void> => {
+  const one = async ({ input, seq, size, mtimeMs }: Todo): Promise<'stopped' | void> => {
     const bytes = await readFile(input.path).catch((err: Error) => err)
     if (bytes instanceof Error) return fail(input, `The file cannot be read: ${bytes.message}`)
     const submitted = await submitFile(engine, request, { bytes, filename: input.path })
@@ -151,7 +156,7 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
       return 'stopped'
     }
     if (outcome.state !== 'done') return fail(input, outcome.state === 'failed' ? outcome.message : 'the job is gone')
-    const naming = { relPath: input.relPath, template: o.template ?? DEFAULT_TEMPLATES.process, mode: request.mode, params: request.params, date }
+    const naming = { relPath: input.relPath, template: o.template ?? DEFAULT_TEMPLATES.process, mode: request.mode, params: request.params, date, seq }
     const files = outputNames(naming, outcome.results).map((name, i) => ({ from: outcome.results[i]!.path, target: resolveInside(outDir, name) }))
     const version = { input: input.path, settings: key, size, mtimeMs }
     const written = await writeOutputs(files, outDir, ledger.resumeRecord(version)).catch((err: Error) => err)

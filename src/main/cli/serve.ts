@@ -5,6 +5,7 @@ import { queueUrlProblem } from '../../shared/app'
 import { DEVICES, type Device } from '../../shared/models'
 import { composeServices, engineOptionsFrom, serverSettings, type Services } from '../compose-services'
 import { signedPreviewAddress } from '../http/app-bridge'
+import { signedDownloadAddress } from '../http/app-downloads'
 import { startHttpServer } from '../http/server'
 import { parseWorkerListen, startWorkerListener, type WorkerAddress } from '../http/worker-listener'
 import { shownQueueUrl } from '../studio/protocol'
@@ -110,7 +111,8 @@ export async function runServe(args: string[]): Promise<number> {
         return { dataDir: engine.options.dataDir, outputDir: settings.get().outputDir || defaultOutputDir() }
       },
       startedWith: stored,
-      listener: listenerStatus
+      listener: listenerStatus,
+      downloads: signedDownloadAddress(engine)
     },
     address
   )

@@ -5,6 +5,7 @@ import { ApiError } from '../engine/errors'
 import { DataPaths } from '../engine/paths'
 import { openDatabase } from '../engine/store/db'
 import { RunLock } from '../engine/store/run-lock'
+import { PresetStore } from '../engine/store/presets'
 import { checkWatchOutput, WatchFolders } from '../watch/config'
 import { WatchStore } from '../watch/store'
 import { offlineViews } from '../watch/views'
@@ -63,7 +64,7 @@ export async function runWatch(args: string[]): Promise<number> {
   const [sub, target, extra] = positionals
   const db = openDatabase(new DataPaths(dataDir).db)
   const store = new WatchStore(db)
-  const folders = new WatchFolders(store)
+  const folders = new WatchFolders(store, new PresetStore(db).lookup)
   const views = (): WatchFolderView[] => offlineViews(store, RunLock.holder(dataDir))
   const viewOf = (id: string): WatchFolderView => views().find((v) => v.id === id)!
   try {

@@ -5,7 +5,7 @@ import { JOB_ID_PATTERN, type JobStatus, type StatusResponse, type UploadRespons
 import { ERROR_STATUS, type ErrorBody } from '../../shared/errors'
 import type { SessionSettings } from '../../shared/models'
 import { ApiError, JobFailure } from './errors'
-import { acceptUpload, type UploadInput } from './intake/upload'
+import { acceptUpload, admitKey, type UploadInput } from './intake/upload'
 import { resolveOptions, type EngineOptions, type ResolvedEngineOptions } from './options'
 import { DataPaths, PARTIAL_SUFFIX } from './paths'
 import { ModelPool } from './models/pool'
@@ -205,6 +205,11 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.db.close()
     this.runLock?.release()
     this.runLock = null
+  }
+
+  /** Throws 402/429/503 when this key could not start a job now: checked before an upload's body is read. */
+  admit(keyId: string | null): void {
+    admitKey({ jobs: this.jobs, keys: this.keys, options: this.options }, keyId)
   }
 
   async upload(input: UploadInput): Promise<UploadResponse & { headers?: Record<string, string> }> {

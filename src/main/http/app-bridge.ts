@@ -8,6 +8,8 @@
  *   `data: <json>`), owner keys only. Read with fetch (EventSource cannot send X-API-Key).
  * - `GET /api/app/files/<item>/<kind>?v=&expires=&sig=`: an item's thumbnail or before/after
  *   image, signed like result addresses so an <img> can load it without the key.
+ * - `GET /api/app/download/…` and `/api/app/download-batch/….zip`: a result or a batch's zip
+ *   (`app-downloads.ts`), signed the same way.
  * - `GET /` and `/assets/*`: the built renderer (out/renderer), with a strict CSP.
  *
  * Everything sits behind the listener's Host check. No CORS headers: another origin can
@@ -26,7 +28,9 @@ import type { WatchService } from '../watch/service'
 import type { StudioCoordinator } from '../studio/coordinator'
 import { ApiError } from '../engine/errors'
 import { forwardAppEvents } from '../app-api/app-api'
+import { readJson, type RateFloor } from './read-body'
 import { sendJson } from './respond'
+import { handleDownload } from './app-downloads'
 
 export interface AppBridgeOptions {
   handlers: IpcHandlers
@@ -45,6 +49,8 @@ export interface AppBridgeOptions {
 const NOT_BRIDGED = new Set<IpcMethod>(['upload', 'status'])
 const MAX_BODY_BYTES = 8 * 1024 * 1024
 const HEARTBEAT_MS = 25_000
+/** While a method runs, the first keep-alive probe after this long without traffic. */
+const KEEPALIVE_PROBE_MS = 15_000
 
 /** The renderer in a browser: only its own files, no inline scripts, no framing. */
 export const RENDERER_CSP = rendererCsp()
@@ -73,30 +79,13 @@ export function signedPreviewAddress(engine: Engine): PreviewAddress {
   }
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-  if (type !== 'application/json') throw new ApiError('malformed_request', 'Send the argument as application/json.')
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > MAX_BODY_BYTES) throw new ApiError('payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`)
-    chunks.push(chunk)
-  }
-  const text = Buffer.concat(chunks).toString('utf8')
-  if (text.trim() === '') return undefined
-  try {
-    return JSON.parse(text)
-  } catch (err) {
-    throw new ApiError('malformed_request', `The body is not valid JSON: ${(err as Error).message}`)
-  }
-}
-
 export interface BridgeContext {
   /** The listener's key check (401/429); returns the key id. */
   authenticate(req: IncomingMessage): string
   /** Throws 405 unless the request uses one of `methods`. */
   allow(methods: string): void
+  /** The listener's floor on a body's rate. @default DEFAULT_RATE_FLOOR */
+  floor?: RateFloor
 }
 
 /**
@@ -117,6 +106,9 @@ export async function handleAppRequest(
       throw new ApiError('forbidden', 'This API key cannot use the app; use an owner key (clipdesk keys create --admin).')
     }
   }
+
+  // Downloads of results and batch zips (signed addresses, like the previews below).
+  if (await handleDownload(opts, req, res, url, ctx.allow)) return true
 
   const file = FILE_PATH.exec(path)
   if (file) {
@@ -170,9 +162,9 @@ export async function handleAppRequest(
     }
     ctx.allow('POST')
     owner()
-    const arg = await readJson(req)
+    const arg = await readJson(req, { limit: MAX_BODY_BYTES, floor: ctx.floor })
     const handler = opts.handlers[name] as (a: unknown) => Promise<unknown>
-    const result = await handler(arg)
+    const result = await workingUntilAnswered(req, () => handler(arg))
     sendJson(res, 200, result === undefined ? null : result)
     return true
   }
@@ -182,6 +174,26 @@ export async function handleAppRequest(
     return serveStatic(opts.rendererDir, path, res)
   }
   return false
+}
+
+/**
+ * Runs a method with the connection's idle limit lifted: a method may take longer than that
+ * limit with nothing to send (a touch-up's Save waits for its job behind the queue), and a
+ * connection cut then would answer "empty reply" while the method still runs and applies. The
+ * body is all read by now (the limit has done its work against slow senders) and the caller is
+ * an owner key. TCP keep-alive finds a caller that went away meanwhile; the limit is back for
+ * the answer (a caller that stops reading it is cut as before).
+ */
+async function workingUntilAnswered<T>(req: IncomingMessage, run: () => Promise<T>): Promise<T> {
+  const socket = req.socket
+  const limit = socket.timeout ?? 0
+  socket.setTimeout(0)
+  socket.setKeepAlive(true, KEEPALIVE_PROBE_MS)
+  try {
+    return await run()
+  } finally {
+    if (!socket.destroyed) socket.setTimeout(limit)
+  }
 }
 
 async function serveStatic(root: string, path: string, res: ServerResponse): Promise<boolean> {

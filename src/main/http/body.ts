@@ -3,12 +3,30 @@ import busboy from 'busboy'
 import type { UploadFields } from '../../shared/api'
 import { ApiError } from '../engine/errors'
 import type { UploadInput } from '../engine/intake/upload'
+import { endedEarly, pipeBody, readBody, tooLarge, type ChunkMeter, type RateFloor } from './read-body'
 
 /** A JSON upload body is only fields and a URL: anything this large is not one. */
 const MAX_JSON_BYTES = 1024 * 1024
+/** A multipart upload carries its file (and hint) and its text parts: at most this much beside the file limit. */
+const MULTIPART_TEXT_BYTES = 1024 * 1024
 
-function tooLarge(limit: number): ApiError {
-  return new ApiError('payload_too_large', `The request body is larger than the limit of ${limit} bytes.`)
+export interface UploadBodyOptions {
+  /** The most bytes the file (and the hint) may have. */
+  maxFileBytes: number
+  /** Counts each chunk against the in-flight budget. */
+  meter?: ChunkMeter
+  /** @default DEFAULT_RATE_FLOOR */
+  floor?: RateFloor
+  /**
+   * Beyond `/api/v1/upload`'s own shape: the compatible remove.bg endpoint names its parts
+   * `image_file` / `bg_image_file`, takes form-urlencoded bodies, and carries base64 images in JSON.
+   * @default { file: 'file', hint: 'hint' }
+   */
+  parts?: { file: string; hint: string }
+  /** Also read `application/x-www-form-urlencoded` bodies (fields only). @default false */
+  urlencoded?: boolean
+  /** Largest JSON or form-urlencoded body. @default 1 MB */
+  maxTextBytes?: number
 }
 
 function hintTooLarge(limit: number): ApiError {
@@ -19,36 +37,8 @@ function malformed(message: string): ApiError {
   return new ApiError('malformed_request', message)
 }
 
-/** The client went away or broke the body off: there is nothing to parse. */
-function endedEarly(err?: Error): ApiError {
-  return malformed(`The request body ended before it was complete${err?.message ? ` (${err.message})` : ''}.`)
-}
-
-/** Counts each arriving chunk against the in-flight budget; returns the refusal past it. */
-export type ChunkMeter = (bytes: number) => ApiError | null
-
-async function readBody(req: IncomingMessage, limit: number, meter?: ChunkMeter): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'])
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
-  const chunks: Buffer[] = []
-  let size = 0
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length
-      if (size > limit) throw tooLarge(limit)
-      const refused = meter?.(chunk.length)
-      if (refused) throw refused
-      chunks.push(chunk)
-    }
-  } catch (err) {
-    throw err instanceof ApiError ? err : endedEarly(err as Error)
-  }
-  if (!req.complete) throw endedEarly()
-  return Buffer.concat(chunks)
-}
-
-async function parseJson(req: IncomingMessage, meter?: ChunkMeter): Promise<Omit<UploadInput, 'keyId'>> {
-  const raw = await readBody(req, MAX_JSON_BYTES, meter)
+async function parseJson(req: IncomingMessage, opts: UploadBodyOptions): Promise<Omit<UploadInput, 'keyId'>> {
+  const raw = await readBody(req, { limit: opts.maxTextBytes ?? MAX_JSON_BYTES, meter: opts.meter, floor: opts.floor })
   let value: unknown
   try {
     value = JSON.parse(raw.toString('utf8'))
@@ -61,12 +51,26 @@ async function parseJson(req: IncomingMessage, meter?: ChunkMeter): Promise<Omit
   return { fields: value as UploadFields }
 }
 
+async function parseUrlencoded(req: IncomingMessage, opts: UploadBodyOptions): Promise<Omit<UploadInput, 'keyId'>> {
+  const raw = await readBody(req, { limit: opts.maxTextBytes ?? MAX_JSON_BYTES, meter: opts.meter, floor: opts.floor })
+  const fields: UploadFields = {}
+  for (const [name, value] of new URLSearchParams(raw.toString('utf8'))) {
+    if (name in fields) throw malformed(`The field "${name}" was sent more than once.`)
+    fields[name] = value
+  }
+  return { fields }
+}
+
 /**
  * Every stream here has an `error` listener: busboy fails its file stream too when the body
  * ends inside a file part (an honest Content-Length that stops short, a chunked body cut off,
- * a reset), and an unheard `error` event would take the whole process down.
+ * a reset), and an unheard `error` event would take the whole process down. The body reaches
+ * busboy only through the one body reader (read-body.ts): a refusal of busboy's own (a part
+ * over its limit, a bad part) stops that reader, and the rest of the body is dropped there.
  */
-function parseMultipart(req: IncomingMessage, maxFileBytes: number, meter?: ChunkMeter): Promise<Omit<UploadInput, 'keyId'>> {
+function parseMultipart(req: IncomingMessage, opts: UploadBodyOptions): Promise<Omit<UploadInput, 'keyId'>> {
+  const { maxFileBytes } = opts
+  const parts = opts.parts ?? { file: 'file', hint: 'hint' }
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy
     try {
@@ -82,9 +86,15 @@ function parseMultipart(req: IncomingMessage, maxFileBytes: number, meter?: Chun
     let file: UploadInput['file']
     let hint: UploadInput['hint']
     let failure: ApiError | null = null
+    const body = pipeBody(req, parser, { limit: maxFileBytes + MULTIPART_TEXT_BYTES, meter: opts.meter, floor: opts.floor })
     const fail = (err: ApiError): void => {
-      failure ??= err
+      if (failure) return
+      failure = err
+      body.stop(err)
+      // Not from inside busboy's own callback: busboy goes on using its state after it returns.
+      setImmediate(() => parser.destroy(err))
     }
+    body.done.catch((err: ApiError) => fail(err))
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) fail(malformed(`The field "${name}" is too long.`))
       else if (name in fields) fail(malformed(`The field "${name}" was sent more than once.`))
@@ -93,58 +103,37 @@ function parseMultipart(req: IncomingMessage, maxFileBytes: number, meter?: Chun
     const seen = new Set<string>()
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = []
-      if (name !== 'file' && name !== 'hint') fail(malformed(`Unexpected file part "${name}"; the image goes in the part "file", its hint in the part "hint".`))
+      if (name !== parts.file && name !== parts.hint) fail(malformed(`Unexpected file part "${name}"; the image goes in the part "${parts.file}", the second image in the part "${parts.hint}".`))
       else if (seen.has(name)) fail(malformed(`The part "${name}" was sent more than once.`))
       seen.add(name)
-      stream.on('error', (err: Error) => fail(endedEarly(err)))
+      stream.on('error', (err: Error) => fail(endedEarly('The request body', err)))
       // Parts that are refused anyway are drained, not held.
       stream.on('data', (c: Buffer) => failure === null && chunks.push(c))
-      stream.on('limit', () => fail(name === 'hint' ? hintTooLarge(maxFileBytes) : tooLarge(maxFileBytes)))
+      stream.on('limit', () => fail(name === parts.hint ? hintTooLarge(maxFileBytes) : tooLarge(maxFileBytes)))
       stream.on('close', () => {
         if (failure) return
         // The declared type of a hint is not used: its bytes are sniffed at intake.
-        if (name === 'hint') hint = { bytes: Buffer.concat(chunks) }
+        if (name === parts.hint) hint = { bytes: Buffer.concat(chunks) }
         else file = { bytes: Buffer.concat(chunks), mimeType: info.mimeType, filename: info.filename }
       })
     })
-    parser.on('filesLimit', () => fail(malformed('At most two files may be sent per upload: the image ("file") and its hint ("hint").')))
+    parser.on('filesLimit', () => fail(malformed(`At most two files may be sent per upload: the image ("${parts.file}") and the second image ("${parts.hint}").`)))
     parser.on('fieldsLimit', () => fail(malformed('Too many fields.')))
     parser.on('partsLimit', () => fail(malformed('Too many parts.')))
-    parser.on('error', (err: Error) => reject(failure ?? malformed(`The multipart body cannot be parsed: ${err.message}`)))
+    parser.on('error', (err: Error) => {
+      fail(malformed(`The multipart body cannot be parsed: ${err.message}`))
+      reject(failure)
+    })
     parser.on('close', () => (failure ? reject(failure) : resolve({ fields, ...(file && { file }), ...(hint && { hint }) })))
-    req.on('error', (err: Error) => {
-      fail(endedEarly(err))
-      parser.destroy(failure!)
-    })
-    if (meter) {
-      req.on('data', (chunk: Buffer) => {
-        const refused = meter(chunk.length)
-        if (!refused || failure) return
-        fail(refused)
-        req.unpipe(parser)
-        parser.destroy(refused)
-      })
-    }
-    // A client that closes before the body is complete: busboy may never hear the end.
-    req.on('close', () => {
-      if (!req.complete) {
-        fail(endedEarly())
-        parser.destroy(failure!)
-      }
-    })
-    req.pipe(parser)
   })
 }
 
 /** Reads an upload request body (JSON or multipart) into fields and an optional file. */
-export async function readUpload(req: IncomingMessage, maxFileBytes: number, meter?: ChunkMeter): Promise<Omit<UploadInput, 'keyId'>> {
+export async function readUpload(req: IncomingMessage, opts: UploadBodyOptions): Promise<Omit<UploadInput, 'keyId'>> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-  if (type === 'application/json') return parseJson(req, meter)
-  if (type === 'multipart/form-data') {
-    // The whole body may not exceed the file limit by much more than its text parts.
-    const declared = Number(req.headers['content-length'])
-    if (Number.isFinite(declared) && declared > maxFileBytes + 1024 * 1024) throw tooLarge(maxFileBytes)
-    return parseMultipart(req, maxFileBytes, meter)
-  }
-  throw malformed(`Unsupported content type "${type || '(none)'}": send application/json or multipart/form-data.`)
+  if (type === 'application/json') return parseJson(req, opts)
+  if (opts.urlencoded && type === 'application/x-www-form-urlencoded') return parseUrlencoded(req, opts)
+  if (type === 'multipart/form-data') return parseMultipart(req, opts)
+  const accepted = opts.urlencoded ? 'application/json, application/x-www-form-urlencoded or multipart/form-data' : 'application/json or multipart/form-data'
+  throw malformed(`Unsupported content type "${type || '(none)'}": send ${accepted}.`)
 }

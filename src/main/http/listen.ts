@@ -10,6 +10,7 @@ import { ApiError } from '../engine/errors'
 import { errorResponse, type Engine } from '../engine/engine'
 import { BadKeyLimiter, limiterClient } from './guard'
 import { enforceHeaderDeadline } from './header-deadline'
+import { discardRest, rememberSocket } from './read-body'
 import { answerClientError, sendJson } from './respond'
 
 export type KeyKind = 'client' | 'worker'
@@ -51,29 +52,6 @@ export function methodCheck(req: IncomingMessage, path: string): (methods: strin
   }
 }
 
-/** Bodies up to this size are read and dropped before a refusal is sent (see the error path). */
-const DRAIN_LIMIT = 1024 * 1024
-
-function declaredLength(req: IncomingMessage): number {
-  const n = Number(req.headers['content-length'])
-  return Number.isFinite(n) && n >= 0 ? n : Infinity
-}
-
-/** Reads what is left of a request body and drops it; gives up after 5 s. */
-function drain(req: IncomingMessage): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer)
-      resolve()
-    }
-    const timer = setTimeout(done, 5000)
-    req.once('end', done)
-    req.once('close', done)
-    req.once('error', done)
-    req.resume()
-  })
-}
-
 export function sendError(res: ServerResponse, err: unknown, jobId?: string): void {
   const { status, body, headers } = errorResponse(err, jobId)
   sendJson(res, status, body, headers)
@@ -93,20 +71,18 @@ export interface ServerTimeouts {
 export function apiServer(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, timeouts: ServerTimeouts = {}): Server {
   const { idleTimeoutMs = 30_000, headersTimeoutMs = 20_000 } = timeouts
   const server = createServer((req, res) => {
-    handle(req, res).catch(async (err: unknown) => {
+    rememberSocket(req)
+    handle(req, res).catch((err: unknown) => {
       if (res.headersSent) {
         res.destroy()
         return
       }
-      // A request refused before its body was read (bad key, wrong kind of key, no such
-      // endpoint, e.g. an upload sent to the workers' listener; a studio claim that ended, 409):
-      // a small body is read and dropped first, so that a client still sending gets the answer
-      // instead of a reset. A large body, or a refusal for load (503), is not worth reading.
-      const early = err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 404 || err.status === 409)
-      if (early && !req.complete && !req.destroyed && declaredLength(req) <= DRAIN_LIMIT) await drain(req)
+      // A request refused before or while its body was read (a bad key, no such endpoint, a
+      // body past its limit, a budget full, a sender too slow): the answer goes out at once,
+      // and what the client still sends is dropped, up to a bound, before the connection is
+      // closed (read-body.ts), so that a client still sending reads the answer, not a reset.
+      discardRest(req)
       sendError(res, err)
-      // A refused upload may leave its body unread: close rather than reuse the connection.
-      if (!req.complete) res.once('finish', () => req.socket.destroy())
     })
   })
   server.requestTimeout = 120_000

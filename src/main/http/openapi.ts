@@ -4,6 +4,8 @@ import { DEVICES } from '../../shared/models'
 import { TO_CHECK } from '../../shared/review'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
 import { MAX_REGIONS, MAX_REGIONS_LENGTH, MIN_REGION_SIDE } from '../../shared/regions'
+import { JOBS_PAGE } from './jobs-routes'
+import { removeBgPaths, removeBgSchemas } from './removebg/openapi'
 
 /** Devices that actually run a model (the setting may also be `auto`). */
 const RUN_DEVICES = DEVICES.filter((d) => d !== 'auto')
@@ -31,9 +33,13 @@ const errorBody = {
 
 const uploadFields = {
   file_url: { type: 'string', format: 'uri', description: 'http(s) address of the image; exclusive with file' },
-  mode: { type: 'string', enum: MODES, default: 'clipping' },
+  mode: {
+    type: 'string',
+    enum: MODES,
+    description: 'Not given: params when a parameter set is given, else clipping. With mode=clipping, a key of the set that cannot apply to it (a background other than transparent, shadow=top, a variation other than clipping or mask) is refused with 422 validation_failed naming the key (params.<key>) and the mode; mode=background takes every key.'
+  },
   params: {
-    description: `Parameter set (required when mode=params): a preset name, key=value pairs, or an object. At most ${MAX_PARAMS_LENGTH} characters as a string.`,
+    description: `Parameter set: a preset name, key=value pairs, or an object. At most ${MAX_PARAMS_LENGTH} characters as a string. Required when mode=params; given without a mode, the job runs as mode=params. Never dropped: every key applies, or the upload is refused (422). A set asking for shadow=top and naming no primary has shadowTop as its primary.`,
     oneOf: [{ type: 'string', maxLength: MAX_PARAMS_LENGTH }, { type: 'object' }, { type: 'null' }]
   },
   delivery_mode: { type: 'string', enum: DELIVERY_MODES, default: 'url' },
@@ -51,7 +57,12 @@ const OPERATION_IDS: Record<string, string> = {
   'get /api/v1/status': 'getJobStatus',
   'get /api/v1/results/{job_id}/{file}': 'getResult',
   'get /api/v1/health': 'getHealth',
-  'get /api/v1/openapi.json': 'getOpenApiDocument'
+  'get /api/v1/openapi.json': 'getOpenApiDocument',
+  'get /api/v1/jobs': 'listJobs',
+  'post /api/v1/cancel': 'cancelJob',
+  'delete /api/v1/jobs/{job_id}': 'deleteJob',
+  'post /v1.0/removebg': 'removeBackground',
+  'get /v1.0/account': 'getAccount'
 }
 
 /**
@@ -70,6 +81,16 @@ function finish(paths: Record<string, PathItem>): Record<string, PathItem> {
   return paths
 }
 
+function cancelResponses(): Record<string, unknown> {
+  return {
+    '200': { description: 'Cancelled; its credits are refunded', content: { 'application/json': { schema: { $ref: '#/components/schemas/Cancelled' } } } },
+    '401': err('Missing or invalid X-API-Key'),
+    '404': err("No such job, or another key's (job_not_found)"),
+    '409': err('The job already ended (conflict)'),
+    '422': err('job_id missing or not a job id')
+  }
+}
+
 /** The OpenAPI 3.1 document of `/api/v1`, served at `/api/v1/openapi.json`. */
 export function openApiDocument(serverUrl: string): Record<string, unknown> {
   return {
@@ -81,6 +102,37 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
       schemas: {
         Error: errorBody,
+        ...removeBgSchemas,
+        JobList: {
+          type: 'object',
+          required: ['jobs', 'next_cursor'],
+          properties: {
+            jobs: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['job_id', 'status', 'state', 'mode', 'progress', 'output_format', 'source', 'created_at', 'finished_at'],
+                properties: {
+                  job_id: { type: 'string', format: 'uuid' },
+                  status: { type: 'string', enum: JOB_STATUSES },
+                  state: { type: 'string', enum: ['pending', 'done', 'failed'] },
+                  mode: { type: 'string', enum: MODES },
+                  progress: { type: 'number' },
+                  output_format: { type: 'string', enum: OUTPUT_FORMATS },
+                  source: { type: 'string', description: 'The file name or URL given' },
+                  created_at: { type: 'string', format: 'date-time' },
+                  finished_at: { type: ['string', 'null'], format: 'date-time' }
+                }
+              }
+            },
+            next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the next (older) page; null on the last page' }
+          }
+        },
+        Cancelled: {
+          type: 'object',
+          required: ['job_id', 'status', 'state'],
+          properties: { job_id: { type: 'string', format: 'uuid' }, status: { const: 'cancelled' }, state: { const: 'failed' } }
+        },
         UploadAccepted: {
           type: 'object',
           required: ['job_id', 'status', 'mode'],
@@ -186,10 +238,11 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             '401': err('Missing or invalid X-API-Key'),
             '402': err('Not enough credits for this job: 1 credit per started 100 MP of output, summed over its variations, at least 1'),
             '403': err('Host header not allowed'),
-            '413': err('Upload (or its hint) larger than the limit'),
-            '422': err('Validation failed (enums, both inputs, params, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large; a hint not a PNG, JPEG or WebP of the image size, or with file_url; regions not a JSON array of at most 8 boxes, a box under 16 pixels on a side or outside the image, or with file_url)'),
+            '408': err('request_timeout: the body arrived slower than 8 KiB/s over a 10 s window'),
+            '413': err('Upload (or its hint) larger than the limit, declared or as a chunked body arrives'),
+            '422': err('Validation failed (enums, both inputs, params, a key of params the explicit mode cannot apply, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large; a hint not a PNG, JPEG or WebP of the image size, or with file_url; regions not a JSON array of at most 8 boxes, a box under 16 pixels on a side or outside the image, or with file_url)'),
             '429': err('Too many bad API keys, or this key already has its share of the queue waiting (a quarter of it); see Retry-After'),
-            '503': err('Queue full, or the model the job would use failed to load in the last minute; see Retry-After')
+            '503': err('Queue full, the model the job would use failed to load in the last minute, too many upload bytes being received at once, or this key already sending its share of them (one whole upload); see Retry-After')
           }
         }
       },
@@ -231,7 +284,37 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           }
         }
       },
-      '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } } }
+      '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } } },
+      '/api/v1/jobs': {
+        get: {
+          summary: "This key's own jobs, newest first, a page at a time",
+          parameters: [
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: JOBS_PAGE.max, default: JOBS_PAGE.default } },
+            { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'next_cursor of the previous page' }
+          ],
+          responses: {
+            '200': { description: 'A page', content: { 'application/json': { schema: { $ref: '#/components/schemas/JobList' } } } },
+            '401': err('Missing or invalid X-API-Key'),
+            '422': err('limit or cursor not valid')
+          }
+        }
+      },
+      '/api/v1/cancel': {
+        post: {
+          summary: "Cancel one of this key's jobs that has not ended (job_id in the query, or in a JSON or multipart body)",
+          parameters: [{ name: 'job_id', in: 'query', schema: { type: 'string', format: 'uuid' } }],
+          requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { job_id: { type: 'string', format: 'uuid' } } } } } },
+          responses: cancelResponses()
+        }
+      },
+      '/api/v1/jobs/{job_id}': {
+        delete: {
+          summary: "Cancel one of this key's jobs that has not ended",
+          parameters: [{ name: 'job_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+          responses: cancelResponses()
+        }
+      },
+      ...removeBgPaths
     })
   }
 }

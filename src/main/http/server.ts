@@ -7,8 +7,11 @@ import { handleAppRequest, type AppBridgeOptions } from './app-bridge'
 import { readUpload } from './body'
 import { isAllowedHost } from './guard'
 import { InFlightBytes, UploadReservation } from './in-flight'
+import { declaredLength, type RateFloor } from './read-body'
 import { openApiDocument } from './openapi'
 import { handleStudioRequest } from './studio-routes'
+import { handleJobsRequest } from './jobs-routes'
+import { handleRemoveBgRequest } from './removebg/route'
 import type { StudioCoordinator } from '../studio/coordinator'
 import { sendJson } from './respond'
 import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
@@ -26,6 +29,13 @@ export interface HttpServerOptions {
    */
   maxInFlightUploadBytes?: number
   /**
+   * What one API key's uploads may hold of that at once; past it that key's next upload gets 503.
+   * @default one whole upload: the upload size limit + 1 MB
+   */
+  maxInFlightUploadBytesPerKey?: number
+  /** The slowest a request body may arrive (408 `request_timeout` under it). @default 8 KiB/s over 10 s */
+  bodyRateFloor?: RateFloor
+  /**
    * A connection with no traffic either way for this long is closed: a client that stops
    * reading its answer (or sending its body) holds nothing for longer. @default 30 s
    */
@@ -37,7 +47,9 @@ export interface HttpServerOptions {
 }
 
 function busy(): ApiError {
-  return new ApiError('unavailable', 'The server is receiving too many uploads at once; try again shortly.', { headers: { 'Retry-After': '5' } })
+  return new ApiError('unavailable', 'The server is receiving too many uploads at once, or this API key is already sending its share of them; try again shortly.', {
+    headers: { 'Retry-After': '5' }
+  })
 }
 
 const RESULT_PATH = /^\/api\/v1\/results\/([0-9a-f-]{36})\/([A-Za-z]+)\.([a-z]+)$/
@@ -58,7 +70,8 @@ const CONTENT_TYPES: Record<string, string> = {
  */
 export async function startHttpServer(engine: Engine, opts: HttpServerOptions = {}): Promise<HttpListener> {
   // Room for at least one whole upload and its text parts, so that a lone upload is never refused.
-  const inFlight = new InFlightBytes(opts.maxInFlightUploadBytes ?? 4 * engine.options.maxUploadBytes + 1024 * 1024)
+  const wholeUpload = engine.options.maxUploadBytes + 1024 * 1024
+  const inFlight = new InFlightBytes(opts.maxInFlightUploadBytes ?? 4 * engine.options.maxUploadBytes + 1024 * 1024, opts.maxInFlightUploadBytesPerKey ?? wholeUpload)
   let port = 0
 
   const authenticate = keyCheck(engine)
@@ -75,12 +88,15 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     if (url.pathname === '/api/v1/upload') {
       allow('POST')
       const keyId = authenticate(req)
-      const reservation = new UploadReservation(inFlight)
+      // A key that could not start a job (no credit, no room in the queue) is refused before
+      // a byte of its body is reserved or read: it never holds the budget of those that can.
+      engine.admit(keyId)
+      const reservation = new UploadReservation(inFlight, keyId)
       try {
-        const declared = Number(req.headers['content-length'])
+        const declared = declaredLength(req)
         // An oversized declaration is refused as too large by readUpload, not counted here.
-        if (Number.isFinite(declared) && declared > 0 && declared <= engine.options.maxUploadBytes + 1024 * 1024 && !reservation.reserve(declared)) throw busy()
-        const parsed = await readUpload(req, engine.options.maxUploadBytes, (bytes) => (reservation.count(bytes) ? null : busy()))
+        if (declared !== null && declared > 0 && declared <= wholeUpload && !reservation.reserve(declared)) throw busy()
+        const parsed = await readUpload(req, { maxFileBytes: engine.options.maxUploadBytes, meter: (bytes) => (reservation.count(bytes) ? null : busy()), floor: opts.bodyRateFloor })
         const { status, body, headers } = await engine.upload({ ...parsed, keyId })
         sendJson(res, status, body, headers)
       } finally {
@@ -133,8 +149,10 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
         .pipe(res)
       return
     }
-    if (opts.studio && (await handleStudioRequest({ engine, coordinator: opts.studio, authenticate, allow }, req, res, url))) return
-    if (opts.app && (await handleAppRequest(opts.app, req, res, url, { authenticate: (r) => authenticate(r), allow }))) return
+    if (await handleJobsRequest({ engine, authenticate, allow, floor: opts.bodyRateFloor }, req, res, url)) return
+    if (await handleRemoveBgRequest({ engine, authenticate, allow, inFlight, floor: opts.bodyRateFloor }, req, res, url)) return
+    if (opts.studio && (await handleStudioRequest({ engine, coordinator: opts.studio, authenticate, allow, floor: opts.bodyRateFloor }, req, res, url))) return
+    if (opts.app && (await handleAppRequest(opts.app, req, res, url, { authenticate: (r) => authenticate(r), allow, floor: opts.bodyRateFloor }))) return
     throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
   }
 

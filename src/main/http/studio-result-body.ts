@@ -14,13 +14,11 @@ import busboy from 'busboy'
 import { ApiError } from '../engine/errors'
 import { PARTIAL_SUFFIX } from '../engine/paths'
 import type { StagedFile } from '../studio/result-check'
+import { declaredLength, endedEarly, pipeBody, tooLarge, type ChunkMeter, type RateFloor } from './read-body'
 
 /** Bytes of each file kept for its signature. */
 const HEAD_BYTES = 64
 const META_BYTES = 64 * 1024
-/** What is read and dropped after a refusal, at most (bytes, time): past it the connection is closed. */
-const DRAIN_BYTES = 16 * 1024 * 1024
-const DRAIN_MS = 5000
 
 export interface ReceivedResult {
   meta: string | null
@@ -35,12 +33,12 @@ export interface ReceiveOptions {
   /** The most bytes the body may carry, files together. */
   maxBytes: number
   /** Counts an arriving chunk against the in-flight budget; the refusal past it. */
-  meter(bytes: number): ApiError | null
+  meter: ChunkMeter
+  /** @default DEFAULT_RATE_FLOOR */
+  floor?: RateFloor
 }
 
-function tooLarge(limit: number): ApiError {
-  return new ApiError('payload_too_large', `The result upload is larger than the limit of ${limit} bytes.`)
-}
+const WHAT = 'The result upload'
 
 function malformed(message: string): ApiError {
   return new ApiError('malformed_request', message)
@@ -50,8 +48,8 @@ function malformed(message: string): ApiError {
 export async function receiveResult(req: IncomingMessage, opts: ReceiveOptions): Promise<ReceivedResult> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
   if (type !== 'multipart/form-data') throw malformed(`Send the result as multipart/form-data (a "meta" field and a file part per output), not "${type || '(none)'}".`)
-  const declared = Number(req.headers['content-length'])
-  if (Number.isFinite(declared) && declared > opts.maxBytes) throw tooLarge(opts.maxBytes)
+  const declared = declaredLength(req)
+  if (declared !== null && declared > opts.maxBytes) throw tooLarge(opts.maxBytes, WHAT)
   await mkdir(opts.dir, { recursive: true })
   const files: StagedFile[] = []
   const writers: WriteStream[] = []
@@ -80,23 +78,19 @@ function parse(req: IncomingMessage, opts: ReceiveOptions, files: StagedFile[], 
     let total = 0
     const pending: Promise<void>[] = []
     const seen = new Set<string>()
-    // After a refusal the rest of the body is read and dropped (up to a bound), so that the
-    // worker, still sending, gets the answer instead of a reset connection.
-    let dropped = 0
-    let settleDrain: () => void = () => undefined
-    const drained = new Promise<void>((r) => (settleDrain = r))
+    // The body reaches busboy only through the one body reader: on a refusal it stops there,
+    // and what the worker still sends is dropped there (up to a bound), so that it reads the answer.
+    const body = pipeBody(req, parser, { limit: opts.maxBytes, what: WHAT, meter: opts.meter, floor: opts.floor })
     const fail = (err: ApiError): void => {
       if (failure) return
       failure = err
-      req.unpipe(parser)
+      body.stop(err)
       // Not from inside busboy's own callback (a 'limit' or 'file' event): busboy goes on using
       // its state after the callback returns, and destroying it there throws in the process.
       setImmediate(() => parser.destroy(err))
       for (const w of writers) w.destroy() // each one's 'close' settles its pending write
-      if (req.complete || req.destroyed) settleDrain()
-      setTimeout(settleDrain, DRAIN_MS).unref()
-      req.resume()
     }
+    body.done.catch((err: ApiError) => fail(err))
     parser.on('field', (name, value, info) => {
       if (name !== 'meta') fail(new ApiError('validation_failed', `Unexpected field "${name}": a result has one field, "meta".`, { details: [{ field: name, issue: 'not expected' }] }))
       else if (info.valueTruncated) fail(new ApiError('validation_failed', `The meta field is longer than ${META_BYTES} bytes.`, { details: [{ field: 'meta', issue: 'too long' }] }))
@@ -129,9 +123,9 @@ function parse(req: IncomingMessage, opts: ReceiveOptions, files: StagedFile[], 
         file.size += chunk.length
         total += chunk.length
         if (file.head.length < HEAD_BYTES) file.head = Buffer.concat([file.head, chunk.subarray(0, HEAD_BYTES - file.head.length)])
-        if (total > opts.maxBytes) fail(tooLarge(opts.maxBytes))
+        if (total > opts.maxBytes) fail(tooLarge(opts.maxBytes, WHAT))
       })
-      stream.on('limit', () => fail(tooLarge(opts.maxBytes)))
+      stream.on('limit', () => fail(tooLarge(opts.maxBytes, WHAT)))
       stream.pipe(out)
     })
     parser.on('filesLimit', () => fail(new ApiError('validation_failed', 'The result has more file parts than the job has outputs.', { details: [{ field: 'files', issue: 'too many' }] })))
@@ -139,29 +133,11 @@ function parse(req: IncomingMessage, opts: ReceiveOptions, files: StagedFile[], 
     parser.on('partsLimit', () => fail(new ApiError('validation_failed', 'The result has too many parts.', { details: [{ field: 'parts', issue: 'too many' }] })))
     parser.on('error', (err: Error) => fail(failure ?? malformed(`The multipart body cannot be parsed: ${err.message}`)))
     parser.on('close', () => {
-      void Promise.all(pending).then(async () => {
-        if (failure) {
-          await drained
-          reject(failure)
-        } else if (!req.complete) reject(malformed('The result body ended before it was complete.'))
+      void Promise.all(pending).then(() => {
+        if (failure) reject(failure)
+        else if (!req.complete) reject(endedEarly(WHAT))
         else resolve(meta)
       })
     })
-    req.on('data', (chunk: Buffer) => {
-      if (failure) {
-        dropped += chunk.length
-        if (dropped > DRAIN_BYTES) settleDrain()
-        return
-      }
-      const refused = opts.meter(chunk.length)
-      if (refused) fail(refused)
-    })
-    req.on('end', () => settleDrain())
-    req.on('error', (err: Error) => fail(malformed(`The result body ended before it was complete (${err.message}).`)))
-    req.on('close', () => {
-      if (!req.complete) fail(malformed('The result body ended before it was complete.'))
-      settleDrain()
-    })
-    req.pipe(parser)
   })
 }

@@ -15,6 +15,7 @@ import type { StudioCoordinator } from '../studio/coordinator'
 import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, type Claim, type WorkerIdentity } from '../studio/protocol'
 import { allowedParts, checkResult } from '../studio/result-check'
 import { InFlightBytes, UploadReservation } from './in-flight'
+import { declaredLength, readJsonObject, type RateFloor } from './read-body'
 import { sendJson } from './respond'
 import { receiveResult } from './studio-result-body'
 
@@ -32,43 +33,25 @@ export interface StudioRouteContext {
   allow(methods: string): void
   /** The workers' own listener: only what workers call (no owner listing). */
   workerOnly?: boolean
+  /** The listener's floor on a body's rate. @default DEFAULT_RATE_FLOOR */
+  floor?: RateFloor
 }
 
 /**
  * Result bytes being received at once, across both listeners of a coordinator: they go to
- * disk, and this bounds how much is in flight (past it: 503 with `Retry-After`).
+ * disk, and this bounds how much is in flight (past it: 503 with `Retry-After`). One worker key
+ * may hold at most one whole result of it, so that one worker sending slowly (or many
+ * connections of one key) never keeps another worker's result out.
  */
 const budgets = new WeakMap<StudioCoordinator, InFlightBytes>()
 function budgetOf(coordinator: StudioCoordinator): InFlightBytes {
   let b = budgets.get(coordinator)
-  if (!b) budgets.set(coordinator, (b = new InFlightBytes(2 * coordinator.maxResultBytes)))
+  if (!b) budgets.set(coordinator, (b = new InFlightBytes(2 * coordinator.maxResultBytes, coordinator.maxResultBytes)))
   return b
 }
 
 function busy(): ApiError {
-  return new ApiError('unavailable', 'The coordinator is receiving too many results at once; try again shortly.', { headers: { 'Retry-After': '5' } })
-}
-
-async function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-  if (type !== 'application/json') throw new ApiError('malformed_request', 'Send the body as application/json.')
-  const declared = Number(req.headers['content-length'])
-  if (Number.isFinite(declared) && declared > limit) throw new ApiError('payload_too_large', `The body is larger than ${limit} bytes.`)
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > limit) throw new ApiError('payload_too_large', `The body is larger than ${limit} bytes.`)
-    chunks.push(chunk as Buffer)
-  }
-  let value: unknown
-  try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-  } catch {
-    throw new ApiError('malformed_request', 'The body is not valid JSON.')
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiError('malformed_request', 'The body must be a JSON object.')
-  return value as Record<string, unknown>
+  return new ApiError('unavailable', 'The coordinator is receiving too many results at once, or this worker key is already sending its share of them; try again shortly.', { headers: { 'Retry-After': '5' } })
 }
 
 function jobIdOf(body: Record<string, unknown>): string {
@@ -141,7 +124,7 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
   }
   if (path === '/api/v1/studio/claim') {
     ctx.allow('POST')
-    const body = await readJson(req, 16_384)
+    const body = await readJsonObject(req, { limit: 16_384, floor: ctx.floor })
     const jobId = jobIdOf(body)
     const models = modelsOf(body)
     const answer = await runs.claim(jobId, worker, { local: false, models })
@@ -183,13 +166,13 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
   }
   if (path === '/api/v1/studio/renew') {
     ctx.allow('POST')
-    runs.verify(jobIdOf(await readJson(req, 4096)), tokenOf(req), worker)
+    runs.verify(jobIdOf(await readJsonObject(req, { limit: 4096, floor: ctx.floor })), tokenOf(req), worker)
     sendJson(res, 200, { ok: true, lease_ms: runs.claims.leaseMs })
     return true
   }
   if (path === '/api/v1/studio/progress') {
     ctx.allow('POST')
-    const body = await readJson(req, 4096)
+    const body = await readJsonObject(req, { limit: 4096, floor: ctx.floor })
     const stage = body.stage
     if (typeof stage !== 'string' || !(STAGES as readonly string[]).includes(stage)) {
       throw new ApiError('validation_failed', 'stage is not a pipeline stage.', { details: [{ field: 'stage', issue: `expected one of ${STAGES.join(', ')}` }] })
@@ -205,16 +188,17 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
     // The token first: a call for a job this key does not hold is refused before its body is read.
     const lease = runs.verify(jobId, tokenOf(req), worker)
     const done = runs.beginStore(jobId)
-    const reservation = new UploadReservation(budgetOf(coordinator))
+    const reservation = new UploadReservation(budgetOf(coordinator), keyId)
     try {
-      const declared = Number(req.headers['content-length'])
-      if (Number.isFinite(declared) && declared > 0 && declared <= coordinator.maxResultBytes && !reservation.reserve(declared)) throw busy()
-      const expectation = runs.expectation(lease)
+      const declared = declaredLength(req)
+      if (declared !== null && declared > 0 && declared <= coordinator.maxResultBytes && !reservation.reserve(declared)) throw busy()
+      const expectation = await runs.expectation(lease, (bytes) => engine.sandbox.probe(bytes))
       const received = await receiveResult(req, {
         dir: engine.paths.resultDir(jobId),
         allowed: allowedParts(expectation),
         maxBytes: coordinator.maxResultBytes,
-        meter: (bytes) => (reservation.count(bytes) ? null : busy())
+        meter: (bytes) => (reservation.count(bytes) ? null : busy()),
+        floor: ctx.floor
       })
       const outcome = await checkResult(expectation, received.meta, received.files).catch(async (err: unknown) => {
         await Promise.all(received.files.map((f) => rm(f.path, { force: true })))
@@ -229,7 +213,7 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
   }
   if (path === '/api/v1/studio/fail') {
     ctx.allow('POST')
-    const body = await readJson(req, 16_384)
+    const body = await readJsonObject(req, { limit: 16_384, floor: ctx.floor })
     const lease = runs.verify(jobIdOf(body), tokenOf(req), worker)
     await runs.fail(lease, { reason: body.reason as never, message: String(body.message ?? '') })
     sendJson(res, 200, { failed: true })

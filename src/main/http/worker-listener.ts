@@ -17,6 +17,7 @@ import { ApiError } from '../engine/errors'
 import type { Engine } from '../engine/engine'
 import type { StudioCoordinator } from '../studio/coordinator'
 import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
+import type { RateFloor } from './read-body'
 import { handleStudioRequest } from './studio-routes'
 
 export interface WorkerAddress {
@@ -49,12 +50,17 @@ export function parseWorkerListen(value: string): WorkerAddress {
   return { host, port }
 }
 
-export async function startWorkerListener(engine: Engine, coordinator: StudioCoordinator, address: WorkerAddress): Promise<HttpListener> {
+export interface WorkerListenerOptions {
+  /** The slowest a request body may arrive (408 `request_timeout` under it). @default 8 KiB/s over 10 s */
+  bodyRateFloor?: RateFloor
+}
+
+export async function startWorkerListener(engine: Engine, coordinator: StudioCoordinator, address: WorkerAddress, opts: WorkerListenerOptions = {}): Promise<HttpListener> {
   const authenticate = keyCheck(engine)
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://worker-listener')
     const allow = methodCheck(req, url.pathname)
-    if (await handleStudioRequest({ engine, coordinator, authenticate, allow, workerOnly: true }, req, res, url)) return
+    if (await handleStudioRequest({ engine, coordinator, authenticate, allow, workerOnly: true, floor: opts.bodyRateFloor }, req, res, url)) return
     throw new ApiError('not_found', `No endpoint at ${url.pathname} on the workers' listener; clients use the API listener.`)
   }
   return listen(apiServer(handle), address.port, address.host)

@@ -12,7 +12,7 @@
  * loop never waits on it.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, rm, stat, statfs, writeFile } from 'node:fs/promises'
+import { mkdir, realpath, rm, stat, statfs, writeFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { explainProblem } from '../../shared/explain'
 
@@ -163,5 +163,7 @@ export async function checkDestination(dir: string, opts: DestinationOptions = {
       throw new DestinationProblem(`Not enough space on the disk of ${folder}: about ${megabytes(opts.estimatedBytes)} are needed, ${megabytes(free)} are free.`)
     }
   }
-  return folder
+  // Kept by its real path: every later write refuses a link at the folder itself
+  // (`contained-dir.ts`), so a folder swapped for a link since is caught.
+  return deadline.run(() => realpath(folder))
 }

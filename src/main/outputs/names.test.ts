@@ -5,7 +5,7 @@ import { isInside, isStrictlyInside, resolveInside } from './paths'
 import { outputNames, presetToken, renderTemplate, sanitizeSegment, sanitizeToken, templateProblem } from '../../shared/names'
 
 const OUT = resolve('/tmp/clipdesk-out-test')
-const tokens = (over: Partial<Record<string, string>> = {}) => ({ name: 'photo', ext: 'png', variation: 'clipping', date: '2026-01-02', preset: 'clipping', ...over })
+const tokens = (over: Partial<Record<string, string>> = {}) => ({ name: 'photo', ext: 'png', variation: 'clipping', date: '2026-01-02', preset: 'clipping', n: '7', ...over })
 
 describe('templateProblem', () => {
   it('accepts the default and sub-folder templates', () => {
@@ -27,6 +27,16 @@ describe('templateProblem', () => {
 })
 
 describe('rendering', () => {
+  it('numbers inputs with {n}, zero-padded with {n:3}', () => {
+    expect(templateProblem('sku-{n}-{name}.{ext}')).toBeNull()
+    expect(templateProblem('{n:3}_{name}.{ext}')).toBeNull()
+    expect(renderTemplate('sku-{n}-{name}.{ext}', tokens())).toBe('sku-7-photo.png')
+    expect(renderTemplate('{n:3}_{name}.{ext}', tokens())).toBe('007_photo.png')
+    expect(renderTemplate('{n:2}_{name}.{ext}', tokens({ n: '123' }))).toBe('123_photo.png')
+  })
+  it.each(['{n:0}_{name}', '{n:10}_{name}', '{name:3}', '{n:3:1}_{name}', '{n:}_{name}'])('refuses the malformed number token %j', (template) => {
+    expect(templateProblem(template)).toContain('unknown token')
+  })
   it('renders the default template', () => {
     expect(renderTemplate('{name}.{variation}.{ext}', tokens())).toBe('photo.clipping.png')
   })
@@ -67,7 +77,7 @@ describe('outputs stay inside the output folder (property)', () => {
       fc.property(template, relDir, anyText, anyText, anyText, anyText, (t, dir, name, ext, variation, preset) => {
         // A file name never holds '/': the input's own folders come from `dir`.
         const file = `${name.replaceAll('/', '-')}.jpg`
-        const [rendered] = outputNames({ relPath: dir === '' ? file : `${dir}/${file}`, template: t, mode: 'params', params: preset, date: '2026-01-02' }, [{ variation, ext }])
+        const [rendered] = outputNames({ relPath: dir === '' ? file : `${dir}/${file}`, template: t, mode: 'params', params: preset, date: '2026-01-02', seq: 3 }, [{ variation, ext }])
         const target = resolveInside(OUT, rendered!)
         expect(isStrictlyInside(OUT, target)).toBe(true)
         const rel = target.slice(OUT.length + 1).split(sep)

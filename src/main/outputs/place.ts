@@ -8,20 +8,29 @@
  *   version of the input, `--overwrite`), which replaces it atomically.
  * A name that exists already holding exactly these bytes is an earlier write of ours that a crash
  * cut short before it was recorded: nothing to do. Any other file there: `NameTaken`, and the
- * writer chooses another name. Every folder is made and checked by its real path
- * (`contained-dir.ts`): nothing is written through a symbolic link.
+ * writer chooses another name. Every folder is made and checked by its real path, its identity
+ * checked again around each step (`contained-dir.ts`), and every file is opened without following
+ * links and without waiting on a FIFO (`no-follow.ts`): nothing is read or written through a
+ * symbolic link, and what is not a regular file is never read.
  */
 import { randomBytes } from 'node:crypto'
-import { constants } from 'node:fs'
-import { copyFile, link, lstat, open, rename, rm, writeFile } from 'node:fs/promises'
+import { link, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { containedDir } from './contained-dir'
-import { existsOrLink } from './numbered'
+import { checkedDir, sameDir, type CheckedDir } from './contained-dir'
+import { copyToNew, entryAt, kindOf, NotOurFile, sameBytes, writeNew } from './no-follow'
 
 /** Errors of `link` on file systems without hard links: fall back to an exclusive copy. */
 const NO_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK'])
 /** Temp names end in this (hidden, so that no walker takes them as inputs). */
 export const TEMP_SUFFIX = '.clipdesk-part'
+/** The random part of a temp name: this many hex digits. */
+export const TEMP_TAG_LENGTH = 8
+
+/**
+ * Temp files this process is writing now: a sweep of a destination (`temp-sweep.ts`) leaves
+ * them alone, whatever their age.
+ */
+export const activeTemps = new Set<string>()
 
 /** The name was taken by someone else between choosing it and writing it. */
 export class NameTaken extends Error {
@@ -33,38 +42,54 @@ export class NameTaken extends Error {
 
 /** The hidden temp name a file is written to before it takes its final name (same folder, so the last step is atomic). */
 export function tempPathFor(final: string): string {
-  return join(dirname(final), `.${basename(final)}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`)
+  return join(dirname(final), `.${basename(final)}.${randomBytes(TEMP_TAG_LENGTH / 2).toString('hex')}${TEMP_SUFFIX}`)
 }
 
 /**
  * Puts a copy of `from` at `target`, inside `root` (made and checked level by level).
- * `replace`: `target` is this input's own earlier output and may be replaced.
+ * `replace`: `target` is this input's own earlier output and may be replaced (a regular file,
+ * or nothing: a link, FIFO or device there is `NotOurFile`).
  */
 export async function placeFile(from: string, target: string, root: string, replace: boolean): Promise<void> {
-  const dir = await containedDir(root, dirname(target))
-  const final = join(dir, basename(target))
-  if (!replace && existsOrLink(final)) {
+  const dir = await checkedDir(root, dirname(target))
+  const final = join(dir.path, basename(target))
+  const there = await entryAt(final)
+  if (there && replace && !there.isFile()) throw new NotOurFile(target, kindOf(there))
+  if (there && !replace) {
     if (await sameBytes(from, final)) return
     throw new NameTaken(target)
   }
-  const temp = tempPathFor(final)
-  try {
-    await copyFile(from, temp, constants.COPYFILE_EXCL)
+  await throughTemp(dir, final, (temp) => copyToNew(from, temp), async (temp) => {
     if (replace) await rename(temp, final)
     else await linkNew(temp, final, target)
-  } finally {
-    await rm(temp, { force: true })
-  }
+  })
 }
 
 /** Writes `text` to `path` through a temp name and a rename (a report: our own file, replaced whole). */
 export async function writeReplacing(path: string, text: string): Promise<void> {
-  const temp = tempPathFor(path)
+  const dir = await checkedDir(dirname(path), dirname(path))
+  const final = join(dir.path, basename(path))
+  const there = await entryAt(final)
+  if (there && !there.isFile()) throw new NotOurFile(path, kindOf(there))
+  await throughTemp(dir, final, (temp) => writeNew(temp, text), (temp) => rename(temp, final))
+}
+
+/**
+ * Writes a temp file beside `final` and gives it its name, the folder's identity checked before
+ * the name is given and after (a folder swapped meanwhile is said, never written through
+ * silently). The temp file is gone afterwards, whatever happened.
+ */
+async function throughTemp(dir: CheckedDir, final: string, write: (temp: string) => Promise<void>, name: (temp: string) => Promise<void>): Promise<void> {
+  const temp = tempPathFor(final)
+  activeTemps.add(temp)
   try {
-    await writeFile(temp, text, { flag: 'wx' })
-    await rename(temp, path)
+    await write(temp)
+    await sameDir(dir)
+    await name(temp)
+    await sameDir(dir)
   } finally {
-    await rm(temp, { force: true })
+    await rm(temp, { force: true }).catch(() => undefined) // not there (renamed), or not ours to remove
+    activeTemps.delete(temp)
   }
 }
 
@@ -76,28 +101,10 @@ async function linkNew(temp: string, final: string, target: string): Promise<voi
     if (code === 'EEXIST') throw new NameTaken(target)
     if (!NO_LINK.has(code)) throw err
     try {
-      await copyFile(temp, final, constants.COPYFILE_EXCL)
+      await copyToNew(temp, final)
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new NameTaken(target)
       throw e
     }
-  }
-}
-
-/** Whether `b` is a plain file (not a link) with exactly the bytes of `a`; read in chunks, so a large output costs no memory. */
-async function sameBytes(a: string, b: string): Promise<boolean> {
-  const [sa, sb] = await Promise.all([lstat(a), lstat(b).catch(() => null)])
-  if (!sb?.isFile() || sa.size !== sb.size) return false
-  const [fa, fb] = await Promise.all([open(a, 'r'), open(b, 'r')])
-  try {
-    const size = 1 << 16
-    const [ba, bb] = [Buffer.alloc(size), Buffer.alloc(size)]
-    for (let pos = 0; pos < sa.size; pos += size) {
-      const [ra, rb] = await Promise.all([fa.read(ba, 0, size, pos), fb.read(bb, 0, size, pos)])
-      if (ra.bytesRead !== rb.bytesRead || !ba.subarray(0, ra.bytesRead).equals(bb.subarray(0, rb.bytesRead))) return false
-    }
-    return true
-  } finally {
-    await Promise.all([fa.close(), fb.close()])
   }
 }

@@ -3,9 +3,14 @@
  * (a touch-up: docs/review.md "Touch-up"): `photo.png` is first copied to the first free
  * `photo.prev-1.png`, `photo.prev-2.png`… in the same folder (by the one placer, `place.ts`:
  * never over another file), then the new result is renamed over `photo.png` by the
- * one writer (`write.ts`), as its own earlier output.
+ * one writer (`write.ts`), as its own earlier output. Every output is checked before anything is
+ * written: a regular file or nothing, in a folder that is still the one checked (`place.ts`,
+ * `no-follow.ts`); a link, FIFO or device at an output name, or a folder swapped for a link,
+ * refuses the whole replacement (`ContainmentError`) with nothing written.
  */
 import { basename, dirname, extname, join } from 'node:path'
+import { checkedDir } from './contained-dir'
+import { entryAt, kindOf, NotOurFile } from './no-follow'
 import { existsOrLink } from './numbered'
 import { placeFile } from './place'
 import { writeOutputs } from './write'
@@ -47,10 +52,18 @@ function freePreviousName(path: string, chosen: ReadonlySet<string>): string {
  */
 export async function replaceKeepingPrevious(from: readonly string[], outputs: readonly string[], root: string): Promise<string[]> {
   if (from.length !== outputs.length) throw new Error(`${from.length} new files for ${outputs.length} outputs`)
+  // Each output as it is now, checked before any byte is written.
+  const present: boolean[] = []
+  for (const current of outputs) {
+    const dir = await checkedDir(root, dirname(current))
+    const there = await entryAt(join(dir.path, basename(current)))
+    if (there && !there.isFile()) throw new NotOurFile(current, kindOf(there))
+    present.push(there !== null)
+  }
   const previous: string[] = []
   const chosen = new Set<string>()
-  for (const current of outputs) {
-    if (!existsOrLink(current)) {
+  for (const [i, current] of outputs.entries()) {
+    if (!present[i]) {
       previous.push('')
       continue
     }

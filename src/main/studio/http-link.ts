@@ -6,6 +6,7 @@
  */
 import { HostUnavailable } from '../engine/run/execute'
 import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, type Claim } from './protocol'
+import { errorOf } from './error-of'
 import { RemoteHost } from './remote-host'
 import type { ClaimedJob, CoordinatorLink } from './worker'
 
@@ -25,17 +26,6 @@ export interface CallOptions {
   headers?: Record<string, string>
   token?: string
   signal?: AbortSignal
-}
-
-/** An answer the coordinator gave with an error body. */
-export async function errorOf(res: Response): Promise<{ code: string; message: string }> {
-  const text = await res.text().catch(() => '')
-  try {
-    const body = JSON.parse(text) as { error?: { code?: string; message?: string } }
-    return { code: body.error?.code ?? String(res.status), message: body.error?.message ?? text.slice(0, 300) }
-  } catch {
-    return { code: String(res.status), message: text.slice(0, 300) }
-  }
 }
 
 export class HttpLink implements CoordinatorLink {

@@ -16,7 +16,8 @@ import { JobFailure } from '../engine/errors'
 import type { PipelineStage } from '../engine/pipeline'
 import { HostUnavailable, type RunEnding, type RunHost, type RunPlan, type RunResult } from '../engine/run/execute'
 import type { Claim, ResultMeta } from './protocol'
-import { errorOf, type HttpLink } from './http-link'
+import { errorOf } from './error-of'
+import type { HttpLink } from './http-link'
 import type { ClaimedJob } from './worker'
 
 /** A result or failure report is retried in place this often (following `Retry-After`). */

@@ -2,7 +2,8 @@
  * A worker's result, checked as an upload is before anything is stored: only the job's format
  * and the variations it asked for, each file real image bytes of that format (its signature
  * sniffed) with a size in its header within the output limits and a byte count plausible for
- * that size; warnings and the ignored list bounded and cleaned of control characters. Every
+ * that size, and the size the job's parameters give for its input (a 1×1 image for a 600×399
+ * job is no result); warnings and the ignored list bounded and cleaned of control characters. Every
  * refusal is 422 `validation_failed` naming the part and the problem.
  */
 import type { OutputFormat, Variation } from '../../shared/api'
@@ -30,6 +31,12 @@ export interface ResultExpectation {
   format: OutputFormat
   variations: readonly Variation[]
   model: string
+  /**
+   * The canvas the job's parameters give for its input (`canvasBound`): each output must be
+   * exactly this size, or at most this size where the canvas follows the subject
+   * (`crop=subject`). Null where the coordinator could not tell (then only the limits apply).
+   */
+  canvas?: { width: number; height: number; exact: boolean } | null
 }
 
 /** One file part of a result upload, already on disk. */
@@ -110,11 +117,11 @@ export async function checkResult(e: ResultExpectation, metaText: string | null,
       ])
     }
   }
-  const want = SNIFFED[e.format]
+  const sniffed = SNIFFED[e.format]
   const outputs: StoredOutcome['outputs'] = []
   for (const [variation, f] of byVariation) {
     const type = sniffImageType(f.head)
-    if (type !== want) refuse(`${f.name} is not ${e.format} image bytes.`, [{ field: f.name, issue: `the bytes are ${type ?? 'not an image we know'}, expected ${want}` }])
+    if (type !== sniffed) refuse(`${f.name} is not ${e.format} image bytes.`, [{ field: f.name, issue: `the bytes are ${type ?? 'not an image we know'}, expected ${sniffed}` }])
     const size = await imageSize(f.path, type)
     if (!size || size.width < 1 || size.height < 1 || size.width > MAX_CANVAS_SIDE || size.height > MAX_CANVAS_SIDE || size.width * size.height > MAX_CANVAS_PIXELS) {
       refuse(`${f.name} does not have a plausible size in its header.`, [
@@ -123,6 +130,12 @@ export async function checkResult(e: ResultExpectation, metaText: string | null,
     }
     if (f.size > plausibleBytes(size.width, size.height, e.format)) {
       refuse(`${f.name} is too large for a ${size.width}×${size.height} image.`, [{ field: f.name, issue: `${f.size} bytes, at most ${plausibleBytes(size.width, size.height, e.format)}` }])
+    }
+    const want = e.canvas
+    if (want && (want.exact ? size.width !== want.width || size.height !== want.height : size.width > want.width || size.height > want.height)) {
+      refuse(`${f.name} is ${size.width}×${size.height}, not the size this job makes.`, [
+        { field: f.name, issue: `${size.width}×${size.height}, expected ${want.exact ? '' : 'at most '}${want.width}×${want.height}` }
+      ])
     }
     outputs.push({ variation, ext: e.format, staged: f.path, size: f.size })
   }

@@ -5,9 +5,11 @@
  */
 import { createHash } from 'node:crypto'
 import { createReadStream, existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { FAILURE_REASONS, type FailureReason } from '../../shared/errors'
 import { cleanText } from '../../shared/text'
 import { ApiError, JobFailure } from '../engine/errors'
+import { canvasBound } from '../engine/params/output-budget'
 import type { PipelineStage } from '../engine/pipeline'
 import { resolveJobParams } from '../engine/params/resolve'
 import type { RunContext } from '../engine/run/context'
@@ -126,9 +128,17 @@ export class StudioRuns {
     })
   }
 
-  /** What a result of this claim must be: the job's format, its variations, the model claimed. */
-  expectation(lease: Lease): ResultExpectation {
-    return { format: lease.plan.format, variations: lease.plan.params.variations, model: lease.plan.model }
+  /**
+   * What a result of this claim must be: the job's format, its variations, the model claimed,
+   * and the canvas its parameters give for its stored input (`probe` reads the input's size in
+   * the decode sandbox, as at upload).
+   */
+  async expectation(lease: Lease, probe: (bytes: Buffer) => Promise<{ width: number; height: number }>): Promise<ResultExpectation> {
+    const base = { format: lease.plan.format, variations: lease.plan.params.variations, model: lease.plan.model }
+    const inputPath = lease.run.current()?.inputPath
+    const input = inputPath ? await probe(await readFile(inputPath)).catch(() => null) : null
+    const canvas = canvasBound(lease.plan.params, input)
+    return { ...base, canvas: canvas && { ...canvas, exact: lease.plan.params.crop !== 'subject' } }
   }
 
   progress(lease: Lease, stage: PipelineStage): void {

@@ -18,6 +18,7 @@ import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import { HintPreviews, type PreviewSource } from '../engine/run/hint-preview'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
+import { ContainmentError } from '../outputs/contained-dir'
 import { replaceKeepingPrevious } from '../outputs/previous'
 
 /** One done file as its feature describes it for a touch-up. */
@@ -127,6 +128,9 @@ export class TouchUps {
         file.root
       )
     } catch (err) {
+      // A link, FIFO or device at an output name, or the folder swapped for a link: not ours to
+      // touch, refused before any byte is written (outputs/previous.ts).
+      if (err instanceof ContainmentError) throw new ApiError('conflict', `The touched-up file was not written: ${err.message}`)
       throw new ApiError('internal_error', `The touched-up file could not be written into the destination: ${(err as Error).message}`)
     }
     const touchUps = file.record({ jobId: submitted.jobId, warnings: outcome.warnings, previous })

@@ -9,6 +9,8 @@ import { existsSync, realpathSync, statSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import type { ErrorDetail } from '../../shared/errors'
 import { validateUpload } from '../../shared/upload'
+import { jobMode, type PresetLookup } from '../../shared/params'
+import { builtinPreset } from '../../shared/presets'
 import {
   DEFAULT_NAME_TEMPLATE,
   DEFAULT_OUTPUT_DIR_NAME,
@@ -21,6 +23,7 @@ import {
   type WatchUpdateRequest
 } from '../../shared/watch'
 import { ApiError } from '../engine/errors'
+import { paramsProblems } from '../engine/params/resolve'
 import { doneDirOf, type WatchFolderRecord, type WatchStore } from './store'
 import { checkDestination, DestinationProblem } from '../outputs/destination'
 import { isInside } from '../outputs/paths'
@@ -46,12 +49,18 @@ function canonicalFolder(path: string): string {
   return real
 }
 
-/** Checks the job request exactly as an upload would (same 422 details). */
-function checkRequest(request: WatchRequest): void {
+/**
+ * Checks the job request exactly as an upload would (same 422 details), the set resolved too:
+ * an unknown preset, or a key its mode cannot apply, is refused when the folder is saved, not
+ * file by file.
+ */
+function checkRequest(request: WatchRequest, presets: PresetLookup): void {
   const fields: Record<string, unknown> = { mode: request.mode, output_format: request.output_format }
   if (request.params !== null) fields.params = request.params
   const checked = validateUpload(fields, true)
   if (!checked.ok) throw invalid(checked.details)
+  const problems = paramsProblems({ lookup: presets }, request.mode, request.params)
+  if (problems.length > 0) throw invalid(problems)
 }
 
 /**
@@ -102,15 +111,20 @@ export function newFolderId(): string {
 }
 
 export class WatchFolders {
-  constructor(private readonly store: WatchStore) {}
+  /** `presets`: the data folder's presets (built-in and the user's), to resolve a folder's set. */
+  constructor(
+    private readonly store: WatchStore,
+    private readonly presets: PresetLookup = (name) => builtinPreset(name)?.values ?? null
+  ) {}
 
   add(raw: unknown): WatchFolderRecord {
     const parsed = watchAddSchema.safeParse(raw)
     if (!parsed.success) throw invalid(zodDetails(parsed.error.issues))
     const input: WatchAddRequest = parsed.data
     const path = canonicalFolder(input.path)
-    const request: WatchRequest = { mode: input.mode ?? 'clipping', params: input.params ?? null, output_format: input.output_format ?? 'png' }
-    checkRequest(request)
+    const params = input.params ?? null
+    const request: WatchRequest = { mode: jobMode(input.mode, params), params, output_format: input.output_format ?? 'png' }
+    checkRequest(request, this.presets)
     const outputDir = checkOutputDir(path, input.output_dir ?? null)
     const existing = this.store.folderByPath(path)
     if (existing) throw invalid([{ field: 'path', issue: `this folder is already watched (${existing.id})` }])
@@ -131,12 +145,16 @@ export class WatchFolders {
     if (!parsed.success) throw invalid(zodDetails(parsed.error.issues))
     const p: WatchUpdateRequest = parsed.data
     const cur = this.get(p.id)
+    const params = p.params === undefined ? cur.request.params : p.params || null
+    // A folder that had no set ran in the default mode; a set given now without a mode runs as
+    // mode=params, as it would on any other way in.
+    const defaulted = cur.request.mode === 'clipping' && cur.request.params === null
     const request: WatchRequest = {
-      mode: p.mode ?? cur.request.mode,
-      params: p.params === undefined ? cur.request.params : p.params || null,
+      mode: p.mode ?? (defaulted ? jobMode(undefined, params) : cur.request.mode),
+      params,
       output_format: p.output_format ?? cur.request.output_format
     }
-    checkRequest(request)
+    checkRequest(request, this.presets)
     const outputDir = p.output_dir === undefined ? cur.outputDir : checkOutputDir(cur.path, p.output_dir)
     return this.store.updateFolder(cur.id, {
       request,

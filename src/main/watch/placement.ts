@@ -7,13 +7,13 @@
  * (`../outputs/contained-dir.ts`): a symbolic link planted inside the output or done folder is
  * refused, and the file is listed as failed with the reason.
  */
-import { constants } from 'node:fs'
-import { copyFile, link, unlink } from 'node:fs/promises'
+import { link, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { dateToken, outputNames } from '../../shared/names'
 import { DONE_DIR_NAME } from '../../shared/watch'
 import { containedDir, viaSymlink } from '../outputs/contained-dir'
 import type { ResultFile } from '../outputs/engine-jobs'
+import { copyToNew } from '../outputs/no-follow'
 import { existsOrLink, firstFree } from '../outputs/numbered'
 import { isInside, isStrictlyInside, relativeName, resolveInside } from '../outputs/paths'
 import { writeOutputs } from '../outputs/write'
@@ -32,7 +32,7 @@ export class WatchPlacement {
   /** Writes a done job's results for `row` into the folder's output folder; returns the paths written. */
   async writeResults(folder: WatchFolderRecord, row: WatchFileRecord, results: readonly ResultFile[]): Promise<string[]> {
     const outDir = outputDirOf(folder)
-    const naming = { relPath: row.relPath, template: folder.nameTemplate, mode: folder.request.mode, params: folder.request.params, date: dateToken(this.d.now()) }
+    const naming = { relPath: row.relPath, template: folder.nameTemplate, mode: folder.request.mode, params: folder.request.params, date: dateToken(this.d.now()), seq: this.d.store.fileNumber(folder.id, row.id) }
     const files = outputNames(naming, results).map((name, i) => ({ from: results[i]!.path, target: resolveInside(outDir, name) }))
     return writeOutputs(files, containmentRoot(folder, outDir), this.d.store.outputs.resumeRecord(row, results))
   }
@@ -62,7 +62,7 @@ export class WatchPlacement {
         const code = (err as NodeJS.ErrnoException).code
         if (code === 'EEXIST') throw new Error(`${final} appeared meanwhile`)
         if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err
-        await copyFile(src, final, constants.COPYFILE_EXCL)
+        await copyToNew(src, final)
       }
       await unlink(src)
       this.d.store.outputs.releaseOutputs(row.id)

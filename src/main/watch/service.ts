@@ -20,8 +20,10 @@ import {
 } from '../../shared/watch'
 import type { TouchUpTarget } from '../../shared/touchup'
 import type { Db } from '../engine/store/db'
+import { PresetStore } from '../engine/store/presets'
 import type { TouchUpFile } from '../touchup/touchups'
 import { isStrictlyInside, relativeName } from '../outputs/paths'
+import { sweepTempFiles } from '../outputs/temp-sweep'
 import { checkWatchOutput, WatchFolders } from './config'
 import { FileRecords } from './file-records'
 import { submissionName } from './files'
@@ -86,7 +88,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
   constructor(opts: WatchServiceOptions) {
     super()
     this.store = new WatchStore(opts.db)
-    this.folders = new WatchFolders(this.store)
+    this.folders = new WatchFolders(this.store, new PresetStore(opts.db).lookup)
     this.processor = opts.processor
     this.o = {
       stableMs: opts.stableMs ?? 2000,
@@ -281,6 +283,8 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
       const cur = this.runners.get(f.id)
       if (cur && cur.key === key) continue
       if (cur) await cur.close()
+      // Started or resumed: a copy a crash cut short left its temp file in the output folder.
+      else this.track(sweepTempFiles(outputDirOf(f)))
       const runner = new FolderRunner(f, key, { excluded, rescanMs: this.o.rescanMs }, {
         poke: (folderId, rel) => this.intake.poke(folderId, rel),
         knownPaths: (folderId) => this.store.filesOf(folderId).map((r) => r.relPath),

@@ -99,6 +99,12 @@ export class WatchStore {
     return row ? toFile(row) : null
   }
 
+  /** A file's number in its folder (`{n}`): its place in the order the folder's files arrived, from 1. */
+  fileNumber(folderId: string, fileId: number): number {
+    const row = this.db.prepare('SELECT COUNT(*) AS n FROM watch_files WHERE folder_id = ? AND id <= ?').get(folderId, fileId) as { n: number }
+    return Math.max(1, Number(row.n))
+  }
+
   fileByPath(folderId: string, relPath: string): WatchFileRecord | null {
     const row = this.db.prepare('SELECT * FROM watch_files WHERE folder_id = ? AND rel_path = ?').get(folderId, relPath) as FileRow | undefined
     return row ? toFile(row) : null

@@ -94,9 +94,29 @@ function CurrentScreen({ screen }: { screen: Screen }): React.JSX.Element {
   }
 }
 
+/**
+ * The server's event stream is down (the browser app of `clipdesk serve`): said plainly, with
+ * what is left, rather than a small "Reconnecting…" beside batches that still look running.
+ */
+function ServerGone({ left }: { left: number }): React.JSX.Element {
+  return (
+    <div className="server-gone" role="alert" data-testid="server-gone">
+      <b>Clipdesk stopped</b> or cannot be reached
+      {left > 0 ? `; ${left} ${left === 1 ? 'file' : 'files'} will continue when it is back (Resume on the batch).` : '. This page reconnects when it is back.'}
+    </div>
+  )
+}
+
 export function App(): React.JSX.Element {
-  const { connection, screen, host, eventsLive, version } = useStore(
-    useShallow((s) => ({ connection: s.connection, screen: s.screen, host: s.appInfo?.host, eventsLive: s.eventsLive, version: s.appInfo?.version }))
+  const { connection, screen, host, eventsLive, version, left } = useStore(
+    useShallow((s) => ({
+      connection: s.connection,
+      screen: s.screen,
+      host: s.appInfo?.host,
+      eventsLive: s.eventsLive,
+      version: s.appInfo?.version,
+      left: s.batches.reduce((n, b) => n + b.counts.waiting + b.counts.running, 0)
+    }))
   )
   useTheme()
   const dragging = useWindowDrop(connection === 'ready')
@@ -140,6 +160,7 @@ export function App(): React.JSX.Element {
         </div>
       </nav>
       <main className="main">
+        {!eventsLive && <ServerGone left={left} />}
         <CurrentScreen screen={screen} />
       </main>
       {dragging && <div className="drop-overlay">Drop to add to a new batch</div>}

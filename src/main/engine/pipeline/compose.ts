@@ -22,7 +22,7 @@ import type { DecodedImage } from './decode'
 import type { ToNative } from './native-colour'
 import { drawOver } from './draw-over'
 import { attachNative, composeNative } from './native-compose'
-import { alphaBounds, extractResized, placeOnCanvas, planPlacement, type Placement } from './placement'
+import { alphaBounds, cutSides, extractResized, placeOnCanvas, planPlacement, type Placement } from './placement'
 import { makeShadow, shadowSkipReason, type ShadowResult } from './shadow'
 import type { ComposedVariation, PsdLayerSpec, RgbaImage } from './variation'
 
@@ -91,8 +91,8 @@ export async function composeVariations(
 
   const cutout = makeCutout({ data: alpha.foreground, width: image.width, height: image.height, channels: 4 }, alpha.alpha)
   const subjectBox = alphaBounds(cutout, image.width, image.height, { stride: 4, offset: 3 })
-  const { placement, warnings: placing } = planPlacement(size, subjectBox, params)
-  for (const w of placing) note(params.primary, w)
+  const cut = cutSides(cutout, image.width, image.height, 4, 3)
+  const { placement, warnings: placing } = planPlacement(size, subjectBox, params, cut)
   const { canvas, source, target } = placement
   // The same limits the upload checked where it could (docs/api.md §15); here also for
   // `file_url` inputs and on studio workers, before any canvas is allocated.
@@ -103,7 +103,7 @@ export async function composeVariations(
   const background = want.has('background') || want.has('compose') || want.has('shadowTop') ? await makeBackground(params.background, image, placement) : null
   let shadow: ShadowResult | null = null
   if (want.has('shadowTop')) {
-    const reason = shadowSkipReason(cutout, image.width, image.height, subjectBox, 4, 3)
+    const reason = shadowSkipReason(cutout, image.width, image.height, subjectBox, cut, 4, 3)
     shadow = reason ? { ok: false, reason } : await makeShadow(subject.data, canvas)
   }
 
@@ -159,6 +159,14 @@ export async function composeVariations(
       }
     }
   }
+  // How the subject was framed goes with the main file: the primary, or what stands in for a
+  // skipped one (compose, else the first made), so that it is read where the file is.
+  const main = !ignored.includes(params.primary)
+    ? params.primary
+    : variations.some((v) => v.variation === 'compose')
+      ? 'compose'
+      : (variations[0]?.variation ?? params.primary)
+  for (const w of placing) note(main, w)
   if (image.native && opts.toNative) {
     const input = {
       image,

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { computeAlpha, type MaskSource } from './alpha'
 import type { DecodedImage } from './decode'
 import type { HintPlane } from './hint'
-import { lookCrop, type LookBox } from './look-again'
+import { contextTrust, lookCrop, lookTrust, type LookBox } from './look-again'
 import type { SegmentInput } from './mask'
 
 // The segmenter below stands in for the model (these geometry checks do not need it): on the
@@ -66,6 +66,41 @@ describe('look-again boxes', () => {
     const out = await computeAlpha(image, Buffer.alloc(0), { segmenter: missingSegmenter() }, { alpha: 'auto', refine: 'none' }, undefined, hint, [BOX])
     expect(out.alpha[90 * W + 300]).toBe(0)
     expect(out.alpha[90 * W + 280]).toBe(255)
+  })
+
+  it("take the crop's answer where it is sure, and keep a sure job's answer where the crop is unsure", () => {
+    // A missed subject, or a background part the job kept: the crop is sure, it wins.
+    expect(lookTrust(255, 0)).toBe(1)
+    expect(lookTrust(200, 3)).toBe(1)
+    expect(lookTrust(10, 255)).toBe(1)
+    // The crop unsure (grey) over a sure job: the job keeps most of it, never less than the crop's own share.
+    const legs = lookTrust(100, 255)
+    expect(legs).toBeGreaterThan(0.4)
+    expect(legs).toBeLessThan(0.5)
+    expect(Math.round(legs * 100 + (1 - legs) * 255)).toBeGreaterThanOrEqual(128)
+    expect(lookTrust(128, 255)).toBeLessThan(0.01)
+    // Both unsure (a soft edge): the crop's answer.
+    expect(lookTrust(120, 128)).toBeGreaterThan(0.99)
+  })
+
+  it("trust the crop as far as it agrees with the job on the crop's context (outside the box)", () => {
+    // A 10 × 10 image; the crop is all of it, the box its middle 4 × 4.
+    const crop = { left: 0, top: 0, width: 10, height: 10 }
+    const box = { left: 3, top: 3, width: 4, height: 4 }
+    const job = Buffer.alloc(100, 255)
+    const inBox = (i: number): boolean => inBoxXY(i % 10, Math.floor(i / 10))
+    const inBoxXY = (x: number, y: number): boolean => x >= 3 && x < 7 && y >= 3 && y < 7
+    // The same context, whatever the box says: trusted.
+    const same = Buffer.from(job.map((v, i) => (inBox(i) ? 0 : v)))
+    expect(contextTrust(job, 10, same, crop, box)).toBe(1)
+    // The crop took the subject around the box for background: not trusted at all.
+    expect(contextTrust(job, 10, Buffer.alloc(100, 0), crop, box)).toBe(0)
+    // A little off (mean 0.1 of the range): partly.
+    const off = Buffer.from(job.map((v, i) => (inBox(i) ? v : 255 - 26)))
+    expect(contextTrust(job, 10, off, crop, box)).toBeGreaterThan(0.6)
+    expect(contextTrust(job, 10, off, crop, box)).toBeLessThan(0.7)
+    // No context (the box fills the crop): trusted.
+    expect(contextTrust(job, 10, Buffer.alloc(100, 0), crop, crop)).toBe(1)
   })
 
   it('a box over the whole frame is the plain run', async () => {

@@ -2,8 +2,9 @@
  * Look-again boxes (docs/review.md "Look again"): the user marks a region the model got wrong,
  * and the model runs again on that crop, as the detail pass does for a small subject
  * (`detail.ts`: the same context margin and crop rule). The crop is refined as a photo of its
- * own, and its result replaces the job's inside the box, blended over a short ramp at the
- * box's inner edges; outside the boxes the result is exactly the job's without them.
+ * own, and its result replaces the job's inside the box where the crop's answer is sure
+ * (`lookTrust`), blended over a short ramp at the box's inner edges; outside the boxes the
+ * result is exactly the job's without them.
  *
  * The crops always come from the full-size image, so the touch-up editor's preview (which
  * works on a scaled-down copy) runs the model on the same pixels the saved job does and only
@@ -31,6 +32,23 @@ export interface LookRun {
   crop: Crop
   /** The crop's mask, at the model's size (or the crop's, for a segmenter without one). */
   mask: MaskPlane
+}
+
+/**
+ * The crop's alpha is taken whole where it is at least this sure (a share of the way from 0.5
+ * to 0 or 1: below 64 or above 191); where it is less sure, the job's alpha keeps the part of
+ * the pixel its own sureness gives it. The model shown a part of a subject (legs, a sleeve) on
+ * a busy background answers grey rather than wrong; a missed subject or a stray background
+ * part comes back sure, and is taken.
+ */
+export const SURE = 0.5
+
+/** The share (0–1) of the crop's alpha `d` over the job's `f` at one pixel inside a box (`SURE`). */
+export function lookTrust(d: number, f: number): number {
+  const cd = Math.abs(d - 127.5) / 127.5
+  if (cd >= SURE) return 1
+  const k = cd / SURE
+  return k + (1 - k) * (1 - Math.abs(f - 127.5) / 127.5)
 }
 
 /** The crop the model sees for `box` in a width × height image. */
@@ -89,11 +107,12 @@ export async function mergeLooks(
     const cropStrokes = strokes ? { data: cropPlane(strokes.data, width, 1, regionOf(crop)), width: crop.width, height: crop.height } : null
     const made = await finish(cropImage, run.mask, cropStrokes)
     const weight = edgeWeight(box, width, height, Math.max(1, Math.round(RAMP * Math.min(sx, sy))))
+    const agree = contextTrust(alpha, width, made.alpha, crop, box)
     for (let y = 0; y < box.height; y++) {
       for (let x = 0; x < box.width; x++) {
-        const w = weight(x, y)
         const i = (box.top + y) * width + box.left + x
         const j = (box.top - crop.top + y) * crop.width + box.left - crop.left + x
+        const w = weight(x, y) * agree * lookTrust(made.alpha[j]!, alpha[i]!)
         alpha[i] = w === 1 ? made.alpha[j]! : Math.round(w * made.alpha[j]! + (1 - w) * alpha[i]!)
         for (let c = 0; c < 3; c++) {
           const f = i * 4 + c
@@ -105,6 +124,36 @@ export async function mergeLooks(
   }
   return { alpha, foreground }
 }
+
+/**
+ * How far the crop's answer is trusted at all, from how it agrees with the job's on the crop's
+ * context (the crop outside the box, which the user did not mark): 1 when they differ by at
+ * most CONTEXT_AGREE on average there, falling to 0 at CONTEXT_DISAGREE. Shown a part of a
+ * subject, the model may take the background for the subject or the subject for background;
+ * the context, where the job was right, shows it. 1 when the crop has no context (the box
+ * fills it).
+ */
+export function contextTrust(alpha: Uint8Array, width: number, cropAlpha: Uint8Array, crop: Crop, box: Crop): number {
+  let sum = 0
+  let n = 0
+  for (let y = 0; y < crop.height; y++) {
+    const fy = crop.top + y
+    const inRows = fy >= box.top && fy < box.top + box.height
+    for (let x = 0; x < crop.width; x++) {
+      const fx = crop.left + x
+      if (inRows && fx >= box.left && fx < box.left + box.width) continue
+      sum += Math.abs(cropAlpha[y * crop.width + x]! - alpha[fy * width + fx]!)
+      n++
+    }
+  }
+  if (n === 0) return 1
+  const d = sum / n / 255
+  return Math.min(1, Math.max(0, (CONTEXT_DISAGREE - d) / (CONTEXT_DISAGREE - CONTEXT_AGREE)))
+}
+
+/** Mean difference (0–1) of the crop's alpha and the job's on the crop's context up to which the crop is trusted fully, and at which not at all (`contextTrust`). */
+export const CONTEXT_AGREE = 0.05
+export const CONTEXT_DISAGREE = 0.2
 
 /** A full-size rectangle on an image scaled by sx × sy, within its width × height. */
 function scaled(r: Crop, sx: number, sy: number, width: number, height: number): Crop {

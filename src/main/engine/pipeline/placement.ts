@@ -10,13 +10,17 @@
  *   `size=<W>x<H>` is the canvas, the placed part is scaled (up or down) to fit inside the
  *   margins; `size=<max>` makes the canvas's long edge `max` and its other edge follow the
  *   placed part plus margins.
- * - `margin=<n>%` is a share of the canvas's width (left/right) and height (top/bottom);
- *   `margin=<n>px` is the same on all four sides.
- * - `position=center` centres; `position=bottom` centres horizontally and stands the placed
- *   part on the bottom margin.
+ * - `margin` is one length or four (top, right, bottom, left); a `%` is a share of the canvas's
+ *   width (left/right) and height (top/bottom).
+ * - `position` aligns each axis between the margins (`bottom`: centred horizontally, standing
+ *   on the bottom margin).
+ * - a side where the photo's edge cuts the subject (a torso cut at the bottom) has no margin:
+ *   the subject stays on the canvas's edge there, whatever `position` says for that axis.
+ * - `upscale=never` never enlarges the placed part; `allow` does, and says so beyond
+ *   `UPSCALE_WARN_FACTOR`.
  */
 import sharp from 'sharp'
-import type { JobParams } from '../../../shared/params-types'
+import { marginSides, positionAxes, UPSCALE_WARN_FACTOR, type JobParams, type MarginLength } from '../../../shared/params-types'
 import { JobFailure } from '../errors'
 
 export interface Rect {
@@ -69,21 +73,79 @@ export function alphaBounds(
   return y0 < 0 ? null : { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 }
 }
 
-type PlacementParams = Pick<JobParams, 'crop' | 'size' | 'margin' | 'position'>
+type PlacementParams = Pick<JobParams, 'crop' | 'size' | 'margin' | 'position' | 'upscale'>
 
-/** Margins in pixels of a canvas: left/right and top/bottom. */
-function marginsOf(margin: JobParams['margin'], width: number, height: number): { mx: number; my: number } {
-  return margin.unit === 'px' ? { mx: margin.value, my: margin.value } : { mx: (width * margin.value) / 100, my: (height * margin.value) / 100 }
+/** The sides of the photo that cut the subject (docs/params.md "Framing"). */
+export interface CutSides {
+  top: boolean
+  right: boolean
+  bottom: boolean
+  left: boolean
+}
+
+export const NO_CUT: CutSides = { top: false, right: false, bottom: false, left: false }
+
+/**
+ * Share of a side's length the subject must cover along the photo's edge for that side to count
+ * as cutting it: a torso cut at the bottom covers a third of it; a few stray pixels of the mask
+ * touching the edge do not make a cut.
+ */
+const CUT_SHARE = 0.005
+
+function edgeCovered(alpha: Uint8Array, width: number, from: number, step: number, count: number, stride: number, offset: number): boolean {
+  const need = Math.max(2, Math.ceil(count * CUT_SHARE))
+  let covered = 0
+  for (let k = 0, i = from; k < count; k++, i += step) {
+    if (alpha[i * stride + offset]! >= SUBJECT_ALPHA_THRESHOLD && ++covered >= need) return true
+  }
+  return false
+}
+
+/** Which edges of the photo the subject runs into (its alpha reaches the border along that side). */
+export function cutSides(alpha: Uint8Array, width: number, height: number, stride = 1, offset = 0): CutSides {
+  return {
+    top: edgeCovered(alpha, width, 0, 1, width, stride, offset),
+    bottom: edgeCovered(alpha, width, (height - 1) * width, 1, width, stride, offset),
+    left: edgeCovered(alpha, width, 0, width, height, stride, offset),
+    right: edgeCovered(alpha, width, width - 1, width, height, stride, offset)
+  }
+}
+
+/** One side's margin in pixels on a canvas edge of `length`. */
+const px = (m: MarginLength, length: number): number => (m.unit === 'px' ? m.value : (length * m.value) / 100)
+
+/** An axis's margins split into pixels and a share of the canvas (0 on a cut side). */
+function axisMargins(a: MarginLength, b: MarginLength, cutA: boolean, cutB: boolean): { fixed: number; share: number } {
+  const sides = [cutA ? null : a, cutB ? null : b].filter((m): m is MarginLength => m !== null)
+  return {
+    fixed: sides.reduce((n, m) => n + (m.unit === 'px' ? m.value : 0), 0),
+    share: sides.reduce((n, m) => n + (m.unit === '%' ? m.value / 100 : 0), 0)
+  }
+}
+
+/** Where a part of `length` goes on an axis of `size`: against a cut side, else as aligned between the margins. */
+function alignOn(size: number, length: number, before: number, after: number, align: 'start' | 'center' | 'end', cutBefore: boolean, cutAfter: boolean): number {
+  let at: number
+  if (cutBefore && !cutAfter) at = 0
+  else if (cutAfter && !cutBefore) at = size - length
+  else if (cutBefore && cutAfter) at = (size - length) / 2
+  else if (align === 'start') at = before
+  else if (align === 'end') at = size - after - length
+  else at = before + (size - before - after - length) / 2
+  return Math.max(0, Math.min(size - length, Math.round(at)))
 }
 
 /**
  * The placement of a job's subject. `subject` is the subject's box in the input (null when
  * nothing was found); `crop=subject` without a subject keeps the whole input and says so.
+ * `cut`: the photo's sides that cut the subject; each keeps the subject on the canvas's edge,
+ * with no margin there.
  */
 export function planPlacement(
   image: { width: number; height: number },
   subject: Rect | null,
-  params: PlacementParams
+  params: PlacementParams,
+  cut: CutSides = NO_CUT
 ): { placement: Placement; warnings: string[] } {
   const warnings: string[] = []
   const whole: Rect = { x: 0, y: 0, width: image.width, height: image.height }
@@ -93,49 +155,58 @@ export function planPlacement(
     else warnings.push('no subject was found: crop=subject kept the whole image')
   }
   const { width: cw, height: ch } = source
-  const { margin, size } = params
-  const share = margin.unit === '%' ? 1 - (2 * margin.value) / 100 : 1
+  const { size } = params
+  const m = marginSides(params.margin)
+  const h = axisMargins(m.left, m.right, cut.left, cut.right)
+  const v = axisMargins(m.top, m.bottom, cut.top, cut.bottom)
+  // The canvas edge that holds a part of `length` with the axis's margins around it.
+  const edgeFor = (length: number, axis: { fixed: number; share: number }): number => Math.max(1, Math.round((length + axis.fixed) / (1 - axis.share)))
 
   let width: number
   let height: number
-  let scale: number | null = null // null: fit into the margins
+  let scale: number
   switch (size.kind) {
     case 'original':
       scale = 1
-      width = margin.unit === 'px' ? cw + 2 * margin.value : Math.round(cw / share)
-      height = margin.unit === 'px' ? ch + 2 * margin.value : Math.round(ch / share)
+      width = edgeFor(cw, h)
+      height = edgeFor(ch, v)
       break
     case 'box':
       width = size.width
       height = size.height
+      scale = Math.min(Math.max(1, width * (1 - h.share) - h.fixed) / cw, Math.max(1, height * (1 - v.share) - v.fixed) / ch)
       break
     case 'long': {
       // The long edge of the placed part spans the canvas's long edge minus its margins.
       const landscape = cw >= ch
-      const long = size.max
-      const inner = margin.unit === 'px' ? long - 2 * margin.value : long * share
-      const s = inner / (landscape ? cw : ch)
-      const other = (landscape ? ch : cw) * s
-      const otherEdge = Math.max(1, Math.round(margin.unit === 'px' ? other + 2 * margin.value : other / share))
-      width = landscape ? long : otherEdge
-      height = landscape ? otherEdge : long
+      const axis = landscape ? h : v
+      scale = Math.max(1, size.max * (1 - axis.share) - axis.fixed) / (landscape ? cw : ch)
+      width = landscape ? size.max : edgeFor(cw * scale, h)
+      height = landscape ? edgeFor(ch * scale, v) : size.max
       break
     }
   }
-
-  const { mx, my } = marginsOf(margin, width, height)
-  let tw: number
-  let th: number
-  if (scale === 1) {
-    tw = cw
-    th = ch
-  } else {
-    const s = Math.min(Math.max(1, width - 2 * mx) / cw, Math.max(1, height - 2 * my) / ch)
-    tw = Math.min(width, Math.max(1, Math.round(cw * s)))
-    th = Math.min(height, Math.max(1, Math.round(ch * s)))
+  if (scale > 1 && params.upscale === 'never') {
+    // Never enlarged: the part keeps the photo's own size; a canvas given only by its long
+    // edge shrinks to it, a <W>x<H> canvas stays as asked.
+    scale = 1
+    if (size.kind === 'long') {
+      width = edgeFor(cw, h)
+      height = edgeFor(ch, v)
+    }
+  } else if (scale > UPSCALE_WARN_FACTOR) {
+    const what = source === whole ? 'photo' : 'subject'
+    warnings.push(
+      `enlarged ${scale.toFixed(1)}×: the ${what} (${cw}×${ch} px) is small for a ${width}×${height} canvas, so it looks soft; upscale=never keeps its own size`
+    )
   }
-  const tx = Math.round((width - tw) / 2)
-  const ty = params.position === 'bottom' ? Math.max(0, height - Math.round(my) - th) : Math.round((height - th) / 2)
+
+  const tw = Math.min(width, Math.max(1, Math.round(cw * scale)))
+  const th = Math.min(height, Math.max(1, Math.round(ch * scale)))
+  const axes = positionAxes(params.position)
+  const start = { left: 'start', top: 'start', center: 'center', right: 'end', bottom: 'end' } as const
+  const tx = alignOn(width, tw, px(m.left, width), px(m.right, width), start[axes.x], cut.left, cut.right)
+  const ty = alignOn(height, th, px(m.top, height), px(m.bottom, height), start[axes.y], cut.top, cut.bottom)
   return { placement: { canvas: { width, height }, source, target: { x: tx, y: ty, width: tw, height: th } }, warnings }
 }
 

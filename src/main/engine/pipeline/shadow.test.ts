@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { composeRect, paramsOf } from './compose-fixtures'
 import { alphaBounds } from './placement'
+import { cutSides, NO_CUT } from './placement'
 import { makeShadow, shadowSkipReason } from './shadow'
 
 /** RGBA canvas with an opaque subject in `rect` (what the compose step hands to makeShadow). */
@@ -76,12 +77,18 @@ describe('shadowSkipReason', () => {
     for (const [y0, y1] of rows) for (let y = y0; y < y1; y++) m.fill(255, y * 20 + 5, y * 20 + 15)
     return m
   }
-  it('empty → skipped; hanging from the top edge → skipped; standing, or touching top and bottom → made', () => {
-    expect(shadowSkipReason(Buffer.alloc(400), 20, 20, null)).toMatch(/no subject/)
-    expect(shadowSkipReason(mask([[0, 12]]), 20, 20, { x: 5, y: 0, width: 10, height: 12 })).toMatch(/hangs from the top edge/)
-    expect(shadowSkipReason(mask([[4, 16]]), 20, 20, { x: 5, y: 4, width: 10, height: 12 })).toBeNull()
-    expect(shadowSkipReason(mask([[0, 20]]), 20, 20, { x: 5, y: 0, width: 10, height: 20 })).toBeNull()
-    expect(shadowSkipReason(mask([[8, 20]]), 20, 20, { x: 5, y: 8, width: 10, height: 12 })).toBeNull()
+  const cut = (m: Buffer) => cutSides(m, 20, 20)
+  it('empty → skipped; hanging from the top edge → skipped; cut by the bottom edge → skipped; standing → made', () => {
+    expect(shadowSkipReason(Buffer.alloc(400), 20, 20, null, NO_CUT)).toMatch(/no subject/)
+    const hanging = mask([[0, 12]])
+    expect(shadowSkipReason(hanging, 20, 20, { x: 5, y: 0, width: 10, height: 12 }, cut(hanging))).toMatch(/hangs from the top edge/)
+    const standing = mask([[4, 16]])
+    expect(shadowSkipReason(standing, 20, 20, { x: 5, y: 4, width: 10, height: 12 }, cut(standing))).toBeNull()
+    // No shadow under a cut: a subject the bottom edge cuts stands on the canvas's edge.
+    const full = mask([[0, 20]])
+    expect(shadowSkipReason(full, 20, 20, { x: 5, y: 0, width: 10, height: 20 }, cut(full))).toMatch(/bottom edge cuts the subject/)
+    const torso = mask([[8, 20]])
+    expect(shadowSkipReason(torso, 20, 20, { x: 5, y: 8, width: 10, height: 12 }, cut(torso))).toMatch(/bottom edge cuts the subject/)
   })
 })
 

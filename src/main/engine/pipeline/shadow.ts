@@ -5,13 +5,15 @@
  *
  * It is skipped, with the reason as a warning, when it cannot be made well:
  * - no subject was found (empty mask);
+ * - the photo's bottom edge cuts the subject (a torso cut at the waist): it stands on the
+ *   canvas's bottom edge, and a shadow under a cut would be made up;
  * - the subject hangs from the top edge of the photo (touches the top edge, not the bottom):
  *   it stands on nothing, so a shadow under it would be made up;
  * - the shadow would fall entirely outside the canvas.
  */
 import sharp from 'sharp'
 import { JobFailure } from '../errors'
-import { alphaBounds, SUBJECT_ALPHA_THRESHOLD, type Rect } from './placement'
+import { alphaBounds, SUBJECT_ALPHA_THRESHOLD, type CutSides, type Rect } from './placement'
 
 /** Share of the subject's height that counts as its base (footprint rows). */
 const FOOTPRINT_SHARE = 0.06
@@ -43,8 +45,9 @@ function rowTouches(alpha: Buffer, width: number, y: number, stride: number, off
  * Why no shadow can be made for this input, judged on the input's own alpha (before any crop):
  * null when a shadow can be made.
  */
-export function shadowSkipReason(alpha: Buffer, width: number, height: number, subject: Rect | null, stride = 1, offset = 0): string | null {
+export function shadowSkipReason(alpha: Buffer, width: number, height: number, subject: Rect | null, cut: CutSides, stride = 1, offset = 0): string | null {
   if (!subject) return 'no subject was found, so there is nothing to cast a shadow'
+  if (cut.bottom) return "the photo's bottom edge cuts the subject, so it stands on the canvas's bottom edge with no shadow under the cut"
   const top = rowTouches(alpha, width, 0, stride, offset)
   const bottom = rowTouches(alpha, width, height - 1, stride, offset)
   if (top && !bottom) return 'the subject hangs from the top edge of the photo and stands on nothing, so it casts no contact shadow'

@@ -11,9 +11,11 @@
  * `refine=detail` previews as `edges` (its second model run is left to Save).
  *
  * Look-again boxes (docs/review.md "Look again") do run the model: once per box, on its crop of
- * the full-size image (decoded again for it, and kept while the session is open), as the saved
- * job does; the crop's mask is kept per box, so later strokes cost no model run, and it is
- * applied to the preview's scaled pixels.
+ * the full-size image (the one decoded when the editor opened, kept for the newest session), as
+ * the saved job does. The crop's mask is kept by job, box and model (`crop-masks.ts`) and the
+ * crop's results per session (`CropResults`), so a stroke after a box costs no model run and
+ * refines the crop again only when the strokes inside it change. Opening the editor loads the
+ * model's session if the pool let it go, so that a first box costs one model run.
  */
 import { readFile } from 'node:fs/promises'
 import sharp from 'sharp'
@@ -21,7 +23,7 @@ import { TOUCHUP_PREVIEW_EDGE, type TouchUpPreview } from '../../../shared/touch
 import type { JobParams } from '../../../shared/params-types'
 import { ApiError } from '../errors'
 import { fitRegions, type RegionBox } from '../../../shared/regions'
-import { applyHint, applyLooks, computeAlpha, lookRuns, maskModelKey, refined } from '../pipeline/alpha'
+import { applyHint, applyLooks, computeAlpha, lookRuns, maskModelKey, refined, type CropResults } from '../pipeline/alpha'
 import type { LookRun } from '../pipeline/look-again'
 import { makeCutout } from '../pipeline/cutout'
 import type { DecodedImage } from '../pipeline/decode'
@@ -31,6 +33,7 @@ import { MODEL_SIZE } from '../pipeline/mask'
 import type { ModelPool } from '../models/pool'
 import type { ModelRegistry } from '../models/registry'
 import { inputHash, type CachedMask, type MaskCache } from '../store/mask-cache'
+import { CropMasks } from './crop-masks'
 
 export interface HintPreviewDeps {
   decode(bytes: Buffer): Promise<DecodedImage>
@@ -59,11 +62,11 @@ interface Session {
   photo: string
   /** The cutout without strokes (an opaque photo's), made at the first preview. */
   plain?: Promise<AlphaPixels>
-  /** The input's bytes, and the full-size image once a box needs it. */
+  /** The input's bytes, and the full-size image: kept from the opening while this is the newest session, decoded again for a box otherwise. */
   input: Buffer
   full?: Promise<DecodedImage>
-  /** The model's run on each box's crop, by the box. */
-  looks: Map<string, Promise<LookRun[]>>
+  /** Each box's crop results on the preview's pixels, by the crop's mask (from `CropMasks`). */
+  crops: CropResults
 }
 
 /** Editing sessions kept decoded (an editor open, and the one before it). */
@@ -72,6 +75,7 @@ const SESSIONS = 2
 export class HintPreviews {
   private sessions: Array<Promise<Session>> = []
   private keys: string[] = []
+  private readonly cropMasks = new CropMasks<LookRun[]>()
 
   constructor(private readonly deps: HintPreviewDeps) {}
 
@@ -106,7 +110,7 @@ export class HintPreviews {
       const plain = await session.plain
       const strokes = plane && hasStrokes(plane) ? plane : null
       alpha = strokes ? await applyHint(small, mask, plain, strokes, { segmenter }, { refine }) : plain
-      if (runs.length > 0) alpha = await applyLooks(small, alpha, runs, looks.full, { segmenter }, { refine }, strokes)
+      if (runs.length > 0) alpha = await applyLooks(small, alpha, runs, looks.full, { segmenter }, { refine }, strokes, undefined, session.crops)
     } else {
       alpha = await computeAlpha(small, Buffer.alloc(0), { segmenter }, { alpha: source.params.alpha, refine }, undefined, plane, looks)
     }
@@ -126,6 +130,8 @@ export class HintPreviews {
     const at = this.keys.indexOf(source.key)
     if (at >= 0) return this.sessions[at]!
     const made = this.open(source)
+    // Only the newest session keeps its full-size image (tens of MB for a large photo).
+    for (const older of this.sessions) void older.then((s) => (s.full = undefined)).catch(() => undefined)
     this.keys.unshift(source.key)
     this.sessions.unshift(made)
     this.keys.length = Math.min(this.keys.length, SESSIONS)
@@ -154,35 +160,41 @@ export class HintPreviews {
     const data = scale === 1 ? image.data : await sharp(image.data, raw).resize(width, height, { fit: 'fill' }).raw().toBuffer()
     const small: DecodedImage = { data, width, height, channels: 4, hasAlpha: image.hasAlpha, warnings: [] }
     const photo = await sharp(data, { raw: { width, height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer()
-    return { key: source.key, width: image.width, height: image.height, small, mask, photo: photo.toString('base64'), input, looks: new Map() }
+    return { key: source.key, width: image.width, height: image.height, small, mask, photo: photo.toString('base64'), input, full: Promise.resolve(image), crops: new WeakMap() }
   }
 
-  /** The model's run on `box`'s crop of the full-size image (none for a box over the whole frame), made once per session. */
+  /** The model's run on `box`'s crop of the full-size image (none for a box over the whole frame), made once per job, box and model. */
   private look(session: Session, model: string, box: RegionBox): Promise<LookRun[]> {
-    const key = `${box.x},${box.y},${box.width},${box.height}`
-    let made = session.looks.get(key)
-    if (!made) {
-      made = (async () => {
-        const decoding = (session.full ??= this.deps.decode(session.input))
-        decoding.catch(() => session.full === decoding && (session.full = undefined))
-        const full = await decoding
-        const segmenter = await this.acquire(model)
-        try {
-          return await lookRuns(full, [box], segmenter)
-        } finally {
-          this.deps.modelPool.release(segmenter)
-        }
-      })()
-      session.looks.set(key, made)
-      // A failed run is not kept: the next preview tries again.
-      made.catch(() => session.looks.delete(key))
-    }
-    return made
+    return this.cropMasks.get({ job: session.key, model, box }, async () => {
+      const decoding = (session.full ??= this.deps.decode(session.input))
+      decoding.catch(() => session.full === decoding && (session.full = undefined))
+      const full = await decoding
+      const segmenter = await this.acquire(model)
+      try {
+        return await lookRuns(full, [box], segmenter)
+      } finally {
+        this.deps.modelPool.release(segmenter)
+      }
+    })
   }
 
   private async acquire(model: string): Promise<Awaited<ReturnType<ModelPool['acquire']>>> {
     if (!this.deps.models.get(model)) throw new ApiError('not_found', `The model ${model} that made this cutout is no longer installed.`)
     return this.deps.modelPool.acquire(model)
+  }
+
+  /**
+   * The model's session loaded while the user paints, when the pool has let it go (5 minutes
+   * idle after the batch): a first look-again box then costs its model run, not the session's
+   * load too. Nothing waits for it; a failure shows at the box's own run.
+   */
+  private warm(model: string): void {
+    const pool = this.deps.modelPool
+    if (pool.status(model)) return
+    pool.acquire(model).then(
+      (s) => pool.release(s),
+      () => undefined
+    )
   }
 
   /** The model's mask of the input: from the mask cache; on a miss (swept) the model runs once and the cache keeps it. */
@@ -193,7 +205,10 @@ export class HintPreviews {
     const key = maskModelKey(registered.builtin ? `isnet-${registered.variant}` : this.deps.models.modelId(registered))
     const hash = inputHash(input)
     const cached = await this.deps.maskCache.get(hash, key)
-    if (cached) return cached
+    if (cached) {
+      this.warm(model)
+      return cached
+    }
     const segmenter = await this.deps.modelPool.acquire(model)
     try {
       const { mask } = await this.deps.maskCache.getOrCompute(hash, maskModelKey(segmenter.modelKey), async () => {

@@ -125,7 +125,8 @@ export class SandboxPool {
 
   private dispatch(): void {
     while (this.waiting.length > 0) {
-      let slot = [...this.slots].find((s) => !s.job && !s.exited)
+      // A process killed (idle, recycled) but whose exit is not seen yet takes no request: it would fail with the kill's reason.
+      let slot = [...this.slots].find((s) => !s.job && !s.exited && !s.killedFor)
       if (!slot) {
         if (this.slots.size >= this.opts.size) return
         slot = this.spawn()

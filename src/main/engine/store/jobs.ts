@@ -192,6 +192,17 @@ export class JobStore {
     return rows.map((r) => ({ id: r.id, seq: Number(r.seq) }))
   }
 
+  /**
+   * One key's jobs, newest first: those queued before `beforeSeq` (null: from the newest), at
+   * most `limit`, each with its queue order for the next page's cursor (`GET /api/v1/jobs`).
+   */
+  pageForKey(keyId: string, beforeSeq: number | null, limit: number): { job: JobRecord; seq: number }[] {
+    const rows = prepared(this.db, 'SELECT * FROM jobs WHERE key_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(keyId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as (JobRow & {
+      seq: number
+    })[]
+    return rows.map((r) => ({ job: toRecord(r), seq: Number(r.seq) }))
+  }
+
   /** The oldest queued job, or null. */
   nextQueued(): JobRecord | null {
     const row = prepared(this.db, "SELECT * FROM jobs WHERE status = 'queued' ORDER BY seq LIMIT 1").get() as JobRow | undefined

@@ -39,7 +39,7 @@ describe('PresetStore', () => {
       ['marketplace-1600', true],
       ['social-blur', true]
     ])
-    expect(list[0]!.params).toBe('background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=5%;position=bottom;primary=shadowTop')
+    expect(list[0]!.params).toBe('background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=5%;position=bottom;upscale=allow;primary=shadowTop')
   })
 
   it('creates, lists, updates and deletes a user preset', () => {

@@ -5,17 +5,37 @@
  * started on the same folder would run jobs twice and leave waiters hanging. `Engine.start()`
  * takes this lock and `stop()` gives it back.
  *
- * The lock is a file created exclusively (`wx`) holding the owner's pid, host and a token. A
- * lock whose owner is gone (killed, crashed: the pid no longer exists on this host) is stale and
- * taken over, so a SIGKILL never leaves the folder locked. A second engine in the same process
- * (tests that simulate a restart) takes the lock over too: a process cannot race itself.
+ * The lock is one the kernel keeps: SQLite's own file lock on a small database,
+ * `engine.lock.db`, held in exclusive locking mode inside a transaction that stays open for the
+ * holder's life. The kernel drops it the moment the holder's process ends (crash, SIGKILL, a
+ * zombie not yet reaped), so no lock outlives its process and no process id is ever trusted: an
+ * id reused by another program after a reboot holds nothing.
+ *
+ * `engine.lock` beside it is information only: the holder's pid, start time and role, written
+ * once the lock is held, so that a refused process can say who holds the folder. It is read
+ * only when the database lock is really held by someone; a file left by a crash, or by an
+ * earlier version that used it as the lock, never refuses anyone.
+ *
+ * A second engine in the same process (tests that simulate a restart) takes the lock over: a
+ * process cannot race itself, and POSIX locks belong to the process, so it shares the one
+ * connection rather than opening another (closing a second descriptor on the file would drop
+ * the process's lock).
  */
+import Database from 'libsql'
 import { randomUUID } from 'node:crypto'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 
+/** The holder's information (not the lock). */
 export const RUN_LOCK_FILE = 'engine.lock'
+/** The database whose SQLite lock is the lock. */
+export const RUN_LOCK_DB = 'engine.lock.db'
+/**
+ * How long a start waits for the lock: only as long as another process's `holder()` check
+ * (which takes the lock for an instant) may hold it. A real holder keeps it for good.
+ */
+const ACQUIRE_WAIT_MS = 250
 
 interface LockContent {
   pid: number
@@ -29,80 +49,115 @@ interface LockContent {
 /** The process holding a data folder, as other commands may show it. */
 export type RunLockHolder = Pick<LockContent, 'pid' | 'host' | 'since' | 'role'>
 
-/** Another live process holds the data folder. */
+/** Another live process holds the data folder. `holder`: what it wrote about itself, when readable. */
 export class DataDirBusy extends Error {
   constructor(
     readonly dataDir: string,
-    readonly holder: LockContent
+    readonly holder: RunLockHolder | null
   ) {
+    const who = holder ? `another Clipdesk process (pid ${holder.pid}, running since ${holder.since})` : 'another Clipdesk process'
     super(
-      `another Clipdesk process (pid ${holder.pid}, running since ${holder.since}) is using the data folder ${dataDir}; ` +
+      `${who} is using the data folder ${dataDir}; ` +
         'stop it first (the app and `clipdesk serve` share this folder), or give this one its own --data-dir'
     )
     this.name = 'DataDirBusy'
   }
 }
 
+type Db = InstanceType<typeof Database>
+
+/** The locks this process holds, by lock database path: the connection and the current owner's token. */
+const held = new Map<string, { db: Db; content: LockContent }>()
+
 export class RunLock {
   private constructor(
-    private readonly file: string,
+    private readonly dbFile: string,
     private readonly token: string
   ) {}
 
-  /** Takes the folder's lock, or throws `DataDirBusy` when a live process on this host holds it. */
+  /** Takes the folder's lock, or throws `DataDirBusy` when another live process holds it. */
   static acquire(dataDir: string, role = 'engine'): RunLock {
-    const file = join(dataDir, RUN_LOCK_FILE)
+    const dbFile = resolve(dataDir, RUN_LOCK_DB)
     const content: LockContent = { pid: process.pid, host: hostname(), token: randomUUID(), since: new Date().toISOString(), role }
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        writeFileSync(file, JSON.stringify(content), { flag: 'wx' })
-        return new RunLock(file, content.token)
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-      }
-      const holder = readHolder(file)
-      if (holder && holderIsLive(holder)) throw new DataDirBusy(dataDir, holder)
-      rmSync(file, { force: true }) // stale (or unreadable): its owner is gone
+    const own = held.get(dbFile)
+    if (own) {
+      own.content = content
+    } else {
+      const db = tryLock(dbFile, ACQUIRE_WAIT_MS)
+      if (!db) throw new DataDirBusy(dataDir, readInfo(dataDir))
+      held.set(dbFile, { db, content })
     }
-    throw new Error(`cannot take the lock ${file}: it keeps reappearing`)
+    writeInfo(dataDir, content)
+    return new RunLock(dbFile, content.token)
   }
 
-  /** The live process holding the folder, or null when none does (no lock, or a stale one). */
+  /** The live process holding the folder, or null when none does (whatever files are there). */
   static holder(dataDir: string): RunLockHolder | null {
-    const holder = readHolder(join(dataDir, RUN_LOCK_FILE))
-    if (!holder) return null
-    const own = holder.host === hostname() && holder.pid === process.pid
-    return own || holderIsLive(holder) ? holder : null
+    const dbFile = resolve(dataDir, RUN_LOCK_DB)
+    const own = held.get(dbFile)
+    if (own) return holderOf(own.content)
+    let probe: Db | null
+    try {
+      probe = tryLock(dbFile, 0)
+    } catch {
+      return null // no data folder, or no lock database yet: nobody holds it
+    }
+    if (probe) {
+      probe.close() // free: nobody holds it (the instant it was ours, a start waits for it)
+      return null
+    }
+    // Held for real; what the holder wrote about itself, or a holder known only to be there.
+    return readInfo(dataDir) ?? { pid: 0, host: hostname(), since: 'unknown', role: 'engine' }
   }
 
-  /** Gives the lock back, unless another engine has taken it over since. */
+  /** Gives the lock back, unless another engine of this process has taken it over since. */
   release(): void {
-    if (readHolder(this.file)?.token === this.token) rmSync(this.file, { force: true })
-  }
-}
-
-function readHolder(file: string): LockContent | null {
-  try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockContent>
-    if (typeof parsed.pid !== 'number' || typeof parsed.host !== 'string' || typeof parsed.token !== 'string') return null
-    return { pid: parsed.pid, host: parsed.host, token: parsed.token, since: String(parsed.since ?? 'unknown'), role: String(parsed.role ?? 'engine') }
-  } catch {
-    return null
+    const own = held.get(this.dbFile)
+    if (own?.content.token !== this.token) return
+    held.delete(this.dbFile)
+    rmSync(join(this.dbFile, '..', RUN_LOCK_FILE), { force: true })
+    own.db.close()
   }
 }
 
 /**
- * Whether the holder still runs. Only a process on this host can be checked; a lock written on
- * another host (a data folder on a shared drive) is taken for live: two machines must not share
- * one SQLite file (studio mode shares work through Redis instead).
+ * Opens the lock database and takes its exclusive lock; null when another process holds it.
+ * `waitMs`: how long SQLite retries a lock that is busy.
  */
-function holderIsLive(holder: LockContent): boolean {
-  if (holder.host !== hostname()) return true
-  if (holder.pid === process.pid) return false
+function tryLock(dbFile: string, waitMs: number): Db | null {
+  let db: Db | null = null
   try {
-    process.kill(holder.pid, 0)
-    return true
+    db = new Database(dbFile, { timeout: waitMs })
+    // Exclusive mode keeps the file lock until the connection closes; the open transaction
+    // takes it now (readers included: nobody else can even read the file meanwhile). `exec`,
+    // not `pragma()`: a prepared statement left to the collector keeps `close()` from closing.
+    db.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE')
+    return db
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM' // exists, owned by another user
+    db?.close()
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return null
+    throw err
+  }
+}
+
+function holderOf(c: LockContent): RunLockHolder {
+  return { pid: c.pid, host: c.host, since: c.since, role: c.role }
+}
+
+/** Written through a temp name and a rename: a reader never sees half of it. */
+function writeInfo(dataDir: string, content: LockContent): void {
+  const file = join(dataDir, RUN_LOCK_FILE)
+  const temp = `${file}.${content.token}`
+  writeFileSync(temp, JSON.stringify(content))
+  renameSync(temp, file)
+}
+
+function readInfo(dataDir: string): RunLockHolder | null {
+  try {
+    const parsed = JSON.parse(readFileSync(join(dataDir, RUN_LOCK_FILE), 'utf8')) as Partial<LockContent>
+    if (typeof parsed.pid !== 'number' || typeof parsed.host !== 'string') return null
+    return { pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? 'unknown'), role: String(parsed.role ?? 'engine') }
+  } catch {
+    return null
   }
 }

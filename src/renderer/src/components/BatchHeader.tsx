@@ -2,8 +2,9 @@ import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { batchOutcome, type BatchOutcomeKind, type BatchSummary } from '../../../shared/batches'
 import { describeJob } from '../../../shared/vocabulary'
-import { batchPace, formatDuration } from '../lib/format'
+import { batchPace, formatDuration, stoppedTitle } from '../lib/format'
 import { useStore } from '../store'
+import { downloadBatch } from '../lib/results'
 import { ProgressBar, type Tone } from './common'
 
 const TONE: Record<BatchOutcomeKind, Tone> = {
@@ -43,12 +44,21 @@ function Stat(props: { n: number; label: string; className?: string; testId?: st
  * ran, and the batch's actions.
  */
 export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Element {
-  const { canOpen, presets, starting } = useStore(useShallow((s) => ({ canOpen: s.appInfo?.canOpenPath ?? false, presets: s.presets, starting: s.starting })))
+  const { canOpen, canDownload, presets, starting, live } = useStore(
+    useShallow((s) => ({
+      canOpen: s.appInfo?.canOpenPath ?? false,
+      canDownload: s.appInfo?.canDownload ?? false,
+      presets: s.presets,
+      starting: s.starting,
+      live: s.eventsLive
+    }))
+  )
   const { cancelBatch, retryBatch, resumeBatch, openOutput, setListView } = useStore.getState()
   const c = batch.counts
   const pending = c.waiting + c.running
-  // An interrupted batch runs nothing until Resume: no pace or time left to show.
-  const running = pending > 0 && !batch.interrupted
+  // An interrupted batch runs nothing until Resume, and nothing is known to run while the
+  // server cannot be reached: no pace or time left to show.
+  const running = pending > 0 && !batch.interrupted && live
   const now = useNow(running)
   const outcome = batchOutcome(batch)
   const pace = batchPace(c, batch.started_at, batch.finished_at ?? now)
@@ -84,6 +94,11 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
               Retry {c.failed > 0 && c.cancelled > 0 ? 'the rest' : c.failed > 0 ? 'failed' : 'stopped'} ({c.failed + c.cancelled})
             </button>
           )}
+          {canDownload && c.done > 0 && (
+            <button type="button" className="btn" onClick={() => void downloadBatch(batch.id)} data-testid="download-batch">
+              Download all (zip)
+            </button>
+          )}
           <button type="button" className="btn" onClick={() => void openOutput()} data-testid="open-output">
             {canOpen ? 'Open output folder' : 'Show output folder'}
           </button>
@@ -96,7 +111,7 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
         </div>
       )}
       <div className="outcome" data-kind={outcome.kind} data-testid="batch-outcome" aria-live="polite">
-        {outcome.title}
+        {stoppedTitle(c, total, live) ?? outcome.title}
       </div>
       <ProgressBar value={outcome.bar} label="Batch progress" testId="batch-progress" tone={TONE[outcome.kind]} />
       <div className="stats" data-testid="batch-count">

@@ -2,23 +2,27 @@ import { useEffect, useRef, useState } from 'react'
 import { useStore } from '../store'
 import { ranOnText } from '../lib/format'
 import { useReturnFocus } from './common'
+import { useZoomPan } from './useZoomPan'
 
-const ZOOMS = [1, 1.5, 2, 3, 4, 6, 8]
 type Backdrop = 'checker' | 'white' | 'black'
 
 /**
  * Before/after of one result: the original on the left of the divider, the result on the
- * right over a checkerboard (or white/black) so transparency shows; zoom in and scroll.
- * Keys: ←/→ move the divider, +/− zoom, 0 fits, Esc closes and gives focus back to the button
- * that opened it.
+ * right over a checkerboard (or white/black) so transparency shows. The wheel zooms at the
+ * cursor, a drag pans, the buttons zoom at the centre (`useZoomPan`); the divider is a place in
+ * the viewport, not in the picture, so it stays in view at any zoom.
+ * Keys: ←/→ move the divider, +/− zoom, 0 fits, 1 is 100 %, Esc closes and gives focus back to
+ * the button that opened it.
  */
 export function BeforeAfter(): React.JSX.Element | null {
   const item = useStore((s) => (s.viewerItemId ? s.items[s.itemPos[s.viewerItemId] ?? -1] : undefined))
   const close = (): void => useStore.getState().setViewer(null)
   const [split, setSplit] = useState(50)
-  const [zoom, setZoom] = useState(0)
   const [backdrop, setBackdrop] = useState<Backdrop>('checker')
   const [beforeMissing, setBeforeMissing] = useState(false)
+  const [natural, setNatural] = useState<{ width: number; height: number } | null>(null)
+  const zp = useZoomPan(natural)
+  const drag = useRef<{ x: number; y: number } | null>(null)
   const dialog = useRef<HTMLDivElement>(null)
   useReturnFocus(() => document.querySelector<HTMLElement>('[data-testid=item-list]'))
 
@@ -27,20 +31,33 @@ export function BeforeAfter(): React.JSX.Element | null {
   }, [item?.id])
 
   if (!item) return null
-  const zoomIn = (): void => setZoom((z) => Math.min(ZOOMS.length - 1, z + 1))
-  const zoomOut = (): void => setZoom((z) => Math.max(0, z - 1))
   const onKey = (e: React.KeyboardEvent): void => {
     if (e.target instanceof HTMLInputElement && e.target.type === 'range' && (e.key === 'ArrowLeft' || e.key === 'ArrowRight')) return
     if (e.key === 'Escape') close()
     else if (e.key === 'ArrowLeft') setSplit((s) => Math.max(0, s - 5))
     else if (e.key === 'ArrowRight') setSplit((s) => Math.min(100, s + 5))
-    else if (e.key === '+' || e.key === '=') zoomIn()
-    else if (e.key === '-') zoomOut()
-    else if (e.key === '0') setZoom(0)
+    else if (e.key === '+' || e.key === '=') zp.zoomIn()
+    else if (e.key === '-') zp.zoomOut()
+    else if (e.key === '0') zp.fit()
+    else if (e.key === '1') zp.actual()
     else return
     e.preventDefault()
   }
-  const scale = ZOOMS[zoom]!
+  // A drag anywhere on the picture pans it.
+  const onDown = (e: React.PointerEvent): void => {
+    if (e.button !== 0 && e.button !== 1) return
+    e.currentTarget.setPointerCapture(e.pointerId)
+    drag.current = { x: e.clientX, y: e.clientY }
+  }
+  const onMove = (e: React.PointerEvent): void => {
+    const d = drag.current
+    if (!d) return
+    zp.pan(e.clientX - d.x, e.clientY - d.y)
+    drag.current = { x: e.clientX, y: e.clientY }
+  }
+  const onUp = (): void => {
+    drag.current = null
+  }
 
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
@@ -58,15 +75,20 @@ export function BeforeAfter(): React.JSX.Element | null {
           <h2 className="grow" style={{ margin: 0 }}>
             {item.name}
           </h2>
-          <span className="muted small">Zoom {Math.round(scale * 100)} %</span>
-          <button type="button" className="btn small" onClick={zoomOut} disabled={zoom === 0} aria-label="Zoom out">
+          <span className="muted small zoom-label" data-testid="viewer-zoom">
+            {zp.label}
+          </span>
+          <button type="button" className="btn small" onClick={zp.zoomOut} aria-label="Zoom out" title="Zoom out (−)">
             −
           </button>
-          <button type="button" className="btn small" onClick={zoomIn} disabled={zoom === ZOOMS.length - 1} aria-label="Zoom in">
+          <button type="button" className="btn small" onClick={zp.zoomIn} aria-label="Zoom in" title="Zoom in (+); the wheel zooms at the cursor">
             +
           </button>
-          <button type="button" className="btn small" onClick={() => setZoom(0)} disabled={zoom === 0}>
+          <button type="button" className="btn small" onClick={zp.fit} aria-pressed={zp.fitted} title="The whole picture (0)">
             Fit
+          </button>
+          <button type="button" className="btn small" onClick={zp.actual} title="One pixel of the picture per pixel of the screen (1)">
+            100 %
           </button>
           <select value={backdrop} onChange={(e) => setBackdrop(e.target.value as Backdrop)} aria-label="Background behind the result">
             <option value="checker">Checkerboard</option>
@@ -77,27 +99,40 @@ export function BeforeAfter(): React.JSX.Element | null {
             Close
           </button>
         </div>
-        <div className={`viewer-stage ${backdrop}`}>
-          <div className="viewer-canvas" style={{ width: `${scale * 100}%`, height: `${scale * 100}%` }}>
+        <div
+          className={`viewer-stage ${backdrop}`}
+          ref={zp.viewportRef}
+          onPointerDown={onDown}
+          onPointerMove={onMove}
+          onPointerUp={onUp}
+          onPointerCancel={onUp}
+          data-testid="viewer-stage"
+        >
+          <div className="viewer-canvas" style={zp.style} data-testid="viewer-canvas">
             {item.after_url && (
-              <img src={item.after_url} alt={`Result of ${item.name}`} />
-            )}
-            {item.before_url && !beforeMissing && (
               <img
-                src={item.before_url}
-                alt={`Original of ${item.name}`}
-                style={{ clipPath: `inset(0 ${100 - split}% 0 0)` }}
-                onError={() => setBeforeMissing(true)}
+                src={item.after_url}
+                alt={`Result of ${item.name}`}
+                draggable={false}
+                onLoad={(e) => setNatural({ width: e.currentTarget.naturalWidth, height: e.currentTarget.naturalHeight })}
               />
             )}
-            <div className="viewer-divider" style={{ left: `${split}%` }} />
-            <span className="viewer-label" style={{ left: 8 }}>
-              Before
-            </span>
-            <span className="viewer-label" style={{ right: 8 }}>
-              After
-            </span>
           </div>
+          {/* The original over the result, cut at the divider: a place in the viewport. */}
+          {item.before_url && !beforeMissing && (
+            <div className="viewer-before" style={{ clipPath: `inset(0 ${100 - split}% 0 0)` }}>
+              <div className="viewer-canvas" style={zp.style}>
+                <img src={item.before_url} alt={`Original of ${item.name}`} draggable={false} onError={() => setBeforeMissing(true)} />
+              </div>
+            </div>
+          )}
+          <div className="viewer-divider" style={{ left: `${split}%` }} data-testid="viewer-divider" />
+          <span className="viewer-label" style={{ left: 8 }}>
+            Before
+          </span>
+          <span className="viewer-label" style={{ right: 8 }}>
+            After
+          </span>
         </div>
         <div className="row">
           <label className="grow row" style={{ flexWrap: 'nowrap' }}>

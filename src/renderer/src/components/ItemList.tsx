@@ -7,6 +7,8 @@ import { ranOnText } from '../lib/format'
 import { listOrder } from '../lib/review'
 import { useWindowedRows } from '../lib/virtual'
 import { useStore } from '../store'
+import { startResultDrag } from '../lib/results'
+import { ResultActions } from './ResultActions'
 import { ProgressBar, type Tone } from './common'
 
 const ROW_HEIGHT = 64
@@ -88,7 +90,17 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
   const tone = TONE[item.state]
   return (
     <div className="vrow" role="row" style={{ top: pos * ROW_HEIGHT, height: ROW_HEIGHT }} data-testid="batch-item" data-state={item.not_image ? 'not-image' : item.state}>
-      <img className="thumb" src={item.thumb_url} alt="" loading="lazy" decoding="async" onError={(e) => (e.currentTarget.style.visibility = 'hidden')} />
+      <img
+        className="thumb"
+        src={item.thumb_url}
+        alt=""
+        loading="lazy"
+        decoding="async"
+        onError={(e) => (e.currentTarget.style.visibility = 'hidden')}
+        // In the app a done file's thumbnail drags the result itself into another application.
+        draggable={item.state === 'done' && item.outputs.length > 0}
+        onDragStart={(e) => startResultDrag(e, { batch_id: item.batch_id, item_id: item.id, output: 0 })}
+      />
       <div role="cell" style={{ minWidth: 0 }} title={item.rel_path}>
         <div className="name">{item.name}</div>
         <RowLine item={item} folder={folder} />
@@ -136,6 +148,7 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
             Folder
           </button>
         )}
+        <ResultActions item={item} />
         {item.state === 'pending' && (
           <button type="button" className="btn small" onClick={() => void cancelBatch(item.id)} aria-label={`Cancel ${item.name}`}>
             Cancel

@@ -25,7 +25,7 @@ export function NewBatch(): React.JSX.Element {
   // The files each photo will give, shown before Start (same rule as the service that writes them).
   const request = requestOf(draft)
   const lookup = (name: string) => presets?.find((p) => p.name === name)?.values ?? null
-  const planFor = (relPath: string): string[] | null => plannedOutputs(request, relPath, lookup)?.names ?? null
+  const planFor = (relPath: string, seq = 1): string[] | null => plannedOutputs(request, relPath, lookup, seq)?.names ?? null
   const perPhoto = planFor('photo.jpg')
 
   const pickDestination = async (): Promise<void> => {
@@ -88,13 +88,13 @@ export function NewBatch(): React.JSX.Element {
             </button>
           </div>
           <div className="staged-list" role="list" aria-label="Files ready to start">
-            {staged.slice(0, SHOWN).map((f) => (
+            {staged.slice(0, SHOWN).map((f, i) => (
               <div key={f.id} role="listitem">
                 <span className="grow" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
                   {f.relPath}
                   <span className="muted" data-testid="planned-outputs">
                     {' → '}
-                    {f.notImage ? 'not an image: listed, not processed' : (planFor(f.relPath)?.join(', ') ?? '?')}
+                    {f.notImage ? 'not an image: listed, not processed' : (planFor(f.relPath, i + 1)?.join(', ') ?? '?')}
                   </span>
                 </span>
                 <button type="button" className="btn small" aria-label={`Remove ${f.relPath}`} onClick={() => unstage(f.id)}>

@@ -134,15 +134,3 @@ export function boxFrom(a: readonly [number, number], b: readonly [number, numbe
   if (x1 - x0 < MIN_REGION_SIDE || y1 - y0 < MIN_REGION_SIDE) return null
   return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }
 }
-
-/** Outlines of the boxes on `ctx`, whose pixels are the input's scaled by `scale`. */
-export function paintBoxes(ctx: Ctx, boxes: readonly RegionBox[], scale: number): void {
-  ctx.save()
-  ctx.lineWidth = 2
-  for (const [dash, colour] of [[[], 'rgba(0,0,0,0.6)'], [[6, 4], 'rgb(250,204,21)']] as const) {
-    ctx.setLineDash([...dash])
-    ctx.strokeStyle = colour
-    for (const b of boxes) ctx.strokeRect(b.x * scale + 1, b.y * scale + 1, Math.max(1, b.width * scale - 2), Math.max(1, b.height * scale - 2))
-  }
-  ctx.restore()
-}

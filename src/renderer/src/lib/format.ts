@@ -36,6 +36,16 @@ export function batchPace(
 }
 
 /**
+ * How a batch with files left stands while the server cannot be reached ("Clipdesk stopped:
+ * 9 of 15 done, 6 left"): nothing is known to run then, so it is not called running. Null when
+ * the server answers or nothing is left.
+ */
+export function stoppedTitle(counts: { done: number; waiting: number; running: number }, total: number, live: boolean): string | null {
+  const left = counts.waiting + counts.running
+  return live || left === 0 ? null : `Clipdesk stopped: ${counts.done} of ${total} done, ${left} left`
+}
+
+/**
  * "medium · cpu": the model and the device that ran a job (the device after any fallback to the
  * CPU, whose reason is among the warnings); null when not recorded (results of older versions).
  */

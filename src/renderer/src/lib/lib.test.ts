@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { parseParams } from '../../../shared/params'
 import { BUILTIN_PRESETS } from '../../../shared/presets'
 import { filesFromInput, isImageName, mimeOf } from './files'
-import { batchPace, formatDuration, ranOnText } from './format'
+import { batchPace, formatDuration, ranOnText, stoppedTitle } from './format'
 import { checkForm, EMPTY_FORM, formFromValues, paramsOfForm } from './presetForm'
 import { listOrder } from './review'
 import { visibleRange } from './virtual'
@@ -42,11 +42,32 @@ describe('preset form', () => {
     expect(paramsOfForm({ ...form, metadata: 'strip' })).toBe('metadata=strip')
   })
 
+  it('a contact shadow with the default main file: the set the preview runs (test/preset-preview.test.ts)', () => {
+    const form = { ...EMPTY_FORM, background: 'color' as const, color: '#F5F5DC', shadow: 'top' as const, crop: 'subject' as const, size: 'box' as const, width: '600', height: '600', margin: '8', alpha: 'keep' as const }
+    expect(paramsOfForm(form)).toBe('background=#F5F5DC;shadow=top;crop=subject;size=600x600;margin=8%;alpha=keep')
+  })
+
+  it('margins per side and the framing keys both ways', () => {
+    expect(paramsOfForm({ ...EMPTY_FORM, margin: '4,6,8,6' })).toBe('margin=4%,6%,8%,6%')
+    expect(paramsOfForm({ ...EMPTY_FORM, margin: '20px, 5%,20,5%', marginUnit: 'px' })).toBe('margin=20px,5%,20px,5%')
+    const form = formFromValues('f', null, { margin: [{ unit: 'px', value: 10 }, { unit: '%', value: 5 }, { unit: 'px', value: 10 }, { unit: '%', value: 5 }], position: 'left,bottom', upscale: 'never' })
+    expect(paramsOfForm(form)).toBe('margin=10px,5%,10px,5%;position=left,bottom;upscale=never')
+    expect(checkForm({ ...EMPTY_FORM, margin: '4,6' })).toEqual({ margin: 'four sides are top, right, bottom, left (e.g. 4%,6%,8%,6%); got 2 values' })
+  })
+
   it('names the offending keys', () => {
     expect(checkForm(EMPTY_FORM)).toEqual({})
     expect(paramsOfForm(EMPTY_FORM)).toBe('')
     const bad = { ...EMPTY_FORM, size: 'box' as const, width: '0', margin: '60', variations: ['clipping' as const], primary: 'compose' as const }
     expect(Object.keys(checkForm(bad)).sort()).toEqual(['margin', 'primary', 'size'])
+  })
+})
+
+describe('a batch while the server cannot be reached', () => {
+  it('says Clipdesk stopped with what is left, only while the server is gone and files are left', () => {
+    expect(stoppedTitle({ done: 9, waiting: 4, running: 2 }, 15, false)).toBe('Clipdesk stopped: 9 of 15 done, 6 left')
+    expect(stoppedTitle({ done: 9, waiting: 4, running: 2 }, 15, true)).toBeNull()
+    expect(stoppedTitle({ done: 15, waiting: 0, running: 0 }, 15, false)).toBeNull()
   })
 })
 

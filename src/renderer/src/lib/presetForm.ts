@@ -5,6 +5,7 @@
  */
 import type { Variation } from '../../../shared/api'
 import { formatValue, parseParams, type ParamValues } from '../../../shared/params'
+import type { PositionSpec } from '../../../shared/params-types'
 
 export interface PresetForm {
   name: string
@@ -19,9 +20,11 @@ export interface PresetForm {
   width: string
   height: string
   longEdge: string
+  /** One number, or four separated by commas (top, right, bottom, left); a part without a unit takes `marginUnit`. */
   margin: string
   marginUnit: '%' | 'px'
-  position: '' | 'center' | 'bottom'
+  position: '' | PositionSpec
+  upscale: '' | 'allow' | 'never'
   variations: Variation[]
   primary: '' | Variation
   quality: string
@@ -45,6 +48,7 @@ export const EMPTY_FORM: PresetForm = {
   margin: '',
   marginUnit: '%',
   position: '',
+  upscale: '',
   variations: [],
   primary: '',
   quality: '',
@@ -72,10 +76,14 @@ export function formFromValues(name: string, description: string | null, v: Para
     if (v.size.kind === 'long') f.longEdge = String(v.size.max)
   }
   if (v.margin) {
-    f.margin = String(v.margin.value)
-    f.marginUnit = v.margin.unit
+    const sides = Array.isArray(v.margin) ? v.margin : [v.margin]
+    const unit = sides[0]!.unit
+    const oneUnit = sides.every((m) => m.unit === unit)
+    f.margin = oneUnit ? sides.map((m) => String(m.value)).join(',') : formatValue('margin', v.margin)
+    f.marginUnit = unit
   }
   if (v.position) f.position = v.position
+  if (v.upscale) f.upscale = v.upscale
   if (v.variations) f.variations = [...v.variations]
   if (v.primary) f.primary = v.primary
   if (v.quality !== undefined && v.quality !== null) f.quality = String(v.quality)
@@ -99,8 +107,12 @@ export function paramsOfForm(f: PresetForm): string {
   if (f.size === 'original') put('size', 'original')
   if (f.size === 'box') put('size', `${f.width.trim()}x${f.height.trim()}`)
   if (f.size === 'long') put('size', f.longEdge)
-  if (f.margin.trim() !== '') put('margin', `${f.margin.trim()}${f.marginUnit}`)
+  if (f.margin.trim() !== '') {
+    const withUnit = (part: string): string => (part.endsWith('%') || part.endsWith('px') || part === '' ? part : `${part}${f.marginUnit}`)
+    put('margin', f.margin.split(',').map((part) => withUnit(part.trim())).join(','))
+  }
   put('position', f.position)
+  put('upscale', f.upscale)
   if (f.variations.length > 0) put('variations', f.variations.join(','))
   put('primary', f.primary)
   put('quality', f.quality)
@@ -120,3 +132,4 @@ export function checkForm(f: PresetForm): Record<string, string> {
   for (const d of r.details) out[d.field.replace(/^params\.?/, '') || 'params'] = d.issue
   return out
 }
+

@@ -6,12 +6,12 @@ import { Empty, ErrorNote } from '../components/common'
 import { ItemList } from '../components/ItemList'
 import { NewBatch } from '../components/NewBatch'
 import { ProblemDialog } from '../components/ProblemDialog'
-import { formatDate } from '../lib/format'
+import { formatDate, stoppedTitle } from '../lib/format'
 import { useStore } from '../store'
 import { TouchUp } from './touchup/TouchUp'
 
 function History(): React.JSX.Element | null {
-  const { batches, currentBatchId } = useStore(useShallow((s) => ({ batches: s.batches, currentBatchId: s.currentBatchId })))
+  const { batches, currentBatchId, live } = useStore(useShallow((s) => ({ batches: s.batches, currentBatchId: s.currentBatchId, live: s.eventsLive })))
   const { openBatch, removeBatch } = useStore.getState()
   if (batches.length === 0) return null
   return (
@@ -29,7 +29,7 @@ function History(): React.JSX.Element | null {
                 <div className="muted small">
                   {formatDate(b.created_at)} ·{' '}
                   <span className="outcome small" data-kind={outcome.kind} style={{ fontSize: 12 }}>
-                    {outcome.title}
+                    {stoppedTitle(b.counts, b.counts.total, live) ?? outcome.title}
                   </span>
                 </div>
               </button>

@@ -1,6 +1,6 @@
 import type { JobStatusBody } from '../../../shared/api'
 import type { IpcEventMap } from '../../../shared/ipc'
-import type { PresetInfo, PresetSaveRequest } from '../../../shared/presets'
+import { previewRequest, type PresetInfo, type PresetSaveRequest } from '../../../shared/presets'
 import { AppError, errorText, transport } from '../transport'
 import type { Slice } from './types'
 
@@ -59,13 +59,7 @@ export const createPresetsSlice: Slice<PresetsSlice> = (set, get) => ({
     if (previous) void t.jobCancel(previous).catch(() => undefined)
     set({ preview: { ...IDLE, status: 'running' } })
     try {
-      const res = await t.upload({
-        mode: 'params',
-        params,
-        output_format: 'png',
-        delivery_mode: 'final_url', // only the primary is made: a quicker preview
-        file: { bytes: new Uint8Array(await sample.arrayBuffer()), name: 'sample.png', type: sample.type || 'image/png' }
-      })
+      const res = await t.upload(previewRequest(params, { bytes: new Uint8Array(await sample.arrayBuffer()), name: 'sample.png', type: sample.type || 'image/png' }))
       if (res.status !== 202 || !('job_id' in res.body)) {
         throw new AppError('error' in res.body ? res.body.error : { code: 'internal_error', message: 'The preview was refused.' }, res.status)
       }

@@ -17,6 +17,7 @@ export function ipcTransport(api: ClipdeskApi): Transport {
     ...methods,
     kind: 'ipc',
     on: (event, listener) => api.on(event, listener),
+    startDrag: (target) => api.startDrag(target),
     async fileRef(file, relPath) {
       const path = api.pathForFile(file)
       if (path) return { path, rel_path: relPath }

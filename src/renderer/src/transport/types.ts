@@ -1,6 +1,7 @@
 import type { BatchFileRef, BatchRequest } from '../../../shared/batches'
 import type { ErrorDetail } from '../../../shared/errors'
 import type { IpcEvent, IpcEventMap, IpcHandlers } from '../../../shared/ipc'
+import type { ResultTarget } from '../../../shared/results'
 
 /**
  * How the renderer reaches the engine: `window.api` (IPC) in the app, HTTP against
@@ -15,6 +16,8 @@ export interface Transport extends IpcHandlers {
    * has none); in a browser it is uploaded through `/api/v1/upload` with the batch's request.
    */
   fileRef(file: File, relPath: string, request: BatchRequest): Promise<BatchFileRef>
+  /** Drags a written result out of the window into another application (the app only). */
+  startDrag?(target: ResultTarget): void
 }
 
 /** A refused call, with the same code/message/details as the API's error body. */

@@ -105,11 +105,11 @@ export function PresetControls(props: { form: PresetForm; set: Set; errors: Reco
         <span>Margin</span>
         <div className="row" style={{ flexWrap: 'nowrap' }}>
           <input
-            type="number"
-            min={0}
+            type="text"
+            inputMode="decimal"
             className="grow"
             value={form.margin}
-            placeholder="default"
+            placeholder="5, or 4,6,8,6 for top, right, bottom, left"
             onChange={(e) => set({ margin: e.target.value })}
             aria-invalid={errors.margin ? true : undefined}
             aria-label="Margin"
@@ -122,7 +122,33 @@ export function PresetControls(props: { form: PresetForm; set: Set; errors: Reco
         </div>
         {errors.margin && <span className="field-error">{errors.margin}</span>}
       </label>
-      <Select form={form} set={set} k="position" label="Position" error={errors.position} options={[['center', 'Centred'], ['bottom', 'On the bottom margin']]} />
+      <Select
+        form={form}
+        set={set}
+        k="position"
+        label="Position"
+        error={errors.position}
+        options={[
+          ['center', 'Centred'],
+          ['bottom', 'On the bottom margin'],
+          ['top', 'Against the top margin'],
+          ['left', 'Against the left margin'],
+          ['right', 'Against the right margin'],
+          ['left,bottom', 'Bottom left'],
+          ['right,bottom', 'Bottom right']
+        ]}
+      />
+      <Select
+        form={form}
+        set={set}
+        k="upscale"
+        label="Small photos"
+        error={errors.upscale}
+        options={[
+          ['allow', 'Enlarge to fill (warns beyond 2×)'],
+          ['never', 'Keep their own size']
+        ]}
+      />
       <fieldset className="field" style={{ border: 0, padding: 0, margin: 0, gridColumn: '1 / -1' }}>
         <legend style={{ fontWeight: 600, fontSize: 12, marginBottom: 4 }} className="muted">
           Versions of each photo

@@ -3,17 +3,20 @@ import { useShallow } from 'zustand/react/shallow'
 import { boxesOf, type Tool } from '../../lib/brush'
 import { useStore } from '../../store'
 import { useReturnFocus } from '../../components/common'
+import { useZoomPan } from '../../components/useZoomPan'
 import { TouchUpBoard, type Backdrop } from './TouchUpBoard'
 
-const ZOOMS = [1, 1.5, 2, 3, 4, 6, 8]
+/** What Cancel asks before it drops strokes that were not saved. */
+export const DISCARD_QUESTION = 'Discard your unsaved strokes and boxes?'
 
 /**
  * The touch-up editor of one done file (docs/review.md "Touch-up"): Keep and Remove brushes
  * (size, hardness) painted over the cut-out, each stroke previewed by the app without running
- * the model; a Look again box, for which the model runs again on that crop (about a second);
- * undo and redo (Ctrl+Z, Ctrl+Shift+Z), zoom and pan, before/after, a backdrop.
+ * the model; a Look again box, for which the model runs again on that crop (one model run);
+ * undo and redo (Ctrl+Z, Ctrl+Shift+Z), zoom at the cursor and pan (`useZoomPan`, as the
+ * before/after view), before/after, a backdrop, the strokes' tint (hold H to hide it).
  * Save replaces the file's results in the destination and keeps the previous version beside
- * them; Cancel (or Esc) drops the strokes.
+ * them; Cancel (or Esc) drops the strokes, asking first when some are not saved.
  */
 export function TouchUp(): React.JSX.Element | null {
   const t = useStore(useShallow((s) => s.touchUp))
@@ -21,8 +24,10 @@ export function TouchUp(): React.JSX.Element | null {
   const [mode, setMode] = useState<Tool>('remove')
   const [size, setSize] = useState<number | null>(null)
   const [hardness, setHardness] = useState(0.8)
-  const [zoom, setZoom] = useState(0)
   const [before, setBefore] = useState(false)
+  const [tint, setTint] = useState(0.45)
+  const [hideTint, setHideTint] = useState(false)
+  const zoom = useZoomPan(t?.size ?? null)
   const [moving, setMoving] = useState(false)
   const [backdrop, setBackdrop] = useState<Backdrop>('checker')
   const [colour, setColour] = useState('#3b82f6')
@@ -37,6 +42,15 @@ export function TouchUp(): React.JSX.Element | null {
     if (long > 0 && size === null) setSize(Math.max(4, Math.round(long / 25)))
   }, [long, size])
 
+  // Cancel, Close and Esc: strokes not saved are dropped only when the user says so.
+  const cancel = (): void => {
+    const s = useStore.getState().touchUp
+    if (s && s.strokes.length > 0 && !s.saved && !window.confirm(DISCARD_QUESTION)) return
+    closeTouchUp()
+  }
+  const keys = useRef({ cancel, zoom })
+  keys.current = { cancel, zoom }
+
   // Keys on the whole window while the editor is open: a button that gets disabled (Redo with
   // nothing left) drops the focus to the page, and Ctrl+Z must still work.
   useEffect(() => {
@@ -46,19 +60,33 @@ export function TouchUp(): React.JSX.Element | null {
       if (target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement) return
       const mod = e.ctrlKey || e.metaKey
       const key = e.key.toLowerCase()
-      if (e.key === 'Escape') closeTouchUp()
+      const z = keys.current.zoom
+      if (e.key === 'Escape') keys.current.cancel()
       else if (mod && key === 'z' && e.shiftKey) redoStroke()
       else if (mod && key === 'z') undoStroke()
       else if (mod && key === 'y') redoStroke()
-      else if (e.key === '+' || e.key === '=') setZoom((z) => Math.min(ZOOMS.length - 1, z + 1))
-      else if (e.key === '-') setZoom((z) => Math.max(0, z - 1))
-      else if (e.key === '0') setZoom(0)
+      else if (e.key === '+' || e.key === '=') z.zoomIn()
+      else if (e.key === '-') z.zoomOut()
+      else if (e.key === '0') z.fit()
+      else if (e.key === '1') z.actual()
+      // Held, H hides the strokes' tint to judge the result under it.
+      else if (key === 'h' && !mod) setHideTint(true)
       else return
       e.preventDefault()
     }
+    const onKeyUp = (e: KeyboardEvent): void => {
+      if (e.key.toLowerCase() === 'h') setHideTint(false)
+    }
+    const onBlur = (): void => setHideTint(false)
     window.addEventListener('keydown', onKey)
-    return () => window.removeEventListener('keydown', onKey)
-  }, [closeTouchUp, redoStroke, undoStroke])
+    window.addEventListener('keyup', onKeyUp)
+    window.addEventListener('blur', onBlur)
+    return () => {
+      window.removeEventListener('keydown', onKey)
+      window.removeEventListener('keyup', onKeyUp)
+      window.removeEventListener('blur', onBlur)
+    }
+  }, [redoStroke, undoStroke])
 
   if (!t) return null
   const brushSize = size ?? 20
@@ -73,7 +101,7 @@ export function TouchUp(): React.JSX.Element | null {
           <h2 className="grow" style={{ margin: 0 }}>
             Touch up {t.name}
           </h2>
-          <button type="button" className="btn" onClick={closeTouchUp} data-testid="touchup-cancel">
+          <button type="button" className="btn" onClick={cancel} data-testid="touchup-cancel">
             {t.saved ? 'Close' : 'Cancel'}
           </button>
           <button
@@ -106,11 +134,17 @@ export function TouchUp(): React.JSX.Element | null {
           <label className="row" style={{ gap: 4 }}>
             Size
             <input type="range" min={2} max={Math.max(8, Math.round(long / 4))} value={brushSize} onChange={(e) => setSize(Number(e.target.value))} disabled={mode === 'look'} data-testid="touchup-size" />
-            <span className="muted">{brushSize} px</span>
+            <span className="muted" style={{ minWidth: '7ch', fontVariantNumeric: 'tabular-nums' }}>
+              {brushSize} px
+            </span>
           </label>
           <label className="row" style={{ gap: 4 }}>
             Hardness
             <input type="range" min={0} max={100} value={Math.round(hardness * 100)} onChange={(e) => setHardness(Number(e.target.value) / 100)} disabled={mode === 'look'} data-testid="touchup-hardness" />
+          </label>
+          <label className="row" style={{ gap: 4 }} title="How strongly the strokes are tinted over the result; hold H to hide them">
+            Tint
+            <input type="range" min={0} max={100} value={Math.round(tint * 100)} onChange={(e) => setTint(Number(e.target.value) / 100)} aria-label="Strokes' tint" data-testid="touchup-tint" />
           </label>
           <button type="button" className="btn small" onClick={undoStroke} disabled={t.strokes.length === 0 || t.saving} title="Undo (Ctrl+Z)" data-testid="touchup-undo">
             Undo
@@ -122,12 +156,20 @@ export function TouchUp(): React.JSX.Element | null {
           <button type="button" className={`btn small${moving ? ' primary' : ''}`} aria-pressed={moving} onClick={() => setMoving((v) => !v)} title="Move the view (or hold Space)">
             Move
           </button>
-          <button type="button" className="btn small" onClick={() => setZoom((z) => Math.max(0, z - 1))} disabled={zoom === 0} aria-label="Zoom out">
+          <button type="button" className="btn small" onClick={zoom.zoomOut} aria-label="Zoom out" title="Zoom out (−)">
             −
           </button>
-          <span className="muted">{Math.round(ZOOMS[zoom]! * 100)} %</span>
-          <button type="button" className="btn small" onClick={() => setZoom((z) => Math.min(ZOOMS.length - 1, z + 1))} disabled={zoom === ZOOMS.length - 1} aria-label="Zoom in">
+          <span className="muted zoom-label" data-testid="touchup-zoom">
+            {zoom.label}
+          </span>
+          <button type="button" className="btn small" onClick={zoom.zoomIn} aria-label="Zoom in" title="Zoom in (+); the wheel zooms at the cursor">
             +
+          </button>
+          <button type="button" className="btn small" onClick={zoom.fit} aria-pressed={zoom.fitted} title="The whole photo (0)">
+            Fit
+          </button>
+          <button type="button" className="btn small" onClick={zoom.actual} title="One pixel of the photo per pixel of the screen (1)">
+            100 %
           </button>
           <button type="button" className={`btn small${before ? ' primary' : ''}`} aria-pressed={before} onClick={() => setBefore((v) => !v)} data-testid="touchup-before">
             Before
@@ -151,7 +193,8 @@ export function TouchUp(): React.JSX.Element | null {
             strokes={t.strokes}
             brush={{ mode, size: brushSize, hardness }}
             moving={moving}
-            zoom={ZOOMS[zoom]!}
+            zoom={zoom}
+            tint={hideTint ? 0 : tint}
             backdrop={backdrop}
             colour={colour}
             onStroke={addStroke}
@@ -159,7 +202,7 @@ export function TouchUp(): React.JSX.Element | null {
         ) : (
           <div className="touchup-stage muted">{t.error ? '' : 'Opening…'}</div>
         )}
-        <div className="row small" aria-live="polite">
+        <div className="row small touchup-footer" aria-live="polite">
           {t.error && (
             <span className="field-error" role="alert" data-testid="touchup-error">
               {t.error}
@@ -179,7 +222,7 @@ export function TouchUp(): React.JSX.Element | null {
           <span className="grow" />
           <span className="muted">
             {strokeCount} stroke{strokeCount === 1 ? '' : 's'}
-            {boxCount > 0 && ` · ${boxCount} box${boxCount === 1 ? '' : 'es'}`} · green keeps, red removes, yellow looks again · Space + drag moves
+            {boxCount > 0 && ` · ${boxCount} box${boxCount === 1 ? '' : 'es'}`} · hold H to hide the tint · Space + drag moves
           </span>
         </div>
       </div>

@@ -1,5 +1,7 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'react'
-import { boxesOf, boxFrom, OVERLAY_COLOUR, paintBoxes, paintStrokes, strokesOf, type Edit, type Stroke, type Tool } from '../../lib/brush'
+import { useCallback, useEffect, useRef, useState } from 'react'
+import type { RegionBox } from '../../../../shared/regions'
+import { boxesOf, boxFrom, OVERLAY_COLOUR, paintStrokes, strokesOf, type Edit, type Stroke, type Tool } from '../../lib/brush'
+import type { ZoomPan } from '../../components/useZoomPan'
 
 export type Backdrop = 'checker' | 'white' | 'black' | 'colour'
 
@@ -16,39 +18,43 @@ export interface BoardProps {
   brush: { mode: Tool; size: number; hardness: number }
   /** Move the view instead of painting (also with Space held, or the middle button). */
   moving: boolean
-  zoom: number
+  /** The view's zoom and pan (`useZoomPan`, in the photo's pixels), shared with the editor's buttons. */
+  zoom: ZoomPan
+  /** The strokes' tint: 0 (hidden) to 1. */
+  tint: number
   backdrop: Backdrop
   colour: string
   onStroke(edit: Edit): void
 }
 
 /**
- * The photo or the cutout over the backdrop, at a zoom of the size that fits, with the strokes
- * tinted over it (green keep, red remove) on a canvas of the preview's size, and the look-again
- * boxes outlined. A drag paints a stroke in the input's pixels (with the Look again tool: spans a
- * box); with Move, Space or the middle button it pans the view.
+ * The photo or the cutout over the backdrop, zoomed and panned in a viewport of a fixed size,
+ * with the strokes tinted over it (green keep, red remove) on a canvas of the preview's size,
+ * and the look-again boxes outlined in two tones (dark solid under light dashes) that show on
+ * any picture. A drag paints a stroke in the input's pixels (with the Look again tool: spans a
+ * box), the brush's outline at its size following the pointer; with Move, Space or the middle
+ * button it pans the view; the wheel zooms at the cursor.
  */
 export function TouchUpBoard(p: BoardProps): React.JSX.Element {
-  const stage = useRef<HTMLDivElement>(null)
   const overlay = useRef<HTMLCanvasElement>(null)
-  const [fit, setFit] = useState(1)
   const [space, setSpace] = useState(false)
-  const drag = useRef<{ stroke: Stroke | null; box: { from: [number, number]; to: [number, number] } | null; pan: { x: number; y: number; left: number; top: number } | null }>({
+  const [pointer, setPointer] = useState<{ x: number; y: number } | null>(null)
+  const stageBox = useRef<HTMLDivElement | null>(null)
+  const drag = useRef<{ stroke: Stroke | null; box: { from: [number, number]; to: [number, number] } | null; pan: { x: number; y: number } | null }>({
     stroke: null,
     box: null,
     pan: null
   })
   const [, repaint] = useState(0)
-
-  useLayoutEffect(() => {
-    const el = stage.current
-    if (!el) return
-    const measure = (): void => setFit(Math.min((el.clientWidth - 2) / p.preview.width, (el.clientHeight - 2) / p.preview.height))
-    measure()
-    const ro = new ResizeObserver(measure)
-    ro.observe(el)
-    return () => ro.disconnect()
-  }, [p.preview.width, p.preview.height])
+  // One callback for the stage's element (a new one each render would hand the hook null, then the element, every time).
+  const { viewportRef } = p.zoom
+  const setStage = useCallback(
+    (el: HTMLDivElement | null): void => {
+      stageBox.current = el
+      viewportRef(el)
+    },
+    [viewportRef]
+  )
 
   useEffect(() => {
     const down = (e: KeyboardEvent): void => {
@@ -67,23 +73,25 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
     const ctx = overlay.current?.getContext('2d')
     if (!ctx) return
     ctx.clearRect(0, 0, p.preview.width, p.preview.height)
-    const { stroke: current, box } = drag.current
+    const { stroke: current } = drag.current
     const scale = p.preview.width / p.size.width
     const strokes = strokesOf(p.strokes)
     paintStrokes(ctx, current ? [...strokes, current] : strokes, scale, OVERLAY_COLOUR)
-    const drawn = box ? boxFrom(box.from, box.to, p.size.width, p.size.height) : null
-    paintBoxes(ctx, drawn ? [...boxesOf(p.strokes), drawn] : boxesOf(p.strokes), scale)
   })
 
-  const scale = fit * p.zoom
+  const panning = p.moving || space
   const toInput = (e: React.PointerEvent): [number, number] => {
     const r = overlay.current!.getBoundingClientRect()
     return [((e.clientX - r.left) / r.width) * p.size.width, ((e.clientY - r.top) / r.height) * p.size.height]
   }
+  const follow = (e: React.PointerEvent): void => {
+    const r = stageBox.current?.getBoundingClientRect()
+    if (r) setPointer({ x: e.clientX - r.left, y: e.clientY - r.top })
+  }
   const onDown = (e: React.PointerEvent): void => {
     e.currentTarget.setPointerCapture(e.pointerId)
-    if (p.moving || space || e.button === 1) {
-      drag.current.pan = { x: e.clientX, y: e.clientY, left: stage.current!.scrollLeft, top: stage.current!.scrollTop }
+    if (panning || e.button === 1) {
+      drag.current.pan = { x: e.clientX, y: e.clientY }
       return
     }
     if (e.button !== 0) return
@@ -93,13 +101,14 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
     repaint((n) => n + 1)
   }
   const onMove = (e: React.PointerEvent): void => {
+    follow(e)
     const { pan, stroke, box } = drag.current
     if (box) {
       box.to = toInput(e)
       repaint((n) => n + 1)
     } else if (pan) {
-      stage.current!.scrollLeft = pan.left - (e.clientX - pan.x)
-      stage.current!.scrollTop = pan.top - (e.clientY - pan.y)
+      p.zoom.pan(e.clientX - pan.x, e.clientY - pan.y)
+      drag.current.pan = { x: e.clientX, y: e.clientY }
     } else if (stroke) {
       stroke.points.push(toInput(e))
       repaint((n) => n + 1)
@@ -115,26 +124,54 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
   }
 
   const backdrop = p.backdrop === 'colour' ? { background: p.colour } : undefined
+  const { box: drawing } = drag.current
+  const drawn = drawing ? boxFrom(drawing.from, drawing.to, p.size.width, p.size.height) : null
+  const boxes = boxesOf(p.strokes)
+  const scale = p.zoom.view?.scale ?? 0
+  const brushOutline = pointer && !panning && p.brush.mode !== 'look' && scale > 0 ? Math.max(2, p.brush.size * scale) : 0
+  const pct = (v: number, of: number): string => `${(v / of) * 100}%`
+  const outline = (b: RegionBox, key: string | number, testId: string): React.JSX.Element => (
+    <div
+      key={key}
+      className="touchup-box"
+      style={{ left: pct(b.x, p.size.width), top: pct(b.y, p.size.height), width: pct(b.width, p.size.width), height: pct(b.height, p.size.height) }}
+      data-testid={testId}
+    />
+  )
   return (
-    <div ref={stage} className="touchup-stage" data-testid="touchup-stage">
-      <div
-        className={`touchup-board ${p.backdrop === 'checker' ? 'checker' : p.backdrop}`}
-        style={{ width: Math.round(p.preview.width * scale), height: Math.round(p.preview.height * scale), ...backdrop }}
-      >
+    <div
+      ref={setStage}
+      className="touchup-stage"
+      data-testid="touchup-stage"
+      onPointerLeave={() => setPointer(null)}
+    >
+      <div className={`touchup-board ${p.backdrop === 'checker' ? 'checker' : p.backdrop}`} style={{ ...p.zoom.style, ...backdrop }} data-testid="touchup-board">
         <img src={p.before ? p.photo : p.cutout} alt={`${p.before ? 'Original' : 'Cut-out'} of ${p.name}`} draggable={false} data-testid="touchup-image" />
         <canvas
           ref={overlay}
           width={p.preview.width}
           height={p.preview.height}
-          className={p.moving || space ? 'moving' : ''}
+          className={panning ? 'moving' : p.brush.mode === 'look' ? 'boxing' : ''}
+          style={{ opacity: p.tint }}
           onPointerDown={onDown}
           onPointerMove={onMove}
           onPointerUp={onUp}
           onPointerCancel={onUp}
           aria-label={p.brush.mode === 'look' ? `Drag a box for the model to look again at on ${p.name}` : `Paint ${p.brush.mode === 'keep' ? 'Keep' : 'Remove'} strokes on ${p.name}`}
           data-testid="touchup-canvas"
+          data-tint={p.tint}
         />
+        {boxes.map((b, i) => outline(b, i, 'touchup-box'))}
+        {drawn && outline(drawn, 'drawing', 'touchup-box-drawing')}
       </div>
+      {brushOutline > 0 && (
+        <div
+          className="touchup-brush"
+          style={{ width: brushOutline, height: brushOutline, transform: `translate(${pointer!.x - brushOutline / 2}px, ${pointer!.y - brushOutline / 2}px)` }}
+          data-testid="touchup-brush-outline"
+          aria-hidden="true"
+        />
+      )}
     </div>
   )
 }

@@ -46,7 +46,7 @@ function formOf(f: WatchFolderView | null, presetNames: string[]): FormState {
 /** What a name would look like, for the template field: the writer's own renderer, for a `photo.jpg` today. */
 export function templateExample(template: string, form: Pick<FormState, 'mode' | 'preset' | 'format'>): string {
   const variation = form.mode === 'clipping' ? 'clipping' : 'compose'
-  const naming = { relPath: 'photo.jpg', template, mode: form.mode, params: form.preset || null, date: dateToken(new Date()) }
+  const naming = { relPath: 'photo.jpg', template, mode: form.mode, params: form.preset || null, date: dateToken(new Date()), seq: 1 }
   return outputNames(naming, [{ variation, ext: form.format }])[0]!
 }
 

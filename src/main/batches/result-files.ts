@@ -1,0 +1,36 @@
+/**
+ * The written files of a batch, as results that leave the app (open with, show in folder, drag,
+ * download): only paths the batch recorded as its outputs, named by their place in the
+ * destination.
+ */
+import { ApiError } from '../engine/errors'
+import { isStrictlyInside, relativeName } from '../outputs/paths'
+import type { BatchStore } from './store'
+
+export interface WrittenFile {
+  /** Absolute path in the destination. */
+  path: string
+  /** '/'-separated name inside the destination, e.g. `shoot/photo.png`. */
+  name: string
+}
+
+export function resultFile(store: BatchStore, target: { batch_id: string; item_id: string; output?: number }): WrittenFile {
+  const batch = store.batch(target.batch_id)
+  const item = store.item(target.item_id)
+  if (!batch || !item || item.batchId !== batch.id) throw new ApiError('not_found', 'There is no such file in this batch.')
+  if (item.status !== 'done') throw new ApiError('conflict', `${item.relPath} is not done: it has no result yet.`)
+  const path = item.outputs[target.output ?? 0]
+  if (!path || !isStrictlyInside(batch.destination, path)) throw new ApiError('not_found', `${item.relPath} has no written file number ${(target.output ?? 0) + 1}.`)
+  return { path, name: relativeName(batch.destination, path) }
+}
+
+/** Every file the batch wrote, in the order of its items. */
+export function batchFiles(store: BatchStore, batchId: string): { files: WrittenFile[]; name: string } {
+  const batch = store.batch(batchId)
+  if (!batch) throw new ApiError('not_found', 'There is no such batch.')
+  const files = store
+    .items(batchId)
+    .filter((item) => item.status === 'done')
+    .flatMap((item) => item.outputs.filter((p) => isStrictlyInside(batch.destination, p)).map((path) => ({ path, name: relativeName(batch.destination, path) })))
+  return { files, name: batch.name }
+}

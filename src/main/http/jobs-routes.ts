@@ -1,0 +1,121 @@
+/**
+ * An integrator's own jobs over `/api/v1` (docs/api.md §5.5–5.6): the list, newest first and
+ * paged, and cancel (`POST /api/v1/cancel` with `job_id`, or `DELETE /api/v1/jobs/<id>`). A key
+ * sees and cancels only the jobs it uploaded: another key's job answers 404 as if it did not exist,
+ * so that job ids cannot be probed across keys.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { JOB_ID_PATTERN, STATE_OF } from '../../shared/api'
+import { ApiError } from '../engine/errors'
+import type { Engine } from '../engine/engine'
+import type { JobRecord } from '../engine/store/jobs'
+import { readUpload } from './body'
+import type { Authenticate } from './listen'
+import type { RateFloor } from './read-body'
+import { sendJson } from './respond'
+
+/** Page size of `GET /api/v1/jobs` unless `limit` says otherwise, and its largest value. */
+export const JOBS_PAGE = { default: 20, max: 100 } as const
+
+/** A cancel body holds one id: anything larger is not one. */
+const MAX_CANCEL_BODY = 64 * 1024
+
+const JOB_PATH = /^\/api\/v1\/jobs\/([^/]*)$/
+/** The cursor is the queue order of the last job of the previous page, as decimal digits. */
+const CURSOR = /^[1-9][0-9]{0,15}$/
+
+interface JobsContext {
+  engine: Engine
+  authenticate: Authenticate
+  allow(methods: string): void
+  /** The listener's slow-sender floor for the cancel body. */
+  floor?: RateFloor
+}
+
+/** One job in the list: what it is and where it stands, without its result addresses (those are the status endpoint's). */
+function listEntry(job: JobRecord): Record<string, unknown> {
+  return {
+    job_id: job.id,
+    status: job.status,
+    state: STATE_OF[job.status],
+    mode: job.mode,
+    progress: job.progress,
+    output_format: job.outputFormat,
+    source: job.source,
+    created_at: new Date(job.createdAt).toISOString(),
+    finished_at: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString()
+  }
+}
+
+function invalid(field: string, issue: string): ApiError {
+  return new ApiError('validation_failed', `The query parameter ${field} is not valid.`, { details: [{ field, issue }] })
+}
+
+function listJobs(engine: Engine, keyId: string, url: URL): { jobs: Record<string, unknown>[]; next_cursor: string | null } {
+  const rawLimit = url.searchParams.get('limit')
+  let limit: number = JOBS_PAGE.default
+  if (rawLimit !== null) {
+    limit = /^[0-9]{1,3}$/.test(rawLimit) ? Number(rawLimit) : NaN
+    if (!(limit >= 1 && limit <= JOBS_PAGE.max)) throw invalid('limit', `expected a whole number from 1 to ${JOBS_PAGE.max}`)
+  }
+  const rawCursor = url.searchParams.get('cursor')
+  if (rawCursor !== null && !CURSOR.test(rawCursor)) throw invalid('cursor', 'expected the next_cursor of a previous page')
+  // One more than asked tells whether another page follows.
+  const rows = engine.jobs.pageForKey(keyId, rawCursor === null ? null : Number(rawCursor), limit + 1)
+  const page = rows.slice(0, limit)
+  return { jobs: page.map((r) => listEntry(r.job)), next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null }
+}
+
+/** The job `jobId` of `keyId`, or the refusal: a malformed id 422, an unknown or another key's job 404. */
+function ownJob(engine: Engine, keyId: string, jobId: unknown): JobRecord {
+  if (typeof jobId !== 'string' || jobId === '') throw new ApiError('validation_failed', 'job_id is required.', { details: [{ field: 'job_id', issue: 'missing' }] })
+  if (!JOB_ID_PATTERN.test(jobId)) {
+    throw new ApiError('validation_failed', 'job_id is not a job id.', { details: [{ field: 'job_id', issue: 'expected a job id as returned by the upload (a UUID)' }] })
+  }
+  const job = engine.jobs.get(jobId)
+  if (!job || job.keyId !== keyId) throw new ApiError('job_not_found', `No job with id ${jobId}.`)
+  return job
+}
+
+/** Cancels a job that has not ended; 409 `conflict` for one that has. */
+function cancelJob(engine: Engine, job: JobRecord): Record<string, unknown> {
+  if (STATE_OF[job.status] !== 'pending' || !engine.cancel(job.id)) {
+    const now = engine.jobs.get(job.id)
+    throw new ApiError('conflict', `The job already ended (${now?.status ?? job.status}); only a queued or running job can be cancelled.`)
+  }
+  // A running job stops at its next step; its status then reads `cancelled` and its credits are refunded.
+  return { job_id: job.id, status: 'cancelled', state: 'failed' }
+}
+
+/** The job id of a `POST /api/v1/cancel`: in the query, or as `job_id` of a JSON or multipart body. */
+async function cancelTarget(req: IncomingMessage, url: URL, floor: RateFloor | undefined): Promise<unknown> {
+  const inQuery = url.searchParams.get('job_id')
+  if (inQuery !== null) return inQuery
+  if (!req.headers['content-type']) return undefined
+  const { fields } = await readUpload(req, { maxFileBytes: MAX_CANCEL_BODY, floor })
+  return fields.job_id
+}
+
+/** Answers `/api/v1/jobs`, `/api/v1/jobs/<id>` and `/api/v1/cancel`; false for any other path. */
+export async function handleJobsRequest(ctx: JobsContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  const { engine, authenticate, allow } = ctx
+  if (url.pathname === '/api/v1/jobs') {
+    allow('GET')
+    sendJson(res, 200, listJobs(engine, authenticate(req), url))
+    return true
+  }
+  if (url.pathname === '/api/v1/cancel') {
+    allow('POST')
+    const keyId = authenticate(req)
+    sendJson(res, 200, cancelJob(engine, ownJob(engine, keyId, await cancelTarget(req, url, ctx.floor))))
+    return true
+  }
+  const one = JOB_PATH.exec(url.pathname)
+  if (one) {
+    allow('DELETE')
+    const keyId = authenticate(req)
+    sendJson(res, 200, cancelJob(engine, ownJob(engine, keyId, one[1])))
+    return true
+  }
+  return false
+}

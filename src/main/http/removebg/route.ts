@@ -1,0 +1,136 @@
+/**
+ * The remove.bg-compatible endpoints on the `/api/v1` listener (docs/api.md "remove.bg
+ * compatibility"): `POST /v1.0/removebg` and `GET /v1.0/account`, with the same keys (`X-Api-Key`),
+ * credits, limits and engine as `/api/v1`. A request becomes one engine upload (`mapping.ts`),
+ * waits for the job's end (`wait.ts`) and answers the result (`answer.ts`); every refusal is in
+ * remove.bg's error shape (`errors.ts`).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ErrorBody } from '../../../shared/errors'
+import type { Engine } from '../../engine/engine'
+import { ApiError } from '../../engine/errors'
+import { busy } from './body'
+import { InFlightBytes, UploadReservation } from '../in-flight'
+import type { Authenticate } from '../listen'
+import { sendJson } from '../respond'
+import { accountBody, rateLimitHeaders } from './account'
+import { buildAnswer, sendAnswer } from './answer'
+import { readRemoveBgBody } from './body'
+import { RemoveBgError, sendRemoveBgError } from './errors'
+import { parseOptions } from './fields'
+import { toUpload } from './mapping'
+import { fetchImage, photoBytes, pickSource } from './source'
+import type { RateFloor } from '../read-body'
+import { waitForEnd } from './wait'
+
+export interface RemoveBgContext {
+  engine: Engine
+  authenticate: Authenticate
+  allow(methods: string): void
+  /** The listener's budget of upload bytes held in memory (shared with `/api/v1/upload`). */
+  inFlight: InFlightBytes
+  /** The listener's slow-sender floor. */
+  floor?: RateFloor
+}
+
+/** A job that failed, as remove.bg's error: bad input 400, a model that cannot load 503, else 500. */
+function failedJob(reason: string | null, message: string | null): RemoveBgError {
+  const detail = message ?? 'The image could not be processed.'
+  if (reason === 'unsupported_image') return new RemoveBgError(400, [{ title: 'Invalid image', code: 'invalid_image', detail }])
+  if (reason === 'image_too_large') return new RemoveBgError(400, [{ title: 'Resolution too high', code: 'resolution_too_high', detail }])
+  if (reason === 'model_unavailable') return new RemoveBgError(503, [{ title: 'Service unavailable', code: 'unavailable', detail }], { 'Retry-After': '60' })
+  return new RemoveBgError(500, [{ title: 'Processing failed', code: reason ?? 'processing_failed', detail }])
+}
+
+/** The engine's refusal of an upload, rethrown as the error it was (then translated like any other). */
+function refused(status: number, body: ErrorBody, headers?: Record<string, string>): ApiError {
+  const err = new ApiError(body.error.code, body.error.message, { details: body.error.details, headers })
+  return err.status === status ? err : new ApiError('internal_error', body.error.message)
+}
+
+async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res: ServerResponse, keyId: string): Promise<void> {
+  const { engine } = ctx
+  // Nothing is read, fetched or run for a key that cannot pay for one job or whose queue is full
+  // (402/429/503, as /api/v1: the same check before any byte is reserved).
+  engine.admit(keyId)
+  const stop = new AbortController()
+  res.on('close', () => res.writableFinished || stop.abort(new Error('the client went away')))
+
+  const reservation = new UploadReservation(ctx.inFlight, keyId)
+  let bgImage: Buffer | null = null
+  let job
+  let plan
+  let options
+  try {
+    const body = await readRemoveBgBody(req, engine, reservation, ctx.floor)
+    const fields = body.fields as Record<string, unknown>
+    options = parseOptions(fields, body.hint !== undefined)
+    const source = pickSource(fields, body.file && { bytes: body.file.bytes, mimeType: body.file.mimeType, filename: body.file.filename ?? 'image_file' })
+    const photo = await photoBytes(engine, source, stop.signal)
+    // Fetched and decoded bytes are held like uploaded ones, against the same budget.
+    if (source.kind !== 'file' && !reservation.count(photo.bytes.length)) throw busy()
+    if (body.hint) bgImage = body.hint.bytes
+    else if (options.bgImageUrl !== null) {
+      bgImage = await fetchImage(engine, options.bgImageUrl, 'bg_image_url', stop.signal)
+      if (!reservation.count(bgImage.length)) throw busy()
+    }
+    // A background that is no image is refused before the job (its header read in the sandbox).
+    if (bgImage) {
+      await engine.sandbox.probe(bgImage).catch((err: Error) => {
+        throw new RemoveBgError(400, [{ title: 'Invalid background image', code: 'invalid_bg_image', detail: `The background image could not be read: ${err.message}` }])
+      })
+    }
+    // The photo's upright size, read in the sandbox; when it cannot be read the engine refuses the upload below.
+    const size = await engine.sandbox.probe(photo.bytes).catch(() => null)
+    const mapped = await toUpload(options, photo, size, bgImage !== null, keyId)
+    plan = mapped.plan
+    const accepted = await engine.upload(mapped.input)
+    if (accepted.status !== 202) throw refused(accepted.status, accepted.body as ErrorBody, accepted.headers)
+    job = (accepted.body as { job_id: string }).job_id
+  } finally {
+    reservation.release()
+  }
+
+  // The listener closes connections idle for 30 s; this one is waiting for its job (queued behind
+  // others, or a large photo), not idle. A client that leaves still closes it, which cancels the job.
+  req.socket.setTimeout(0)
+  const ended = await waitForEnd(engine, job, res)
+  if (ended.status === 'cancelled') {
+    if (res.writableEnded || res.destroyed) return
+    throw new RemoveBgError(500, [{ title: 'Cancelled', code: 'cancelled', detail: 'The job was cancelled.' }])
+  }
+  if (ended.status === 'failed') throw failedJob(ended.errorReason, ended.errorMessage)
+  const answer = await buildAnswer(engine, ended, plan, bgImage)
+  const asJson = (req.headers.accept ?? '').toLowerCase().includes('application/json')
+  sendAnswer(res, answer, { 'X-Type': options.type, 'X-Credits-Charged': String(engine.keys.heldBy(ended.id)), ...rateLimitHeaders(engine, keyId) }, asJson)
+}
+
+/** Answers `/v1.0/removebg` and `/v1.0/account`; false for any other path. */
+export async function handleRemoveBgRequest(ctx: RemoveBgContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  if (url.pathname !== '/v1.0/removebg' && url.pathname !== '/v1.0/account') return false
+  let keyId: string | null = null
+  try {
+    if (url.pathname === '/v1.0/account') {
+      ctx.allow('GET')
+      keyId = ctx.authenticate(req)
+      sendJson(res, 200, accountBody(ctx.engine, keyId))
+    } else {
+      ctx.allow('POST')
+      keyId = ctx.authenticate(req)
+      await removeBackground(ctx, req, res, keyId)
+    }
+  } catch (err) {
+    if (res.headersSent || res.destroyed) {
+      res.destroy()
+      return true
+    }
+    sendRemoveBgError(res, err, keyId ? rateLimitHeaders(ctx.engine, keyId) : {})
+    // A refusal before the body was read: close rather than reuse the connection.
+    if (!req.complete) {
+      req.resume()
+      res.once('finish', () => req.socket.destroy())
+    }
+  }
+  return true
+}
+

@@ -1,0 +1,58 @@
+/**
+ * The touch-up preview opened after the model's session was let go (the pool closes it when
+ * idle, docs/pipeline.md): the first preview takes the mask from the cache without the model,
+ * and loads the session meanwhile, so that a first look-again box costs its model run and not
+ * the session's load too (docs/review.md "Touch-up"). Real engine, real model (one job).
+ */
+import { rmSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Engine } from '../src/main/engine/engine'
+import { HintPreviews } from '../src/main/engine/run/hint-preview'
+import { JobEnds } from '../src/main/outputs/engine-jobs'
+import { scenePng, SCENE } from './helpers/fixtures'
+import { tempDir } from './helpers/engine'
+
+let root: string
+let engine: Engine
+
+beforeAll(() => {
+  root = tempDir('clipdesk-preview-warm-')
+  engine = new Engine({ dataDir: root })
+  engine.start()
+})
+
+afterAll(async () => {
+  await engine.stop()
+  rmSync(root, { recursive: true, force: true })
+})
+
+describe('the touch-up preview and the model session', () => {
+  it('opening the editor loads the session the pool let go, without running the model for the preview', { timeout: 240_000 }, async () => {
+    const res = await engine.upload({ fields: { output_format: 'png' }, file: { bytes: await scenePng(), mimeType: 'image/png', filename: 'ball.png' }, keyId: null })
+    if (!('job_id' in res.body)) throw new Error(res.body.error.message)
+    const jobId = res.body.job_id
+    const ends = new JobEnds(engine)
+    try {
+      await ends.wait(jobId)
+    } finally {
+      ends.close()
+    }
+    const job = engine.jobs.get(jobId)!
+    expect(job.status).toBe('done')
+    const model = job.model!
+    // As after the pool's idle time: no session resident.
+    await engine.modelPool.close()
+    expect(engine.modelPool.status(model)).toBeNull()
+
+    const previews = new HintPreviews({
+      decode: (bytes) => engine.sandbox.decode(bytes),
+      decodeHint: (request) => engine.sandbox.decodeHint(request),
+      maskCache: engine.maskCache,
+      models: engine.models,
+      modelPool: engine.modelPool
+    })
+    const opened = await previews.preview({ key: jobId, inputPath: job.inputPath!, model, params: engine.jobParams.get(jobId)! }, null)
+    expect([opened.width, opened.height]).toEqual([SCENE.width, SCENE.height])
+    await expect.poll(() => engine.modelPool.status(model), { timeout: 120_000, interval: 200 }).not.toBeNull()
+  })
+})
