@@ -66,7 +66,10 @@ it('shows a PSD result by its composite, and prefers a raster when an item wrote
 })
 
 it.each(['psd', 'tiff'] as const)('a %s batch has thumbnails and a before/after that decode', async (format) => {
-  const batch = await batches.create({ request: { mode: 'clipping', output_format: format, params: null }, destination: join(root, `out-${format}`) })
+  const batch = await batches.create({
+    request: { mode: 'clipping', output_format: format, params: null },
+    destination: join(root, `out-${format}`)
+  })
   await batches.add(batch.id, [{ path: photo }])
   const done = await until(batches, batch.id, settled)
   expect(done.counts).toMatchObject({ total: 1, done: 1, failed: 0 })
@@ -82,6 +85,11 @@ it.each(['psd', 'tiff'] as const)('a %s batch has thumbnails and a before/after 
     expect(meta.width).toBeGreaterThan(0)
   }
   // The after image is the cut-out (transparent around the subject), not the original.
-  const after = await fetch(`${http.url}${item.after_url!}`).then(async (r) => sharp(Buffer.from(await r.arrayBuffer())).ensureAlpha().raw().toBuffer({ resolveWithObject: true }))
+  const after = await fetch(`${http.url}${item.after_url!}`).then(async (r) =>
+    sharp(Buffer.from(await r.arrayBuffer()))
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true })
+  )
   expect(after.data[3]).toBe(0) // the top-left corner is background: cut away
 })

@@ -38,7 +38,13 @@ it('the bar counts finished photos only, and a continued run reports every photo
   const names: string[] = []
   for (let i = 0; i < 6; i++) {
     const name = `photo-${i}.png`
-    writeFileSync(join(photos, name), await sharp(png).resize(256 + 16 * i).png().toBuffer()) // distinct: no mask cache hits
+    writeFileSync(
+      join(photos, name),
+      await sharp(png)
+        .resize(256 + 16 * i)
+        .png()
+        .toBuffer()
+    ) // distinct: no mask cache hits
     names.push(name)
   }
   const out = join(root, 'out')
@@ -83,7 +89,9 @@ it('the bar counts finished photos only, and a continued run reports every photo
   for (const c of first.cutouts) expect(report.cutouts).toContainEqual(c)
   expect(report.counts.to_check).toBe(report.cutouts.filter((c: { to_check: boolean }) => c.to_check).length)
   const txt = readFileSync(join(out, 'clipdesk-report.txt'), 'utf8')
-  expect(txt).toContain(`\n6 photos: ${done} done before (skipped), ${6 - done} done now; ${6 - done === 1 ? '1 file' : `${6 - done} files`} written now\n`)
+  expect(txt).toContain(
+    `\n6 photos: ${done} done before (skipped), ${6 - done} done now; ${6 - done === 1 ? '1 file' : `${6 - done} files`} written now\n`
+  )
   expect(txt).toContain('\nSettings: Cut-out (transparent) · PNG; one file per photo; default names\n')
   expect(txt).toContain(`\n${report.counts.to_check === 1 ? '1 cutout' : `${report.counts.to_check} cutouts`} to check`)
 })

@@ -27,6 +27,8 @@ describe('did you mean', () => {
       { field: 'params.preset', issue: 'no preset named "ecomerce-white"; did you mean "ecommerce-white"?' },
       { field: 'params.size', issue: 'expected <W>x<H>' }
     ])
-    expect(suggestPresets([{ field: 'params.preset', issue: 'no preset named "zzz"' }], ['shop'])).toEqual([{ field: 'params.preset', issue: 'no preset named "zzz"' }])
+    expect(suggestPresets([{ field: 'params.preset', issue: 'no preset named "zzz"' }], ['shop'])).toEqual([
+      { field: 'params.preset', issue: 'no preset named "zzz"' }
+    ])
   })
 })

@@ -16,7 +16,9 @@ import { closeApp, openApp } from './app-session'
 import { hasChromium, SKIP_REASON } from './chromium'
 import { screenshots } from './views'
 
-const title = hasChromium ? 'a PSD batch has thumbnails and a before/after, in Chromium against clipdesk serve' : `PSD previews — ${SKIP_REASON}`
+const title = hasChromium
+  ? 'a PSD batch has thumbnails and a before/after, in Chromium against clipdesk serve'
+  : `PSD previews — ${SKIP_REASON}`
 
 describe.skipIf(!hasChromium)(title, () => {
   let root: string
@@ -50,9 +52,14 @@ describe.skipIf(!hasChromium)(title, () => {
     await expect.poll(() => page.getByTestId('batch-outcome').textContent(), { timeout: 240_000, interval: 250 }).toBe('Done: all 2 files')
     await expect.poll(() => page.locator('[data-testid=batch-item][data-state=done]').count()).toBe(2)
     await expect.poll(thumbsLoaded, { timeout: 30_000 }).toBe(true)
-    await screenshots(page, 'psd-batch', () => page.getByTestId('batch-outcome').scrollIntoViewIfNeeded(), async () => {
-      await expect.poll(thumbsLoaded, { timeout: 30_000 }).toBe(true)
-    })
+    await screenshots(
+      page,
+      'psd-batch',
+      () => page.getByTestId('batch-outcome').scrollIntoViewIfNeeded(),
+      async () => {
+        await expect.poll(thumbsLoaded, { timeout: 30_000 }).toBe(true)
+      }
+    )
 
     await page.getByTestId('open-viewer').first().click()
     await page.getByTestId('viewer').waitFor()
