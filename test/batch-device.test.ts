@@ -47,7 +47,7 @@ describe('the device of a batch item', () => {
 
     const item = service.detail(batch.id, address).items[0]!
     expect(item).toMatchObject({ state: 'done', model: 'u2netp', device: 'cpu' })
-    expect(item.warnings).toEqual([expect.stringMatching(/^clipping: device: the cuda execution provider could not be used .*running on the CPU/)])
+    expect(item.warnings).toEqual([expect.stringMatching(/^Cut-out: device: the cuda execution provider could not be used .*running on the CPU/)])
     // The item keeps what its job recorded (jobs are swept after the retention time, items stay).
     expect(engine.jobs.get(item.job_id!)).toMatchObject({ model: 'u2netp', device: 'cpu' })
 

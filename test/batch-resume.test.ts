@@ -220,7 +220,10 @@ describe('the batch report', () => {
     expect(report.settings).toEqual({ mode: 'clipping', output_format: 'png', all_variations: false })
     const txt = readFileSync(txtPath, 'utf8')
     expect(txt).toMatch(/^clipdesk batch "Shoot" — .*\nDone with 2 errors\n/)
-    expect(txt).toContain('3 images: 1 done, 2 failed, 0 stopped (0 before they started); 1 files written; 1 other files not processed')
+    // In a designer's words: plurals right, no zero counts, no code values.
+    expect(txt).toContain('\nSettings: Cut-out (transparent) · PNG; one file per photo; default names\n')
+    expect(txt).toContain('\n3 photos: 1 done, 2 failed; 1 file written; 1 other file skipped (not an image)\n')
+    expect(txt).not.toMatch(/mode=|=null|1 images|1 files|other files not processed/)
     expect(txt).toContain('  shoot/broken.png: This file is not an image Clipdesk reads (PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG)\n    details: ')
     expect(txt).toContain('Not images (skipped):\n  shoot/notes.txt')
     expect(txt).toContain('\n0 cutouts to check')

@@ -140,7 +140,7 @@ describe('touch-up of a batch file', () => {
     const json = JSON.parse(readFileSync(report, 'utf8'))
     expect(json.touched_up[0]).toMatchObject({ input: 'ball.png', times: 1 })
     expect(json.counts.touched_up).toBe(1)
-    expect(readFileSync(join(out, 'clipdesk-report.txt'), 'utf8')).toContain('1 touched up (ball.png)')
+    expect(readFileSync(join(out, 'clipdesk-report.txt'), 'utf8')).toContain('1 photo touched up (ball.png)')
 
     // A second touch-up keeps the first one's file as the next previous version.
     const touched = readFileSync(file)

@@ -82,6 +82,12 @@ describe('help and version', () => {
     expect(r.code).toBe(2)
     expect(r.stderr.trim()).toBe("clipdesk: Unknown option '--colour' (--help lists the options)")
   })
+
+  it('a misspelt option gets the nearest one as a suggestion', () => {
+    const r = runCli(['process', input, '--out', join(root, 'o'), '--fromat', 'png'])
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim()).toBe("clipdesk: Unknown option '--fromat'; did you mean --format? (--help lists the options)")
+  })
 })
 
 describe('clipdesk process checks every option before reading any photo', () => {
@@ -91,6 +97,7 @@ describe('clipdesk process checks every option before reading any photo', () => 
     ['--mode params without --params', ['--mode', 'params'], 'clipdesk: --mode params needs --params <preset or settings>, e.g. --params ecommerce-white'],
     ['a bad --params value', ['--params', 'background=whte'], 'clipdesk: --params: background: expected transparent, a colour name (white, black, grey, beige…), #RGB, #RGBA, #RRGGBB, #RRGGBBAA, blur or blur:<px> (1–250), got "whte"'],
     ['an unknown preset', ['--mode', 'params', '--params', 'no-such-preset'], 'clipdesk: --params: preset: no preset named "no-such-preset"'],
+    ['a misspelt preset', ['--mode', 'params', '--params', 'ecomerce-white'], 'clipdesk: --params: preset: no preset named "ecomerce-white"; did you mean "ecommerce-white"?'],
     ['a bad --template', ['--template', '{nom}.{ext}'], 'clipdesk: --template: unknown token {nom}; use {name} {ext} {variation} {date} {preset} {n} (or {n:3} for 001, 002…)'],
     ['a --out under a file', ['--out', '<file>/out'], 'clipdesk: --out: <file> is a file, not a folder']
   ])('%s: one line, exit 2, no job, no output folder', (_name, extra, line) => {
@@ -164,7 +171,7 @@ describe('clipdesk process: the model loading, Ctrl-C, and the same command agai
     const again = runCli(['process', photos, '--out', out, '--data-dir', data])
     expect(again.code, again.stderr).toBe(0)
     expect(again.stdout).toContain(`${done} of 8 images already done with these settings: skipped (--overwrite to redo them)`)
-    const title = 8 - done === 1 ? 'Done: 1 file' : `Done: all ${8 - done} files`
+    const title = 'Done: all 8 files' // the run as a whole, both parts
     expect(again.stdout).toMatch(new RegExp(`${title}\\. ${8 - done} images? in [\\d.]+ s \\([\\d.]+ s per image\\); ${done} skipped \\(already done\\); ${8 - done} files? written to `))
     for (const n of names) expect(existsSync(join(out, n))).toBe(true)
   })

@@ -131,6 +131,10 @@ describe('422 validation_failed', () => {
   it('refuses a params string over 2,048 characters', () =>
     expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 'params', params: 'x'.repeat(2049) }), 422, 'validation_failed', 'params'))
   it('refuses an unknown field', () => expectRefused(() => postJson({ file_url: 'https://example.com/a.png', outputformat: 'png' }), 422, 'validation_failed', 'outputformat'))
+  it('suggests the nearest preset for a misspelt name', async () => {
+    const body = await expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 'params', params: 'ecomerce-white' }), 422, 'validation_failed', 'params.preset')
+    expect(body.error.details).toEqual([{ field: 'params.preset', issue: 'no preset named "ecomerce-white"; did you mean "ecommerce-white"?' }])
+  })
   it('names every problem of the request at once: other fields, the grammar of the set, an unknown preset, a margin too wide for the size', async () => {
     const body = await expectRefused(
       () => postJson({ file_url: 'https://example.com/a.png', mode: 'params', output_format: 'gif', params: 'no-such-preset;shadow=sideways;size=100;margin=60px' }),
@@ -144,8 +148,13 @@ describe('422 validation_failed', () => {
   it('refuses a declared MIME type outside the list', () => expectRefused(() => postForm(multipart({}, { bytes: png, type: 'text/plain' })), 422, 'validation_failed', 'file'))
   it('refuses bytes that are not an image', () =>
     expectRefused(() => postForm(multipart({}, { bytes: Buffer.from('hello, this is not a picture'), type: 'image/png' })), 422, 'validation_failed', 'file'))
-  it('refuses an image whose header is cut short', () =>
-    expectRefused(() => postForm(multipart({}, { bytes: png.subarray(0, 12), type: 'image/png' })), 422, 'validation_failed', 'file'))
+  it('refuses an image whose header is cut short, in plain words with the decoder\'s text under details', async () => {
+    const body = await expectRefused(() => postForm(multipart({}, { bytes: png.subarray(0, 12), type: 'image/png' })), 422, 'validation_failed', 'file')
+    expect(body.error.message).toMatch(/^This (PNG|image|file) is damaged/)
+    expect(body.error.message).not.toMatch(/vips|libpng|buffer/i)
+    expect(body.error.details).toEqual([{ field: 'file', issue: expect.any(String) }])
+    expect(body.error.details[0].issue).not.toBe(body.error.message)
+  })
 })
 
 describe('limits', () => {

@@ -154,3 +154,25 @@ it('writes the primary variation of a preset only, every named variation when th
     await engine.stop()
   }
 })
+
+it("the activity line describes the file written: a shadow on beige as JPG carries no word about the cut-out's flattening", async () => {
+  const data = join(root, 'data-words')
+  const inbox = join(root, 'inbox-words')
+  mkdirSync(inbox)
+  const { engine, svc } = startBoth(data)
+  await svc.start()
+  try {
+    const { id } = await svc.add({ path: inbox, mode: 'params', params: 'background=beige;shadow=top;primary=shadowTop', output_format: 'jpg' })
+    writeFileSync(join(inbox, 'ball.png'), await scenePng())
+    await waitFor('ball.png done', () => svc.view(id)!.counts.done === 1)
+    expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['ball.with-shadow.jpg'])
+    // The job flattened its (unwritten) cut-out onto white for JPG; the API says so, the activity does not.
+    const job = engine.db.prepare("SELECT id FROM jobs WHERE source LIKE 'watch/%'").get() as { id: string }
+    expect(engine.jobs.get(job.id)!.warnings.clipping).toEqual(['the clipping variation was flattened onto white: jpg has no transparency'])
+    const line = svc.view(id)!.recent.find((a) => a.kind === 'done')!
+    expect(line).toMatchObject({ rel_path: 'ball.png', message: '→ ball.with-shadow.jpg' })
+  } finally {
+    await svc.stop()
+    await engine.stop()
+  }
+})

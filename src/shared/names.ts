@@ -29,6 +29,33 @@ export function defaultTemplate(several: boolean): string {
   return several ? '{name}.{variation}.{ext}' : '{name}.{ext}'
 }
 
+/** The features that write files (docs/names.md). */
+export type OutputFeature = 'batch' | 'process' | 'watch'
+
+/**
+ * The one naming rule, and where a feature's default differs from it, with why (docs/names.md):
+ * a template given is rendered the same by all three; with none, batches and `clipdesk process`
+ * use `defaultTemplate` (`photo.png`: a catalogue's file keeps its own name), a watched folder
+ * `{name}.{variation}.{ext}` (`photo.cut-out.png`: product decision, SPEC §6 — a folder lives
+ * for months while its settings change, and a name that always says what the file is keeps
+ * the names of before and after a change in one scheme). A watched folder stores its template
+ * when added, so a folder keeps the names it started with whatever default comes later.
+ */
+export const DEFAULT_TEMPLATES: Record<OutputFeature, string | null> = {
+  batch: null,
+  process: null,
+  watch: '{name}.{variation}.{ext}'
+}
+
+/**
+ * Whether a folder given as input is mirrored under its own name (`shoot/day1/a.jpg`) or its
+ * contents at the top of the output folder (`day1/a.jpg`). A batch collects drops (folders and
+ * loose files, at several times, from several places) into one destination, where each drop's
+ * name keeps them apart; `clipdesk process` names its output folder for the run (`--out`), and
+ * a watched folder's output belongs to that one folder, so neither repeats the folder's name.
+ */
+export const MIRRORS_FOLDER_NAME: Record<OutputFeature, boolean> = { batch: true, process: false, watch: false }
+
 const TOKEN_RE = /\{([^{}]*)\}/g
 
 /**

@@ -9,7 +9,7 @@
  * choice and the same renderer (`names.ts`) as the writer. No Node, no DOM.
  */
 import type { Mode, OutputFormat, Variation } from './api'
-import { outputNames } from './names'
+import { DEFAULT_TEMPLATES, outputNames } from './names'
 import { parseParams, resolveParams, type PresetLookup } from './params'
 
 /** True when the parameter set itself (not its preset) names `variations=`. */
@@ -69,7 +69,7 @@ export function plannedOutputs(
   const all = writesAllVariations(input.params, input.all_variations)
   const chosen = resultsToWrite(variations.map((variation) => ({ variation, ext: input.output_format })), primary, all)
   const names = outputNames(
-    { relPath, template: input.name_template ?? null, mode: input.mode, params: input.params, date: PREVIEW_DATE, seq },
+    { relPath, template: input.name_template ?? DEFAULT_TEMPLATES.batch, mode: input.mode, params: input.params, date: PREVIEW_DATE, seq },
     chosen
   )
   return { variations: chosen.map((r) => r.variation), primary, names }

@@ -81,3 +81,58 @@ export function describeJob(
   }
   return `${MODE_LABEL.params} · ${format}`
 }
+
+/** `1 photo`, `3 photos`: a count with its noun in the right number (`many` for irregular plurals). */
+export function countOf(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`
+}
+
+/** A report's counts, in words: only those that are not zero, `label` taking the count (`n => '3 done'`). */
+export function countsLine(parts: ReadonlyArray<[number, (n: number) => string]>): string {
+  const said = parts.filter(([n]) => n > 0).map(([n, label]) => label(n))
+  return said.length > 0 ? said.join(', ') : 'nothing'
+}
+
+/** A run's settings as its report keeps them (the JSON keeps the API's names; the text says these words). */
+export interface RunSettings {
+  mode: Mode
+  /** `format` (`clipdesk process`) or `output_format` (batches). */
+  format?: string
+  output_format?: string
+  params?: string | Record<string, unknown> | null
+  all_variations?: boolean
+  /** `template` (`clipdesk process`) or `name_template` (batches); null or absent: the default names. */
+  template?: string | null
+  name_template?: string | null
+}
+
+/**
+ * A run's settings in a designer's words, for the readable report: `Cut-out (transparent) · PNG;
+ * one file per photo; default names`, `Preset ecommerce-white · JPG; every variation; names
+ * {preset}/{name}.{ext}`. Inline settings are quoted as given (they are what the user typed).
+ */
+export function describeSettings(s: RunSettings): string {
+  const params = s.params ?? null
+  const job = describeJob({ mode: s.mode, params, output_format: s.format ?? s.output_format ?? 'png' })
+  const typed = typeof params === 'string' && params.includes('=') ? ` (${params})` : params !== null && typeof params === 'object' ? ` (${JSON.stringify(params)})` : ''
+  const template = s.template ?? s.name_template ?? null
+  return `${job}${typed}; ${s.all_variations ? 'every variation' : 'one file per photo'}; ${template ? `names ${template}` : 'default names'}`
+}
+
+/**
+ * One of a job's warnings about a file written, in a designer's words, for the activity of a
+ * watched folder, a batch file's warnings and the reports: `With shadow: flattened onto white
+ * (JPG has no transparency)`. The API keeps the engine's own text (`the clipping variation was
+ * flattened onto white: jpg has no transparency`, docs/api.md); only that sentence is reworded
+ * here, any other warning is kept as it is after the file's label.
+ */
+export function warningText(variation: string, warning: string): string {
+  const flattened = ' variation was flattened onto white: '
+  const at = warning.indexOf(flattened)
+  let said = warning
+  if (warning.startsWith('the ') && at > 0 && warning.endsWith(' has no transparency')) {
+    const format = warning.slice(at + flattened.length, warning.length - ' has no transparency'.length)
+    said = `flattened onto white (${format.toUpperCase()} has no transparency)`
+  }
+  return `${variationLabel(variation)}: ${said}`
+}

@@ -6,14 +6,15 @@
  */
 import { z } from 'zod'
 import { MODES, OUTPUT_FORMATS, type Mode, type OutputFormat } from './api'
-import { templateProblem } from './names'
+import { DEFAULT_TEMPLATES, templateProblem } from './names'
 import { MAX_PARAMS_LENGTH } from './upload'
 
 /** Output folder inside the watched folder when none is given. */
 export const DEFAULT_OUTPUT_DIR_NAME = 'clipdesk-out'
 /** Where originals go when `originals` is `move`: always `<folder>/clipdesk-done`. */
 export const DONE_DIR_NAME = 'clipdesk-done'
-export const DEFAULT_NAME_TEMPLATE = '{name}.{variation}.{ext}'
+/** A watched folder's names when none is given (`names.ts`, docs/names.md). */
+export const DEFAULT_NAME_TEMPLATE = DEFAULT_TEMPLATES.watch!
 
 export type Originals = 'keep' | 'move'
 

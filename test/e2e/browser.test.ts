@@ -91,6 +91,11 @@ describe.skipIf(!hasChromium)(title, () => {
       if (phase === 'created') {
         expect(await status(secret)).toBe(422) // accepted key; the job id is what is wrong
         await expect.poll(() => page.getByTestId('curl-example').textContent()).toContain(`${base()}/api/v1/upload`)
+        // The example is the chosen key's (just made: its secret is in it) and follows the job by the id from the answer.
+        const example = (await page.getByTestId('curl-example').textContent())!
+        expect(example).toContain(`CLIPDESK_KEY='${secret}'`)
+        expect(example).not.toMatch(/<job_id>|cdk_…/)
+        expect(example).toContain(`/api/v1/status?job_id='"$JOB"`)
         await shot('5-key-created.png')
       } else {
         expect(await status(secret)).toBe(401)

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { basename, posix } from 'node:path'
 import type { BatchAddResult, BatchFileRef } from '../../shared/batches'
 import type { Engine } from '../engine/engine'
+import { MIRRORS_FOLDER_NAME } from '../../shared/names'
 import { expandInput } from '../outputs/inputs'
 import { cleanRelPath } from './paths'
 import type { BatchRunner } from './runner'
@@ -41,8 +42,9 @@ export async function addFiles({ engine, store, runner }: IntakeDeps, batchId: s
   for (const ref of files) {
     try {
       if ('path' in ref) {
-        // A dropped folder is mirrored under its own name: `shoot/` gives `shoot/day1/a.jpg`.
-        const expanded = await expandInput(ref.path, cleanRelPath(ref.rel_path ?? basename(ref.path)) ?? basename(ref.path))
+        // A dropped folder is mirrored under its own name: `shoot/` gives `shoot/day1/a.jpg` (MIRRORS_FOLDER_NAME).
+        const under = MIRRORS_FOLDER_NAME.batch ? (cleanRelPath(ref.rel_path ?? basename(ref.path)) ?? basename(ref.path)) : ''
+        const expanded = await expandInput(ref.path, under)
         engine.db.transaction(() => {
           for (const file of expanded) {
             store.insertItem(

@@ -17,8 +17,16 @@ export function isPreviewKind(value: string): value is PreviewKind {
 /** Long edge of the before/after images: enough to zoom in a few times on a screen. */
 const VIEW_EDGE = 2400
 const THUMB_EDGE = 112
-/** Results shown for display (a PSD result's image is shown from its other formats, if any). */
-const DISPLAYABLE = new Set(['.png', '.jpg', '.jpeg', '.webp', '.tiff', '.tif'])
+/** Results sharp reads directly, preferred for display when an item wrote several files. */
+const RASTERS = new Set(['.png', '.jpg', '.jpeg', '.webp', '.tiff', '.tif'])
+/** Results read by their composite image in the sandbox (the flat image the PSD writer stores). */
+const COMPOSITES = new Set(['.psd', '.psb'])
+
+/** The result an item's after views show: a raster when there is one, else a PSD's composite. */
+export function displayedResult(outputs: readonly string[]): string | null {
+  const ext = (p: string): string => extname(p).toLowerCase()
+  return outputs.find((p) => RASTERS.has(ext(p))) ?? outputs.find((p) => COMPOSITES.has(ext(p))) ?? null
+}
 
 /** Renders a display version of a file; the engine's decode sandbox (inputs are untrusted). */
 export type RenderPreview = (request: PreviewRequest) => Promise<Buffer>
@@ -44,7 +52,7 @@ export class Previews {
    * preset's result is compared with the same framing.
    */
   async file(item: ItemRecord, kind: PreviewKind, inputPath: string | null, frame: JobFraming | null = null): Promise<string | null> {
-    const source = kind.endsWith('before') ? inputPath : item.outputs.find((p) => DISPLAYABLE.has(extname(p).toLowerCase())) ?? null
+    const source = kind.endsWith('before') ? inputPath : displayedResult(item.outputs)
     if (!source || !existsSync(source)) return null
     const target = join(this.root, item.batchId, `${item.id}-${kind}-${item.jobId ?? 'none'}.webp`)
     if (existsSync(target)) return target

@@ -6,6 +6,7 @@
  */
 import { batchOutcome, type BatchCounts } from '../../shared/batches'
 import { explainProblem } from '../../shared/explain'
+import { countOf, countsLine } from '../../shared/vocabulary'
 import type { RunReport } from '../outputs/report'
 import { reportCutouts, writeRunReport } from '../outputs/report'
 import type { BatchRecord, BatchStore, ItemRecord } from './store'
@@ -84,10 +85,18 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
 export async function writeBatchReport(batch: BatchRecord, items: ItemRecord[]): Promise<string> {
   const r = batchReport(batch, items)
   const c = r.counts
+  const touched = c.touched_up > 0 ? `; ${countOf(c.touched_up, 'photo')} touched up (${r.touched_up.map((t) => t.input).join(', ')}), the previous versions kept beside them` : ''
   const summary =
-    `${c.images} images: ${c.done} done, ${c.failed} failed, ${c.cancelled} stopped (${c.not_started} before they started); ${c.files_written} files written; ` +
-    `${c.not_images} other files not processed` +
-    (c.touched_up > 0 ? `; ${c.touched_up} touched up (${r.touched_up.map((t) => t.input).join(', ')}), previous versions kept beside them` : '')
+    `${countOf(c.images, 'photo')}: ` +
+    countsLine([
+      [c.done, (n) => `${n} done`],
+      [c.failed, (n) => `${n} failed`],
+      [c.cancelled - c.not_started, (n) => `${n} stopped while running`],
+      [c.not_started, (n) => `${n} not started`]
+    ]) +
+    `; ${countOf(c.files_written, 'file')} written` +
+    (c.not_images > 0 ? `; ${countOf(c.not_images, 'other file')} skipped (not ${c.not_images === 1 ? 'an image' : 'images'})` : '') +
+    touched
   return writeRunReport(batch.destination, r, `clipdesk batch "${batch.name}"`, summary)
 }
 

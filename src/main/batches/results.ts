@@ -5,7 +5,7 @@
  * (the names chosen for its current job; the same names after a crash), and the `planned`
  * names of the other pending items. A batch never replaces a file: a retried item gets new names.
  */
-import { dateToken, outputNames } from '../../shared/names'
+import { dateToken, DEFAULT_TEMPLATES, outputNames } from '../../shared/names'
 import type { Engine } from '../engine/engine'
 import type { ResultFile } from '../outputs/engine-jobs'
 import { resolveInside } from '../outputs/paths'
@@ -17,7 +17,7 @@ export async function copyResults(engine: Engine, store: BatchStore, item: ItemR
   const jobId = item.jobId!
   const { destination, request } = batch
   const createdAt = engine.jobs.get(jobId)?.createdAt ?? Date.now()
-  const naming = { relPath: item.relPath, template: request.name_template ?? null, mode: request.mode, params: request.params, date: dateToken(new Date(createdAt)), seq: item.seq + 1 }
+  const naming = { relPath: item.relPath, template: request.name_template ?? DEFAULT_TEMPLATES.batch, mode: request.mode, params: request.params, date: dateToken(new Date(createdAt)), seq: item.seq + 1 }
   const files = outputNames(naming, results).map((name, i) => ({ from: results[i]!.path, target: resolveInside(destination, name) }))
   const record: ResumeRecord = {
     planned: () => item.planned,

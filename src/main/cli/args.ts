@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { closest } from '../../shared/suggest'
 import { defaultDataDir } from '../data-dir'
 
 /** A usage mistake: printed without a stack, exit code 2. */
@@ -15,8 +16,17 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
     // Node's parser explains how to pass a positional starting with "-"; the first sentence is the mistake.
     const message = (err as Error).message
     const first = message.includes('. ') ? message.slice(0, message.indexOf('. ')) : message
-    throw new CliError(`${first.replace(/\.$/, '')} (--help lists the options)`)
+    throw new CliError(`${first.replace(/\.$/, '')}${unknownOptionHint(first, Object.keys({ ...COMMON, ...options }))} (--help lists the options)`)
   }
+}
+
+/** `; did you mean --format?` for Node's "Unknown option '--fromat'" when a known option is near; '' otherwise. */
+function unknownOptionHint(message: string, known: string[]): string {
+  const prefix = "Unknown option '--"
+  if (!message.startsWith(prefix)) return ''
+  const typed = message.slice(prefix.length, message.indexOf("'", prefix.length))
+  const near = closest(typed, known)
+  return near ? `; did you mean --${near}?` : ''
 }
 
 /** `--credits 10` or `--credits unlimited` → number or null (unlimited). */

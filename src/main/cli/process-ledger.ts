@@ -29,6 +29,13 @@ export interface LedgerEntry {
   /** Outputs, relative to the output folder, '/'-separated. */
   outputs: string[]
   state: 'writing' | 'done'
+  /**
+   * On `done`: the cutout's uncertainty score and the job's warnings, so that a run continued
+   * later reports the photos of its earlier part too ("to check" included). Absent on lines
+   * written before they were kept: such a photo is reported without a score.
+   */
+  uncertainty?: number | null
+  warnings?: string[]
 }
 
 /** A short hash of everything that changes the outputs' content or names. */
@@ -63,6 +70,11 @@ export class ProcessLedger {
     const e = this.entries.get(input)
     if (!e || e.state !== 'done' || e.settings !== settings || e.size !== size || e.mtimeMs !== mtimeMs) return false
     return e.outputs.every((o) => existsSync(join(this.outDir, o)))
+  }
+
+  /** The `done` line of an input done with these settings (`isDone`), for the report of a continued run. */
+  doneEntry(input: string, settings: string, size: number, mtimeMs: number): LedgerEntry | null {
+    return this.isDone(input, settings, size, mtimeMs) ? this.entries.get(input)! : null
   }
 
   record(entry: LedgerEntry): void {

@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 import { MODES, OUTPUT_FORMATS, type Mode, type OutputFormat } from '../../shared/api'
 import { templateProblem } from '../../shared/names'
 import { jobMode, parseParams, resolveParams, type PresetLookup } from '../../shared/params'
+import { suggestPresets } from '../../shared/suggest'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
 import { CliError } from './args'
 
@@ -26,10 +27,10 @@ const oneOf = (name: string, value: string, list: readonly string[]): string =>
   `--${name}: expected one of ${list.join(', ')}; got "${value}"`
 
 /**
- * The options as given, checked; `lookup` answers whether a preset exists (the data folder's
+ * The options as given, checked; `presets` answers whether a preset exists (the data folder's
  * presets and the built-in ones). Throws `CliError` (exit code 2) naming the option.
  */
-export function checkProcessOptions(values: Record<string, unknown>, positionals: string[], lookup: PresetLookup): ProcessOptions {
+export function checkProcessOptions(values: Record<string, unknown>, positionals: string[], presets: { lookup: PresetLookup; list(): Array<{ name: string }> }): ProcessOptions {
   if (!values.out) throw new CliError('missing --out <dir>: the folder the results go to (clipdesk process --help)')
   if (positionals.length === 0) throw new CliError('name at least one file or folder to process (clipdesk process --help)')
   const params = (values.params as string | undefined)?.trim() || null
@@ -42,8 +43,10 @@ export function checkProcessOptions(values: Record<string, unknown>, positionals
   if (params !== null) {
     if (params.length > MAX_PARAMS_LENGTH) throw new CliError(`--params: longer than ${MAX_PARAMS_LENGTH} characters`)
     const parsed = parseParams(params)
-    const resolved = parsed.ok ? resolveParams(mode as Mode, parsed.value, lookup) : parsed
-    if (!resolved.ok) throw new CliError(`--params${values.mode === undefined || mode === 'params' ? '' : ` with --mode ${mode}`}: ${resolved.details.map((d) => `${d.field.replace(/^params\.?/, '') || 'params'}: ${d.issue}`).join('; ')}`)
+    const resolved = parsed.ok ? resolveParams(mode as Mode, parsed.value, presets.lookup) : parsed
+    // An unknown preset's name gets the nearest one's as a suggestion, as the API's 422 does.
+    const details = resolved.ok ? [] : suggestPresets(resolved.details, presets.list().map((p) => p.name))
+    if (!resolved.ok) throw new CliError(`--params${values.mode === undefined || mode === 'params' ? '' : ` with --mode ${mode}`}: ${details.map((d) => `${d.field.replace(/^params\.?/, '') || 'params'}: ${d.issue}`).join('; ')}`)
   }
   const template = (values.template as string | undefined) ?? null
   const problem = template === null ? null : templateProblem(template)

@@ -1,10 +1,10 @@
 import { readFile, stat } from 'node:fs/promises'
-import { SingleBar, Presets } from 'cli-progress'
+import { basename } from 'node:path'
 import { batchOutcome } from '../../shared/batches'
 import { explainProblem } from '../../shared/explain'
-import { dateToken, outputNames } from '../../shared/names'
+import { dateToken, DEFAULT_TEMPLATES, MIRRORS_FOLDER_NAME, outputNames } from '../../shared/names'
 import { writesAllVariations } from '../../shared/outputs'
-import { escapeControls } from '../../shared/text'
+import { countOf, countsLine } from '../../shared/vocabulary'
 import { Engine } from '../engine/engine'
 import { checkDestination, DestinationProblem, estimateOutputBytes } from '../outputs/destination'
 import { expandInput, type InputFile } from '../outputs/inputs'
@@ -17,6 +17,7 @@ import { CliError, parse } from './args'
 import { complain, say } from './print'
 import { ProcessLedger, settingsKey } from './process-ledger'
 import { checkProcessOptions } from './process-options'
+import { ProcessProgress } from './process-progress'
 
 interface ProcessReport extends RunReport {
   counts: {
@@ -50,15 +51,14 @@ async function collect(paths: string[]): Promise<{ images: InputFile[]; notImage
   const images: InputFile[] = []
   const notImages: string[] = []
   for (const path of paths) {
-    const found = await expandInput(path, '').catch((err: Error) => {
+    // A folder's files at the top of --out (`day1/a.jpg`), not under its name (MIRRORS_FOLDER_NAME, docs/names.md).
+    const found = await expandInput(path, MIRRORS_FOLDER_NAME.process ? basename(path) : '').catch((err: Error) => {
       throw new CliError(err.message)
     })
     for (const f of found) (f.notImage ? notImages.push(f.path) : images.push(f))
   }
   return { images, notImages }
 }
-
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`
 
 /**
  * `clipdesk process`: the main job without a server. Runs the same engine in-process over
@@ -82,7 +82,7 @@ export async function runProcess(args: string[]): Promise<number> {
   })
   const engine = new Engine({ dataDir, role: 'process' })
   try {
-    return await run(engine, checkProcessOptions(values, positionals, engine.presets.lookup))
+    return await run(engine, checkProcessOptions(values, positionals, engine.presets))
   } finally {
     await engine.stop()
   }
@@ -108,7 +108,11 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   // A run killed mid-copy before this one left its temp files: gone before anything is written.
   await sweepTempFiles(outDir)
   const ledger = new ProcessLedger(outDir)
-  const todo = o.overwrite ? sized : sized.filter((t) => !ledger.isDone(t.input.path, key, t.size, t.mtimeMs))
+  // Photos done by an earlier part of this run (the same command, stopped and run again): skipped,
+  // and reported from their ledger lines, so that the report covers every photo of the run.
+  const before = o.overwrite ? [] : sized.flatMap((t) => ledger.doneEntry(t.input.path, key, t.size, t.mtimeMs) ?? [])
+  const doneBefore = new Set(before.map((e) => e.input))
+  const todo = sized.filter((t) => !doneBefore.has(t.input.path))
   const skipped = sized.length - todo.length
   if (skipped > 0) say(`${skipped} of ${images.length} images already done with these settings: skipped (--overwrite to redo them)`)
 
@@ -123,7 +127,8 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
     warnings: [],
     cutouts: []
   }
-  const scored: Array<{ input: string; uncertainty: number | null }> = []
+  const scored: Array<{ input: string; uncertainty: number | null }> = before.map((e) => ({ input: e.input, uncertainty: e.uncertainty ?? null }))
+  for (const e of before) for (const warning of e.warnings ?? []) report.warnings.push({ input: e.input, warning })
   const fail = (input: InputFile, raw: string): void => {
     const { message, detail } = explainProblem(raw)
     report.failed.push({ input: input.path, reason: message, ...(detail ? { details: detail } : {}) })
@@ -139,7 +144,8 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   process.once('SIGTERM', interrupt)
   const date = dateToken(new Date())
 
-  const one = async ({ input, seq, size, mtimeMs }: Todo): Promise<void> => {
+  /** One photo, to its end: 'stopped' when Ctrl-C stopped it (not progress, not a failure), else written or failed. */
+  const one = async ({ input, seq, size, mtimeMs }: Todo): Promise<'stopped' | void> => {
     const bytes = await readFile(input.path).catch((err: Error) => err)
     if (bytes instanceof Error) return fail(input, `The file cannot be read: ${bytes.message}`)
     const submitted = await submitFile(engine, request, { bytes, filename: input.path })
@@ -148,56 +154,64 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
     const outcome = jobOutcome(engine, submitted.jobId, all)
     if (outcome.state === 'failed' && outcome.code === 'cancelled' && stopping) {
       report.counts.stopped++ // stopped by Ctrl-C: not a failure, the next run does it
-      return
+      return 'stopped'
     }
     if (outcome.state !== 'done') return fail(input, outcome.state === 'failed' ? outcome.message : 'the job is gone')
-    const naming = { relPath: input.relPath, template: o.template, mode: request.mode, params: request.params, date, seq }
+    const naming = { relPath: input.relPath, template: o.template ?? DEFAULT_TEMPLATES.process, mode: request.mode, params: request.params, date, seq }
     const files = outputNames(naming, outcome.results).map((name, i) => ({ from: outcome.results[i]!.path, target: resolveInside(outDir, name) }))
     const version = { input: input.path, settings: key, size, mtimeMs }
     const written = await writeOutputs(files, outDir, ledger.resumeRecord(version)).catch((err: Error) => err)
     if (written instanceof Error) return fail(input, `The result could not be written: ${written.message}`)
-    ledger.record({ ...version, outputs: written.map((p) => relativeName(outDir, p)), state: 'done' })
+    ledger.record({ ...version, outputs: written.map((p) => relativeName(outDir, p)), state: 'done', uncertainty: outcome.uncertainty, warnings: outcome.warnings })
     report.counts.done++
     report.counts.files_written += written.length
     scored.push({ input: input.path, uncertainty: outcome.uncertainty })
     for (const warning of outcome.warnings) report.warnings.push({ input: input.path, warning })
   }
 
-  const bar = new SingleBar(
-    { format: '{bar} {percentage}% | {value}/{total} images | {eta_formatted} left | {file}', hideCursor: true, etaBuffer: 20 },
-    Presets.shades_classic
-  )
-  let barShown = false
-  let finished = 0
+  const progress = new ProcessProgress(todo.length)
+  let modelReady = false
+  let photoRunning = false
+  // "Loading the model…" until a photo is being worked on with the model ready; then the bar.
+  const startBar = (): void => {
+    if (modelReady && photoRunning && !stopping) progress.photoStarted()
+  }
+  const onJob = (e: { status: string }): void => {
+    if (e.status === 'queued' || photoRunning) return
+    photoRunning = true
+    startBar()
+  }
   let taken = 0
   const started = Date.now()
   try {
+    engine.on('job', onJob)
     engine.start()
     if (todo.length > 0) {
-      // The model loads while the first photos are read and decoded; until it is ready the
-      // line says so (a bar at 0 % with "0s left" would say nothing true).
-      say('Loading the model…')
-      void engine.warmUp().then(
-        (w) => say(`Model ${w.model} on ${w.device} ready${w.warning ? ` (${w.warning})` : ''}`),
-        (err: Error) => complain(`The model could not be loaded: ${err.message}`)
-      ).finally(() => {
-        if (stopping || finished >= todo.length) return
-        bar.start(todo.length, finished, { file: '' })
-        barShown = true
-      })
+      progress.loading()
+      void engine
+        .warmUp()
+        .then(
+          (w) => say(`Model ${w.model} on ${w.device} ready${w.warning ? ` (${w.warning})` : ''}`),
+          (err: Error) => complain(`The model could not be loaded: ${err.message}`)
+        )
+        .finally(() => {
+          modelReady = true
+          startBar()
+        })
     }
     // A few photos handed to the engine at a time: a stop leaves little queued behind.
     const worker = async (): Promise<void> => {
       while (!stopping && taken < todo.length) {
         const item = todo[taken++]!
-        await one(item).catch((err: Error) => fail(item.input, err.message))
-        finished++
-        if (barShown) bar.increment({ file: escapeControls(item.input.relPath) })
+        const ended = await one(item).catch((err: Error) => fail(item.input, err.message))
+        // Only a photo written or failed moves the bar; one stopped by Ctrl-C is not progress.
+        if (ended !== 'stopped') progress.photoFinished(item.input.relPath)
       }
     }
     await Promise.all(Array.from({ length: Math.max(2, 2 * engine.options.concurrency) }, worker))
   } finally {
-    if (barShown) bar.stop()
+    progress.close()
+    engine.off('job', onJob)
     process.off('SIGINT', interrupt)
     process.off('SIGTERM', interrupt)
     ends.close()
@@ -208,28 +222,39 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   report.cutouts = reportCutouts(scored)
   c.to_check = report.cutouts.filter((x) => x.to_check).length
   c.likely_wrong = report.cutouts.filter((x) => x.review === 'likely_wrong').length
+  // The run as a whole: a continued run's photos done before count as done ("Done: all 15 files").
   const outcome = batchOutcome({
-    counts: { total: todo.length, waiting: 0, running: 0, done: c.done, failed: c.failed, cancelled: c.stopped + c.not_started, not_started: c.not_started, not_images: c.not_images, to_check: c.to_check, likely_wrong: c.likely_wrong, touched_up: 0 },
+    counts: { total: sized.length, waiting: 0, running: 0, done: c.done + skipped, failed: c.failed, cancelled: c.stopped + c.not_started, not_started: c.not_started, not_images: c.not_images, to_check: c.to_check, likely_wrong: c.likely_wrong, touched_up: 0 },
     interrupted: false,
     progress: 100
   })
-  report.outcome = todo.length === 0 ? `Nothing to do: all ${plural(skipped, 'image')} done before` : outcome.title
+  report.outcome = todo.length === 0 ? `Nothing to do: all ${countOf(skipped, 'image')} done before` : outcome.title
   report.finished_at = new Date().toISOString()
   const summary =
-    `${c.inputs} images: ${c.done} done, ${c.skipped} skipped (already done), ${c.failed} failed, ${c.stopped} stopped while running, ${c.not_started} not started; ` +
-    `${c.files_written} files written; ${c.not_images} other files not processed`
+    `${countOf(c.inputs, 'photo')}: ` +
+    countsLine([
+      [c.skipped, (n) => `${n} done before (skipped)`],
+      [c.done, (n) => `${n} done${c.skipped > 0 ? ' now' : ''}`],
+      [c.failed, (n) => `${n} failed`],
+      [c.stopped, (n) => `${n} stopped while running`],
+      [c.not_started, (n) => `${n} not started`]
+    ]) +
+    `; ${countOf(c.files_written, 'file')} written${c.skipped > 0 ? ' now' : ''}` +
+    (c.not_images > 0 ? `; ${countOf(c.not_images, 'other file')} skipped (not ${c.not_images === 1 ? 'an image' : 'images'})` : '')
   const reportFile = await writeRunReport(outDir, report, 'clipdesk process', summary)
   complain(...report.failed.map((f) => `${f.input}: ${f.reason}`), ...report.warnings.map((w) => `${w.input}: warning: ${w.warning}`))
 
   // Rates over what ran: the photos done or failed, not those skipped, stopped or never started.
   const seconds = (Date.now() - started) / 1000
   const ran = c.done + c.failed
-  const rate = ran > 0 ? `${plural(ran, 'image')} in ${seconds.toFixed(1)} s (${(seconds / ran).toFixed(2)} s per image)` : `${seconds.toFixed(1)} s`
+  const rate = ran > 0 ? `${countOf(ran, 'image')} in ${seconds.toFixed(1)} s (${(seconds / ran).toFixed(2)} s per image)` : `${seconds.toFixed(1)} s`
   if (stopping) say('Stopped. Run the same command to continue.')
   say(
-    `${report.outcome}. ${rate}; ${c.skipped} skipped (already done); ${plural(c.files_written, 'file')} written to ${outDir}`
+    `${report.outcome}. ${rate}; ${c.skipped} skipped (already done); ${countOf(c.files_written, 'file')} written to ${outDir}`
   )
   if (c.to_check > 0) say(`${toCheckSummary(report.cutouts)}: see ${reportFile}`)
-  if (c.failed > 0 || c.not_images > 0) say(`${c.failed} failed, ${c.not_images} other files not processed: see ${reportFile}`)
+  if (c.failed > 0 || c.not_images > 0) {
+    say(`${countsLine([[c.failed, (n) => `${n} failed`], [c.not_images, (n) => `${countOf(n, 'other file')} skipped (not ${n === 1 ? 'an image' : 'images'})`]])}: see ${reportFile}`)
+  }
   return c.failed > 0 || stopping ? 1 : 0
 }

@@ -1,4 +1,5 @@
 import { STATE_OF, type JobStatusBody, type Variation } from '../../shared/api'
+import { explainProblem } from '../../shared/explain'
 import { reviewOf, roundUncertainty } from '../../shared/review'
 import type { JobRecord, ResultRecord } from './store/jobs'
 
@@ -60,10 +61,19 @@ export function statusBody(
   return body
 }
 
+/** Failure reasons about the input file itself, whose decoder text has plainer words (a fetch's or the engine's text is left as it is). */
+const FILE_REASONS: ReadonlySet<string> = new Set(['unsupported_image', 'image_too_large', 'decode_timeout'])
+
 /** Why a job ended without results, as the status body says it (null for a job that did not fail). */
 export function jobError(job: JobRecord): JobStatusBody['error'] | null {
   if (job.status === 'failed') {
-    return { code: 'job_failed', reason: job.errorReason ?? 'pipeline_error', message: job.errorMessage ?? 'The job failed.', job_id: job.id }
+    const reason = job.errorReason ?? 'pipeline_error'
+    const raw = job.errorMessage ?? 'The job failed.'
+    if (!FILE_REASONS.has(reason)) return { code: 'job_failed', reason, message: raw, job_id: job.id }
+    // A file that cannot be read, in plain words as the app says it (`shared/explain.ts`); the
+    // decoder's own text, when it says more, under `details` (field `file`: the input).
+    const { message, detail } = explainProblem(raw, 'input')
+    return { code: 'job_failed', reason, message, ...(detail ? { details: [{ field: 'file', issue: detail }] } : {}), job_id: job.id }
   }
   if (job.status === 'cancelled') return { code: 'cancelled', message: 'The job was cancelled.', job_id: job.id }
   return null

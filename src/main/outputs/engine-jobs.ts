@@ -7,6 +7,7 @@
 import type { JobStatus, Mode, OutputFormat, Variation } from '../../shared/api'
 import { resultsToWrite } from '../../shared/outputs'
 import { roundUncertainty } from '../../shared/review'
+import { warningText } from '../../shared/vocabulary'
 import type { RegionBox } from '../../shared/regions'
 import type { Engine } from '../engine/engine'
 import { jobError, primaryVariation } from '../engine/status-view'
@@ -49,7 +50,7 @@ export interface ResultFile {
 export type JobOutcome =
   | { state: 'pending'; status: JobStatus; progress: number }
   /**
-   * `results`: what to write, primary first; `warnings`: `variation: warning` lines;
+   * `results`: what to write, primary first; `warnings`: lines about those files (`warningLines`);
    * `uncertainty`: the cutout's score as the status response gives it (null for a job done before scores).
    */
   | { state: 'done'; results: ResultFile[]; warnings: string[]; model: string | null; device: string | null; uncertainty: number | null }
@@ -58,9 +59,16 @@ export type JobOutcome =
   /** The job is unknown (swept after the retention time). */
   | { state: 'missing' }
 
-/** A job's warnings as lines, `variation: warning`. */
-export function warningLines(warnings: Partial<Record<Variation, string[]>>): string[] {
-  return Object.entries(warnings).flatMap(([variation, list]) => (list ?? []).map((w) => `${variation}: ${w}`))
+/**
+ * A job's warnings about the files written, as lines in a designer's words (`With shadow:
+ * flattened onto white (JPG has no transparency)`, `shared/vocabulary.ts`). A warning about a
+ * variation that is not written (the cut-out flattened for a job whose file is the shadowed
+ * one) is left out: the line would describe a file the user never gets.
+ */
+export function warningLines(warnings: Partial<Record<Variation, string[]>>, written: readonly string[]): string[] {
+  return Object.entries(warnings)
+    .filter(([variation]) => written.includes(variation))
+    .flatMap(([variation, list]) => (list ?? []).map((w) => warningText(variation, w)))
 }
 
 /** How a job stands; once done, the results to write (all variations, or the primary alone). */
@@ -72,10 +80,11 @@ export function jobOutcome(engine: Engine, jobId: string, allVariations: boolean
     const primary = primaryVariation(job, made.map((r) => r.variation), engine.jobParams.get(jobId)?.primary)
     const results = resultsToWrite(made, primary, allVariations).map(({ variation, ext, path }) => ({ variation, ext, path }))
     const uncertainty = job.uncertainty === null ? null : roundUncertainty(job.uncertainty)
-    return { state: 'done', results, warnings: warningLines(job.warnings), model: job.model, device: job.device, uncertainty }
+    return { state: 'done', results, warnings: warningLines(job.warnings, results.map((r) => r.variation)), model: job.model, device: job.device, uncertainty }
   }
   const error = jobError(job)
-  if (error) return { state: 'failed', code: error.code === 'cancelled' ? 'cancelled' : (error.reason ?? 'job_failed'), message: error.message }
+  // The stored text as it came (the features explain it themselves and keep it as the detail).
+  if (error) return { state: 'failed', code: error.code === 'cancelled' ? 'cancelled' : (error.reason ?? 'job_failed'), message: job.errorMessage ?? error.message }
   return { state: 'pending', status: job.status, progress: job.progress }
 }
 

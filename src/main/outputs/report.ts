@@ -13,6 +13,7 @@
 import { join } from 'node:path'
 import { fileReviewLevel, REVIEW_LEVEL_LABELS, reviewText, toCheckText, type ReviewLevel } from '../../shared/review'
 import { escapeControls } from '../../shared/text'
+import { describeSettings, type RunSettings } from '../../shared/vocabulary'
 import { writeReplacing } from './place'
 
 /** Names starting with this are a run's own reports, never inputs. */
@@ -23,8 +24,8 @@ export const REPORT_TXT = `${REPORT_PREFIX}txt`
 export interface RunReport {
   started_at: string
   finished_at: string
-  /** The settings of the run, as given. */
-  settings: Record<string, unknown>
+  /** The settings of the run, as given (the API's names; the text says them in words). */
+  settings: RunSettings
   /** How the run ended, in one line: "Done: all 45 files", "Done with 2 errors", "Stopped: 9 done, 35 not started". */
   outcome: string
   /** Named counts; the text's summary line says what they mean. */
@@ -66,9 +67,7 @@ export function reportText(title: string, summary: string, r: RunReport): string
   const lines = [
     `${title} — ${r.started_at} to ${r.finished_at}`,
     r.outcome,
-    `Settings: ${Object.entries(r.settings)
-      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-      .join(', ')}`,
+    `Settings: ${describeSettings(r.settings)}`,
     summary
   ]
   const toCheck = r.cutouts.filter((c) => c.review !== null)

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { ACCEPTED_MIME_TYPES, MODES, type Mode, type UploadAccepted, type UploadFields } from '../../../shared/api'
 import { validateUpload, type UploadRequest } from '../../../shared/upload'
+import { explainProblem } from '../../../shared/explain'
 import { jobMode } from '../../../shared/params-mode'
 import { ApiError, JobFailure } from '../errors'
 import type { DataPaths } from '../paths'
@@ -81,7 +82,10 @@ async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDe
       throw new ApiError('image_too_large', 'The image has more pixels than the limit.', { details: [{ field: 'file', issue: err.message }] })
     }
     const issue = err instanceof JobFailure && err.reason !== 'pipeline_crashed' ? err.message : `the ${type} image could not be read`
-    throw new ApiError('validation_failed', 'The image could not be read.', { details: [{ field: 'file', issue }] })
+    // In plain words when there are some for the decoder's text ("This JPEG is damaged: its header
+    // cannot be read"), as the app says it; the decoder's text stays under details.
+    const plain = explainProblem(issue, 'input')
+    throw new ApiError('validation_failed', plain.detail ? `${plain.message}.` : 'The image could not be read.', { details: [{ field: 'file', issue }] })
   }
 }
 

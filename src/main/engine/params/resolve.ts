@@ -8,6 +8,8 @@
  */
 import type { DeliveryMode, Mode } from '../../../shared/api'
 import type { ErrorDetail } from '../../../shared/errors'
+import { BUILTIN_PRESETS } from '../../../shared/presets'
+import { suggestPresets } from '../../../shared/suggest'
 import { parseParams, resolveParams, type ParamSet, type ParamsResolution } from '../../../shared/params'
 import type { JobParams } from '../../../shared/params-types'
 import { ApiError, JobFailure } from '../errors'
@@ -17,7 +19,16 @@ import type { PresetStore } from '../store/presets'
 
 type RawParams = string | Record<string, unknown> | null
 
-function resolve(presets: Pick<PresetStore, 'lookup'>, mode: Mode, params: RawParams): ParamsResolution {
+/** The presets a set may name; `list` (for "did you mean") when the caller has the store, else the built-in names are suggested. */
+type Presets = Pick<PresetStore, 'lookup'> & Partial<Pick<PresetStore, 'list'>>
+
+/** The set resolved; an unknown preset's issue names the nearest preset's name when one is near (`shared/suggest.ts`). */
+function resolve(presets: Presets, mode: Mode, params: RawParams): ParamsResolution {
+  const r = resolveSet(presets, mode, params)
+  return r.ok ? r : { ok: false, details: suggestPresets(r.details, (presets.list?.() ?? BUILTIN_PRESETS).map((p) => p.name)) }
+}
+
+function resolveSet(presets: Presets, mode: Mode, params: RawParams): ParamsResolution {
   let set: ParamSet | null = null
   if (params !== null && params !== '') {
     const parsed = parseParams(params)
@@ -43,7 +54,7 @@ export function mergeDetails(first: ErrorDetail[], more: ErrorDetail[]): ErrorDe
  * The problems of a job's parameter set (grammar, presets, layering) for an upload already
  * refused for other fields, so that one answer names them all; [] when there is nothing to add.
  */
-export function paramsProblems(presets: Pick<PresetStore, 'lookup'>, mode: Mode, params: RawParams): ErrorDetail[] {
+export function paramsProblems(presets: Presets, mode: Mode, params: RawParams): ErrorDetail[] {
   if (params === null || params === '') return []
   const r = resolve(presets, mode, params)
   return r.ok ? [] : r.details
@@ -60,7 +71,7 @@ export function narrowForDelivery(params: JobParams, deliveryMode: DeliveryMode)
 }
 
 /** At upload: the job's parameter set, or ApiError 422 `validation_failed` naming each bad key. */
-export function resolveUploadParams(presets: Pick<PresetStore, 'lookup'>, mode: Mode, params: RawParams, deliveryMode: DeliveryMode): JobParams {
+export function resolveUploadParams(presets: Presets, mode: Mode, params: RawParams, deliveryMode: DeliveryMode): JobParams {
   const r = resolve(presets, mode, params)
   if (!r.ok) throw new ApiError('validation_failed', 'The parameter set failed validation.', { details: r.details })
   return narrowForDelivery(r.value, deliveryMode)

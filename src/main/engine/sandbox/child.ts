@@ -103,4 +103,8 @@ process.on('message', (message: ToChild) => {
 })
 // The engine is gone: nothing left to do.
 process.on('disconnect', () => process.exit(0))
+// A Ctrl-C in a terminal reaches every process of the command, this one too; the engine that
+// started it decides when it ends (its jobs stopped as cancelled, then 'disconnect'), so that a
+// photo being decoded at Ctrl-C is stopped, not failed as unreadable.
+process.on('SIGINT', () => undefined)
 send({ type: 'ready' })

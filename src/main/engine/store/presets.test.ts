@@ -101,6 +101,9 @@ describe('PresetStore', () => {
     expect([err.status, err.code]).toEqual([422, 'validation_failed'])
     expect(err.details!.map((d) => d.field).sort()).toEqual(['description', 'name', 'params.colour', 'params.size'])
     expect(refusal(() => presets.save({ name: 'a', params: 'nope;shadow=none' })).details).toEqual([{ field: 'params.preset', issue: 'no preset named "nope"' }])
+    expect(refusal(() => presets.save({ name: 'a', params: 'ecomerce-white;shadow=none' })).details).toEqual([
+      { field: 'params.preset', issue: 'no preset named "ecomerce-white"; did you mean "ecommerce-white"?' }
+    ])
     expect(refusal(() => presets.save({ name: 'a', params: 'a;shadow=none' })).details!.map((d) => d.field)).toEqual(['params.preset'])
     expect(refusal(() => presets.save({ name: 'a', params: 'x'.repeat(2049) })).details).toEqual([{ field: 'params', issue: 'longer than 2048 characters (2049)' }])
     expect(refusal(() => presets.save({ name: 'a', params: 'ecommerce-white;variations=compose' })).details!.map((d) => d.field)).toEqual(['params.primary'])

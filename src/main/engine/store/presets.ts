@@ -1,4 +1,5 @@
 import { formatParams, mergeValues, parseParams, PRESET_NAME_PATTERN, type ParamValues } from '../../../shared/params'
+import { suggestPresets } from '../../../shared/suggest'
 import { BUILTIN_PRESETS, builtinPreset, MAX_PRESET_DESCRIPTION, MAX_PRESET_TITLE, presetSlug, type PresetInfo, type PresetSaveRequest } from '../../../shared/presets'
 import type { ErrorDetail } from '../../../shared/errors'
 import { ApiError } from '../errors'
@@ -95,7 +96,7 @@ export class PresetStore {
       details.push(...merged.details)
       values = merged.values
     }
-    if (details.length > 0) throw invalid(details)
+    if (details.length > 0) throw invalid(suggestPresets(details, this.list().map((p) => p.name)))
 
     const now = Date.now()
     const source = typeof params === 'string' ? params : JSON.stringify(params)

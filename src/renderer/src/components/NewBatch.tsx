@@ -135,7 +135,7 @@ export function NewBatch(): React.JSX.Element {
         </label>
         <label className="field">
           <span>Format</span>
-          <select value={draft.output_format} onChange={(e) => setDraft({ output_format: e.target.value as (typeof OUTPUT_FORMATS)[number] })}>
+          <select value={draft.output_format} onChange={(e) => setDraft({ output_format: e.target.value as (typeof OUTPUT_FORMATS)[number] })} data-testid="batch-format">
             {OUTPUT_FORMATS.filter((f) => f !== 'jpeg').map((f) => (
               <option key={f} value={f}>
                 {f.toUpperCase()}

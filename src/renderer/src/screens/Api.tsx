@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { ApiKeyView } from '../../../shared/app'
 import { CopyButton, Empty, ErrorNote } from '../components/common'
+import { curlExample } from '../../../shared/curl-example'
 import { formatDate } from '../lib/format'
 import { useStore } from '../store'
 import Workers from './Workers'
@@ -206,27 +207,47 @@ function Keys(): React.JSX.Element {
 }
 
 function CurlExample(): React.JSX.Element {
-  const { settings, host } = useStore(useShallow((s) => ({ settings: s.settings, host: s.appInfo?.host })))
+  const { settings, host, keys, createdKey } = useStore(useShallow((s) => ({ settings: s.settings, host: s.appInfo?.host, keys: s.keys, createdKey: s.createdKey })))
   const base = settings?.listener.url ?? (host === 'server' ? window.location.origin : `http://127.0.0.1:${settings?.settings.port ?? 7878}`)
-  const text = [
-    `export CLIPDESK_KEY=cdk_…   # a key from above`,
-    `curl -H "X-API-Key: $CLIPDESK_KEY" -F file=@photo.jpg -F output_format=png ${base}/api/v1/upload`,
-    `curl -H "X-API-Key: $CLIPDESK_KEY" "${base}/api/v1/status?job_id=<job_id>"`
-  ].join('\n')
+  // Keys a program may use: active, not a studio worker's. The one made last is chosen first.
+  const usable = (keys ?? []).filter((k) => k.revoked_at === null && k.kind === 'client')
+  const [chosenId, setChosenId] = useState<string | null>(null)
+  const chosen = usable.find((k) => k.id === chosenId) ?? usable.find((k) => k.id === createdKey?.info.id) ?? usable[0] ?? null
+  const text = chosen ? curlExample(base, { name: chosen.name, prefix: chosen.prefix, secret: createdKey?.info.id === chosen.id ? createdKey.key : null }) : null
   return (
     <section className="card stack" aria-labelledby="curl-title">
       <div className="row">
         <h2 id="curl-title" className="grow" style={{ margin: 0 }}>
           Try it with curl
         </h2>
-        <CopyButton text={text} />
+        {text && <CopyButton text={text} />}
       </div>
-      <pre className="code mono" data-testid="curl-example">
-        {text}
-      </pre>
+      {chosen === null ? (
+        <p className="muted small">Create a key above: the example uses it.</p>
+      ) : (
+        <>
+          <label className="field">
+            <span>Key</span>
+            <select value={chosen.id} onChange={(e) => setChosenId(e.target.value)} data-testid="curl-key">
+              {usable.map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.name ?? '(no name)'} · {k.prefix}…
+                </option>
+              ))}
+            </select>
+          </label>
+          <pre className="code mono" data-testid="curl-example">
+            {text}
+          </pre>
+          <p className="muted small">
+            Paste it in a terminal, in a folder with a <span className="mono">photo.jpg</span>: it uploads the photo, asks for its status once a second until it has ended, and saves the
+            cut-out as <span className="mono">photo.cut-out.png</span>.{' '}
+            {createdKey?.info.id === chosen.id ? 'The key is written in it: keep the example to yourself.' : 'A key is shown only when it is made, so the terminal asks for it (it is not shown as you paste it).'}
+          </p>
+        </>
+      )}
       <p className="muted small">
-        Poll the status about once a second until <span className="mono">state</span> is no longer <span className="mono">pending</span>, then download{' '}
-        <span className="mono">final_url</span>. The full reference is in docs/api.md and at <span className="mono">{base}/api/v1/openapi.json</span>.
+        The full reference is in docs/api.md and at <span className="mono">{base}/api/v1/openapi.json</span>.
       </p>
     </section>
   )

@@ -1,0 +1,74 @@
+/**
+ * The API screen's curl example works when pasted: its text, as the screen shows it
+ * (`renderer/src/lib/curl-example.ts`), run by a real shell with real curl against a real
+ * server and model, uploads photo.jpg, follows the job by the id from the answer and saves the
+ * cut-out. With the key written in (just made in this window) and with the key typed at the
+ * question (any other key); a wrong key shows the API's answer and stops.
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import sharp from 'sharp'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { curlExample } from '../src/shared/curl-example'
+import { startTestServer, tempDir, type TestServer } from './helpers/engine'
+import { sceneJpeg } from './helpers/fixtures'
+import { requireTool } from './helpers/require-tool'
+
+const hasCurl = spawnSync('curl', ['--version']).status === 0
+let server: TestServer
+let dir: string
+
+beforeAll(async () => {
+  server = await startTestServer()
+  dir = tempDir('clipdesk-curl-')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'photo.jpg'), await sceneJpeg())
+})
+afterAll(() => server.close())
+
+/**
+ * The example run as pasted into bash, in a folder holding photo.jpg; `typed`: what the user
+ * types at the question. Asynchronous: the server answering it runs in this process.
+ */
+function paste(text: string, typed = ''): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', text], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()))
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()))
+    child.on('close', (code) => resolve({ code, out }))
+    child.stdin.end(typed)
+  })
+}
+
+it('uploads, follows the job by its id and saves the cut-out, with the key written in or typed', async (ctx) => {
+  requireTool(hasCurl, 'CLIPDESK_REQUIRE_CURL', 'SKIPPED: curl is not installed')
+  if (!hasCurl) return ctx.skip('curl is not installed')
+  const base = server.url('')
+  const written = curlExample(base, { name: 'script', prefix: server.key.slice(0, 8), secret: server.key })
+  expect(written).not.toMatch(/<job_id>|cdk_…/)
+  const run = await paste(written)
+  expect(run.code, run.out).toBe(0)
+  expect(run.out).toMatch(/job: [0-9a-f-]{36}\n/)
+  expect(run.out).toContain('"state":"done"')
+  expect(run.out).toContain('saved: photo.cut-out.png')
+  const meta = await sharp(join(dir, 'photo.cut-out.png')).metadata()
+  expect([meta.format, meta.channels]).toEqual(['png', 4])
+
+  const asked = curlExample(base, { name: 'script', prefix: server.key.slice(0, 8), secret: null })
+  expect(asked).not.toContain(server.key)
+  const typed = await paste(asked, `${server.key}\n`)
+  expect(typed.code, typed.out).toBe(0)
+  expect(typed.out).toContain(`Paste the key "script" (${server.key.slice(0, 8)}…)`)
+  expect(typed.out).not.toContain(server.key) // not echoed
+  expect(typed.out).toContain('saved: photo.cut-out.png')
+})
+
+it('a wrong key shows the API answer and runs nothing else', async (ctx) => {
+  if (!hasCurl) return ctx.skip('curl is not installed')
+  const run = await paste(curlExample(server.url(''), { name: null, prefix: 'cdk_xxxx', secret: 'cdk_wrong' }))
+  expect(run.code).not.toBe(0)
+  expect(run.out).toContain('"code":"unauthorized"')
+  expect(run.out).not.toContain('job:')
+})
