@@ -7,12 +7,9 @@ import type { JobFraming } from '../engine/store/jobs'
 import type { ItemRecord } from './store'
 
 /** Images the list and the before/after view show for an item. */
-export const PREVIEW_KINDS = ['thumb-before', 'thumb-after', 'before', 'after'] as const
-export type PreviewKind = (typeof PREVIEW_KINDS)[number]
-
-export function isPreviewKind(value: string): value is PreviewKind {
-  return (PREVIEW_KINDS as readonly string[]).includes(value)
-}
+// The preview kinds are the shared contract's (transports check them too).
+export { isPreviewKind, PREVIEW_KINDS, type PreviewKind } from '../../shared/previews'
+import type { PreviewKind } from '../../shared/previews'
 
 /** Long edge of the before/after images: enough to zoom in a few times on a screen. */
 const VIEW_EDGE = 2400

@@ -4,6 +4,7 @@ import type { Db } from '../engine/store/db'
 import { applyMigrations } from '../engine/store/migrations'
 import { toBatch, toItem, type BatchRecord, type BatchRow, type ItemRecord, type ItemRow } from './records'
 import { BATCH_MIGRATIONS } from './schema/migrations'
+import { prepared } from '../engine/store/statements'
 
 export type { BatchRecord, ItemRecord } from './records'
 
@@ -37,8 +38,7 @@ export class BatchStore {
   }
 
   insertBatch(b: BatchRecord): void {
-    this.db
-      .prepare(
+    prepared(this.db, 
         'INSERT INTO batches (id, name, mode, output_format, params, all_variations, name_template, destination, created_at, expected_files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
       )
       .run(
@@ -56,63 +56,62 @@ export class BatchStore {
   }
 
   batch(id: string): BatchRecord | null {
-    const row = this.db.prepare('SELECT * FROM batches WHERE id = ?').get(id) as BatchRow | undefined
+    const row = prepared(this.db, 'SELECT * FROM batches WHERE id = ?').get(id) as BatchRow | undefined
     return row ? toBatch(row) : null
   }
 
   /** Newest first. */
   batches(): BatchRecord[] {
-    return (this.db.prepare('SELECT * FROM batches ORDER BY created_at DESC, rowid DESC').all() as BatchRow[]).map(toBatch)
+    return (prepared(this.db, 'SELECT * FROM batches ORDER BY created_at DESC, rowid DESC').all() as BatchRow[]).map(toBatch)
   }
 
   deleteBatch(id: string): boolean {
-    return this.db.prepare('DELETE FROM batches WHERE id = ?').run(id).changes > 0
+    return prepared(this.db, 'DELETE FROM batches WHERE id = ?').run(id).changes > 0
   }
 
   /** Marks a batch interrupted (a time) or running again (null). */
   setInterrupted(id: string, at: number | null): boolean {
-    return this.db.prepare('UPDATE batches SET interrupted_at = ? WHERE id = ?').run(at, id).changes > 0
+    return prepared(this.db, 'UPDATE batches SET interrupted_at = ? WHERE id = ?').run(at, id).changes > 0
   }
 
   /** Batches with files not ended (waiting, or handed to the engine), oldest first. */
   pendingBatchIds(): string[] {
-    const rows = this.db.prepare(`SELECT DISTINCT batch_id FROM batch_items WHERE status NOT IN ${TERMINAL_SQL}`).all() as Array<{ batch_id: string }>
+    const rows = prepared(this.db, `SELECT DISTINCT batch_id FROM batch_items WHERE status NOT IN ${TERMINAL_SQL}`).all() as Array<{ batch_id: string }>
     return rows.map((r) => r.batch_id)
   }
 
   insertItem(
     item: Pick<ItemRecord, 'id' | 'batchId' | 'relPath' | 'sourcePath' | 'jobId' | 'status'> & { notImage?: boolean; error?: string; finishedAt?: number }
   ): ItemRecord {
-    this.db
-      .prepare('INSERT INTO batch_items (id, batch_id, rel_path, source_path, job_id, status, not_image, error, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    prepared(this.db, 'INSERT INTO batch_items (id, batch_id, rel_path, source_path, job_id, status, not_image, error, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(item.id, item.batchId, item.relPath, item.sourcePath, item.jobId, item.status, item.notImage ? 1 : 0, item.error ?? null, item.finishedAt ?? null)
     return this.item(item.id)!
   }
 
   item(id: string): ItemRecord | null {
-    const row = this.db.prepare('SELECT * FROM batch_items WHERE id = ?').get(id) as ItemRow | undefined
+    const row = prepared(this.db, 'SELECT * FROM batch_items WHERE id = ?').get(id) as ItemRow | undefined
     return row ? toItem(row) : null
   }
 
   itemByJob(jobId: string): ItemRecord | null {
-    const row = this.db.prepare('SELECT * FROM batch_items WHERE job_id = ?').get(jobId) as ItemRow | undefined
+    const row = prepared(this.db, 'SELECT * FROM batch_items WHERE job_id = ?').get(jobId) as ItemRow | undefined
     return row ? toItem(row) : null
   }
 
   items(batchId: string): ItemRecord[] {
-    return (this.db.prepare('SELECT * FROM batch_items WHERE batch_id = ? ORDER BY seq').all(batchId) as ItemRow[]).map(toItem)
+    return (prepared(this.db, 'SELECT * FROM batch_items WHERE batch_id = ? ORDER BY seq').all(batchId) as ItemRow[]).map(toItem)
   }
 
   /** Items handed to the engine that have not ended. */
   inFlight(): ItemRecord[] {
     return (
-      this.db.prepare(`SELECT * FROM batch_items WHERE ${IN_FLIGHT_SQL} ORDER BY seq`).all() as ItemRow[]
+      prepared(this.db, `SELECT * FROM batch_items WHERE ${IN_FLIGHT_SQL} ORDER BY seq`).all() as ItemRow[]
     ).map(toItem)
   }
 
   inFlightCount(): number {
     return Number(
-      (this.db.prepare(`SELECT count(*) AS n FROM batch_items WHERE ${IN_FLIGHT_SQL}`).get() as { n: number }).n
+      (prepared(this.db, `SELECT count(*) AS n FROM batch_items WHERE ${IN_FLIGHT_SQL}`).get() as { n: number }).n
     )
   }
 
@@ -122,8 +121,7 @@ export class BatchStore {
    */
   nextWaiting(limit: number): ItemRecord[] {
     return (
-      this.db
-        .prepare(
+      prepared(this.db, 
           `SELECT * FROM batch_items WHERE status = 'waiting' AND (source_path IS NOT NULL OR job_id IS NOT NULL)
              AND batch_id NOT IN (SELECT id FROM batches WHERE interrupted_at IS NOT NULL) ORDER BY seq LIMIT ?`
         )
@@ -133,21 +131,20 @@ export class BatchStore {
 
   /** Output paths other pending items of any batch have chosen but not yet recorded as written. */
   plannedByOthers(itemId: string): Set<string> {
-    const rows = this.db
-      .prepare(`SELECT planned FROM batch_items WHERE planned IS NOT NULL AND id <> ? AND status NOT IN ${TERMINAL_SQL}`)
+    const rows = prepared(this.db, `SELECT planned FROM batch_items WHERE planned IS NOT NULL AND id <> ? AND status NOT IN ${TERMINAL_SQL}`)
       .all(itemId) as Array<{ planned: string }>
     return new Set(rows.flatMap((r) => JSON.parse(r.planned) as string[]))
   }
 
   /** Items not yet handed to the engine, across batches (the tray's queue). */
   waitingCount(): number {
-    return Number((this.db.prepare("SELECT count(*) AS n FROM batch_items WHERE status = 'waiting'").get() as { n: number }).n)
+    return Number((prepared(this.db, "SELECT count(*) AS n FROM batch_items WHERE status = 'waiting'").get() as { n: number }).n)
   }
 
   /** Waiting items without a file on disk or an earlier job: their bytes were being handed over when the process stopped. */
   orphans(): ItemRecord[] {
     return (
-      this.db.prepare("SELECT * FROM batch_items WHERE status = 'waiting' AND source_path IS NULL AND job_id IS NULL").all() as ItemRow[]
+      prepared(this.db, "SELECT * FROM batch_items WHERE status = 'waiting' AND source_path IS NULL AND job_id IS NULL").all() as ItemRow[]
     ).map(toItem)
   }
 
@@ -184,12 +181,11 @@ export class BatchStore {
       where += ' AND job_id = ?'
       values.push(onlyIf.jobId)
     }
-    return this.db.prepare(`UPDATE batch_items SET ${sets.join(', ')} WHERE ${where}`).run(...values).changes > 0
+    return prepared(this.db, `UPDATE batch_items SET ${sets.join(', ')} WHERE ${where}`).run(...values).changes > 0
   }
 
   counts(batchId: string): { counts: BatchCounts; progressSum: number; startedAt: number | null; finishedAt: number | null } {
-    const rows = this.db
-      .prepare(
+    const rows = prepared(this.db, 
         `SELECT status, not_image, count(*) AS n, sum(progress) AS p, min(started_at) AS s, max(finished_at) AS f,
                 sum(CASE WHEN started_at IS NULL THEN 1 ELSE 0 END) AS ns,
                 sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS tc,

@@ -2,7 +2,7 @@
 import { posix } from 'node:path'
 import { itemState, type BatchCounts, type BatchItemView, type BatchSummary } from '../../shared/batches'
 import { explainProblem } from '../../shared/explain'
-import type { PreviewKind } from './previews'
+import type { PreviewKind } from '../../shared/previews'
 import type { BatchRecord, ItemRecord } from './store'
 
 /** Turns an item's preview into an address for one transport (app protocol, signed HTTP path). */

@@ -8,6 +8,7 @@ import type { Db } from '../engine/store/db'
 import type { ResultFile } from '../outputs/engine-jobs'
 import type { ResumeRecord } from '../outputs/write'
 import type { OutputRecord, WatchFileRecord } from './records'
+import { prepared } from '../engine/store/statements'
 
 /** macOS and Windows compare names without case: so do the records there. */
 const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32'
@@ -36,34 +37,33 @@ export class WatchOutputs {
   constructor(private readonly db: Db) {}
 
   outputsOf(fileId: number): OutputRecord[] {
-    return (this.db.prepare('SELECT * FROM watch_outputs WHERE file_id = ? ORDER BY rowid').all(fileId) as OutputRow[]).map(toOutput)
+    return (prepared(this.db, 'SELECT * FROM watch_outputs WHERE file_id = ? ORDER BY rowid').all(fileId) as OutputRow[]).map(toOutput)
   }
 
   /** The record of an output path (compared without case where the file system does). */
   outputAt(path: string): OutputRecord | null {
     const sql = CASE_INSENSITIVE_FS ? 'SELECT * FROM watch_outputs WHERE lower(path) = lower(?)' : 'SELECT * FROM watch_outputs WHERE path = ?'
-    const r = this.db.prepare(sql).get(path) as OutputRow | undefined
+    const r = prepared(this.db, sql).get(path) as OutputRow | undefined
     return r ? toOutput(r) : null
   }
 
   putOutput(o: OutputRecord): void {
-    this.db
-      .prepare('INSERT OR REPLACE INTO watch_outputs (path, folder_id, file_id, job_id, variation, ext, written) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    prepared(this.db, 'INSERT OR REPLACE INTO watch_outputs (path, folder_id, file_id, job_id, variation, ext, written) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(o.path, o.folderId, o.fileId, o.jobId, o.variation, o.ext, o.written ? 1 : 0)
   }
 
   markOutputWritten(path: string): void {
-    this.db.prepare('UPDATE watch_outputs SET written = 1 WHERE path = ?').run(path)
+    prepared(this.db, 'UPDATE watch_outputs SET written = 1 WHERE path = ?').run(path)
   }
 
   /** Forgets planned-but-unwritten names of a file (a failed write; the next try plans again). */
   dropUnwritten(fileId: number): void {
-    this.db.prepare('DELETE FROM watch_outputs WHERE file_id = ? AND written = 0').run(fileId)
+    prepared(this.db, 'DELETE FROM watch_outputs WHERE file_id = ? AND written = 0').run(fileId)
   }
 
   /** The file no longer owns its outputs: a later input with its name gets new names. */
   releaseOutputs(fileId: number): void {
-    this.db.prepare('UPDATE watch_outputs SET file_id = NULL WHERE file_id = ?').run(fileId)
+    prepared(this.db, 'UPDATE watch_outputs SET file_id = NULL WHERE file_id = ?').run(fileId)
   }
 
   /**

@@ -11,6 +11,7 @@ import { applyMigrations } from '../engine/store/migrations'
 import { WatchOutputs } from './output-records'
 import { toFile, toFolder, type FileDbState, type FileRow, type FolderPatch, type FolderRow, type WatchFileRecord, type WatchFolderRecord } from './records'
 import { WATCH_MIGRATIONS } from './schema/migrations'
+import { prepared } from '../engine/store/statements'
 
 export { doneDirOf, outputDirOf, type FileDbState, type OutputRecord, type WatchFileRecord, type WatchFolderRecord } from './records'
 
@@ -30,8 +31,7 @@ export class WatchStore {
 
   insertFolder(f: Omit<WatchFolderRecord, 'revision' | 'createdAt' | 'updatedAt'>): WatchFolderRecord {
     const now = Date.now()
-    this.db
-      .prepare(
+    prepared(this.db, 
         `INSERT INTO watch_folders (id, path, recursive, mode, params, output_format, output_dir, name_template, originals, paused, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
       )
@@ -40,17 +40,17 @@ export class WatchStore {
   }
 
   folder(id: string): WatchFolderRecord | null {
-    const row = this.db.prepare('SELECT * FROM watch_folders WHERE id = ?').get(id) as FolderRow | undefined
+    const row = prepared(this.db, 'SELECT * FROM watch_folders WHERE id = ?').get(id) as FolderRow | undefined
     return row ? toFolder(row) : null
   }
 
   folderByPath(path: string): WatchFolderRecord | null {
-    const row = this.db.prepare('SELECT * FROM watch_folders WHERE path = ?').get(path) as FolderRow | undefined
+    const row = prepared(this.db, 'SELECT * FROM watch_folders WHERE path = ?').get(path) as FolderRow | undefined
     return row ? toFolder(row) : null
   }
 
   folders(): WatchFolderRecord[] {
-    return (this.db.prepare('SELECT * FROM watch_folders ORDER BY created_at, id').all() as FolderRow[]).map(toFolder)
+    return (prepared(this.db, 'SELECT * FROM watch_folders ORDER BY created_at, id').all() as FolderRow[]).map(toFolder)
   }
 
   /** Applies a change and bumps the revision, so that a service in any process reloads the folder. */
@@ -58,8 +58,7 @@ export class WatchStore {
     const cur = this.folder(id)
     if (!cur) return null
     const next = { ...cur, ...patch, request: { ...cur.request, ...patch.request } }
-    this.db
-      .prepare(
+    prepared(this.db, 
         `UPDATE watch_folders SET recursive = ?, mode = ?, params = ?, output_format = ?, output_dir = ?, name_template = ?,
            originals = ?, paused = ?, revision = revision + 1, updated_at = ? WHERE id = ?`
       )
@@ -79,39 +78,39 @@ export class WatchStore {
   }
 
   bumpRevision(id: string): void {
-    this.db.prepare('UPDATE watch_folders SET revision = revision + 1 WHERE id = ?').run(id)
+    prepared(this.db, 'UPDATE watch_folders SET revision = revision + 1 WHERE id = ?').run(id)
   }
 
   deleteFolder(id: string): boolean {
-    return this.db.prepare('DELETE FROM watch_folders WHERE id = ?').run(id).changes > 0
+    return prepared(this.db, 'DELETE FROM watch_folders WHERE id = ?').run(id).changes > 0
   }
 
   /** id → revision of every folder: cheap enough to read every second. */
   revisions(): Map<string, number> {
-    const rows = this.db.prepare('SELECT id, revision FROM watch_folders').all() as { id: string; revision: number }[]
+    const rows = prepared(this.db, 'SELECT id, revision FROM watch_folders').all() as { id: string; revision: number }[]
     return new Map(rows.map((r) => [r.id, Number(r.revision)]))
   }
 
   // ── files ────────────────────────────────────────────────────────────────────────────────
 
   file(id: number): WatchFileRecord | null {
-    const row = this.db.prepare('SELECT * FROM watch_files WHERE id = ?').get(id) as FileRow | undefined
+    const row = prepared(this.db, 'SELECT * FROM watch_files WHERE id = ?').get(id) as FileRow | undefined
     return row ? toFile(row) : null
   }
 
   /** A file's number in its folder (`{n}`): its place in the order the folder's files arrived, from 1. */
   fileNumber(folderId: string, fileId: number): number {
-    const row = this.db.prepare('SELECT COUNT(*) AS n FROM watch_files WHERE folder_id = ? AND id <= ?').get(folderId, fileId) as { n: number }
+    const row = prepared(this.db, 'SELECT COUNT(*) AS n FROM watch_files WHERE folder_id = ? AND id <= ?').get(folderId, fileId) as { n: number }
     return Math.max(1, Number(row.n))
   }
 
   fileByPath(folderId: string, relPath: string): WatchFileRecord | null {
-    const row = this.db.prepare('SELECT * FROM watch_files WHERE folder_id = ? AND rel_path = ?').get(folderId, relPath) as FileRow | undefined
+    const row = prepared(this.db, 'SELECT * FROM watch_files WHERE folder_id = ? AND rel_path = ?').get(folderId, relPath) as FileRow | undefined
     return row ? toFile(row) : null
   }
 
   fileByJob(jobId: string): WatchFileRecord | null {
-    const row = this.db.prepare("SELECT * FROM watch_files WHERE job_id = ? AND state = 'processing'").get(jobId) as FileRow | undefined
+    const row = prepared(this.db, "SELECT * FROM watch_files WHERE job_id = ? AND state = 'processing'").get(jobId) as FileRow | undefined
     return row ? toFile(row) : null
   }
 
@@ -119,25 +118,24 @@ export class WatchStore {
     const marks = states.map(() => '?').join(', ')
     const sql = `SELECT * FROM watch_files WHERE state IN (${marks})${folderId ? ' AND folder_id = ?' : ''} ORDER BY id`
     const args: unknown[] = folderId ? [...states, folderId] : states
-    return (this.db.prepare(sql).all(...args) as FileRow[]).map(toFile)
+    return (prepared(this.db, sql).all(...args) as FileRow[]).map(toFile)
   }
 
   /** Failed files of a folder, newest first. */
   failedFiles(folderId: string, limit = 200): WatchFileRecord[] {
     return (
-      this.db.prepare("SELECT * FROM watch_files WHERE folder_id = ? AND state = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ?").all(folderId, limit) as FileRow[]
+      prepared(this.db, "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ?").all(folderId, limit) as FileRow[]
     ).map(toFile)
   }
 
   filesOf(folderId: string): WatchFileRecord[] {
-    return (this.db.prepare('SELECT * FROM watch_files WHERE folder_id = ? ORDER BY id').all(folderId) as FileRow[]).map(toFile)
+    return (prepared(this.db, 'SELECT * FROM watch_files WHERE folder_id = ? ORDER BY id').all(folderId) as FileRow[]).map(toFile)
   }
 
   /** Done files of a folder whose cutout is to check and not touched up since (docs/review.md), most uncertain first. */
   toCheckFiles(folderId: string, limit = 200): WatchFileRecord[] {
     return (
-      this.db
-        .prepare("SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' AND uncertainty >= ? AND touch_ups = 0 ORDER BY uncertainty DESC, id LIMIT ?")
+      prepared(this.db, "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' AND uncertainty >= ? AND touch_ups = 0 ORDER BY uncertainty DESC, id LIMIT ?")
         .all(folderId, TO_CHECK, limit) as FileRow[]
     ).map(toFile)
   }
@@ -145,13 +143,12 @@ export class WatchStore {
   /** The latest done files of a folder, newest first (the folder's list to open one from, e.g. to touch it up). */
   doneFiles(folderId: string, limit = 50): WatchFileRecord[] {
     return (
-      this.db.prepare("SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' ORDER BY updated_at DESC, id DESC LIMIT ?").all(folderId, limit) as FileRow[]
+      prepared(this.db, "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' ORDER BY updated_at DESC, id DESC LIMIT ?").all(folderId, limit) as FileRow[]
     ).map(toFile)
   }
 
   counts(folderId: string): WatchCounts {
-    const rows = this.db
-      .prepare(
+    const rows = prepared(this.db, 
         `SELECT state, count(*) AS n, sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS tc,
                 sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS lw, sum(CASE WHEN touch_ups > 0 THEN 1 ELSE 0 END) AS tu
            FROM watch_files WHERE folder_id = ? GROUP BY state`
@@ -197,15 +194,13 @@ export class WatchStore {
     // Every put is a new version of the file (or its failure): no score and no touch-up until its own cutout is made.
     const f = { ...base, ...fields, uncertainty: fields.uncertainty ?? null }
     if (existing) {
-      this.db
-        .prepare(
+      prepared(this.db, 
           `UPDATE watch_files SET size = ?, mtime_ms = ?, content_hash = ?, settings_hash = ?, state = ?, job_id = ?, token = ?, forced = ?,
              error_code = ?, error_message = ?, duplicate_of = ?, uncertainty = ?, touch_ups = 0, touched_up_at = NULL, updated_at = ? WHERE id = ?`
         )
         .run(f.size, f.mtimeMs, f.contentHash, f.settingsHash, f.state, f.jobId, f.token, f.forced ? 1 : 0, f.errorCode, f.errorMessage, f.duplicateOf, f.uncertainty, now, existing.id)
     } else {
-      this.db
-        .prepare(
+      prepared(this.db, 
           `INSERT INTO watch_files (folder_id, rel_path, size, mtime_ms, content_hash, settings_hash, state, job_id, token, forced,
              error_code, error_message, duplicate_of, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
@@ -257,7 +252,7 @@ export class WatchStore {
       sql += expect.jobId === null ? ' AND job_id IS NULL' : ' AND job_id = ?'
       if (expect.jobId !== null) args.push(expect.jobId)
     }
-    return this.db.prepare(sql).run(...args).changes > 0
+    return prepared(this.db, sql).run(...args).changes > 0
   }
 
   /**
@@ -269,19 +264,18 @@ export class WatchStore {
     this.db.transaction(() => {
       const row = this.file(id)
       if (!row) return
-      this.db.prepare('UPDATE watch_files SET rel_path = ?, updated_at = ? WHERE id = ?').run(newRel, Date.now(), id)
-      this.db.prepare('UPDATE watch_processed SET rel_path = ? WHERE folder_id = ? AND rel_path = ?').run(newRel, row.folderId, row.relPath)
+      prepared(this.db, 'UPDATE watch_files SET rel_path = ?, updated_at = ? WHERE id = ?').run(newRel, Date.now(), id)
+      prepared(this.db, 'UPDATE watch_processed SET rel_path = ? WHERE folder_id = ? AND rel_path = ?').run(newRel, row.folderId, row.relPath)
     })()
   }
 
   deleteFile(id: number): void {
-    this.db.prepare('DELETE FROM watch_files WHERE id = ?').run(id)
+    prepared(this.db, 'DELETE FROM watch_files WHERE id = ?').run(id)
   }
 
   /** Another file of the folder with the same content and settings that is queued or running. */
   inFlightTwin(folderId: string, contentHash: string, settingsHash: string, exceptRel: string): WatchFileRecord | null {
-    const row = this.db
-      .prepare(
+    const row = prepared(this.db, 
         `SELECT * FROM watch_files WHERE folder_id = ? AND content_hash = ? AND settings_hash = ? AND rel_path != ?
            AND state IN ('submitting', 'processing') LIMIT 1`
       )
@@ -293,38 +287,35 @@ export class WatchStore {
 
   /** The path first processed with this content and settings, or null. */
   processedAs(folderId: string, contentHash: string, settingsHash: string): string | null {
-    const row = this.db
-      .prepare('SELECT rel_path FROM watch_processed WHERE folder_id = ? AND content_hash = ? AND settings_hash = ?')
+    const row = prepared(this.db, 'SELECT rel_path FROM watch_processed WHERE folder_id = ? AND content_hash = ? AND settings_hash = ?')
       .get(folderId, contentHash, settingsHash) as { rel_path: string } | undefined
     return row?.rel_path ?? null
   }
 
   markProcessed(folderId: string, contentHash: string, settingsHash: string, relPath: string): void {
-    this.db
-      .prepare('INSERT OR REPLACE INTO watch_processed (folder_id, content_hash, settings_hash, rel_path, at) VALUES (?, ?, ?, ?, ?)')
+    prepared(this.db, 'INSERT OR REPLACE INTO watch_processed (folder_id, content_hash, settings_hash, rel_path, at) VALUES (?, ?, ?, ?, ?)')
       .run(folderId, contentHash, settingsHash, relPath, Date.now())
   }
 
   // ── activity ─────────────────────────────────────────────────────────────────────────────
 
   addEvent(folderId: string, kind: WatchActivityKind, relPath: string | null, message: string): void {
-    this.db.prepare('INSERT INTO watch_events (folder_id, at, kind, rel_path, message) VALUES (?, ?, ?, ?, ?)').run(folderId, Date.now(), kind, relPath, message)
-    this.db
-      .prepare('DELETE FROM watch_events WHERE folder_id = ? AND id <= (SELECT id FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)')
+    prepared(this.db, 'INSERT INTO watch_events (folder_id, at, kind, rel_path, message) VALUES (?, ?, ?, ?, ?)').run(folderId, Date.now(), kind, relPath, message)
+    prepared(this.db, 'DELETE FROM watch_events WHERE folder_id = ? AND id <= (SELECT id FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)')
       .run(folderId, folderId, EVENTS_KEPT)
   }
 
   /** Whether the folder's kept activity already says this about `relPath`. */
   hasEvent(folderId: string, kind: WatchActivityKind, relPath: string, message: string): boolean {
     return (
-      this.db.prepare('SELECT 1 FROM watch_events WHERE folder_id = ? AND kind = ? AND rel_path = ? AND message = ? LIMIT 1').get(folderId, kind, relPath, message) !==
+      prepared(this.db, 'SELECT 1 FROM watch_events WHERE folder_id = ? AND kind = ? AND rel_path = ? AND message = ? LIMIT 1').get(folderId, kind, relPath, message) !==
       undefined
     )
   }
 
   recent(folderId: string, limit = 30): WatchActivity[] {
     return (
-      this.db.prepare('SELECT at, kind, rel_path, message FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT ?').all(folderId, limit) as {
+      prepared(this.db, 'SELECT at, kind, rel_path, message FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT ?').all(folderId, limit) as {
         at: number
         kind: WatchActivityKind
         rel_path: string | null

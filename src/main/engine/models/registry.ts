@@ -140,8 +140,7 @@ export class ModelRegistry {
       family = known
       descriptor = d
     }
-    this.db
-      .prepare('INSERT INTO models (name, family, path, sha256, bytes, descriptor, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    prepared(this.db, 'INSERT INTO models (name, family, path, sha256, bytes, descriptor, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(name, family, file, sha256, bytes.length, JSON.stringify(descriptor), Date.now())
     return this.get(name)!
   }

@@ -76,8 +76,7 @@ export class MaskCache {
     const png = await sharp(mask.data, { raw: { width: mask.width, height: mask.height, channels: 1 } }).png({ compressionLevel: 6 }).toBuffer()
     const now = this.now()
     this.db.transaction(() => {
-      this.db
-        .prepare(
+      prepared(this.db, 
           `INSERT INTO mask_cache (input_hash, model, mask, bytes, created_at, used_at) VALUES (?, ?, ?, ?, ?, ?)
            ON CONFLICT (input_hash, model) DO UPDATE SET mask = excluded.mask, bytes = excluded.bytes, used_at = excluded.used_at`
         )
@@ -133,8 +132,7 @@ export class MaskCache {
 
   /** Keeps the most recently used entries within both bounds. */
   private evict(): void {
-    this.db
-      .prepare(
+    prepared(this.db, 
         `DELETE FROM mask_cache WHERE rowid IN (
            SELECT rowid FROM (
              SELECT rowid,

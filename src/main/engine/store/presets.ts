@@ -100,8 +100,7 @@ export class PresetStore {
 
     const now = Date.now()
     const source = typeof params === 'string' ? params : JSON.stringify(params)
-    this.db
-      .prepare(
+    prepared(this.db, 
         `INSERT INTO presets (name, params, source, description, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(name) DO UPDATE SET params = excluded.params, source = excluded.source,
            description = excluded.description, title = excluded.title, updated_at = excluded.updated_at`
