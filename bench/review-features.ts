@@ -4,7 +4,7 @@
  * one adds. None of them is in the shipped score: see "Features" there.
  */
 import type { MaskPlane } from '../src/main/engine/pipeline/refine'
-import { GRID, toGrid, uncertaintyFeatures, type UncertaintyFeatures } from '../src/main/engine/pipeline/uncertainty'
+import { components, GRID, toGrid, uncertaintyFeatures, type Component, type UncertaintyFeatures } from '../src/main/engine/pipeline/uncertainty'
 
 /** Model probabilities between these (10 % and 90 %, in bytes) are undecided. */
 const LOW = 26
@@ -89,6 +89,7 @@ export function candidateFeatures(model: MaskPlane, alpha: MaskPlane): Candidate
 export const CANDIDATE_TERMS = {
   entropy: (f: CandidateFeatures) => Math.sqrt(f.entropy),
   roughness: (f: CandidateFeatures) => Math.log2(Math.max(1, f.roughness)),
+  pieceRoughness: (f: CandidateFeatures) => Math.log2(Math.max(1, f.pieceRoughness)),
   foreground: (f: CandidateFeatures) => f.foreground,
   smallness: (f: CandidateFeatures) => -Math.log10(Math.max(f.foreground, 1 / (GRID * GRID))),
   undecided: (f: CandidateFeatures) => f.undecided,
@@ -103,52 +104,7 @@ export const CANDIDATE_TERMS = {
 export type CandidateTerm = keyof typeof CANDIDATE_TERMS
 
 /** The shipped score's terms, in the order of its weights. */
-export const SCORE_TERMS: CandidateTerm[] = ['entropy', 'roughness']
+export const SCORE_TERMS: CandidateTerm[] = ['entropy', 'pieceRoughness']
 
-export interface Component {
-  area: number
-  /** Whether the region reaches the plane's edge. */
-  border: boolean
-}
-
-/**
- * The connected regions of the cells equal to `value` in a width × height plane of 0/1 bytes
- * (flood fill with an explicit stack). `eight`: diagonal neighbours join a region (8 for the
- * subject, 4 for the background, so that a diagonal line of subject both joins and closes).
- */
-export function components(plane: Uint8Array, width: number, height: number, value: 0 | 1, eight: boolean): Component[] {
-  const n = width * height
-  const seen = new Uint8Array(n)
-  const stack = new Int32Array(n)
-  const out: Component[] = []
-  for (let start = 0; start < n; start++) {
-    if (seen[start] || plane[start] !== value) continue
-    let top = 0
-    stack[top++] = start
-    seen[start] = 1
-    let area = 0
-    let border = false
-    while (top > 0) {
-      const i = stack[--top]!
-      area++
-      const x = i % width
-      const y = (i - x) / width
-      if (x === 0 || y === 0 || x === width - 1 || y === height - 1) border = true
-      for (let dy = -1; dy <= 1; dy++) {
-        const yy = y + dy
-        if (yy < 0 || yy >= height) continue
-        for (let dx = -1; dx <= 1; dx++) {
-          if ((dx === 0 && dy === 0) || (!eight && dx !== 0 && dy !== 0)) continue
-          const xx = x + dx
-          if (xx < 0 || xx >= width) continue
-          const j = yy * width + xx
-          if (seen[j] || plane[j] !== value) continue
-          seen[j] = 1
-          stack[top++] = j
-        }
-      }
-    }
-    out.push({ area, border })
-  }
-  return out
-}
+// The flood fill is the score's own (uncertainty.ts), so the bench and the score count pieces alike.
+export { components, type Component }

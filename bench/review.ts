@@ -26,7 +26,7 @@ import { readFileSync } from 'node:fs'
 import { computeAlpha } from '../src/main/engine/pipeline/alpha'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode'
 import { MODEL_SIZE } from '../src/main/engine/pipeline/mask'
-import { MODEL, uncertainty } from '../src/main/engine/pipeline/uncertainty'
+import { MODEL, uncertainty, uncertaintyScore } from '../src/main/engine/pipeline/uncertainty'
 import { LIKELY_WRONG, reviewLevel, WORTH_A_LOOK } from '../src/shared/review'
 import { corpusFiles, loadAverage, machine, median, options, round } from './lib'
 import { iou } from './quality-metrics'
@@ -63,9 +63,11 @@ export async function main(args: string[]): Promise<number> {
   if (earlier) {
     // The figures again from an earlier run's rows (its `--rows` output): no model, no composites,
     // so levels can be compared in seconds. Its scores are the ones that run's weights gave.
+    // Rows with every feature of this build's score are scored again with its weights.
     const run = JSON.parse(readFileSync(earlier, 'utf8')) as { corpus: string; variant: string; machine: unknown; split: unknown; rows: Row[] }
-    const out = { bench: 'review', from_rows: earlier, corpus: run.corpus, variant: run.variant, machine: run.machine, split: run.split, ...summarise(run.rows) }
-    console.log(JSON.stringify(opt.has('rows') ? { ...out, rows: run.rows } : out, null, 1))
+    const rows = run.rows.map((r) => (typeof r.features.pieceRoughness === 'number' ? { ...r, score: uncertaintyScore(r.features) } : r))
+    const out = { bench: 'review', from_rows: earlier, corpus: run.corpus, variant: run.variant, machine: run.machine, split: run.split, ...summarise(rows) }
+    console.log(JSON.stringify(opt.has('rows') ? { ...out, rows } : out, null, 1))
     return 0
   }
   const { variant, limit, dir, refDir, loadStart, segmenter, source } = await openQualityRun(opt)
@@ -274,7 +276,7 @@ function summarise(rows: Row[]): Record<string, unknown> {
     },
     model: {
       terms: SCORE_TERMS,
-      shipped: { bias: MODEL.bias, weights: [MODEL.entropy, MODEL.roughness] },
+      shipped: { bias: MODEL.bias, weights: [MODEL.entropy, MODEL.pieceRoughness] },
       refitted_on_fit: { bias: round(refit.bias, 3), weights: refit.weights.map((w) => round(w, 3)) },
       lambda: LAMBDA,
       fitted_on: trained.length

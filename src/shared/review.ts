@@ -13,8 +13,8 @@ export type ReviewLevel = 'likely_wrong' | 'worth_a_look'
  * Where each level starts (score at or above), chosen on the review benchmark's fitting part and
  * measured on its held-aside part (docs/review.md, "Levels").
  */
-export const LIKELY_WRONG = 0.85
-export const WORTH_A_LOOK = 0.47
+export const LIKELY_WRONG = 0.74
+export const WORTH_A_LOOK = 0.38
 
 /** A cutout scoring at or above this has a level: it is "to check". */
 export const TO_CHECK = WORTH_A_LOOK

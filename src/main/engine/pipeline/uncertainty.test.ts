@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { MODEL_SIZE } from './mask'
+import { LIKELY_WRONG } from '../../../shared/review'
 import type { MaskPlane } from './refine'
 import { GRID, toGrid, TO_CHECK, uncertainty, uncertaintyFeatures, uncertaintyScore } from './uncertainty'
 
@@ -66,7 +67,21 @@ describe('uncertainty', () => {
   it('sees what makes each case hard in its features', () => {
     expect(uncertaintyFeatures(MUSHY.model, MUSHY.alpha).entropy).toBeGreaterThan(0.8)
     expect(uncertaintyFeatures(SPECKLED.model, SPECKLED.alpha).roughness).toBeGreaterThan(10)
-    expect(uncertaintyFeatures(EMPTY.model, EMPTY.alpha)).toEqual({ foreground: 0, entropy: 0, roughness: 0 })
+    // Speckles are no pieces of their own (each under a tenth of the kept area): as ragged by pieces.
+    expect(uncertaintyFeatures(SPECKLED.model, SPECKLED.alpha).pieceRoughness).toBeGreaterThan(10)
+    expect(uncertaintyFeatures(EMPTY.model, EMPTY.alpha)).toEqual({ foreground: 0, entropy: 0, roughness: 0, pieceRoughness: 0 })
+  })
+
+  it('reads two clean subjects side by side as two clean pieces, not as one ragged region', () => {
+    const pair = cutout((u, v) => Math.max(disc(0.15, 0.28)(u, v), disc(0.15, 0.72)(u, v)))
+    const one = uncertaintyFeatures(CRISP.model, CRISP.alpha)
+    const two = uncertaintyFeatures(pair.model, pair.alpha)
+    // One outline over one disc of the whole area: two discs read √2 times as long.
+    expect(two.roughness).toBeGreaterThan(1.3)
+    expect(two.pieceRoughness).toBeGreaterThan(0.95)
+    expect(two.pieceRoughness).toBeLessThan(1.05)
+    expect(one.pieceRoughness).toBeCloseTo(one.roughness, 6)
+    expect(uncertainty(pair.model, pair.alpha)).toBeLessThan(TO_CHECK)
   })
 
   it('puts a cutout that keeps nothing exactly at "to check", below one that looks wrong', () => {
@@ -74,16 +89,19 @@ describe('uncertainty', () => {
     expect(uncertainty(MUSHY.model, MUSHY.alpha)).toBeGreaterThan(TO_CHECK)
   })
 
-  it('scores a tiny subject higher than a large one with the same soft edge (the unsure edge is most of it), and neither to check', () => {
-    // A soft edge 4 model pixels wide, as the model draws it, around 0.1 % and 28 % of the frame.
+  it('scores a tiny subject higher than a large one with the same soft edge (the unsure edge is most of it), a very small one "Worth a look" at most', () => {
+    // A soft edge 4 model pixels wide, as the model draws it, around 0.1 %, 0.2 % and 28 % of the frame.
     const large = cutout(disc(0.3, 0.5, 0.5, 0.004))
+    const small = cutout(disc(0.025, 0.7, 0.3, 0.004))
     const tiny = cutout(disc(0.018, 0.7, 0.3, 0.004))
     const t = uncertaintyFeatures(tiny.model, tiny.alpha)
     expect(t.foreground).toBeLessThan(0.002)
     expect(t.entropy).toBeGreaterThan(10 * uncertaintyFeatures(large.model, large.alpha).entropy)
-    // A clean tiny subject is cut well as often as a large one (docs/review.md, "Features"): its size alone flags nothing.
     expect(uncertainty(tiny.model, tiny.alpha)).toBeGreaterThan(5 * uncertainty(large.model, large.alpha))
-    expect(uncertainty(tiny.model, tiny.alpha)).toBeLessThan(TO_CHECK)
+    // Size alone never says "Likely wrong"; from 0.2 % of the frame up a clean subject has no level
+    // (docs/review.md, "Formula": on 0.1 % the edge alone reaches "Worth a look").
+    expect(uncertainty(tiny.model, tiny.alpha)).toBeLessThan(LIKELY_WRONG)
+    expect(uncertainty(small.model, small.alpha)).toBeLessThan(TO_CHECK)
     expect(uncertainty(large.model, large.alpha)).toBeLessThan(TO_CHECK)
   })
 

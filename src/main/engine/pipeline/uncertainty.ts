@@ -18,8 +18,11 @@ export const GRID = 512
 /** Model probabilities above this (10 %, in bytes) belong to what the model calls the subject. */
 const SUBJECT = 26
 
-/** The logistic model's bias and weights (fitted by `npm run bench:review`: docs/review.md). */
-export const MODEL = { bias: -5.29, entropy: 8.4, roughness: 2.43 }
+/**
+ * The logistic model's bias and weights: `refitted_on_fit` of `npm run bench:review`, fitted on its
+ * fitting part alone (docs/review.md, "Formula").
+ */
+export const MODEL = { bias: -4.08, entropy: 7.51, pieceRoughness: 1.14 }
 
 export interface UncertaintyFeatures {
   /** Share of the frame the cutout keeps (final alpha ≥ 50 %). */
@@ -32,7 +35,17 @@ export interface UncertaintyFeatures {
    * broken region. 0 when nothing is kept.
    */
   roughness: number
+  /**
+   * The same outline over the discs of the kept region's large pieces (each at least PIECE of the
+   * kept area), one disc per piece: 1 for two clean subjects side by side, where `roughness` reads
+   * the second piece as raggedness; islands, holes and a ragged outline add to it as to
+   * `roughness`. 0 when nothing is kept.
+   */
+  pieceRoughness: number
 }
+
+/** A piece of the kept region this large (share of the kept area) is a subject of its own. */
+const PIECE = 0.1
 
 /** Features of a cutout: `model` is the model's mask (any size), `alpha` the final alpha (any size). */
 export function uncertaintyFeatures(model: MaskPlane, alpha: MaskPlane): UncertaintyFeatures {
@@ -48,33 +61,88 @@ export function uncertaintyFeatures(model: MaskPlane, alpha: MaskPlane): Uncerta
   }
   let kept = 0
   let outline = 0
+  const keep = new Uint8Array(GRID * GRID)
   for (let y = 0; y < GRID; y++) {
     const row = y * GRID
     for (let x = 0; x < GRID; x++) {
       const i = row + x
       const k = a[i]! >= 128
-      if (k) kept++
+      if (k) {
+        kept++
+        keep[i] = 1
+      }
       // Edges between kept and dropped cells inside the frame (the frame's own edge is not outline).
       if (x + 1 < GRID && k !== a[i + 1]! >= 128) outline++
       if (y + 1 < GRID && k !== a[i + GRID]! >= 128) outline++
     }
   }
+  let discs = 0
+  if (kept > 0) for (const c of components(keep, GRID, GRID, 1, true)) if (c.area >= PIECE * kept) discs += 8 * Math.sqrt(c.area / Math.PI)
   return {
     foreground: kept / (GRID * GRID),
     entropy: entropy / Math.max(1, subject),
-    roughness: kept === 0 ? 0 : outline / (8 * Math.sqrt(kept / Math.PI))
+    roughness: kept === 0 ? 0 : outline / (8 * Math.sqrt(kept / Math.PI)),
+    pieceRoughness: kept === 0 ? 0 : outline / discs
   }
 }
 
+export interface Component {
+  area: number
+  /** Whether the region reaches the plane's edge. */
+  border: boolean
+}
+
 /**
- * The score of given features: σ(bias + w₁·√entropy + w₂·log₂ max(1, roughness)). A cutout that
+ * The connected regions of the cells equal to `value` in a width × height plane of 0/1 bytes
+ * (flood fill with an explicit stack). `eight`: diagonal neighbours join a region (8 for the
+ * subject, 4 for the background, so that a diagonal line of subject both joins and closes).
+ */
+export function components(plane: Uint8Array, width: number, height: number, value: 0 | 1, eight: boolean): Component[] {
+  const n = width * height
+  const seen = new Uint8Array(n)
+  const stack = new Int32Array(n)
+  const out: Component[] = []
+  for (let start = 0; start < n; start++) {
+    if (seen[start] || plane[start] !== value) continue
+    let top = 0
+    stack[top++] = start
+    seen[start] = 1
+    let area = 0
+    let border = false
+    while (top > 0) {
+      const i = stack[--top]!
+      area++
+      const x = i % width
+      const y = (i - x) / width
+      if (x === 0 || y === 0 || x === width - 1 || y === height - 1) border = true
+      for (let dy = -1; dy <= 1; dy++) {
+        const yy = y + dy
+        if (yy < 0 || yy >= height) continue
+        for (let dx = -1; dx <= 1; dx++) {
+          if ((dx === 0 && dy === 0) || (!eight && dx !== 0 && dy !== 0)) continue
+          const xx = x + dx
+          if (xx < 0 || xx >= width) continue
+          const j = yy * width + xx
+          if (seen[j] || plane[j] !== value) continue
+          seen[j] = 1
+          stack[top++] = j
+        }
+      }
+    }
+    out.push({ area, border })
+  }
+  return out
+}
+
+/**
+ * The score of given features: σ(bias + w₁·√entropy + w₂·log₂ max(1, pieceRoughness)). A cutout that
  * keeps nothing scores TO_CHECK, the lowest level ("Worth a look"): its mask cannot say whether
  * the photo has no subject (then it is right) or the model missed it, so a person looks, after
  * the cutouts that look wrong.
  */
 export function uncertaintyScore(f: UncertaintyFeatures): number {
   if (f.foreground === 0) return TO_CHECK
-  const z = MODEL.bias + MODEL.entropy * Math.sqrt(f.entropy) + MODEL.roughness * Math.log2(Math.max(1, f.roughness))
+  const z = MODEL.bias + MODEL.entropy * Math.sqrt(f.entropy) + MODEL.pieceRoughness * Math.log2(Math.max(1, f.pieceRoughness))
   return 1 / (1 + Math.exp(-z))
 }
 
