@@ -14,8 +14,8 @@ export default defineConfig({
           cli: resolve('src/main/cli.ts'),
           // The decode sandbox: a separate process for untrusted images (engine/sandbox/pool.ts).
           'decode-child': resolve('src/main/engine/sandbox/child.ts'),
-          // The refine step's thread, at a lower priority than the model's (engine/pipeline/refine-thread.ts).
-          'refine-thread': resolve('src/main/engine/pipeline/refine-thread-entry.ts')
+          // The refine step's thread, at a lower priority than the model's (engine/pipeline/refine/refine-thread.ts).
+          'refine-thread': resolve('src/main/engine/pipeline/refine/refine-thread-entry.ts')
         }
       }
     }

@@ -18,7 +18,7 @@
  *   timed inside the session, plus crop and merge).
  */
 import { computeAlpha } from '../src/main/engine/pipeline/alpha'
-import type { DecodedImage } from '../src/main/engine/pipeline/decode'
+import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
 import { corpusFiles, loadAverage, machine, options, round } from './lib'
 import { contrastingColour, edgeBand, softBand, type Cutout, type Scores } from './quality-metrics'
 import { score } from './quality-metrics'

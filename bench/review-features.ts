@@ -3,8 +3,8 @@
  * (`uncertainty.ts`), on the same GRID × GRID sampling, so that docs/review.md can say what each
  * one adds. None of them is in the shipped score: see "Features" there.
  */
-import type { MaskPlane } from '../src/main/engine/pipeline/refine'
-import { components, GRID, toGrid, uncertaintyFeatures, type Component, type UncertaintyFeatures } from '../src/main/engine/pipeline/uncertainty'
+import type { MaskPlane } from '../src/main/engine/pipeline/refine/refine'
+import { components, GRID, toGrid, uncertaintyFeatures, type Component, type UncertaintyFeatures } from '../src/main/engine/pipeline/mask/uncertainty'
 
 /** Model probabilities between these (10 % and 90 %, in bytes) are undecided. */
 const LOW = 26

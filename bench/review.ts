@@ -1,7 +1,7 @@
 /**
  * `npm run bench:review -- [--corpus <dir>] [--variant small|medium] [--limit N] [--mask-cache <dir>] [--rows] [--from-rows <file>]`
  *
- * How well the uncertainty score (`src/main/engine/pipeline/uncertainty.ts`) and its review
+ * How well the uncertainty score (`src/main/engine/pipeline/mask/uncertainty.ts`) and its review
  * levels (`src/shared/review.ts`) tell bad cutouts from good ones, printed as JSON (scores are
  * deterministic, times are not):
  * - composites (`review-scenes.ts`): every corpus subject at every size over plain and busy
@@ -24,9 +24,9 @@
  */
 import { readFileSync } from 'node:fs'
 import { computeAlpha } from '../src/main/engine/pipeline/alpha'
-import type { DecodedImage } from '../src/main/engine/pipeline/decode'
-import { MODEL_SIZE } from '../src/main/engine/pipeline/mask'
-import { MODEL, uncertainty, uncertaintyScore } from '../src/main/engine/pipeline/uncertainty'
+import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
+import { MODEL_SIZE } from '../src/main/engine/pipeline/mask/mask'
+import { MODEL, uncertainty, uncertaintyScore } from '../src/main/engine/pipeline/mask/uncertainty'
 import { LIKELY_WRONG, reviewLevel, WORTH_A_LOOK } from '../src/shared/review'
 import { corpusFiles, loadAverage, machine, median, options, round } from './lib'
 import { iou } from './quality-metrics'

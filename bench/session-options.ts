@@ -16,7 +16,7 @@ import os from 'node:os'
 import ort from 'onnxruntime-node'
 import sharp from 'sharp'
 import { providerOptions } from '../src/main/engine/models/devices'
-import { loadModel } from '../src/main/engine/pipeline/model'
+import { loadModel } from '../src/main/engine/pipeline/mask/model'
 import { corpusDir, corpusFiles, loadAverage, machine, median, options, positiveInt, round } from './lib'
 
 const SIZE = 1024

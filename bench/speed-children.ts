@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url'
 import ort from 'onnxruntime-node'
 import sharp from 'sharp'
 import type { CpuProfile } from '../src/main/engine/models/machine'
-import { loadModel, type ModelVariant } from '../src/main/engine/pipeline/model'
+import { loadModel, type ModelVariant } from '../src/main/engine/pipeline/mask/model'
 import { mimeOf, round } from './lib'
 
 export interface ChildReport {

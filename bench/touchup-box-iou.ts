@@ -16,7 +16,7 @@
  */
 import type { Engine } from '../src/main/engine/engine'
 import { computeAlpha } from '../src/main/engine/pipeline/alpha'
-import type { DecodedImage } from '../src/main/engine/pipeline/decode'
+import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
 import { round } from './lib'
 import { iou } from './quality-metrics'
 import { qualityComposites, type Scene } from './quality-scenes'

@@ -11,7 +11,7 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FAILURE_REASONS } from '../src/shared/errors'
 import { JobFailure } from '../src/main/engine/errors'
-import { decodeImage } from '../src/main/engine/pipeline/decode'
+import { decodeImage } from '../src/main/engine/pipeline/decode/decode'
 import { multipart, startTestServer, type TestServer } from './helpers/engine'
 import { json } from './helpers/http'
 

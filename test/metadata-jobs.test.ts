@@ -4,8 +4,8 @@
  */
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { withIccChunk } from '../src/main/engine/pipeline/decode-psd'
-import { matrixProfile } from '../src/main/engine/pipeline/icc-fixtures'
+import { withIccChunk } from '../src/main/engine/pipeline/decode/decode-psd'
+import { matrixProfile } from './fixtures/icc-fixtures'
 import { multipart, pollUntilSettled, startTestServer, type TestServer } from './helpers/engine'
 import { SCENE, sceneSvg } from './helpers/fixtures'
 import { json } from './helpers/http'

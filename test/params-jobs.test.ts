@@ -4,13 +4,13 @@
  *
  * Refusals never run the model. The real model runs in six jobs, chosen so that together they
  * cover the three modes, the six output formats and both delivery modes (the variation ×
- * format matrix itself runs with a stand-in segmenter in pipeline/variations-formats.test.ts).
+ * format matrix itself runs with a stand-in segmenter in pipeline/encode/variations-formats.test.ts).
  */
 import { initializeCanvas, readPsd } from 'ag-psd'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngineHandlers } from '../src/main/app-api/engine-handlers'
-import { alphaBounds } from '../src/main/engine/pipeline/placement'
+import { alphaBounds } from '../src/main/engine/pipeline/compose/placement'
 import { runCli } from './helpers/cli'
 import { multipart, pollUntilSettled, startTestServer, tempDir, type TestServer } from './helpers/engine'
 import { SCENE, scenePng } from './helpers/fixtures'

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { decodeImage } from '../src/main/engine/pipeline/decode'
+import { decodeImage } from '../src/main/engine/pipeline/decode/decode'
 import { multipart, pollUntilSettled, startTestServer, tempDir, type TestServer } from './helpers/engine'
 import { json } from './helpers/http'
 

@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { scenePng } from '../src/main/engine/pipeline/test-fixtures'
+import { scenePng } from './fixtures/test-fixtures'
 import { multipart, pollUntilSettled, startTestServer, type TestServer } from './helpers/engine'
 import { json } from './helpers/http'
 

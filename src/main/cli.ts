@@ -8,7 +8,7 @@ import { CliError } from './cli/args'
 import { asksForHelp, commandHelp, COMMANDS, overview } from './cli/help'
 import { lastSession } from './engine/models/last-session'
 import { machineCacheDir } from './engine/models/machine'
-import { prestartSessionWorker } from './engine/pipeline/session-worker'
+import { prestartSessionWorker } from './engine/pipeline/mask/session-worker'
 import { startSandboxesAhead } from './engine/sandbox/specs'
 import { APP_VERSION } from './version'
 

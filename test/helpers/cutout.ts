@@ -1,5 +1,5 @@
 import sharp from 'sharp'
-import type { Rect } from '../../src/main/engine/pipeline/placement'
+import type { Rect } from '../../src/main/engine/pipeline/compose/placement'
 
 /**
  * A PNG with its own transparency: an opaque red block at `rect` on a transparent canvas. With

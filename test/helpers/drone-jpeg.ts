@@ -13,7 +13,7 @@
  * Every value is a sentinel string long enough to search for in an output's raw bytes.
  */
 import sharp from 'sharp'
-import { jpegWithBlocks } from '../../src/main/engine/pipeline/encoded-blocks'
+import { jpegWithBlocks } from '../../src/main/engine/pipeline/encode/encoded-blocks'
 import { sceneSvg } from './fixtures'
 
 /** Text of properties that say where the photo was taken: none may reach a `metadata=keep` output. */

@@ -4,8 +4,8 @@
  */
 import sharp from 'sharp'
 
-export { SCENE, sceneSvg, sceneMaskScores } from '../../src/main/engine/pipeline/test-fixtures'
-import { sceneSvg } from '../../src/main/engine/pipeline/test-fixtures'
+export { SCENE, sceneSvg, sceneMaskScores } from '../fixtures/test-fixtures'
+import { sceneSvg } from '../fixtures/test-fixtures'
 
 export async function scenePng(): Promise<Buffer> {
   return sharp(sceneSvg()).png().toBuffer()

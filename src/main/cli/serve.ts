@@ -11,7 +11,7 @@ import { parseWorkerListen, startWorkerListener, type WorkerAddress } from '../h
 import { shownQueueUrl } from '../studio/protocol'
 import { APP_VERSION } from '../version'
 import { defaultOutputDir } from '../data-dir'
-import { discardSpareSessionWorker } from '../engine/pipeline/session-worker'
+import { discardSpareSessionWorker } from '../engine/pipeline/mask/session-worker'
 import { CliError, parse } from './args'
 import { complain, say } from './print'
 

@@ -16,9 +16,9 @@ import type { PresetStore } from '../store/presets'
 import { mergeDetails, paramsProblems, resolveUploadParams } from '../params/resolve'
 import { creditsFor, OUTPUT_LIMITS, outputBound, overLimit, regionCredits, type OutputBound } from '../params/output-budget'
 import type { JobParams } from '../../../shared/params-types'
-import { HINT_TYPES } from '../pipeline/hint'
+import { HINT_TYPES } from '../pipeline/guide/hint'
 import { fitRegions, type RegionBox } from '../../../shared/regions'
-import { sniffImageType } from './sniff'
+import { sniffImageType } from '../pipeline/decode/sniff'
 
 /** An upload as every transport hands it to the engine. */
 export interface UploadInput {

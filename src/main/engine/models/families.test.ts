@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { JobFailure } from '../errors'
-import { Segmenter, type SegmentInput } from '../pipeline/mask'
+import { Segmenter, type SegmentInput } from '../pipeline/mask/mask'
 import { KNOWN_DESCRIPTORS, type ModelDescriptor } from './descriptors'
 import { convSegmentationModel } from './onnx-writer'
 

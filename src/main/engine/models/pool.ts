@@ -6,7 +6,7 @@
  */
 import type { ActualDevice, Device, SessionSettings } from '../../../shared/models'
 import { JobFailure } from '../errors'
-import { Segmenter, type SegmenterOptions } from '../pipeline/mask'
+import { Segmenter, type SegmenterOptions } from '../pipeline/mask/mask'
 import { machineCacheDir } from './machine'
 import { sessionBytesNeeded } from './memory'
 import type { ModelRegistry, RegisteredModel } from './registry'

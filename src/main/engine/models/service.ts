@@ -4,7 +4,7 @@
  */
 import type { ModelInfo, ModelTestRun } from '../../../shared/models'
 import { ApiError, JobFailure } from '../errors'
-import type { SegmentInput } from '../pipeline/mask'
+import type { SegmentInput } from '../pipeline/mask/mask'
 import { resolveDevice } from './devices'
 import type { ModelPool } from './pool'
 import { savedSessionSettings } from './session-factory'

@@ -8,7 +8,7 @@
  */
 import os from 'node:os'
 import type { ActualDevice, SessionSettings } from '../../../shared/models'
-import { SessionWorker, takeSpareSessionWorker, type BackendChoice, type SessionSource, type WorkerReply } from '../pipeline/session-worker'
+import { SessionWorker, takeSpareSessionWorker, type BackendChoice, type SessionSource, type WorkerReply } from '../pipeline/mask/session-worker'
 import { keepsArena, providerOptions } from './devices'
 import { rememberSession } from './last-session'
 import { cpuProfile, type CpuProfile } from './machine'

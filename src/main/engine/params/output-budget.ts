@@ -13,8 +13,8 @@
  * a square) and exact otherwise; a skipped `shadowTop` is charged all the same.
  */
 import type { JobParams } from '../../../shared/params-types'
-import { planPlacement } from '../pipeline/placement'
-import { wholeFrame, type LookBox } from '../pipeline/look-again'
+import { planPlacement } from '../pipeline/compose/placement'
+import { wholeFrame, type LookBox } from '../pipeline/guide/look-again'
 
 export const OUTPUT_LIMITS = {
   /** Pixels of one variation's canvas (the input's own limit). */

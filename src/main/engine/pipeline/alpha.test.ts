@@ -6,10 +6,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { openDatabase, type Db } from '../store/db'
 import { MaskCache } from '../store/mask-cache'
 import { computeAlpha, KEEP_WITHOUT_ALPHA_WARNING, maskModelKey, type MaskSource } from './alpha'
-import type { DecodedImage } from './decode'
-import { MODEL_SIZE, type SegmentInput } from './mask'
-import { fuzzyComposite, SKY } from './refine-fixtures'
-import { uncertainty } from './uncertainty'
+import type { DecodedImage } from './decode/decode'
+import { MODEL_SIZE, type SegmentInput } from './mask/mask'
+import { fuzzyComposite, SKY } from '../../../../test/fixtures/refine-fixtures'
+import { uncertainty } from './mask/uncertainty'
 
 const EDGES = { alpha: 'auto', refine: 'edges' } as const
 const NONE = { alpha: 'auto', refine: 'none' } as const

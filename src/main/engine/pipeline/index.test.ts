@@ -1,15 +1,15 @@
 import sharp from 'sharp'
 import { describe, expect, it, vi } from 'vitest'
 import { JobFailure } from '../errors'
-import { flattenWarning } from './encode'
+import { flattenWarning } from './encode/encode'
 import { CLIPPING_DEFAULTS } from '../../../shared/params-types'
 import { processJob, type JobPlan, type PipelineStage } from './index'
 
 /** The clipping job of earlier versions: the defaults of mode `clipping`. */
 const processClipping = (input: Buffer, deps: Parameters<typeof processJob>[1], plan: Omit<JobPlan, 'params'>) =>
   processJob(input, deps, { ...plan, params: CLIPPING_DEFAULTS })
-import { Segmenter, type SegmentInput } from './mask'
-import { sceneMaskScores, scenePng, solidRgba } from './test-fixtures'
+import { Segmenter, type SegmentInput } from './mask/mask'
+import { sceneMaskScores, scenePng, solidRgba } from '../../../../test/fixtures/test-fixtures'
 
 const MAX = 100_000_000
 

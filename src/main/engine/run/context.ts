@@ -1,11 +1,11 @@
 import type { DataPaths } from '../paths'
 import type { ResolvedEngineOptions } from '../options'
-import type { Segmenter } from '../pipeline/mask'
-import type { DecodedImage } from '../pipeline/decode'
-import type { HintPlane } from '../pipeline/hint'
-import type { HintDecodeRequest } from '../pipeline/hint-decode'
-import type { NativeTarget } from '../pipeline/native-colour'
-import type { JobResult, RenderInput, StoredOutput } from '../pipeline/render'
+import type { Segmenter } from '../pipeline/mask/mask'
+import type { DecodedImage } from '../pipeline/decode/decode'
+import type { HintPlane } from '../pipeline/guide/hint'
+import type { HintDecodeRequest } from '../pipeline/decode/hint-decode'
+import type { NativeTarget } from '../pipeline/metadata/native-colour'
+import type { JobResult, RenderInput, StoredOutput } from '../pipeline/compose/render'
 import type { Db } from '../store/db'
 import type { JobStore } from '../store/jobs'
 import type { KeyStore } from '../store/keys'
@@ -29,7 +29,7 @@ export interface RunContext {
   releaseSegmenter(segmenter: Segmenter): void
   /** Decodes an input in the sandbox (never on the engine's thread). */
   decode(bytes: Buffer, signal: AbortSignal): Promise<DecodedImage>
-  /** Decodes a job's hint in the sandbox (`pipeline/hint-decode.ts`). */
+  /** Decodes a job's hint in the sandbox (`pipeline/decode/hint-decode.ts`). */
   decodeHint(request: HintDecodeRequest, signal: AbortSignal): Promise<HintPlane>
   /** Converts sRGB colours into an input's own profile, in the sandbox (the profile is untrusted). */
   toNative(rgba: Buffer, width: number, height: number, target: NativeTarget, signal: AbortSignal): Promise<Buffer>

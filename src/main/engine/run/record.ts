@@ -18,7 +18,7 @@ import type { RunEnding, RunHost, RunOutput, RunResult } from './execute'
 import type { JobParams } from '../../../shared/params-types'
 import { settleOutputCost } from '../intake/output-cost'
 import { parseRegions } from '../../../shared/regions'
-import type { LookBox } from '../pipeline/look-again'
+import type { LookBox } from '../pipeline/guide/look-again'
 
 /** Forward path of a running job to `done`, one guarded move at a time. */
 const FORWARD: JobStatus[] = ['segmenting', 'pending_compose', 'encoding', 'done']

@@ -9,11 +9,11 @@
  * sized for the outputs rather than for the input).
  */
 import { asBuffer } from '../as-buffer'
-import type { DecodedImage, ProbedImage } from '../pipeline/decode'
-import type { HintPlane } from '../pipeline/hint'
-import type { HintDecodeRequest } from '../pipeline/hint-decode'
-import type { NativeTarget } from '../pipeline/native-colour'
-import { forRender, type JobResult, type RenderInput, type StoredOutput } from '../pipeline/render'
+import type { DecodedImage, ProbedImage } from '../pipeline/decode/decode'
+import type { HintPlane } from '../pipeline/guide/hint'
+import type { HintDecodeRequest } from '../pipeline/decode/hint-decode'
+import type { NativeTarget } from '../pipeline/metadata/native-colour'
+import { forRender, type JobResult, type RenderInput, type StoredOutput } from '../pipeline/compose/render'
 import { decodeMemoryFor } from '../options'
 import { SandboxPool } from './pool'
 import { decodeSpec, findSandboxScript, renderSpec } from './specs'

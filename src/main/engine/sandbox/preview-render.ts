@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises'
 import sharp, { type Sharp } from 'sharp'
-import { sniffImageType } from '../intake/sniff'
-import { decodeImage } from '../pipeline/decode'
+import { sniffImageType } from '../pipeline/decode/sniff'
+import { decodeImage } from '../pipeline/decode/decode'
 import type { PreviewRequest } from './protocol'
 
 export async function renderPreview(req: PreviewRequest, maxPixels: number): Promise<Buffer> {

@@ -3,12 +3,12 @@
  * child's IPC channel with structured-clone serialisation (Buffers travel as bytes).
  */
 import type { FailureReason } from '../../../shared/errors'
-import type { DecodedImage, ProbedImage } from '../pipeline/decode'
-import type { HintPlane } from '../pipeline/hint'
-import type { HintDecodeRequest } from '../pipeline/hint-decode'
-import type { NativeTarget } from '../pipeline/native-colour'
+import type { DecodedImage, ProbedImage } from '../pipeline/decode/decode'
+import type { HintPlane } from '../pipeline/guide/hint'
+import type { HintDecodeRequest } from '../pipeline/decode/hint-decode'
+import type { NativeTarget } from '../pipeline/metadata/native-colour'
 import type { JobFraming } from '../store/jobs'
-import type { JobResult, RenderInput, StoredOutput } from '../pipeline/render'
+import type { JobResult, RenderInput, StoredOutput } from '../pipeline/compose/render'
 
 export interface PreviewRequest {
   /** File to render: an upload, a stored input or a result. */

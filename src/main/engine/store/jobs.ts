@@ -34,7 +34,7 @@ export interface JobRecord {
 }
 
 type Rect = { x: number; y: number; width: number; height: number }
-/** The part of the input placed (`source`), where it landed (`target`) and the canvas (`pipeline/placement.ts`). */
+/** The part of the input placed (`source`), where it landed (`target`) and the canvas (`pipeline/compose/placement.ts`). */
 export interface JobFraming {
   canvas: { width: number; height: number }
   source: Rect

@@ -1,0 +1,129 @@
+/**
+ * A job's hint (docs/review.md "Hints"): a grey plane the size of the upright image where
+ * white (≥ `HINT_KEEP`) means "keep", black (≤ `HINT_REMOVE`) means "remove" and any other grey
+ * leaves the pixel to the model. The strokes are hard constraints:
+ *
+ * 1. The model's mask (never the cached entry itself: a copy) takes the strokes on its own grid
+ *    (`constrainMask`), and the refine step runs again on it, so the edges next to a stroke are
+ *    fitted to the photo with the stroke known as subject or background.
+ * 2. `mergeHinted` keeps that refined result only within `hintBand` pixels of a stroke, sets the
+ *    strokes themselves to 255 and 0, and leaves every other pixel exactly as the job without a
+ *    hint would have made it.
+ */
+import type { SniffedType } from '../decode/sniff'
+import { resizeGrey } from '../mask/resample'
+import type { MaskPlane } from '../refine/refine'
+
+/** The image types a hint may be. */
+export const HINT_TYPES: readonly SniffedType[] = ['png', 'jpeg', 'webp']
+
+/** Hint values at or above this are "keep". */
+export const HINT_KEEP = 250
+/** Hint values at or below this are "remove". */
+export const HINT_REMOVE = 5
+/** Share of a mask cell a stroke must cover to set that cell of the model's mask. */
+const CELL_COVER = 128
+
+/** A hint decoded: 1 channel, 8-bit, the image's width × height. */
+export interface HintPlane {
+  data: Buffer
+  width: number
+  height: number
+}
+
+/** An alpha and the colours to composite with it, as `computeAlpha` makes them. */
+export interface AlphaPixels {
+  alpha: Buffer
+  /** RGBA. */
+  foreground: Buffer
+}
+
+/**
+ * Half-width in pixels of the band around the strokes where the edges are refined again: the
+ * reach of the refine step's windows (its guided filter's and its known-colour means', about 40
+ * pixels of the model's 1024² grid), at least 16 pixels.
+ */
+export function hintBand(width: number, height: number): number {
+  return Math.max(16, Math.ceil((40 * Math.max(width, height)) / 1024))
+}
+
+/** Whether the hint marks any pixel keep or remove (an all-grey hint changes nothing). */
+export function hasStrokes(hint: HintPlane): boolean {
+  for (const v of hint.data) if (v >= HINT_KEEP || v <= HINT_REMOVE) return true
+  return false
+}
+
+/**
+ * The strokes on the mask's grid: a cell becomes 255 (0) where keep (remove) strokes cover at
+ * least half of it. Returns a new mask; `mask` (perhaps the cache's) is not changed.
+ */
+export function constrainMask(mask: MaskPlane, hint: HintPlane): MaskPlane {
+  const n = hint.width * hint.height
+  const keep = Buffer.alloc(n)
+  const remove = Buffer.alloc(n)
+  for (let i = 0; i < n; i++) {
+    const v = hint.data[i]!
+    if (v >= HINT_KEEP) keep[i] = 255
+    else if (v <= HINT_REMOVE) remove[i] = 255
+  }
+  const same = mask.width === hint.width && mask.height === hint.height
+  const keepCells = same ? keep : resizeGrey(keep, hint.width, hint.height, mask.width, mask.height)
+  const removeCells = same ? remove : resizeGrey(remove, hint.width, hint.height, mask.width, mask.height)
+  const data = Buffer.from(mask.data)
+  for (let i = 0; i < data.length; i++) {
+    if (keepCells[i]! >= CELL_COVER && keepCells[i]! >= removeCells[i]!) data[i] = 255
+    else if (removeCells[i]! >= CELL_COVER) data[i] = 0
+  }
+  return { data, width: mask.width, height: mask.height }
+}
+
+/**
+ * 1 where a pixel lies within `band` pixels (horizontally and vertically: a square around
+ * each stroke pixel) of a keep or remove stroke, else 0. Two separable passes of running counts.
+ */
+export function strokeBand(hint: HintPlane, band: number): Uint8Array {
+  const { width, height } = hint
+  const rows = new Uint8Array(width * height)
+  const counts = new Int32Array(Math.max(width, height) + 1)
+  for (let y = 0; y < height; y++) {
+    const row = y * width
+    for (let x = 0; x < width; x++) {
+      const v = hint.data[row + x]!
+      counts[x + 1] = counts[x]! + (v >= HINT_KEEP || v <= HINT_REMOVE ? 1 : 0)
+    }
+    for (let x = 0; x < width; x++) rows[row + x] = counts[Math.min(width, x + band + 1)]! > counts[Math.max(0, x - band)]! ? 1 : 0
+  }
+  const out = new Uint8Array(width * height)
+  for (let x = 0; x < width; x++) {
+    for (let y = 0; y < height; y++) counts[y + 1] = counts[y]! + rows[y * width + x]!
+    for (let y = 0; y < height; y++) out[y * width + x] = counts[Math.min(height, y + band + 1)]! > counts[Math.max(0, y - band)]! ? 1 : 0
+  }
+  return out
+}
+
+/**
+ * The hinted result: keep strokes 255, remove strokes 0, `hinted` (the refine on the
+ * constrained mask) within `band` pixels of a stroke, `plain` (the job without a hint)
+ * everywhere else. Keep pixels take the photo's own colour (`image`, RGBA): they are subject.
+ * Only colours are copied: each A channel stays `plain`'s (the input's, or opaque).
+ */
+export function mergeHinted(plain: AlphaPixels, hinted: AlphaPixels, hint: HintPlane, image: Buffer, band: number): AlphaPixels {
+  const near = strokeBand(hint, band)
+  const alpha = Buffer.from(plain.alpha)
+  const foreground = Buffer.from(plain.foreground)
+  for (let i = 0, o = 0; i < alpha.length; i++, o += 4) {
+    if (!near[i]) continue
+    const v = hint.data[i]!
+    if (v >= HINT_KEEP) {
+      alpha[i] = 255
+      image.copy(foreground, o, o, o + 3)
+    } else if (v <= HINT_REMOVE) {
+      alpha[i] = 0
+      hinted.foreground.copy(foreground, o, o, o + 3)
+    } else {
+      alpha[i] = hinted.alpha[i]!
+      hinted.foreground.copy(foreground, o, o, o + 3)
+    }
+  }
+  return { alpha, foreground }
+}

@@ -1,0 +1,55 @@
+/**
+ * The part of a photo the refine step works on: the model's soft band with a margin for the
+ * filters' reach. Outside it the mask is certain (0 or 1) and nothing the refine computes can
+ * change it, so a subject that fills a third of the frame costs a third of the work. Crops and
+ * pastes are row copies.
+ */
+import { alphaBounds } from '../compose/placement'
+
+/** A rectangle in pixels: columns [x, x + width), rows [y, y + height). */
+export interface Region {
+  x: number
+  y: number
+  width: number
+  height: number
+}
+
+/** Bounding box of the values strictly between `low` and `high` in a 1-byte plane, or null if there are none. */
+export function softBounds(plane: Uint8Array, width: number, height: number, low: number, high: number): Region | null {
+  return alphaBounds(plane, width, height, { threshold: low + 1, below: high })
+}
+
+/**
+ * `box` (in units of `cell` pixels) widened by `margin` pixels, in pixels of a width × height
+ * image, with its origin and far edges on multiples of `align` (a multiple of `cell`) or on the
+ * image's own edges: grids of `align`-sized cells laid over the crop then coincide with the
+ * image's own.
+ */
+export function widen(box: Region, cell: number, margin: number, align: number, width: number, height: number): Region {
+  const down = (v: number): number => Math.max(0, Math.floor(v / align) * align)
+  const up = (v: number, limit: number): number => Math.min(limit, Math.ceil(v / align) * align)
+  const x = down(box.x * cell - margin)
+  const y = down(box.y * cell - margin)
+  const x1 = up((box.x + box.width) * cell + margin, width)
+  const y1 = up((box.y + box.height) * cell + margin, height)
+  return { x, y, width: x1 - x, height: y1 - y }
+}
+
+/** The region's pixels of a plane with `channels` bytes per pixel and `width` pixels per row, as a new buffer. */
+export function crop(src: Uint8Array, width: number, channels: number, r: Region): Buffer {
+  const out = Buffer.allocUnsafe(r.width * r.height * channels)
+  const rowBytes = r.width * channels
+  for (let y = 0; y < r.height; y++) {
+    const from = ((r.y + y) * width + r.x) * channels
+    out.set(src.subarray(from, from + rowBytes), y * rowBytes)
+  }
+  return out
+}
+
+/** Writes `src` (the region's pixels, `channels` bytes each) back into `dst` (`width` pixels per row). */
+export function paste(dst: Uint8Array, width: number, channels: number, r: Region, src: Uint8Array): void {
+  const rowBytes = r.width * channels
+  for (let y = 0; y < r.height; y++) {
+    dst.set(src.subarray(y * rowBytes, (y + 1) * rowBytes), ((r.y + y) * width + r.x) * channels)
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * The refine step on its own thread, at a lower priority than the model's.
+ *
+ * Why: the model's two ONNX Runtime threads hold both cores of a small machine, and its
+ * parallel sections wait at each barrier for their slowest thread. A refine (tens of ms of
+ * typed-array work per photo) on the engine's main thread preempts one of them as an equal and
+ * stalls both: on the pipeline benchmark the refine cost ~2.9 points of overhead over pure
+ * inference, for ~1.3 points of CPU. On its own thread, niced on Linux (where the nice value is
+ * per thread), it runs in the model's idle moments and yields to it otherwise; the main thread
+ * also stays free for the API and IPC. (On macOS and Windows lowering the priority would apply
+ * to the whole process, the model included: there the thread runs at normal priority.)
+ *
+ * The thread is `out/main/refine-thread.js`, an entry of the main build; it starts when the engine
+ * warms up (or on the first refine) and stops after `IDLE_STOP_MS` without one, so an idle
+ * engine holds no second heap.
+ * Where it is not built (unit tests of the sources) or cannot start, the refine runs in-thread,
+ * with the same result: also when the thread fails before it ever answered (it cannot load
+ * here), and from then on. A thread that dies later fails only the refines it held, and the
+ * next refine starts a new one.
+ */
+import { Worker } from 'node:worker_threads'
+import { asBuffer } from '../../as-buffer'
+import { findBuiltScript } from '../../built-script'
+import { JobFailure } from '../../errors'
+import { refineEdges, type MaskPlane, type RgbaInput } from './refine'
+
+export const REFINE_THREAD_SCRIPT = 'refine-thread.js'
+/** How long the thread outlives its last refine. */
+const IDLE_STOP_MS = 15_000
+
+/** To the thread: one refine. */
+export interface RefineRequest {
+  id: number
+  image: { data: Uint8Array; width: number; height: number }
+  mask: { data: Uint8Array; width: number; height: number }
+}
+
+/** To the thread: a refine of a made-up photo whose result is dropped (`prewarmRefineThread`). */
+export interface RefineWarmUp {
+  id: number
+  warm: true
+}
+
+/** From the thread. */
+export type RefineReply = { id: number; alpha: Uint8Array; foreground: Uint8Array } | { id: number; error: string }
+
+export interface RefinedPixels {
+  alpha: Buffer
+  foreground: Buffer
+}
+
+interface Pending {
+  resolve: (r: RefinedPixels) => void
+  reject: (err: Error) => void
+  /** The same refine in this thread (when the refine thread could not start at all). */
+  inThread: () => Promise<RefinedPixels>
+}
+
+let thread: RefineThread | null = null
+let unavailable = false
+/** The built entry, looked up once (undefined: not yet). */
+let builtScript: string | null | undefined
+
+/**
+ * `refineEdges` with the default options, on the refine thread when there is one. The image's
+ * pixels are copied to the thread (the caller keeps its own).
+ */
+export async function refineOffThread(image: RgbaInput, mask: MaskPlane, signal?: AbortSignal): Promise<RefinedPixels> {
+  signal?.throwIfAborted()
+  const t = refineThread()
+  if (!t) return refineEdges(image, mask, {}, signal)
+  return t.refine(image, mask, signal)
+}
+
+/**
+ * Starts the refine thread ahead of the first job, and has it refine a small made-up photo at
+ * its low priority: the first real refine then finds the thread up and its code compiled
+ * (measured on a 0.7 MP photo: 0.55–0.6 s cold, of which 0.17 s the thread's start, 0.1 s warm).
+ * A thread that gets no refine stops after the idle time as usual.
+ */
+export function prewarmRefineThread(): void {
+  refineThread()?.warm()
+}
+
+/** The refine thread, started if none runs; null where it cannot run (the refine then runs in-thread). */
+function refineThread(): RefineThread | null {
+  if (!thread && !unavailable) {
+    if (builtScript === undefined) builtScript = findBuiltScript(REFINE_THREAD_SCRIPT)
+    const script = process.env.CLIPDESK_REFINE_SCRIPT ?? builtScript
+    if (script) {
+      thread = new RefineThread(script, (usable) => {
+        thread = null
+        if (!usable) unavailable = true
+      })
+    } else unavailable = true
+  }
+  return thread
+}
+
+/** Stops the refine thread now, if one runs (tests; the engine lets it stop when idle). */
+export async function stopRefineThread(): Promise<void> {
+  const t = thread
+  thread = null
+  await t?.stop()
+}
+
+class RefineThread {
+  private readonly worker: Worker
+  private readonly pending = new Map<number, Pending>()
+  private nextId = 1
+  private idleTimer: NodeJS.Timeout | null = null
+  private gone = false
+  /** Whether it has ever answered: one that dies before that cannot run here. */
+  private answered = false
+
+  constructor(
+    script: string,
+    private readonly onGone: (usable: boolean) => void
+  ) {
+    this.worker = new Worker(script)
+    this.worker.on('message', (reply: RefineReply) => this.settle(reply))
+    this.worker.on('error', (err) => this.die(`the refine thread crashed: ${err.message}`))
+    this.worker.on('exit', (code) => this.die(`the refine thread exited (code ${code})`))
+    // After the listeners: adding a 'message' listener refs the worker again.
+    this.worker.unref()
+    this.armIdle()
+  }
+
+  refine(image: RgbaInput, mask: MaskPlane, signal?: AbortSignal): Promise<RefinedPixels> {
+    const id = this.nextId++
+    return new Promise<RefinedPixels>((resolve, reject) => {
+      const onAbort = (): void => {
+        // The thread finishes its work regardless (tens of ms); its answer is then dropped.
+        this.pending.delete(id)
+        reject(signal!.reason as Error)
+      }
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.pending.set(id, {
+        inThread: () => refineEdges(image, mask, {}, signal),
+        resolve: (r) => {
+          signal?.removeEventListener('abort', onAbort)
+          resolve(r)
+        },
+        reject: (err) => {
+          signal?.removeEventListener('abort', onAbort)
+          reject(err)
+        }
+      })
+      if (this.idleTimer) clearTimeout(this.idleTimer)
+      this.idleTimer = null
+      this.worker.ref()
+      const request: RefineRequest = { id, image: { data: image.data, width: image.width, height: image.height }, mask: { data: mask.data, width: mask.width, height: mask.height } }
+      this.worker.postMessage(request)
+    })
+  }
+
+  /** A warm-up refine: answered like any other (so the thread counts as usable), its result dropped. */
+  warm(): void {
+    const request: RefineWarmUp = { id: this.nextId++, warm: true }
+    this.worker.postMessage(request)
+  }
+
+  async stop(): Promise<void> {
+    this.gone = true
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    await this.worker.terminate()
+  }
+
+  private settle(reply: RefineReply): void {
+    this.answered = true
+    const p = this.pending.get(reply.id)
+    this.pending.delete(reply.id)
+    if (this.pending.size === 0) {
+      this.worker.unref()
+      this.armIdle()
+    }
+    if (!p) return
+    if ('error' in reply) p.reject(new JobFailure('pipeline_error', `refining the edges failed: ${reply.error}`))
+    else p.resolve({ alpha: asBuffer(reply.alpha), foreground: asBuffer(reply.foreground) })
+  }
+
+  private armIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.idleTimer = setTimeout(() => {
+      if (this.pending.size > 0) return
+      this.onGone(true)
+      void this.stop()
+    }, IDLE_STOP_MS)
+    this.idleTimer.unref()
+  }
+
+  private die(message: string): void {
+    if (this.gone && this.pending.size === 0) return
+    const stopped = this.gone
+    this.gone = true
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    // Never answered and not stopped by us: it cannot run here (a missing or broken build).
+    const unusable = !this.answered && !stopped
+    if (unusable) console.warn(`clipdesk: ${message}; the refine step runs on the main thread from now on`)
+    this.onGone(!unusable)
+    const held = [...this.pending.values()]
+    this.pending.clear()
+    const failure = new JobFailure('pipeline_crashed', message)
+    for (const p of held) {
+      if (unusable) p.inThread().then(p.resolve, p.reject)
+      else p.reject(failure)
+    }
+  }
+}
