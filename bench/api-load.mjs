@@ -35,7 +35,13 @@ async function latency() {
   const dir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-removebg-'))
   const server = await startServer(dir)
   try {
-    return await removeBgLatency({ base: `http://127.0.0.1:${server.port}`, key: server.key, photoPath: PHOTO, rounds: ROUNDS, pollMs: POLL_MS })
+    return await removeBgLatency({
+      base: `http://127.0.0.1:${server.port}`,
+      key: server.key,
+      photoPath: PHOTO,
+      rounds: ROUNDS,
+      pollMs: POLL_MS
+    })
   } finally {
     server.child.kill('SIGTERM')
     await new Promise((r) => server.child.on('exit', r))
@@ -53,7 +59,6 @@ function rssOf(pid) {
   const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 }
 }
-
 
 function run(opts) {
   return new Promise((resolve, reject) => {
@@ -86,19 +91,31 @@ try {
 
   const baseline = summary(await run({ url: `${base}/api/v1/openapi.json`, duration: SECONDS }))
   const statusMax = summary(await run({ url: `${base}/api/v1/status?job_id=${first.job_id}`, headers, duration: SECONDS }))
-  const statusAt1000 = summary(await run({ url: `${base}/api/v1/status?job_id=${first.job_id}`, headers, duration: SECONDS, overallRate: 1000 }))
+  const statusAt1000 = summary(
+    await run({ url: `${base}/api/v1/status?job_id=${first.job_id}`, headers, duration: SECONDS, overallRate: 1000 })
+  )
 
   const memBefore = rssOf(child.pid)
   const dbBefore = statSync(join(dataDir, 'clipdesk.db')).size
-  const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3a7' } }).png().toBuffer()
+  const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3a7' } })
+    .png()
+    .toBuffer()
   const boundary = 'clipdeskbench'
   const multipartBody = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="output_format"\r\n\r\nwebp\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="output_format"\r\n\r\nwebp\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`
+    ),
     png,
     Buffer.from(`\r\n--${boundary}--\r\n`)
   ])
   const uploadMultipart = summary(
-    await run({ url: `${base}/api/v1/upload`, method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: multipartBody, amount: MULTIPART })
+    await run({
+      url: `${base}/api/v1/upload`,
+      method: 'POST',
+      headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: multipartBody,
+      amount: MULTIPART
+    })
   )
   const uploadJson = summary(
     await run({

@@ -80,7 +80,13 @@ try {
     await ensureServer()
     results[name] = await run(ctx)
   }
-  console.log(JSON.stringify({ serverAlive: server.child.exitCode === null && server.child.signalCode === null, serverRestarts: server.restarts ?? 0, results }, null, 2))
+  console.log(
+    JSON.stringify(
+      { serverAlive: server.child.exitCode === null && server.child.signalCode === null, serverRestarts: server.restarts ?? 0, results },
+      null,
+      2
+    )
+  )
 } finally {
   if (server.child.exitCode === null && server.child.signalCode === null) {
     server.child.kill('SIGTERM')

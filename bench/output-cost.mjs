@@ -74,7 +74,13 @@ async function run(bytes, fields, apiKey) {
 async function attempt(bytes, fields, apiKey) {
   const accepted = await upload(bytes, fields, apiKey)
   if (accepted.status !== 202) {
-    return { http: accepted.status, code: accepted.body.error?.code, details: accepted.body.error?.details, message: accepted.body.error?.message, answeredMs: accepted.ms }
+    return {
+      http: accepted.status,
+      code: accepted.body.error?.code,
+      details: accepted.body.error?.details,
+      message: accepted.body.error?.message,
+      answeredMs: accepted.ms
+    }
   }
   const { body, slowestStatusMs } = await settle(accepted.body.job_id, apiKey)
   const ledger = balanceOf(apiKey)
@@ -101,23 +107,74 @@ try {
     x ^= x << 5
     noise[i] = x & 255
   }
-  const small = await sharp(noise, { raw: { width: 400, height: 300, channels: 3 } }).png().toBuffer()
+  const small = await sharp(noise, { raw: { width: 400, height: 300, channels: 3 } })
+    .png()
+    .toBuffer()
   const all = 'clipping,background,compose,shadowTop,mask'
   const ask = (params) => ({ mode: 'params', params, output_format: 'psd' })
   // Warm: the model loads and the first job runs, outside the figures.
   for (let i = 0; i < 5; i++) await (await fetch(`${server.base}/api/v1/health`)).arrayBuffer()
-  results.push(await watched(server, 'warm-up: the same upload at its own size, png', () => run(small, { mode: 'clipping' }, key), '/api/v1/health'))
-  results.push(await watched(server, `size=10000x10000;variations=${all}, psd (unlimited key)`, () => run(small, ask(`size=10000x10000;variations=${all}`), key), '/api/v1/health'))
-  results.push(await watched(server, `size=5000x5000;variations=${all}, psd (unlimited key)`, () => run(small, ask(`size=5000x5000;variations=${all}`), key), '/api/v1/health'))
+  results.push(
+    await watched(server, 'warm-up: the same upload at its own size, png', () => run(small, { mode: 'clipping' }, key), '/api/v1/health')
+  )
+  results.push(
+    await watched(
+      server,
+      `size=10000x10000;variations=${all}, psd (unlimited key)`,
+      () => run(small, ask(`size=10000x10000;variations=${all}`), key),
+      '/api/v1/health'
+    )
+  )
+  results.push(
+    await watched(
+      server,
+      `size=5000x5000;variations=${all}, psd (unlimited key)`,
+      () => run(small, ask(`size=5000x5000;variations=${all}`), key),
+      '/api/v1/health'
+    )
+  )
   const oneCredit = limitedKey(1)
-  results.push(await watched(server, 'size=10000x10000;variations=clipping,mask, psd (key with 1 credit)', () => run(small, ask('size=10000x10000;variations=clipping,mask'), oneCredit), '/api/v1/health'))
+  results.push(
+    await watched(
+      server,
+      'size=10000x10000;variations=clipping,mask, psd (key with 1 credit)',
+      () => run(small, ask('size=10000x10000;variations=clipping,mask'), oneCredit),
+      '/api/v1/health'
+    )
+  )
   if (!skipLarge) {
     const threeCredits = limitedKey(3)
-    results.push(await watched(server, 'size=10000x10000;variations=clipping,mask, psd (key with 3 credits)', () => run(small, ask('size=10000x10000;variations=clipping,mask'), threeCredits), '/api/v1/health'))
-    results.push(await watched(server, 'size=10000x10000;variations=compose,shadowTop, psd (unlimited key)', () => run(small, ask('size=10000x10000;variations=compose,shadowTop'), key), '/api/v1/health'))
+    results.push(
+      await watched(
+        server,
+        'size=10000x10000;variations=clipping,mask, psd (key with 3 credits)',
+        () => run(small, ask('size=10000x10000;variations=clipping,mask'), threeCredits),
+        '/api/v1/health'
+      )
+    )
+    results.push(
+      await watched(
+        server,
+        'size=10000x10000;variations=compose,shadowTop, psd (unlimited key)',
+        () => run(small, ask('size=10000x10000;variations=compose,shadowTop'), key),
+        '/api/v1/health'
+      )
+    )
   }
   const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown'
-  console.log(JSON.stringify({ cpu, cores: availableParallelism(), loadAverage: loadavg().map((n) => +n.toFixed(2)), serverAlive: child.exitCode === null, results }, null, 2))
+  console.log(
+    JSON.stringify(
+      {
+        cpu,
+        cores: availableParallelism(),
+        loadAverage: loadavg().map((n) => +n.toFixed(2)),
+        serverAlive: child.exitCode === null,
+        results
+      },
+      null,
+      2
+    )
+  )
 } finally {
   if (child.exitCode === null && child.signalCode === null) {
     child.kill('SIGTERM')

@@ -78,7 +78,11 @@ export async function main(args: string[]): Promise<number> {
   const chunk = positiveInt(opt.get('chunk'), Math.min(7, files.length), '--chunk')
   const concurrency = positiveInt(opt.get('concurrency'), 2, '--concurrency')
   // `--pipeline-only`: no inference-only baseline (long memory runs, e.g. --repeat 15).
-  const roles: Role[] = opt.has('pipeline-only') ? ['clipdesk'] : opt.has('compare') ? ['clipdesk', 'inference', 'imgly'] : ['clipdesk', 'inference']
+  const roles: Role[] = opt.has('pipeline-only')
+    ? ['clipdesk']
+    : opt.has('compare')
+      ? ['clipdesk', 'inference', 'imgly']
+      : ['clipdesk', 'inference']
   // glibc's allocator settings for the pipeline process, as `clipdesk` runs (bin/clipdesk.js);
   // `--glibc-tunables off` measures without. The floor and imgly run as shipped.
   const tunablesOption = opt.get('glibc-tunables') ?? GLIBC_TUNABLES
@@ -125,7 +129,13 @@ export async function main(args: string[]): Promise<number> {
             rss_after_last_chunk_mb: rss[rss.length - 1],
             rss_max_after_chunk_mb: Math.max(...rss),
             // RSS after up to 10 evenly spaced chunks: flat means no growth over the run.
-            rss_trend_mb: Array.from(new Set(Array.from({ length: Math.min(10, rss.length) }, (_, k) => Math.round((k * (rss.length - 1)) / Math.max(1, Math.min(10, rss.length) - 1))))).map((i) => rss[i])
+            rss_trend_mb: Array.from(
+              new Set(
+                Array.from({ length: Math.min(10, rss.length) }, (_, k) =>
+                  Math.round((k * (rss.length - 1)) / Math.max(1, Math.min(10, rss.length) - 1))
+                )
+              )
+            ).map((i) => rss[i])
           }
         : {})
     }
@@ -231,12 +241,21 @@ class Child {
 /** A chunk runner of one role. */
 type Runner = (files: string[]) => Promise<Omit<ChunkReport, 'rssMb' | 'peakMb' | 'cpuMs'>>
 
-async function runChild(role: Role, variant: ModelVariant, concurrency: number, sessionOptions: string | undefined, refine: Refine): Promise<number> {
+async function runChild(
+  role: Role,
+  variant: ModelVariant,
+  concurrency: number,
+  sessionOptions: string | undefined,
+  refine: Refine
+): Promise<number> {
   const send = (msg: FromChild): void => void process.send!(msg)
   const sampler = rssSampler()
   let run: Runner
   try {
-    run = role === 'imgly' ? await imglyRunner(variant) : await clipdeskRunner(role, variant, concurrency, sessionOptions ? JSON.parse(sessionOptions) : undefined, refine)
+    run =
+      role === 'imgly'
+        ? await imglyRunner(variant)
+        : await clipdeskRunner(role, variant, concurrency, sessionOptions ? JSON.parse(sessionOptions) : undefined, refine)
   } catch (err) {
     send({ type: 'error', message: err instanceof Error ? err.message : String(err) })
     return 1
@@ -310,7 +329,17 @@ async function clipdeskRunner(
         const file = files[next++]!
         const t = performance.now()
         const input = await readFile(file)
-        await processJob(input, { segmenter: source }, { format: 'png', params: { ...CLIPPING_DEFAULTS, refine }, maxPixels: MAX_PIXELS, decode: (bytes) => sandbox.decode(bytes), toNative: (rgba, w, h, target) => sandbox.toNative(rgba, w, h, target) })
+        await processJob(
+          input,
+          { segmenter: source },
+          {
+            format: 'png',
+            params: { ...CLIPPING_DEFAULTS, refine },
+            maxPixels: MAX_PIXELS,
+            decode: (bytes) => sandbox.decode(bytes),
+            toNative: (rgba, w, h, target) => sandbox.toNative(rgba, w, h, target)
+          }
+        )
         perImageMs.push(performance.now() - t)
       }
     }
@@ -351,4 +380,3 @@ async function imglyRunner(variant: ModelVariant): Promise<Runner> {
     return { wallMs: performance.now() - started, perImageMs, inferenceMs: [] }
   }
 }
-

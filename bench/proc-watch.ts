@@ -39,7 +39,8 @@ export class ProcessTreeWatch {
   /** Stops sampling; the figures of the last sample. */
   stop(): TreeFigures {
     clearInterval(this.timer)
-    if (process.platform !== 'linux' || this.seen.size === 0) return { peak_rss_mb: null, children_peak_rss_mb: null, user_s: null, sys_s: null }
+    if (process.platform !== 'linux' || this.seen.size === 0)
+      return { peak_rss_mb: null, children_peak_rss_mb: null, user_s: null, sys_s: null }
     let user = 0
     let system = 0
     let childPeak = 0

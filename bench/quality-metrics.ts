@@ -72,7 +72,8 @@ export function edgeBand(alpha: Buffer, width: number, height: number, grow = ED
       for (let x = 0; x < width; x++) {
         const i = y * width + x
         if (prev[i]) continue
-        if ((x > 0 && prev[i - 1]) || (x + 1 < width && prev[i + 1]) || (y > 0 && prev[i - width]) || (y + 1 < height && prev[i + width])) band[i] = 1
+        if ((x > 0 && prev[i - 1]) || (x + 1 < width && prev[i + 1]) || (y > 0 && prev[i - width]) || (y + 1 < height && prev[i + width]))
+          band[i] = 1
       }
   }
   return band

@@ -57,7 +57,8 @@ export async function comparePhotos(source: CountingSource, files: string[], ref
     const rs = rows.filter(f)
     const out: Record<string, number> = { rows: rs.length }
     for (const m of METHODS)
-      for (const k of ['iou', 'mean_abs', 'edge_band_abs']) out[`${k}_${m}`] = round(rs.reduce((s, r) => s + (r[`${k}_${m}`] as number), 0) / Math.max(1, rs.length), 4)
+      for (const k of ['iou', 'mean_abs', 'edge_band_abs'])
+        out[`${k}_${m}`] = round(rs.reduce((s, r) => s + (r[`${k}_${m}`] as number), 0) / Math.max(1, rs.length), 4)
     return out
   }
   return {
@@ -71,6 +72,7 @@ export async function comparePhotos(source: CountingSource, files: string[], ref
 
 async function alphaOf(file: string, width: number, height: number): Promise<Buffer> {
   const { data, info } = await sharp(file).ensureAlpha().extractChannel(3).raw().toBuffer({ resolveWithObject: true })
-  if (info.width !== width || info.height !== height) throw new Error(`${file} is ${info.width}×${info.height}, the photo ${width}×${height}`)
+  if (info.width !== width || info.height !== height)
+    throw new Error(`${file} is ${info.width}×${info.height}, the photo ${width}×${height}`)
   return data
 }

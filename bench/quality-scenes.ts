@@ -38,7 +38,14 @@ export async function loadCutout(file: string): Promise<Rgba> {
 }
 
 /** A background of `family`, width × height RGB. `photo` is another corpus photo (blurred-photo). */
-export async function background(family: Family, width: number, height: number, subject: Rgba, photo: string, seed: number): Promise<Buffer> {
+export async function background(
+  family: Family,
+  width: number,
+  height: number,
+  subject: Rgba,
+  photo: string,
+  seed: number
+): Promise<Buffer> {
   const n = width * height
   const out = Buffer.alloc(n * 3)
   if (family === 'gradient') {
@@ -157,14 +164,22 @@ export function referenceCutouts(refDir: string, photos: string[], limit?: numbe
  * The quality benchmark's composites in order: each reference cutout over every family, then
  * (with `small`) its small-subject scene, on noise or a blurred photo in turn.
  */
-export async function* qualityComposites(refDir: string, photos: string[], opts: { limit?: number; small: boolean }): AsyncGenerator<{ scene: Scene; small: boolean }> {
+export async function* qualityComposites(
+  refDir: string,
+  photos: string[],
+  opts: { limit?: number; small: boolean }
+): AsyncGenerator<{ scene: Scene; small: boolean }> {
   for (const { name, file, index: k, other } of referenceCutouts(refDir, photos, opts.limit)) {
     const cut = await loadCutout(file)
-    for (const family of FAMILIES) yield { scene: composite(name, family, cut, await background(family, cut.width, cut.height, cut, other, k + 1)), small: false }
+    for (const family of FAMILIES)
+      yield { scene: composite(name, family, cut, await background(family, cut.width, cut.height, cut, other, k + 1)), small: false }
     if (opts.small) {
       const small = await smallCutout(cut)
       const family = k % 2 === 0 ? 'noise' : 'blurred-photo'
-      yield { scene: composite(name, `small/${family}`, small, await background(family, small.width, small.height, small, other, 100 + k)), small: true }
+      yield {
+        scene: composite(name, `small/${family}`, small, await background(family, small.width, small.height, small, other, 100 + k)),
+        small: true
+      }
     }
   }
 }

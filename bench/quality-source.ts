@@ -33,7 +33,15 @@ export async function openQualityRun(opt: { get(name: string): string | undefine
   const dir = corpusDir(opt.get('corpus'))
   const loadStart = loadAverage()
   const segmenter = await Segmenter.create({ variant })
-  return { variant, limit, dir, refDir: join(dir, '..', 'reference'), loadStart, segmenter, source: maskSource(segmenter, opt.get('mask-cache')) }
+  return {
+    variant,
+    limit,
+    dir,
+    refDir: join(dir, '..', 'reference'),
+    loadStart,
+    segmenter,
+    source: maskSource(segmenter, opt.get('mask-cache'))
+  }
 }
 
 export interface CountingSource extends MaskSource {

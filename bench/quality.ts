@@ -26,7 +26,15 @@ import { comparePhotos } from './quality-photos'
 import { qualityComposites, type Scene } from './quality-scenes'
 import { openQualityRun, type CountingSource } from './quality-source'
 
-type Row = { scene: string; family: string; size: string; small: boolean; detail_ran: boolean; detail_extra_ms: number | null; scores: Record<string, Scores> }
+type Row = {
+  scene: string
+  family: string
+  size: string
+  small: boolean
+  detail_ran: boolean
+  detail_extra_ms: number | null
+  scores: Record<string, Scores>
+}
 
 export async function main(args: string[]): Promise<number> {
   const opt = options(args)
@@ -34,7 +42,8 @@ export async function main(args: string[]): Promise<number> {
   try {
     const photos = corpusFiles(dir)
     const rows: Row[] = []
-    for await (const c of qualityComposites(refDir, photos, { limit, small: !opt.has('no-small') })) rows.push(await measure(c.scene, source, c.small))
+    for await (const c of qualityComposites(refDir, photos, { limit, small: !opt.has('no-small') }))
+      rows.push(await measure(c.scene, source, c.small))
     const photoRows = opt.has('no-photos') ? null : await comparePhotos(source, photos, refDir)
     console.log(
       JSON.stringify(
@@ -80,7 +89,15 @@ async function measure(scene: Scene, source: CountingSource, small: boolean): Pr
   const crop = source.calls[1]
   const detailRan = crop !== undefined
   const extra = crop ? round(detailMs - edgesMs + (crop.cached ? crop.inferenceMs : 0), 0) : null
-  return { scene: scene.name, family: scene.family, size: `${scene.width}x${scene.height}`, small, detail_ran: detailRan, detail_extra_ms: extra, scores }
+  return {
+    scene: scene.name,
+    family: scene.family,
+    size: `${scene.width}x${scene.height}`,
+    small,
+    detail_ran: detailRan,
+    detail_extra_ms: extra,
+    scores
+  }
 }
 
 function roundScores(s: Scores): Scores {
@@ -101,8 +118,13 @@ const BAR = { fgReductionPercent: 30, haloReductionPercent: 20, iouDrop: 0.002 }
 function summarise(rows: Row[]): Record<string, unknown> {
   const methods = Object.keys(rows[0]?.scores ?? {})
   const keys = ['iou', 'sad_band', 'sad_edge', 'grad_band', 'fg_error_band', 'halo'] as const
-  const mean = (rs: Row[], m: string, k: (typeof keys)[number]): number => round(rs.reduce((s, r) => s + r.scores[m]![k], 0) / Math.max(1, rs.length), 4)
-  const table = (rs: Row[]) => Object.fromEntries(methods.map((m) => [m, Object.fromEntries(keys.map((k) => [k, mean(rs, m, k)]))])) as Record<string, Record<(typeof keys)[number], number>>
+  const mean = (rs: Row[], m: string, k: (typeof keys)[number]): number =>
+    round(rs.reduce((s, r) => s + r.scores[m]![k], 0) / Math.max(1, rs.length), 4)
+  const table = (rs: Row[]) =>
+    Object.fromEntries(methods.map((m) => [m, Object.fromEntries(keys.map((k) => [k, mean(rs, m, k)]))])) as Record<
+      string,
+      Record<(typeof keys)[number], number>
+    >
   const full = rows.filter((r) => !r.small)
   const small = rows.filter((r) => r.small)
   const label = (r: Row): string => `${r.scene} ${r.family}`
@@ -125,7 +147,10 @@ function summarise(rows: Row[]): Record<string, unknown> {
       halo_reduction_percent: haloReduction,
       largest_iou_drop: largestDrop,
       iou_drops_over_bar: drops.filter((d) => d.drop > BAR.iouDrop).map((d) => `${label(d.r)}: ${round(d.drop, 4)}`),
-      worst_fg_error_ratio: round(Math.max(...scored.map((r) => r.scores[m]!.fg_error_band / Math.max(1e-9, r.scores.none!.fg_error_band))), 3),
+      worst_fg_error_ratio: round(
+        Math.max(...scored.map((r) => r.scores[m]!.fg_error_band / Math.max(1e-9, r.scores.none!.fg_error_band))),
+        3
+      ),
       bar: {
         fg_error_lower_on_every_scored_composite: notLower.length === 0,
         [`fg_error_at_least_${BAR.fgReductionPercent}_percent_lower`]: fgReduction >= BAR.fgReductionPercent,
@@ -135,7 +160,8 @@ function summarise(rows: Row[]): Record<string, unknown> {
     }
   }
   const ran = rows.filter((r) => r.detail_ran)
-  const gain = (k: (typeof keys)[number], digits: number): number => round(ran.reduce((s, r) => s + r.scores.detail![k] - r.scores.edges![k], 0) / Math.max(1, ran.length), digits)
+  const gain = (k: (typeof keys)[number], digits: number): number =>
+    round(ran.reduce((s, r) => s + r.scores.detail![k] - r.scores.edges![k], 0) / Math.max(1, ran.length), digits)
   const byFamily = Object.fromEntries(
     [...new Set(rows.map((r) => (r.small ? 'small-subject' : r.family)))].map((f) => {
       const rs = rows.filter((r) => (r.small ? 'small-subject' : r.family) === f)
@@ -154,7 +180,9 @@ function summarise(rows: Row[]): Record<string, unknown> {
       edge_band_sad_change_where_ran: gain('sad_edge', 3),
       sad_band_change_where_ran: gain('sad_band', 3),
       halo_change_where_ran: gain('halo', 3),
-      iou_lower_than_edges_on: ran.filter((r) => r.scores.detail!.iou < r.scores.edges!.iou - BAR.iouDrop).map((r) => `${label(r)}: ${r.scores.edges!.iou} → ${r.scores.detail!.iou}`),
+      iou_lower_than_edges_on: ran
+        .filter((r) => r.scores.detail!.iou < r.scores.edges!.iou - BAR.iouDrop)
+        .map((r) => `${label(r)}: ${r.scores.edges!.iou} → ${r.scores.detail!.iou}`),
       extra_ms_per_image_where_ran: round(ran.reduce((s, r) => s + (r.detail_extra_ms ?? 0), 0) / Math.max(1, ran.length), 0)
     },
     detail_vs_none: versus('detail', rows),

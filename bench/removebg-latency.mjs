@@ -28,7 +28,11 @@ function form(fields, part, bytes) {
 
 async function viaRemoveBg(base, key, photo) {
   const t0 = performance.now()
-  const res = await fetch(`${base}/v1.0/removebg`, { method: 'POST', headers: { 'X-Api-Key': key }, body: form({ size: 'auto', format: 'png' }, 'image_file', photo) })
+  const res = await fetch(`${base}/v1.0/removebg`, {
+    method: 'POST',
+    headers: { 'X-Api-Key': key },
+    body: form({ size: 'auto', format: 'png' }, 'image_file', photo)
+  })
   const bytes = Buffer.from(await res.arrayBuffer())
   if (res.status !== 200) throw new Error(`removebg ${res.status}: ${bytes.toString('utf8').slice(0, 300)}`)
   return { ms: performance.now() - t0, bytes: bytes.length }
@@ -68,7 +72,11 @@ const stats = (xs) => {
 export async function removeBgLatency({ base, key, photoPath, rounds, pollMs }) {
   const source = photoPath
     ? sharp(readFileSync(photoPath)).rotate()
-    : sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1024" height="768"><rect width="1024" height="768" fill="#dfe6ee"/><ellipse cx="460" cy="380" rx="260" ry="220" fill="#c33"/></svg>'))
+    : sharp(
+        Buffer.from(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="1024" height="768"><rect width="1024" height="768" fill="#dfe6ee"/><ellipse cx="460" cy="380" rx="260" ry="220" fill="#c33"/></svg>'
+        )
+      )
   const { data: raw, info } = await source.removeAlpha().raw().toBuffer({ resolveWithObject: true })
   // Warm-up: the model loads, the sandboxes start, and the session settles its threads over its first runs.
   for (let w = 0; w < 3; w++) await viaApiV1(base, key, await photoOf(raw, info, 1000 + w), pollMs)

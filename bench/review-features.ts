@@ -4,7 +4,14 @@
  * one adds. None of them is in the shipped score: see "Features" there.
  */
 import type { MaskPlane } from '../src/main/engine/pipeline/refine/refine'
-import { components, GRID, toGrid, uncertaintyFeatures, type Component, type UncertaintyFeatures } from '../src/main/engine/pipeline/mask/uncertainty'
+import {
+  components,
+  GRID,
+  toGrid,
+  uncertaintyFeatures,
+  type Component,
+  type UncertaintyFeatures
+} from '../src/main/engine/pipeline/mask/uncertainty'
 
 /** Model probabilities between these (10 % and 90 %, in bytes) are undecided. */
 const LOW = 26

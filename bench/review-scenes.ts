@@ -128,7 +128,8 @@ export async function* reviewComposites(refDir: string, photos: string[], limit?
     }
   }
   let n = 0
-  for await (const scene of emptyComposites(refDir, photos)) yield { kind: scene.family, group: 'empty', part: n++ % 2 === 0 ? 'fit' : 'held-aside', scene }
+  for await (const scene of emptyComposites(refDir, photos))
+    yield { kind: scene.family, group: 'empty', part: n++ % 2 === 0 ? 'fit' : 'held-aside', scene }
 }
 
 /** The subject (and a second one for a pair, side by side) placed in a transparent frame as the spec says. */
@@ -207,7 +208,13 @@ async function* emptyComposites(refDir: string, photos: string[]): AsyncGenerato
   for (const [label, bg] of textures) yield composite(label, `empty/${label}`, none, bg)
   for (const photo of photos) {
     const crop = await backgroundCrop(photo, refDir)
-    if (crop) yield composite(crop.name, 'empty/photo', { data: Buffer.alloc(crop.width * crop.height * 4), width: crop.width, height: crop.height }, crop.rgb)
+    if (crop)
+      yield composite(
+        crop.name,
+        'empty/photo',
+        { data: Buffer.alloc(crop.width * crop.height * 4), width: crop.width, height: crop.height },
+        crop.rgb
+      )
   }
 }
 

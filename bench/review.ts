@@ -64,9 +64,23 @@ export async function main(args: string[]): Promise<number> {
     // The figures again from an earlier run's rows (its `--rows` output): no model, no composites,
     // so levels can be compared in seconds. Its scores are the ones that run's weights gave.
     // Rows with every feature of this build's score are scored again with its weights.
-    const run = JSON.parse(readFileSync(earlier, 'utf8')) as { corpus: string; variant: string; machine: unknown; split: unknown; rows: Row[] }
+    const run = JSON.parse(readFileSync(earlier, 'utf8')) as {
+      corpus: string
+      variant: string
+      machine: unknown
+      split: unknown
+      rows: Row[]
+    }
     const rows = run.rows.map((r) => (typeof r.features.pieceRoughness === 'number' ? { ...r, score: uncertaintyScore(r.features) } : r))
-    const out = { bench: 'review', from_rows: earlier, corpus: run.corpus, variant: run.variant, machine: run.machine, split: run.split, ...summarise(rows) }
+    const out = {
+      bench: 'review',
+      from_rows: earlier,
+      corpus: run.corpus,
+      variant: run.variant,
+      machine: run.machine,
+      split: run.split,
+      ...summarise(rows)
+    }
     console.log(JSON.stringify(opt.has('rows') ? { ...out, rows } : out, null, 1))
     return 0
   }
@@ -77,7 +91,9 @@ export async function main(args: string[]): Promise<number> {
     for await (const c of reviewComposites(refDir, photos, limit)) {
       rows.push({ ...(await measure(c.scene, c.kind, source, c.group === 'empty')), group: c.group, part: c.part })
       // Progress on stderr (stdout is the JSON): a run without the mask cache takes a while.
-      process.stderr.write(`${rows.length} ${c.part} ${c.scene.name} ${c.kind} IoU ${round(rows.at(-1)!.iou, 3)} score ${round(rows.at(-1)!.score, 3)}\n`)
+      process.stderr.write(
+        `${rows.length} ${c.part} ${c.scene.name} ${c.kind} IoU ${round(rows.at(-1)!.iou, 3)} score ${round(rows.at(-1)!.score, 3)}\n`
+      )
     }
     const split = {
       seed: SPLIT_SEED,
@@ -87,7 +103,14 @@ export async function main(args: string[]): Promise<number> {
         .filter((s) => s.part === 'held-aside')
         .map((s) => s.group)
     }
-    const out = { bench: 'review', corpus: dir, variant, machine: { ...machine(), load_average_start: loadStart, load_average_end: loadAverage() }, split, ...summarise(rows) }
+    const out = {
+      bench: 'review',
+      corpus: dir,
+      variant,
+      machine: { ...machine(), load_average_start: loadStart, load_average_end: loadAverage() },
+      split,
+      ...summarise(rows)
+    }
     console.log(JSON.stringify(opt.has('rows') ? { ...out, rows: rows.map(roundRow) } : out, null, 1))
   } finally {
     await segmenter.close()
@@ -105,11 +128,20 @@ async function measure(scene: Scene, family: string, source: CountingSource, emp
   const t = performance.now()
   const again = uncertainty(model, alpha)
   const ms = performance.now() - t
-  if (again !== result.uncertainty) throw new Error(`${scene.name} ${family}: the score is not deterministic (${again} vs ${result.uncertainty})`)
+  if (again !== result.uncertainty)
+    throw new Error(`${scene.name} ${family}: the score is not deterministic (${again} vs ${result.uncertainty})`)
   let kept = 0
   for (const a of result.alpha) if (a >= 128) kept++
   const truth = empty ? (kept > EMPTY_KEPT * scene.width * scene.height ? 0 : 1) : iou(scene.alpha, result.alpha)
-  return { scene: scene.name, family, size: `${scene.width}x${scene.height}`, iou: truth, score: result.uncertainty, ms, features: candidateFeatures(model, alpha) }
+  return {
+    scene: scene.name,
+    family,
+    size: `${scene.width}x${scene.height}`,
+    iou: truth,
+    score: result.uncertainty,
+    ms,
+    features: candidateFeatures(model, alpha)
+  }
 }
 
 function roundRow(r: Row): Row {
@@ -152,7 +184,8 @@ function levelFigures(rows: Row[], scores: number[], worth: number, wrong: numbe
   const good = rows.map((r, i) => [r, scores[i]!] as const).filter(([r]) => isGood(r))
   const at = (list: ReadonlyArray<readonly [Row, number]>, t: number): number => list.filter(([, s]) => s >= t).length
   const count = (lo: number, hi: number): number => scores.filter((s) => s >= lo && s < hi).length
-  const classOf = (lo: number, hi: number, test: (r: Row) => boolean): number => rows.filter((r, i) => test(r) && scores[i]! >= lo && scores[i]! < hi).length
+  const classOf = (lo: number, hi: number, test: (r: Row) => boolean): number =>
+    rows.filter((r, i) => test(r) && scores[i]! >= lo && scores[i]! < hi).length
   return {
     composites: rows.length,
     iou_below_0_9: bad.length,
@@ -163,7 +196,13 @@ function levelFigures(rows: Row[], scores: number[], worth: number, wrong: numbe
       rows.map((r, i) => [r, scores[i]!] as const),
       worth
     ),
-    likely_wrong: { cutouts: count(wrong, Infinity), iou_below_0_9: classOf(wrong, Infinity, isBad), iou_0_95_up: classOf(wrong, Infinity, isGood), catch_rate: share(at(bad, wrong), bad.length), false_flag_rate: share(at(good, wrong), good.length) },
+    likely_wrong: {
+      cutouts: count(wrong, Infinity),
+      iou_below_0_9: classOf(wrong, Infinity, isBad),
+      iou_0_95_up: classOf(wrong, Infinity, isGood),
+      catch_rate: share(at(bad, wrong), bad.length),
+      false_flag_rate: share(at(good, wrong), good.length)
+    },
     worth_a_look: { cutouts: count(worth, wrong), iou_below_0_9: classOf(worth, wrong, isBad), iou_0_95_up: classOf(worth, wrong, isGood) },
     missed: bad.filter(([, s]) => s < worth).map(([r, s]) => `${r.scene} ${r.family}: IoU ${round(r.iou, 3)}, score ${round(s, 3)}`),
     good_flagged: good.filter(([, s]) => s >= worth).map(([r, s]) => `${r.scene} ${r.family}: IoU ${round(r.iou, 3)}, score ${round(s, 3)}`)
@@ -203,7 +242,16 @@ function summarise(rows: Row[]): Record<string, unknown> {
     trained.map((r) => (isBad(r) ? 1 : 0)),
     LAMBDA
   )
-  const refitScores = (rs: Row[]): number[] => rs.map((r) => emptyOr(r, predict(refit, SCORE_TERMS.map((t) => CANDIDATE_TERMS[t](r.features)))))
+  const refitScores = (rs: Row[]): number[] =>
+    rs.map((r) =>
+      emptyOr(
+        r,
+        predict(
+          refit,
+          SCORE_TERMS.map((t) => CANDIDATE_TERMS[t](r.features))
+        )
+      )
+    )
   const subject = (rs: Row[]): Row[] => rs.filter((r) => r.group !== 'empty')
   const recommended = recommend(subject(fit), scoresOf(subject(fit)))
   const recommendedRefit = recommend(subject(fit), refitScores(subject(fit)))
@@ -249,30 +297,48 @@ function summarise(rows: Row[]): Record<string, unknown> {
   const partFigures = (all: Row[]): Record<string, unknown> => {
     const rs = subject(all)
     return {
-    with_a_subject: 'the figures below are on the composites with a subject; no_subject and all_composites after them',
-    auc: round(aucOf(rs, scoresOf(rs)), 4),
-    spearman: round(
-      spearman(
-        scoresOf(rs),
-        rs.map((r) => 1 - r.iou)
+      with_a_subject: 'the figures below are on the composites with a subject; no_subject and all_composites after them',
+      auc: round(aucOf(rs, scoresOf(rs)), 4),
+      spearman: round(
+        spearman(
+          scoresOf(rs),
+          rs.map((r) => 1 - r.iou)
+        ),
+        4
       ),
-      4
-    ),
-    keeping_nothing: rs.filter((r) => r.features.foreground === 0).length,
-    ...levelFigures(rs, scoresOf(rs), WORTH_A_LOOK, LIKELY_WRONG),
-    no_subject: noSubject(all),
-    all_composites: pick(levelFigures(all, scoresOf(all), WORTH_A_LOOK, LIKELY_WRONG))
+      keeping_nothing: rs.filter((r) => r.features.foreground === 0).length,
+      ...levelFigures(rs, scoresOf(rs), WORTH_A_LOOK, LIKELY_WRONG),
+      no_subject: noSubject(all),
+      all_composites: pick(levelFigures(all, scoresOf(all), WORTH_A_LOOK, LIKELY_WRONG))
     }
   }
   return {
     composites: { all: rows.length, fit: fit.length, held_aside: aside.length },
     levels: { worth_a_look: WORTH_A_LOOK, likely_wrong: LIKELY_WRONG, classes: `IoU < ${BAD} to catch, IoU ≥ ${GOOD} not to flag` },
     held_aside: partFigures(aside),
-    fit: { ...partFigures(fit), auc_out_of_fold: round(aucOf(subject(fit), outOfFold(fit, SCORE_TERMS).filter((_, i) => fit[i]!.group !== 'empty')), 4), folds: new Set(fit.map((r) => r.group)).size },
+    fit: {
+      ...partFigures(fit),
+      auc_out_of_fold: round(
+        aucOf(
+          subject(fit),
+          outOfFold(fit, SCORE_TERMS).filter((_, i) => fit[i]!.group !== 'empty')
+        ),
+        4
+      ),
+      folds: new Set(fit.map((r) => r.group)).size
+    },
     recommended: {
       rule: `on the fitting part's composites with a subject: "Worth a look" the lowest score flagging at most ${FALSE_FLAGS * 100} % of IoU ≥ ${GOOD}; "Likely wrong" the lowest above it with ${PRECISION * 100} % of its cutouts at IoU < ${BAD}`,
-      shipped_weights: { ...recommended, held_aside: pick(levelFigures(subject(aside), scoresOf(subject(aside)), recommended.worth_a_look, recommended.likely_wrong)) },
-      refitted_weights: { ...recommendedRefit, held_aside: pick(levelFigures(subject(aside), refitScores(subject(aside)), recommendedRefit.worth_a_look, recommendedRefit.likely_wrong)) }
+      shipped_weights: {
+        ...recommended,
+        held_aside: pick(levelFigures(subject(aside), scoresOf(subject(aside)), recommended.worth_a_look, recommended.likely_wrong))
+      },
+      refitted_weights: {
+        ...recommendedRefit,
+        held_aside: pick(
+          levelFigures(subject(aside), refitScores(subject(aside)), recommendedRefit.worth_a_look, recommendedRefit.likely_wrong)
+        )
+      }
     },
     model: {
       terms: SCORE_TERMS,

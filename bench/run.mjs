@@ -14,7 +14,15 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const entries = { speed: 'speed.ts', stages: 'stages.ts', pipeline: 'pipeline.ts', quality: 'quality.ts', review: 'review.ts', session: 'session-options.ts', touchup: 'touchup.ts' }
+const entries = {
+  speed: 'speed.ts',
+  stages: 'stages.ts',
+  pipeline: 'pipeline.ts',
+  quality: 'quality.ts',
+  review: 'review.ts',
+  session: 'session-options.ts',
+  touchup: 'touchup.ts'
+}
 const [name, ...args] = process.argv.slice(2)
 if (!name || !(name in entries)) {
   console.error(`usage: node bench/run.mjs <${Object.keys(entries).join('|')}> [options]`)
@@ -34,7 +42,10 @@ if (process.env.CLIPDESK_BENCH_BUILT !== name) {
       minify: false,
       rollupOptions: {
         // The refine thread from the same sources too: the app's build in out/main may be older.
-        input: { [name]: join(here, entries[name]), [`${name}-refine-thread`]: join(here, '..', 'src', 'main', 'engine', 'pipeline', 'refine-thread-entry.ts') },
+        input: {
+          [name]: join(here, entries[name]),
+          [`${name}-refine-thread`]: join(here, '..', 'src', 'main', 'engine', 'pipeline', 'refine-thread-entry.ts')
+        },
         output: { format: 'es', entryFileNames: '[name].mjs', chunkFileNames: `${name}-[name].mjs` }
       }
     }

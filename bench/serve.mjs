@@ -21,7 +21,9 @@ export function requireBuilt(name) {
 
 /** `clipdesk serve --port 0 --data-dir <dir> ...args`, resolved once it listens and printed its key. */
 export function startServer(dataDir, args = []) {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args, '--data-dir', dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
   return new Promise((resolve, reject) => {
     let out = ''
     child.stdout.on('data', (c) => {
@@ -80,7 +82,10 @@ export async function watched(server, name, work, probe = '/api/v1/openapi.json'
   const sampler = setInterval(() => {
     if (++ticks % 10 === 0) sandboxes = children(child.pid)
     peakServer = Math.max(peakServer, rssMb(child.pid))
-    peakSandbox = Math.max(peakSandbox, sandboxes.reduce((n, pid) => n + rssMb(pid), 0))
+    peakSandbox = Math.max(
+      peakSandbox,
+      sandboxes.reduce((n, pid) => n + rssMb(pid), 0)
+    )
   }, 50)
   const times = []
   const poller = (async () => {
@@ -113,6 +118,20 @@ export async function watched(server, name, work, probe = '/api/v1/openapi.json'
   const alive = child.exitCode === null && child.signalCode === null
   times.sort((a, b) => a - b)
   const at = (q) => +(times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0).toFixed(1)
-  const answered = { answers, failures, p50Ms: at(0.5), p99Ms: at(0.99), slowestMs: +slowest.toFixed(1), over200Ms: times.filter((t) => t > 200).length }
-  return { input: name, serverAlive: alive, outcome, seconds: +seconds.toFixed(2), [probe.split('/').pop()]: answered, peakRssMb: { server: Math.round(peakServer), sandboxes: Math.round(peakSandbox) } }
+  const answered = {
+    answers,
+    failures,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    slowestMs: +slowest.toFixed(1),
+    over200Ms: times.filter((t) => t > 200).length
+  }
+  return {
+    input: name,
+    serverAlive: alive,
+    outcome,
+    seconds: +seconds.toFixed(2),
+    [probe.split('/').pop()]: answered,
+    peakRssMb: { server: Math.round(peakServer), sandboxes: Math.round(peakSandbox) }
+  }
 }

@@ -69,8 +69,18 @@ export async function main(args: string[]): Promise<number> {
         load: { start: loadStart, end: loadAverage() },
         images: files.length,
         runs_each: times.a.length,
-        a: { options: settings.a, median_ms: round(a, 0), median_cpu_ms: round(median(cpuMs.a), 0), runs_ms: times.a.map((t) => round(t, 0)) },
-        b: { options: settings.b, median_ms: round(b, 0), median_cpu_ms: round(median(cpuMs.b), 0), runs_ms: times.b.map((t) => round(t, 0)) },
+        a: {
+          options: settings.a,
+          median_ms: round(a, 0),
+          median_cpu_ms: round(median(cpuMs.a), 0),
+          runs_ms: times.a.map((t) => round(t, 0))
+        },
+        b: {
+          options: settings.b,
+          median_ms: round(b, 0),
+          median_cpu_ms: round(median(cpuMs.b), 0),
+          runs_ms: times.b.map((t) => round(t, 0))
+        },
         b_over_a: round(b / a, 3),
         b_over_a_cpu: round(median(cpuMs.b) / median(cpuMs.a), 3)
       },

@@ -48,7 +48,9 @@ export function floorConfigs(cpu: Pick<CpuProfile, 'logical' | 'physical'>): Rec
 type Opt = { get(name: string): string | undefined }
 
 function photos(dir: string): string[] {
-  return readdirSync(dir).sort().map((f) => join(dir, f))
+  return readdirSync(dir)
+    .sort()
+    .map((f) => join(dir, f))
 }
 
 function send(msg: ChildReport | { error: string }): number {
@@ -102,7 +104,9 @@ async function modelInput(file: string): Promise<ort.Tensor> {
 export async function runImglyChild(opt: Opt): Promise<number> {
   try {
     const require = createRequire(import.meta.url)
-    const imgly = require('@imgly/background-removal-node') as { removeBackground(image: Blob, config: Record<string, unknown>): Promise<Blob> }
+    const imgly = require('@imgly/background-removal-node') as {
+      removeBackground(image: Blob, config: Record<string, unknown>): Promise<Blob>
+    }
     const dist = join(require.resolve('@imgly/background-removal-node'), '..')
     const config = { publicPath: `${pathToFileURL(dist).href}/`, model: opt.get('variant'), output: { format: 'image/png' } }
     const files = photos(opt.get('dir')!)

@@ -63,16 +63,23 @@ export async function main(args: string[]): Promise<number> {
       const r: Record<string, any> = { run, load_average_start: loadAverage() }
       if (only.includes('floor')) {
         r.floor = {}
-        for (const [name, options] of Object.entries(floorConfigs(cpu))) r.floor[name] = await childRole('floor', photos.dir, variant, { config: JSON.stringify(options) })
+        for (const [name, options] of Object.entries(floorConfigs(cpu)))
+          r.floor[name] = await childRole('floor', photos.dir, variant, { config: JSON.stringify(options) })
         const entries = Object.entries(r.floor as Record<string, ChildReport>)
         const [fastestName, fastest] = entries.reduce((a, b) => (b[1].total_s < a[1].total_s ? b : a))
         r.floor.fastest = { config: fastestName, total_s: fastest.total_s }
       }
       if (only.includes('cold')) {
-        r.cold = await timed(['process', photos.files[0]!, '--out', join(work, `cold-out-${run}`), '--data-dir', join(work, `cold-data-${run}`), ...params], cacheEnv)
+        r.cold = await timed(
+          ['process', photos.files[0]!, '--out', join(work, `cold-out-${run}`), '--data-dir', join(work, `cold-data-${run}`), ...params],
+          cacheEnv
+        )
       }
       if (only.includes('process')) {
-        r.process = await timed(['process', photos.dir, '--out', join(work, `out-${run}`), '--data-dir', join(work, `data-${run}`), ...params], cacheEnv)
+        r.process = await timed(
+          ['process', photos.dir, '--out', join(work, `out-${run}`), '--data-dir', join(work, `data-${run}`), ...params],
+          cacheEnv
+        )
         r.process.seconds_per_photo = round(r.process.wall_s / photos.files.length)
       }
       if (only.includes('serve')) r.serve = await serveRun(photos.files, join(work, `serve-data-${run}`), variant, cacheEnv)
@@ -104,20 +111,40 @@ export async function main(args: string[]): Promise<number> {
 }
 
 /** The corpus (and its mirror images) in one folder, in name order. */
-async function preparePhotos(src: string, dest: string, mirror: boolean, limit: string | undefined): Promise<{ dir: string; files: string[] }> {
+async function preparePhotos(
+  src: string,
+  dest: string,
+  mirror: boolean,
+  limit: string | undefined
+): Promise<{ dir: string; files: string[] }> {
   mkdirSync(dest, { recursive: true })
   const originals = corpusFiles(src, limit ? positiveInt(limit, 0, '--limit') : undefined)
   for (const f of originals) {
     copyFileSync(f, join(dest, basename(f)))
-    if (mirror) await sharp(f).flop().jpeg({ quality: 92 }).toFile(join(dest, `${basename(f, extname(f))}-mirrored.jpg`))
+    if (mirror)
+      await sharp(f)
+        .flop()
+        .jpeg({ quality: 92 })
+        .toFile(join(dest, `${basename(f, extname(f))}-mirrored.jpg`))
   }
-  return { dir: dest, files: readdirSync(dest).sort().map((f) => join(dest, f)) }
+  return {
+    dir: dest,
+    files: readdirSync(dest)
+      .sort()
+      .map((f) => join(dest, f))
+  }
 }
 
 /** A `clipdesk` command as a user runs it, timed from its start to its exit, with its tree's CPU and memory. */
-async function timed(args: string[], env: Record<string, string>): Promise<{ wall_s: number } & TreeFigures & { exit_code: number | null }> {
+async function timed(
+  args: string[],
+  env: Record<string, string>
+): Promise<{ wall_s: number } & TreeFigures & { exit_code: number | null }> {
   const started = performance.now()
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'clipdesk.js'), ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } })
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'clipdesk.js'), ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env }
+  })
   const watch = new ProcessTreeWatch(child.pid!)
   let stderr = ''
   child.stderr!.on('data', (c) => (stderr += c))
@@ -133,7 +160,10 @@ const POLL_MS = 1000
 /** `clipdesk serve`, every photo uploaded at once, each polled until done. */
 async function serveRun(files: string[], dataDir: string, variant: string, env: Record<string, string>): Promise<Record<string, unknown>> {
   const started = performance.now()
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'clipdesk.js'), 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } })
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'clipdesk.js'), 'serve', '--port', '0', '--data-dir', dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env }
+  })
   const watch = new ProcessTreeWatch(child.pid!)
   const { port, key } = await listening(child)
   const readyS = (performance.now() - started) / 1000
@@ -162,7 +192,8 @@ async function serveRun(files: string[], dataDir: string, variant: string, env: 
       const res = await fetch(`${base}/status?job_id=${id}`, { headers: { 'X-API-Key': key } })
       const body = (await res.json()) as { status: string }
       if (body.status === 'done') doneAt.set(id, performance.now())
-      else if (body.status === 'failed' || body.status === 'cancelled') throw new Error(`job ${id} ended ${body.status}: ${JSON.stringify(body)}`)
+      else if (body.status === 'failed' || body.status === 'cancelled')
+        throw new Error(`job ${id} ended ${body.status}: ${JSON.stringify(body)}`)
     }
   }
   const times = [...doneAt.values()].map((t) => (t - started) / 1000)
@@ -201,7 +232,13 @@ function childRole(role: 'floor' | 'imgly', dir: string, variant: string, extra:
     proc.once('message', (m: ChildReport | { error: string }) => {
       const figures = watch.stop()
       if ('error' in m) reject(new Error(`${role}: ${m.error}`))
-      else resolve({ ...m, user_s: figures.user_s ?? m.user_s, sys_s: figures.sys_s ?? m.sys_s, peak_rss_mb: figures.peak_rss_mb ?? m.peak_rss_mb })
+      else
+        resolve({
+          ...m,
+          user_s: figures.user_s ?? m.user_s,
+          sys_s: figures.sys_s ?? m.sys_s,
+          peak_rss_mb: figures.peak_rss_mb ?? m.peak_rss_mb
+        })
     })
     proc.once('exit', (code) => reject(new Error(`${role} exited ${code}`)))
   })
@@ -212,7 +249,10 @@ async function sessionSettings(cli: string, variant: string, env: Record<string,
   const dataDir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-models-'))
   try {
     const out = await new Promise<string>((resolve, reject) => {
-      const p = spawn(process.execPath, [cli, 'models', 'list', '--json', '--data-dir', dataDir], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+      const p = spawn(process.execPath, [cli, 'models', 'list', '--json', '--data-dir', dataDir], {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'inherit']
+      })
       let text = ''
       p.stdout!.on('data', (c) => (text += c))
       p.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`models list exited ${code}`))))
@@ -237,4 +277,3 @@ function ratios(r: Record<string, any>): Record<string, number> {
   if (r.imgly && r.serve) out.imgly_over_serve = round(r.imgly.total_s / r.serve.wall_s, 2)
   return out
 }
-

@@ -59,15 +59,32 @@ export async function main(args: string[]): Promise<number> {
       const steps: Record<string, Step> = {
         hash: () => inputHash(bytes),
         decode: () => decodeImage(bytes, { maxPixels: 100_000_000 }),
-        model_input: () => resizeToPlanes(image.data, image.width, image.height, image.channels, MODEL_SIZE, MODEL_SIZE, planes, 1 / 255, -0.5),
-        mask_png: () => sharp(mask.data, { raw: { width: mask.width, height: mask.height, channels: 1 } }).png({ compressionLevel: 6 }).toBuffer(),
+        model_input: () =>
+          resizeToPlanes(image.data, image.width, image.height, image.channels, MODEL_SIZE, MODEL_SIZE, planes, 1 / 255, -0.5),
+        mask_png: () =>
+          sharp(mask.data, { raw: { width: mask.width, height: mask.height, channels: 1 } })
+            .png({ compressionLevel: 6 })
+            .toBuffer(),
         refine: async () => (refined = await refineEdges(image, mask)),
         uncertainty: () => uncertainty(mask, { data: refined.alpha, width: image.width, height: image.height }),
         cutout: () => makeCutout({ data: refined.foreground, width: image.width, height: image.height, channels: 4 }, refined.alpha),
         encode_png: () =>
-          encodeImage({ data: makeCutout({ data: refined.foreground, width: image.width, height: image.height, channels: 4 }, refined.alpha), width: image.width, height: image.height, channels: 4 }, 'png', {})
+          encodeImage(
+            {
+              data: makeCutout({ data: refined.foreground, width: image.width, height: image.height, channels: 4 }, refined.alpha),
+              width: image.width,
+              height: image.height,
+              channels: 4
+            },
+            'png',
+            {}
+          )
       }
-      const row: Record<string, unknown> = { photo: basename(file), megapixels: round((image.width * image.height) / 1e6, 2), model: { cpu_ms: round((mc.user + mc.system) / 1000, 0), wall_ms: round(modelWall, 0) } }
+      const row: Record<string, unknown> = {
+        photo: basename(file),
+        megapixels: round((image.width * image.height) / 1e6, 2),
+        model: { cpu_ms: round((mc.user + mc.system) / 1000, 0), wall_ms: round(modelWall, 0) }
+      }
       for (const [name, step] of Object.entries(steps)) {
         const m = await measure(step, repeat)
         row[name] = m
@@ -79,7 +96,23 @@ export async function main(args: string[]): Promise<number> {
     await segmenter.close()
   }
   const perPhoto = Object.fromEntries([...totals].map(([k, v]) => [k, round(v.reduce((a, b) => a + b, 0) / v.length, 1)]))
-  const sum = round(Object.values(perPhoto).reduce((a, b) => a + b, 0), 1)
-  console.log(JSON.stringify({ machine: machine(), repeat, photos: photos.length, mean_cpu_ms_per_photo: perPhoto, steps_cpu_ms_per_photo: sum, per_photo: photos }, null, 2))
+  const sum = round(
+    Object.values(perPhoto).reduce((a, b) => a + b, 0),
+    1
+  )
+  console.log(
+    JSON.stringify(
+      {
+        machine: machine(),
+        repeat,
+        photos: photos.length,
+        mean_cpu_ms_per_photo: perPhoto,
+        steps_cpu_ms_per_photo: sum,
+        per_photo: photos
+      },
+      null,
+      2
+    )
+  )
   return 0
 }

@@ -28,14 +28,27 @@ const redis = await startRedis(redisServer, redisPort)
 const redisUrl = `redis://127.0.0.1:${redisPort}`
 const client = cliSync(['keys', 'create', '--credits', String(QUEUED + 100), '--data-dir', data])
 const workerKey = cliSync(['keys', 'create', '--worker', '--data-dir', data])
-const serve = spawn(process.execPath, [cli, 'serve', '--port', '0', '--queue', redisUrl, '--no-local-worker', '--lock-ms', '30000', '--data-dir', data], { stdio: ['ignore', 'pipe', 'inherit'] })
+const serve = spawn(
+  process.execPath,
+  [cli, 'serve', '--port', '0', '--queue', redisUrl, '--no-local-worker', '--lock-ms', '30000', '--data-dir', data],
+  { stdio: ['ignore', 'pipe', 'inherit'] }
+)
 const port = Number((await waitLine(serve, /Listening on http:\/\/127\.0\.0\.1:(\d+)/))[1])
 const base = `http://127.0.0.1:${port}`
-const workerHeaders = (token) => ({ 'X-API-Key': workerKey, 'X-Clipdesk-Studio': '3', 'X-Clipdesk-Worker': 'attacker', ...(token ? { 'X-Clipdesk-Claim': token } : {}) })
+const workerHeaders = (token) => ({
+  'X-API-Key': workerKey,
+  'X-Clipdesk-Studio': '3',
+  'X-Clipdesk-Worker': 'attacker',
+  ...(token ? { 'X-Clipdesk-Claim': token } : {})
+})
 
 async function untilAvailable() {
   for (;;) {
-    const r = await fetch(`${base}/api/v1/studio/hello`, { method: 'POST', headers: { ...workerHeaders(), 'Content-Type': 'application/json' }, body: '{}' }).catch(() => null)
+    const r = await fetch(`${base}/api/v1/studio/hello`, {
+      method: 'POST',
+      headers: { ...workerHeaders(), 'Content-Type': 'application/json' },
+      body: '{}'
+    }).catch(() => null)
     if (r?.status === 200) return
     await sleep(200)
   }
@@ -52,7 +65,11 @@ async function newJob(png) {
 }
 
 async function claim(jobId) {
-  const res = await fetch(`${base}/api/v1/studio/claim`, { method: 'POST', headers: { ...workerHeaders(), 'Content-Type': 'application/json' }, body: JSON.stringify({ job_id: jobId }) })
+  const res = await fetch(`${base}/api/v1/studio/claim`, {
+    method: 'POST',
+    headers: { ...workerHeaders(), 'Content-Type': 'application/json' },
+    body: JSON.stringify({ job_id: jobId })
+  })
   return (await res.json()).job
 }
 
@@ -62,8 +79,14 @@ function sendResult(jobId, token, total, declare) {
     const boundary = 'hostileboundary'
     const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="clipping.png"; filename="clipping.png"\r\n\r\n`)
     // A well-formed body: the file part (bytes that are no PNG), then the meta part.
-    const tail = Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n{"device":"cpu"}\r\n--${boundary}--\r\n`)
-    const headers = { ...workerHeaders(token), 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...(declare ? { 'Content-Length': String(head.length + total + tail.length) } : {}) }
+    const tail = Buffer.from(
+      `\r\n--${boundary}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n{"device":"cpu"}\r\n--${boundary}--\r\n`
+    )
+    const headers = {
+      ...workerHeaders(token),
+      'Content-Type': `multipart/form-data; boundary=${boundary}`,
+      ...(declare ? { 'Content-Length': String(head.length + total + tail.length) } : {})
+    }
     const started = performance.now()
     const req = request({ host: '127.0.0.1', port, path: `/api/v1/studio/result/${jobId}`, method: 'POST', headers })
     let answered = false
@@ -112,7 +135,9 @@ async function measured(name, attack) {
   const poller = (async () => {
     while (polling) {
       const t = performance.now()
-      await fetch(`${base}/api/v1/health`).then((r) => r.arrayBuffer()).catch(() => null)
+      await fetch(`${base}/api/v1/health`)
+        .then((r) => r.arrayBuffer())
+        .catch(() => null)
       slowest = Math.max(slowest, performance.now() - t)
       await sleep(100)
     }
@@ -121,7 +146,14 @@ async function measured(name, attack) {
   polling = false
   await poller
   clearInterval(sampler)
-  const row = { attack: name, answers, rss_before_mb: before, rss_peak_mb: peak, rss_growth_mb: peak - before, slowest_health_ms: Math.round(slowest) }
+  const row = {
+    attack: name,
+    answers,
+    rss_before_mb: before,
+    rss_peak_mb: peak,
+    rss_growth_mb: peak - before,
+    slowest_health_ms: Math.round(slowest)
+  }
   log(JSON.stringify(row))
   return row
 }
@@ -144,12 +176,16 @@ function redisCommands() {
 }
 
 await untilAvailable()
-const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#808080' } }).png().toBuffer()
+const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#808080' } })
+  .png()
+  .toBuffer()
 const attacks = []
 const maxResultMb = 8 * 50
 
 attacks.push(
-  await measured('390 MB result for a job the key never claimed (no token)', async () => [await sendResult(await newJob(png), null, 390 * MB, true)])
+  await measured('390 MB result for a job the key never claimed (no token)', async () => [
+    await sendResult(await newJob(png), null, 390 * MB, true)
+  ])
 )
 attacks.push(
   await measured(`1 GB chunked result for a claimed job (limit ${maxResultMb} MB)`, async () => {
@@ -170,7 +206,11 @@ log(`queueing ${QUEUED} jobs`)
 for (let i = 0; i < QUEUED; i += 100) {
   await Promise.all(
     Array.from({ length: Math.min(100, QUEUED - i) }, () =>
-      fetch(`${base}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client, 'Content-Type': 'application/json' }, body: JSON.stringify({ file_url: 'http://198.51.100.1/a.png' }) }).then((r) => r.arrayBuffer())
+      fetch(`${base}/api/v1/upload`, {
+        method: 'POST',
+        headers: { 'X-API-Key': client, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ file_url: 'http://198.51.100.1/a.png' })
+      }).then((r) => r.arrayBuffer())
     )
   )
 }
@@ -193,4 +233,6 @@ serve.kill('SIGTERM')
 await new Promise((r) => serve.once('exit', r))
 redis.kill('SIGKILL')
 rmSync(data, { recursive: true, force: true })
-console.log(JSON.stringify({ limits: { max_result_mb: maxResultMb, in_flight_budget_mb: 2 * maxResultMb }, attacks, idle_queue: idle }, null, 2))
+console.log(
+  JSON.stringify({ limits: { max_result_mb: maxResultMb, in_flight_budget_mb: 2 * maxResultMb }, attacks, idle_queue: idle }, null, 2)
+)

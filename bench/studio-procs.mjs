@@ -37,7 +37,9 @@ export function freePort() {
 }
 
 export function startRedis(redisServer, port) {
-  const child = spawn(redisServer, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] })
+  const child = spawn(redisServer, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'ignore']
+  })
   return new Promise((resolve) => {
     let out = ''
     child.stdout.on('data', (d) => {

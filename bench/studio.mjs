@@ -36,7 +36,7 @@ const arg = (name, fallback) => {
 }
 const CHAOS = argv.includes('--chaos')
 const JOBS = arg('jobs', CHAOS ? 60 : 40)
-const countsArg = argv.includes('--workers') ? argv[argv.indexOf('--workers') + 1] ?? '' : '1,2,3'
+const countsArg = argv.includes('--workers') ? (argv[argv.indexOf('--workers') + 1] ?? '') : '1,2,3'
 const COUNTS = CHAOS ? [3] : countsArg.split(',').map(Number)
 if (COUNTS.some((n) => !Number.isInteger(n) || n < 1 || n > 16) || !Number.isInteger(JOBS) || JOBS < 1) {
   console.error('bench:studio: expected --workers as a list of counts (1,2,3) and --jobs as a whole number from 1 up')
@@ -53,9 +53,28 @@ const startRedis = (port) => startRedisOn(redisServer, port)
 const jobLog = new Map()
 
 async function startWorker(redisUrl, port, key, name) {
-  const child = spawn(process.execPath, [cli, 'worker', '--queue', redisUrl, '--coordinator', `http://127.0.0.1:${port}`, '--key', key, '--name', name, '--threads', String(THREADS), '--lock-ms', '5000'], {
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
+  const child = spawn(
+    process.execPath,
+    [
+      cli,
+      'worker',
+      '--queue',
+      redisUrl,
+      '--coordinator',
+      `http://127.0.0.1:${port}`,
+      '--key',
+      key,
+      '--name',
+      name,
+      '--threads',
+      String(THREADS),
+      '--lock-ms',
+      '5000'
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit']
+    }
+  )
   let partial = ''
   child.stdout.on('data', (d) => {
     const lines = (partial + d).split('\n')
@@ -78,9 +97,27 @@ async function run(workerCount, jobs, chaos) {
   const redisUrl = `redis://127.0.0.1:${redisPort}`
   const client = cliSync(['keys', 'create', '--credits', String(jobs + workerCount), '--data-dir', data])
   const workerKey = cliSync(['keys', 'create', '--worker', '--data-dir', data])
-  const serve = spawn(process.execPath, [cli, 'serve', '--port', '0', '--queue', redisUrl, '--no-local-worker', '--lock-ms', '5000', '--worker-listen', '127.0.0.1:0', '--data-dir', data], {
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
+  const serve = spawn(
+    process.execPath,
+    [
+      cli,
+      'serve',
+      '--port',
+      '0',
+      '--queue',
+      redisUrl,
+      '--no-local-worker',
+      '--lock-ms',
+      '5000',
+      '--worker-listen',
+      '127.0.0.1:0',
+      '--data-dir',
+      data
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit']
+    }
+  )
   const lines = await waitLine(serve, /Listening on http:\/\/127\.0\.0\.1:(\d+)[\s\S]*Workers listening on http:\/\/127\.0\.0\.1:(\d+)/)
   const apiPort = Number(lines[1])
   const port = Number(lines[2])
@@ -95,7 +132,13 @@ async function run(workerCount, jobs, chaos) {
     const cx = 110 + (n % 80)
     const cy = 105 + (Math.floor(n / 80) % 40)
     return sharp({ create: { width: 320, height: 240, channels: 3, background: '#d8e0e8' } })
-      .composite([{ input: Buffer.from(`<svg width="320" height="240"><ellipse cx="${cx}" cy="${cy}" rx="80" ry="70" fill="#c03020"/></svg>`), top: 0, left: 0 }])
+      .composite([
+        {
+          input: Buffer.from(`<svg width="320" height="240"><ellipse cx="${cx}" cy="${cy}" rx="80" ry="70" fill="#c03020"/></svg>`),
+          top: 0,
+          left: 0
+        }
+      ])
       .png()
       .toBuffer()
   }
@@ -210,7 +253,7 @@ console.log(
       cores: availableParallelism(),
       threads_per_worker: THREADS,
       image: '320x240 PNG (a different photo each job), mode clipping, model medium',
-      note: 'Worker processes share this machine\'s cores: past the core count more workers add no throughput. On separate machines each worker adds its own jobs/hour.',
+      note: "Worker processes share this machine's cores: past the core count more workers add no throughput. On separate machines each worker adds its own jobs/hour.",
       overhead:
         'coordinator_cpu_ms_per_job: CPU time of the coordinator process per job (intake, claim, storing results). coordinator_wall_ms_per_job: wall time a worker waits on the coordinator per job (claim, input download, result upload), over loopback.',
       total_seconds: Math.round((Date.now() - benchStarted) / 1000),
@@ -226,10 +269,21 @@ console.log(
 function ledgerAndResults(file) {
   const db = new Database(file, { readonly: true })
   try {
-    const ledger = Object.fromEntries(db.prepare('SELECT reason, count(*) AS n FROM credit_ledger WHERE job_id IS NOT NULL GROUP BY reason').all().map((r) => [r.reason, r.n]))
+    const ledger = Object.fromEntries(
+      db
+        .prepare('SELECT reason, count(*) AS n FROM credit_ledger WHERE job_id IS NOT NULL GROUP BY reason')
+        .all()
+        .map((r) => [r.reason, r.n])
+    )
     const results = db.prepare('SELECT count(*) AS rows_, count(DISTINCT job_id) AS jobs FROM results').get()
     const attempts = db.prepare('SELECT max(attempts) AS n FROM jobs').get()
-    return { charges: ledger.charge ?? 0, refunds: ledger.refund ?? 0, result_rows: results.rows_, jobs_with_results: results.jobs, max_attempts: attempts.n }
+    return {
+      charges: ledger.charge ?? 0,
+      refunds: ledger.refund ?? 0,
+      result_rows: results.rows_,
+      jobs_with_results: results.jobs,
+      max_attempts: attempts.n
+    }
   } finally {
     db.close()
   }

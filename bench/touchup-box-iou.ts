@@ -32,7 +32,13 @@ interface Box {
 /** Families taken in turn, one per reference cutout (the fifth is the small-subject scene). */
 const SCENES_PER_REFERENCE = 5
 
-export async function boxIou(engine: Engine, refDir: string, photos: string[], count: number, maskCacheDir: string | undefined): Promise<unknown> {
+export async function boxIou(
+  engine: Engine,
+  refDir: string,
+  photos: string[],
+  count: number,
+  maskCacheDir: string | undefined
+): Promise<unknown> {
   const segmenter = await engine.modelPool.acquire(null)
   const source = maskSource(segmenter, maskCacheDir)
   const rows: Array<{ scene: string; box: string; without: number; with: number; changed_outside: number }> = []
@@ -56,7 +62,14 @@ export async function boxIou(engine: Engine, refDir: string, photos: string[], c
       } else if (k < 0) continue
       else k++
       if (k !== ref % SCENES_PER_REFERENCE) continue
-      const image: DecodedImage = { data: scene.image, width: scene.width, height: scene.height, channels: 4, hasAlpha: false, warnings: [] }
+      const image: DecodedImage = {
+        data: scene.image,
+        width: scene.width,
+        height: scene.height,
+        channels: 4,
+        hasAlpha: false,
+        warnings: []
+      }
       const params = { alpha: 'auto' as const, refine: 'edges' as const }
       const plain = await computeAlpha(image, scene.image, { segmenter: source }, params)
       for (const [label, box] of boxesFor(scene, plain.alpha)) {
@@ -64,7 +77,13 @@ export async function boxIou(engine: Engine, refDir: string, photos: string[], c
         const inside = maskOf(box, scene.width, scene.height)
         let changed = 0
         for (let i = 0; i < inside.length; i++) if (!inside[i] && boxed.alpha[i] !== plain.alpha[i]) changed++
-        rows.push({ scene: `${scene.name}/${scene.family}`, box: label, without: round(iou(plain.alpha, scene.alpha, inside), 4), with: round(iou(boxed.alpha, scene.alpha, inside), 4), changed_outside: changed })
+        rows.push({
+          scene: `${scene.name}/${scene.family}`,
+          box: label,
+          without: round(iou(plain.alpha, scene.alpha, inside), 4),
+          with: round(iou(boxed.alpha, scene.alpha, inside), 4),
+          changed_outside: changed
+        })
       }
       if (new Set(rows.map((r) => r.scene)).size >= count) break
     }
@@ -97,7 +116,8 @@ function boxesFor(scene: Scene, alpha: Buffer): Array<[string, Box]> {
     for (let tx = 0; tx < 3; tx++) {
       const tile = { x: tx * tw, y: ty * th, width: tx === 2 ? width - 2 * tw : tw, height: ty === 2 ? height - 2 * th : th }
       let wrong = 0
-      for (let y = tile.y; y < tile.y + tile.height; y++) for (let x = tile.x; x < tile.x + tile.width; x++) if (alpha[y * width + x]! >= 128 !== scene.alpha[y * width + x]! >= 128) wrong++
+      for (let y = tile.y; y < tile.y + tile.height; y++)
+        for (let x = tile.x; x < tile.x + tile.width; x++) if (alpha[y * width + x]! >= 128 !== scene.alpha[y * width + x]! >= 128) wrong++
       if (wrong > most) [most, best] = [wrong, tile]
     }
   if (best) out.push(['error', best])

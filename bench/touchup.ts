@@ -37,12 +37,16 @@ const quantile = (values: number[], q: number): number => {
   const s = [...values].sort((a, b) => a - b)
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN
 }
-const figures = (ms: number[]): { median: number; p90: number; max: number } => ({ median: round(median(ms), 1), p90: round(quantile(ms, 0.9), 1), max: round(Math.max(...ms), 1) })
+const figures = (ms: number[]): { median: number; p90: number; max: number } => ({
+  median: round(median(ms), 1),
+  p90: round(quantile(ms, 0.9), 1),
+  max: round(Math.max(...ms), 1)
+})
 
 /** A deterministic sequence in [0, 1). */
 function lcg(seed: number): () => number {
   let s = seed >>> 0
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32
 }
 
 export async function main(args: string[]): Promise<number> {
@@ -50,7 +54,8 @@ export async function main(args: string[]): Promise<number> {
   const dir = corpusDir(opts.get('corpus'))
   const files = corpusFiles(dir, positiveInt(opts.get('limit'), 5, '--limit'))
   const composites = opts.has('composites') ? Number(opts.get('composites')) : 6
-  if (!Number.isInteger(composites) || composites < 0) throw new Error(`--composites must be a whole number ≥ 0, got ${opts.get('composites')}`)
+  if (!Number.isInteger(composites) || composites < 0)
+    throw new Error(`--composites must be a whole number ≥ 0, got ${opts.get('composites')}`)
   const strokes = positiveInt(opts.get('strokes'), 12, '--strokes')
   // This checkout's sandbox (the bundle runs from the shared node_modules, beside another build).
   process.env.CLIPDESK_SANDBOX_SCRIPT ??= join(ROOT, 'out', 'main', 'decode-child.js')
@@ -77,7 +82,11 @@ export async function main(args: string[]): Promise<number> {
   try {
     for (const file of files) {
       const bytes = await readFile(file)
-      const res = await engine.upload({ fields: { output_format: 'png' }, file: { bytes, mimeType: null, filename: basename(file) }, keyId: null })
+      const res = await engine.upload({
+        fields: { output_format: 'png' },
+        file: { bytes, mimeType: null, filename: basename(file) },
+        keyId: null
+      })
       if (!('job_id' in res.body)) throw new Error(`${file}: ${res.body.error.message}`)
       const jobId = res.body.job_id
       await ends.wait(jobId)
@@ -112,7 +121,9 @@ export async function main(args: string[]): Promise<number> {
       for (let s = 0; s < strokes; s++) {
         paint(s)
         t = performance.now()
-        const png = await sharp(hint, { raw: { width, height, channels: 1 } }).png({ compressionLevel: 1 }).toBuffer()
+        const png = await sharp(hint, { raw: { width, height, channels: 1 } })
+          .png({ compressionLevel: 1 })
+          .toBuffer()
         encode.push(performance.now() - t)
         t = performance.now()
         const preview = await previews.preview(source, png)
@@ -120,8 +131,15 @@ export async function main(args: string[]): Promise<number> {
         app.push(preview.ms)
       }
       // A look-again box over the middle third, in the photo's own pixels.
-      const box = { x: Math.floor(opened.width / 3), y: Math.floor(opened.height / 3), width: Math.max(16, Math.floor(opened.width / 3)), height: Math.max(16, Math.floor(opened.height / 3)) }
-      const png = await sharp(hint, { raw: { width, height, channels: 1 } }).png({ compressionLevel: 1 }).toBuffer()
+      const box = {
+        x: Math.floor(opened.width / 3),
+        y: Math.floor(opened.height / 3),
+        width: Math.max(16, Math.floor(opened.width / 3)),
+        height: Math.max(16, Math.floor(opened.height / 3))
+      }
+      const png = await sharp(hint, { raw: { width, height, channels: 1 } })
+        .png({ compressionLevel: 1 })
+        .toBuffer()
       t = performance.now()
       await previews.preview(source, png, [box])
       const lookMs = performance.now() - t
@@ -140,7 +158,9 @@ export async function main(args: string[]): Promise<number> {
       const without: number[] = []
       for (let s = 0; s < BOX_STROKES; s++) {
         paint(strokes + s)
-        const png = await sharp(hint, { raw: { width, height, channels: 1 } }).png({ compressionLevel: 1 }).toBuffer()
+        const png = await sharp(hint, { raw: { width, height, channels: 1 } })
+          .png({ compressionLevel: 1 })
+          .toBuffer()
         // In turn first, so neither gains from the other's warm caches.
         for (const withIt of s % 2 === 0 ? [true, false] : [false, true]) {
           t = performance.now()

@@ -23,7 +23,9 @@ const tooOld = (version) => {
 if (tooOld(process.version)) {
   const own = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url))
   if (!existsSync(own)) {
-    console.error(`clipdesk: Node ${MIN.join('.')} or newer is required (this is ${process.version}); run \`npm install\` in the project folder to bring one`)
+    console.error(
+      `clipdesk: Node ${MIN.join('.')} or newer is required (this is ${process.version}); run \`npm install\` in the project folder to bring one`
+    )
     process.exit(1)
   }
   // The allocator's settings (below) go with it: the project's Node then starts with them and

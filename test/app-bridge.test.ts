@@ -49,7 +49,10 @@ beforeAll(async () => {
       listener: () => ({ running: true, url: null, error: null, managed: false })
     }
   })
-  http = await startHttpServer(engine, { port: 0, app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }), rendererDir } })
+  http = await startHttpServer(engine, {
+    port: 0,
+    app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }), rendererDir }
+  })
   owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
   plain = engine.keys.create({ credits: 5, name: 'script' }).key
 })
@@ -100,7 +103,10 @@ describe('app bridge', () => {
   })
 
   it('creates a key shown once, and revokes it', async () => {
-    const created = (await (await call('keysCreate', { name: 'tool', credits: 3 })).json()) as { key: string; info: { id: string; credits: number } }
+    const created = (await (await call('keysCreate', { name: 'tool', credits: 3 })).json()) as {
+      key: string
+      info: { id: string; credits: number }
+    }
     expect(created.key).toMatch(/^cdk_/)
     expect(created.info.credits).toBe(3)
     const status = (key: string) => fetch(`${http.url}/api/v1/status?job_id=x`, { headers: { 'X-API-Key': key } }).then((r) => r.status)
@@ -121,7 +127,11 @@ describe('app bridge', () => {
     expect((await call('upload', {})).status).toBe(404) // uploads go to /api/v1/upload
     expect((await call('noSuchMethod', {})).status).toBe(404)
     expect((await fetch(`${http.url}/api/app/keysList`, { headers: { 'X-API-Key': owner } })).status).toBe(405)
-    const text = await fetch(`${http.url}/api/app/keysList`, { method: 'POST', headers: { 'X-API-Key': owner, 'Content-Type': 'text/plain' }, body: '' })
+    const text = await fetch(`${http.url}/api/app/keysList`, {
+      method: 'POST',
+      headers: { 'X-API-Key': owner, 'Content-Type': 'text/plain' },
+      body: ''
+    })
     expect(text.status).toBe(400)
   })
 
@@ -137,7 +147,9 @@ describe('app bridge', () => {
     })
     expect((await call('batchResume', 'x', plain)).status).toBe(403)
     // A batch that was not interrupted: resuming changes nothing.
-    const created = (await (await call('batchCreate', { request: { mode: 'clipping', output_format: 'png' }, destination: join(root, 'out', 'r') })).json()) as {
+    const created = (await (
+      await call('batchCreate', { request: { mode: 'clipping', output_format: 'png' }, destination: join(root, 'out', 'r') })
+    ).json()) as {
       id: string
     }
     const resumed = await call('batchResume', created.id)
@@ -151,7 +163,9 @@ describe('app bridge', () => {
     const res = await fetch(`${http.url}/api/app/events`, { headers: { 'X-API-Key': owner }, signal: controller.signal })
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/)
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
-    const created = (await (await call('batchCreate', { request: { mode: 'clipping', output_format: 'png' }, destination: join(root, 'out', 'sse') })).json()) as {
+    const created = (await (
+      await call('batchCreate', { request: { mode: 'clipping', output_format: 'png' }, destination: join(root, 'out', 'sse') })
+    ).json()) as {
       id: string
     }
     let text = ''

@@ -14,8 +14,6 @@ import { scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
 import { address, settled, until } from './helpers/batches'
 
-
-
 let root: string
 beforeAll(() => {
   root = tempDir('clipdesk-batch-device-')
@@ -47,7 +45,9 @@ describe('the device of a batch item', () => {
 
     const item = service.detail(batch.id, address).items[0]!
     expect(item).toMatchObject({ state: 'done', model: 'u2netp', device: 'cpu' })
-    expect(item.warnings).toEqual([expect.stringMatching(/^Cut-out: device: the cuda execution provider could not be used .*running on the CPU/)])
+    expect(item.warnings).toEqual([
+      expect.stringMatching(/^Cut-out: device: the cuda execution provider could not be used .*running on the CPU/)
+    ])
     // The item keeps what its job recorded (jobs are swept after the retention time, items stay).
     expect(engine.jobs.get(item.job_id!)).toMatchObject({ model: 'u2netp', device: 'cpu' })
 

@@ -61,7 +61,9 @@ describe('batch outputs', () => {
     const one = await runBatch(preset, join(root, 'primary'))
     expect(one).toEqual(['ball.png', 'shoe.png'])
     // The primary of ecommerce-white is the shadowed composite: 2000×2000 on white, opaque corners.
-    const { data, info } = await sharp(join(root, 'primary', 'ball.png')).raw().toBuffer({ resolveWithObject: true })
+    const { data, info } = await sharp(join(root, 'primary', 'ball.png'))
+      .raw()
+      .toBuffer({ resolveWithObject: true })
     expect([info.width, info.height]).toEqual([2000, 2000])
     expect([...data.subarray(0, info.channels)].slice(0, 3)).toEqual([255, 255, 255])
   })
@@ -98,21 +100,32 @@ describe('batch outputs', () => {
   })
 
   it('writes the variations a set names, and names files by the template', async () => {
-    const named = await runBatch({ mode: 'params', output_format: 'png', params: 'ecommerce-white;variations=clipping,shadowTop' }, join(root, 'named'))
+    const named = await runBatch(
+      { mode: 'params', output_format: 'png', params: 'ecommerce-white;variations=clipping,shadowTop' },
+      join(root, 'named')
+    )
     expect(named).toEqual(['ball.cut-out.png', 'ball.with-shadow.png', 'shoe.cut-out.png', 'shoe.with-shadow.png'])
     const templated = await runBatch({ ...preset, name_template: '{preset}/{name}-{variation}.{ext}' }, join(root, 'templated'))
     expect(templated).toEqual(['ecommerce-white/ball-with-shadow.png', 'ecommerce-white/shoe-with-shadow.png'])
   })
 
   it('writes the extension of the format asked for, as the preview says (jpeg stays jpeg)', async () => {
-    const jpeg = await runBatch({ mode: 'clipping', output_format: 'jpeg', params: null, name_template: '{name}.{variation}.{ext}' }, join(root, 'jpeg'))
+    const jpeg = await runBatch(
+      { mode: 'clipping', output_format: 'jpeg', params: null, name_template: '{name}.{variation}.{ext}' },
+      join(root, 'jpeg')
+    )
     expect(jpeg).toEqual(['ball.cut-out.jpeg', 'shoe.cut-out.jpeg'])
   })
 
   it('refuses a bad naming template when the batch is created', () => {
-    const bad = batchCreateSchema.safeParse({ request: { mode: 'clipping', output_format: 'png', params: null, name_template: '{nope}.{ext}' }, destination: '/tmp/x' })
+    const bad = batchCreateSchema.safeParse({
+      request: { mode: 'clipping', output_format: 'png', params: null, name_template: '{nope}.{ext}' },
+      destination: '/tmp/x'
+    })
     expect(bad.success).toBe(false)
-    expect(bad.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['request.name_template', expect.stringContaining('unknown token {nope}')]])
+    expect(bad.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['request.name_template', expect.stringContaining('unknown token {nope}')]
+    ])
   })
 
   it('plans the file names the batch screen shows before Start', () => {

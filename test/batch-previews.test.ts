@@ -47,7 +47,16 @@ beforeAll(async () => {
       listener: () => ({ running: true, url: null, error: null, managed: false })
     }
   })
-  http = await startHttpServer(engine, { port: 0, app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }), rendererDir: join(root, 'renderer') } })
+  http = await startHttpServer(engine, {
+    port: 0,
+    app: {
+      handlers,
+      engine,
+      files: batchAppFiles(batches),
+      events: appEvents({ engine, batches, address }),
+      rendererDir: join(root, 'renderer')
+    }
+  })
   mkdirSync(join(root, 'in'), { recursive: true })
   photo = join(root, 'in', 'ball.png')
   writeFileSync(photo, await scenePng())

@@ -15,8 +15,10 @@ import { scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
 import { CLIPPING, address, until, settled } from './helpers/batches'
 
-
-const pngsIn = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.png')).sort()
+const pngsIn = (dir: string): string[] =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.png'))
+    .sort()
 
 let root: string
 let inputs: string[]
@@ -26,7 +28,12 @@ beforeAll(async () => {
   const base = await scenePng()
   mkdirSync(join(root, 'in'), { recursive: true })
   // Four different photos (flipped, rotated): four different cut-outs, no shared mask cache.
-  const variants = [base, await sharp(base).flop().png().toBuffer(), await sharp(base).flip().png().toBuffer(), await sharp(base).rotate(180).png().toBuffer()]
+  const variants = [
+    base,
+    await sharp(base).flop().png().toBuffer(),
+    await sharp(base).flip().png().toBuffer(),
+    await sharp(base).rotate(180).png().toBuffer()
+  ]
   inputs = variants.map((bytes, i) => {
     const path = join(root, 'in', `p${i}.png`)
     writeFileSync(path, bytes)
@@ -35,7 +42,10 @@ beforeAll(async () => {
 })
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-async function open(dataDir: string, opts: { window?: number } = {}): Promise<{ engine: Engine; service: BatchService; close(): Promise<void> }> {
+async function open(
+  dataDir: string,
+  opts: { window?: number } = {}
+): Promise<{ engine: Engine; service: BatchService; close(): Promise<void> }> {
   const engine = new Engine({ dataDir, concurrency: 1 })
   engine.start()
   const service = new BatchService(engine, opts)
@@ -56,7 +66,10 @@ describe('an interrupted batch', () => {
     const out = join(root, 'out1')
     let app = await open(dataDir, { window: 1 })
     const batch = await app.service.create({ request: CLIPPING, destination: out })
-    await app.service.add(batch.id, inputs.map((path) => ({ path })))
+    await app.service.add(
+      batch.id,
+      inputs.map((path) => ({ path }))
+    )
     await until(app.service, batch.id, (s) => s.counts.done >= 1)
     await app.close() // the app is closed while the batch runs
 
@@ -203,7 +216,18 @@ describe('the batch report', () => {
     await expect.poll(() => readdirSync(out).includes('clipdesk-report.txt')).toBe(true)
     const report = JSON.parse(readFileSync(join(out, 'clipdesk-report.json'), 'utf8'))
     expect(report.batch).toEqual({ id: batch.id, name: 'Shoot' })
-    expect(report.counts).toEqual({ images: 3, touched_up: 0, done: 1, failed: 2, cancelled: 0, not_started: 0, not_images: 1, files_written: 1, to_check: 0, likely_wrong: 0 })
+    expect(report.counts).toEqual({
+      images: 3,
+      touched_up: 0,
+      done: 1,
+      failed: 2,
+      cancelled: 0,
+      not_started: 0,
+      not_images: 1,
+      files_written: 1,
+      to_check: 0,
+      likely_wrong: 0
+    })
     // The one cutout made, with its score: the ball is clear-cut (docs/review.md).
     expect(report.cutouts).toEqual([{ input: 'shoot/a.png', uncertainty: expect.any(Number), review: null, to_check: false }])
     expect(report.outcome).toBe('Done with 2 errors')
@@ -224,7 +248,9 @@ describe('the batch report', () => {
     expect(txt).toContain('\nSettings: Cut-out (transparent) · PNG; one file per photo; default names\n')
     expect(txt).toContain('\n3 photos: 1 done, 2 failed; 1 file written; 1 other file skipped (not an image)\n')
     expect(txt).not.toMatch(/mode=|=null|1 images|1 files|other files not processed/)
-    expect(txt).toContain('  shoot/broken.png: This file is not an image Clipdesk reads (PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG)\n    details: ')
+    expect(txt).toContain(
+      '  shoot/broken.png: This file is not an image Clipdesk reads (PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG)\n    details: '
+    )
     expect(txt).toContain('Not images (skipped):\n  shoot/notes.txt')
     expect(txt).toContain('\n0 cutouts to check')
     expect(txt).toContain('  big.png: The upload is larger than 10 bytes.')

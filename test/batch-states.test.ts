@@ -45,7 +45,11 @@ async function refusal(p: Promise<unknown>): Promise<ApiError> {
 
 describe('the destination, checked once before anything is sent', () => {
   it.each([
-    ['a folder under /proc (a recursive mkdir there never returns)', () => '/proc/clipdesk/out', () => 'The folder /proc/clipdesk cannot be made: /proc does not take new folders'],
+    [
+      'a folder under /proc (a recursive mkdir there never returns)',
+      () => '/proc/clipdesk/out',
+      () => 'The folder /proc/clipdesk cannot be made: /proc does not take new folders'
+    ],
     ['a file where a folder should be', () => join(root, 'a-file', 'out'), () => `${join(root, 'a-file')} is a file, not a folder`]
   ])('refuses %s with 422 and the reason in plain words', async (_name, dest, message) => {
     writeFileSync(join(root, 'a-file'), 'a file')
@@ -81,7 +85,14 @@ describe('end states', () => {
     const png = await scenePng()
     const dir = join(root, 'in-stop')
     mkdirSync(dir)
-    for (let i = 0; i < 6; i++) writeFileSync(join(dir, `p${i}.png`), await sharp(png).resize(240 + 16 * i).png().toBuffer())
+    for (let i = 0; i < 6; i++)
+      writeFileSync(
+        join(dir, `p${i}.png`),
+        await sharp(png)
+          .resize(240 + 16 * i)
+          .png()
+          .toBuffer()
+      )
     const batch = await service.create({ request: CLIPPING, destination: join(root, 'out-stop'), expected: { files: 6, bytes: 6000 } })
     await service.add(batch.id, [{ path: dir }])
     await until(service, batch.id, (s) => s.counts.done >= 1)
@@ -139,7 +150,9 @@ describe('retry', () => {
   it('an upload whose original is no longer kept is not retried: it keeps its own error and the retry says why', async () => {
     const batch = await service.create({ request: CLIPPING, destination: join(root, 'out-gone') })
     // A JPEG cut short: accepted (its header is a JPEG's), kept by the engine, and failed by the decoder.
-    const jpeg = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#3060a0' } }).jpeg().toBuffer()
+    const jpeg = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#3060a0' } })
+      .jpeg()
+      .toBuffer()
     await service.add(batch.id, [{ bytes: new Uint8Array(jpeg.subarray(0, Math.floor(jpeg.length * 0.6))), rel_path: 'upload.jpg' }])
     await until(service, batch.id, settled)
     const item = service.detail(batch.id, address).items[0]!
@@ -148,7 +161,9 @@ describe('retry', () => {
     const err = await refusal(service.retry({ batch_id: batch.id, item_id: item.id }))
     expect(err.status).toBe(404)
     expect(err.code).toBe('not_found')
-    expect(err.message).toBe('This file cannot be retried: the uploaded original is no longer kept (uploads are kept for the retention time). Add it to a batch again.')
+    expect(err.message).toBe(
+      'This file cannot be retried: the uploaded original is no longer kept (uploads are kept for the retention time). Add it to a batch again.'
+    )
     const after = service.detail(batch.id, address).items[0]!
     expect(after.state).toBe('failed')
     expect(after.error).toBe(item.error)

@@ -32,10 +32,18 @@ async function hintPng(w: number = width, h: number = height): Promise<string> {
   const grey = Buffer.alloc(w * h, 128)
   const sx = w / width
   const sy = h / height
-  for (const [[x0, y0, rw, rh], v] of [[KEEP, 255], [REMOVE, 0]] as const) {
-    for (let y = Math.round(y0 * sy); y < Math.round((y0 + rh) * sy); y++) grey.fill(v, y * w + Math.round(x0 * sx), y * w + Math.round((x0 + rw) * sx))
+  for (const [[x0, y0, rw, rh], v] of [
+    [KEEP, 255],
+    [REMOVE, 0]
+  ] as const) {
+    for (let y = Math.round(y0 * sy); y < Math.round((y0 + rh) * sy); y++)
+      grey.fill(v, y * w + Math.round(x0 * sx), y * w + Math.round((x0 + rw) * sx))
   }
-  return (await sharp(grey, { raw: { width: w, height: h, channels: 1 } }).png().toBuffer()).toString('base64')
+  return (
+    await sharp(grey, { raw: { width: w, height: h, channels: 1 } })
+      .png()
+      .toBuffer()
+  ).toString('base64')
 }
 
 /** Mean of a plane over a rectangle, scaled from the scene's size to the plane's. */
@@ -136,7 +144,13 @@ describe('touch-up of a batch file', () => {
     const report = join(out, 'clipdesk-report.json')
     // Both files: the readable one is written after the JSON.
     const text = join(out, 'clipdesk-report.txt')
-    await waitFor('the report notes the touch-up', () => existsSync(report) && JSON.parse(readFileSync(report, 'utf8')).touched_up?.length === 1 && readFileSync(text, 'utf8').includes('touched up'))
+    await waitFor(
+      'the report notes the touch-up',
+      () =>
+        existsSync(report) &&
+        JSON.parse(readFileSync(report, 'utf8')).touched_up?.length === 1 &&
+        readFileSync(text, 'utf8').includes('touched up')
+    )
     const json = JSON.parse(readFileSync(report, 'utf8'))
     expect(json.touched_up[0]).toMatchObject({ input: 'ball.png', times: 1 })
     expect(json.counts.touched_up).toBe(1)
@@ -152,7 +166,12 @@ describe('touch-up of a batch file', () => {
 
   it('re-renders every variation of a layered PSD: the layer mask takes the strokes', async () => {
     const psdOut = join(root, 'psd')
-    const request: BatchRequest = { mode: 'params', output_format: 'psd', params: 'variations=clipping,compose;background=#FFFFFF', all_variations: true }
+    const request: BatchRequest = {
+      mode: 'params',
+      output_format: 'psd',
+      params: 'variations=clipping,compose;background=#FFFFFF',
+      all_variations: true
+    }
     const { batchId, itemId } = await doneBatch(request, psdOut)
     const outputs = service.detail(batchId, address).items[0]!.outputs
     expect(outputs).toHaveLength(2)
@@ -165,7 +184,9 @@ describe('touch-up of a batch file', () => {
       const m = subject.mask!.imageData!
       // The layer mask as a plane of the whole canvas (the mask may be cropped to its box).
       const plane = Buffer.alloc(width * height, subject.mask!.defaultColor ?? 0)
-      for (let y = 0; y < m.height; y++) for (let x = 0; x < m.width; x++) plane[(y + (subject.mask!.top ?? 0)) * width + x + (subject.mask!.left ?? 0)] = m.data[(y * m.width + x) * 4]!
+      for (let y = 0; y < m.height; y++)
+        for (let x = 0; x < m.width; x++)
+          plane[(y + (subject.mask!.top ?? 0)) * width + x + (subject.mask!.left ?? 0)] = m.data[(y * m.width + x) * 4]!
       expect(meanIn(plane, width, height, REMOVE)).toBeLessThanOrEqual(25)
       expect(meanIn(plane, width, height, KEEP)).toBeGreaterThanOrEqual(230)
     }
@@ -191,7 +212,12 @@ describe('touch-up of a batch file', () => {
     await refused(api.touchUp({ target } as never), 'validation_failed', 422, 'hint')
     await refused(api.touchUpPreview({ target, hint: 'not base64!' }), 'validation_failed', 422, 'hint')
     await refused(api.touchUp({ hint } as never), 'validation_failed', 422, 'target')
-    await refused(api.touchUp({ target: { kind: 'album', batch_id: target.batch_id, item_id: target.item_id }, hint } as never), 'validation_failed', 422, 'target.kind')
+    await refused(
+      api.touchUp({ target: { kind: 'album', batch_id: target.batch_id, item_id: target.item_id }, hint } as never),
+      'validation_failed',
+      422,
+      'target.kind'
+    )
     // A hint of the wrong size, or not an image.
     const small = await hintPng(100, 75)
     await refused(api.touchUp({ target, hint: small }), 'validation_failed', 422, 'hint')
@@ -227,7 +253,14 @@ describe('a touched-up file leaves "to check"', () => {
     const out = join(root, 'grey')
     const batch = await service.create({ request: { mode: 'clipping', output_format: 'png', params: null }, destination: out })
     const [w, h] = [96, 64]
-    await service.add(batch.id, [{ bytes: await sharp({ create: { width: w, height: h, channels: 3, background: '#808080' } }).png().toBuffer(), rel_path: 'grey.png' }])
+    await service.add(batch.id, [
+      {
+        bytes: await sharp({ create: { width: w, height: h, channels: 3, background: '#808080' } })
+          .png()
+          .toBuffer(),
+        rel_path: 'grey.png'
+      }
+    ])
     await until(service, batch.id, settled)
     const before = service.detail(batch.id, address)
     const item = before.items[0]!
@@ -236,13 +269,22 @@ describe('a touched-up file leaves "to check"', () => {
     expect(before.counts).toMatchObject({ done: 1, to_check: 1, likely_wrong: 0, touched_up: 0 })
     const report = join(out, 'clipdesk-report.json')
     await waitFor('the first report', () => existsSync(report))
-    expect(JSON.parse(readFileSync(report, 'utf8')).cutouts).toEqual([{ input: 'grey.png', uncertainty: WORTH_A_LOOK, review: 'worth_a_look', to_check: true }])
+    expect(JSON.parse(readFileSync(report, 'utf8')).cutouts).toEqual([
+      { input: 'grey.png', uncertainty: WORTH_A_LOOK, review: 'worth_a_look', to_check: true }
+    ])
 
     // A Keep stroke over the middle, saved.
     const hint = Buffer.alloc(w * h, 128)
     for (let y = 16; y < 48; y++) hint.fill(255, y * w + 24, y * w + 72)
     const target: TouchUpTarget = { kind: 'batch', batch_id: batch.id, item_id: item.id }
-    await api.touchUp({ target, hint: (await sharp(hint, { raw: { width: w, height: h, channels: 1 } }).png().toBuffer()).toString('base64') })
+    await api.touchUp({
+      target,
+      hint: (
+        await sharp(hint, { raw: { width: w, height: h, channels: 1 } })
+          .png()
+          .toBuffer()
+      ).toString('base64')
+    })
 
     const after = service.detail(batch.id, address)
     const touched = after.items[0]!
@@ -278,10 +320,14 @@ describe('look-again boxes in touch-up', () => {
     const item = service.detail(batch.id, address).items[0]!
     expect(item.status).toBe('done')
     target = { kind: 'batch', batch_id: batch.id, item_id: item.id }
-    grey = (await sharp(Buffer.alloc(W * H, 128), { raw: { width: W, height: H, channels: 1 } }).png().toBuffer()).toString('base64')
+    grey = (
+      await sharp(Buffer.alloc(W * H, 128), { raw: { width: W, height: H, channels: 1 } })
+        .png()
+        .toBuffer()
+    ).toString('base64')
   })
 
-  it('the preview runs the model on the box\'s crop, and Save makes the same at full size', async () => {
+  it("the preview runs the model on the box's crop, and Save makes the same at full size", async () => {
     const plain = await api.touchUpPreview({ target })
     expect(plain.preview).toEqual({ width: W, height: H })
     const plainAlpha = await alphaOfFile(Buffer.from(plain.png, 'base64'))
@@ -312,17 +358,37 @@ describe('look-again boxes in touch-up', () => {
 
   it('refuses boxes it cannot use, naming regions', async () => {
     const outside = { x: W + 10, y: 0, width: 40, height: 40 }
-    await expect(api.touchUpPreview({ target, regions: [outside] })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'regions' }] })
-    await expect(api.touchUp({ target, hint: grey, regions: [outside] })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'regions' }] })
+    await expect(api.touchUpPreview({ target, regions: [outside] })).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'regions' }]
+    })
+    await expect(api.touchUp({ target, hint: grey, regions: [outside] })).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'regions' }]
+    })
     const nine = Array.from({ length: 9 }, () => box)
-    await expect(api.touchUpPreview({ target, regions: nine })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'regions' }] })
-    await expect(api.touchUp({ target, hint: grey, regions: [{ ...box, width: 4 }] })).rejects.toMatchObject({ code: 'validation_failed', details: [{ field: 'regions.0.width' }] })
+    await expect(api.touchUpPreview({ target, regions: nine })).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'regions' }]
+    })
+    await expect(api.touchUp({ target, hint: grey, regions: [{ ...box, width: 4 }] })).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'regions.0.width' }]
+    })
     // Two boxes of three quarters of the photo each: more than its area between them, before any model run.
     const wide = [
       { x: 0, y: 0, width: W, height: Math.ceil((H * 3) / 4) },
       { x: 0, y: Math.floor(H / 4), width: W, height: H - Math.floor(H / 4) }
     ]
-    await expect(api.touchUpPreview({ target, regions: wide })).rejects.toMatchObject({ code: 'validation_failed', status: 422, details: [{ field: 'regions', issue: expect.stringMatching(/between them/) }] })
-    await expect(api.touchUp({ target, hint: grey, regions: wide })).rejects.toMatchObject({ code: 'validation_failed', status: 422, details: [{ field: 'regions', issue: expect.stringMatching(/between them/) }] })
+    await expect(api.touchUpPreview({ target, regions: wide })).rejects.toMatchObject({
+      code: 'validation_failed',
+      status: 422,
+      details: [{ field: 'regions', issue: expect.stringMatching(/between them/) }]
+    })
+    await expect(api.touchUp({ target, hint: grey, regions: wide })).rejects.toMatchObject({
+      code: 'validation_failed',
+      status: 422,
+      details: [{ field: 'regions', issue: expect.stringMatching(/between them/) }]
+    })
   })
 })

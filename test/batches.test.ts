@@ -15,9 +15,6 @@ import { sceneJpeg, scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
 import { CLIPPING, address, until, settled } from './helpers/batches'
 
-
-
-
 let root: string
 let png: Buffer
 let jpeg: Buffer
@@ -37,7 +34,12 @@ describe('paths inside a batch', () => {
     expect(cleanRelPath('../..')).toBeNull()
     const naming = (relPath: string) => ({ relPath, template: null, mode: 'clipping', params: null, date: '2026-01-02', seq: 1 })
     expect(outputNames(naming('shoot/day1/a.jpg'), [{ variation: 'clipping', ext: 'png' }])).toEqual(['shoot/day1/a.png'])
-    expect(outputNames(naming('a.jpg'), [{ variation: 'compose', ext: 'jpg' }, { variation: 'mask', ext: 'png' }])).toEqual(['a.on-background.jpg', 'a.mask.png'])
+    expect(
+      outputNames(naming('a.jpg'), [
+        { variation: 'compose', ext: 'jpg' },
+        { variation: 'mask', ext: 'png' }
+      ])
+    ).toEqual(['a.on-background.jpg', 'a.mask.png'])
   })
 })
 
@@ -96,7 +98,9 @@ describe('batches on a real engine', () => {
     service.start()
     const again = service.list()
     expect(again.map((b) => [b.name, b.counts.done, b.counts.total, b.interrupted])).toEqual([['Shoot', 2, 2, false]])
-    expect(service.detail(created.id, address).items.every((i) => i.not_image || (i.state === 'done' && existsSync(i.outputs[0]!)))).toBe(true)
+    expect(service.detail(created.id, address).items.every((i) => i.not_image || (i.state === 'done' && existsSync(i.outputs[0]!)))).toBe(
+      true
+    )
     expect(service.detail(created.id, address).items[0]).toMatchObject({ model: 'medium', device: 'cpu' })
     await service.stop()
     await engine.stop()
@@ -117,7 +121,11 @@ describe('batches on a real engine', () => {
     service.start()
     const batch = await service.create({ request: CLIPPING, destination: out })
     // A browser's upload: the job exists first, then joins the batch by id.
-    const uploaded = await engine.upload({ fields: { mode: 'clipping', output_format: 'png' }, file: { bytes: png, mimeType: 'image/png' }, keyId: null })
+    const uploaded = await engine.upload({
+      fields: { mode: 'clipping', output_format: 'png' },
+      file: { bytes: png, mimeType: 'image/png' },
+      keyId: null
+    })
     const jobId = (uploaded.body as { job_id: string }).job_id
     const added = await service.add(batch.id, [
       { job_id: jobId, rel_path: '../up/ball.png' },
@@ -128,7 +136,10 @@ describe('batches on a real engine', () => {
     expect(added.added).toBe(4)
     const again = await service.add(batch.id, [{ job_id: jobId, rel_path: 'x.png' }, { path: join(dir, 'missing.png') }])
     expect(again.added).toBe(0)
-    expect(again.refused.map((r) => r.error)).toEqual([expect.stringContaining('already in a batch'), expect.stringContaining('no such file')])
+    expect(again.refused.map((r) => r.error)).toEqual([
+      expect.stringContaining('already in a batch'),
+      expect.stringContaining('no such file')
+    ])
 
     // With a window of one, the last file is still waiting in the batch: cancel it.
     const items = service.detail(batch.id, address).items

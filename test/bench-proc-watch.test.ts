@@ -11,7 +11,7 @@ describe.runIf(process.platform === 'linux')('the benchmarks’ process-tree wat
   it('keeps the peak of a child that exited and was not reaped, and counts its CPU time', async () => {
     // The shell starts a Node child that touches 160 MB for 0.6 s, then becomes `sleep`, which
     // never reaps it: the child stays a zombie for the rest of the watch.
-    const touch = "const b = Buffer.alloc(160 * 1024 * 1024, 1); setTimeout(() => b.length, 600)"
+    const touch = 'const b = Buffer.alloc(160 * 1024 * 1024, 1); setTimeout(() => b.length, 600)'
     const root = spawn('sh', ['-c', `"${process.execPath}" -e "${touch}" & exec sleep 3`], { stdio: 'ignore' })
     const watch = new ProcessTreeWatch(root.pid!, 50)
     await new Promise((r) => setTimeout(r, 2000))

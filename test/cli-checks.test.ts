@@ -94,11 +94,31 @@ describe('clipdesk process checks every option before reading any photo', () => 
   it.each([
     ['--format gif', ['--format', 'gif'], 'clipdesk: --format: expected one of png, jpg, jpeg, psd, tiff, webp; got "gif"'],
     ['--mode bogus', ['--mode', 'bogus'], 'clipdesk: --mode: expected one of clipping, background, params; got "bogus"'],
-    ['--mode params without --params', ['--mode', 'params'], 'clipdesk: --mode params needs --params <preset or settings>, e.g. --params ecommerce-white'],
-    ['a bad --params value', ['--params', 'background=whte'], 'clipdesk: --params: background: expected transparent, a colour name (white, black, grey, beige…), #RGB, #RGBA, #RRGGBB, #RRGGBBAA, blur or blur:<px> (1–250), got "whte"'],
-    ['an unknown preset', ['--mode', 'params', '--params', 'no-such-preset'], 'clipdesk: --params: preset: no preset named "no-such-preset"'],
-    ['a misspelt preset', ['--mode', 'params', '--params', 'ecomerce-white'], 'clipdesk: --params: preset: no preset named "ecomerce-white"; did you mean "ecommerce-white"?'],
-    ['a bad --template', ['--template', '{nom}.{ext}'], 'clipdesk: --template: unknown token {nom}; use {name} {ext} {variation} {date} {preset} {n} (or {n:3} for 001, 002…)'],
+    [
+      '--mode params without --params',
+      ['--mode', 'params'],
+      'clipdesk: --mode params needs --params <preset or settings>, e.g. --params ecommerce-white'
+    ],
+    [
+      'a bad --params value',
+      ['--params', 'background=whte'],
+      'clipdesk: --params: background: expected transparent, a colour name (white, black, grey, beige…), #RGB, #RGBA, #RRGGBB, #RRGGBBAA, blur or blur:<px> (1–250), got "whte"'
+    ],
+    [
+      'an unknown preset',
+      ['--mode', 'params', '--params', 'no-such-preset'],
+      'clipdesk: --params: preset: no preset named "no-such-preset"'
+    ],
+    [
+      'a misspelt preset',
+      ['--mode', 'params', '--params', 'ecomerce-white'],
+      'clipdesk: --params: preset: no preset named "ecomerce-white"; did you mean "ecommerce-white"?'
+    ],
+    [
+      'a bad --template',
+      ['--template', '{nom}.{ext}'],
+      'clipdesk: --template: unknown token {nom}; use {name} {ext} {variation} {date} {preset} {n} (or {n:3} for 001, 002…)'
+    ],
     ['a --out under a file', ['--out', '<file>/out'], 'clipdesk: --out: <file> is a file, not a folder']
   ])('%s: one line, exit 2, no job, no output folder', (_name, extra, line) => {
     const data = join(root, `data-${Math.random().toString(36).slice(2)}`)
@@ -134,7 +154,13 @@ describe('clipdesk process: the model loading, Ctrl-C, and the same command agai
     const names: string[] = []
     for (let i = 0; i < 8; i++) {
       const name = `photo-${i}.png`
-      writeFileSync(join(photos, name), await sharp(png).resize(240 + 16 * i).png().toBuffer())
+      writeFileSync(
+        join(photos, name),
+        await sharp(png)
+          .resize(240 + 16 * i)
+          .png()
+          .toBuffer()
+      )
       names.push(name)
     }
     const out = join(root, 'shoot-out')
@@ -155,7 +181,10 @@ describe('clipdesk process: the model loading, Ctrl-C, and the same command agai
     expect(stdout).not.toMatch(/0% \| 0s left/)
     expect(stdout).toContain('Stopped. Run the same command to continue.')
     const line = stdout.split('\n').find((l) => l.startsWith('Stopped: '))!
-    const m = /^Stopped: (\d+) done(?:, (\d+) stopped while running)?, (\d+) not started\. (\d+) images? in [\d.]+ s \([\d.]+ s per image\); 0 skipped/.exec(line)
+    const m =
+      /^Stopped: (\d+) done(?:, (\d+) stopped while running)?, (\d+) not started\. (\d+) images? in [\d.]+ s \([\d.]+ s per image\); 0 skipped/.exec(
+        line
+      )
     expect(m, line).not.toBeNull()
     const [done, cut, notStarted, ran] = [Number(m![1]), Number(m![2] ?? 0), Number(m![3]), Number(m![4])]
     expect(done).toBeGreaterThanOrEqual(1)
@@ -172,11 +201,15 @@ describe('clipdesk process: the model loading, Ctrl-C, and the same command agai
     expect(again.code, again.stderr).toBe(0)
     expect(again.stdout).toContain(`${done} of 8 images already done with these settings: skipped (--overwrite to redo them)`)
     const title = 'Done: all 8 files' // the run as a whole, both parts
-    expect(again.stdout).toMatch(new RegExp(`${title}\\. ${8 - done} images? in [\\d.]+ s \\([\\d.]+ s per image\\); ${done} skipped \\(already done\\); ${8 - done} files? written to `))
+    expect(again.stdout).toMatch(
+      new RegExp(
+        `${title}\\. ${8 - done} images? in [\\d.]+ s \\([\\d.]+ s per image\\); ${done} skipped \\(already done\\); ${8 - done} files? written to `
+      )
+    )
     for (const n of names) expect(existsSync(join(out, n))).toBe(true)
   })
 
-  it('a command refused at once exits with its code while the last run\'s session is still being built ahead', async () => {
+  it("a command refused at once exits with its code while the last run's session is still being built ahead", async () => {
     // The built-in model's session from the machine's optimised copy, remembered as the last
     // one: every `clipdesk process` now starts building it as it loads (models/last-session.ts).
     await (await Segmenter.create({ variant: 'medium' })).close()

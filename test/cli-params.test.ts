@@ -30,7 +30,14 @@ describe('clipdesk process --params', () => {
     const img = await rgbaOf(join(out, 'ball.png'))
     expect([img.width, img.height]).toEqual([2000, 2000])
     // White and opaque where there is no subject: not a transparent cut-out.
-    for (const [x, y] of [[0, 0], [1999, 0], [0, 1999], [1999, 1999], [50, 1000]] as const) expect(img.at(x, y)).toEqual([255, 255, 255, 255])
+    for (const [x, y] of [
+      [0, 0],
+      [1999, 0],
+      [0, 1999],
+      [1999, 1999],
+      [50, 1000]
+    ] as const)
+      expect(img.at(x, y)).toEqual([255, 255, 255, 255])
     // The ball stands on the bottom margin (5 %: row 1900); under it the shadow darkens the white.
     const box = redBox(img)!
     expect(Math.abs(box.y + box.height - 1900)).toBeLessThanOrEqual(3)
@@ -58,9 +65,22 @@ describe('clipdesk process --params', () => {
   it('--mode clipping with a preset it cannot apply: one line naming the keys and the mode, exit 2, nothing written', async () => {
     const { input, root } = shoot('block.png', await blockPng(40, 30, { x: 10, y: 5, width: 20, height: 15 }))
     const out = join(root, 'out')
-    const r = runCli(['process', input, '--out', out, '--mode', 'clipping', '--params', 'ecommerce-white', '--data-dir', join(root, 'data')])
+    const r = runCli([
+      'process',
+      input,
+      '--out',
+      out,
+      '--mode',
+      'clipping',
+      '--params',
+      'ecommerce-white',
+      '--data-dir',
+      join(root, 'data')
+    ])
     expect(r.code).toBe(2)
-    expect(r.stderr).toMatch(/^clipdesk: --params with --mode clipping: background: does not apply to mode=clipping, which makes the subject on transparency \(from the preset "ecommerce-white"\)/)
+    expect(r.stderr).toMatch(
+      /^clipdesk: --params with --mode clipping: background: does not apply to mode=clipping, which makes the subject on transparency \(from the preset "ecommerce-white"\)/
+    )
     expect(r.stderr).toContain('shadow: does not apply to mode=clipping')
     expect(r.stderr).toContain('primary: shadowTop does not apply to mode=clipping')
     expect(r.stderr.trim().split('\n')).toHaveLength(1)

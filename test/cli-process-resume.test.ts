@@ -92,7 +92,11 @@ describe('clipdesk process: what was asked, resume, clashes, report', () => {
     const child = spawn(process.execPath, [CLI, 'process', input, '--out', out, '--data-dir', join(root, 'data-kill')], { stdio: 'ignore' })
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
     const ledger = join(out, '.clipdesk-process.jsonl')
-    await waitFor('the first photo recorded done', () => existsSync(ledger) && readFileSync(ledger, 'utf8').includes('"state":"done"'), 600_000)
+    await waitFor(
+      'the first photo recorded done',
+      () => existsSync(ledger) && readFileSync(ledger, 'utf8').includes('"state":"done"'),
+      600_000
+    )
     child.kill('SIGKILL')
     await exited
     const doneBefore = new Set(

@@ -72,8 +72,17 @@ describe('clipdesk process', () => {
     expect(readFileSync(join(out, 'clipdesk-report.txt'), 'utf8')).toContain('notes.txt') // listed, not processed
     // Each photo's uncertainty score, and how many are to check (docs/review.md): the ball is clear-cut.
     const report = JSON.parse(readFileSync(join(out, 'clipdesk-report.json'), 'utf8'))
-    expect(report.cutouts.map((c: { input: string }) => c.input).sort()).toEqual([join(input, 'ball.png'), join(input, 'shoes', 'ball.jpg')])
-    for (const c of report.cutouts) expect(c).toEqual({ input: expect.any(String), uncertainty: expect.any(Number), review: reviewLevel(c.uncertainty), to_check: c.uncertainty >= TO_CHECK })
+    expect(report.cutouts.map((c: { input: string }) => c.input).sort()).toEqual([
+      join(input, 'ball.png'),
+      join(input, 'shoes', 'ball.jpg')
+    ])
+    for (const c of report.cutouts)
+      expect(c).toEqual({
+        input: expect.any(String),
+        uncertainty: expect.any(Number),
+        review: reviewLevel(c.uncertainty),
+        to_check: c.uncertainty >= TO_CHECK
+      })
     expect(report.counts.to_check).toBe(report.cutouts.filter((c: { to_check: boolean }) => c.to_check).length)
     expect(readFileSync(join(out, 'clipdesk-report.txt'), 'utf8')).toContain(toCheckText(report.counts.to_check))
     expect(readdirSync(join(out, 'shoes'))).toEqual(['ball.png'])
@@ -95,7 +104,13 @@ describe('clipdesk process', () => {
     // The report says it in plain words and keeps the engine's own text beside them.
     const report = JSON.parse(readFileSync(join(out, 'clipdesk-report.json'), 'utf8'))
     expect(report.outcome).toBe('Failed: the file could not be made')
-    expect(report.failed).toEqual([{ input: bad, reason: expect.stringMatching(/^This file is not an image Clipdesk reads/), details: expect.stringContaining('not an image of a supported type') }])
+    expect(report.failed).toEqual([
+      {
+        input: bad,
+        reason: expect.stringMatching(/^This file is not an image Clipdesk reads/),
+        details: expect.stringContaining('not an image of a supported type')
+      }
+    ])
   })
 
   it('refuses a missing --out', () => {

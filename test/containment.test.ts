@@ -133,8 +133,17 @@ describe('batches', () => {
     symlinkSync(outside, join(dest, 'shoot'))
     const src = join(root, 'shoot')
     mkdirSync(src)
-    writeFileSync(join(src, 'd.png'), await sharp({ create: { width: 48, height: 32, channels: 3, background: '#c84' } }).png().toBuffer())
-    const batch = await service.create({ request: { mode: 'clipping', output_format: 'png', params: null }, destination: dest, name: 'Links' })
+    writeFileSync(
+      join(src, 'd.png'),
+      await sharp({ create: { width: 48, height: 32, channels: 3, background: '#c84' } })
+        .png()
+        .toBuffer()
+    )
+    const batch = await service.create({
+      request: { mode: 'clipping', output_format: 'png', params: null },
+      destination: dest,
+      name: 'Links'
+    })
     await service.add(batch.id, [{ path: src }])
     await settled(batch.id)
     const item = service.detail(batch.id, () => '').items[0]!
@@ -144,12 +153,18 @@ describe('batches', () => {
   })
 
   it('adding a job that already finished copies its result into the destination', async () => {
-    const bytes = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#48c' } }).png().toBuffer()
+    const bytes = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#48c' } })
+      .png()
+      .toBuffer()
     const res = await engine.upload({ fields: { output_format: 'png' }, file: { bytes, mimeType: 'image/png' }, keyId: null })
     const jobId = (res.body as { job_id: string }).job_id
     await waitFor('the job done', () => engine.jobs.get(jobId)?.status === 'done')
     const dest = join(root, 'dest2')
-    const batch = await service.create({ request: { mode: 'clipping', output_format: 'png', params: null }, destination: dest, name: 'Late' })
+    const batch = await service.create({
+      request: { mode: 'clipping', output_format: 'png', params: null },
+      destination: dest,
+      name: 'Late'
+    })
     expect(await service.add(batch.id, [{ job_id: jobId, rel_path: 'late.png' }])).toEqual({ added: 1, refused: [] })
     await settled(batch.id)
     expect(service.summary(batch.id).counts.done).toBe(1)

@@ -36,7 +36,11 @@ async function statusOf(serve: ServeProcess, key: string, id: string): Promise<R
 }
 
 async function submit(serve: ServeProcess, key: string, png: Buffer): Promise<string> {
-  const res = await fetch(`http://127.0.0.1:${serve.port}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': key }, body: multipart({}, { bytes: png, type: 'image/png' }) })
+  const res = await fetch(`http://127.0.0.1:${serve.port}/api/v1/upload`, {
+    method: 'POST',
+    headers: { 'X-API-Key': key },
+    body: multipart({}, { bytes: png, type: 'image/png' })
+  })
   expect(res.status).toBe(202)
   return (await json(res)).job_id
 }
@@ -86,7 +90,12 @@ describe('crash recovery', () => {
     }
     expect(kills.length).toBeGreaterThan(0)
     try {
-      await waitFor('every job to end', async () => (await Promise.all(ids.map((id) => statusOf(serve, key, id)))).every((s) => s.state !== 'pending'), 600_000, 250)
+      await waitFor(
+        'every job to end',
+        async () => (await Promise.all(ids.map((id) => statusOf(serve, key, id)))).every((s) => s.state !== 'pending'),
+        600_000,
+        250
+      )
       for (const id of ids) {
         const body = await statusOf(serve, key, id)
         expect(body.status, `${id} after kills at ${kills.join(', ')} ms (seed ${seed})`).toBe('done')
@@ -101,7 +110,10 @@ describe('crash recovery', () => {
     expect(partialFiles(data)).toEqual([])
     const engine = new Engine({ dataDir: data })
     try {
-      const rows = engine.db.prepare('SELECT reason, count(*) AS n FROM credit_ledger WHERE job_id IS NOT NULL GROUP BY reason').all() as { reason: string; n: number }[]
+      const rows = engine.db.prepare('SELECT reason, count(*) AS n FROM credit_ledger WHERE job_id IS NOT NULL GROUP BY reason').all() as {
+        reason: string
+        n: number
+      }[]
       expect(rows.map((r) => [r.reason, Number(r.n)])).toEqual([['charge', 50]])
       expect(engine.keys.list().find((k) => k.credits !== null)!.credits).toBe(0)
     } finally {
@@ -119,16 +131,26 @@ describe('crash recovery', () => {
     const others = [await submit(serve, key, png), await submit(serve, key, png), await submit(serve, key, png)]
 
     for (let crash = 0; crash < 3; crash++) {
-      await waitFor('the culprit to start', async () => {
-        const s = await statusOf(serve, key, culprit)
-        return s.state !== 'pending' || s.status !== 'queued'
-      }, 600_000, 20)
+      await waitFor(
+        'the culprit to start',
+        async () => {
+          const s = await statusOf(serve, key, culprit)
+          return s.state !== 'pending' || s.status !== 'queued'
+        },
+        600_000,
+        20
+      )
       serve.child.kill('SIGKILL')
       await serve.exited
       serve = await startServe(data)
     }
     try {
-      await waitFor('every job to end', async () => (await Promise.all([culprit, ...others].map((id) => statusOf(serve, key, id)))).every((s) => s.state !== 'pending'), 600_000, 250)
+      await waitFor(
+        'every job to end',
+        async () => (await Promise.all([culprit, ...others].map((id) => statusOf(serve, key, id)))).every((s) => s.state !== 'pending'),
+        600_000,
+        250
+      )
       const failed = await statusOf(serve, key, culprit)
       expect(failed).toMatchObject({ status: 'failed', error: { code: 'job_failed', reason: 'pipeline_crashed' } })
       for (const id of others) expect((await statusOf(serve, key, id)).status).toBe('done')

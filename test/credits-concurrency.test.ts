@@ -28,6 +28,8 @@ it('accepts exactly as many jobs as there are credits under 500 concurrent uploa
   expect(refused).toBe(400)
   expect(server.engine.keys.get(info.id)!.credits).toBe(0)
   expect(server.engine.jobs.countByStatus('queued')).toBe(100)
-  const ledger = server.engine.db.prepare("SELECT count(*) AS n, sum(delta) AS d FROM credit_ledger WHERE key_id = ? AND reason = 'charge'").get(info.id) as { n: number; d: number }
+  const ledger = server.engine.db
+    .prepare("SELECT count(*) AS n, sum(delta) AS d FROM credit_ledger WHERE key_id = ? AND reason = 'charge'")
+    .get(info.id) as { n: number; d: number }
   expect([Number(ledger.n), Number(ledger.d)]).toEqual([100, -100])
 })

@@ -16,7 +16,12 @@ let root: string
 beforeAll(async () => {
   root = tempDir('clipdesk-lock-cli-')
   mkdirSync(join(root, 'in'))
-  writeFileSync(join(root, 'in', 'a.png'), await sharp({ create: { width: 16, height: 16, channels: 3, background: '#808080' } }).png().toBuffer())
+  writeFileSync(
+    join(root, 'in', 'a.png'),
+    await sharp({ create: { width: 16, height: 16, channels: 3, background: '#808080' } })
+      .png()
+      .toBuffer()
+  )
 })
 
 describe('one engine per data folder', () => {
@@ -56,7 +61,10 @@ describe('one engine per data folder', () => {
     const dataDir = join(root, 'data-stale')
     mkdirSync(dataDir)
     // This test runner is live and foreign to the command; it holds no lock on this folder.
-    writeFileSync(join(dataDir, 'engine.lock'), JSON.stringify({ pid: process.pid, host: hostname(), token: 't', since: '2026-01-01T00:00:00.000Z', role: 'serve' }))
+    writeFileSync(
+      join(dataDir, 'engine.lock'),
+      JSON.stringify({ pid: process.pid, host: hostname(), token: 't', since: '2026-01-01T00:00:00.000Z', role: 'serve' })
+    )
     const run = runCli(['process', join(root, 'in'), '--out', join(root, 'out-stale'), '--data-dir', dataDir, '--params', 'alpha=keep'])
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toContain('Done: 1 file.')

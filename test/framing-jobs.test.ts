@@ -32,7 +32,8 @@ async function run(params: string, image: Buffer, fields: Record<string, string>
 }
 
 /** Within one pixel (a resized hard edge may land on either side of it). */
-const near = (actual: number, expected: number): void => expect(Math.abs(actual - expected), `${actual} vs ${expected}`).toBeLessThanOrEqual(1)
+const near = (actual: number, expected: number): void =>
+  expect(Math.abs(actual - expected), `${actual} vs ${expected}`).toBeLessThanOrEqual(1)
 
 describe('margin per side and position per axis', () => {
   // A 400×400 block well inside its photo; 10 % top, 5 % right, 20 % bottom, 15 % left of a
@@ -76,7 +77,9 @@ describe('a side the photo cuts stays on the canvas edge', () => {
     expect(new URL(body.final_url).pathname).toMatch(/\/compose\.png$/)
     for (const x of [box.x - 5, box.x - 60, box.x + box.width + 5]) expect(main.at(x, 1999)).toEqual([255, 255, 255, 255])
     // 7.6× is a blow-up: said with the main file.
-    expect(body.warnings.compose).toEqual([expect.stringMatching(/^enlarged 7\.6×: the subject \(200×250 px\) is small for a 2000×2000 canvas/)])
+    expect(body.warnings.compose).toEqual([
+      expect.stringMatching(/^enlarged 7\.6×: the subject \(200×250 px\) is small for a 2000×2000 canvas/)
+    ])
   })
 
   it('the same block not cut gets its bottom margin and its shadow', async () => {
@@ -96,7 +99,13 @@ describe('enlargement: said in warnings (upscale=allow, the default) or not done
     const { body, main } = await run(`${set};size=1000x1000`, await small())
     const box = redBox(main)!
     near(box.width, 1000)
-    expect(body.warnings).toEqual({ compose: [expect.stringMatching(/^enlarged 10\.0×: the subject \(100×100 px\) is small for a 1000×1000 canvas, so it looks soft; upscale=never keeps its own size$/)] })
+    expect(body.warnings).toEqual({
+      compose: [
+        expect.stringMatching(
+          /^enlarged 10\.0×: the subject \(100×100 px\) is small for a 1000×1000 canvas, so it looks soft; upscale=never keeps its own size$/
+        )
+      ]
+    })
   })
 
   it('never: the block keeps its own 100 px, centred on the 1000×1000 canvas asked for, without a warning', async () => {

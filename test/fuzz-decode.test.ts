@@ -30,7 +30,9 @@ beforeAll(async () => {
   const { data } = await base.clone().raw().toBuffer({ resolveWithObject: true })
   const imageData = { width: 48, height: 32, data: new Uint8ClampedArray(data) }
   seeds.psd = Buffer.from(writePsdBuffer({ width: 48, height: 32, imageData, children: [{ name: 'Layer', imageData }] }))
-  seeds.svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="48" height="32"><rect width="48" height="32" fill="#c82"/><circle cx="24" cy="16" r="10" fill="#246"/></svg>')
+  seeds.svg = Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="48" height="32"><rect width="48" height="32" fill="#c82"/><circle cx="24" cy="16" r="10" fill="#246"/></svg>'
+  )
 })
 afterAll(() => server.close())
 
@@ -88,7 +90,13 @@ describe.each(['png', 'jpeg', 'tiff', 'gif', 'webp', 'svg', 'psd'])('mutated %s'
     await fc.assert(
       fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 3 }), async (edits) => {
         const bytes = mutate(seeds[kind]!, edits)
-        const res = await withinTime(fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body: multipart({}, { bytes, type: 'image/png' }) }))
+        const res = await withinTime(
+          fetch(server.url('/api/v1/upload'), {
+            method: 'POST',
+            headers: { 'X-API-Key': server.key },
+            body: multipart({}, { bytes, type: 'image/png' })
+          })
+        )
         const body = await json(res)
         if (res.status !== 202) {
           expect(res.status).toBe(422)
@@ -127,14 +135,23 @@ function pngBomb(width: number, height: number): Buffer {
   ihdr[9] = 0 // greyscale
   // A few rows of zeros compress to almost nothing; a real bomb would repeat them.
   const idat = deflateSync(Buffer.alloc(64 * 1024))
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))])
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', idat),
+    chunk('IEND', Buffer.alloc(0))
+  ])
 }
 
 describe('decompression bombs', () => {
   it('refuses a small PNG claiming 50,000² pixels at upload (422 image_too_large) and in the decoder', async () => {
     const bomb = pngBomb(50_000, 50_000)
     expect(bomb.length).toBeLessThan(2048)
-    const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body: multipart({}, { bytes: bomb, type: 'image/png' }) })
+    const res = await fetch(server.url('/api/v1/upload'), {
+      method: 'POST',
+      headers: { 'X-API-Key': server.key },
+      body: multipart({}, { bytes: bomb, type: 'image/png' })
+    })
     expect(res.status).toBe(422)
     expect((await json(res)).error.code).toBe('image_too_large')
     const rssBefore = process.memoryUsage().rss
@@ -155,8 +172,23 @@ const cssPiece = fc.oneof(
   fc.integer({ min: 1, max: 3000 }).map((n) => ' '.repeat(n))
 )
 const css = fc.array(cssPiece, { maxLength: 10 }).map((a) => a.join(''))
-const href = fc.constantFrom('#r', 'http://127.0.0.1:1/a.png', 'file:///etc/passwd', 'a.png', ' #r ', 'data:,', 'data:image/svg+xml;base64,PHN2Zy8+', 'javascript:x')
-const filter = fc.constantFrom('', '<feGaussianBlur stdDeviation="3"/>', '<feMorphology radius="2"/>', '<feTurbulence baseFrequency="0.1"/>', '<feImage href="http://127.0.0.1:1/x"/>')
+const href = fc.constantFrom(
+  '#r',
+  'http://127.0.0.1:1/a.png',
+  'file:///etc/passwd',
+  'a.png',
+  ' #r ',
+  'data:,',
+  'data:image/svg+xml;base64,PHN2Zy8+',
+  'javascript:x'
+)
+const filter = fc.constantFrom(
+  '',
+  '<feGaussianBlur stdDeviation="3"/>',
+  '<feMorphology radius="2"/>',
+  '<feTurbulence baseFrequency="0.1"/>',
+  '<feImage href="http://127.0.0.1:1/x"/>'
+)
 const inlineImage = fc.record({
   width: fc.integer({ min: 1, max: 2500 }),
   height: fc.integer({ min: 1, max: 2500 }),
@@ -164,12 +196,20 @@ const inlineImage = fc.record({
 })
 const svgDocument = fc.record({ css, style: css, href, filter, images: fc.array(inlineImage, { maxLength: 3 }) })
 
-async function svgOf(doc: { css: string; style: string; href: string; filter: string; images: Array<{ width: number; height: number; format: 'png' | 'jpeg' | 'gif' | 'webp' }> }): Promise<Buffer> {
+async function svgOf(doc: {
+  css: string
+  style: string
+  href: string
+  filter: string
+  images: Array<{ width: number; height: number; format: 'png' | 'jpeg' | 'gif' | 'webp' }>
+}): Promise<Buffer> {
   const attr = (s: string) => s.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;')
   const images: string[] = []
   for (const img of doc.images) {
     // One colour: a few bytes for up to 6 MP, so the pixel count, not the file size, is tested.
-    const bytes = await sharp({ create: { width: img.width, height: img.height, channels: 3, background: '#0a0' } })[img.format]().toBuffer()
+    const bytes = await sharp({ create: { width: img.width, height: img.height, channels: 3, background: '#0a0' } })
+      [img.format]()
+      .toBuffer()
     images.push(`<image width="10" height="10" href="data:image/${img.format};base64,${bytes.toString('base64')}"/>`)
   }
   return Buffer.from(
@@ -202,7 +242,13 @@ describe('generated SVG: CSS, references, filters, inline images', () => {
   it('is answered 202 or a clear 422 at upload (40 cases)', async () => {
     await fc.assert(
       fc.asyncProperty(svgDocument, async (doc) => {
-        const res = await withinTime(fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body: multipart({}, { bytes: await svgOf(doc), type: 'image/svg+xml' }) }))
+        const res = await withinTime(
+          fetch(server.url('/api/v1/upload'), {
+            method: 'POST',
+            headers: { 'X-API-Key': server.key },
+            body: multipart({}, { bytes: await svgOf(doc), type: 'image/svg+xml' })
+          })
+        )
         const body = await json(res)
         if (res.status !== 202) {
           expect(res.status).toBe(422)

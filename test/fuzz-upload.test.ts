@@ -37,7 +37,14 @@ function expectClearAnswer(res: { status: number; body: any }): void {
   expect(typeof res.body.error.message).toBe('string')
 }
 
-const field = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string()), fc.dictionary(fc.string(), fc.string()))
+const field = fc.oneof(
+  fc.string(),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string()),
+  fc.dictionary(fc.string(), fc.string())
+)
 
 describe('upload parser under hostile input', () => {
   it('answers any JSON value with 202/400/422 and a known code (300 cases)', async () => {
@@ -73,7 +80,12 @@ describe('upload parser under hostile input', () => {
   })
 
   it('answers well-formed multipart with random parts clearly (200 cases)', async () => {
-    const part = fc.record({ name: fc.oneof(fc.constantFrom('file', 'mode', 'params', 'file_url', 'output_format'), fc.string({ minLength: 1, maxLength: 12 })), value: fc.string({ maxLength: 64 }), asFile: fc.boolean(), type: fc.constantFrom('image/png', 'text/plain', 'application/octet-stream', 'image/svg+xml') })
+    const part = fc.record({
+      name: fc.oneof(fc.constantFrom('file', 'mode', 'params', 'file_url', 'output_format'), fc.string({ minLength: 1, maxLength: 12 })),
+      value: fc.string({ maxLength: 64 }),
+      asFile: fc.boolean(),
+      type: fc.constantFrom('image/png', 'text/plain', 'application/octet-stream', 'image/svg+xml')
+    })
     await fc.assert(
       fc.asyncProperty(fc.array(part, { maxLength: 6 }), async (parts) => {
         const form = new FormData()
@@ -81,7 +93,12 @@ describe('upload parser under hostile input', () => {
           if (p.asFile) form.append(p.name, new Blob([p.value], { type: p.type }), 'x')
           else form.append(p.name, p.value)
         }
-        const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body: form, signal: AbortSignal.timeout(10_000) })
+        const res = await fetch(server.url('/api/v1/upload'), {
+          method: 'POST',
+          headers: { 'X-API-Key': server.key },
+          body: form,
+          signal: AbortSignal.timeout(10_000)
+        })
         expectClearAnswer({ status: res.status, body: await json(res) })
       }),
       { numRuns: 200 }

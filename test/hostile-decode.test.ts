@@ -22,7 +22,11 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 async function upload(bytes: Buffer, type: string, on = server): Promise<{ status: number; body: Record<string, any> }> {
-  const res = await fetch(on.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': on.key }, body: multipart({}, { bytes, type }) })
+  const res = await fetch(on.url('/api/v1/upload'), {
+    method: 'POST',
+    headers: { 'X-API-Key': on.key },
+    body: multipart({}, { bytes, type })
+  })
   return { status: res.status, body: (await json(res)) as Record<string, any> }
 }
 
@@ -34,7 +38,9 @@ async function openapiAnswers(): Promise<boolean> {
 
 /** A one-colour PNG: a few KB for millions of pixels. */
 function flatPng(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: '#0f0' } }).png().toBuffer()
+  return sharp({ create: { width, height, channels: 3, background: '#0f0' } })
+    .png()
+    .toBuffer()
 }
 
 describe('SVG', () => {
@@ -70,7 +76,12 @@ describe('SVG', () => {
     expect(failed.body.error.details).toEqual([{ field: 'file', issue: expect.stringMatching(/took longer than 1.5 s and was stopped/) }])
     expect(await openapiAnswers()).toBe(true)
 
-    const next = await upload(await sharp({ create: { width: 96, height: 64, channels: 3, background: '#c84' } }).jpeg().toBuffer(), 'image/jpeg')
+    const next = await upload(
+      await sharp({ create: { width: 96, height: 64, channels: 3, background: '#c84' } })
+        .jpeg()
+        .toBuffer(),
+      'image/jpeg'
+    )
     expect((await pollUntilSettled(server, next.body.job_id)).body.status).toBe('done')
   })
 })
@@ -86,7 +97,9 @@ describe('bombs', () => {
       const failed = await pollUntilSettled(roomy, res.body.job_id)
       expect(failed.body.error).toMatchObject({ code: 'job_failed', reason: 'image_too_large' })
       expect(failed.body.error.message).toBe('This image is too large to read: it needs more memory than allowed')
-      expect(failed.body.error.details).toEqual([{ field: 'file', issue: expect.stringMatching(/needed more than 320 MB of memory and was stopped/) }])
+      expect(failed.body.error.details).toEqual([
+        { field: 'file', issue: expect.stringMatching(/needed more than 320 MB of memory and was stopped/) }
+      ])
       expect((await fetch(roomy.url('/api/v1/health'))).status).toBe(200)
     } finally {
       await roomy.close()
@@ -113,7 +126,10 @@ describe('batch previews', () => {
     const stolen = join(dir, 'other-upload.png')
     writeFileSync(stolen, await flatPng(40, 40))
     const svgPath = join(dir, 'input.svg')
-    writeFileSync(svgPath, `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#00f"/><image href="${stolen}" width="40" height="40"/><image href="file://${stolen}" width="40" height="40"/><image href="other-upload.png" width="40" height="40"/></svg>`)
+    writeFileSync(
+      svgPath,
+      `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#00f"/><image href="${stolen}" width="40" height="40"/><image href="file://${stolen}" width="40" height="40"/><image href="other-upload.png" width="40" height="40"/></svg>`
+    )
     const previews = new Previews(join(dir, 'previews'), (request) => server.engine.sandbox.preview(request))
     const item = { id: 'item-1', batchId: 'batch-1', jobId: 'job-1', outputs: [] } as unknown as ItemRecord
     const file = await previews.file(item, 'before', svgPath)

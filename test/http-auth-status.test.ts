@@ -68,7 +68,11 @@ describe('authentication', () => {
   })
 
   it('checks auth before reading the body', async () => {
-    const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{bad json' })
+    const res = await fetch(server.url('/api/v1/upload'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{bad json'
+    })
     expect(res.status).toBe(401)
   })
 
@@ -119,8 +123,14 @@ describe('credits', () => {
       error: { code: 'job_failed', reason: 'fetch_blocked', job_id }
     })
     expect(server.engine.keys.get(info.id)!.credits).toBe(1)
-    const ledger = server.engine.db.prepare('SELECT delta, reason FROM credit_ledger WHERE job_id = ? ORDER BY id').all(job_id) as { delta: number; reason: string }[]
-    expect(ledger.map((l) => [Number(l.delta), l.reason])).toEqual([[-1, 'charge'], [1, 'refund']])
+    const ledger = server.engine.db.prepare('SELECT delta, reason FROM credit_ledger WHERE job_id = ? ORDER BY id').all(job_id) as {
+      delta: number
+      reason: string
+    }[]
+    expect(ledger.map((l) => [Number(l.delta), l.reason])).toEqual([
+      [-1, 'charge'],
+      [1, 'refund']
+    ])
   })
 })
 
@@ -220,7 +230,9 @@ describe('listener guards', () => {
 
   it('names every operation (operationId, each once) and lists the 405 every path answers for another method', async () => {
     const doc = await json(await fetch(server.url('/api/v1/openapi.json')))
-    const ops = Object.values(doc.paths as Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>).flatMap((item) => Object.values(item))
+    const ops = Object.values(
+      doc.paths as Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>
+    ).flatMap((item) => Object.values(item))
     const ids = ops.map((o) => o.operationId)
     expect(ids).toEqual(expect.arrayContaining(['createJob', 'getJobStatus', 'getResult', 'getHealth', 'getOpenApiDocument']))
     expect(new Set(ids).size).toBe(ids.length)

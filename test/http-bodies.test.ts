@@ -58,15 +58,28 @@ beforeAll(async () => {
       listener: () => ({ running: true, url: null, error: null, managed: false })
     }
   })
-  http = await startHttpServer(engine, { port: 0, app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) }, bodyRateFloor: FLOOR })
-  tight = await startHttpServer(engine, { port: 0, maxInFlightUploadBytes: 1 * MB, maxInFlightUploadBytesPerKey: 300 * KB, bodyRateFloor: FLOOR })
+  http = await startHttpServer(engine, {
+    port: 0,
+    app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) },
+    bodyRateFloor: FLOOR
+  })
+  tight = await startHttpServer(engine, {
+    port: 0,
+    maxInFlightUploadBytes: 1 * MB,
+    maxInFlightUploadBytesPerKey: 300 * KB,
+    bodyRateFloor: FLOOR
+  })
   keys.owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
   keys.client = engine.keys.create({ credits: 5, name: 'script' }).key
   keys.other = engine.keys.create({ credits: 5, name: 'another script' }).key
   keys.broke = engine.keys.create({ credits: 0, name: 'no credits' }).key
   keys.worker = engine.keys.create({ credits: null, name: 'worker', kind: 'worker' }).key
   // A job waiting in the queue (the engine is not started): it must still be there, as it was, after every attack.
-  const res = await fetch(`${http.url}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': keys.owner }, body: multipart({}, { bytes: await tinyPng(), type: 'image/png' }) })
+  const res = await fetch(`${http.url}/api/v1/upload`, {
+    method: 'POST',
+    headers: { 'X-API-Key': keys.owner },
+    body: multipart({}, { bytes: await tinyPng(), type: 'image/png' })
+  })
   queuedJob = (await json(res)).job_id
 })
 
@@ -102,17 +115,32 @@ interface Route {
 
 const ROUTES: Route[] = [
   { name: 'JSON upload', path: '/api/v1/upload', key: 'client', type: 'application/json', limit: 1 * MB, prefix: '{"file_url":"' },
-  { name: 'multipart upload', path: '/api/v1/upload', key: 'client', type: `multipart/form-data; boundary=${BOUNDARY}`, limit: MAX_UPLOAD + 1 * MB, prefix: FILE_PART },
+  {
+    name: 'multipart upload',
+    path: '/api/v1/upload',
+    key: 'client',
+    type: `multipart/form-data; boundary=${BOUNDARY}`,
+    limit: MAX_UPLOAD + 1 * MB,
+    prefix: FILE_PART
+  },
   { name: 'app bridge', path: '/api/app/batchesList', key: 'owner', type: 'application/json', limit: 8 * MB, prefix: '{"x":"' }
 ]
 
 describe.each(ROUTES)('$name ($key key)', (route) => {
-  const send = (extra: string, body: RawBody) => rawRequest(http.port, head(http, route.path, keys[route.key], `Content-Type: ${route.type}\r\n${extra}`), { prefix: route.prefix, ...body }).reply
+  const send = (extra: string, body: RawBody) =>
+    rawRequest(http.port, head(http, route.path, keys[route.key], `Content-Type: ${route.type}\r\n${extra}`), {
+      prefix: route.prefix,
+      ...body
+    }).reply
 
   it('a chunked body past the limit: 413 payload_too_large, and another upload meanwhile is taken', async () => {
     const [reply, other] = await Promise.all([
       send('Transfer-Encoding: chunked\r\n', { chunked: true, total: route.limit + MB }),
-      fetch(`${http.url}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': keys.other, 'Content-Type': 'application/json' }, body: JSON.stringify({ file_url: 'https://example.com/a.png' }) })
+      fetch(`${http.url}/api/v1/upload`, {
+        method: 'POST',
+        headers: { 'X-API-Key': keys.other, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ file_url: 'https://example.com/a.png' })
+      })
     ])
     expect([reply.status, reply.code]).toEqual([413, 'payload_too_large'])
     expect(other.status).toBe(202)
@@ -140,11 +168,20 @@ describe.each(ROUTES)('$name ($key key)', (route) => {
 
 describe('the multipart upload as a whole', () => {
   it('a chunked body past the whole-body cap before any part (a long preamble): 413 payload_too_large', async () => {
-    const reply = await rawRequest(http.port, head(http, '/api/v1/upload', keys.client, `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n`), {
-      prefix: 'preamble before the first boundary\r\n',
-      chunked: true,
-      total: MAX_UPLOAD + 2 * MB
-    }).reply
+    const reply = await rawRequest(
+      http.port,
+      head(
+        http,
+        '/api/v1/upload',
+        keys.client,
+        `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n`
+      ),
+      {
+        prefix: 'preamble before the first boundary\r\n',
+        chunked: true,
+        total: MAX_UPLOAD + 2 * MB
+      }
+    ).reply
     expect([reply.status, reply.code]).toEqual([413, 'payload_too_large'])
     await stillServing()
   })
@@ -158,7 +195,11 @@ describe('keys refused before their body is read', () => {
     ['a bad key', '/api/v1/upload', 'nonsense', 401, 'unauthorized']
   ] as const)('%s, sending a chunked body of 9 MB', async (_, path, key, status, code) => {
     const secret = key in keys ? keys[key as keyof typeof keys] : 'cdk_not-a-key'
-    const reply = await rawRequest(http.port, head(http, path, secret, 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n'), { prefix: '{"file_url":"', chunked: true, total: 9 * MB }).reply
+    const reply = await rawRequest(
+      http.port,
+      head(http, path, secret, 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n'),
+      { prefix: '{"file_url":"', chunked: true, total: 9 * MB }
+    ).reply
     expect([reply.status, reply.code]).toEqual([status, code])
     await stillServing()
   })
@@ -166,11 +207,17 @@ describe('keys refused before their body is read', () => {
 
 describe('budgets that cost the sender', () => {
   const declaredUpload = (key: string, bytes: number, body: Partial<RawBody> = {}) =>
-    rawRequest(tight.port, head(tight, '/api/v1/upload', key, `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${bytes}\r\n`), { prefix: FILE_PART, total: bytes, ...body })
+    rawRequest(
+      tight.port,
+      head(tight, '/api/v1/upload', key, `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${bytes}\r\n`),
+      { prefix: FILE_PART, total: bytes, ...body }
+    )
 
   it('four slow senders (a 0-credit key, then one key with credits) do not keep another key out', async () => {
     // A key without credits is refused before its declared length is reserved.
-    const broke = await Promise.all(Array.from({ length: 4 }, () => declaredUpload(keys.broke, 250 * KB, { chunk: 16, everyMs: 100 }).reply))
+    const broke = await Promise.all(
+      Array.from({ length: 4 }, () => declaredUpload(keys.broke, 250 * KB, { chunk: 16, everyMs: 100 }).reply)
+    )
     for (const r of broke) expect([r.status, r.code]).toEqual([402, 'insufficient_credits'])
 
     // One key, four slow uploads of 250 KB: it may hold one (its share is 300 KB); the others
@@ -183,9 +230,17 @@ describe('budgets that cost the sender', () => {
 
     // Meanwhile another key's upload of about the same size is taken: without the share, the
     // four would have held all of the 1 MB budget.
-    const photo = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#888', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png().toBuffer()
+    const photo = await sharp({
+      create: { width: 300, height: 200, channels: 3, background: '#888', noise: { type: 'gaussian', mean: 128, sigma: 40 } }
+    })
+      .png()
+      .toBuffer()
     expect(photo.length).toBeGreaterThan(150 * KB)
-    const other = await fetch(`${tight.url}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': keys.other }, body: multipart({}, { bytes: photo, type: 'image/png' }) })
+    const other = await fetch(`${tight.url}/api/v1/upload`, {
+      method: 'POST',
+      headers: { 'X-API-Key': keys.other },
+      body: multipart({}, { bytes: photo, type: 'image/png' })
+    })
     expect(other.status).toBe(202)
 
     const held = await Promise.all(slow.map((s) => s.reply))

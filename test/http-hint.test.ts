@@ -20,8 +20,14 @@ const REMOVE = [200, 160, 60, 60] as const
 /** A hint PNG: mid grey, with the keep rectangle white and the remove one black. */
 async function hintPng(w: number = width, h: number = height): Promise<Buffer> {
   const grey = Buffer.alloc(w * h, 128)
-  for (const [[x0, y0, rw, rh], v] of [[KEEP, 255], [REMOVE, 0]] as const) for (let y = y0; y < y0 + rh && y < h; y++) grey.fill(v, y * w + x0, y * w + Math.min(w, x0 + rw))
-  return sharp(grey, { raw: { width: w, height: h, channels: 1 } }).png().toBuffer()
+  for (const [[x0, y0, rw, rh], v] of [
+    [KEEP, 255],
+    [REMOVE, 0]
+  ] as const)
+    for (let y = y0; y < y0 + rh && y < h; y++) grey.fill(v, y * w + x0, y * w + Math.min(w, x0 + rw))
+  return sharp(grey, { raw: { width: w, height: h, channels: 1 } })
+    .png()
+    .toBuffer()
 }
 
 function form(fields: Record<string, string>, parts: Array<{ name: string; bytes: Buffer; type?: string }>): FormData {
@@ -99,8 +105,14 @@ describe('a hinted job with the real model', () => {
     expect(existsSync(join(server.dataDir, 'uploads', `${plain.jobId}.hint`))).toBe(false)
   })
 
-  it('retention removes a job\'s hint with its upload', async () => {
-    const res = await post(server, form({ output_format: 'png' }, [{ name: 'file', bytes: await tinyPng(16, 12) }, { name: 'hint', bytes: await hintPng(16, 12) }]))
+  it("retention removes a job's hint with its upload", async () => {
+    const res = await post(
+      server,
+      form({ output_format: 'png' }, [
+        { name: 'file', bytes: await tinyPng(16, 12) },
+        { name: 'hint', bytes: await hintPng(16, 12) }
+      ])
+    )
     expect(res.status).toBe(202)
     const jobId = res.body.job_id as string
     expect((await pollUntilSettled(server, jobId)).body.state).not.toBe('pending')
@@ -135,39 +147,92 @@ describe('refused hints', () => {
     return res.body.error
   }
 
-  it('accepts a hint of the image\'s size (grey everywhere: the model decides)', async () => {
-    const res = await post(server, form({}, [{ name: 'file', bytes: file }, { name: 'hint', bytes: await hintPng(16, 12) }]))
+  it("accepts a hint of the image's size (grey everywhere: the model decides)", async () => {
+    const res = await post(
+      server,
+      form({}, [
+        { name: 'file', bytes: file },
+        { name: 'hint', bytes: await hintPng(16, 12) }
+      ])
+    )
     expect(res.status).toBe(202)
     expect(existsSync(join(server.dataDir, 'uploads', `${res.body.job_id}.hint`))).toBe(true)
   })
 
   it('bytes that are not an image: 422 validation_failed, field hint (the declared type is not trusted)', async () => {
-    const error = await expectRefused(form({}, [{ name: 'file', bytes: file }, { name: 'hint', bytes: Buffer.from('not an image at all'), type: 'image/png' }]), 422, 'validation_failed', 'hint')
+    const error = await expectRefused(
+      form({}, [
+        { name: 'file', bytes: file },
+        { name: 'hint', bytes: Buffer.from('not an image at all'), type: 'image/png' }
+      ]),
+      422,
+      'validation_failed',
+      'hint'
+    )
     expect(error.details[0].issue).toMatch(/not a PNG, JPEG or WebP/)
   })
 
   it('an image of a type a hint may not be (GIF): 422 validation_failed, field hint', async () => {
-    const gif = await sharp({ create: { width: 16, height: 12, channels: 3, background: '#fff' } }).gif().toBuffer()
-    await expectRefused(form({}, [{ name: 'file', bytes: file }, { name: 'hint', bytes: gif, type: 'image/gif' }]), 422, 'validation_failed', 'hint')
+    const gif = await sharp({ create: { width: 16, height: 12, channels: 3, background: '#fff' } })
+      .gif()
+      .toBuffer()
+    await expectRefused(
+      form({}, [
+        { name: 'file', bytes: file },
+        { name: 'hint', bytes: gif, type: 'image/gif' }
+      ]),
+      422,
+      'validation_failed',
+      'hint'
+    )
   })
 
   it('a PNG whose header is damaged: 422 validation_failed, field hint', async () => {
     const broken = Buffer.concat([(await hintPng(16, 12)).subarray(0, 8), Buffer.alloc(40)])
-    await expectRefused(form({}, [{ name: 'file', bytes: file }, { name: 'hint', bytes: broken }]), 422, 'validation_failed', 'hint')
+    await expectRefused(
+      form({}, [
+        { name: 'file', bytes: file },
+        { name: 'hint', bytes: broken }
+      ]),
+      422,
+      'validation_failed',
+      'hint'
+    )
   })
 
-  it('another size than the image\'s: 422 validation_failed, field hint, both sizes said', async () => {
-    const error = await expectRefused(form({}, [{ name: 'file', bytes: file }, { name: 'hint', bytes: await hintPng(12, 16) }]), 422, 'validation_failed', 'hint')
+  it("another size than the image's: 422 validation_failed, field hint, both sizes said", async () => {
+    const error = await expectRefused(
+      form({}, [
+        { name: 'file', bytes: file },
+        { name: 'hint', bytes: await hintPng(12, 16) }
+      ]),
+      422,
+      'validation_failed',
+      'hint'
+    )
     expect(error.details[0].issue).toMatch(/12×16.*16×12/)
   })
 
   it('over the upload limit: 413 payload_too_large, field hint', async () => {
     const big = Buffer.concat([await hintPng(16, 12), Buffer.alloc(LIMIT + 1)])
-    await expectRefused(form({}, [{ name: 'file', bytes: file }, { name: 'hint', bytes: big }]), 413, 'payload_too_large', 'hint')
+    await expectRefused(
+      form({}, [
+        { name: 'file', bytes: file },
+        { name: 'hint', bytes: big }
+      ]),
+      413,
+      'payload_too_large',
+      'hint'
+    )
   })
 
   it('with file_url instead of a file: 422 validation_failed, field hint', async () => {
-    await expectRefused(form({ file_url: 'https://example.com/a.png' }, [{ name: 'hint', bytes: await hintPng(16, 12) }]), 422, 'validation_failed', 'hint')
+    await expectRefused(
+      form({ file_url: 'https://example.com/a.png' }, [{ name: 'hint', bytes: await hintPng(16, 12) }]),
+      422,
+      'validation_failed',
+      'hint'
+    )
   })
 
   it('a hint sent as a text part: 422 validation_failed, field hint (it is a file part)', async () => {
@@ -185,6 +250,14 @@ describe('refused hints', () => {
 
   it('two hint parts: 400 malformed_request', async () => {
     const hint = await hintPng(16, 12)
-    await expectRefused(form({}, [{ name: 'file', bytes: file }, { name: 'hint', bytes: hint }, { name: 'hint', bytes: hint }]), 400, 'malformed_request')
+    await expectRefused(
+      form({}, [
+        { name: 'file', bytes: file },
+        { name: 'hint', bytes: hint },
+        { name: 'hint', bytes: hint }
+      ]),
+      400,
+      'malformed_request'
+    )
   })
 })

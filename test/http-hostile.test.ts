@@ -31,7 +31,11 @@ interface RawAnswer {
 }
 
 /** Sends raw bytes (optionally in steps) and collects what comes back until the socket closes. */
-function raw(port: number, steps: Array<Buffer | string | ((s: Socket) => void)>, opts: { localAddress?: string; waitMs?: number } = {}): Promise<RawAnswer> {
+function raw(
+  port: number,
+  steps: Array<Buffer | string | ((s: Socket) => void)>,
+  opts: { localAddress?: string; waitMs?: number } = {}
+): Promise<RawAnswer> {
   return new Promise((resolve) => {
     let answer = ''
     const socket = connect({ port, host: '127.0.0.1', localAddress: opts.localAddress }, async () => {
@@ -44,7 +48,12 @@ function raw(port: number, steps: Array<Buffer | string | ((s: Socket) => void)>
     const done = (): void => {
       const status = answer.startsWith('HTTP/1.1 ') ? Number(answer.slice(9, 12)) : null
       const at = answer.indexOf('"code":"')
-      resolve({ status, code: at < 0 ? null : answer.slice(at + 8, answer.indexOf('"', at + 8)), headers: answer.slice(0, answer.indexOf('\r\n\r\n')), closed: true })
+      resolve({
+        status,
+        code: at < 0 ? null : answer.slice(at + 8, answer.indexOf('"', at + 8)),
+        headers: answer.slice(0, answer.indexOf('\r\n\r\n')),
+        closed: true
+      })
     }
     socket.on('data', (c) => {
       answer += c.toString('latin1')
@@ -98,7 +107,11 @@ describe('bodies that end early never take the server down', () => {
       [`multipart/form-data; boundary=${BOUNDARY}`, Buffer.concat([Buffer.from(FILE_PART), Buffer.alloc(8192, 1)])],
       ['application/json', Buffer.from('{"file_url": "http://exa')]
     ] as const) {
-      await raw(server.http.port, [head(server.http.port, `Content-Type: ${type}\r\nContent-Length: ${body.length + 100000}\r\n`), body, (s) => s.resetAndDestroy()])
+      await raw(server.http.port, [
+        head(server.http.port, `Content-Type: ${type}\r\nContent-Length: ${body.length + 100000}\r\n`),
+        body,
+        (s) => s.resetAndDestroy()
+      ])
       expect(await alive()).toBe(200)
     }
   })
@@ -136,7 +149,9 @@ describe('limits', () => {
     const holder = connect({ port: tight.port, host: '127.0.0.1' })
     await new Promise<void>((r) => holder.once('connect', () => r()))
     holder.on('error', () => {})
-    holder.write(`POST /api/v1/upload HTTP/1.1\r\nHost: 127.0.0.1:${tight.port}\r\nX-API-Key: ${server.key}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${800 * 1024}\r\n\r\n${FILE_PART}`)
+    holder.write(
+      `POST /api/v1/upload HTTP/1.1\r\nHost: 127.0.0.1:${tight.port}\r\nX-API-Key: ${server.key}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${800 * 1024}\r\n\r\n${FILE_PART}`
+    )
     holder.write(Buffer.alloc(1024, 1))
 
     // Once the server has read the holder's head, its reservation is held: a second declared upload is refused.
@@ -172,7 +187,9 @@ describe('limits', () => {
 
   it('a connection with no traffic is closed after the idle time', async () => {
     const closed = await new Promise<boolean>((resolve) => {
-      const s = connect({ port: tight.port, host: '127.0.0.1' }, () => s.write(`GET /api/v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1:${tight.port}\r\n`))
+      const s = connect({ port: tight.port, host: '127.0.0.1' }, () =>
+        s.write(`GET /api/v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1:${tight.port}\r\n`)
+      )
       s.on('error', () => {})
       s.on('close', () => resolve(true))
     })
@@ -182,7 +199,9 @@ describe('limits', () => {
 
   // Node alone closes such a connection only at its 30 s sweep: this test's own timeout (10 s)
   // fails it then. No timing is asserted: only that the server closes it with a 408.
-  it('a client trickling header lines (each within the idle time) is answered 408 and closed at the header limit', { timeout: 10_000 }, async () => {
+  it('a client trickling header lines (each within the idle time) is answered 408 and closed at the header limit', {
+    timeout: 10_000
+  }, async () => {
     const { answer, lines } = await new Promise<{ answer: string; lines: number }>((resolve) => {
       let answer = ''
       let lines = 0
@@ -234,13 +253,19 @@ describe('limits', () => {
   it('every loopback address is one client for the bad-key limiter', async () => {
     let last: RawAnswer | null = null
     for (let i = 0; i < 22; i++) {
-      last = await raw(server.http.port, [`GET /api/v1/status?job_id=x HTTP/1.1\r\nHost: 127.0.0.1:${server.http.port}\r\nX-API-Key: bad-${i}\r\n\r\n`], { localAddress: `127.0.${i}.${i + 2}` })
+      last = await raw(
+        server.http.port,
+        [`GET /api/v1/status?job_id=x HTTP/1.1\r\nHost: 127.0.0.1:${server.http.port}\r\nX-API-Key: bad-${i}\r\n\r\n`],
+        { localAddress: `127.0.${i}.${i + 2}` }
+      )
     }
     expect([last!.status, last!.code]).toEqual([429, 'rate_limited'])
     expect(last!.headers).toMatch(/Retry-After: \d+/i)
     // A good key still works from any of them.
     const res = await fetch(server.url('/api/v1/openapi.json'))
     expect(res.status).toBe(200)
-    expect((await json(await fetch(server.url('/api/v1/status?job_id=x'), { headers: { 'X-API-Key': server.key } }))).error.code).toBe('validation_failed')
+    expect((await json(await fetch(server.url('/api/v1/status?job_id=x'), { headers: { 'X-API-Key': server.key } }))).error.code).toBe(
+      'validation_failed'
+    )
   })
 })

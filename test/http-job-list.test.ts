@@ -32,14 +32,21 @@ async function submit(key: string, name = 'photo.png'): Promise<string> {
 const get = (path: string, key = server.key) => fetch(server.url(path), { headers: { 'X-API-Key': key } })
 
 describe('GET /api/v1/jobs', () => {
-  it('lists only the key\'s own jobs, newest first, page by page', async () => {
+  it("lists only the key's own jobs, newest first, page by page", async () => {
     const key = server.engine.keys.create({ credits: null }).key
     const ids = [await submit(key, 'a.png'), await submit(key, 'b.png'), await submit(key, 'c.png')]
     await submit(otherKey, 'other.png')
 
     const first = await json(await get('/api/v1/jobs?limit=2', key))
     expect(first.jobs.map((j: { job_id: string }) => j.job_id)).toEqual([ids[2], ids[1]])
-    expect(first.jobs[0]).toMatchObject({ status: 'queued', state: 'pending', mode: 'clipping', progress: 0, source: 'c.png', finished_at: null })
+    expect(first.jobs[0]).toMatchObject({
+      status: 'queued',
+      state: 'pending',
+      mode: 'clipping',
+      progress: 0,
+      source: 'c.png',
+      finished_at: null
+    })
     expect(Date.parse(first.jobs[0].created_at)).not.toBeNaN()
     expect(first.next_cursor).toMatch(/^[0-9]+$/)
 
@@ -112,7 +119,7 @@ describe('cancel', () => {
     expect((await json(again)).error.code).toBe('conflict')
   })
 
-  it('answers 404 job_not_found for another key\'s job, and leaves it running', async () => {
+  it("answers 404 job_not_found for another key's job, and leaves it running", async () => {
     const id = await submit(otherKey)
     for (const res of [
       await fetch(server.url(`/api/v1/jobs/${id}`), { method: 'DELETE', headers: { 'X-API-Key': server.key } }),

@@ -118,7 +118,7 @@ describe('clipping jobs', () => {
 })
 
 describe('a damaged file, in plain words', () => {
-  it('a JPEG cut short fails with what a designer reads, the decoder\'s own text under details', async () => {
+  it("a JPEG cut short fails with what a designer reads, the decoder's own text under details", async () => {
     const jpeg = await sharp(png).jpeg({ quality: 90 }).toBuffer()
     const res = await fetch(server.url('/api/v1/upload'), {
       method: 'POST',
@@ -128,7 +128,11 @@ describe('a damaged file, in plain words', () => {
     expect(res.status).toBe(202) // read when the job runs: the answer comes in the status
     const { status, body } = await pollUntilSettled(server, (await json(res)).job_id)
     expect(status).toBe(500)
-    expect(body.error).toMatchObject({ code: 'job_failed', reason: 'unsupported_image', message: 'This JPEG is damaged: it ends early (the file was cut short)' })
+    expect(body.error).toMatchObject({
+      code: 'job_failed',
+      reason: 'unsupported_image',
+      message: 'This JPEG is damaged: it ends early (the file was cut short)'
+    })
     expect(body.error.message).not.toMatch(/vips/i)
     expect(body.error.details).toEqual([{ field: 'file', issue: expect.stringMatching(/premature end of JPEG image/) }])
   })

@@ -14,7 +14,8 @@ import { json } from './helpers/http'
 const { width: W, height: H } = SMALL_SUBJECT
 const BOX = SMALL_SUBJECT.box
 
-const form = (fields: Record<string, string>, file?: Buffer): FormData => multipart(fields, file && { bytes: file, type: 'image/png', name: 'file.png' })
+const form = (fields: Record<string, string>, file?: Buffer): FormData =>
+  multipart(fields, file && { bytes: file, type: 'image/png', name: 'file.png' })
 
 async function post(server: TestServer, body: FormData): Promise<{ status: number; body: any }> {
   const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body })
@@ -103,8 +104,18 @@ describe('refused look-again boxes', () => {
     const error = await expectRefused(form({ regions: '10,10,20,20' }, file), 422, 'validation_failed', 'regions')
     expect(error.details[0].issue).toMatch(/JSON array/)
     await expectRefused(form({ regions: JSON.stringify([{ x: 1, y: 1, width: 20 }]) }, file), 422, 'validation_failed', 'regions')
-    await expectRefused(form({ regions: JSON.stringify([{ x: 1, y: 1, width: 20, height: 20, z: 1 }]) }, file), 422, 'validation_failed', 'regions')
-    await expectRefused(form({ regions: JSON.stringify([{ x: -1, y: 1, width: 20, height: 20 }]) }, file), 422, 'validation_failed', 'regions')
+    await expectRefused(
+      form({ regions: JSON.stringify([{ x: 1, y: 1, width: 20, height: 20, z: 1 }]) }, file),
+      422,
+      'validation_failed',
+      'regions'
+    )
+    await expectRefused(
+      form({ regions: JSON.stringify([{ x: -1, y: 1, width: 20, height: 20 }]) }, file),
+      422,
+      'validation_failed',
+      'regions'
+    )
   })
 
   it('more than eight boxes: 422 validation_failed, field regions', async () => {
@@ -114,14 +125,37 @@ describe('refused look-again boxes', () => {
   })
 
   it('a box under 16 pixels on a side: 422 validation_failed, field regions', async () => {
-    const error = await expectRefused(form({ regions: JSON.stringify([{ x: 0, y: 0, width: 4, height: 30 }]) }, file), 422, 'validation_failed', 'regions')
+    const error = await expectRefused(
+      form({ regions: JSON.stringify([{ x: 0, y: 0, width: 4, height: 30 }]) }, file),
+      422,
+      'validation_failed',
+      'regions'
+    )
     expect(error.details[0].issue).toMatch(/\[0\]\.width/)
   })
 
   it('a box outside the image, or keeping under 16 pixels of it: 422 validation_failed, field regions', async () => {
-    const error = await expectRefused(form({ regions: JSON.stringify([{ x: 100, y: 0, width: 20, height: 20 }]) }, file), 422, 'validation_failed', 'regions')
+    const error = await expectRefused(
+      form({ regions: JSON.stringify([{ x: 100, y: 0, width: 20, height: 20 }]) }, file),
+      422,
+      'validation_failed',
+      'regions'
+    )
     expect(error.details[0].issue).toMatch(/64×48/)
-    await expectRefused(form({ regions: JSON.stringify([{ x: 0, y: 0, width: 20, height: 20 }, { x: 50, y: 0, width: 20, height: 20 }]) }, file), 422, 'validation_failed', 'regions')
+    await expectRefused(
+      form(
+        {
+          regions: JSON.stringify([
+            { x: 0, y: 0, width: 20, height: 20 },
+            { x: 50, y: 0, width: 20, height: 20 }
+          ])
+        },
+        file
+      ),
+      422,
+      'validation_failed',
+      'regions'
+    )
   })
 
   it('boxes covering more than the image between them: 422 validation_failed, field regions', async () => {
@@ -131,14 +165,32 @@ describe('refused look-again boxes', () => {
       { x: 0, y: 8, width: 64, height: 40 }
     ]
     const error = await expectRefused(form({ regions: JSON.stringify(two) }, file), 422, 'validation_failed', 'regions')
-    expect(error.details[0].issue).toBe('the boxes cover 5,120 pixels between them, over the 3,072 of the 64×48 image they may cover together (overlaps count each time); use fewer or smaller boxes')
+    expect(error.details[0].issue).toBe(
+      'the boxes cover 5,120 pixels between them, over the 3,072 of the 64×48 image they may cover together (overlaps count each time); use fewer or smaller boxes'
+    )
     // Clipped first: a box reaching past the image counts only what lies inside it.
-    const res = await post(server, form({ regions: JSON.stringify([{ x: 0, y: 0, width: 32, height: 500 }, { x: 32, y: 0, width: 500, height: 48 }]) }, file))
+    const res = await post(
+      server,
+      form(
+        {
+          regions: JSON.stringify([
+            { x: 0, y: 0, width: 32, height: 500 },
+            { x: 32, y: 0, width: 500, height: 48 }
+          ])
+        },
+        file
+      )
+    )
     expect(res.status).toBe(202)
   })
 
   it('with file_url instead of a file: 422 validation_failed, field regions', async () => {
-    await expectRefused(form({ file_url: 'https://example.com/a.png', regions: JSON.stringify([{ x: 0, y: 0, width: 20, height: 20 }]) }), 422, 'validation_failed', 'regions')
+    await expectRefused(
+      form({ file_url: 'https://example.com/a.png', regions: JSON.stringify([{ x: 0, y: 0, width: 20, height: 20 }]) }),
+      422,
+      'validation_failed',
+      'regions'
+    )
   })
 
   it('a JSON body whose regions is not text or an array: 400 malformed_request, field regions', async () => {
@@ -173,7 +225,11 @@ describe('credits for look-again boxes', () => {
   const box = (x: number): { x: number; y: number; width: number; height: number } => ({ x, y: 0, width: 16, height: 16 })
 
   async function postAs(key: string, regions: unknown[]): Promise<{ status: number; body: any }> {
-    const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': key }, body: form({ regions: JSON.stringify(regions) }, file) })
+    const res = await fetch(server.url('/api/v1/upload'), {
+      method: 'POST',
+      headers: { 'X-API-Key': key },
+      body: form({ regions: JSON.stringify(regions) }, file)
+    })
     return { status: res.status, body: await json(res) }
   }
 

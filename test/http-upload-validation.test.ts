@@ -55,7 +55,9 @@ describe('accepted uploads', () => {
   })
 
   it('accepts a multipart upload with a file and text parts', async () => {
-    const res = await postForm(multipart({ mode: 'clipping', output_format: 'webp', delivery_mode: 'final_url' }, { bytes: png, type: 'image/png' }))
+    const res = await postForm(
+      multipart({ mode: 'clipping', output_format: 'webp', delivery_mode: 'final_url' }, { bytes: png, type: 'image/png' })
+    )
     expect(res.status).toBe(202)
     expect(res.body.mode).toBe('clipping')
     expect(server.engine.jobs.get(res.body.job_id)).toMatchObject({ outputFormat: 'webp', deliveryMode: 'final_url', sourceKind: 'file' })
@@ -68,7 +70,14 @@ describe('accepted uploads', () => {
   })
 
   it('accepts every MIME type of the seed list, and application/octet-stream (what curl sends for a file it does not know), when the bytes are an image', async () => {
-    for (const type of ['image/png', 'image/x-tiff', 'application/tiff', 'image/vnd.adobe.photoshop', 'image/svg+xml', 'application/octet-stream']) {
+    for (const type of [
+      'image/png',
+      'image/x-tiff',
+      'application/tiff',
+      'image/vnd.adobe.photoshop',
+      'image/svg+xml',
+      'application/octet-stream'
+    ]) {
       const res = await postForm(multipart({}, { bytes: png, type }))
       expect(res.status, type).toBe(202)
     }
@@ -77,14 +86,26 @@ describe('accepted uploads', () => {
 
 describe('400 malformed_request', () => {
   it('refuses JSON that does not parse', () => expectRefused(() => postJson(null, '{"file_url": '), 400, 'malformed_request'))
-  it('refuses a JSON body that is not an object', () => expectRefused(() => postJson(['https://example.com/a.png']), 400, 'malformed_request'))
-  it('refuses a field of the wrong JSON type', () => expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 5 }), 400, 'malformed_request', 'mode'))
-  it('refuses params of the wrong JSON type', () => expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 'params', params: [1] }), 400, 'malformed_request', 'params'))
+  it('refuses a JSON body that is not an object', () =>
+    expectRefused(() => postJson(['https://example.com/a.png']), 400, 'malformed_request'))
+  it('refuses a field of the wrong JSON type', () =>
+    expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 5 }), 400, 'malformed_request', 'mode'))
+  it('refuses params of the wrong JSON type', () =>
+    expectRefused(
+      () => postJson({ file_url: 'https://example.com/a.png', mode: 'params', params: [1] }),
+      400,
+      'malformed_request',
+      'params'
+    ))
   it('refuses a file sent inside a JSON body', () => expectRefused(() => postJson({ file: 'aGVsbG8=' }), 400, 'malformed_request', 'file'))
   it('refuses an unsupported content type', () =>
     expectRefused(
       async () => {
-        const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key, 'Content-Type': 'text/plain' }, body: 'file_url=x' })
+        const res = await fetch(server.url('/api/v1/upload'), {
+          method: 'POST',
+          headers: { 'X-API-Key': server.key, 'Content-Type': 'text/plain' },
+          body: 'file_url=x'
+        })
         return { status: res.status, body: await json(res) }
       },
       400,
@@ -103,53 +124,120 @@ describe('400 malformed_request', () => {
       400,
       'malformed_request'
     ))
-  it('refuses a file in a part not named "file"', () => expectRefused(() => postForm(multipart({}, { bytes: png, type: 'image/png', part: 'image' })), 400, 'malformed_request'))
+  it('refuses a file in a part not named "file"', () =>
+    expectRefused(() => postForm(multipart({}, { bytes: png, type: 'image/png', part: 'image' })), 400, 'malformed_request'))
 })
 
 describe('400 missing_input', () => {
-  it('refuses a JSON body with neither file nor file_url', () => expectRefused(() => postJson({ mode: 'clipping' }), 400, 'missing_input', 'file'))
-  it('refuses a multipart body with neither file nor file_url', () => expectRefused(() => postForm(multipart({ mode: 'clipping' })), 400, 'missing_input'))
+  it('refuses a JSON body with neither file nor file_url', () =>
+    expectRefused(() => postJson({ mode: 'clipping' }), 400, 'missing_input', 'file'))
+  it('refuses a multipart body with neither file nor file_url', () =>
+    expectRefused(() => postForm(multipart({ mode: 'clipping' })), 400, 'missing_input'))
 })
 
 describe('422 validation_failed', () => {
   it('refuses both file and file_url', () =>
-    expectRefused(() => postForm(multipart({ file_url: 'https://example.com/a.png' }, { bytes: png, type: 'image/png' })), 422, 'validation_failed', 'file_url'))
-  it('refuses mode=params without params', () => expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 'params' }), 422, 'validation_failed', 'params'))
+    expectRefused(
+      () => postForm(multipart({ file_url: 'https://example.com/a.png' }, { bytes: png, type: 'image/png' })),
+      422,
+      'validation_failed',
+      'file_url'
+    ))
+  it('refuses mode=params without params', () =>
+    expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 'params' }), 422, 'validation_failed', 'params'))
   it('refuses mode=params with an empty params string', () =>
-    expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 'params', params: '' }), 422, 'validation_failed', 'params'))
-  it('refuses a file_url with another scheme', () => expectRefused(() => postJson({ file_url: 'ftp://example.com/a.png' }), 422, 'validation_failed', 'file_url'))
-  it('refuses a relative file_url', () => expectRefused(() => postJson({ file_url: '/images/a.png' }), 422, 'validation_failed', 'file_url'))
-  it('refuses a mode outside its enum', () => expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 'magic' }), 422, 'validation_failed', 'mode'))
+    expectRefused(
+      () => postJson({ file_url: 'https://example.com/a.png', mode: 'params', params: '' }),
+      422,
+      'validation_failed',
+      'params'
+    ))
+  it('refuses a file_url with another scheme', () =>
+    expectRefused(() => postJson({ file_url: 'ftp://example.com/a.png' }), 422, 'validation_failed', 'file_url'))
+  it('refuses a relative file_url', () =>
+    expectRefused(() => postJson({ file_url: '/images/a.png' }), 422, 'validation_failed', 'file_url'))
+  it('refuses a mode outside its enum', () =>
+    expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 'magic' }), 422, 'validation_failed', 'mode'))
   it('refuses an output_format outside its enum', () =>
-    expectRefused(() => postJson({ file_url: 'https://example.com/a.png', output_format: 'bmp' }), 422, 'validation_failed', 'output_format'))
+    expectRefused(
+      () => postJson({ file_url: 'https://example.com/a.png', output_format: 'bmp' }),
+      422,
+      'validation_failed',
+      'output_format'
+    ))
   it('refuses a delivery_mode outside its enum', () =>
-    expectRefused(() => postJson({ file_url: 'https://example.com/a.png', delivery_mode: 'email' }), 422, 'validation_failed', 'delivery_mode'))
+    expectRefused(
+      () => postJson({ file_url: 'https://example.com/a.png', delivery_mode: 'email' }),
+      422,
+      'validation_failed',
+      'delivery_mode'
+    ))
   it('names every bad field at once', async () => {
     const body = await expectRefused(() => postJson({ file_url: 'gopher://x', mode: 'x', output_format: 'y' }), 422, 'validation_failed')
     expect(body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['file_url', 'mode', 'output_format'])
   })
   it('refuses a params string over 2,048 characters', () =>
-    expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 'params', params: 'x'.repeat(2049) }), 422, 'validation_failed', 'params'))
-  it('refuses an unknown field', () => expectRefused(() => postJson({ file_url: 'https://example.com/a.png', outputformat: 'png' }), 422, 'validation_failed', 'outputformat'))
+    expectRefused(
+      () => postJson({ file_url: 'https://example.com/a.png', mode: 'params', params: 'x'.repeat(2049) }),
+      422,
+      'validation_failed',
+      'params'
+    ))
+  it('refuses an unknown field', () =>
+    expectRefused(() => postJson({ file_url: 'https://example.com/a.png', outputformat: 'png' }), 422, 'validation_failed', 'outputformat'))
   it('suggests the nearest preset for a misspelt name', async () => {
-    const body = await expectRefused(() => postJson({ file_url: 'https://example.com/a.png', mode: 'params', params: 'ecomerce-white' }), 422, 'validation_failed', 'params.preset')
-    expect(body.error.details).toEqual([{ field: 'params.preset', issue: 'no preset named "ecomerce-white"; did you mean "ecommerce-white"?' }])
+    const body = await expectRefused(
+      () => postJson({ file_url: 'https://example.com/a.png', mode: 'params', params: 'ecomerce-white' }),
+      422,
+      'validation_failed',
+      'params.preset'
+    )
+    expect(body.error.details).toEqual([
+      { field: 'params.preset', issue: 'no preset named "ecomerce-white"; did you mean "ecommerce-white"?' }
+    ])
   })
   it('names every problem of the request at once: other fields, the grammar of the set, an unknown preset, a margin too wide for the size', async () => {
     const body = await expectRefused(
-      () => postJson({ file_url: 'https://example.com/a.png', mode: 'params', output_format: 'gif', params: 'no-such-preset;shadow=sideways;size=100;margin=60px' }),
+      () =>
+        postJson({
+          file_url: 'https://example.com/a.png',
+          mode: 'params',
+          output_format: 'gif',
+          params: 'no-such-preset;shadow=sideways;size=100;margin=60px'
+        }),
       422,
       'validation_failed'
     )
-    expect(body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['output_format', 'params.margin', 'params.preset', 'params.shadow'])
+    expect(body.error.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'output_format',
+      'params.margin',
+      'params.preset',
+      'params.shadow'
+    ])
   })
   it('refuses bytes that are not an image when declared application/octet-stream (the bytes decide)', () =>
-    expectRefused(() => postForm(multipart({}, { bytes: Buffer.from('hello, this is not a picture'), type: 'application/octet-stream' })), 422, 'validation_failed', 'file'))
-  it('refuses a declared MIME type outside the list', () => expectRefused(() => postForm(multipart({}, { bytes: png, type: 'text/plain' })), 422, 'validation_failed', 'file'))
+    expectRefused(
+      () => postForm(multipart({}, { bytes: Buffer.from('hello, this is not a picture'), type: 'application/octet-stream' })),
+      422,
+      'validation_failed',
+      'file'
+    ))
+  it('refuses a declared MIME type outside the list', () =>
+    expectRefused(() => postForm(multipart({}, { bytes: png, type: 'text/plain' })), 422, 'validation_failed', 'file'))
   it('refuses bytes that are not an image', () =>
-    expectRefused(() => postForm(multipart({}, { bytes: Buffer.from('hello, this is not a picture'), type: 'image/png' })), 422, 'validation_failed', 'file'))
-  it('refuses an image whose header is cut short, in plain words with the decoder\'s text under details', async () => {
-    const body = await expectRefused(() => postForm(multipart({}, { bytes: png.subarray(0, 12), type: 'image/png' })), 422, 'validation_failed', 'file')
+    expectRefused(
+      () => postForm(multipart({}, { bytes: Buffer.from('hello, this is not a picture'), type: 'image/png' })),
+      422,
+      'validation_failed',
+      'file'
+    ))
+  it("refuses an image whose header is cut short, in plain words with the decoder's text under details", async () => {
+    const body = await expectRefused(
+      () => postForm(multipart({}, { bytes: png.subarray(0, 12), type: 'image/png' })),
+      422,
+      'validation_failed',
+      'file'
+    )
     expect(body.error.message).toMatch(/^This (PNG|image|file) is damaged/)
     expect(body.error.message).not.toMatch(/vips|libpng|buffer/i)
     expect(body.error.details).toEqual([{ field: 'file', issue: expect.any(String) }])
@@ -162,12 +250,20 @@ describe('limits', () => {
     const small = await startTestServer({ run: false, maxUploadBytes: 1000, maxPixels: 10_000 })
     try {
       const big = Buffer.concat([png, Buffer.alloc(5000)])
-      const res = await fetch(small.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': small.key }, body: multipart({}, { bytes: big, type: 'image/png' }) })
+      const res = await fetch(small.url('/api/v1/upload'), {
+        method: 'POST',
+        headers: { 'X-API-Key': small.key },
+        body: multipart({}, { bytes: big, type: 'image/png' })
+      })
       expect(res.status).toBe(413)
       expect((await json(res)).error.code).toBe('payload_too_large')
 
       const wide = await tinyPng(200, 100) // 20,000 pixels > 10,000
-      const res2 = await fetch(small.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': small.key }, body: multipart({}, { bytes: wide, type: 'image/png' }) })
+      const res2 = await fetch(small.url('/api/v1/upload'), {
+        method: 'POST',
+        headers: { 'X-API-Key': small.key },
+        body: multipart({}, { bytes: wide, type: 'image/png' })
+      })
       expect(res2.status).toBe(422)
       expect((await json(res2)).error.code).toBe('image_too_large')
       expect(small.engine.jobs.countByStatus('queued')).toBe(0)

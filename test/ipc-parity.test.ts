@@ -48,7 +48,11 @@ describe('IPC parity with HTTP', () => {
 
   it('refuses bytes that are not an image with the same body as a multipart upload', async () => {
     const bytes = Buffer.from('not an image at all')
-    const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body: multipart({}, { bytes, type: 'image/png' }) })
+    const res = await fetch(server.url('/api/v1/upload'), {
+      method: 'POST',
+      headers: { 'X-API-Key': server.key },
+      body: multipart({}, { bytes, type: 'image/png' })
+    })
     const viaHttp = { status: res.status, body: await json(res) }
     const viaIpc = await ipc.upload({ file: { bytes: new Uint8Array(bytes), type: 'image/png' } })
     expect(viaIpc).toEqual(viaHttp)

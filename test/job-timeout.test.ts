@@ -35,10 +35,18 @@ afterAll(async () => {
 it('fails a hung job with pipeline_timeout, refunds it, and still runs the other job', async () => {
   const { key, info } = server.engine.keys.create({ credits: 2 })
   const hung = await json(
-    await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify({ file_url: stallUrl }) })
+    await fetch(server.url('/api/v1/upload'), {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ file_url: stallUrl })
+    })
   )
   const normal = await json(
-    await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': key }, body: multipart({}, { bytes: await scenePng(), type: 'image/png' }) })
+    await fetch(server.url('/api/v1/upload'), {
+      method: 'POST',
+      headers: { 'X-API-Key': key },
+      body: multipart({}, { bytes: await scenePng(), type: 'image/png' })
+    })
   )
   const a = await pollUntilSettled(server, hung.job_id, key)
   expect(a.status).toBe(500)

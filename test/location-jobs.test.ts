@@ -83,7 +83,9 @@ function identifyPositions(bytes: Buffer, ext: string): string[] {
   const r = spawnSync('identify', ['-verbose', file], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 })
   expect(r.status, r.stderr).toBe(0)
   // EXIF and XMP properties as `exif:…`/`xmp:…` lines, IPTC datasets as `Name[record,dataset]: value`.
-  return r.stdout.split('\n').filter((line) => /exif:gps|xmp:gps|thumbnail|latitude|longitude|altitude|\[2,(26|27|90|92|95|100|101)\]/i.test(line))
+  return r.stdout
+    .split('\n')
+    .filter((line) => /exif:gps|xmp:gps|thumbnail|latitude|longitude|altitude|\[2,(26|27|90|92|95|100|101)\]/i.test(line))
 }
 
 describe('the drone JPEG as given', () => {

@@ -34,7 +34,12 @@ describe('the metadata key', () => {
     ['inline', 'metadata=all'],
     ['JSON', '{"metadata": 5}']
   ])('a bad value (%s) is refused with 422 naming params.metadata', async (_form, params) => {
-    const { status, body } = await upload({ mode: 'params', params }, await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } }).png().toBuffer())
+    const { status, body } = await upload(
+      { mode: 'params', params },
+      await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+        .png()
+        .toBuffer()
+    )
     expect(status).toBe(422)
     expect(body.error.code).toBe('validation_failed')
     expect(body.error.details.map((d: { field: string }) => d.field)).toEqual(['params.metadata'])
@@ -49,7 +54,11 @@ describe('a 16-bit Adobe RGB input with XMP', () => {
     const rgb = await sharp(sceneSvg()).removeAlpha().raw().toBuffer()
     const words = new Uint16Array(rgb.length)
     for (let i = 0; i < rgb.length; i++) words[i] = Math.min(65535, rgb[i]! * 257 + 100)
-    const png = await sharp(words, { raw: { width: SCENE.width, height: SCENE.height, channels: 3 } }).toColourspace('rgb16').withXmp(XMP).png().toBuffer()
+    const png = await sharp(words, { raw: { width: SCENE.width, height: SCENE.height, channels: 3 } })
+      .toColourspace('rgb16')
+      .withXmp(XMP)
+      .png()
+      .toBuffer()
     return { png: withIccChunk(png, icc), words }
   }
 

@@ -12,16 +12,36 @@ import { WATCH_MIGRATIONS } from '../src/main/watch/schema/migrations'
 
 /** Every name that shipped before the rule was written; they keep their (sometimes shared) numbers. */
 const SHIPPED = new Set([
-  '001-core', '002-mask-cache', '003-presets', '004-watch', '005-batches', '005-keys-admin', '006-models', '007-batch-resume',
-  '008-keys-kind', '008-studio', '009-batch-interrupted', '010-batch-item-device', '011-studio-worker-keys', '011-watch-no-lease',
-  '012-batch-expected', '012-job-framing', '012-presets-title', '013-batch-item-uncertainty', '013-batch-touch-up', '013-job-uncertainty',
-  '013-watch-file-uncertainty', '014-watch-file-touch-up'
+  '001-core',
+  '002-mask-cache',
+  '003-presets',
+  '004-watch',
+  '005-batches',
+  '005-keys-admin',
+  '006-models',
+  '007-batch-resume',
+  '008-keys-kind',
+  '008-studio',
+  '009-batch-interrupted',
+  '010-batch-item-device',
+  '011-studio-worker-keys',
+  '011-watch-no-lease',
+  '012-batch-expected',
+  '012-job-framing',
+  '012-presets-title',
+  '013-batch-item-uncertainty',
+  '013-batch-touch-up',
+  '013-job-uncertainty',
+  '013-watch-file-uncertainty',
+  '014-watch-file-touch-up'
 ])
 const OWNERS = { engine: ENGINE_MIGRATIONS, batches: BATCH_MIGRATIONS, watch: WATCH_MIGRATIONS, studio: STUDIO_MIGRATIONS }
 const number = (name: string): number => Number(/^(\d{3})-[a-z0-9]+(-[a-z0-9]+)*$/.exec(name)?.[1] ?? Number.NaN)
 
 describe('migration names', () => {
-  const all = Object.values(OWNERS).flat().map((m) => m.name)
+  const all = Object.values(OWNERS)
+    .flat()
+    .map((m) => m.name)
   it('are unique across every owner, and every shipped one is still applied', () => {
     expect(new Set(all).size).toBe(all.length)
     for (const name of SHIPPED) expect(all).toContain(name)

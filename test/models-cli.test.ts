@@ -27,7 +27,15 @@ describe('clipdesk models', () => {
     expect(r.code, r.stderr).toBe(0)
     const list = JSON.parse(r.stdout) as Array<Record<string, unknown>>
     expect(list.map((m) => m.name)).toEqual(['medium', 'small'])
-    expect(list[0]).toMatchObject({ name: 'medium', builtin: true, isDefault: true, device: 'auto', plannedDevice: 'cpu', activeDevice: null, inputSize: [1024, 1024] })
+    expect(list[0]).toMatchObject({
+      name: 'medium',
+      builtin: true,
+      isDefault: true,
+      device: 'auto',
+      plannedDevice: 'cpu',
+      activeDevice: null,
+      inputSize: [1024, 1024]
+    })
   })
 
   it('adds a generated model (by file name), makes it the default; refuses bad input with exit code 2', () => {
@@ -52,7 +60,11 @@ describe('clipdesk models', () => {
     const refused = cli('add', wrong)
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain('expected shape [1, 3, 320, 320], got [1, 3, 1024, 1024]')
-    expect((JSON.parse(cli('list', '--json').stdout) as Array<{ name: string; isDefault: boolean }>).map((m) => `${m.name}${m.isDefault ? '*' : ''}`)).toEqual(['medium', 'small', 'anime*'])
+    expect(
+      (JSON.parse(cli('list', '--json').stdout) as Array<{ name: string; isDefault: boolean }>).map(
+        (m) => `${m.name}${m.isDefault ? '*' : ''}`
+      )
+    ).toEqual(['medium', 'small', 'anime*'])
   })
 
   it('serve --device cuda without CUDA: the start line and /api/v1/health say the CPU runs it', async () => {

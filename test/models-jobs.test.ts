@@ -25,7 +25,9 @@ async function halvesPng(): Promise<Buffer> {
   const h = 48
   const data = Buffer.alloc(w * h * 3)
   for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data.set(x < w / 2 ? [200, 10, 90] : [60, 240, 30], (y * w + x) * 3)
-  return sharp(data, { raw: { width: w, height: h, channels: 3 } }).png().toBuffer()
+  return sharp(data, { raw: { width: w, height: h, channels: 3 } })
+    .png()
+    .toBuffer()
 }
 
 beforeAll(async () => {
@@ -45,7 +47,10 @@ async function run(params: string): Promise<{ body: Record<string, any>; alpha: 
   const res = await fetch(server.url('/api/v1/upload'), {
     method: 'POST',
     headers: { 'X-API-Key': server.key },
-    body: multipart({ mode: 'clipping', params, delivery_mode: 'url', output_format: 'png' }, { bytes: image, type: 'image/png', name: 'halves.png' })
+    body: multipart(
+      { mode: 'clipping', params, delivery_mode: 'url', output_format: 'png' },
+      { bytes: image, type: 'image/png', name: 'halves.png' }
+    )
   })
   const accepted = await json(res)
   expect(res.status, JSON.stringify(accepted)).toBe(202)
@@ -70,7 +75,13 @@ describe('registry models in jobs', () => {
   it('adds a file recognised by name and a custom descriptor; lists them with the built-ins', async () => {
     const svc = server.engine.modelService
     const added = await svc.add({ file: join(dir, 'u2netp.onnx') })
-    expect(added.model).toMatchObject({ name: 'u2netp', family: 'u2netp', inputSize: [320, 320], outputKind: 'probabilities', builtin: false })
+    expect(added.model).toMatchObject({
+      name: 'u2netp',
+      family: 'u2netp',
+      inputSize: [320, 320],
+      outputKind: 'probabilities',
+      builtin: false
+    })
     expect(added.test.device).toBe('cpu')
     const custom = {
       input: { size: [96, 64], dynamic: true, channelOrder: 'rgb', scale: 255, mean: [0.5, 0.5, 0.5], std: [1, 1, 1] },
@@ -161,6 +172,10 @@ describe('registry models in jobs', () => {
     expect(body.warnings.clipping.join(' ')).toMatch(/device: the cuda execution provider could not be used .*running on the CPU/)
     expect(server.engine.jobs.get(body.job_id)).toMatchObject({ model: 'u2netp', device: 'cpu' })
     expect(logged.some((m) => /^model u2netp: the cuda execution provider could not be used/.test(m))).toBe(true)
-    expect(server.engine.modelService.list().find((m) => m.name === 'u2netp')).toMatchObject({ device: 'cuda', activeDevice: 'cpu', resident: true })
+    expect(server.engine.modelService.list().find((m) => m.name === 'u2netp')).toMatchObject({
+      device: 'cuda',
+      activeDevice: 'cpu',
+      resident: true
+    })
   })
 })

@@ -34,7 +34,8 @@ describe('names are text', () => {
     mkdirSync(inbox)
     const db = openDatabase(join(data, 'clipdesk.db'))
     const fake = new FakeProcessor(join(root, 'fake-results'))
-    fake.fail = (job) => (job.filename.includes('evil') ? { code: 'pipeline_error', message: `broken ${ESC}[31mred${ESC}[0m\nforged` } : null)
+    fake.fail = (job) =>
+      job.filename.includes('evil') ? { code: 'pipeline_error', message: `broken ${ESC}[31mred${ESC}[0m\nforged` } : null
     const svc = new WatchService({ db, processor: fake, stableMs: 200, pollMs: 20, syncMs: 100, log: () => undefined })
     try {
       await svc.start()
@@ -57,9 +58,7 @@ describe('names are text', () => {
       .split('\n')
       .filter((l) => l.includes('failed #'))
       .map((l) => l.replace(/^ {2}failed #\d+ /, '  failed #N '))
-    expect(failed).toEqual([
-      '  failed #N evil\\x1b[2J\\x1b[H\\nfailed #1 all fine\\u202egnp.png: broken \\x1b[31mred\\x1b[0m\\nforged'
-    ])
+    expect(failed).toEqual(['  failed #N evil\\x1b[2J\\x1b[H\\nfailed #1 all fine\\u202egnp.png: broken \\x1b[31mred\\x1b[0m\\nforged'])
     // --json keeps the names as they are (JSON escapes them itself).
     const json = runCli(['watch', 'list', '--json', '--data-dir', data])
     expect(JSON.parse(json.stdout)[0].failed[0].rel_path).toBe(EVIL)
@@ -72,7 +71,11 @@ describe('names are text', () => {
     service.start()
     const destination = join(root, 'batch-out')
     try {
-      const batch = await service.create({ name: `shoot ${ESC}[2J\nnight\u202e`, request: { mode: 'clipping', output_format: 'png', params: 'alpha=keep' }, destination })
+      const batch = await service.create({
+        name: `shoot ${ESC}[2J\nnight\u202e`,
+        request: { mode: 'clipping', output_format: 'png', params: 'alpha=keep' },
+        destination
+      })
       await service.add(batch.id, [
         { bytes: await tinyPng(), rel_path: `day${ESC}[1m/${EVIL}` },
         { bytes: Buffer.from('not an image at all'), rel_path: `bad${ESC}[31m\nname\u202e.png` }

@@ -42,7 +42,11 @@ async function submit(apiKey: string, fields: Record<string, string>, byUrl = fa
         headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
         body: JSON.stringify({ file_url: imageUrl, ...fields })
       })
-    : await fetch(target.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': apiKey }, body: multipart(fields, { bytes: scene, type: 'image/png', name: 'scene.png' }) })
+    : await fetch(target.url('/api/v1/upload'), {
+        method: 'POST',
+        headers: { 'X-API-Key': apiKey },
+        body: multipart(fields, { bytes: scene, type: 'image/png', name: 'scene.png' })
+      })
   const accepted = await json(res)
   expect(res.status, JSON.stringify(accepted)).toBe(202)
   return (await pollUntilSettled(target, accepted.job_id, apiKey)).body
@@ -60,7 +64,11 @@ describe('compose and encode run in a sandbox process of their own', () => {
     // 10000×10000 RGBA is 400 MB: more than this engine lets a render process hold.
     const failed = await submit(key, { mode: 'params', params: 'size=10000x10000;variations=clipping' }, false, tight)
     expect(failed.status).toBe('failed')
-    expect(failed.error).toMatchObject({ code: 'job_failed', reason: 'image_too_large', message: 'making the outputs needed more than 300 MB of memory and was stopped' })
+    expect(failed.error).toMatchObject({
+      code: 'job_failed',
+      reason: 'image_too_large',
+      message: 'making the outputs needed more than 300 MB of memory and was stopped'
+    })
     expect(tight.engine.keys.get(info.id)!.credits).toBe(5)
     expect(existsSync(tight.engine.paths.resultDir(failed.job_id))).toBe(false)
     // The engine itself was never in danger: it answers, and the next job is made as usual.

@@ -23,7 +23,9 @@ beforeAll(async () => {
     x ^= x << 5
     noise[i] = x & 255
   }
-  small = await sharp(noise, { raw: { width: 400, height: 300, channels: 3 } }).png().toBuffer()
+  small = await sharp(noise, { raw: { width: 400, height: 300, channels: 3 } })
+    .png()
+    .toBuffer()
 })
 afterAll(() => server.close())
 
@@ -43,11 +45,19 @@ describe('outputs over the limits are refused at the upload', () => {
     expect(small.length).toBeGreaterThan(300_000)
     const { info, key } = server.engine.keys.create({ credits: 50 })
     const queued = server.engine.jobs.countByStatus('queued')
-    const { status, body } = await upload(server, key, { mode: 'params', params: `size=10000x10000;variations=${ALL}`, output_format: 'psd' })
+    const { status, body } = await upload(server, key, {
+      mode: 'params',
+      params: `size=10000x10000;variations=${ALL}`,
+      output_format: 'psd'
+    })
     expect(status).toBe(422)
     expect(body.error.code).toBe('validation_failed')
     expect(body.error.details).toEqual([
-      { field: 'params.variations', issue: '5 variations of 10000×10000 would be 500 MP of output, over the 250 MP a job may make; ask for fewer variations or a smaller size' }
+      {
+        field: 'params.variations',
+        issue:
+          '5 variations of 10000×10000 would be 500 MP of output, over the 250 MP a job may make; ask for fewer variations or a smaller size'
+      }
     ])
     expect(server.engine.keys.get(info.id)!.credits).toBe(50)
     expect(server.engine.jobs.countByStatus('queued')).toBe(queued)
@@ -64,12 +74,22 @@ describe('outputs over the limits are refused at the upload', () => {
   })
 
   it('one canvas over 100 MP, known once the file is probed (9000×9000 with a 1000 px margin): 422 params.size', async () => {
-    const big = await sharp({ create: { width: 9000, height: 9000, channels: 3, background: '#4a8' } }).png().toBuffer()
-    const { status, body } = await upload(server, server.key, { mode: 'params', params: 'size=original;margin=1000px;variations=clipping' }, big)
+    const big = await sharp({ create: { width: 9000, height: 9000, channels: 3, background: '#4a8' } })
+      .png()
+      .toBuffer()
+    const { status, body } = await upload(
+      server,
+      server.key,
+      { mode: 'params', params: 'size=original;margin=1000px;variations=clipping' },
+      big
+    )
     expect(status).toBe(422)
     expect(body.error.code).toBe('validation_failed')
     expect(body.error.details).toEqual([
-      { field: 'params.size', issue: 'the output canvas would be 11000×11000, over the limit (30,000 px a side, 100 MP a variation); use a smaller size or margin' }
+      {
+        field: 'params.size',
+        issue: 'the output canvas would be 11000×11000, over the limit (30,000 px a side, 100 MP a variation); use a smaller size or margin'
+      }
     ])
   })
 })

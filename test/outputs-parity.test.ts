@@ -26,7 +26,13 @@ it('a batch, clipdesk process and a watched folder write the same names and byte
   const photos = join(root, 'photos')
   mkdirSync(join(photos, 'day1'), { recursive: true })
   writeFileSync(join(photos, 'ball.png'), await scenePng())
-  writeFileSync(join(photos, 'day1', 'shoe.jpg'), await sharp(await scenePng()).flop().jpeg({ quality: 92 }).toBuffer())
+  writeFileSync(
+    join(photos, 'day1', 'shoe.jpg'),
+    await sharp(await scenePng())
+      .flop()
+      .jpeg({ quality: 92 })
+      .toBuffer()
+  )
   const data = join(root, 'data')
 
   // clipdesk process, in its own process (it takes the data folder's lock, then gives it back).
@@ -54,7 +60,12 @@ it('a batch, clipdesk process and a watched folder write the same names and byte
       batch: join(batchOut, 'photos'),
       watch: join(photos, 'clipdesk-out')
     }
-    const names = Object.fromEntries(Object.entries(trees).map(([k, dir]) => [k, filesUnder(dir).filter((f) => !f.startsWith('clipdesk-report.') && !f.startsWith('.clipdesk-process'))]))
+    const names = Object.fromEntries(
+      Object.entries(trees).map(([k, dir]) => [
+        k,
+        filesUnder(dir).filter((f) => !f.startsWith('clipdesk-report.') && !f.startsWith('.clipdesk-process'))
+      ])
+    )
     expect(names.process).toEqual(['cut-out/ball-cut-out.png', 'day1/cut-out/shoe-cut-out.png'])
     expect(names.batch).toEqual(names.process)
     expect(names.watch).toEqual(names.process)
@@ -72,7 +83,13 @@ it('with no template, each writes the names of its documented default, the same 
   const photos = join(root, 'photos-default')
   mkdirSync(join(photos, 'day1'), { recursive: true })
   writeFileSync(join(photos, 'ball.png'), await scenePng())
-  writeFileSync(join(photos, 'day1', 'shoe.jpg'), await sharp(await scenePng()).flop().jpeg({ quality: 92 }).toBuffer())
+  writeFileSync(
+    join(photos, 'day1', 'shoe.jpg'),
+    await sharp(await scenePng())
+      .flop()
+      .jpeg({ quality: 92 })
+      .toBuffer()
+  )
   const data = join(root, 'data-default')
   const processed = join(root, 'out-process-default')
   const cli = runCli(['process', photos, '--out', processed, '--data-dir', data])
@@ -82,7 +99,10 @@ it('with no template, each writes the names of its documented default, the same 
   await services.start()
   try {
     const batchOut = join(root, 'out-batch-default')
-    const batch = await services.batches.create({ request: { mode: 'clipping', output_format: 'png', params: null }, destination: batchOut })
+    const batch = await services.batches.create({
+      request: { mode: 'clipping', output_format: 'png', params: null },
+      destination: batchOut
+    })
     await services.batches.add(batch.id, [{ path: photos }])
     expect((await until(services.batches, batch.id, settled)).counts).toMatchObject({ total: 2, done: 2, failed: 0 })
     const folder = await services.watch.add({ path: photos, mode: 'clipping', output_format: 'png' })
@@ -94,11 +114,19 @@ it('with no template, each writes the names of its documented default, the same 
     const expected = (feature: 'batch' | 'process' | 'watch'): string[] =>
       inputs.flatMap((relPath) =>
         outputNames(
-          { relPath: MIRRORS_FOLDER_NAME[feature] ? `photos-default/${relPath}` : relPath, template: DEFAULT_TEMPLATES[feature], mode: 'clipping', params: null, date: '', seq: 1 },
+          {
+            relPath: MIRRORS_FOLDER_NAME[feature] ? `photos-default/${relPath}` : relPath,
+            template: DEFAULT_TEMPLATES[feature],
+            mode: 'clipping',
+            params: null,
+            date: '',
+            seq: 1
+          },
           [{ variation: 'clipping', ext: 'png' }]
         )
       )
-    const written = (dir: string): string[] => filesUnder(dir).filter((f) => !f.startsWith('clipdesk-report.') && !f.startsWith('.clipdesk-process'))
+    const written = (dir: string): string[] =>
+      filesUnder(dir).filter((f) => !f.startsWith('clipdesk-report.') && !f.startsWith('.clipdesk-process'))
     // The rule as documented: a catalogue's name for batches and the command, the file's word for a watched folder; a batch keeps the dropped folder's name.
     expect(expected('process')).toEqual(['ball.png', 'day1/shoe.png'])
     expect(expected('batch')).toEqual(['photos-default/ball.png', 'photos-default/day1/shoe.png'])

@@ -51,7 +51,10 @@ describe('npm pack, npm install -g, clipdesk process from any folder', () => {
     const folder = path.join(work, 'empty-folder')
     for (const dir of [packDir, prefix, folder]) mkdirSync(dir)
     // The Node running the tests is new enough; the installed command's `#!/usr/bin/env node` finds it first.
-    const env = { ...process.env, PATH: `${path.join(prefix, 'bin')}${path.delimiter}${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}` }
+    const env = {
+      ...process.env,
+      PATH: `${path.join(prefix, 'bin')}${path.delimiter}${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`
+    }
     // `npm test` has just built `out/`; the pack takes it as it is.
     execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', packDir], { cwd: ROOT, env, stdio: 'pipe' })
     const tarball = readdirSync(packDir).find((f) => f.endsWith('.tgz'))
@@ -80,7 +83,10 @@ describe('npm pack, npm install -g, clipdesk process from any folder', () => {
     const meta = await sharp(path.join(folder, 'o', 'photo.png')).metadata()
     expect(meta).toMatchObject({ format: 'png', width: SCENE.width, height: SCENE.height, channels: 4 })
     // The ball is kept and the gradient around it removed.
-    const { data, info } = await sharp(path.join(folder, 'o', 'photo.png')).extractChannel(3).raw().toBuffer({ resolveWithObject: true })
+    const { data, info } = await sharp(path.join(folder, 'o', 'photo.png'))
+      .extractChannel(3)
+      .raw()
+      .toBuffer({ resolveWithObject: true })
     const at = (x: number, y: number): number => data[y * info.width + x]!
     expect(at(Math.round(SCENE.cx), Math.round(SCENE.cy))).toBeGreaterThan(200)
     expect(at(2, 2)).toBeLessThan(30)

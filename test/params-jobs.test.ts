@@ -63,7 +63,13 @@ async function runToDone(fields: Record<string, string>, image?: Buffer) {
   expect(accepted.body).toMatchObject({ status: 'queued', mode: fields.mode ?? 'clipping' })
   const { status, body } = await pollUntilSettled(server, accepted.body.job_id)
   expect(status, JSON.stringify(body)).toBe(200)
-  expect(body).toMatchObject({ job_id: accepted.body.job_id, status: 'done', state: 'done', progress: 100, mode: fields.mode ?? 'clipping' })
+  expect(body).toMatchObject({
+    job_id: accepted.body.job_id,
+    status: 'done',
+    state: 'done',
+    progress: 100,
+    mode: fields.mode ?? 'clipping'
+  })
   return body
 }
 
@@ -83,7 +89,11 @@ describe('parameter sets are checked at upload: 422 naming each key, no job, no 
     ['JSON in a multipart text part', { mode: 'params', params: '{"size": 20000, "foo": 1}' }, ['params.foo', 'params.size']],
     ['broken JSON', { mode: 'params', params: '{"size": ' }, ['params']],
     ['over 2,048 characters', { mode: 'params', params: 'shadow=none;' + 'x'.repeat(2040) }, ['params']],
-    ['bad set and bad format together', { mode: 'params', params: 'position=middle', output_format: 'gif' }, ['output_format', 'params.position']]
+    [
+      'bad set and bad format together',
+      { mode: 'params', params: 'position=middle', output_format: 'gif' },
+      ['output_format', 'params.position']
+    ]
   ]
 
   it.each(cases)('%s', async (_name, fields, expected) => {
@@ -96,7 +106,11 @@ describe('parameter sets are checked at upload: 422 naming each key, no job, no 
   })
 
   it('JSON body: params as an object, typed values', async () => {
-    const { status, body } = await uploadJson({ file_url: 'https://example.com/a.png', mode: 'params', params: { quality: 'best', size: [1] } })
+    const { status, body } = await uploadJson({
+      file_url: 'https://example.com/a.png',
+      mode: 'params',
+      params: { quality: 'best', size: [1] }
+    })
     expect(status).toBe(422)
     expect(body.error.code).toBe('validation_failed')
     expect(body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['params.quality', 'params.size'])
@@ -117,7 +131,11 @@ describe('presets over IPC, used by an upload', () => {
     expect(accepted.status).toBe(202)
     // The set is resolved once, at upload: deleting the preset later does not change the job.
     expect(await ipc.presetsDelete('ipc-shop')).toBe(true)
-    expect(server.engine.jobParams.get(accepted.body.job_id)).toMatchObject({ size: { kind: 'box', width: 1000, height: 1000 }, quality: 70, preset: 'ipc-shop' })
+    expect(server.engine.jobParams.get(accepted.body.job_id)).toMatchObject({
+      size: { kind: 'box', width: 1000, height: 1000 },
+      quality: 70,
+      preset: 'ipc-shop'
+    })
     server.engine.cancel(accepted.body.job_id)
     expect((await upload({ mode: 'params', params: 'ipc-shop' })).status).toBe(422)
 
@@ -139,7 +157,9 @@ describe('real jobs: every mode and output format reaches done with the document
     expect(fileOf(body.final_url)).toBe('compose.png')
     expect(body).not.toHaveProperty('warnings')
     expect(body).not.toHaveProperty('ignored_variations')
-    const compose = await sharp((await download(body.final_urls.compose)).bytes).raw().toBuffer({ resolveWithObject: true })
+    const compose = await sharp((await download(body.final_urls.compose)).bytes)
+      .raw()
+      .toBuffer({ resolveWithObject: true })
     expect([compose.info.width, compose.info.height]).toEqual([SCENE.width, SCENE.height])
     const at = (x: number, y: number) => [...compose.data.subarray((y * SCENE.width + x) * 4, (y * SCENE.width + x) * 4 + 4)]
     expect(at(3, 3)).toEqual([255, 255, 255, 255]) // the gradient became white
@@ -147,7 +167,9 @@ describe('real jobs: every mode and output format reaches done with the document
     const background = await sharp((await download(body.final_urls.background)).bytes).stats()
     expect(background.channels.slice(0, 3).every((c) => c.min === 255)).toBe(true)
     // The shadow darkens the white under the ball's base.
-    const shadow = await sharp((await download(body.final_urls.shadowTop)).bytes).raw().toBuffer()
+    const shadow = await sharp((await download(body.final_urls.shadowTop)).bytes)
+      .raw()
+      .toBuffer()
     const base = SCENE.cy + SCENE.ry + 2
     expect(shadow[(base * SCENE.width + SCENE.cx) * 4]!).toBeLessThan(250)
   })
@@ -191,7 +213,9 @@ describe('real jobs: every mode and output format reaches done with the document
     const body = await runToDone({ mode: 'clipping', params: 'transparent-square', output_format: 'tiff' })
     expect(Object.keys(body.final_urls)).toEqual(['clipping', 'mask'])
     expect(fileOf(body.final_url)).toBe('clipping.tiff')
-    const clip = await sharp((await download(body.final_urls.clipping)).bytes).raw().toBuffer({ resolveWithObject: true })
+    const clip = await sharp((await download(body.final_urls.clipping)).bytes)
+      .raw()
+      .toBuffer({ resolveWithObject: true })
     expect([clip.info.width, clip.info.height, clip.info.channels]).toEqual([2000, 2000, 4])
     const box = alphaBounds(clip.data, 2000, 2000, { stride: 4, offset: 3 })!
     // Scaled to fill 1800 px (5 % margins) on its long side (its soft edge, scaled up, may stay
@@ -224,7 +248,9 @@ describe('real jobs: every mode and output format reaches done with the document
     expect(body.warnings.shadowTop).toEqual([expect.stringMatching(/^not made: the subject hangs from the top edge/)])
     expect(body.warnings.clipping).toEqual(['the clipping variation was flattened onto white: jpg has no transparency'])
     expect(fileOf(body.final_url)).toBe('mask.jpg')
-    const compose = await sharp((await download(body.final_urls.compose)).bytes).raw().toBuffer({ resolveWithObject: true })
+    const compose = await sharp((await download(body.final_urls.compose)).bytes)
+      .raw()
+      .toBuffer({ resolveWithObject: true })
     expect([compose.info.width, compose.info.height]).toEqual([600, 600])
     expect([...compose.data.subarray(0, 3)].every((v) => v < 20)).toBe(true) // black background in the corner
   })
@@ -234,13 +260,24 @@ describe('real jobs: every mode and output format reaches done with the document
 describe('clipdesk presets', () => {
   it('create, list, delete; refuses bad sets with the key named', () => {
     const data = tempDir()
-    const created = runCli(['presets', 'create', 'cli-white', 'ecommerce-white;size=1200x1200', '--description', 'Web shop', '--data-dir', data])
+    const created = runCli([
+      'presets',
+      'create',
+      'cli-white',
+      'ecommerce-white;size=1200x1200',
+      '--description',
+      'Web shop',
+      '--data-dir',
+      data
+    ])
     expect(created.code, created.stderr).toBe(0)
     expect(created.stdout).toContain('Created preset cli-white: background=#FFFFFF;shadow=top;crop=subject;size=1200x1200')
     const again = runCli(['presets', 'create', 'cli-white', 'shadow=none', '--data-dir', data])
     expect(again.code).toBe(2)
     expect(again.stderr).toContain('--replace')
-    expect(runCli(['presets', 'create', 'cli-white', 'shadow=none', '--replace', '--data-dir', data]).stdout).toContain('Replaced preset cli-white: shadow=none')
+    expect(runCli(['presets', 'create', 'cli-white', 'shadow=none', '--replace', '--data-dir', data]).stdout).toContain(
+      'Replaced preset cli-white: shadow=none'
+    )
     const list = runCli(['presets', 'list', '--data-dir', data])
     expect(list.stdout).toContain('ecommerce-white\tE-commerce white\tbuilt-in\t')
     expect(list.stdout).toContain('cli-white\tcli-white\tuser\tshadow=none\tWeb shop')

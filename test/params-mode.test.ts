@@ -26,7 +26,11 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 async function upload(fields: Record<string, string>, key = server.key) {
-  const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': key }, body: multipart(fields, { bytes: png, type: 'image/png', name: 'a.png' }) })
+  const res = await fetch(server.url('/api/v1/upload'), {
+    method: 'POST',
+    headers: { 'X-API-Key': key },
+    body: multipart(fields, { bytes: png, type: 'image/png', name: 'a.png' })
+  })
   return { status: res.status, body: await json(res) }
 }
 
@@ -47,7 +51,10 @@ describe('a set without a mode runs as mode=params', () => {
     const { status, body } = await upload({ params: 'background=beige;size=1200x1500' })
     expect(status).toBe(202)
     expect(body.mode).toBe('params')
-    expect(server.engine.jobParams.get(body.job_id)).toMatchObject({ background: { kind: 'color', rgba: [245, 245, 220, 255] }, primary: 'compose' })
+    expect(server.engine.jobParams.get(body.job_id)).toMatchObject({
+      background: { kind: 'color', rgba: [245, 245, 220, 255] },
+      primary: 'compose'
+    })
   })
 
   it('a set asking for a shadow and naming no main file: the main file is shadowTop; shadow=none keeps compose', async () => {
@@ -84,7 +91,7 @@ describe('an explicit mode=clipping refuses the keys it cannot apply: 422 valida
     expect(server.engine.keys.get(info.id)!.credits).toBe(1) // nothing charged
   })
 
-  it("names the preset a refused key came from", async () => {
+  it('names the preset a refused key came from', async () => {
     const { body } = await upload({ mode: 'clipping', params: 'ecommerce-white' })
     const background = body.error.details.find((d: { field: string }) => d.field === 'params.background')
     expect(background.issue).toBe(
@@ -93,12 +100,21 @@ describe('an explicit mode=clipping refuses the keys it cannot apply: 422 valida
   })
 
   it('keys that apply to clipping are taken: framing, transparency, the mask', async () => {
-    const { status, body } = await upload({ mode: 'clipping', params: 'background=transparent;shadow=none;crop=subject;size=800x800;margin=4%,6%,8%,6%;position=left,bottom;variations=clipping,mask' })
+    const { status, body } = await upload({
+      mode: 'clipping',
+      params:
+        'background=transparent;shadow=none;crop=subject;size=800x800;margin=4%,6%,8%,6%;position=left,bottom;variations=clipping,mask'
+    })
     expect(status).toBe(202)
     expect(server.engine.jobParams.get(body.job_id)).toMatchObject({
       variations: ['clipping', 'mask'],
       primary: 'clipping',
-      margin: [{ unit: '%', value: 4 }, { unit: '%', value: 6 }, { unit: '%', value: 8 }, { unit: '%', value: 6 }],
+      margin: [
+        { unit: '%', value: 4 },
+        { unit: '%', value: 6 },
+        { unit: '%', value: 8 },
+        { unit: '%', value: 6 }
+      ],
       position: 'left,bottom'
     })
   })
@@ -128,7 +144,10 @@ describe('watched folders: the same rule when the folder is saved', () => {
     mkdirSync(join(dir, 'in'))
     mkdirSync(join(dir, 'in2'))
     const folders = new WatchFolders(new WatchStore(server.engine.db), new PresetStore(server.engine.db).lookup)
-    expect(folders.add({ path: join(dir, 'in'), params: 'ecommerce-white' }).request).toMatchObject({ mode: 'params', params: 'ecommerce-white' })
+    expect(folders.add({ path: join(dir, 'in'), params: 'ecommerce-white' }).request).toMatchObject({
+      mode: 'params',
+      params: 'ecommerce-white'
+    })
     let refusal: unknown = null
     try {
       folders.add({ path: join(dir, 'in2'), mode: 'clipping', params: 'ecommerce-white' })
@@ -146,11 +165,15 @@ describe('batches: the same rule when the batch is created', () => {
   it('mode=clipping with a background is refused before the batch exists, naming the key and the mode', async () => {
     const service = new BatchService(server.engine)
     const before = service.list().length
-    const err = await service.create({ request: { mode: 'clipping', output_format: 'png', params: 'background=#F5F5DC' }, destination: join(tempDir(), 'out') }).catch((e: unknown) => e)
+    const err = await service
+      .create({ request: { mode: 'clipping', output_format: 'png', params: 'background=#F5F5DC' }, destination: join(tempDir(), 'out') })
+      .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ApiError)
     expect((err as ApiError).code).toBe('validation_failed')
     expect((err as ApiError).status).toBe(422)
-    expect((err as ApiError).details).toEqual([{ field: 'params.background', issue: expect.stringContaining('does not apply to mode=clipping') }])
+    expect((err as ApiError).details).toEqual([
+      { field: 'params.background', issue: expect.stringContaining('does not apply to mode=clipping') }
+    ])
     expect(service.list()).toHaveLength(before)
   })
 })

@@ -122,18 +122,38 @@ describe('POST /v1.0/removebg refusals', () => {
   it('refuses no source (missing_source) and two sources (multiple_sources)', async () => {
     await expectError(await post(form({ size: 'auto' }, null)), 400, 'missing_source')
     await expectError(await post(form({ image_url: `${imageBase}/a.png` })), 400, 'multiple_sources')
-    await expectError(await post(JSON.stringify({ image_file_b64: png.toString('base64'), image_url: `${imageBase}/a.png` }), { 'Content-Type': 'application/json' }), 400, 'multiple_sources')
+    await expectError(
+      await post(JSON.stringify({ image_file_b64: png.toString('base64'), image_url: `${imageBase}/a.png` }), {
+        'Content-Type': 'application/json'
+      }),
+      400,
+      'multiple_sources'
+    )
   })
 
   it('refuses base64 that is not base64 (invalid_image_file_b64) and bytes that are no image (invalid_parameters)', async () => {
-    await expectError(await post(JSON.stringify({ image_file_b64: '***' }), { 'Content-Type': 'application/json' }), 400, 'invalid_image_file_b64')
-    await expectError(await post(JSON.stringify({ image_file_b64: Buffer.from('not an image').toString('base64') }), { 'Content-Type': 'application/json' }), 400, 'invalid_parameters')
+    await expectError(
+      await post(JSON.stringify({ image_file_b64: '***' }), { 'Content-Type': 'application/json' }),
+      400,
+      'invalid_image_file_b64'
+    )
+    await expectError(
+      await post(JSON.stringify({ image_file_b64: Buffer.from('not an image').toString('base64') }), {
+        'Content-Type': 'application/json'
+      }),
+      400,
+      'invalid_parameters'
+    )
   })
 
   it('refuses an image_url the address policy blocks (url_blocked) or that fails (failed_to_download)', async () => {
     const strict = await startTestServer({ run: false })
     try {
-      const res = await fetch(strict.url('/v1.0/removebg'), { method: 'POST', headers: { 'X-Api-Key': strict.key }, body: new URLSearchParams({ image_url: `${imageBase}/a.png` }) })
+      const res = await fetch(strict.url('/v1.0/removebg'), {
+        method: 'POST',
+        headers: { 'X-Api-Key': strict.key },
+        body: new URLSearchParams({ image_url: `${imageBase}/a.png` })
+      })
       await expectError(res, 400, 'url_blocked')
     } finally {
       await strict.close()
@@ -153,7 +173,11 @@ describe('POST /v1.0/removebg refusals', () => {
   it('refuses a file over the upload limit with 400 file_too_large', async () => {
     const small = await startTestServer({ run: false, maxUploadBytes: 1000 })
     try {
-      const res = await fetch(small.url('/v1.0/removebg'), { method: 'POST', headers: { 'X-Api-Key': small.key }, body: form({}, Buffer.alloc(5000, 1)) })
+      const res = await fetch(small.url('/v1.0/removebg'), {
+        method: 'POST',
+        headers: { 'X-Api-Key': small.key },
+        body: form({}, Buffer.alloc(5000, 1))
+      })
       await expectError(res, 400, 'file_too_large')
     } finally {
       await small.close()
@@ -163,7 +187,11 @@ describe('POST /v1.0/removebg refusals', () => {
   it('refuses an image over the pixel limit with 400 resolution_too_high', async () => {
     const small = await startTestServer({ run: false, maxPixels: 100 })
     try {
-      const res = await fetch(small.url('/v1.0/removebg'), { method: 'POST', headers: { 'X-Api-Key': small.key }, body: form({}, await tinyPng(20, 20)) })
+      const res = await fetch(small.url('/v1.0/removebg'), {
+        method: 'POST',
+        headers: { 'X-Api-Key': small.key },
+        body: form({}, await tinyPng(20, 20))
+      })
       await expectError(res, 400, 'resolution_too_high')
     } finally {
       await small.close()
@@ -181,18 +209,30 @@ describe('keys, credits and limits', () => {
   it('answers 402 to a key with no credits: no job, nothing fetched, nothing charged', async () => {
     const { key, info } = server.engine.keys.create({ credits: 0 })
     const [before, hits] = [jobCount(), imageHits]
-    await expectError(await post(new URLSearchParams({ image_url: `${imageBase}/a.png`, size: 'auto' }), {}, key), 402, 'insufficient_credits')
+    await expectError(
+      await post(new URLSearchParams({ image_url: `${imageBase}/a.png`, size: 'auto' }), {}, key),
+      402,
+      'insufficient_credits'
+    )
     await expectError(await post(form({}), {}, key), 402, 'insufficient_credits')
     expect(jobCount()).toBe(before)
     expect(imageHits).toBe(hits)
     expect(server.engine.keys.get(info.id)!.credits).toBe(0)
   })
 
-  it('answers 429 with Retry-After when the key\'s share of the queue is full, as /api/v1 does', async () => {
+  it("answers 429 with Retry-After when the key's share of the queue is full, as /api/v1 does", async () => {
     const limited = await startTestServer({ run: false, maxQueuedJobs: 4, maxQueuedJobsPerKey: 1 })
     try {
       const { key } = limited.engine.keys.create({ credits: 10 })
-      const first = await fetch(limited.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': key }, body: (() => { const f = new FormData(); f.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'a.png'); return f })() })
+      const first = await fetch(limited.url('/api/v1/upload'), {
+        method: 'POST',
+        headers: { 'X-API-Key': key },
+        body: (() => {
+          const f = new FormData()
+          f.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'a.png')
+          return f
+        })()
+      })
       expect(first.status).toBe(202)
       const res = await fetch(limited.url('/v1.0/removebg'), { method: 'POST', headers: { 'X-Api-Key': key }, body: form({}) })
       await expectError(res, 429, 'rate_limit_exceeded')
@@ -207,12 +247,16 @@ describe('keys, credits and limits', () => {
 
   it('answers 405 to other methods', async () => {
     await expectError(await fetch(server.url('/v1.0/removebg'), { headers: { 'X-Api-Key': server.key } }), 405, 'method_not_allowed')
-    await expectError(await fetch(server.url('/v1.0/account'), { method: 'POST', headers: { 'X-Api-Key': server.key } }), 405, 'method_not_allowed')
+    await expectError(
+      await fetch(server.url('/v1.0/account'), { method: 'POST', headers: { 'X-Api-Key': server.key } }),
+      405,
+      'method_not_allowed'
+    )
   })
 })
 
 describe('GET /v1.0/account', () => {
-  it('gives the key\'s credits in remove.bg\'s shape', async () => {
+  it("gives the key's credits in remove.bg's shape", async () => {
     const { key } = server.engine.keys.create({ credits: 42 })
     const res = await fetch(server.url('/v1.0/account'), { headers: { 'X-Api-Key': key } })
     expect(res.status).toBe(200)

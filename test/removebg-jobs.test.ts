@@ -24,7 +24,9 @@ let imageBase: string
 beforeAll(async () => {
   server = await startTestServer({ allowPrivateNetworkUrls: true })
   png = await scenePng()
-  const bg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 0, g: 0, b: 255 } } }).png().toBuffer()
+  const bg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 0, g: 0, b: 255 } } })
+    .png()
+    .toBuffer()
   images = createServer((req, res) => {
     res.writeHead(200, { 'Content-Type': 'image/png' })
     res.end(req.url === '/bg.png' ? bg : png)
@@ -44,7 +46,11 @@ function form(fields: Record<string, string>, files: Record<string, Buffer> = { 
   return f
 }
 
-async function removebg(body: FormData | string | URLSearchParams, headers: Record<string, string> = {}, key = server.key): Promise<{ res: Response; bytes: Buffer }> {
+async function removebg(
+  body: FormData | string | URLSearchParams,
+  headers: Record<string, string> = {},
+  key = server.key
+): Promise<{ res: Response; bytes: Buffer }> {
   const res = await fetch(server.url('/v1.0/removebg'), { method: 'POST', headers: { 'X-Api-Key': key, ...headers }, body })
   const bytes = Buffer.from(await res.arrayBuffer())
   if (res.status !== 200) throw new Error(`${res.status}: ${bytes.toString('utf8')}`)
@@ -77,7 +83,7 @@ function unzip(bytes: Buffer): Record<string, Buffer> {
 }
 
 describe('POST /v1.0/removebg', () => {
-  it('answers the cut-out as PNG bytes with remove.bg\'s headers (curl -F image_file=@file -F size=auto)', async () => {
+  it("answers the cut-out as PNG bytes with remove.bg's headers (curl -F image_file=@file -F size=auto)", async () => {
     const { key, info } = server.engine.keys.create({ credits: 1 })
     const { res, bytes } = await removebg(form({ size: 'auto' }), {}, key)
     expect(res.headers.get('content-type')).toBe('image/png')
@@ -96,18 +102,28 @@ describe('POST /v1.0/removebg', () => {
   })
 
   it('fetches image_url (curl -F image_url=… -F size=auto) and answers JSON with Accept: application/json', async () => {
-    const { res, bytes } = await removebg(form({ image_url: `${imageBase}/photo.png`, size: 'auto', type: 'product' }, {}), { Accept: 'application/json' })
+    const { res, bytes } = await removebg(form({ image_url: `${imageBase}/photo.png`, size: 'auto', type: 'product' }, {}), {
+      Accept: 'application/json'
+    })
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
     expect(res.headers.get('x-type')).toBe('product')
     const body = JSON.parse(bytes.toString('utf8'))
-    expect(Object.keys(body.data).sort()).toEqual(['foreground_height', 'foreground_left', 'foreground_top', 'foreground_width', 'result_b64'])
+    expect(Object.keys(body.data).sort()).toEqual([
+      'foreground_height',
+      'foreground_left',
+      'foreground_top',
+      'foreground_width',
+      'result_b64'
+    ])
     expect(body.data.foreground_width).toBe(header(res, 'x-foreground-width'))
     const meta = await sharp(Buffer.from(body.data.result_b64, 'base64')).metadata()
     expect(meta.format).toBe('png')
   })
 
   it('takes a JSON body with image_file_b64, bg_color and format=jpg', async () => {
-    const { res, bytes } = await removebg(JSON.stringify({ image_file_b64: png.toString('base64'), bg_color: '81d4fa', format: 'jpg' }), { 'Content-Type': 'application/json' })
+    const { res, bytes } = await removebg(JSON.stringify({ image_file_b64: png.toString('base64'), bg_color: '81d4fa', format: 'jpg' }), {
+      'Content-Type': 'application/json'
+    })
     expect(res.headers.get('content-type')).toBe('image/jpeg')
     const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true })
     expect(info.channels).toBe(3)
@@ -165,14 +181,16 @@ describe('POST /v1.0/removebg', () => {
   })
 
   it('lays bg_image_file and bg_image_url under the subject (format=auto: JPG)', async () => {
-    const bg = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 0, g: 255, b: 0 } } }).png().toBuffer()
+    const bg = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 0, g: 255, b: 0 } } })
+      .png()
+      .toBuffer()
     const byFile = await removebg(form({}, { image_file: png, bg_image_file: bg }))
     expect(byFile.res.headers.get('content-type')).toBe('image/jpeg')
     const { data } = await sharp(byFile.bytes).raw().toBuffer({ resolveWithObject: true })
     expect(data[1]).toBeGreaterThan(230)
     expect(data[0]).toBeLessThan(25)
     const byUrl = await removebg(form({ bg_image_url: `${imageBase}/bg.png`, format: 'png' }))
-    const corner = (await sharp(byUrl.bytes).raw().toBuffer())
+    const corner = await sharp(byUrl.bytes).raw().toBuffer()
     expect(corner[2]).toBeGreaterThan(230)
   })
 
@@ -197,8 +215,14 @@ describe('POST /v1.0/removebg', () => {
 
   it('answers 400 unknown_foreground for a photo without a subject, and refunds the credit', async () => {
     const { key, info } = server.engine.keys.create({ credits: 1 })
-    const flat = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 128, g: 128, b: 128 } } }).png().toBuffer()
-    const res = await fetch(server.url('/v1.0/removebg'), { method: 'POST', headers: { 'X-Api-Key': key }, body: form({}, { image_file: flat }) })
+    const flat = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 128, g: 128, b: 128 } } })
+      .png()
+      .toBuffer()
+    const res = await fetch(server.url('/v1.0/removebg'), {
+      method: 'POST',
+      headers: { 'X-Api-Key': key },
+      body: form({}, { image_file: flat })
+    })
     expect(res.status).toBe(400)
     expect((await json(res)).errors[0].code).toBe('unknown_foreground')
     expect(server.engine.keys.get(info.id)!.credits).toBe(1)
@@ -211,14 +235,36 @@ describe.skipIf(!hasCurl)("remove.bg's curl examples, unchanged but for the addr
   it('curl -H X-API-Key -F image_file=@… -F size=auto -f …/v1.0/removebg -o no-bg.png', async () => {
     const dir = tempDir()
     writeFileSync(join(dir, 'file.jpg'), png)
-    await promisify(execFile)('curl', ['-H', `X-API-Key: ${server.key}`, '-F', `image_file=@${join(dir, 'file.jpg')}`, '-F', 'size=auto', '-f', server.url('/v1.0/removebg'), '-o', join(dir, 'no-bg.png')])
+    await promisify(execFile)('curl', [
+      '-H',
+      `X-API-Key: ${server.key}`,
+      '-F',
+      `image_file=@${join(dir, 'file.jpg')}`,
+      '-F',
+      'size=auto',
+      '-f',
+      server.url('/v1.0/removebg'),
+      '-o',
+      join(dir, 'no-bg.png')
+    ])
     const meta = await sharp(readFileSync(join(dir, 'no-bg.png'))).metadata()
     expect([meta.format, meta.width, meta.height, meta.channels]).toEqual(['png', SCENE.width, SCENE.height, 4])
   })
 
   it('curl -H X-API-Key -F image_url=… -F size=auto -f …/v1.0/removebg -o no-bg.png', async () => {
     const dir = tempDir()
-    await promisify(execFile)('curl', ['-H', `X-API-Key: ${server.key}`, '-F', `image_url=${imageBase}/example.jpg`, '-F', 'size=auto', '-f', server.url('/v1.0/removebg'), '-o', join(dir, 'no-bg.png')])
+    await promisify(execFile)('curl', [
+      '-H',
+      `X-API-Key: ${server.key}`,
+      '-F',
+      `image_url=${imageBase}/example.jpg`,
+      '-F',
+      'size=auto',
+      '-f',
+      server.url('/v1.0/removebg'),
+      '-o',
+      join(dir, 'no-bg.png')
+    ])
     expect((await sharp(readFileSync(join(dir, 'no-bg.png'))).metadata()).format).toBe('png')
   })
 })
@@ -229,7 +275,12 @@ describe('a client that goes away', () => {
     try {
       const { key, info } = idle.engine.keys.create({ credits: 1 })
       const stop = new AbortController()
-      const sent = fetch(idle.url('/v1.0/removebg'), { method: 'POST', headers: { 'X-Api-Key': key }, body: form({}), signal: stop.signal }).catch((e: Error) => e)
+      const sent = fetch(idle.url('/v1.0/removebg'), {
+        method: 'POST',
+        headers: { 'X-Api-Key': key },
+        body: form({}),
+        signal: stop.signal
+      }).catch((e: Error) => e)
       let jobId: string | undefined
       while (!jobId) {
         jobId = (idle.engine.db.prepare('SELECT id FROM jobs').get() as { id: string } | undefined)?.id

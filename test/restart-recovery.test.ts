@@ -21,7 +21,6 @@ async function status(serve: ServeProcess, key: string, id: string): Promise<Rec
   return json(res)
 }
 
-
 it('resumes every interrupted job after SIGTERM and after SIGKILL', async () => {
   const png = await scenePng()
   let serve = await startServe(data)
@@ -43,16 +42,26 @@ it('resumes every interrupted job after SIGTERM and after SIGKILL', async () => 
 
   // Start again, then kill hard while some job is mid-pipeline.
   serve = await startServe(data)
-  await waitFor('a job mid-pipeline', async () => {
-    const states = await Promise.all(ids.map((id) => status(serve, key, id)))
-    return states.some((s) => s.status === 'segmenting' || s.status === 'pending_compose' || s.status === 'encoding')
-  }, 170_000, 100)
+  await waitFor(
+    'a job mid-pipeline',
+    async () => {
+      const states = await Promise.all(ids.map((id) => status(serve, key, id)))
+      return states.some((s) => s.status === 'segmenting' || s.status === 'pending_compose' || s.status === 'encoding')
+    },
+    170_000,
+    100
+  )
   serve.child.kill('SIGKILL')
   expect(await serve.exited).toBe('SIGKILL')
 
   serve = await startServe(data)
   try {
-    await waitFor('every job to end', async () => (await Promise.all(ids.map((id) => status(serve, key, id)))).every((s) => s.state !== 'pending'), 170_000, 100)
+    await waitFor(
+      'every job to end',
+      async () => (await Promise.all(ids.map((id) => status(serve, key, id)))).every((s) => s.state !== 'pending'),
+      170_000,
+      100
+    )
     for (const id of ids) {
       const body = await status(serve, key, id)
       expect(body.status, JSON.stringify(body)).toBe('done')

@@ -54,7 +54,10 @@ beforeAll(async () => {
       downloads: signedDownloadAddress(engine)
     }
   })
-  http = await startHttpServer(engine, { port: 0, app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) } })
+  http = await startHttpServer(engine, {
+    port: 0,
+    app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) }
+  })
   owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
 
   const photos = join(root, 'photos')
@@ -110,9 +113,17 @@ describe('downloads in the browser app', () => {
     const zipPath = join(root, 'batch.zip')
     writeFileSync(zipPath, Buffer.from(await zipped.arrayBuffer()))
     // Python's zipfile reads the central directory and checks every entry's CRC.
-    const listing = execFileSync('python3', ['-c', 'import sys, zipfile, json; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(json.dumps({i.filename: i.file_size for i in z.infolist()}))', zipPath], {
-      encoding: 'utf8'
-    })
+    const listing = execFileSync(
+      'python3',
+      [
+        '-c',
+        'import sys, zipfile, json; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(json.dumps({i.filename: i.file_size for i in z.infolist()}))',
+        zipPath
+      ],
+      {
+        encoding: 'utf8'
+      }
+    )
     const sizes = JSON.parse(listing) as Record<string, number>
     expect(sizes).toEqual({
       'photos/ball.png': readFileSync(itemNamed('ball.png').outputs[0]!).length,
@@ -139,7 +150,10 @@ describe('downloads in the browser app', () => {
     expect(beyond.status).toBe(404)
     const bad = await call('resultDownload', { batch_id: batch.id, item_id: ball.id, output: -1 })
     expect(bad.status).toBe(422)
-    expect(((await bad.json()) as { error: { code: string; details: { field: string }[] } }).error).toMatchObject({ code: 'validation_failed', details: [{ field: 'target.output' }] })
+    expect(((await bad.json()) as { error: { code: string; details: { field: string }[] } }).error).toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'target.output' }]
+    })
   })
 
   it('never reads through a link or a pipe put in place of a result (422), and says a gone file is gone (404)', async () => {

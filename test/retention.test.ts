@@ -14,7 +14,11 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 async function failedJob(): Promise<string> {
-  const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body: multipart({}, { bytes: await tinyPng(), type: 'image/png' }) })
+  const res = await fetch(server.url('/api/v1/upload'), {
+    method: 'POST',
+    headers: { 'X-API-Key': server.key },
+    body: multipart({}, { bytes: await tinyPng(), type: 'image/png' })
+  })
   const { job_id } = await json(res)
   // End it without running it: a cancel is a terminal move like any other.
   expect(server.engine.cancel(job_id)).toBe(true)

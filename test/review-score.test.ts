@@ -26,12 +26,18 @@ let flat: Buffer
 beforeAll(async () => {
   server = await startTestServer()
   scene = await scenePng()
-  flat = await sharp({ create: { width: 96, height: 64, channels: 3, background: '#808080' } }).png().toBuffer()
+  flat = await sharp({ create: { width: 96, height: 64, channels: 3, background: '#808080' } })
+    .png()
+    .toBuffer()
 })
 afterAll(() => server.close())
 
 async function submit(bytes: Buffer, name: string, fields: Record<string, string> = {}): Promise<string> {
-  const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body: multipart(fields, { bytes, type: 'image/png', name }) })
+  const res = await fetch(server.url('/api/v1/upload'), {
+    method: 'POST',
+    headers: { 'X-API-Key': server.key },
+    body: multipart(fields, { bytes, type: 'image/png', name })
+  })
   expect(res.status).toBe(202)
   return (await json(res)).job_id
 }
@@ -70,7 +76,11 @@ describe('the status of a done job', () => {
   it('has no uncertainty before the job is done', async () => {
     const queued = await startTestServer({ run: false })
     try {
-      const res = await fetch(queued.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': queued.key }, body: multipart({}, { bytes: scene, type: 'image/png', name: 'ball.png' }) })
+      const res = await fetch(queued.url('/api/v1/upload'), {
+        method: 'POST',
+        headers: { 'X-API-Key': queued.key },
+        body: multipart({}, { bytes: scene, type: 'image/png', name: 'ball.png' })
+      })
       const jobId = (await json(res)).job_id
       const body = await json(await fetch(queued.url(`/api/v1/status?job_id=${jobId}`), { headers: { 'X-API-Key': queued.key } }))
       expect(body.status).toBe('queued')
@@ -119,7 +129,14 @@ describe('batches and watched folders', () => {
 
   it('a watched folder keeps the score of each done file and lists those to check', async () => {
     const inbox = tempDir('clipdesk-review-watch-')
-    const svc = new WatchService({ db: server.engine.db, processor: engineProcessor(server.engine), stableMs: 300, pollMs: 30, syncMs: 100, log: () => undefined })
+    const svc = new WatchService({
+      db: server.engine.db,
+      processor: engineProcessor(server.engine),
+      stableMs: 300,
+      pollMs: 30,
+      syncMs: 100,
+      log: () => undefined
+    })
     await svc.start()
     try {
       const { id } = await svc.add({ path: inbox })
@@ -129,7 +146,9 @@ describe('batches and watched folders', () => {
       const view = svc.view(id)!
       expect(view.counts).toMatchObject({ to_check: 1, likely_wrong: 0, touched_up: 0 })
       expect(view.to_check.map((f) => [f.rel_path, f.uncertainty])).toEqual([['grey.png', TO_CHECK]])
-      expect(view.recent.find((a) => a.rel_path === 'grey.png' && a.kind === 'done')?.message).toContain(`· to check: Worth a look · ${TO_CHECK.toFixed(2)}`)
+      expect(view.recent.find((a) => a.rel_path === 'grey.png' && a.kind === 'done')?.message).toContain(
+        `· to check: Worth a look · ${TO_CHECK.toFixed(2)}`
+      )
     } finally {
       await svc.stop()
       rmSync(inbox, { recursive: true, force: true })

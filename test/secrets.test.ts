@@ -25,7 +25,11 @@ it('keeps keys out of the database, error bodies and logs', async () => {
       expect(ok.status).toBe(422)
       expect(JSON.stringify(await json(ok))).not.toContain(key)
     }
-    const bad = await fetch(`${base}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': wrong, 'Content-Type': 'application/json' }, body: '{}' })
+    const bad = await fetch(`${base}/api/v1/upload`, {
+      method: 'POST',
+      headers: { 'X-API-Key': wrong, 'Content-Type': 'application/json' },
+      body: '{}'
+    })
     expect(bad.status).toBe(401)
     expect(JSON.stringify(await json(bad))).not.toContain(wrong)
   } finally {

@@ -38,18 +38,30 @@ afterAll(async () => {
 
 it('answers oversized chunked bodies and carries on with its running job', async () => {
   const base = `http://127.0.0.1:${serve.port}`
-  const upload = await fetch(`${base}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': owner }, body: multipart({}, { bytes: await scenePng(), type: 'image/png' }) })
+  const upload = await fetch(`${base}/api/v1/upload`, {
+    method: 'POST',
+    headers: { 'X-API-Key': owner },
+    body: multipart({}, { bytes: await scenePng(), type: 'image/png' })
+  })
   expect(upload.status).toBe(202)
   const jobId = (await json(upload)).job_id as string
 
   const chunkedJson = (path: string, key: string, total: number) =>
-    rawRequest(serve.port, `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${serve.port}\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n`, {
-      prefix: '{"file_url":"',
-      chunked: true,
-      total
-    }).reply
+    rawRequest(
+      serve.port,
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${serve.port}\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n`,
+      {
+        prefix: '{"file_url":"',
+        chunked: true,
+        total
+      }
+    ).reply
   for (let round = 0; round < 3; round++) {
-    const [noCredits, tooLarge, bridge] = await Promise.all([chunkedJson('/api/v1/upload', broke, 2 * MB), chunkedJson('/api/v1/upload', client, 2 * MB), chunkedJson('/api/app/batchesList', owner, 9 * MB)])
+    const [noCredits, tooLarge, bridge] = await Promise.all([
+      chunkedJson('/api/v1/upload', broke, 2 * MB),
+      chunkedJson('/api/v1/upload', client, 2 * MB),
+      chunkedJson('/api/app/batchesList', owner, 9 * MB)
+    ])
     expect([noCredits.status, noCredits.code]).toEqual([402, 'insufficient_credits'])
     expect([tooLarge.status, tooLarge.code]).toEqual([413, 'payload_too_large'])
     expect([bridge.status, bridge.code]).toEqual([413, 'payload_too_large'])

@@ -40,7 +40,14 @@ describe('queue settings (schema)', () => {
   })
 
   it('turns an address into BullMQ connection options (TLS for rediss://) and never shows its password', () => {
-    expect(redisConnection('rediss://user:p%40ss@queue.example:6380/2')).toEqual({ host: 'queue.example', port: 6380, username: 'user', password: 'p@ss', db: 2, tls: {} })
+    expect(redisConnection('rediss://user:p%40ss@queue.example:6380/2')).toEqual({
+      host: 'queue.example',
+      port: 6380,
+      username: 'user',
+      password: 'p@ss',
+      db: 2,
+      tls: {}
+    })
     expect(redisConnection('redis://queue')).toEqual({ host: 'queue', port: 6379 })
     expect(() => redisConnection('http://queue:6379')).toThrow(/redis:\/\/ or rediss:\/\//)
     expect(shownQueueUrl('redis://user:secret@queue:6379')).toBe('redis://user:***@queue:6379')
@@ -58,7 +65,11 @@ describe.skipIf(!REDIS_SERVER)('studio mode in the app (bridge of clipdesk serve
   let owner: string
   const base = (): string => `http://127.0.0.1:${serve.port}`
   const call = (method: string, arg?: unknown): Promise<Response> =>
-    fetch(`${base()}/api/app/${method}`, { method: 'POST', headers: { 'X-API-Key': owner, 'Content-Type': 'application/json' }, body: arg === undefined ? '' : JSON.stringify(arg) })
+    fetch(`${base()}/api/app/${method}`, {
+      method: 'POST',
+      headers: { 'X-API-Key': owner, 'Content-Type': 'application/json' },
+      body: arg === undefined ? '' : JSON.stringify(arg)
+    })
 
   beforeAll(async () => {
     redis = await startRedis()
@@ -113,7 +124,13 @@ describe.skipIf(!REDIS_SERVER)('studio mode in the app (bridge of clipdesk serve
     const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader()
     const hello = await fetch(`${workerBase}/api/v1/studio/hello`, {
       method: 'POST',
-      headers: { 'X-API-Key': workerKey, 'X-Clipdesk-Studio': String(STUDIO_PROTOCOL), 'Content-Type': 'application/json', 'X-Clipdesk-Worker': 'studio-pc-2', 'X-Clipdesk-Device': 'cpu' },
+      headers: {
+        'X-API-Key': workerKey,
+        'X-Clipdesk-Studio': String(STUDIO_PROTOCOL),
+        'Content-Type': 'application/json',
+        'X-Clipdesk-Worker': 'studio-pc-2',
+        'X-Clipdesk-Device': 'cpu'
+      },
       body: '{}'
     })
     expect(hello.status).toBe(200)
@@ -127,7 +144,11 @@ describe.skipIf(!REDIS_SERVER)('studio mode in the app (bridge of clipdesk serve
     // The last `workers` event pushed (an earlier one may predate the hello).
     const pushed = [...text.matchAll(/event: workers\ndata: (.*)\n/g)].at(-1)
     expect(pushed).toBeDefined()
-    expect(JSON.parse(pushed![1]!)).toMatchObject({ enabled: true, queue_available: true, workers: [{ name: 'studio-pc-2', device: 'cpu', jobs_done: 0, jobs_per_hour: null }] })
+    expect(JSON.parse(pushed![1]!)).toMatchObject({
+      enabled: true,
+      queue_available: true,
+      workers: [{ name: 'studio-pc-2', device: 'cpu', jobs_done: 0, jobs_per_hour: null }]
+    })
     const listed = (await json(await call('studioWorkers'))).workers
     expect(listed).toEqual([expect.objectContaining({ name: 'studio-pc-2', device: 'cpu', jobs_done: 0 })])
   })

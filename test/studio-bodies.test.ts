@@ -42,7 +42,10 @@ describe.skipIf(!REDIS_SERVER)('studio bodies', () => {
   beforeAll(async () => {
     root = tempDir('clipdesk-studio-bodies-')
     redis = await startRedis()
-    ;({ engine, coordinator } = createStudioEngine({ dataDir: join(root, 'data') }, { queueUrl: redis.url, localWorker: false, maxResultBytes: MAX_RESULT }))
+    ;({ engine, coordinator } = createStudioEngine(
+      { dataDir: join(root, 'data') },
+      { queueUrl: redis.url, localWorker: false, maxResultBytes: MAX_RESULT }
+    ))
     engine.start()
     api = await startHttpServer(engine, { port: 0, studio: coordinator, bodyRateFloor: FLOOR })
     workers = await startWorkerListener(engine, coordinator, { host: '127.0.0.1', port: 0 }, { bodyRateFloor: FLOOR })
@@ -73,14 +76,19 @@ describe.skipIf(!REDIS_SERVER)('studio bodies', () => {
 
   /** The coordinator still answers its workers on both listeners. */
   const stillServing = async (): Promise<void> => {
-    for (const listener of [api, workers]) expect((await new HandWorker(() => listener.url, workerKeys.b).post('hello', {})).status).toBe(200)
+    for (const listener of [api, workers])
+      expect((await new HandWorker(() => listener.url, workerKeys.b).post('hello', {})).status).toBe(200)
   }
 
   describe.each([
     ['the API listener', () => api],
     ["the workers' listener", () => workers]
   ])('claim on %s (worker key)', (_, listener) => {
-    const claim = (extra: string, body: RawBody) => rawRequest(listener().port, studioHead(listener().port, 'claim', workerKeys.a, `Content-Type: application/json\r\n${extra}`), { prefix: '{"job_id":"', ...body }).reply
+    const claim = (extra: string, body: RawBody) =>
+      rawRequest(listener().port, studioHead(listener().port, 'claim', workerKeys.a, `Content-Type: application/json\r\n${extra}`), {
+        prefix: '{"job_id":"',
+        ...body
+      }).reply
 
     it('a chunked body over 16 KB: 413 payload_too_large', async () => {
       const reply = await claim('Transfer-Encoding: chunked\r\n', { chunked: true, total: 2 * MB, chunk: 4 * KB })
@@ -110,16 +118,31 @@ describe.skipIf(!REDIS_SERVER)('studio bodies', () => {
   describe('results', () => {
     const claimed = async (key: string): Promise<HandClaim> => new HandWorker(() => workers.url, key).claimed(await newJob())
     const result = (claim: HandClaim, key: string, extra: string, body: RawBody) =>
-      rawRequest(workers.port, studioHead(workers.port, `result/${claim.job_id}`, key, `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\n${extra}`, claim.token), {
-        prefix: `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${claim.params.variations[0]}.${claim.format}"; filename="r"\r\n\r\n`,
-        ...body
-      })
+      rawRequest(
+        workers.port,
+        studioHead(
+          workers.port,
+          `result/${claim.job_id}`,
+          key,
+          `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\n${extra}`,
+          claim.token
+        ),
+        {
+          prefix: `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${claim.params.variations[0]}.${claim.format}"; filename="r"\r\n\r\n`,
+          ...body
+        }
+      )
 
     it('a chunked result past the limit: 413; a slow one: 408; the job still takes an honest result', async () => {
       const claim = await claimed(workerKeys.a)
       const big = await result(claim, workerKeys.a, 'Transfer-Encoding: chunked\r\n', { chunked: true, total: MAX_RESULT + 2 * MB }).reply
       expect([big.status, big.code]).toEqual([413, 'payload_too_large'])
-      const slow = await result(claim, workerKeys.a, 'Transfer-Encoding: chunked\r\n', { chunked: true, total: 512 * KB, chunk: 16, everyMs: 100 }).reply
+      const slow = await result(claim, workerKeys.a, 'Transfer-Encoding: chunked\r\n', {
+        chunked: true,
+        total: 512 * KB,
+        chunk: 16,
+        everyMs: 100
+      }).reply
       expect([slow.status, slow.code]).toEqual([408, 'request_timeout'])
       const honest = await new HandWorker(() => workers.url, workerKeys.a).result(claim.job_id, claim.token, {
         meta: { warnings: {}, ignored: claim.params.variations.slice(1), device: 'cpu', uncertainty: 0.1 },

@@ -53,7 +53,12 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     attacker = new HandWorker(base, createKey(data, ['--worker', '--name', 'attacker']), 'attacker-1')
     serve = await startCoordinator(data, redis.url, ['--max-result-mb', String(MAX_RESULT_MB)])
     db = openDatabase(join(data, 'clipdesk.db'))
-    await waitFor('the queue to answer', async () => (await json(await fetch(`${base()}/api/v1/studio/workers`, { headers: { 'X-API-Key': owner } }))).queue_available === true, 30_000)
+    await waitFor(
+      'the queue to answer',
+      async () =>
+        (await json(await fetch(`${base()}/api/v1/studio/workers`, { headers: { 'X-API-Key': owner } }))).queue_available === true,
+      30_000
+    )
   })
   afterAll(async () => {
     db?.close()
@@ -64,11 +69,16 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
   })
 
   const newJob = async (fields: Record<string, string> = {}): Promise<string> => {
-    const res = await fetch(`${base()}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client }, body: multipart(fields, { bytes: await tinyPng(), type: 'image/png' }) })
+    const res = await fetch(`${base()}/api/v1/upload`, {
+      method: 'POST',
+      headers: { 'X-API-Key': client },
+      body: multipart(fields, { bytes: await tinyPng(), type: 'image/png' })
+    })
     expect(res.status).toBe(202)
     return (await json(res)).job_id
   }
-  const status = async (id: string): Promise<Record<string, any>> => json(await fetch(`${base()}/api/v1/status?job_id=${id}`, { headers: { 'X-API-Key': client } }))
+  const status = async (id: string): Promise<Record<string, any>> =>
+    json(await fetch(`${base()}/api/v1/status?job_id=${id}`, { headers: { 'X-API-Key': client } }))
   const refused = async (res: Promise<Response> | Response, code: number, errorCode: string): Promise<Record<string, any>> => {
     const r = await res
     const body = await json(r)
@@ -83,8 +93,12 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
       return []
     }
   }
-  const ledger = (id: string): string[] => (db.prepare('SELECT reason FROM credit_ledger WHERE job_id = ? ORDER BY id').all(id) as { reason: string }[]).map((r) => r.reason)
-  const png = (colour = '#ff000080', size = 8): Promise<Buffer> => sharp({ create: { width: size, height: size, channels: 4, background: colour } }).png().toBuffer()
+  const ledger = (id: string): string[] =>
+    (db.prepare('SELECT reason FROM credit_ledger WHERE job_id = ? ORDER BY id').all(id) as { reason: string }[]).map((r) => r.reason)
+  const png = (colour = '#ff000080', size = 8): Promise<Buffer> =>
+    sharp({ create: { width: size, height: size, channels: 4, background: colour } })
+      .png()
+      .toBuffer()
   const meta = { warnings: {}, ignored: [], device: 'cpu', uncertainty: 0.1 }
   /** The honest worker's whole run of a claimed job. */
   const finish = async (w: HandWorker, id: string, token: string, bytes: Buffer): Promise<void> => {
@@ -95,7 +109,10 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
 
   it('refuses a result for a job the key does not hold (403 claim_invalid), and the job then runs normally', async () => {
     const id = await newJob()
-    const page = { meta: { ...meta, warnings: { clipping: ['made up'] } }, files: [{ name: 'clipping.png', bytes: await png('#000000ff') }] }
+    const page = {
+      meta: { ...meta, warnings: { clipping: ['made up'] } },
+      files: [{ name: 'clipping.png', bytes: await png('#000000ff') }]
+    }
     // No claim at all: this used to end the job `done` with the attacker's files.
     await refused(attacker.result(id, undefined, page), 403, 'claim_invalid')
     // A token of the right shape, made up.
@@ -126,7 +143,9 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     await refused(attacker.progress(id, 'encoding', claim.token), 403, 'claim_invalid')
     expect((await status(id)).status).toBe('segmenting')
     // The holder's own failure report: escape sequences, a forged line and a bidi override are not kept.
-    expect(await json(await honest.fail(id, 'pipeline_error', '\u001b[2J\u001b[Hdecoder\nfake: line \u202etxt.exe', claim.token))).toEqual({ failed: true })
+    expect(await json(await honest.fail(id, 'pipeline_error', '\u001b[2J\u001b[Hdecoder\nfake: line \u202etxt.exe', claim.token))).toEqual({
+      failed: true
+    })
     const st = await status(id)
     expect(st.error).toMatchObject({ code: 'job_failed', reason: 'pipeline_error' })
     expect(st.error.message).not.toMatch(/[\u0000-\u001f\u202e]/)
@@ -152,12 +171,16 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     expect(await json(await honest.renew(id, first.token))).toEqual({ ok: true, lease_ms: 3000 })
     // The first holder goes silent (as a dead worker does): once its lease lapses, the job may be claimed again.
     let second: { job: { attempt: number; token: string } } | null = null
-    await waitFor('the lease to lapse', async () => {
-      const res = await attacker.claim(id)
-      if (res.status !== 200) return false
-      second = await json(res)
-      return true
-    }, 30_000)
+    await waitFor(
+      'the lease to lapse',
+      async () => {
+        const res = await attacker.claim(id)
+        if (res.status !== 200) return false
+        second = await json(res)
+        return true
+      },
+      30_000
+    )
     expect(second!.job.attempt).toBe(2)
     await refused(honest.input(id, first.token), 409, 'claim_ended')
     await refused(honest.progress(id, 'encoding', first.token), 409, 'claim_ended')
@@ -172,23 +195,50 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
   it('refuses a result with the wrong format, variation or bytes with 422, keeps nothing of it, then takes a right one', async () => {
     const id = await newJob()
     const claim = await honest.claimed(id)
-    const send = (files: { name: string; bytes: Buffer }[], m: unknown = meta): Promise<Response> => honest.result(id, claim.token, { meta: m, files })
-    const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#ff0000' } }).jpeg().toBuffer()
+    const send = (files: { name: string; bytes: Buffer }[], m: unknown = meta): Promise<Response> =>
+      honest.result(id, claim.token, { meta: m, files })
+    const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#ff0000' } })
+      .jpeg()
+      .toBuffer()
     const ok = await png('#00ff0080')
     const header1x1 = await png('#00000000', 1)
     const cases: Array<[string, () => Promise<Response>, RegExp]> = [
       ['JPEG bytes as clipping.png', () => send([{ name: 'clipping.png', bytes: jpeg }]), /expected png/],
-      ['HTML as clipping.png', () => send([{ name: 'clipping.png', bytes: Buffer.from('<html><script>alert(1)</script></html>') }]), /not an image/],
+      [
+        'HTML as clipping.png',
+        () => send([{ name: 'clipping.png', bytes: Buffer.from('<html><script>alert(1)</script></html>') }]),
+        /not an image/
+      ],
       ['another format', () => send([{ name: 'clipping.jpg', bytes: jpeg }]), /not one of clipping\.png/],
       ['a variation not asked for', () => send([{ name: 'mask.png', bytes: ok }]), /not one of clipping\.png/],
-      ['more parts than outputs', () => send([{ name: 'clipping.png', bytes: ok }, { name: 'clipping.png', bytes: ok }]), /too many/],
+      [
+        'more parts than outputs',
+        () =>
+          send([
+            { name: 'clipping.png', bytes: ok },
+            { name: 'clipping.png', bytes: ok }
+          ]),
+        /too many/
+      ],
       ['a script in an .hta part', () => send([{ name: 'clipping.hta', bytes: Buffer.from('<script>x</script>') }]), /not one of/],
-      ['a 1×1 PNG for the job\'s 8×8 input', () => send([{ name: 'clipping.png', bytes: header1x1 }]), /1×1, expected 8×8/],
+      ["a 1×1 PNG for the job's 8×8 input", () => send([{ name: 'clipping.png', bytes: header1x1 }]), /1×1, expected 8×8/],
       ['a 1×1 PNG of 17 MB', () => send([{ name: 'clipping.png', bytes: Buffer.concat([header1x1, Buffer.alloc(17 * MB)]) }]), /at most/],
       ['no meta', () => honest.result(id, claim.token, { files: [{ name: 'clipping.png', bytes: ok }] }), /missing/],
-      ['21 warnings', () => send([{ name: 'clipping.png', bytes: ok }], { ...meta, warnings: { clipping: Array.from({ length: 21 }, () => 'w') } }), /bad list/],
-      ['warnings for a variation not asked for', () => send([{ name: 'clipping.png', bytes: ok }], { ...meta, warnings: { compose: ['x'] } }), /not one of clipping/],
-      ['the variation both returned and ignored', () => send([{ name: 'clipping.png', bytes: ok }], { ...meta, ignored: ['clipping'] }), /returned and ignored/],
+      [
+        '21 warnings',
+        () => send([{ name: 'clipping.png', bytes: ok }], { ...meta, warnings: { clipping: Array.from({ length: 21 }, () => 'w') } }),
+        /bad list/
+      ],
+      [
+        'warnings for a variation not asked for',
+        () => send([{ name: 'clipping.png', bytes: ok }], { ...meta, warnings: { compose: ['x'] } }),
+        /not one of clipping/
+      ],
+      [
+        'the variation both returned and ignored',
+        () => send([{ name: 'clipping.png', bytes: ok }], { ...meta, ignored: ['clipping'] }),
+        /returned and ignored/
+      ],
       ['the variation missing', () => send([], meta), /missing/]
     ]
     for (const [what, call, issue] of cases) {
@@ -198,7 +248,10 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     }
     expect((await status(id)).status).toBe('segmenting')
     // Warnings are kept bounded and cleaned of control characters.
-    const stored = await send([{ name: 'clipping.png', bytes: ok }], { ...meta, warnings: { clipping: ['\u001b[31mred\u001b[0m\nsecond line'] } })
+    const stored = await send([{ name: 'clipping.png', bytes: ok }], {
+      ...meta,
+      warnings: { clipping: ['\u001b[31mred\u001b[0m\nsecond line'] }
+    })
     expect(await json(stored)).toEqual({ stored: true })
     const st = await status(id)
     expect(st.status).toBe('done')
@@ -213,7 +266,9 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     const before = rssBytes(pid)
     const boundary = 'clipdeskboundary'
     const headers = { ...honest.headers(claim.token, false), 'Content-Type': `multipart/form-data; boundary=${boundary}` }
-    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="clipping.png"; filename="clipping.png"\r\nContent-Type: image/png\r\n\r\n`)
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="clipping.png"; filename="clipping.png"\r\nContent-Type: image/png\r\n\r\n`
+    )
     const url = `${base()}/api/v1/studio/result/${id}`
     // A declared length over the limit: answered before the body is read.
     const declared = await rawPost(url, headers, { total: 0, declared: 4 * MAX_RESULT_MB * MB, hold: true }).answer
@@ -245,10 +300,14 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
       holders.push(post)
       // Held once the coordinator counts it: a second upload of the same job then waits (Retry-After: 1).
       // (The probe's body is empty: were it read, it would be refused, and nothing stored.)
-      await waitFor('the held upload to be counted', async () => {
-        const probe = await rawPost(`${base()}/api/v1/studio/result/${id}`, headers, { total: 0, declared: 0 }).answer
-        return probe.status === 503 && JSON.parse(probe.body).error.message.includes('being stored now')
-      }, 30_000)
+      await waitFor(
+        'the held upload to be counted',
+        async () => {
+          const probe = await rawPost(`${base()}/api/v1/studio/result/${id}`, headers, { total: 0, declared: 0 }).answer
+          return probe.status === 503 && JSON.parse(probe.body).error.message.includes('being stored now')
+        },
+        30_000
+      )
     }
     const id = await newJob()
     const claim = await honest.claimed(id)
@@ -259,16 +318,20 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     expect(JSON.parse(busy.body).error.code).toBe('unavailable')
     expect(JSON.parse(busy.body).error.message).toContain('too many results at once')
     for (const h of holders) h.abort()
-    await waitFor('the budget to be given back', async () => {
-      // While the budget is still taken the coordinator answers 503 before reading the body and
-      // may close the connection under a request still sending it (EPIPE): not yet, either way.
-      const res = await honest.result(id, claim.token, { meta, files: [{ name: 'clipping.png', bytes: await png() }] }).catch(() => null)
-      return res?.status === 200
-    }, 30_000)
+    await waitFor(
+      'the budget to be given back',
+      async () => {
+        // While the budget is still taken the coordinator answers 503 before reading the body and
+        // may close the connection under a request still sending it (EPIPE): not yet, either way.
+        const res = await honest.result(id, claim.token, { meta, files: [{ name: 'clipping.png', bytes: await png() }] }).catch(() => null)
+        return res?.status === 200
+      },
+      30_000
+    )
     expect((await status(id)).status).toBe('done')
   })
 
-  it('keeps at most 8 names per worker key, cleaned, and leaves other keys\' workers listed', async () => {
+  it("keeps at most 8 names per worker key, cleaned, and leaves other keys' workers listed", async () => {
     expect((await honest.post('hello', {})).status).toBe(200)
     for (let i = 0; i < 20; i++) {
       const fake = new HandWorker(base, attacker.key, `fake-${String(i).padStart(2, '0')}\u009b2J`)
@@ -289,16 +352,24 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     for (let i = 0; i < 2000; i += 50) {
       await Promise.all(
         Array.from({ length: 50 }, () =>
-          fetch(`${base()}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client, 'Content-Type': 'application/json' }, body: JSON.stringify({ file_url: 'http://198.51.100.1/a.png' }) }).then((r) => expect(r.status).toBe(202))
+          fetch(`${base()}/api/v1/upload`, {
+            method: 'POST',
+            headers: { 'X-API-Key': client, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ file_url: 'http://198.51.100.1/a.png' })
+          }).then((r) => expect(r.status).toBe(202))
         )
       )
     }
     // Let the offers of the new jobs settle, then count what five ticks of the coordinator cost.
-    await waitFor('the new jobs to be offered', async () => {
-      const a = await redisCommandCount(redis.port)
-      await new Promise((r) => setTimeout(r, 1500))
-      return (await redisCommandCount(redis.port)) - a < 20
-    }, 60_000)
+    await waitFor(
+      'the new jobs to be offered',
+      async () => {
+        const a = await redisCommandCount(redis.port)
+        await new Promise((r) => setTimeout(r, 1500))
+        return (await redisCommandCount(redis.port)) - a < 20
+      },
+      60_000
+    )
     const start = await redisCommandCount(redis.port)
     const until = Date.now() + 5000
     await waitFor('five seconds of ticks', () => Date.now() >= until, 10_000)

@@ -14,7 +14,17 @@ import { runCli, startServe, type ServeProcess } from './helpers/cli'
 import { multipart, tempDir } from './helpers/engine'
 import { SCENE, scenePng } from './helpers/fixtures'
 import { json } from './helpers/http'
-import { REDIS_MISSING_MESSAGE, REDIS_SERVER, createKey, startCoordinator, startRedis, startWorker, waitFor, type RedisProcess, type WorkerProcess } from './helpers/studio'
+import {
+  REDIS_MISSING_MESSAGE,
+  REDIS_SERVER,
+  createKey,
+  startCoordinator,
+  startRedis,
+  startWorker,
+  waitFor,
+  type RedisProcess,
+  type WorkerProcess
+} from './helpers/studio'
 
 if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
@@ -44,17 +54,25 @@ describe.skipIf(!REDIS_SERVER)('the job executor in studio mode', () => {
   })
 
   const submit = async (serve: ServeProcess, key: string, fields: Record<string, string>): Promise<string> => {
-    const res = await fetch(`http://127.0.0.1:${serve.port}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': key }, body: multipart(fields, { bytes: await scenePng(), type: 'image/png' }) })
+    const res = await fetch(`http://127.0.0.1:${serve.port}/api/v1/upload`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key },
+      body: multipart(fields, { bytes: await scenePng(), type: 'image/png' })
+    })
     const body = await json(res)
     expect(res.status, JSON.stringify(body)).toBe(202)
     return body.job_id
   }
   const settled = async (serve: ServeProcess, key: string, id: string): Promise<Record<string, any>> => {
     let body: Record<string, any> = {}
-    await waitFor(`job ${id} to end`, async () => {
-      body = await json(await fetch(`http://127.0.0.1:${serve.port}/api/v1/status?job_id=${id}`, { headers: { 'X-API-Key': key } }))
-      return body.state !== 'pending'
-    }, 280_000)
+    await waitFor(
+      `job ${id} to end`,
+      async () => {
+        body = await json(await fetch(`http://127.0.0.1:${serve.port}/api/v1/status?job_id=${id}`, { headers: { 'X-API-Key': key } }))
+        return body.state !== 'pending'
+      },
+      280_000
+    )
     return body
   }
 
@@ -113,10 +131,16 @@ describe.skipIf(!REDIS_SERVER)('the job executor in studio mode', () => {
     }
     const plain = await alphaOf(await settled(serve, client, await submit(serve, client, {})))
     // Remove everywhere: without the hint the ball would be kept.
-    const hint = await sharp({ create: { width: SCENE.width, height: SCENE.height, channels: 3, background: '#000000' } }).png().toBuffer()
+    const hint = await sharp({ create: { width: SCENE.width, height: SCENE.height, channels: 3, background: '#000000' } })
+      .png()
+      .toBuffer()
     const form = multipart({}, { bytes: await scenePng(), type: 'image/png' })
     form.append('hint', new Blob([new Uint8Array(hint)], { type: 'image/png' }), 'hint.png')
-    const res = await fetch(`http://127.0.0.1:${serve.port}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client }, body: form })
+    const res = await fetch(`http://127.0.0.1:${serve.port}/api/v1/upload`, {
+      method: 'POST',
+      headers: { 'X-API-Key': client },
+      body: form
+    })
     expect(res.status).toBe(202)
     const hinted = await alphaOf(await settled(serve, client, (await json(res)).job_id))
     const centre = SCENE.cy * SCENE.width + SCENE.cx

@@ -13,7 +13,15 @@ import type { ServeProcess } from './helpers/cli'
 import { tempDir } from './helpers/engine'
 import { tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
-import { HandWorker, REDIS_MISSING_MESSAGE, REDIS_SERVER, createKey, startCoordinator, startRedis, type RedisProcess } from './helpers/studio'
+import {
+  HandWorker,
+  REDIS_MISSING_MESSAGE,
+  REDIS_SERVER,
+  createKey,
+  startCoordinator,
+  startRedis,
+  type RedisProcess
+} from './helpers/studio'
 
 if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
@@ -43,7 +51,9 @@ describe.skipIf(!REDIS_SERVER)('studio: hinted jobs', () => {
     form.append('file', new Blob([new Uint8Array(await tinyPng(side ?? 16, side ?? 12))], { type: 'image/png' }), 'a.png')
     if (regions) form.append('regions', regions)
     if (withHint) {
-      const hint = await sharp({ create: { width: 16, height: 12, channels: 3, background: '#ffffff' } }).png().toBuffer()
+      const hint = await sharp({ create: { width: 16, height: 12, channels: 3, background: '#ffffff' } })
+        .png()
+        .toBuffer()
       form.append('hint', new Blob([new Uint8Array(hint)], { type: 'image/png' }), 'hint.png')
     }
     const res = await fetch(`${base()}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client }, body: form })
@@ -65,7 +75,7 @@ describe.skipIf(!REDIS_SERVER)('studio: hinted jobs', () => {
     expect(claim.job_id).toBe(plain)
   })
 
-  it('a job with look-again boxes is kept for the coordinator\'s own worker too', async () => {
+  it("a job with look-again boxes is kept for the coordinator's own worker too", async () => {
     const boxed = await upload(false, JSON.stringify([{ x: 0, y: 0, width: 16, height: 16 }]), 32)
     expect(await json(await hand.claim(boxed))).toEqual({ job: null, wait_ms: expect.any(Number) })
     const status = await json(await fetch(`${base()}/api/v1/status?job_id=${boxed}`, { headers: { 'X-API-Key': client } }))

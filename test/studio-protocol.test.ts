@@ -14,7 +14,17 @@ import type { ServeProcess } from './helpers/cli'
 import { multipart, tempDir } from './helpers/engine'
 import { tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
-import { HandWorker, REDIS_MISSING_MESSAGE, REDIS_SERVER, createKey, startCoordinator, startRedis, waitFor, type HandClaim, type RedisProcess } from './helpers/studio'
+import {
+  HandWorker,
+  REDIS_MISSING_MESSAGE,
+  REDIS_SERVER,
+  createKey,
+  startCoordinator,
+  startRedis,
+  waitFor,
+  type HandClaim,
+  type RedisProcess
+} from './helpers/studio'
 
 if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
@@ -47,19 +57,28 @@ describe.skipIf(!REDIS_SERVER)('studio coordinator protocol', () => {
   })
 
   const upload = async (key = client): Promise<Response> =>
-    fetch(`${base()}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': key }, body: multipart({}, { bytes: await tinyPng(), type: 'image/png' }) })
+    fetch(`${base()}/api/v1/upload`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key },
+      body: multipart({}, { bytes: await tinyPng(), type: 'image/png' })
+    })
   /** Claims once the job's lease (3 s here) has lapsed: the way a job comes back after its worker died. */
   const claimWhenFree = async (id: string): Promise<HandClaim | null> => {
     let answer: { job: HandClaim | null } | null = null
-    await waitFor('the lease to lapse', async () => {
-      const res = await hand.claim(id)
-      if (res.status === 409) return (await json(res)).error.code !== 'job_held'
-      answer = await json(res)
-      return true
-    }, 30_000)
+    await waitFor(
+      'the lease to lapse',
+      async () => {
+        const res = await hand.claim(id)
+        if (res.status === 409) return (await json(res)).error.code !== 'job_held'
+        answer = await json(res)
+        return true
+      },
+      30_000
+    )
     return answer!.job
   }
-  const credits = (): number => Number((db.prepare("SELECT credits FROM api_keys WHERE kind = 'client' AND credits IS NOT NULL").get() as { credits: number }).credits)
+  const credits = (): number =>
+    Number((db.prepare("SELECT credits FROM api_keys WHERE kind = 'client' AND credits IS NOT NULL").get() as { credits: number }).credits)
   const ledger = (jobId: string): string[] =>
     (db.prepare('SELECT reason FROM credit_ledger WHERE job_id = ? ORDER BY id').all(jobId) as { reason: string }[]).map((r) => r.reason)
   const newJob = async (): Promise<string> => {
@@ -78,7 +97,11 @@ describe.skipIf(!REDIS_SERVER)('studio coordinator protocol', () => {
     const claimByClient = await new HandWorker(base, client).claim('00000000-0000-4000-8000-000000000000')
     expect(claimByClient.status).toBe(403)
     expect((await json(claimByClient)).error.code).toBe('forbidden')
-    const noKey = await fetch(`${base()}/api/v1/studio/claim`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })
+    const noKey = await fetch(`${base()}/api/v1/studio/claim`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}'
+    })
     expect(noKey.status).toBe(401)
     expect((await json(noKey)).error.code).toBe('unauthorized')
     const listByClient = await fetch(`${base()}/api/v1/studio/workers`, { headers: { 'X-API-Key': client } })
@@ -90,7 +113,11 @@ describe.skipIf(!REDIS_SERVER)('studio coordinator protocol', () => {
     const badId = await hand.claim('../x')
     expect(badId.status).toBe(422)
     expect((await json(badId)).error.code).toBe('validation_failed')
-    const notJson = await fetch(`${base()}/api/v1/studio/claim`, { method: 'POST', headers: { ...hand.headers(), 'Content-Type': 'text/plain' }, body: 'x' })
+    const notJson = await fetch(`${base()}/api/v1/studio/claim`, {
+      method: 'POST',
+      headers: { ...hand.headers(), 'Content-Type': 'text/plain' },
+      body: 'x'
+    })
     expect(notJson.status).toBe(400)
     expect((await json(notJson)).error.code).toBe('malformed_request')
     // A worker of the first protocol (no version header) is told so, clearly, at its first call.
@@ -105,7 +132,10 @@ describe.skipIf(!REDIS_SERVER)('studio coordinator protocol', () => {
     expect(badStage.status).toBe(422)
     expect((await json(badStage)).error.code).toBe('validation_failed')
     const claim = await hand.claimed(id)
-    const badVariation = await hand.result(id, claim.token, { meta: { device: 'cpu', uncertainty: 0.1 }, files: [{ name: '../../x.png', bytes: await tinyPng() }] })
+    const badVariation = await hand.result(id, claim.token, {
+      meta: { device: 'cpu', uncertainty: 0.1 },
+      files: [{ name: '../../x.png', bytes: await tinyPng() }]
+    })
     expect(badVariation.status).toBe(422)
     expect((await json(badVariation)).error.code).toBe('validation_failed')
     const noToken = await hand.input(id)
@@ -146,14 +176,24 @@ describe.skipIf(!REDIS_SERVER)('studio coordinator protocol', () => {
     expect(bytes.equals(await tinyPng())).toBe(true)
     expect(claim.input).toEqual({ bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') })
     expect((await hand.progress(id, 'pending_compose', claim.token)).status).toBe(200)
-    const first = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#ff000080' } }).png().toBuffer()
-    const second = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#00ff0080' } }).png().toBuffer()
+    const first = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#ff000080' } })
+      .png()
+      .toBuffer()
+    const second = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#00ff0080' } })
+      .png()
+      .toBuffer()
     // A made-up busy time in the meta is not read: the coordinator measures from claim to result.
-    const a = await hand.result(id, claim.token, { meta: { warnings: {}, ignored: [], device: 'cpu', busy_ms: 1, uncertainty: 0.1 }, files: [{ name: 'clipping.png', bytes: first }] })
+    const a = await hand.result(id, claim.token, {
+      meta: { warnings: {}, ignored: [], device: 'cpu', busy_ms: 1, uncertainty: 0.1 },
+      files: [{ name: 'clipping.png', bytes: first }]
+    })
     expect(await json(a)).toEqual({ stored: true })
     const held = Date.now() - started
     // The same claim again (a retry, or a slow worker): the result ended the claim.
-    const b = await hand.result(id, claim.token, { meta: { device: 'cpu', uncertainty: 0.1 }, files: [{ name: 'clipping.png', bytes: second }] })
+    const b = await hand.result(id, claim.token, {
+      meta: { device: 'cpu', uncertainty: 0.1 },
+      files: [{ name: 'clipping.png', bytes: second }]
+    })
     expect(b.status).toBe(409)
     expect((await json(b)).error.code).toBe('claim_ended')
     const st = await json(await fetch(`${base()}/api/v1/status?job_id=${id}`, { headers: { 'X-API-Key': client } }))

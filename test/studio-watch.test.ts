@@ -12,7 +12,18 @@ import type { WatchFolderView } from '../src/shared/watch'
 import { runCli, type ServeProcess } from './helpers/cli'
 import { tempDir } from './helpers/engine'
 import { scenePng } from './helpers/fixtures'
-import { REDIS_MISSING_MESSAGE, REDIS_SERVER, createKey, startCoordinator, startRedis, startWorker, waitFor, workerListenPort, type RedisProcess, type WorkerProcess } from './helpers/studio'
+import {
+  REDIS_MISSING_MESSAGE,
+  REDIS_SERVER,
+  createKey,
+  startCoordinator,
+  startRedis,
+  startWorker,
+  waitFor,
+  workerListenPort,
+  type RedisProcess,
+  type WorkerProcess
+} from './helpers/studio'
 
 if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 

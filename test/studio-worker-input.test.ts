@@ -14,7 +14,15 @@ import { Queue } from 'bullmq'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { STUDIO_PROTOCOL, redisConnection } from '../src/main/studio/protocol'
 import { CLI } from './helpers/cli'
-import { REDIS_MISSING_MESSAGE, REDIS_SERVER, startRedis, startWorker, waitFor, type RedisProcess, type WorkerProcess } from './helpers/studio'
+import {
+  REDIS_MISSING_MESSAGE,
+  REDIS_SERVER,
+  startRedis,
+  startWorker,
+  waitFor,
+  type RedisProcess,
+  type WorkerProcess
+} from './helpers/studio'
 
 if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
@@ -36,7 +44,10 @@ async function body(req: IncomingMessage): Promise<Record<string, any>> {
 }
 
 /** A coordinator answering hello as `protocol` does, and claims as `claims` says. */
-async function standIn(protocol: number | null, claims: Map<string, { bytes: number; sha256: string; serve: () => Buffer | number }>): Promise<StandIn> {
+async function standIn(
+  protocol: number | null,
+  claims: Map<string, { bytes: number; sha256: string; serve: () => Buffer | number }>
+): Promise<StandIn> {
   const failures = new Map<string, { reason: string; message: string }>()
   const sent = new Map<string, number>()
   const server = createServer(async (req, res) => {
@@ -129,12 +140,16 @@ describe.skipIf(!REDIS_SERVER)('clipdesk worker against a coordinator it cannot 
     servers.push(old.server)
     // Run without blocking this process: the stand-in coordinator answers from it.
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      execFile(process.execPath, [CLI, 'worker', '--queue', redis.url, '--coordinator', `http://127.0.0.1:${old.port}`, '--key', 'cdk_anything'], (err, _out, stderr) =>
-        resolve({ code: err ? (err.code as number) : 0, stderr })
+      execFile(
+        process.execPath,
+        [CLI, 'worker', '--queue', redis.url, '--coordinator', `http://127.0.0.1:${old.port}`, '--key', 'cdk_anything'],
+        (err, _out, stderr) => resolve({ code: err ? (err.code as number) : 0, stderr })
       )
     })
     expect(r.code).toBe(2)
-    expect(r.stderr).toContain(`the coordinator speaks studio protocol 1 and this worker ${STUDIO_PROTOCOL}: run the same Clipdesk version on both`)
+    expect(r.stderr).toContain(
+      `the coordinator speaks studio protocol 1 and this worker ${STUDIO_PROTOCOL}: run the same Clipdesk version on both`
+    )
   })
 
   it('streams each input with a cap and fails a job whose input is not what its claim says', async () => {
@@ -156,9 +171,18 @@ describe.skipIf(!REDIS_SERVER)('clipdesk worker against a coordinator it cannot 
     workers.push(await startWorker(redis.url, fake.port, 'cdk_anything', 'untrusting'))
     await queue.addBulk([longer, other, huge].map((id) => ({ name: 'job', data: { jobId: id }, opts: { jobId: id } })))
     await waitFor('the three failure reports', () => fake.failures.size === 3, 120_000)
-    expect(fake.failures.get(longer)).toEqual({ reason: 'storage_error', message: `The coordinator sent more input than the claim says (${good.length} bytes).` })
-    expect(fake.failures.get(other)).toEqual({ reason: 'storage_error', message: 'The input received does not match the claim (its size or SHA-256 differs).' })
-    expect(fake.failures.get(huge)).toEqual({ reason: 'storage_error', message: `The input is ${80 * MB} bytes, more than this worker takes (${50 * MB}).` })
+    expect(fake.failures.get(longer)).toEqual({
+      reason: 'storage_error',
+      message: `The coordinator sent more input than the claim says (${good.length} bytes).`
+    })
+    expect(fake.failures.get(other)).toEqual({
+      reason: 'storage_error',
+      message: 'The input received does not match the claim (its size or SHA-256 differs).'
+    })
+    expect(fake.failures.get(huge)).toEqual({
+      reason: 'storage_error',
+      message: `The input is ${80 * MB} bytes, more than this worker takes (${50 * MB}).`
+    })
     // The worker never downloaded the input it would not take, and cut the longer one off early.
     expect(fake.sent.has(huge)).toBe(false)
     expect(fake.sent.get(longer)!).toBeLessThan(200 * MB)

@@ -13,7 +13,16 @@ import { runCli, type ServeProcess } from './helpers/cli'
 import { multipart, tempDir } from './helpers/engine'
 import { tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
-import { HandWorker, REDIS_MISSING_MESSAGE, REDIS_SERVER, createKey, startCoordinator, startRedis, workerListenPort, type RedisProcess } from './helpers/studio'
+import {
+  HandWorker,
+  REDIS_MISSING_MESSAGE,
+  REDIS_SERVER,
+  createKey,
+  startCoordinator,
+  startRedis,
+  workerListenPort,
+  type RedisProcess
+} from './helpers/studio'
 
 if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
@@ -74,7 +83,8 @@ describe.skipIf(!REDIS_SERVER)("the workers' listener", () => {
     rmSync(data, { recursive: true, force: true })
   })
 
-  const worker = (path: string, body: unknown, key = workerKey): Promise<Response> => new HandWorker(() => workerBase, key, 'remote-1').post(path, body)
+  const worker = (path: string, body: unknown, key = workerKey): Promise<Response> =>
+    new HandWorker(() => workerBase, key, 'remote-1').post(path, body)
   const expectRefused = async (res: Promise<Response>, status: number, code: string, what: string): Promise<void> => {
     const r = await res
     expect(r.status, what).toBe(status)
@@ -83,8 +93,26 @@ describe.skipIf(!REDIS_SERVER)("the workers' listener", () => {
 
   it('refuses /api/v1/upload and every route that is not a worker endpoint, with 404 not_found', async () => {
     const png = await tinyPng()
-    await expectRefused(fetch(`${workerBase}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client }, body: multipart({}, { bytes: png, type: 'image/png' }) }), 404, 'not_found', 'upload, client key')
-    await expectRefused(fetch(`${workerBase}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': owner }, body: multipart({}, { bytes: png, type: 'image/png' }) }), 404, 'not_found', 'upload, owner key')
+    await expectRefused(
+      fetch(`${workerBase}/api/v1/upload`, {
+        method: 'POST',
+        headers: { 'X-API-Key': client },
+        body: multipart({}, { bytes: png, type: 'image/png' })
+      }),
+      404,
+      'not_found',
+      'upload, client key'
+    )
+    await expectRefused(
+      fetch(`${workerBase}/api/v1/upload`, {
+        method: 'POST',
+        headers: { 'X-API-Key': owner },
+        body: multipart({}, { bytes: png, type: 'image/png' })
+      }),
+      404,
+      'not_found',
+      'upload, owner key'
+    )
     const gets: Array<[string, string]> = [
       ['/api/v1/status?job_id=00000000-0000-4000-8000-000000000000', client],
       ['/api/v1/health', ''],
@@ -100,7 +128,11 @@ describe.skipIf(!REDIS_SERVER)("the workers' listener", () => {
       await expectRefused(fetch(workerBase + path, { headers: key ? { 'X-API-Key': key } : {} }), 404, 'not_found', path)
     }
     await expectRefused(
-      fetch(`${workerBase}/api/app/keysList`, { method: 'POST', headers: { 'X-API-Key': owner, 'Content-Type': 'application/json' }, body: '' }),
+      fetch(`${workerBase}/api/app/keysList`, {
+        method: 'POST',
+        headers: { 'X-API-Key': owner, 'Content-Type': 'application/json' },
+        body: ''
+      }),
       404,
       'not_found',
       'app bridge'
@@ -112,12 +144,21 @@ describe.skipIf(!REDIS_SERVER)("the workers' listener", () => {
     await expectRefused(worker('hello', {}, owner), 403, 'forbidden', 'owner key')
     await expectRefused(worker('hello', {}, 'cdk_not-a-key'), 401, 'unauthorized', 'bad key')
     await expectRefused(fetch(`${workerBase}/api/v1/studio/hello`, { method: 'POST' }), 401, 'unauthorized', 'no key')
-    await expectRefused(fetch(`${workerBase}/api/v1/studio/claim`, { headers: new HandWorker(() => workerBase, workerKey).headers() }), 405, 'method_not_allowed', 'GET claim')
+    await expectRefused(
+      fetch(`${workerBase}/api/v1/studio/claim`, { headers: new HandWorker(() => workerBase, workerKey).headers() }),
+      405,
+      'method_not_allowed',
+      'GET claim'
+    )
     expect(await json(await worker('hello', {}))).toEqual({ ok: true, protocol: STUDIO_PROTOCOL })
   })
 
   it("runs a job's whole worker protocol: claim, input, renew, progress, result", async () => {
-    const up = await fetch(`${apiBase()}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client }, body: multipart({}, { bytes: await tinyPng(), type: 'image/png' }) })
+    const up = await fetch(`${apiBase()}/api/v1/upload`, {
+      method: 'POST',
+      headers: { 'X-API-Key': client },
+      body: multipart({}, { bytes: await tinyPng(), type: 'image/png' })
+    })
     expect(up.status).toBe(202)
     const id = (await json(up)).job_id as string
     const hand = new HandWorker(() => workerBase, workerKey, 'remote-1')
@@ -130,8 +171,13 @@ describe.skipIf(!REDIS_SERVER)("the workers' listener", () => {
     await expectRefused(hand.input(id), 403, 'claim_invalid', 'input without the token')
     expect(await json(await hand.renew(id, claim.token))).toEqual({ ok: true, lease_ms: 3000 })
     expect((await hand.progress(id, 'encoding', claim.token)).status).toBe(200)
-    const out = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#ff000080' } }).png().toBuffer()
-    const stored = await hand.result(id, claim.token, { meta: { warnings: {}, ignored: [], device: 'cpu', uncertainty: 0.1 }, files: [{ name: 'clipping.png', bytes: out }] })
+    const out = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#ff000080' } })
+      .png()
+      .toBuffer()
+    const stored = await hand.result(id, claim.token, {
+      meta: { warnings: {}, ignored: [], device: 'cpu', uncertainty: 0.1 },
+      files: [{ name: 'clipping.png', bytes: out }]
+    })
     expect(await json(stored)).toEqual({ stored: true })
     const st = await json(await fetch(`${apiBase()}/api/v1/status?job_id=${id}`, { headers: { 'X-API-Key': client } }))
     expect(st.status).toBe('done')

@@ -14,7 +14,17 @@ import type { ServeProcess } from './helpers/cli'
 import { multipart, tempDir } from './helpers/engine'
 import { scenePng } from './helpers/fixtures'
 import { json } from './helpers/http'
-import { REDIS_MISSING_MESSAGE, REDIS_SERVER, createKey, startCoordinator, startRedis, startWorker, waitFor, type RedisProcess, type WorkerProcess } from './helpers/studio'
+import {
+  REDIS_MISSING_MESSAGE,
+  REDIS_SERVER,
+  createKey,
+  startCoordinator,
+  startRedis,
+  startWorker,
+  waitFor,
+  type RedisProcess,
+  type WorkerProcess
+} from './helpers/studio'
 
 if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
@@ -54,7 +64,11 @@ describe.skipIf(!REDIS_SERVER)('studio workers', () => {
     const png = await scenePng()
     const ids: string[] = []
     for (let i = 0; i < JOBS; i++) {
-      const res = await fetch(`${base}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client }, body: multipart({}, { bytes: png, type: 'image/png' }) })
+      const res = await fetch(`${base}/api/v1/upload`, {
+        method: 'POST',
+        headers: { 'X-API-Key': client },
+        body: multipart({}, { bytes: png, type: 'image/png' })
+      })
       expect(res.status).toBe(202)
       ids.push((await json(res)).job_id)
     }
@@ -80,7 +94,10 @@ describe.skipIf(!REDIS_SERVER)('studio workers', () => {
     }
     const db = openDatabase(join(data, 'clipdesk.db'))
     try {
-      const rows = db.prepare('SELECT reason, count(*) AS n FROM credit_ledger WHERE job_id IS NOT NULL GROUP BY reason').all() as { reason: string; n: number }[]
+      const rows = db.prepare('SELECT reason, count(*) AS n FROM credit_ledger WHERE job_id IS NOT NULL GROUP BY reason').all() as {
+        reason: string
+        n: number
+      }[]
       expect(Object.fromEntries(rows.map((r) => [r.reason, Number(r.n)]))).toEqual({ charge: JOBS })
       const results = db.prepare('SELECT count(*) AS n FROM results').get() as { n: number }
       expect(Number(results.n)).toBe(JOBS)

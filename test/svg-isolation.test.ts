@@ -27,7 +27,12 @@ beforeAll(async () => {
   canaryUrl = `http://127.0.0.1:${(canary.address() as AddressInfo).port}`
   dir = tempDir()
   localPng = join(dir, 'green.png')
-  writeFileSync(localPng, await sharp({ create: { width: 50, height: 50, channels: 3, background: '#00ff00' } }).png().toBuffer())
+  writeFileSync(
+    localPng,
+    await sharp({ create: { width: 50, height: 50, channels: 3, background: '#00ff00' } })
+      .png()
+      .toBuffer()
+  )
   server = await startTestServer({ allowPrivateNetworkUrls: true })
 })
 afterAll(async () => {
@@ -66,7 +71,11 @@ it('renders a hostile SVG in the decoder without fetching or reading anything', 
 })
 
 it('runs a hostile SVG upload to done with the canary untouched', async () => {
-  const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body: multipart({}, { bytes: hostileSvg(), type: 'image/svg+xml' }) })
+  const res = await fetch(server.url('/api/v1/upload'), {
+    method: 'POST',
+    headers: { 'X-API-Key': server.key },
+    body: multipart({}, { bytes: hostileSvg(), type: 'image/svg+xml' })
+  })
   expect(res.status).toBe(202)
   const { body } = await pollUntilSettled(server, (await json(res)).job_id)
   expect(body.status).toBe('done')
@@ -77,7 +86,11 @@ it('runs a hostile SVG upload to done with the canary untouched', async () => {
 })
 
 it('refuses at upload an SVG that uses an external entity, touching nothing', async () => {
-  const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body: multipart({}, { bytes: hostileSvg(true), type: 'image/svg+xml' }) })
+  const res = await fetch(server.url('/api/v1/upload'), {
+    method: 'POST',
+    headers: { 'X-API-Key': server.key },
+    body: multipart({}, { bytes: hostileSvg(true), type: 'image/svg+xml' })
+  })
   expect(res.status).toBe(422)
   const body = await json(res)
   expect(body.error.code).toBe('validation_failed')

@@ -38,7 +38,12 @@ describe('left temp files in a destination', () => {
   it('clipdesk process removes them before it writes', async () => {
     const input = join(root, 'in')
     mkdirSync(input)
-    writeFileSync(join(input, 'a.png'), await sharp({ create: { width: 16, height: 16, channels: 3, background: '#808080' } }).png().toBuffer())
+    writeFileSync(
+      join(input, 'a.png'),
+      await sharp({ create: { width: 16, height: 16, channels: 3, background: '#808080' } })
+        .png()
+        .toBuffer()
+    )
     const out = join(root, 'out')
     const { temps, others } = leftBehind(out)
     const run = runCli(['process', input, '--out', out, '--data-dir', join(root, 'data-cli'), '--params', 'alpha=keep'])

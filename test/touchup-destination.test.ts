@@ -43,7 +43,11 @@ beforeAll(async () => {
   batches.start()
   // The host is not used by the touch-up methods: only the engine and the batches are.
   const handlers = createAppApi({ engine, batches, host: {} as AppHost, address })
-  http = await startHttpServer(engine, { port: 0, idleTimeoutMs: IDLE_MS, app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) } })
+  http = await startHttpServer(engine, {
+    port: 0,
+    idleTimeoutMs: IDLE_MS,
+    app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) }
+  })
   owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
   out = join(root, 'out')
   const batch = await batches.create({ request: { mode: 'clipping', output_format: 'png', params: null }, destination: out })
@@ -54,7 +58,11 @@ beforeAll(async () => {
   target = { kind: 'batch', batch_id: batch.id, item_id: item.id }
   await waitFor('the batch report', () => existsSync(join(out, 'clipdesk-report.txt')))
   // Strokes that change nothing much: grey is "no stroke".
-  hint = (await sharp(Buffer.alloc(SCENE.width * SCENE.height, 128), { raw: { width: SCENE.width, height: SCENE.height, channels: 1 } }).png().toBuffer()).toString('base64')
+  hint = (
+    await sharp(Buffer.alloc(SCENE.width * SCENE.height, 128), { raw: { width: SCENE.width, height: SCENE.height, channels: 1 } })
+      .png()
+      .toBuffer()
+  ).toString('base64')
 })
 
 afterAll(async () => {
@@ -83,11 +91,11 @@ async function save(): Promise<{ status: number; body: SaveAnswer }> {
 const listing = (dir: string): string[] => readdirSync(dir).sort()
 
 describe('touch-up Save into a destination', () => {
-  it('refuses a result replaced by a symbolic link: 409 conflict, the link\'s target not copied in', async () => {
+  it("refuses a result replaced by a symbolic link: 409 conflict, the link's target not copied in", async () => {
     const ball = join(out, 'ball.png')
     const original = readFileSync(ball)
     const before = listing(out)
-    writeFileSync(join(root, 'secret.txt'), 'the user\'s private file')
+    writeFileSync(join(root, 'secret.txt'), "the user's private file")
     unlinkSync(ball)
     symlinkSync(join(root, 'secret.txt'), ball)
     const res = await save()
@@ -97,7 +105,7 @@ describe('touch-up Save into a destination', () => {
       message: `The touched-up file was not written: ${ball} is a symbolic link, not a regular file; Clipdesk reads and replaces only regular files`
     })
     expect(listing(out)).toEqual(before) // no `ball.prev-1.png`, no temp file
-    expect(readFileSync(join(root, 'secret.txt'), 'utf8')).toBe('the user\'s private file')
+    expect(readFileSync(join(root, 'secret.txt'), 'utf8')).toBe("the user's private file")
     unlinkSync(ball)
     writeFileSync(ball, original)
   })
@@ -111,7 +119,9 @@ describe('touch-up Save into a destination', () => {
     const res = await save()
     expect(res.status).toBe(409)
     expect(res.body.error?.code).toBe('conflict')
-    expect(res.body.error?.message).toBe(`The touched-up file was not written: ${ball} is a named pipe (FIFO), not a regular file; Clipdesk reads and replaces only regular files`)
+    expect(res.body.error?.message).toBe(
+      `The touched-up file was not written: ${ball} is a named pipe (FIFO), not a regular file; Clipdesk reads and replaces only regular files`
+    )
     expect(listing(out)).toEqual(before)
     unlinkSync(ball)
     writeFileSync(ball, original)
@@ -141,14 +151,17 @@ describe('touch-up Save into a destination', () => {
     }
   })
 
-  it('answers a Save that outlasts the idle limit with its result (queued behind another file\'s job)', async () => {
+  it("answers a Save that outlasts the idle limit with its result (queued behind another file's job)", async () => {
     // The limit is live on this server: a connection that sends nothing is cut.
     await new Promise<void>((resolve, reject) => {
       const idle = createConnection({ host: '127.0.0.1', port: http.port })
       idle.on('error', reject)
       idle.on('close', () => resolve())
     })
-    const ahead = await batches.create({ request: { mode: 'clipping', output_format: 'png', params: null }, destination: join(root, 'ahead') })
+    const ahead = await batches.create({
+      request: { mode: 'clipping', output_format: 'png', params: null },
+      destination: join(root, 'ahead')
+    })
     await batches.add(ahead.id, [{ bytes: await smallSubjectPng(), rel_path: 'small.png' }])
     const res = await save()
     expect(res.status).toBe(200)

@@ -28,7 +28,10 @@ async function cutout(server: TestServer): Promise<{ body: Record<string, any>; 
   const res = await fetch(server.url('/api/v1/upload'), {
     method: 'POST',
     headers: { 'X-API-Key': server.key },
-    body: multipart({ mode: 'clipping', params: 'refine=none', output_format: 'png' }, { bytes: photo, type: 'image/png', name: 'scene.png' })
+    body: multipart(
+      { mode: 'clipping', params: 'refine=none', output_format: 'png' },
+      { bytes: photo, type: 'image/png', name: 'scene.png' }
+    )
   })
   const accepted = await json(res)
   expect(res.status, JSON.stringify(accepted)).toBe(202)

@@ -33,7 +33,21 @@ describe('clipdesk watch', () => {
     const data = dir()
     const inbox = dir()
     const out = dir()
-    const added = runCli(['watch', 'add', inbox, '--out', out, '--format', 'webp', '--no-recursive', '--move-originals', '--template', '{date}/{name}.{ext}', '--data-dir', data])
+    const added = runCli([
+      'watch',
+      'add',
+      inbox,
+      '--out',
+      out,
+      '--format',
+      'webp',
+      '--no-recursive',
+      '--move-originals',
+      '--template',
+      '{date}/{name}.{ext}',
+      '--data-dir',
+      data
+    ])
     expect(added.code, added.stderr).toBe(0)
     const id = /Added (wf_[0-9a-f]+)/.exec(added.stdout)![1]!
     expect(added.stdout).toContain('taken up when `clipdesk serve` or the app starts')

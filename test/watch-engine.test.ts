@@ -27,12 +27,22 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 function startBoth(dataDir: string): { engine: Engine; svc: WatchService } {
   const engine = new Engine({ dataDir })
   engine.start()
-  const svc = new WatchService({ db: engine.db, processor: engineProcessor(engine), stableMs: 300, pollMs: 30, syncMs: 100, log: () => undefined })
+  const svc = new WatchService({
+    db: engine.db,
+    processor: engineProcessor(engine),
+    stableMs: 300,
+    pollMs: 30,
+    syncMs: 100,
+    log: () => undefined
+  })
   return { engine, svc }
 }
 
 function watchJobs(engine: Engine): { source: string; status: string }[] {
-  return engine.db.prepare("SELECT source, status FROM jobs WHERE source LIKE 'watch/%' ORDER BY seq").all() as { source: string; status: string }[]
+  return engine.db.prepare("SELECT source, status FROM jobs WHERE source LIKE 'watch/%' ORDER BY seq").all() as {
+    source: string
+    status: string
+  }[]
 }
 
 it('cuts out dropped photos, survives a stop mid-job, and lists then recovers a bad file', async () => {
@@ -148,7 +158,7 @@ it('writes the primary variation of a preset only, every named variation when th
     expect([meta.width, meta.height]).toEqual([2000, 2000]) // the shadowed composite, the preset's primary
     expect(filesUnder(join(named, 'clipdesk-out'))).toEqual(['disc.cut-out.png', 'disc.with-shadow.png'])
     // The API still lists every variation the job made.
-    expect(engine.db.prepare("SELECT count(*) AS n FROM results").get()).toMatchObject({ n: 6 })
+    expect(engine.db.prepare('SELECT count(*) AS n FROM results').get()).toMatchObject({ n: 6 })
   } finally {
     await svc.stop()
     await engine.stop()
@@ -162,7 +172,12 @@ it("the activity line describes the file written: a shadow on beige as JPG carri
   const { engine, svc } = startBoth(data)
   await svc.start()
   try {
-    const { id } = await svc.add({ path: inbox, mode: 'params', params: 'background=beige;shadow=top;primary=shadowTop', output_format: 'jpg' })
+    const { id } = await svc.add({
+      path: inbox,
+      mode: 'params',
+      params: 'background=beige;shadow=top;primary=shadowTop',
+      output_format: 'jpg'
+    })
     writeFileSync(join(inbox, 'ball.png'), await scenePng())
     await waitFor('ball.png done', () => svc.view(id)!.counts.done === 1)
     expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['ball.with-shadow.jpg'])

@@ -27,7 +27,15 @@ afterAll(async () => {
 })
 
 function service(): WatchService {
-  const svc = new WatchService({ db: engine.db, processor: engineProcessor(engine), stableMs: 300, pollMs: 30, syncMs: 100, incompleteGraceMs: 500, log: () => undefined })
+  const svc = new WatchService({
+    db: engine.db,
+    processor: engineProcessor(engine),
+    stableMs: 300,
+    pollMs: 30,
+    syncMs: 100,
+    incompleteGraceMs: 500,
+    log: () => undefined
+  })
   services.push(svc)
   return svc
 }
@@ -38,7 +46,9 @@ it('says a text file is not an image and a cut-short JPEG is damaged, with the r
   let svc = service()
   await svc.start()
   const { id } = await svc.add({ path: inbox })
-  const jpeg = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#c04040' } }).jpeg({ quality: 90 }).toBuffer()
+  const jpeg = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#c04040' } })
+    .jpeg({ quality: 90 })
+    .toBuffer()
   writeFileSync(join(inbox, 'notes.txt'), 'a note, not a photo')
   writeFileSync(join(inbox, 'cut.jpg'), jpeg.subarray(0, Math.floor(jpeg.length * 0.6)))
 
@@ -47,12 +57,19 @@ it('says a text file is not an image and a cut-short JPEG is damaged, with the r
   await waitFor('the cut-short JPEG listed as failed', () => svc.view(id)!.counts.failed === 1, 180_000)
   const view = svc.view(id)!
   // First waited for, as a file still being written would be; then tried, and damaged.
-  expect(view.recent.find((a) => a.rel_path === 'cut.jpg' && a.kind === 'note')?.message).toMatch(/^looks cut short \(its end is missing\): waiting up to 1 s/)
+  expect(view.recent.find((a) => a.rel_path === 'cut.jpg' && a.kind === 'note')?.message).toMatch(
+    /^looks cut short \(its end is missing\): waiting up to 1 s/
+  )
   expect(view.failed[0]).toMatchObject({
     rel_path: 'cut.jpg',
-    error: { message: 'This JPEG is damaged: it ends early (the file was cut short)', detail: expect.stringContaining('premature end of JPEG') }
+    error: {
+      message: 'This JPEG is damaged: it ends early (the file was cut short)',
+      detail: expect.stringContaining('premature end of JPEG')
+    }
   })
-  expect(view.recent.find((a) => a.rel_path === 'cut.jpg' && a.kind === 'failed')?.message).toBe('This JPEG is damaged: it ends early (the file was cut short)')
+  expect(view.recent.find((a) => a.rel_path === 'cut.jpg' && a.kind === 'failed')?.message).toBe(
+    'This JPEG is damaged: it ends early (the file was cut short)'
+  )
   expect(view.counts).toMatchObject({ done: 0, failed: 1 })
 
   // A restart scans the folder again: the text file is not said twice.

@@ -192,7 +192,10 @@ describe('renames and overwrites', () => {
 
     // Overwrite in place with new content (as an editor saving): processed again.
     writeFileSync(join(inbox, 'a.png'), v2)
-    await waitFor('a v2 submitted and done', () => fake.submittedTimes(v2) === 1 && svc.view(id)!.counts.processing === 0 && svc.view(id)!.counts.waiting === 0)
+    await waitFor(
+      'a v2 submitted and done',
+      () => fake.submittedTimes(v2) === 1 && svc.view(id)!.counts.processing === 0 && svc.view(id)!.counts.waiting === 0
+    )
     await settle(svc, id, 1)
     expect(readFileSync(join(inbox, 'clipdesk-out', 'a.cut-out.png')).equals(v2)).toBe(true)
     expect(existsSync(join(inbox, 'clipdesk-out', 'a.cut-out-1.png'))).toBe(false)
@@ -208,7 +211,10 @@ describe('renames and overwrites', () => {
     // A skipped file can be forced through with a retry.
     const skipped = svc.store.fileByPath(id, 'renamed.png')!
     expect((await svc.retry({ folder_id: id, file_id: skipped.id })).retried).toBe(1)
-    await waitFor('renamed processed on request', () => fake.submittedTimes(v2) === 2 && svc.store.fileByPath(id, 'renamed.png')?.state === 'done')
+    await waitFor(
+      'renamed processed on request',
+      () => fake.submittedTimes(v2) === 2 && svc.store.fileByPath(id, 'renamed.png')?.state === 'done'
+    )
     expect(readFileSync(join(inbox, 'clipdesk-out', 'renamed.cut-out.png')).equals(v2)).toBe(true)
   })
 
@@ -301,7 +307,9 @@ describe('failures and retry', () => {
     writeFileSync(join(inbox, 'p.png'), await tinyImage(62))
     await waitFor('p failed', () => svc.view(id)!.counts.failed === 1)
     expect(svc.view(id)!.failed[0]!.error!.code).toBe('output_failed')
-    expect(svc.view(id)!.failed[0]!.error!.message).toBe(`The result could not be written to ${join(blocked, 'cutouts')}: ${blocked} is a file, not a folder`)
+    expect(svc.view(id)!.failed[0]!.error!.message).toBe(
+      `The result could not be written to ${join(blocked, 'cutouts')}: ${blocked} is a file, not a folder`
+    )
     rmSync(blocked)
     await svc.retry({ folder_id: id, file_id: svc.view(id)!.failed[0]!.id })
     await waitFor('p done', () => svc.view(id)!.counts.done === 1)
@@ -312,7 +320,8 @@ describe('failures and retry', () => {
     const svc = service()
     await svc.start()
     const { id } = await svc.add({ path: inbox })
-    fake.fail = (job) => (job.bytes.length < 100 ? { code: 'validation_failed', message: 'The file is not an image of a supported type.' } : null)
+    fake.fail = (job) =>
+      job.bytes.length < 100 ? { code: 'validation_failed', message: 'The file is not an image of a supported type.' } : null
     writeFileSync(join(inbox, 'q.png'), Buffer.from('not really a png'))
     await waitFor('q failed', () => svc.view(id)!.counts.failed === 1)
     writeFileSync(join(inbox, 'q.png'), await tinyImage(63, 'png', 64))
@@ -336,7 +345,11 @@ describe('output names', () => {
     const written = filesUnder(out)
     expect(written).toHaveLength(2)
     for (const f of written) expect(f.startsWith('cut-out/')).toBe(true)
-    expect(filesUnder(root).filter((f) => !f.startsWith('out/') && !f.startsWith('inbox/') && !f.startsWith('results/') && !f.startsWith('clipdesk.db'))).toEqual([])
+    expect(
+      filesUnder(root).filter(
+        (f) => !f.startsWith('out/') && !f.startsWith('inbox/') && !f.startsWith('results/') && !f.startsWith('clipdesk.db')
+      )
+    ).toEqual([])
     expect(written.some((f) => f.split('/').includes('..'))).toBe(false)
   })
 
@@ -356,7 +369,10 @@ describe('output names', () => {
     const out = filesUnder(join(inbox, 'clipdesk-out'))
     expect(out).toEqual(['mine.cut-out-1.png', 'mine.cut-out.png', 'same.cut-out-1.png', 'same.cut-out.png'])
     expect(readFileSync(join(inbox, 'clipdesk-out', 'mine.cut-out.png'), 'utf8')).toBe('a file the user keeps here')
-    const sameOutputs = [readFileSync(join(inbox, 'clipdesk-out', 'same.cut-out.png')), readFileSync(join(inbox, 'clipdesk-out', 'same.cut-out-1.png'))]
+    const sameOutputs = [
+      readFileSync(join(inbox, 'clipdesk-out', 'same.cut-out.png')),
+      readFileSync(join(inbox, 'clipdesk-out', 'same.cut-out-1.png'))
+    ]
     expect(sameOutputs.some((o) => o.equals(a))).toBe(true)
     expect(sameOutputs.some((o) => o.equals(b))).toBe(true)
   })

@@ -32,10 +32,17 @@ const REMOVE = [200, 160, 60, 60] as const
 
 async function hintPng(): Promise<string> {
   const grey = Buffer.alloc(width * height, 128)
-  for (const [[x0, y0, rw, rh], v] of [[KEEP, 255], [REMOVE, 0]] as const) {
+  for (const [[x0, y0, rw, rh], v] of [
+    [KEEP, 255],
+    [REMOVE, 0]
+  ] as const) {
     for (let y = y0; y < y0 + rh; y++) grey.fill(v, y * width + x0, y * width + x0 + rw)
   }
-  return (await sharp(grey, { raw: { width, height, channels: 1 } }).png().toBuffer()).toString('base64')
+  return (
+    await sharp(grey, { raw: { width, height, channels: 1 } })
+      .png()
+      .toBuffer()
+  ).toString('base64')
 }
 
 function meanIn(plane: Buffer, [x0, y0, rw, rh]: readonly number[]): number {
@@ -64,7 +71,14 @@ beforeAll(() => {
   engine = new Engine({ dataDir: join(root, 'data') })
   engine.start()
   batches = new BatchService(engine)
-  watch = new WatchService({ db: engine.db, processor: engineProcessor(engine), stableMs: 300, pollMs: 30, syncMs: 100, log: () => undefined })
+  watch = new WatchService({
+    db: engine.db,
+    processor: engineProcessor(engine),
+    stableMs: 300,
+    pollMs: 30,
+    syncMs: 100,
+    log: () => undefined
+  })
   // The host is not used by the touch-up methods.
   api = createAppApi({ engine, batches, host: {} as AppHost, address, watch })
 })
@@ -76,7 +90,9 @@ afterAll(async () => {
 
 /** The watch's own jobs (submitted as `watch/…`); a touch-up's job is not one of them. */
 function watchJobs(): string[] {
-  return (engine.db.prepare("SELECT source FROM jobs WHERE source LIKE 'watch/%' ORDER BY seq").all() as { source: string }[]).map((j) => j.source)
+  return (engine.db.prepare("SELECT source FROM jobs WHERE source LIKE 'watch/%' ORDER BY seq").all() as { source: string }[]).map(
+    (j) => j.source
+  )
 }
 
 describe('touch-up of a watched folder file', () => {
@@ -138,14 +154,20 @@ describe('touch-up of a watched folder file', () => {
 
     // A file written after the touch-ups is made (the watcher runs), and nothing else was:
     // the replaced result and the kept ones were not taken as inputs of the folder.
-    writeFileSync(join(inbox, 'after.png'), await sharp(await scenePng()).flop().png().toBuffer())
+    writeFileSync(
+      join(inbox, 'after.png'),
+      await sharp(await scenePng())
+        .flop()
+        .png()
+        .toBuffer()
+    )
     await waitFor('after.png done', () => watch.view(folder.id)!.counts.done === 2)
     expect(watch.store.filesOf(folder.id).map((f) => f.relPath)).toEqual(['ball.png', 'after.png'])
     expect(watch.view(folder.id)!.counts).toMatchObject({ done: 2, waiting: 0, processing: 0, failed: 0, skipped: 0 })
     expect(watchJobs()).toEqual([...jobsBefore, expect.stringContaining('after.png')])
   }, 240_000)
 
-  it('a folder that takes another folder\'s results as inputs makes a touched-up result again and passes over the kept previous one', async () => {
+  it("a folder that takes another folder's results as inputs makes a touched-up result again and passes over the kept previous one", async () => {
     const source = join(root, 'source')
     const chain = join(root, 'chain')
     mkdirSync(source)
@@ -164,7 +186,10 @@ describe('touch-up of a watched folder file', () => {
     const res = await api.touchUp({ target: { kind: 'watch', folder_id: first.id, file_id: file.id }, hint: await hintPng() })
     expect(res.previous).toEqual([join(out, 'ball.cut-out.prev-1.png')])
     // The replaced result is a new version of the chained folder's input: made again there.
-    await waitFor('the chained folder made the touched-up result again', () => chainJobs() === 2 && watch.view(chained.id)!.counts.processing === 0)
+    await waitFor(
+      'the chained folder made the touched-up result again',
+      () => chainJobs() === 2 && watch.view(chained.id)!.counts.processing === 0
+    )
     expect(watch.view(chained.id)!.counts).toMatchObject({ done: 1, waiting: 0, processing: 0, failed: 0 })
     expect(watch.store.filesOf(chained.id).map((f) => f.relPath)).toEqual(['from-source/ball.cut-out.png'])
     expect(filesUnder(out)).toEqual(['ball.cut-out.png', 'ball.cut-out.prev-1.png'])

@@ -23,7 +23,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 async function photoForm() {
   const form = new FormData()
-  const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c84' } }).png().toBuffer()
+  const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c84' } })
+    .png()
+    .toBuffer()
   form.append('file', new Blob([png], { type: 'image/png' }), 'a.png')
   return form
 }
@@ -37,14 +39,32 @@ export default async function bodies(ctx) {
     await ctx.ensureServer()
     results.push(await ctx.watched(name, () => work(ctx.server)))
   }
-  const chunkedJson = (s, path, key, total) => rawRequest(s.port, postHead(s.port, path, key, 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n'), { prefix: '{"file_url":"', total, chunked: true })
+  const chunkedJson = (s, path, key, total) =>
+    rawRequest(s.port, postHead(s.port, path, key, 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n'), {
+      prefix: '{"file_url":"',
+      total,
+      chunked: true
+    })
   const three = (make) => Promise.all([make(), make(), make()])
 
-  await attack('chunked JSON upload of 2 MB (limit 1 MiB), a key with credits, ×3', (s) => three(() => chunkedJson(s, '/api/v1/upload', client, 2 * MB)))
+  await attack('chunked JSON upload of 2 MB (limit 1 MiB), a key with credits, ×3', (s) =>
+    three(() => chunkedJson(s, '/api/v1/upload', client, 2 * MB))
+  )
   await attack('chunked JSON upload of 2 MB, a key with 0 credits, ×3', (s) => three(() => chunkedJson(s, '/api/v1/upload', broke, 2 * MB)))
-  await attack('app bridge: 9 MB chunked (limit 8 MiB), owner key, ×3', (s) => three(() => chunkedJson(s, '/api/app/batchesList', s.key, 9 * MB)))
+  await attack('app bridge: 9 MB chunked (limit 8 MiB), owner key, ×3', (s) =>
+    three(() => chunkedJson(s, '/api/app/batchesList', s.key, 9 * MB))
+  )
   await attack('chunked multipart upload: 60 MB of preamble (whole-body cap 51 MiB)', (s) =>
-    rawRequest(s.port, postHead(s.port, '/api/v1/upload', client, `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n`), { prefix: 'preamble\r\n', total: 60 * MB, chunked: true })
+    rawRequest(
+      s.port,
+      postHead(
+        s.port,
+        '/api/v1/upload',
+        client,
+        `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n`
+      ),
+      { prefix: 'preamble\r\n', total: 60 * MB, chunked: true }
+    )
   )
 
   // Four connections declaring a little over 50 MB each (together the whole default upload
@@ -52,7 +72,16 @@ export default async function bodies(ctx) {
   const declared = 50 * MB + 256 * 1024
   const slowFour = async (s, key) => {
     const slow = Array.from({ length: 4 }, () =>
-      rawRequest(s.port, postHead(s.port, '/api/v1/upload', key, `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${declared}\r\n`), { prefix: FILE_PART, total: declared, chunk: 1, everyMs: 1000, stopAfterMs: HOLD_MS })
+      rawRequest(
+        s.port,
+        postHead(
+          s.port,
+          '/api/v1/upload',
+          key,
+          `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${declared}\r\n`
+        ),
+        { prefix: FILE_PART, total: declared, chunk: 1, everyMs: 1000, stopAfterMs: HOLD_MS }
+      )
     )
     await sleep(1500) // their heads are read and their reservations (if any) taken
     const t = performance.now()
@@ -79,28 +108,68 @@ async function studio(ctx, redisServer) {
   const workerA = cliSync(['keys', 'create', '--worker', '--data-dir', data])
   const workerB = cliSync(['keys', 'create', '--worker', '--data-dir', data])
   const start = () => {
-    const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--queue', `redis://127.0.0.1:${redisPort}`, '--no-local-worker', '--worker-listen', '127.0.0.1:0', '--data-dir', data], { stdio: ['ignore', 'pipe', 'inherit'] })
-    return Promise.all([waitLine(child, /Listening on http:\/\/127\.0\.0\.1:(\d+)/), waitLine(child, /Workers listening on http:\/\/127\.0\.0\.1:(\d+)/)]).then(([a, w]) => ({ child, port: Number(a[1]), workers: Number(w[1]) }))
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        'serve',
+        '--port',
+        '0',
+        '--queue',
+        `redis://127.0.0.1:${redisPort}`,
+        '--no-local-worker',
+        '--worker-listen',
+        '127.0.0.1:0',
+        '--data-dir',
+        data
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] }
+    )
+    return Promise.all([
+      waitLine(child, /Listening on http:\/\/127\.0\.0\.1:(\d+)/),
+      waitLine(child, /Workers listening on http:\/\/127\.0\.0\.1:(\d+)/)
+    ]).then(([a, w]) => ({ child, port: Number(a[1]), workers: Number(w[1]) }))
   }
   let coord = await start()
   const server = () => ({ child: coord.child, base: `http://127.0.0.1:${coord.port}` })
-  const headers = (key, token, json = true) => ({ 'X-API-Key': key, 'X-Clipdesk-Studio': '3', 'X-Clipdesk-Worker': 'bench', ...(json && { 'Content-Type': 'application/json' }), ...(token && { 'X-Clipdesk-Claim': token }) })
+  const headers = (key, token, json = true) => ({
+    'X-API-Key': key,
+    'X-Clipdesk-Studio': '3',
+    'X-Clipdesk-Worker': 'bench',
+    ...(json && { 'Content-Type': 'application/json' }),
+    ...(token && { 'X-Clipdesk-Claim': token })
+  })
   const alive = async () => {
     if (coord.child.exitCode === null && coord.child.signalCode === null) return
     coord = await start()
   }
-  const input = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c84' } }).png().toBuffer()
+  const input = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c84' } })
+    .png()
+    .toBuffer()
   const job = async () => {
     for (;;) {
       const form = new FormData()
       form.append('file', new Blob([input], { type: 'image/png' }), 'a.png')
-      const res = await fetch(`http://127.0.0.1:${coord.port}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': clientKey }, body: form })
+      const res = await fetch(`http://127.0.0.1:${coord.port}/api/v1/upload`, {
+        method: 'POST',
+        headers: { 'X-API-Key': clientKey },
+        body: form
+      })
       const body = await res.json()
       if (res.status === 202) return body.job_id
       await sleep(200) // the coordinator takes uploads once Redis answered
     }
   }
-  const claim = async (key, jobId) => (await (await fetch(`http://127.0.0.1:${coord.workers}/api/v1/studio/claim`, { method: 'POST', headers: headers(key), body: JSON.stringify({ job_id: jobId }) })).json()).job
+  const claim = async (key, jobId) =>
+    (
+      await (
+        await fetch(`http://127.0.0.1:${coord.workers}/api/v1/studio/claim`, {
+          method: 'POST',
+          headers: headers(key),
+          body: JSON.stringify({ job_id: jobId })
+        })
+      ).json()
+    ).job
   const results = []
   try {
     await job()
@@ -111,11 +180,15 @@ async function studio(ctx, redisServer) {
         () =>
           Promise.all(
             Array.from({ length: 3 }, () =>
-              rawRequest(coord.workers, `POST /api/v1/studio/claim HTTP/1.1\r\nHost: 127.0.0.1:${coord.workers}\r\nX-API-Key: ${workerA}\r\nX-Clipdesk-Studio: 3\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n`, {
-                prefix: '{"job_id":"',
-                total: 2 * MB,
-                chunked: true
-              })
+              rawRequest(
+                coord.workers,
+                `POST /api/v1/studio/claim HTTP/1.1\r\nHost: 127.0.0.1:${coord.workers}\r\nX-API-Key: ${workerA}\r\nX-Clipdesk-Studio: 3\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n`,
+                {
+                  prefix: '{"job_id":"',
+                  total: 2 * MB,
+                  chunked: true
+                }
+              )
             )
           ),
         '/api/v1/health'
@@ -130,23 +203,42 @@ async function studio(ctx, redisServer) {
         "workers' listener: one worker key holds 2 slow results (400 MB declared each, 1 byte/s), then another worker's result",
         async () => {
           const held = claims.slice(0, 2).map((c) =>
-            rawRequest(coord.workers, `POST /api/v1/studio/result/${c.job_id} HTTP/1.1\r\nHost: 127.0.0.1:${coord.workers}\r\nX-API-Key: ${workerA}\r\nX-Clipdesk-Studio: 3\r\nX-Clipdesk-Claim: ${c.token}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${maxResult}\r\n`, {
-              prefix: `--${BOUNDARY}\r\nContent-Disposition: form-data; name="clipping.png"; filename="r"\r\n\r\n`,
-              total: maxResult,
-              chunk: 1,
-              everyMs: 1000,
-              stopAfterMs: HOLD_MS
-            })
+            rawRequest(
+              coord.workers,
+              `POST /api/v1/studio/result/${c.job_id} HTTP/1.1\r\nHost: 127.0.0.1:${coord.workers}\r\nX-API-Key: ${workerA}\r\nX-Clipdesk-Studio: 3\r\nX-Clipdesk-Claim: ${c.token}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${maxResult}\r\n`,
+              {
+                prefix: `--${BOUNDARY}\r\nContent-Disposition: form-data; name="clipping.png"; filename="r"\r\n\r\n`,
+                total: maxResult,
+                chunk: 1,
+                everyMs: 1000,
+                stopAfterMs: HOLD_MS
+              }
+            )
           )
           await sleep(1500)
           const c = claims[2]
           const form = new FormData()
-          form.append('meta', JSON.stringify({ warnings: {}, ignored: c.params.variations.filter((v) => v !== 'clipping'), device: 'cpu', uncertainty: 0.1 }))
+          form.append(
+            'meta',
+            JSON.stringify({ warnings: {}, ignored: c.params.variations.filter((v) => v !== 'clipping'), device: 'cpu', uncertainty: 0.1 })
+          )
           form.append(`clipping.${c.format}`, new Blob([input]), `clipping.${c.format}`)
           const t = performance.now()
-          const res = await fetch(`http://127.0.0.1:${coord.workers}/api/v1/studio/result/${c.job_id}`, { method: 'POST', headers: headers(workerB, c.token, false), body: form })
+          const res = await fetch(`http://127.0.0.1:${coord.workers}/api/v1/studio/result/${c.job_id}`, {
+            method: 'POST',
+            headers: headers(workerB, c.token, false),
+            body: form
+          })
           const body = await res.json()
-          return { otherWorkersResult: { status: res.status, code: body.error?.code ?? null, stored: body.stored ?? null, seconds: +((performance.now() - t) / 1000).toFixed(2) }, slowResults: await Promise.all(held) }
+          return {
+            otherWorkersResult: {
+              status: res.status,
+              code: body.error?.code ?? null,
+              stored: body.stored ?? null,
+              seconds: +((performance.now() - t) / 1000).toFixed(2)
+            },
+            slowResults: await Promise.all(held)
+          }
         },
         '/api/v1/health'
       )

@@ -47,7 +47,9 @@ async function upload(base, secret, bytes, regions) {
   form.append('file', new Blob([bytes], { type: 'image/jpeg' }), 'photo.jpg')
   const res = await fetch(`${base}/api/v1/upload`, { method: 'POST', headers: { 'x-api-key': secret }, body: form })
   const body = await res.json()
-  return res.status === 202 ? { http: 202, jobId: body.job_id } : { http: res.status, code: body.error?.code, field: body.error?.details?.[0]?.field }
+  return res.status === 202
+    ? { http: 202, jobId: body.job_id }
+    : { http: res.status, code: body.error?.code, field: body.error?.details?.[0]?.field }
 }
 
 /** Polls until the job ends: its status and when (ms, performance clock) it was first seen running and ended. */
@@ -57,7 +59,8 @@ async function settle(base, secret, jobId) {
     const res = await fetch(`${base}/api/v1/status?job_id=${jobId}`, { headers: { 'x-api-key': secret } })
     const body = await res.json()
     if (startedAt === null && body.status !== 'queued') startedAt = performance.now()
-    if (body.state !== 'pending') return { status: body.status, reason: body.error?.reason, startedAt: startedAt ?? performance.now(), endedAt: performance.now() }
+    if (body.state !== 'pending')
+      return { status: body.status, reason: body.error?.reason, startedAt: startedAt ?? performance.now(), endedAt: performance.now() }
     await new Promise((r) => setTimeout(r, 100))
   }
 }
@@ -78,14 +81,23 @@ async function round(server, { heavy, light, photo, small, regions, jobs }) {
     lightAnswer.http === 202 ? settle(base, light.secret, lightAnswer.jobId) : null,
     ...accepted.map((a) => settle(base, heavy.secret, a.jobId))
   ])
-  const starts = [...heavyEnds.map((e) => ({ who: 'heavy', at: e.startedAt })), ...(lightEnd ? [{ who: 'light', at: lightEnd.startedAt }] : [])].sort((a, b) => a.at - b.at)
+  const starts = [
+    ...heavyEnds.map((e) => ({ who: 'heavy', at: e.startedAt })),
+    ...(lightEnd ? [{ who: 'light', at: lightEnd.startedAt }] : [])
+  ].sort((a, b) => a.at - b.at)
   const after = { heavy: balance(dataDir, heavy.id), light: balance(dataDir, light.id) }
   const charged = (k) => (before[k] === null || after[k] === null ? null : before[k] - after[k])
   return {
     heavyAnswers: answers.map(({ jobId, ...a }) => a),
     heavyStatuses: heavyEnds.map((e) => e.status),
     creditsCharged: { heavy: charged('heavy'), light: charged('light') },
-    lightJob: lightEnd ? { status: lightEnd.status, waitS: +((lightEnd.endedAt - t0) / 1000).toFixed(2), startedAfterHeavyJobs: starts.findIndex((s) => s.who === 'light') } : lightAnswer,
+    lightJob: lightEnd
+      ? {
+          status: lightEnd.status,
+          waitS: +((lightEnd.endedAt - t0) / 1000).toFixed(2),
+          startedAfterHeavyJobs: starts.findIndex((s) => s.who === 'light')
+        }
+      : lightAnswer,
     allSettledS: +((Math.max(...heavyEnds.map((e) => e.endedAt), lightEnd?.endedAt ?? t0) - t0) / 1000).toFixed(2)
   }
 }
@@ -100,7 +112,9 @@ export async function boxes(server, { jobs = 3, width = 1600, height = 1200, rou
   const heavy = makeKey(server.dataDir, 100_000)
   const light = makeKey(server.dataDir, 10)
   const photo = await scene(width, height)
-  const small = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c84' } }).jpeg().toBuffer()
+  const small = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c84' } })
+    .jpeg()
+    .toBuffer()
   for (let i = 0; i < 5; i++) await (await fetch(`${server.base}/api/v1/health`)).arrayBuffer()
   const nearFull = Array.from({ length: 8 }, (_, i) => ({ x: i % 2, y: (i >> 1) % 2, width: width - 2, height: height - 2 }))
   const strip = Math.floor(width / 8)
@@ -127,7 +141,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const dataDir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-boxes-'))
   const { child, port } = await startServer(dataDir, [])
   try {
-    const results = await boxes({ child, base: `http://127.0.0.1:${port}`, dataDir }, { jobs: Number(option('jobs', 3)), width, height, rounds: option('rounds', 'near-full,strips').split(',') })
+    const results = await boxes(
+      { child, base: `http://127.0.0.1:${port}`, dataDir },
+      { jobs: Number(option('jobs', 3)), width, height, rounds: option('rounds', 'near-full,strips').split(',') }
+    )
     console.log(JSON.stringify({ serverAlive: child.exitCode === null, results }, null, 2))
   } finally {
     if (child.exitCode === null && child.signalCode === null) {

@@ -6,8 +6,14 @@
 import { connect } from 'node:net'
 import sharp from 'sharp'
 
-const flatPng = (w, h) => sharp({ create: { width: w, height: h, channels: 3, background: '#0a0' } }).png().toBuffer()
-const svgWithImage = async (side) => Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><image width="100" height="100" href="data:image/png;base64,${(await flatPng(side, side)).toString('base64')}"/></svg>`)
+const flatPng = (w, h) =>
+  sharp({ create: { width: w, height: h, channels: 3, background: '#0a0' } })
+    .png()
+    .toBuffer()
+const svgWithImage = async (side) =>
+  Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><image width="100" height="100" href="data:image/png;base64,${(await flatPng(side, side)).toString('base64')}"/></svg>`
+  )
 const spaces = ' '.repeat(12_000)
 
 export default async function inputs(ctx) {
@@ -22,7 +28,8 @@ export default async function inputs(ctx) {
     for (;;) {
       const res = await fetch(`${base}/api/v1/status?job_id=${jobId}`, { headers: { 'x-api-key': key } })
       const body = await res.json()
-      if (body.state !== 'pending') return { http: res.status, status: body.status, reason: body.error?.reason, message: body.error?.message }
+      if (body.state !== 'pending')
+        return { http: res.status, status: body.status, reason: body.error?.reason, message: body.error?.message }
       await new Promise((r) => setTimeout(r, 100))
     }
   }
@@ -40,7 +47,9 @@ export default async function inputs(ctx) {
       const socket = connect(port, '127.0.0.1', () => {
         socket.end(
           Buffer.concat([
-            Buffer.from(`POST /api/v1/upload HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${key}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`),
+            Buffer.from(
+              `POST /api/v1/upload HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${key}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`
+            ),
             body
           ])
         )
@@ -58,17 +67,58 @@ export default async function inputs(ctx) {
   const probe = '/api/v1/openapi.json'
   const results = []
   results.push(await ctx.watched('multipart ending inside the file part', truncatedMultipart, probe))
-  results.push(await ctx.watched('SVG: CSS url( + 12,000 spaces', () => uploadAndSettle(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><style>rect{fill:url(${spaces}}</style><rect width="64" height="64" fill="#08f"/></svg>`), 'image/svg+xml'), probe))
-  results.push(await ctx.watched('SVG 100×100 with a 144 MP PNG inside (data:)', async () => uploadAndSettle(await svgWithImage(12_000), 'image/svg+xml'), probe))
-  results.push(await ctx.watched('SVG 100×100 with a 16,000² PNG inside (data:)', async () => uploadAndSettle(await svgWithImage(16_000), 'image/svg+xml'), probe))
+  results.push(
+    await ctx.watched(
+      'SVG: CSS url( + 12,000 spaces',
+      () =>
+        uploadAndSettle(
+          Buffer.from(
+            `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><style>rect{fill:url(${spaces}}</style><rect width="64" height="64" fill="#08f"/></svg>`
+          ),
+          'image/svg+xml'
+        ),
+      probe
+    )
+  )
+  results.push(
+    await ctx.watched(
+      'SVG 100×100 with a 144 MP PNG inside (data:)',
+      async () => uploadAndSettle(await svgWithImage(12_000), 'image/svg+xml'),
+      probe
+    )
+  )
+  results.push(
+    await ctx.watched(
+      'SVG 100×100 with a 16,000² PNG inside (data:)',
+      async () => uploadAndSettle(await svgWithImage(16_000), 'image/svg+xml'),
+      probe
+    )
+  )
   results.push(
     await ctx.watched(
       'SVG filter (feMorphology r=500, feGaussianBlur σ=600, 3000²)',
       () =>
-        uploadAndSettle(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="3000" height="3000"><filter id="f"><feMorphology radius="500"/><feGaussianBlur stdDeviation="600"/></filter><rect width="3000" height="3000" fill="#f00" filter="url(#f)"/></svg>`), 'image/svg+xml'),
+        uploadAndSettle(
+          Buffer.from(
+            `<svg xmlns="http://www.w3.org/2000/svg" width="3000" height="3000"><filter id="f"><feMorphology radius="500"/><feGaussianBlur stdDeviation="600"/></filter><rect width="3000" height="3000" fill="#f00" filter="url(#f)"/></svg>`
+          ),
+          'image/svg+xml'
+        ),
       probe
     )
   )
-  results.push(await ctx.watched('next job: a 640×480 JPEG', async () => uploadAndSettle(await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c84' } }).jpeg().toBuffer(), 'image/jpeg'), probe))
+  results.push(
+    await ctx.watched(
+      'next job: a 640×480 JPEG',
+      async () =>
+        uploadAndSettle(
+          await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c84' } })
+            .jpeg()
+            .toBuffer(),
+          'image/jpeg'
+        ),
+      probe
+    )
+  )
   return results
 }

@@ -17,7 +17,13 @@ export function rawRequest(port, head, { prefix = '', total = 0, chunked = false
       answered = true
       const status = text.startsWith('HTTP/1.1 ') ? Number(text.slice(9, 12)) : null
       const at = text.indexOf('"code":"')
-      resolve({ status, code: at < 0 ? null : text.slice(at + 8, text.indexOf('"', at + 8)), sentBytes: sent, seconds: +((performance.now() - started) / 1000).toFixed(2), ...(how && { ended: how }) })
+      resolve({
+        status,
+        code: at < 0 ? null : text.slice(at + 8, text.indexOf('"', at + 8)),
+        sentBytes: sent,
+        seconds: +((performance.now() - started) / 1000).toFixed(2),
+        ...(how && { ended: how })
+      })
       socket.destroy()
     }
     socket.on('data', (c) => {

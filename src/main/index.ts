@@ -11,7 +11,20 @@
  */
 import { rendererCsp } from '../shared/csp'
 import { join } from 'node:path'
-import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, screen, session, shell, Tray, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron'
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  nativeImage,
+  screen,
+  session,
+  shell,
+  Tray,
+  type IpcMainInvokeEvent,
+  type MenuItemConstructorOptions
+} from 'electron'
 import type { AppSettings, ListenerStatus, Screen } from '../shared/app'
 import { ipcChannel, START_DRAG_CHANNEL, type IpcEvent, type IpcEventMap } from '../shared/ipc'
 import { createResultHandlers, type ResultHost } from './app-api/results'
@@ -68,7 +81,12 @@ function createWindow(settings: ElectronSettings): BrowserWindow {
   const onScreen =
     saved.x !== undefined &&
     saved.y !== undefined &&
-    screen.getAllDisplays().some(({ workArea: a }) => saved.x! < a.x + a.width - 50 && saved.x! + saved.width > a.x + 50 && saved.y! >= a.y - 10 && saved.y! < a.y + a.height - 50)
+    screen
+      .getAllDisplays()
+      .some(
+        ({ workArea: a }) =>
+          saved.x! < a.x + a.width - 50 && saved.x! + saved.width > a.x + 50 && saved.y! >= a.y - 10 && saved.y! < a.y + a.height - 50
+      )
   const win = new BrowserWindow({
     width: saved.width,
     height: saved.height,
@@ -139,9 +157,17 @@ async function main(): Promise<void> {
   await app.whenReady()
 
   const dataDir = startedWith.dataDir || app.getPath('userData')
-  const engineOptions = { dataDir, role: 'app', concurrency: startedWith.concurrency ?? undefined, retentionMs: startedWith.retentionHours * 3600_000 }
+  const engineOptions = {
+    dataDir,
+    role: 'app',
+    concurrency: startedWith.concurrency ?? undefined,
+    retentionMs: startedWith.retentionHours * 3600_000
+  }
   // Studio mode (Settings: queue address): jobs go through the shared queue; the app stays their record.
-  const services = composeServices(engineOptions, startedWith.queueUrl ? { queueUrl: startedWith.queueUrl, localWorker: startedWith.localWorker } : null)
+  const services = composeServices(
+    engineOptions,
+    startedWith.queueUrl ? { queueUrl: startedWith.queueUrl, localWorker: startedWith.localWorker } : null
+  )
   const { engine, batches, studio } = services
   try {
     // The engine, batches and watched folders: this process holds the data folder while it runs.
@@ -159,7 +185,12 @@ async function main(): Promise<void> {
   // The optional local /api/v1 listener, started, stopped or moved when the settings change.
   let listener: HttpListener | null = null
   let listenerError: string | null = null
-  const listenerStatus = (): ListenerStatus => ({ running: listener !== null, url: listener?.url ?? null, error: listenerError, managed: true })
+  const listenerStatus = (): ListenerStatus => ({
+    running: listener !== null,
+    url: listener?.url ?? null,
+    error: listenerError,
+    managed: true
+  })
   const applyListener = async (s: AppSettings): Promise<void> => {
     if (listener && (!s.listenerEnabled || listener.port !== s.port)) {
       await listener.close()
@@ -227,11 +258,7 @@ async function main(): Promise<void> {
     const text = queueText({ running, waiting }, batches.list()[0] ?? null)
     tray.setToolTip(text.tooltip)
     tray.setContextMenu(
-      Menu.buildFromTemplate([
-        { label: text.menu, click: () => showScreen('batches', settings) },
-        { type: 'separator' },
-        { role: 'quit' }
-      ])
+      Menu.buildFromTemplate([{ label: text.menu, click: () => showScreen('batches', settings) }, { type: 'separator' }, { role: 'quit' }])
     )
   }
   let trayTimer: NodeJS.Timeout | null = null

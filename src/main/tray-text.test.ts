@@ -10,7 +10,20 @@ const summary = (counts: Partial<BatchSummary['counts']>): BatchSummary => ({
   created_at: 1,
   started_at: 1,
   finished_at: 2,
-  counts: { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0, likely_wrong: 0, touched_up: 0, ...counts },
+  counts: {
+    total: 0,
+    waiting: 0,
+    running: 0,
+    done: 0,
+    failed: 0,
+    cancelled: 0,
+    not_started: 0,
+    not_images: 0,
+    to_check: 0,
+    likely_wrong: 0,
+    touched_up: 0,
+    ...counts
+  },
   progress: 100,
   interrupted: false,
   expected_files: null,
@@ -19,15 +32,22 @@ const summary = (counts: Partial<BatchSummary['counts']>): BatchSummary => ({
 
 describe('the tray and menu queue text', () => {
   it('says what runs and waits while the queue is busy', () => {
-    expect(queueText({ running: 2, waiting: 5 }, summary({ total: 7 }))).toEqual({ tooltip: 'Clipdesk — 2 running, 5 waiting', menu: 'Show queue (2 running, 5 waiting)' })
+    expect(queueText({ running: 2, waiting: 5 }, summary({ total: 7 }))).toEqual({
+      tooltip: 'Clipdesk — 2 running, 5 waiting',
+      menu: 'Show queue (2 running, 5 waiting)'
+    })
   })
 
   it('once empty, says how the latest batch ended, in the words of the batch screen', () => {
     expect(queueText({ running: 0, waiting: 0 }, summary({ total: 44, done: 9, cancelled: 35, not_started: 35 })).tooltip).toBe(
       'Clipdesk — queue empty · last batch: Stopped: 9 done, 35 not started'
     )
-    expect(queueText({ running: 0, waiting: 0 }, summary({ total: 45, done: 43, failed: 2 })).menu).toBe('Show batches (last: Done with 2 errors)')
-    expect(queueText({ running: 0, waiting: 0 }, summary({ total: 5, failed: 5 })).menu).toBe('Show batches (last: Failed: none of the 5 files could be made)')
+    expect(queueText({ running: 0, waiting: 0 }, summary({ total: 45, done: 43, failed: 2 })).menu).toBe(
+      'Show batches (last: Done with 2 errors)'
+    )
+    expect(queueText({ running: 0, waiting: 0 }, summary({ total: 5, failed: 5 })).menu).toBe(
+      'Show batches (last: Failed: none of the 5 files could be made)'
+    )
     expect(queueText({ running: 0, waiting: 0 }, null)).toEqual({ tooltip: 'Clipdesk — queue empty', menu: 'Show batches' })
   })
 })

@@ -33,16 +33,7 @@ export const ACCEPTED_MIME_TYPES = [
 ] as const
 export type AcceptedMimeType = (typeof ACCEPTED_MIME_TYPES)[number]
 
-export const JOB_STATUSES = [
-  'queued',
-  'fetching',
-  'segmenting',
-  'pending_compose',
-  'encoding',
-  'done',
-  'failed',
-  'cancelled'
-] as const
+export const JOB_STATUSES = ['queued', 'fetching', 'segmenting', 'pending_compose', 'encoding', 'done', 'failed', 'cancelled'] as const
 export type JobStatus = (typeof JOB_STATUSES)[number]
 
 export type JobState = 'pending' | 'done' | 'failed'

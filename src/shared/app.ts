@@ -59,7 +59,10 @@ export const settingsPatchSchema = z
     dataDir: z.string().max(4096),
     outputDir: z.string().max(4096),
     concurrency: z.number().int().min(1).max(16).nullable(),
-    retentionHours: z.number().min(1).max(24 * 365),
+    retentionHours: z
+      .number()
+      .min(1)
+      .max(24 * 365),
     queueUrl: z
       .string()
       .max(2048)
@@ -143,7 +146,9 @@ export interface KeyCreditRequest {
   add: number | null
 }
 
-export const keyCreditSchema = z.object({ id: z.string().min(1).max(64), add: z.number().int().min(1).max(1_000_000_000).nullable() }).strict()
+export const keyCreditSchema = z
+  .object({ id: z.string().min(1).max(64), add: z.number().int().min(1).max(1_000_000_000).nullable() })
+  .strict()
 
 /** Answer of "open the output folder": the app opens it; a browser is told the path. */
 export interface OpenPathResult {

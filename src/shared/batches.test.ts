@@ -1,14 +1,38 @@
 import { describe, expect, it } from 'vitest'
 import { batchOutcome, type BatchCounts } from './batches'
 
-const counts = (c: Partial<BatchCounts>): BatchCounts => ({ total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0, likely_wrong: 0, touched_up: 0, ...c })
+const counts = (c: Partial<BatchCounts>): BatchCounts => ({
+  total: 0,
+  waiting: 0,
+  running: 0,
+  done: 0,
+  failed: 0,
+  cancelled: 0,
+  not_started: 0,
+  not_images: 0,
+  to_check: 0,
+  likely_wrong: 0,
+  touched_up: 0,
+  ...c
+})
 const outcome = (c: Partial<BatchCounts>, more: { interrupted?: boolean; progress?: number; expected_files?: number | null } = {}) =>
-  batchOutcome({ counts: counts(c), interrupted: more.interrupted ?? false, progress: more.progress ?? 100, expected_files: more.expected_files ?? null })
+  batchOutcome({
+    counts: counts(c),
+    interrupted: more.interrupted ?? false,
+    progress: more.progress ?? 100,
+    expected_files: more.expected_files ?? null
+  })
 
 describe('batchOutcome: what happened, in words, and a bar that is full and green only when every file succeeded', () => {
   it('a batch stopped after 9 of 44', () => {
-    expect(outcome({ total: 44, done: 9, cancelled: 35, not_started: 35 })).toEqual({ kind: 'stopped', title: 'Stopped: 9 done, 35 not started', bar: 20 })
-    expect(outcome({ total: 44, done: 9, failed: 1, cancelled: 34, not_started: 32 }).title).toBe('Stopped: 9 done, 1 failed, 2 stopped while running, 32 not started')
+    expect(outcome({ total: 44, done: 9, cancelled: 35, not_started: 35 })).toEqual({
+      kind: 'stopped',
+      title: 'Stopped: 9 done, 35 not started',
+      bar: 20
+    })
+    expect(outcome({ total: 44, done: 9, failed: 1, cancelled: 34, not_started: 32 }).title).toBe(
+      'Stopped: 9 done, 1 failed, 2 stopped while running, 32 not started'
+    )
   })
 
   it('failures: "Done with 2 errors", and "Failed" when none could be made', () => {
@@ -20,13 +44,20 @@ describe('batchOutcome: what happened, in words, and a bar that is full and gree
   it('done, running, interrupted, empty', () => {
     expect(outcome({ total: 45, done: 45 })).toEqual({ kind: 'done', title: 'Done: all 45 files', bar: 100 })
     expect(outcome({ total: 1, done: 1 }).title).toBe('Done: 1 file')
-    expect(outcome({ total: 10, done: 3, running: 2, waiting: 5 }, { progress: 41 })).toEqual({ kind: 'running', title: 'Running: 3 of 10 done', bar: 41 })
+    expect(outcome({ total: 10, done: 3, running: 2, waiting: 5 }, { progress: 41 })).toEqual({
+      kind: 'running',
+      title: 'Running: 3 of 10 done',
+      bar: 41
+    })
     expect(outcome({ total: 10, done: 3, waiting: 7 }, { interrupted: true }).title).toBe('Interrupted: 3 done, 7 to do')
     expect(outcome({}).kind).toBe('empty')
   })
 
   it('counts the announced total while files are still being added: the total does not grow', () => {
     expect(outcome({}, { expected_files: 45 })).toEqual({ kind: 'running', title: 'Adding 45 files…', bar: 0 })
-    expect(outcome({ total: 12, running: 2, waiting: 10 }, { expected_files: 45, progress: 30 })).toMatchObject({ title: 'Running: 0 of 45 done', bar: 8 })
+    expect(outcome({ total: 12, running: 2, waiting: 10 }, { expected_files: 45, progress: 30 })).toMatchObject({
+      title: 'Running: 0 of 45 done',
+      bar: 8
+    })
   })
 })

@@ -183,7 +183,10 @@ export interface BatchTarget {
 export const batchRequestSchema = z.object({
   mode: z.enum(MODES),
   output_format: z.enum(OUTPUT_FORMATS),
-  params: z.union([z.string().max(2048), z.record(z.string(), z.unknown())]).nullish().transform((v) => v ?? null),
+  params: z
+    .union([z.string().max(2048), z.record(z.string(), z.unknown())])
+    .nullish()
+    .transform((v) => v ?? null),
   all_variations: z.boolean().optional(),
   name_template: z
     .string()
@@ -250,7 +253,9 @@ const files = (n: number): string => `${n} ${n === 1 ? 'file' : 'files'}`
  * batch with cancelled files is "Stopped" (done, failed, stopped while running, not started);
  * one whose every file failed is "Failed"; one with some failures is "Done with N errors".
  */
-export function batchOutcome(s: Pick<BatchSummary, 'counts' | 'interrupted' | 'progress'> & { expected_files?: number | null }): BatchOutcome {
+export function batchOutcome(
+  s: Pick<BatchSummary, 'counts' | 'interrupted' | 'progress'> & { expected_files?: number | null }
+): BatchOutcome {
   const c = s.counts
   const pending = c.waiting + c.running
   // While files are still being added, the total announced at the start (it does not grow).
@@ -262,7 +267,12 @@ export function batchOutcome(s: Pick<BatchSummary, 'counts' | 'interrupted' | 'p
   if (c.total === 0) return { kind: 'empty', title: c.not_images > 0 ? 'No images in this batch' : 'No files yet', bar: 0 }
   if (pending > 0 && s.interrupted) return { kind: 'interrupted', title: `Interrupted: ${c.done} done, ${pending} to do`, bar: share }
   const failedPart = c.failed > 0 ? `, ${c.failed} failed` : ''
-  if (pending > 0) return { kind: 'running', title: `Running: ${c.done} of ${total} done${failedPart}`, bar: total > c.total ? Math.floor((s.progress * c.total) / total) : s.progress }
+  if (pending > 0)
+    return {
+      kind: 'running',
+      title: `Running: ${c.done} of ${total} done${failedPart}`,
+      bar: total > c.total ? Math.floor((s.progress * c.total) / total) : s.progress
+    }
   if (c.cancelled > 0) {
     const cutShort = c.cancelled - c.not_started
     const parts = [`${c.done} done`]
@@ -271,7 +281,12 @@ export function batchOutcome(s: Pick<BatchSummary, 'counts' | 'interrupted' | 'p
     if (c.not_started > 0) parts.push(`${c.not_started} not started`)
     return { kind: 'stopped', title: `Stopped: ${parts.join(', ')}`, bar: share }
   }
-  if (c.done === 0) return { kind: 'failed', title: c.failed === 1 ? 'Failed: the file could not be made' : `Failed: none of the ${c.failed} files could be made`, bar: 0 }
+  if (c.done === 0)
+    return {
+      kind: 'failed',
+      title: c.failed === 1 ? 'Failed: the file could not be made' : `Failed: none of the ${c.failed} files could be made`,
+      bar: 0
+    }
   if (c.failed > 0) return { kind: 'done-with-errors', title: `Done with ${c.failed} ${c.failed === 1 ? 'error' : 'errors'}`, bar: share }
   return { kind: 'done', title: c.done === 1 ? 'Done: 1 file' : `Done: all ${files(c.done)}`, bar: 100 }
 }

@@ -52,7 +52,13 @@ function writtenFolder(path: string): string {
 }
 
 function guessSide(lower: string): ProblemSide | null {
-  if (lower.includes('written') || lower.includes('destination') || lower.includes('output') || lower.includes('clipdesk-part') || lower.includes('mkdir')) {
+  if (
+    lower.includes('written') ||
+    lower.includes('destination') ||
+    lower.includes('output') ||
+    lower.includes('clipdesk-part') ||
+    lower.includes('mkdir')
+  ) {
     return 'output'
   }
   if (lower.includes('be read') || lower.includes('reading') || lower.includes('input')) return 'input'
@@ -132,7 +138,8 @@ function formatIn(lower: string): string | null {
 
 function decoder(lower: string): string | null {
   const format = formatIn(lower)
-  const endsEarly = lower.includes('premature end') || lower.includes('unexpected end') || lower.includes('truncated') || lower.includes('ends early')
+  const endsEarly =
+    lower.includes('premature end') || lower.includes('unexpected end') || lower.includes('truncated') || lower.includes('ends early')
   if (endsEarly) return `This ${format ?? 'image'} is damaged: it ends early (the file was cut short)`
   if (lower.includes('libpng read error') || lower.includes('crc error')) return 'This PNG is damaged: it cannot be read to the end'
   if (lower.includes('corrupt header') || lower.includes('header is damaged') || lower.includes('unable to parse')) {
@@ -143,8 +150,10 @@ function decoder(lower: string): string | null {
     return `This file is not an image Clipdesk reads (${FORMATS})`
   }
   if (lower.includes('cannot be decoded')) return `This ${format ?? 'image'} is damaged: it cannot be read`
-  if (lower.includes('decoding the image took longer')) return 'Reading this image took too long and was stopped: it may be damaged or very large'
-  if (lower.includes('memory') && lower.includes('needed more than')) return 'This image is too large to read: it needs more memory than allowed'
+  if (lower.includes('decoding the image took longer'))
+    return 'Reading this image took too long and was stopped: it may be damaged or very large'
+  if (lower.includes('memory') && lower.includes('needed more than'))
+    return 'This image is too large to read: it needs more memory than allowed'
   return null
 }
 
@@ -178,8 +187,7 @@ export function explainProblem(raw: string | null | undefined, side?: ProblemSid
   if (text === '') return { message: 'Failed for a reason that was not recorded', detail: null }
   const lower = text.toLowerCase()
   const code = errnoCode(text)
-  const message =
-    (code ? fileSystem(code, quotedPath(text), side ?? guessSide(lower)) : null) ?? decoder(lower) ?? engine(lower) ?? null
+  const message = (code ? fileSystem(code, quotedPath(text), side ?? guessSide(lower)) : null) ?? decoder(lower) ?? engine(lower) ?? null
   if (message === null) return { message: text, detail: null }
   return { message, detail: text === message ? null : text }
 }

@@ -5,7 +5,17 @@
  * several values) so that the bridge stays generic and typed.
  */
 import type { StatusResponse, UploadFields, UploadResponse } from './api'
-import type { ApiKeyView, AppInfo, KeyCreateRequest, KeyCreditRequest, ListenerStatus, OpenPathResult, Screen, SettingsPatch, SettingsView } from './app'
+import type {
+  ApiKeyView,
+  AppInfo,
+  KeyCreateRequest,
+  KeyCreditRequest,
+  ListenerStatus,
+  OpenPathResult,
+  Screen,
+  SettingsPatch,
+  SettingsView
+} from './app'
 import type { BatchAddRequest, BatchAddResult, BatchCreateRequest, BatchDetail, BatchItemView, BatchSummary, BatchTarget } from './batches'
 import type { ErrorBody } from './errors'
 import type { ModelAddRequest, ModelAddResult, ModelInfo, ModelTestRun } from './models'

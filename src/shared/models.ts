@@ -16,7 +16,14 @@ export type Device = (typeof DEVICES)[number]
  */
 export function sessionSummary(s: SessionSettings | null): string {
   if (!s) return 'not measured yet'
-  const how = s.chosenBy === 'measured' && s.runMs ? `measured: ${Object.entries(s.runMs).map(([t, ms]) => `${t} → ${ms} ms`).join(', ')}` : s.chosenBy === 'setting' ? 'as set' : 'one choice'
+  const how =
+    s.chosenBy === 'measured' && s.runMs
+      ? `measured: ${Object.entries(s.runMs)
+          .map(([t, ms]) => `${t} → ${ms} ms`)
+          .join(', ')}`
+      : s.chosenBy === 'setting'
+        ? 'as set'
+        : 'one choice'
   const parts = [`${s.threads} thread${s.threads === 1 ? '' : 's'} (${how})`]
   if (s.backend === 'wasm') parts.push('WebAssembly')
   if (s.optimizedModel !== 'none') parts.push('optimised copy')

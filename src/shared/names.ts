@@ -192,6 +192,16 @@ export function outputNames(input: NamingInput, results: ReadonlyArray<{ variati
   const folder = dirs.map(sanitizeSegment)
   // `{variation}` is the designer's word for it (`cut-out`, `with-shadow`: src/shared/vocabulary.ts), not the API's name.
   return results.map((r) =>
-    [...folder, renderTemplate(template, { name: stem, ext: r.ext, variation: variationFileWord(r.variation), date: input.date, preset, n: String(input.seq) })].join('/')
+    [
+      ...folder,
+      renderTemplate(template, {
+        name: stem,
+        ext: r.ext,
+        variation: variationFileWord(r.variation),
+        date: input.date,
+        preset,
+        n: String(input.seq)
+      })
+    ].join('/')
   )
 }

@@ -20,7 +20,10 @@ export function namesVariations(params: string | Record<string, unknown> | null 
 }
 
 /** Whether all variations are written: asked by option, or named by the set. */
-export function writesAllVariations(params: string | Record<string, unknown> | null | undefined, allVariations: boolean | undefined): boolean {
+export function writesAllVariations(
+  params: string | Record<string, unknown> | null | undefined,
+  allVariations: boolean | undefined
+): boolean {
   return allVariations === true || namesVariations(params)
 }
 
@@ -67,7 +70,11 @@ export function plannedOutputs(
   if (!resolved.ok) return null
   const { variations, primary } = resolved.value
   const all = writesAllVariations(input.params, input.all_variations)
-  const chosen = resultsToWrite(variations.map((variation) => ({ variation, ext: input.output_format })), primary, all)
+  const chosen = resultsToWrite(
+    variations.map((variation) => ({ variation, ext: input.output_format })),
+    primary,
+    all
+  )
   const names = outputNames(
     { relPath, template: input.name_template ?? DEFAULT_TEMPLATES.batch, mode: input.mode, params: input.params, date: PREVIEW_DATE, seq },
     chosen

@@ -3,7 +3,16 @@
  * one value or four, and `position` per axis. Each reader gives the value, or the problem in
  * words for the key's error detail. No Node, no DOM here.
  */
-import { marginSides, positionOf, type HorizontalAlign, type MarginLength, type MarginSpec, type PositionSpec, type SizeSpec, type VerticalAlign } from './params-types'
+import {
+  marginSides,
+  positionOf,
+  type HorizontalAlign,
+  type MarginLength,
+  type MarginSpec,
+  type PositionSpec,
+  type SizeSpec,
+  type VerticalAlign
+} from './params-types'
 
 /** Largest `margin=<n>px`. */
 export const MAX_MARGIN_PX = 5_000
@@ -29,7 +38,8 @@ function readLength(v: unknown): Read<MarginLength> {
   const pct = /^(\d{1,6}(?:\.\d{1,6})?)%$/.exec(s)
   if (pct) {
     const n = Number(pct[1])
-    if (n >= MARGIN_PERCENT_LIMIT) return { ok: false, issue: `a margin in percent must be under ${MARGIN_PERCENT_LIMIT}%, got ${describe(s)}` }
+    if (n >= MARGIN_PERCENT_LIMIT)
+      return { ok: false, issue: `a margin in percent must be under ${MARGIN_PERCENT_LIMIT}%, got ${describe(s)}` }
     return { ok: true, value: { unit: '%', value: n } }
   }
   const inPx = /^(\d{1,9})px$/.exec(s)
@@ -46,7 +56,10 @@ export function readMargin(v: unknown): Read<MarginSpec> {
   const parts = Array.isArray(v) ? v : typeof v === 'string' && v.includes(',') ? v.split(',') : null
   if (parts === null) return readLength(v)
   if (parts.length !== 4) {
-    return { ok: false, issue: `four sides are top, right, bottom, left (e.g. 4%,6%,8%,6%); got ${parts.length} value${parts.length === 1 ? '' : 's'}` }
+    return {
+      ok: false,
+      issue: `four sides are top, right, bottom, left (e.g. 4%,6%,8%,6%); got ${parts.length} value${parts.length === 1 ? '' : 's'}`
+    }
   }
   const sides: MarginLength[] = []
   for (const part of parts) {
@@ -79,7 +92,10 @@ export function readPosition(v: unknown): Read<PositionSpec> {
   if (parts.length === 2 && HORIZONTAL.includes(parts[0]!) && VERTICAL.includes(parts[1]!)) {
     return { ok: true, value: positionOf(parts[0] as HorizontalAlign, parts[1] as VerticalAlign) }
   }
-  return { ok: false, issue: `the two-part form is <x>,<y>: x one of ${HORIZONTAL.join(', ')}, y one of ${VERTICAL.join(', ')}; got ${describe(s)}` }
+  return {
+    ok: false,
+    issue: `the two-part form is <x>,<y>: x one of ${HORIZONTAL.join(', ')}, y one of ${VERTICAL.join(', ')}; got ${describe(s)}`
+  }
 }
 
 /**

@@ -40,7 +40,10 @@ export function modeConflicts(mode: Mode, own: Values, preset: Values, presetNam
   const advice = 'leave mode out (a parameter set alone runs as mode=params) or use mode=params'
   const background = own.background ?? preset.background
   if (background && background.kind !== 'transparent') {
-    details.push({ field: 'params.background', issue: `does not apply to mode=clipping, which makes the subject on transparency${from('background')}; ${advice}` })
+    details.push({
+      field: 'params.background',
+      issue: `does not apply to mode=clipping, which makes the subject on transparency${from('background')}; ${advice}`
+    })
   }
   const shadow = own.shadow ?? preset.shadow
   if (shadow === 'top') {
@@ -56,7 +59,10 @@ export function modeConflicts(mode: Mode, own: Values, preset: Values, presetNam
   }
   const primary = own.primary ?? preset.primary
   if (primary && !CLIPPING_VARIATIONS.includes(primary)) {
-    details.push({ field: 'params.primary', issue: `${primary} does not apply to mode=clipping, which makes ${CLIPPING_VARIATIONS.join(' and ')}${from('primary')}; ${advice}` })
+    details.push({
+      field: 'params.primary',
+      issue: `${primary} does not apply to mode=clipping, which makes ${CLIPPING_VARIATIONS.join(' and ')}${from('primary')}; ${advice}`
+    })
   }
   return details
 }

@@ -29,7 +29,28 @@ function expectClean(input: unknown): void {
 const key = fc.oneof(fc.constantFrom(...PARAM_KEYS), fc.string({ maxLength: 12 }))
 const value = fc.oneof(
   fc.string({ maxLength: 24 }),
-  fc.constantFrom('transparent', '#fff', '#12345678', 'blur', 'blur:9999', 'top', 'none', 'subject', '1600x1600', '0x0', '99999', '5%', '60%', '-3px', 'bottom', 'clipping,mask', 'shadowTop', '101', 'edges', 'keep'),
+  fc.constantFrom(
+    'transparent',
+    '#fff',
+    '#12345678',
+    'blur',
+    'blur:9999',
+    'top',
+    'none',
+    'subject',
+    '1600x1600',
+    '0x0',
+    '99999',
+    '5%',
+    '60%',
+    '-3px',
+    'bottom',
+    'clipping,mask',
+    'shadowTop',
+    '101',
+    'edges',
+    'keep'
+  ),
   fc.integer(),
   fc.double(),
   fc.boolean(),
@@ -38,18 +59,32 @@ const value = fc.oneof(
 
 describe('params grammar under hostile input', () => {
   it('never throws on arbitrary strings (1,000 cases)', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 3000 }), (s) => expectClean(s)), { numRuns: 1000 })
+    fc.assert(
+      fc.property(fc.string({ maxLength: 3000 }), (s) => expectClean(s)),
+      { numRuns: 1000 }
+    )
   })
 
   it('never throws on inline sets built from real and bogus keys (1,000 cases)', () => {
     const pair = fc.tuple(key, value).map(([k, v]) => `${k}=${String(v)}`)
-    const inline = fc.tuple(fc.option(fc.constantFrom('ecommerce-white', 'social-blur', 'nope', 'Bad Name')), fc.array(pair, { maxLength: 8 }), fc.constantFrom(';', '&'))
+    const inline = fc
+      .tuple(
+        fc.option(fc.constantFrom('ecommerce-white', 'social-blur', 'nope', 'Bad Name')),
+        fc.array(pair, { maxLength: 8 }),
+        fc.constantFrom(';', '&')
+      )
       .map(([preset, pairs, sep]) => [preset, ...pairs].filter((p) => p !== null).join(sep))
-    fc.assert(fc.property(inline, (s) => expectClean(s)), { numRuns: 1000 })
+    fc.assert(
+      fc.property(inline, (s) => expectClean(s)),
+      { numRuns: 1000 }
+    )
   })
 
   it('never throws on JSON objects and arbitrary JSON values (1,000 cases)', () => {
     const obj = fc.dictionary(key, value, { maxKeys: 8 })
-    fc.assert(fc.property(fc.oneof(obj, fc.jsonValue()), (v) => expectClean(v)), { numRuns: 1000 })
+    fc.assert(
+      fc.property(fc.oneof(obj, fc.jsonValue()), (v) => expectClean(v)),
+      { numRuns: 1000 }
+    )
   })
 })

@@ -77,7 +77,24 @@ describe('parseParams: every key, good values', () => {
 
 describe('parseParams: every bad value is refused naming its key', () => {
   it.each([
-    ['background', ['pinkish', 'whte', 'constructor', '#ff', '#12345', '#1234567', '#gggggg', 'blur:0', 'blur:251', 'blur:2.5', 'blur:', 'Transparent', '']],
+    [
+      'background',
+      [
+        'pinkish',
+        'whte',
+        'constructor',
+        '#ff',
+        '#12345',
+        '#1234567',
+        '#gggggg',
+        'blur:0',
+        'blur:251',
+        'blur:2.5',
+        'blur:',
+        'Transparent',
+        ''
+      ]
+    ],
     ['shadow', ['bottom', 'TOP', '']],
     ['crop', ['box', '']],
     ['size', ['0x100', '100x0', '10001x10', '10x10001', '0', '10001', 'big', '100x', '-5', '1.5x2', '']],
@@ -166,7 +183,15 @@ describe('parseParams: forms', () => {
   })
 
   it('a JSON object with typed values, also as a string (as multipart sends it)', () => {
-    const obj = { preset: 'social-blur', size: 1600, quality: 85, variations: ['compose', 'mask'], margin: 10, background: '#000', refine: null }
+    const obj = {
+      preset: 'social-blur',
+      size: 1600,
+      quality: 85,
+      variations: ['compose', 'mask'],
+      margin: 10,
+      background: '#000',
+      refine: null
+    }
     const expected: ParamSet = {
       preset: 'social-blur',
       values: {
@@ -199,16 +224,23 @@ describe('parseParams: forms', () => {
     expect(parseParams('shadow=none' + pad).ok).toBe(true)
     const r = parseParams('shadow=none' + pad + ';')
     expect(r.ok).toBe(false)
-    expect(!r.ok && r.details).toEqual([{ field: 'params', issue: `longer than ${MAX_PARAMS_LENGTH} characters (${MAX_PARAMS_LENGTH + 1})` }])
+    expect(!r.ok && r.details).toEqual([
+      { field: 'params', issue: `longer than ${MAX_PARAMS_LENGTH} characters (${MAX_PARAMS_LENGTH + 1})` }
+    ])
     expect(fields('   ')).toEqual(['params'])
   })
 
   it('formatParams writes what parseParams reads back', () => {
-    const text = 'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite;metadata=keep-gps'
+    const text =
+      'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite;metadata=keep-gps'
     const v = values(text)
-    expect(formatParams(v)).toBe('background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite;metadata=keep-gps')
+    expect(formatParams(v)).toBe(
+      'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite;metadata=keep-gps'
+    )
     expect(values(formatParams(v))).toEqual(v)
-    expect(formatParams({ background: { kind: 'color', rgba: [1, 2, 3, 4] }, size: { kind: 'long', max: 900 } }, 'base')).toBe('base;background=#01020304;size=900')
+    expect(formatParams({ background: { kind: 'color', rgba: [1, 2, 3, 4] }, size: { kind: 'long', max: 900 } }, 'base')).toBe(
+      'base;background=#01020304;size=900'
+    )
     expect(PARAM_KEYS).toHaveLength(14)
     expect(fields('metadata=all')).toEqual(['params.metadata'])
     expect(values('metadata=strip')).toEqual({ metadata: 'strip' })
@@ -262,7 +294,11 @@ describe('resolveParams', () => {
     expect(withCompose.ok && withCompose.value.primary).toBe('compose')
     // Framing keys apply to mode clipping: only the clipping is made, cropped to the subject.
     const clipping = resolveParams('clipping', set('crop=subject;size=2000x2000'), builtins)
-    expect(clipping.ok && [clipping.value.variations, clipping.value.primary, clipping.value.crop]).toEqual([['clipping'], 'clipping', 'subject'])
+    expect(clipping.ok && [clipping.value.variations, clipping.value.primary, clipping.value.crop]).toEqual([
+      ['clipping'],
+      'clipping',
+      'subject'
+    ])
   })
 
   it('refuses an unknown preset with 422 details on params.preset', () => {
@@ -306,9 +342,15 @@ describe('built-in presets', () => {
 
 describe('validateUpload checks the grammar with the other fields', () => {
   it('reports bad params keys together with a bad enum', () => {
-    const r = validateUpload({ file_url: 'https://example.com/a.png', mode: 'params', output_format: 'bmp', params: 'size=0;shadow=left' }, false)
+    const r = validateUpload(
+      { file_url: 'https://example.com/a.png', mode: 'params', output_format: 'bmp', params: 'size=0;shadow=left' },
+      false
+    )
     expect(r.ok).toBe(false)
-    expect(!r.ok && [r.code, r.details.map((d) => d.field).sort()]).toEqual(['validation_failed', ['output_format', 'params.shadow', 'params.size']])
+    expect(!r.ok && [r.code, r.details.map((d) => d.field).sort()]).toEqual([
+      'validation_failed',
+      ['output_format', 'params.shadow', 'params.size']
+    ])
   })
 
   it('accepts a well-formed set in any mode (presets are looked up later)', () => {

@@ -242,7 +242,8 @@ function parseInline(text: string): ParamsParse {
     const eq = segment.indexOf('=')
     if (eq < 0) {
       if (index === 0) preset = checkPresetName(segment, details)
-      else details.push({ field: 'params', issue: `${describe(segment)} is not a key=value pair (only the first part may be a preset name)` })
+      else
+        details.push({ field: 'params', issue: `${describe(segment)} is not a key=value pair (only the first part may be a preset name)` })
       return
     }
     const key = segment.slice(0, eq).trim()
@@ -346,7 +347,11 @@ export function resolveParams(mode: Mode, set: ParamSet | null, lookup: PresetLo
   merged.primary = candidates.find((v): v is Variation => v !== undefined && variations.includes(v)) ?? variations[0]!
 
   const tight = marginRoomProblem(merged.margin, merged.size)
-  if (tight) details.push({ field: 'params.margin', issue: `${formatValue('margin', merged.margin)} ${tight} in size=${formatValue('size', merged.size)}` })
+  if (tight)
+    details.push({
+      field: 'params.margin',
+      issue: `${formatValue('margin', merged.margin)} ${tight} in size=${formatValue('size', merged.size)}`
+    })
   return details.length > 0 ? { ok: false, details } : { ok: true, value: merged }
 }
 

@@ -73,19 +73,23 @@ const DEFINITIONS: BuiltinDefinition[] = [
   {
     name: 'ecommerce-white',
     title: 'E-commerce white',
-    description: 'Product on pure white, cropped to the subject, 2000×2000 with a 5 % margin, standing on the bottom margin, with a contact shadow (main file: with shadow). A side the photo cuts (a torso cut at the waist) stays on the edge, with no shadow under it; a small photo is enlarged to fill, with a warning beyond 2×.',
+    description:
+      'Product on pure white, cropped to the subject, 2000×2000 with a 5 % margin, standing on the bottom margin, with a contact shadow (main file: with shadow). A side the photo cuts (a torso cut at the waist) stays on the edge, with no shadow under it; a small photo is enlarged to fill, with a warning beyond 2×.',
     params: 'background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=5%;position=bottom;upscale=allow;primary=shadowTop'
   },
   {
     name: 'transparent-square',
     title: 'Transparent square',
-    description: 'Cut-out on a transparent 2000×2000 square, cropped to the subject and centred with a 5 % margin; a small photo is enlarged to fill, with a warning beyond 2× (add upscale=never to keep its own size).',
-    params: 'background=transparent;shadow=none;crop=subject;size=2000x2000;margin=5%;position=center;upscale=allow;variations=clipping,mask;primary=clipping'
+    description:
+      'Cut-out on a transparent 2000×2000 square, cropped to the subject and centred with a 5 % margin; a small photo is enlarged to fill, with a warning beyond 2× (add upscale=never to keep its own size).',
+    params:
+      'background=transparent;shadow=none;crop=subject;size=2000x2000;margin=5%;position=center;upscale=allow;variations=clipping,mask;primary=clipping'
   },
   {
     name: 'marketplace-1600',
     title: 'Marketplace 1600',
-    description: 'Marketplace listing image: white 1600×1600, subject cropped and centred with an 8 % margin, no shadow; a small photo is enlarged to fill, with a warning beyond 2×.',
+    description:
+      'Marketplace listing image: white 1600×1600, subject cropped and centred with an 8 % margin, no shadow; a small photo is enlarged to fill, with a warning beyond 2×.',
     params: 'background=#FFFFFF;shadow=none;crop=subject;size=1600x1600;margin=8%;position=center;upscale=allow;quality=90'
   },
   {
@@ -100,7 +104,16 @@ function definitionToInfo(d: BuiltinDefinition): PresetInfo {
   const parsed = parseParams(d.params)
   if (!parsed.ok || parsed.value.preset !== null) throw new Error(`built-in preset ${d.name} does not parse`)
   const values = parsed.value.values
-  return { name: d.name, title: d.title, builtin: true, description: d.description, params: formatParams(values), values, createdAt: null, updatedAt: null }
+  return {
+    name: d.name,
+    title: d.title,
+    builtin: true,
+    description: d.description,
+    params: formatParams(values),
+    values,
+    createdAt: null,
+    updatedAt: null
+  }
 }
 
 export const BUILTIN_PRESETS: readonly PresetInfo[] = DEFINITIONS.map(definitionToInfo)

@@ -55,7 +55,10 @@ export function parseRegions(value: string | unknown[]): RegionsParse {
   if (parsed.success) return { ok: true, boxes: parsed.data }
   const first = parsed.error.issues[0]!
   const where = first.path.length > 0 ? `${first.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}: ` : ''
-  return { ok: false, issue: `${where}${first.code === 'invalid_type' && first.path.length === 0 ? 'expected a JSON array of boxes {"x", "y", "width", "height"}' : first.message}` }
+  return {
+    ok: false,
+    issue: `${where}${first.code === 'invalid_type' && first.path.length === 0 ? 'expected a JSON array of boxes {"x", "y", "width", "height"}' : first.message}`
+  }
 }
 
 /**
@@ -63,13 +66,20 @@ export function parseRegions(value: string | unknown[]): RegionsParse {
  * it, or keeps less than `MIN_REGION_SIDE` pixels on a side once clipped, is the problem named,
  * and so are clipped boxes covering more than `MAX_REGIONS_AREA` times the image between them.
  */
-export function fitRegions(boxes: readonly RegionBox[], width: number, height: number): { ok: true; boxes: RegionBox[] } | { ok: false; issue: string } {
+export function fitRegions(
+  boxes: readonly RegionBox[],
+  width: number,
+  height: number
+): { ok: true; boxes: RegionBox[] } | { ok: false; issue: string } {
   const out: RegionBox[] = []
   for (const [i, b] of boxes.entries()) {
     const w = Math.min(b.width, width - b.x)
     const h = Math.min(b.height, height - b.y)
     if (w < MIN_REGION_SIDE || h < MIN_REGION_SIDE) {
-      return { ok: false, issue: `[${i}]: the box lies outside the ${width}×${height} image, or keeps less than ${MIN_REGION_SIDE} pixels on a side inside it` }
+      return {
+        ok: false,
+        issue: `[${i}]: the box lies outside the ${width}×${height} image, or keeps less than ${MIN_REGION_SIDE} pixels on a side inside it`
+      }
     }
     out.push({ x: b.x, y: b.y, width: w, height: h })
   }
@@ -77,7 +87,10 @@ export function fitRegions(boxes: readonly RegionBox[], width: number, height: n
   const most = MAX_REGIONS_AREA * width * height
   if (covered > most) {
     const pixels = (n: number): string => n.toLocaleString('en-US')
-    return { ok: false, issue: `the boxes cover ${pixels(covered)} pixels between them, over the ${pixels(most)} of the ${width}×${height} image they may cover together (overlaps count each time); use fewer or smaller boxes` }
+    return {
+      ok: false,
+      issue: `the boxes cover ${pixels(covered)} pixels between them, over the ${pixels(most)} of the ${width}×${height} image they may cover together (overlaps count each time); use fewer or smaller boxes`
+    }
   }
   return { ok: true, boxes: out }
 }

@@ -21,7 +21,16 @@ describe('names are text', () => {
 describe('the one list of image endings', () => {
   it('takes the endings of every feature, .jpe included, in any case', () => {
     expect(IMAGE_EXTENSIONS).toEqual(['.png', '.jpg', '.jpeg', '.jpe', '.webp', '.gif', '.avif', '.tif', '.tiff', '.psd', '.svg'])
-    expect(['a.JPG', 'b.psd', 'c.tiff', 'd.jpe', 'shoot/e.PNG', 'notes.txt', '.png', 'png'].map(isImageName)).toEqual([true, true, true, true, true, false, false, false])
+    expect(['a.JPG', 'b.psd', 'c.tiff', 'd.jpe', 'shoot/e.PNG', 'notes.txt', '.png', 'png'].map(isImageName)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false
+    ])
     expect(imageMimeOf('x.jpe')).toBe('image/jpeg')
     expect(imageMimeOf('x.svg')).toBe('image/svg+xml')
     expect(imageMimeOf('x.exe')).toBeNull()

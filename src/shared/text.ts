@@ -33,6 +33,10 @@ export function escapeControls(text: string): string {
 
 /** Untrusted text made safe to show: each control character or bidi mark a space, runs of spaces one, at most `max` characters. */
 export function cleanText(text: string, max: number): string {
-  const cleaned = text.slice(0, max * 4).replace(NOT_TEXT, ' ').replace(/ {2,}/g, ' ').trim()
+  const cleaned = text
+    .slice(0, max * 4)
+    .replace(NOT_TEXT, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim()
   return cleaned.length > max ? `${cleaned.slice(0, max - 1)}…` : cleaned
 }

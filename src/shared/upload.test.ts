@@ -5,7 +5,14 @@ describe('validateUpload', () => {
   it('fills the defaults of the seed', () => {
     expect(validateUpload({ file_url: 'https://example.com/a.png' }, false)).toEqual({
       ok: true,
-      value: { mode: 'clipping', output_format: 'png', delivery_mode: 'url', params: null, file_url: 'https://example.com/a.png', regions: null }
+      value: {
+        mode: 'clipping',
+        output_format: 'png',
+        delivery_mode: 'url',
+        params: null,
+        file_url: 'https://example.com/a.png',
+        regions: null
+      }
     })
   })
 
@@ -16,10 +23,26 @@ describe('validateUpload', () => {
     const array = validateUpload({ regions: [box] }, true)
     expect(array.ok && array.value.regions).toEqual([box])
     expect(validateUpload({ regions: '[]' }, true)).toMatchObject({ ok: true, value: { regions: null } })
-    expect(validateUpload({ regions: '[{"x":1' }, true)).toMatchObject({ ok: false, code: 'validation_failed', details: [{ field: 'regions' }] })
-    expect(validateUpload({ regions: 'x'.repeat(2001) }, true)).toMatchObject({ ok: false, code: 'validation_failed', details: [{ field: 'regions', issue: expect.stringMatching(/longer than 2000/) }] })
-    expect(validateUpload({ file_url: 'https://example.com/a.png', regions: [box] }, false)).toMatchObject({ ok: false, code: 'validation_failed', details: [{ field: 'regions' }] })
-    expect(validateUpload({ regions: { x: 1 } }, true)).toMatchObject({ ok: false, code: 'malformed_request', details: [{ field: 'regions' }] })
+    expect(validateUpload({ regions: '[{"x":1' }, true)).toMatchObject({
+      ok: false,
+      code: 'validation_failed',
+      details: [{ field: 'regions' }]
+    })
+    expect(validateUpload({ regions: 'x'.repeat(2001) }, true)).toMatchObject({
+      ok: false,
+      code: 'validation_failed',
+      details: [{ field: 'regions', issue: expect.stringMatching(/longer than 2000/) }]
+    })
+    expect(validateUpload({ file_url: 'https://example.com/a.png', regions: [box] }, false)).toMatchObject({
+      ok: false,
+      code: 'validation_failed',
+      details: [{ field: 'regions' }]
+    })
+    expect(validateUpload({ regions: { x: 1 } }, true)).toMatchObject({
+      ok: false,
+      code: 'malformed_request',
+      details: [{ field: 'regions' }]
+    })
   })
 
   it('treats null like an absent field', () => {

@@ -24,7 +24,12 @@ export interface UploadRequest {
 
 export type UploadValidation =
   | { ok: true; value: UploadRequest }
-  | { ok: false; code: Extract<ErrorCode, 'malformed_request' | 'missing_input' | 'validation_failed'>; message: string; details: ErrorDetail[] }
+  | {
+      ok: false
+      code: Extract<ErrorCode, 'malformed_request' | 'missing_input' | 'validation_failed'>
+      message: string
+      details: ErrorDetail[]
+    }
 
 const KNOWN_FIELDS = new Set(['file_url', 'mode', 'params', 'delivery_mode', 'output_format', 'regions'])
 
@@ -125,7 +130,8 @@ export function validateUpload(fields: UploadFields, hasFile: boolean): UploadVa
   if (f.regions !== undefined && f.regions !== null && f.regions !== '') {
     const parsed = parseRegions(f.regions)
     if (!parsed.ok) details.push({ field: 'regions', issue: parsed.issue })
-    else if (!hasFile) details.push({ field: 'regions', issue: 'look-again boxes are taken only with the image in the part "file", not with file_url' })
+    else if (!hasFile)
+      details.push({ field: 'regions', issue: 'look-again boxes are taken only with the image in the part "file", not with file_url' })
     else if (parsed.boxes.length > 0) regions = parsed.boxes
   }
 

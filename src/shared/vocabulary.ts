@@ -114,7 +114,12 @@ export interface RunSettings {
 export function describeSettings(s: RunSettings): string {
   const params = s.params ?? null
   const job = describeJob({ mode: s.mode, params, output_format: s.format ?? s.output_format ?? 'png' })
-  const typed = typeof params === 'string' && params.includes('=') ? ` (${params})` : params !== null && typeof params === 'object' ? ` (${JSON.stringify(params)})` : ''
+  const typed =
+    typeof params === 'string' && params.includes('=')
+      ? ` (${params})`
+      : params !== null && typeof params === 'object'
+        ? ` (${JSON.stringify(params)})`
+        : ''
   const template = s.template ?? s.name_template ?? null
   return `${job}${typed}; ${s.all_variations ? 'every variation' : 'one file per photo'}; ${template ? `names ${template}` : 'default names'}`
 }

@@ -19,7 +19,8 @@ export interface AppSession {
 
 /** Starts the session; `pageErrors` receives every uncaught error of the page. */
 export async function openApp(prefix: string, pageErrors: string[]): Promise<AppSession> {
-  if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html'))) throw new Error('the renderer is not built: run `npm run build` first')
+  if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html')))
+    throw new Error('the renderer is not built: run `npm run build` first')
   const root = tempDir(prefix)
   const serve = await startServe(join(root, 'data'))
   const context = await launchChromium()

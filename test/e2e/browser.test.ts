@@ -37,7 +37,8 @@ describe.skipIf(!hasChromium)(title, () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html'))) throw new Error('the renderer is not built: run `npm run build` first')
+    if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html')))
+      throw new Error('the renderer is not built: run `npm run build` first')
     root = tempDir('clipdesk-e2e-')
     dataDir = join(root, 'data')
     serve = await startServe(dataDir)

@@ -21,7 +21,16 @@ import { box, screenshots } from './views'
 const title = hasChromium ? 'presets and the designer vocabulary, in Chromium against clipdesk serve' : `designer words — ${SKIP_REASON}`
 
 /** Developer words that must not reach a designer's screen. */
-const DEVELOPER_WORDS = ['preset/params', 'Primary (final_url)', 'final_url', 'As a parameter string', 'Parameter string', 'shadowTop', 'medium · cpu', 'Invalid input']
+const DEVELOPER_WORDS = [
+  'preset/params',
+  'Primary (final_url)',
+  'final_url',
+  'As a parameter string',
+  'Parameter string',
+  'shadowTop',
+  'medium · cpu',
+  'Invalid input'
+]
 
 const intersects = (a: { x: number; y: number; width: number; height: number }, b: typeof a): boolean =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
@@ -50,11 +59,16 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.getByTestId('param-margin').fill('12')
     await page.getByTestId('param-shadow').selectOption('top')
     await page.getByTestId('param-primary').selectOption('shadowTop')
-    expect(await page.getByTestId('preset-params').textContent()).toBe('background=beige;shadow=top;crop=subject;size=2000x2000;margin=12%;primary=shadowTop')
+    expect(await page.getByTestId('preset-params').textContent()).toBe(
+      'background=beige;shadow=top;crop=subject;size=2000x2000;margin=12%;primary=shadowTop'
+    )
     // The designer's names for the versions of a photo and for the main file.
     const labels = await page.locator('.variation-choices label').allTextContents()
     expect(labels).toEqual(Object.values(VARIATION_LABEL))
-    expect(await page.getByTestId('param-primary').locator('option').allTextContents()).toEqual(['Default', ...Object.values(VARIATION_LABEL)])
+    expect(await page.getByTestId('param-primary').locator('option').allTextContents()).toEqual([
+      'Default',
+      ...Object.values(VARIATION_LABEL)
+    ])
     expect(await page.getByTestId('preset-editor').textContent()).toContain('Main file')
 
     const preview = page.getByTestId('preset-preview')
@@ -108,13 +122,21 @@ describe.skipIf(!hasChromium)(title, () => {
 
   it('uses one set of mode names on every screen and no developer words', async () => {
     await page.getByTestId('nav-batches').click()
-    const batchModes = await page.locator('select', { has: page.locator(`option[value=clipping]`) }).first().locator('option').allTextContents()
+    const batchModes = await page
+      .locator('select', { has: page.locator(`option[value=clipping]`) })
+      .first()
+      .locator('option')
+      .allTextContents()
     expect(batchModes).toEqual([MODE_LABEL.clipping, MODE_LABEL.background])
     expect(await page.getByTestId('batch-preset').locator('option').allTextContents()).toContain('Shop Beige')
     const batchText = (await page.locator('main').textContent()) ?? ''
     await page.getByTestId('nav-watch').click()
     await page.getByTestId('watch-add').click()
-    const watchModes = await page.getByTestId('watch-form').locator('select', { has: page.locator('option[value=clipping]') }).locator('option').allTextContents()
+    const watchModes = await page
+      .getByTestId('watch-form')
+      .locator('select', { has: page.locator('option[value=clipping]') })
+      .locator('option')
+      .allTextContents()
     expect(watchModes).toEqual([MODE_LABEL.clipping, MODE_LABEL.background, MODE_LABEL.params])
     // The example name uses the designer's word for the version written.
     expect(await page.getByTestId('watch-form').textContent()).toContain('photo.cut-out.png')
@@ -140,13 +162,17 @@ describe.skipIf(!hasChromium)(title, () => {
       const imgs: any[] = [...(globalThis as any).document.querySelectorAll('[data-testid=viewer] img')]
       return imgs.length === 2 && imgs.every((i) => i.complete && i.naturalWidth > 0)
     })
-    const [after, before] = await page.locator('[data-testid=viewer] img').evaluateAll((imgs: any[]) => imgs.map((i) => i.naturalWidth / i.naturalHeight))
+    const [after, before] = await page
+      .locator('[data-testid=viewer] img')
+      .evaluateAll((imgs: any[]) => imgs.map((i) => i.naturalWidth / i.naturalHeight))
     // The 4:3 photo is shown framed as the 2000×2000 result frames it.
     expect(before).toBeCloseTo(after!, 2)
     expect(before).toBeCloseTo(1, 2)
     await page.keyboard.press('Escape')
     await expect.poll(() => page.getByTestId('viewer').count()).toBe(0)
-    await expect.poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('data-testid'))).toBe('open-viewer')
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('data-testid')))
+      .toBe('open-viewer')
     expect(pageErrors).toEqual([])
   })
 })

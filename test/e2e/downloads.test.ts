@@ -50,7 +50,15 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(all.suggestedFilename()).toMatch(/\.zip$/)
     const zip = join(root, 'saved.zip')
     await all.saveAs(zip)
-    const listing = execFileSync('python3', ['-c', 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print("\\n".join(sorted(z.namelist())))', zip], { encoding: 'utf8' })
+    const listing = execFileSync(
+      'python3',
+      [
+        '-c',
+        'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print("\\n".join(sorted(z.namelist())))',
+        zip
+      ],
+      { encoding: 'utf8' }
+    )
     expect(listing.trim().split('\n')).toEqual(['shoot/ball.png', 'shoot/day1/dot.png'])
     expect(pageErrors).toEqual([])
   })

@@ -68,7 +68,9 @@ describe.skipIf(skipReason !== null)(skipReason ? `the desktop app in Electron â
     // These run in the page (this project's Node types have no DOM: its globals are typed loosely).
     expect(await page.evaluate(() => typeof (globalThis as any).require)).toBe('undefined')
     expect(await page.evaluate(() => typeof (globalThis as any).process)).toBe('undefined')
-    expect(await page.evaluate(() => Object.keys((globalThis as any).api ?? {}).sort())).toEqual([...IPC_METHODS, 'on', 'pathForFile'].sort())
+    expect(await page.evaluate(() => Object.keys((globalThis as any).api ?? {}).sort())).toEqual(
+      [...IPC_METHODS, 'on', 'pathForFile'].sort()
+    )
     expect(await page.evaluate(() => (globalThis as any).open('about:blank'))).toBeNull()
     // The IPC bridge exposes no raw ipcRenderer and cannot be replaced.
     expect(await page.evaluate(() => typeof (globalThis as any).api.ipcRenderer)).toBe('undefined')

@@ -21,7 +21,9 @@ import { appCall, openApp, closeApp } from './app-session'
 import { hasChromium, SKIP_REASON } from './chromium'
 import { box, oneLine, rowsFit, screenshots } from './views'
 
-const title = hasChromium ? 'end states and plain words on the Batches screen, in Chromium against clipdesk serve' : `end states — ${SKIP_REASON}`
+const title = hasChromium
+  ? 'end states and plain words on the Batches screen, in Chromium against clipdesk serve'
+  : `end states — ${SKIP_REASON}`
 
 describe.skipIf(!hasChromium)(title, () => {
   let root: string
@@ -40,7 +42,14 @@ describe.skipIf(!hasChromium)(title, () => {
     const dir = join(root, 'in', name)
     mkdirSync(dir, { recursive: true })
     const png = await scenePng()
-    for (let i = 0; i < photos; i++) writeFileSync(join(dir, `photo-${i}.png`), await sharp(png).resize(240 + 16 * i).png().toBuffer())
+    for (let i = 0; i < photos; i++)
+      writeFileSync(
+        join(dir, `photo-${i}.png`),
+        await sharp(png)
+          .resize(240 + 16 * i)
+          .png()
+          .toBuffer()
+      )
     for (const [file, bytes] of Object.entries(others)) writeFileSync(join(dir, file), bytes)
     return dir
   }
@@ -76,7 +85,12 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.getByTestId('batch-preset').selectOption('')
     // "All variations" sits with its words: the box beside the first line of its label.
     const check = await box(page.getByTestId('batch-all-variations'))
-    const words = await box(page.locator('label.check', { has: page.getByTestId('batch-all-variations') }).locator('span').first())
+    const words = await box(
+      page
+        .locator('label.check', { has: page.getByTestId('batch-all-variations') })
+        .locator('span')
+        .first()
+    )
     expect(Math.abs(check.y + check.height / 2 - (words.y + 10))).toBeLessThan(10)
     expect(check.x + check.width).toBeLessThan(words.x)
   })
@@ -84,14 +98,18 @@ describe.skipIf(!hasChromium)(title, () => {
   it('checks the destination before any file is sent and says what is wrong in plain words', async () => {
     const dir = await folder('refused', 1)
     await start(dir, '/proc/clipdesk/out')
-    await expect.poll(() => page.getByTestId('destination-problem').textContent()).toContain('The folder /proc/clipdesk cannot be made: /proc does not take new folders')
+    await expect
+      .poll(() => page.getByTestId('destination-problem').textContent())
+      .toContain('The folder /proc/clipdesk cannot be made: /proc does not take new folders')
     // The server answered at once (no stuck mkdir) and the files stay staged for another try.
     expect((await fetch(`http://127.0.0.1:${serve.port}/api/v1/health`)).status).toBe(200)
     expect(await page.getByTestId('staged-count').textContent()).toContain('1 file ready')
     writeFileSync(join(root, 'a-file'), 'a file')
     await page.getByTestId('batch-destination').fill(join(root, 'a-file', 'out'))
     await page.getByTestId('start-batch').click()
-    await expect.poll(() => page.getByTestId('destination-problem').textContent()).toContain(`${join(root, 'a-file')} is a file, not a folder`)
+    await expect
+      .poll(() => page.getByTestId('destination-problem').textContent())
+      .toContain(`${join(root, 'a-file')} is a file, not a folder`)
     const ro = readOnlyFolder()
     if (ro) {
       await page.getByTestId('batch-destination').fill(ro)
@@ -115,7 +133,11 @@ describe.skipIf(!hasChromium)(title, () => {
       }).observe(g.document.body, { subtree: true, childList: true, characterData: true })
     })
     await start(dir, join(root, 'out-stop'))
-    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('[data-testid=batch-item][data-state=done]').length >= 1, null, { timeout: 240_000 })
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelectorAll('[data-testid=batch-item][data-state=done]').length >= 1,
+      null,
+      { timeout: 240_000 }
+    )
     await page.getByTestId('cancel-batch').click()
     await expect.poll(kind, { timeout: 60_000 }).toBe('stopped')
     expect(new Set(await page.evaluate(() => (globalThis as any).totalsSeen as number[]))).toEqual(new Set([6]))
@@ -131,7 +153,9 @@ describe.skipIf(!hasChromium)(title, () => {
   })
 
   it('a batch with failures says "Done with 2 errors", each in plain words, the system text behind Details', async () => {
-    const jpeg = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#a040a0' } }).jpeg().toBuffer()
+    const jpeg = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#a040a0' } })
+      .jpeg()
+      .toBuffer()
     const dir = await folder('mixed', 1, { 'broken.png': 'not a png at all', 'cut.jpg': jpeg.subarray(0, Math.floor(jpeg.length * 0.6)) })
     await start(dir, join(root, 'out-mixed'))
     await expect.poll(() => outcome().textContent(), { timeout: 240_000 }).toBe('Done with 2 errors')
@@ -147,18 +171,23 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(await page.getByTestId('problem-raw').textContent()).toContain('premature end of JPEG')
     await page.keyboard.press('Escape')
     await expect.poll(() => page.getByTestId('problem-dialog').count(), { timeout: 10_000 }).toBe(0)
-    await expect.poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), { timeout: 10_000 }).toBe('Details of the problem with cut.jpg')
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), { timeout: 10_000 })
+      .toBe('Details of the problem with cut.jpg')
 
     // Retry keeps the real error in view until the retry's own result (here: the same error again).
     await page.evaluate(() => {
       const g = globalThis as any
       g.errorsSeen = []
       const row = () => [...g.document.querySelectorAll('[data-testid=batch-item]')].find((r: any) => r.textContent.includes('cut.jpg'))
-      new g.MutationObserver(() => g.errorsSeen.push(row()?.querySelector('[data-testid=item-error]')?.textContent ?? '(none)')).observe(g.document.body, {
-        subtree: true,
-        childList: true,
-        characterData: true
-      })
+      new g.MutationObserver(() => g.errorsSeen.push(row()?.querySelector('[data-testid=item-error]')?.textContent ?? '(none)')).observe(
+        g.document.body,
+        {
+          subtree: true,
+          childList: true,
+          characterData: true
+        }
+      )
     })
     // The retry's own run is told by its new job (the API's view of the file): a damaged file can
     // fail again before the screen draws "Retrying", so the screen alone cannot tell it ran.
@@ -168,12 +197,16 @@ describe.skipIf(!hasChromium)(title, () => {
     await expect.poll(async () => (await cutItem()).job_id, { timeout: 60_000 }).not.toBe(jobBefore)
     await expect.poll(async () => (await cutItem()).state, { timeout: 120_000 }).toBe('failed')
     await expect.poll(() => outcome().textContent(), { timeout: 120_000 }).toBe('Done with 2 errors')
-    await expect.poll(() => cut.getByTestId('item-error').textContent()).toBe('This JPEG is damaged: it ends early (the file was cut short)')
+    await expect
+      .poll(() => cut.getByTestId('item-error').textContent())
+      .toBe('This JPEG is damaged: it ends early (the file was cut short)')
     const seen: string[] = await page.evaluate(() => (globalThis as any).errorsSeen)
     for (const text of seen) expect(text).toMatch(/This JPEG is damaged: it ends early/)
     // A file refused when it was added has nothing kept to run again: the retry says so, its error stays.
     await broken.getByTestId('retry-item').click()
-    await expect.poll(() => page.getByTestId('batch-error').textContent()).toContain('This file cannot be retried: it was refused when added')
+    await expect
+      .poll(() => page.getByTestId('batch-error').textContent())
+      .toContain('This file cannot be retried: it was refused when added')
     expect(await broken.getByTestId('item-error').textContent()).toMatch(/^This file is not an image Clipdesk reads/)
     await page.getByTestId('batch-error').getByRole('button', { name: 'Dismiss' }).click()
     await screenshots(page, 'batch-with-failures', showHead, (size) => rowsFit(page, size.width))

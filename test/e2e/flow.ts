@@ -16,7 +16,13 @@ export async function writeInputs(root: string): Promise<{ folder: string; singl
   mkdirSync(join(root, 'in', 'photos', 'studio'), { recursive: true })
   writeFileSync(join(root, 'in', 'photos', 'ball.png'), await scenePng())
   writeFileSync(join(root, 'in', 'photos', 'studio', 'ball-2.jpg'), await sceneJpeg())
-  writeFileSync(join(root, 'in', 'single.png'), await sharp(await scenePng()).flop().png().toBuffer())
+  writeFileSync(
+    join(root, 'in', 'single.png'),
+    await sharp(await scenePng())
+      .flop()
+      .png()
+      .toBuffer()
+  )
   return { folder: join(root, 'in', 'photos'), single: join(root, 'in', 'single.png') }
 }
 
@@ -43,19 +49,32 @@ export async function dropFile(page: Page, name: string, bytes: Buffer): Promise
  * Adds the folder and the file through the file inputs, starts, and waits for 100 %.
  * Returns every value the overall progress bar showed; `onRunning` is called once it moved.
  */
-export async function runBatch(page: Page, inputs: { folder: string; single: string }, destination: string, onRunning: () => Promise<unknown>): Promise<number[]> {
+export async function runBatch(
+  page: Page,
+  inputs: { folder: string; single: string },
+  destination: string,
+  onRunning: () => Promise<unknown>
+): Promise<number[]> {
   await page.getByTestId('folder-input').setInputFiles(inputs.folder)
   await page.getByTestId('file-input').setInputFiles([inputs.single])
   await expect.poll(() => page.getByTestId('staged-count').textContent()).toContain('3 files ready')
   // A drop anywhere on the window stages files too; × takes one out again.
-  await dropFile(page, 'dropped.png', await sharp({ create: { width: 8, height: 8, channels: 3, background: '#4080c0' } }).png().toBuffer())
+  await dropFile(
+    page,
+    'dropped.png',
+    await sharp({ create: { width: 8, height: 8, channels: 3, background: '#4080c0' } })
+      .png()
+      .toBuffer()
+  )
   await expect.poll(() => page.getByTestId('staged-count').textContent()).toContain('4 files ready')
   await page.getByRole('button', { name: 'Remove dropped.png' }).click()
   await expect.poll(() => page.getByTestId('staged-count').textContent()).toContain('3 files ready')
   await page.getByTestId('batch-destination').fill(destination)
   // Before Start, the screen says which files each photo gives: one per photo unless all variations are asked.
   expect(await page.getByTestId('batch-plan').textContent()).toContain('Each photo gives one file')
-  expect(await page.getByTestId('planned-outputs').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/→ \S+\.png$/)]))
+  expect(await page.getByTestId('planned-outputs').allTextContents()).toEqual(
+    expect.arrayContaining([expect.stringMatching(/→ \S+\.png$/)])
+  )
   // Every value the overall bar shows, recorded in the page as it changes.
   await page.evaluate(() => {
     const page = globalThis as any
@@ -69,13 +88,21 @@ export async function runBatch(page: Page, inputs: { folder: string; single: str
   })
   await page.getByTestId('start-batch').click()
   // (Functions, not strings: the page's CSP allows no eval.)
-  await page.waitForFunction(() => Number((globalThis as any).document.querySelector('[data-testid=batch-progress]')?.getAttribute('aria-valuenow')) > 0, null, {
-    timeout: 240_000
-  })
+  await page.waitForFunction(
+    () => Number((globalThis as any).document.querySelector('[data-testid=batch-progress]')?.getAttribute('aria-valuenow')) > 0,
+    null,
+    {
+      timeout: 240_000
+    }
+  )
   await onRunning()
-  await page.waitForFunction(() => (globalThis as any).document.querySelector('[data-testid=batch-progress]')?.getAttribute('aria-valuenow') === '100', null, {
-    timeout: 240_000
-  })
+  await page.waitForFunction(
+    () => (globalThis as any).document.querySelector('[data-testid=batch-progress]')?.getAttribute('aria-valuenow') === '100',
+    null,
+    {
+      timeout: 240_000
+    }
+  )
   await expect.poll(() => page.getByTestId('batch-outcome').textContent()).toBe('Done: all 3 files')
   // Green only because every file succeeded.
   expect(await page.getByTestId('batch-progress').getAttribute('data-tone')).toBe('done')
@@ -144,7 +171,11 @@ export async function createPreset(page: Page, name: string, onPreview: () => Pr
 }
 
 /** Creates key `name` (secret shown once), then revokes it. `check` may try the secret in between and after. */
-export async function createAndRevokeKey(page: Page, name: string, check: (secret: string, phase: 'created' | 'revoked') => Promise<unknown>): Promise<void> {
+export async function createAndRevokeKey(
+  page: Page,
+  name: string,
+  check: (secret: string, phase: 'created' | 'revoked') => Promise<unknown>
+): Promise<void> {
   await page.getByTestId('nav-api').click()
   await page.getByTestId('key-name').fill(name)
   await page.getByTestId('create-key').click()

@@ -39,17 +39,26 @@ describe.skipIf(!hasChromium)(title, () => {
     const at = ([x, y]: [number, number]): [number, number] => [r.x + (x / width) * r.width, r.y + (y / height) * r.height]
     await page.mouse.move(...at(from))
     await page.mouse.down()
-    for (let k = 1; k <= 6; k++) await page.mouse.move(...at([from[0] + ((to[0] - from[0]) * k) / 6, from[1] + ((to[1] - from[1]) * k) / 6]))
+    for (let k = 1; k <= 6; k++)
+      await page.mouse.move(...at([from[0] + ((to[0] - from[0]) * k) / 6, from[1] + ((to[1] - from[1]) * k) / 6]))
     await page.mouse.up()
   }
 
-  const counts = () => page.getByTestId('touchup').getByText(/\d+ strokes?/).textContent()
+  const counts = () =>
+    page
+      .getByTestId('touchup')
+      .getByText(/\d+ strokes?/)
+      .textContent()
   const settledPreview = async (): Promise<void> => {
     await expect.poll(() => page.getByTestId('touchup-status').getAttribute('data-updating'), { timeout: 120_000 }).toBe('no')
   }
   const shownAlpha = async (): Promise<Buffer> => {
     const src = await page.getByTestId('touchup-image').getAttribute('src')
-    return sharp(Buffer.from(src!.split(',')[1]!, 'base64')).ensureAlpha().extractChannel(3).raw().toBuffer()
+    return sharp(Buffer.from(src!.split(',')[1]!, 'base64'))
+      .ensureAlpha()
+      .extractChannel(3)
+      .raw()
+      .toBuffer()
   }
 
   it('a box round a missed subject: the preview looks again, Save writes it, the previous is kept', { timeout: 420_000 }, async () => {

@@ -15,7 +15,9 @@ import { openApp, closeApp } from './app-session'
 import { hasChromium, SKIP_REASON } from './chromium'
 import { screenshots } from './views'
 
-const title = hasChromium ? 'a preset with a contact shadow previews the shadow, in Chromium against clipdesk serve' : `preset shadow — ${SKIP_REASON}`
+const title = hasChromium
+  ? 'a preset with a contact shadow previews the shadow, in Chromium against clipdesk serve'
+  : `preset shadow — ${SKIP_REASON}`
 
 describe.skipIf(!hasChromium)(title, () => {
   let root: string
@@ -40,7 +42,9 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.getByTestId('param-margin').fill('10')
     await page.getByTestId('param-shadow').selectOption('top')
     expect(await page.getByTestId('param-primary').inputValue()).toBe('') // Main file: Default
-    await expect.poll(() => page.getByTestId('preset-params').textContent()).toBe('background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=10%')
+    await expect
+      .poll(() => page.getByTestId('preset-params').textContent())
+      .toBe('background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=10%')
 
     const preview = page.getByTestId('preset-preview')
     await preview.waitFor({ timeout: 180_000 })

@@ -20,7 +20,9 @@ import { appCall } from './app-session'
 import { ARTIFACTS, hasChromium, launchChromium, SKIP_REASON } from './chromium'
 
 const PHOTOS = 5
-const title = hasChromium ? 'resuming an interrupted batch in Chromium against clipdesk serve' : `resuming an interrupted batch — ${SKIP_REASON}`
+const title = hasChromium
+  ? 'resuming an interrupted batch in Chromium against clipdesk serve'
+  : `resuming an interrupted batch — ${SKIP_REASON}`
 
 describe.skipIf(!hasChromium)(title, () => {
   let root: string
@@ -97,7 +99,9 @@ describe.skipIf(!hasChromium)(title, () => {
     // The page says plainly that the server is gone and what is left, and stops counting time left.
     const gone = page.getByTestId('server-gone')
     await gone.waitFor()
-    expect(await gone.textContent()).toMatch(/^Clipdesk stopped or cannot be reached; [1-5] files? will continue when it is back \(Resume on the batch\)\.$/)
+    expect(await gone.textContent()).toMatch(
+      /^Clipdesk stopped or cannot be reached; [1-5] files? will continue when it is back \(Resume on the batch\)\.$/
+    )
     await expect.poll(() => page.getByTestId('batch-outcome').textContent()).toMatch(/^Clipdesk stopped: [0-4] of 5 done, [1-5] left$/)
     expect(await page.getByTestId('batch-count').textContent()).not.toContain(' left')
     await page.screenshot({ path: join(ARTIFACTS, 'resume-0-server-gone.png') })
@@ -128,7 +132,13 @@ describe.skipIf(!hasChromium)(title, () => {
     // Exactly one output per photo; the report beside them.
     const written = readdirSync(join(out, 'shoot')).sort()
     expect(written).toEqual(['p0.png', 'p1.png', 'p2.png', 'p3.png', 'p4.png'])
-    await expect.poll(() => readdirSync(out).filter((f) => f.startsWith('clipdesk-report.')).sort()).toEqual(['clipdesk-report.json', 'clipdesk-report.txt'])
+    await expect
+      .poll(() =>
+        readdirSync(out)
+          .filter((f) => f.startsWith('clipdesk-report.'))
+          .sort()
+      )
+      .toEqual(['clipdesk-report.json', 'clipdesk-report.txt'])
     // The photos done before the crash were not run again: same job, same file.
     const after = await app<BatchDetail>('batchGet', batch!.id)
     for (const item of after.items) {

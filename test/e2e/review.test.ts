@@ -20,7 +20,9 @@ import { WORTH_A_LOOK } from '../../src/shared/review'
 import { openApp, closeApp } from './app-session'
 import { hasChromium, SKIP_REASON } from './chromium'
 
-const title = hasChromium ? 'cutouts to check on the Batches screen, in Chromium against clipdesk serve' : `cutouts to check — ${SKIP_REASON}`
+const title = hasChromium
+  ? 'cutouts to check on the Batches screen, in Chromium against clipdesk serve'
+  : `cutouts to check — ${SKIP_REASON}`
 
 describe.skipIf(!hasChromium)(title, () => {
   let root: string
@@ -41,7 +43,12 @@ describe.skipIf(!hasChromium)(title, () => {
     mkdirSync(dir, { recursive: true })
     // "a-ball" is added first: sorted by uncertainty, the empty grey cutout must move above it.
     writeFileSync(join(dir, 'a-ball.png'), await scenePng())
-    writeFileSync(join(dir, 'b-grey.png'), await sharp({ create: { width: 96, height: 64, channels: 3, background: '#808080' } }).png().toBuffer())
+    writeFileSync(
+      join(dir, 'b-grey.png'),
+      await sharp({ create: { width: 96, height: 64, channels: 3, background: '#808080' } })
+        .png()
+        .toBuffer()
+    )
     writeFileSync(join(dir, 'c-clutter.png'), await clutterPng())
     await page.getByTestId('folder-input').setInputFiles(dir)
     await page.getByTestId('batch-destination').fill(join(root, 'out'))
@@ -103,7 +110,14 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.mouse.down()
     for (let k = 1; k <= 8; k++) await page.mouse.move(box.x + box.width * (0.3 + 0.05 * k), box.y + box.height * 0.5)
     await page.mouse.up()
-    await expect.poll(() => page.getByTestId('touchup').getByText(/\d+ strokes?/).textContent()).toContain('1 stroke')
+    await expect
+      .poll(() =>
+        page
+          .getByTestId('touchup')
+          .getByText(/\d+ strokes?/)
+          .textContent()
+      )
+      .toContain('1 stroke')
     await expect.poll(() => page.getByTestId('touchup-status').getAttribute('data-updating'), { timeout: 60_000 }).toBe('no')
     await page.getByTestId('touchup-save').click()
     await expect.poll(() => page.getByTestId('touchup-saved').textContent(), { timeout: 120_000 }).toContain('b-grey.prev-1.png')

@@ -11,7 +11,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ServeProcess } from '../helpers/cli'
 import { multipart, tempDir } from '../helpers/engine'
 import { scenePng } from '../helpers/fixtures'
-import { REDIS_MISSING_MESSAGE, REDIS_SERVER, createKey, startCoordinator, startRedis, startWorker, workerListenPort, type RedisProcess, type WorkerProcess } from '../helpers/studio'
+import {
+  REDIS_MISSING_MESSAGE,
+  REDIS_SERVER,
+  createKey,
+  startCoordinator,
+  startRedis,
+  startWorker,
+  workerListenPort,
+  type RedisProcess,
+  type WorkerProcess
+} from '../helpers/studio'
 import { ARTIFACTS, hasChromium, launchChromium, SKIP_REASON } from './chromium'
 
 const skip = !hasChromium ? SKIP_REASON : !REDIS_SERVER ? REDIS_MISSING_MESSAGE : null
@@ -29,7 +39,8 @@ describe.skipIf(skip !== null)('studio workers on the API screen, in Chromium', 
   const pageErrors: string[] = []
 
   beforeAll(async () => {
-    if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html'))) throw new Error('the renderer is not built: run `npm run build` first')
+    if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html')))
+      throw new Error('the renderer is not built: run `npm run build` first')
     root = tempDir('clipdesk-e2e-studio-')
     const data = join(root, 'data')
     redis = await startRedis()
@@ -68,7 +79,11 @@ describe.skipIf(skip !== null)('studio workers on the API screen, in Chromium', 
     expect(await page.locator('[data-testid=key-row]', { hasText: 'worker' }).count()).toBe(1)
 
     // One job through the public API: the screen follows without a reload.
-    const res = await fetch(`${base}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client }, body: multipart({}, { bytes: await scenePng(), type: 'image/png' }) })
+    const res = await fetch(`${base}/api/v1/upload`, {
+      method: 'POST',
+      headers: { 'X-API-Key': client },
+      body: multipart({}, { bytes: await scenePng(), type: 'image/png' })
+    })
     expect(res.status).toBe(202)
     await expect.poll(() => row.getByTestId('worker-jobs').textContent(), { timeout: 120_000, interval: 250 }).toBe('1')
     expect(await row.textContent()).toMatch(/\d+ jobs\/h/)
@@ -80,7 +95,9 @@ describe.skipIf(skip !== null)('studio workers on the API screen, in Chromium', 
     await page.getByTestId('nav-settings').click()
     const address = page.getByTestId('queue-url')
     await address.fill('http://queue-host:6379')
-    await expect.poll(() => page.getByTestId('queue-url-problem').textContent()).toContain('expected a redis:// or rediss:// address, not http://')
+    await expect
+      .poll(() => page.getByTestId('queue-url-problem').textContent())
+      .toContain('expected a redis:// or rediss:// address, not http://')
     expect(await page.getByTestId('save-studio').isDisabled()).toBe(true)
     await address.fill('redis://queue-host:6379')
     expect(await page.getByTestId('queue-url-problem').count()).toBe(0)

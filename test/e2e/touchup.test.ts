@@ -54,16 +54,23 @@ describe.skipIf(!hasChromium)(title, () => {
     const at = ([x, y]: [number, number]): [number, number] => [box.x + (x / width) * box.width, box.y + (y / height) * box.height]
     await page.mouse.move(...at(from))
     await page.mouse.down()
-    for (let k = 1; k <= 8; k++) await page.mouse.move(...at([from[0] + ((to[0] - from[0]) * k) / 8, from[1] + ((to[1] - from[1]) * k) / 8]))
+    for (let k = 1; k <= 8; k++)
+      await page.mouse.move(...at([from[0] + ((to[0] - from[0]) * k) / 8, from[1] + ((to[1] - from[1]) * k) / 8]))
     await page.mouse.up()
   }
 
-  const strokes = () => page.getByTestId('touchup').getByText(/\d+ strokes?/).textContent()
+  const strokes = () =>
+    page
+      .getByTestId('touchup')
+      .getByText(/\d+ strokes?/)
+      .textContent()
   const settledPreview = async (): Promise<void> => {
     await expect.poll(() => page.getByTestId('touchup-status').getAttribute('data-updating'), { timeout: 60_000 }).toBe('no')
   }
 
-  it('paints Remove and Keep strokes, saves, and the destination file has them with the previous kept beside it', { timeout: 420_000 }, async () => {
+  it('paints Remove and Keep strokes, saves, and the destination file has them with the previous kept beside it', {
+    timeout: 420_000
+  }, async () => {
     const dir = join(root, 'in', 'photos')
     mkdirSync(dir, { recursive: true })
     writeFileSync(join(dir, 'ball.png'), await scenePng())
@@ -76,7 +83,12 @@ describe.skipIf(!hasChromium)(title, () => {
     const before = readFileSync(file)
 
     // The row's state and its buttons, Touch up among them, stay in view at both sizes.
-    await screenshots(page, 'touchup-row', () => page.getByTestId('touch-up').scrollIntoViewIfNeeded(), (size) => rowsFit(page, size.width))
+    await screenshots(
+      page,
+      'touchup-row',
+      () => page.getByTestId('touch-up').scrollIntoViewIfNeeded(),
+      (size) => rowsFit(page, size.width)
+    )
     await page.getByTestId('touch-up').click()
     await page.getByTestId('touchup-canvas').waitFor()
     await settledPreview()
@@ -156,7 +168,11 @@ describe.skipIf(!hasChromium)(title, () => {
 
     // The preview the editor shows has the strokes already.
     const shown = await page.getByTestId('touchup-image').getAttribute('src')
-    const previewAlpha = await sharp(Buffer.from(shown!.split(',')[1]!, 'base64')).ensureAlpha().extractChannel(3).raw().toBuffer()
+    const previewAlpha = await sharp(Buffer.from(shown!.split(',')[1]!, 'base64'))
+      .ensureAlpha()
+      .extractChannel(3)
+      .raw()
+      .toBuffer()
     expect(meanIn(previewAlpha, REMOVE)).toBeLessThanOrEqual(25.5)
     expect(meanIn(previewAlpha, KEEP)).toBeGreaterThanOrEqual(229.5)
 
@@ -176,7 +192,13 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(kept.equals(before)).toBe(true)
     const old = await sharp(kept).ensureAlpha().extractChannel(3).raw().toBuffer()
     expect(meanIn(old, REMOVE)).toBeGreaterThan(200)
-    await expect.poll(() => existsSync(join(out, 'clipdesk-report.json')) && JSON.parse(readFileSync(join(out, 'clipdesk-report.json'), 'utf8')).touched_up?.[0]?.input).toBe('photos/ball.png')
+    await expect
+      .poll(
+        () =>
+          existsSync(join(out, 'clipdesk-report.json')) &&
+          JSON.parse(readFileSync(join(out, 'clipdesk-report.json'), 'utf8')).touched_up?.[0]?.input
+      )
+      .toBe('photos/ball.png')
 
     // Saved: closing asks nothing.
     await page.getByTestId('touchup-cancel').click()

@@ -28,7 +28,12 @@ export async function setTheme(page: Page, theme: (typeof THEMES)[number]): Prom
  * `<name>-1280x800-light.png`, `<name>-900x700-dark.png`…; `show` brings the part to look at into
  * view after each resize. `check` runs at each size (layout assertions).
  */
-export async function screenshots(page: Page, name: string, show: () => Promise<unknown>, check?: (size: (typeof SIZES)[number]) => Promise<unknown>): Promise<string[]> {
+export async function screenshots(
+  page: Page,
+  name: string,
+  show: () => Promise<unknown>,
+  check?: (size: (typeof SIZES)[number]) => Promise<unknown>
+): Promise<string[]> {
   const files: string[] = []
   for (const size of SIZES) {
     await page.setViewportSize(size)

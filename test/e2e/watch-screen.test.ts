@@ -26,7 +26,8 @@ describe.skipIf(!hasChromium)(title, () => {
   const pageErrors: string[] = []
 
   beforeAll(async () => {
-    if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html'))) throw new Error('the renderer is not built: run `npm run build` first')
+    if (!existsSync(join(import.meta.dirname, '../../out/renderer/index.html')))
+      throw new Error('the renderer is not built: run `npm run build` first')
     root = tempDir('clipdesk-e2e-watch-')
     inbox = join(root, 'hot folder')
     mkdirSync(inbox)

@@ -21,7 +21,9 @@ export interface ServeProcess {
 
 /** Starts `clipdesk serve --port 0` and waits for its "Listening on" line. */
 export function startServe(dataDir: string, extra: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   let out = ''
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
   return new Promise((resolve, reject) => {

@@ -11,13 +11,22 @@ export async function blockPng(width: number, height: number, rect: Rect): Promi
   for (let y = rect.y; y < rect.y + rect.height; y++) {
     for (let x = rect.x; x < rect.x + rect.width; x++) data.set([200, 30, 40, 255], (y * width + x) * 4)
   }
-  return sharp(data, { raw: { width, height, channels: 4 } }).png().toBuffer()
+  return sharp(data, { raw: { width, height, channels: 4 } })
+    .png()
+    .toBuffer()
 }
 
 /** A decoded image's pixels as RGBA, with a reader of one pixel. */
-export async function rgbaOf(bytes: Buffer | string): Promise<{ data: Buffer; width: number; height: number; at(x: number, y: number): number[] }> {
+export async function rgbaOf(
+  bytes: Buffer | string
+): Promise<{ data: Buffer; width: number; height: number; at(x: number, y: number): number[] }> {
   const { data, info } = await sharp(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
-  return { data, width: info.width, height: info.height, at: (x, y) => [...data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 4)] }
+  return {
+    data,
+    width: info.width,
+    height: info.height,
+    at: (x, y) => [...data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 4)]
+  }
 }
 
 /**

@@ -37,7 +37,19 @@ export const POSITION_TEXT = [
   'Iceland-IIM-name' // 2:101
 ]
 /** Property names that mean a position, as they appear in XMP (raw search). */
-export const POSITION_NAMES = ['GpsLatitude', 'GpsLongitude', 'AbsoluteAltitude', 'RelativeAltitude', 'GPSLatitude', 'GPSLongitude', 'GPSAltitude', 'photoshop:City', 'LocationCreated', 'LocationShown', 'Iptc4xmpCore:Location']
+export const POSITION_NAMES = [
+  'GpsLatitude',
+  'GpsLongitude',
+  'AbsoluteAltitude',
+  'RelativeAltitude',
+  'GPSLatitude',
+  'GPSLongitude',
+  'GPSAltitude',
+  'photoshop:City',
+  'LocationCreated',
+  'LocationShown',
+  'Iptc4xmpCore:Location'
+]
 /** Text that must survive `metadata=keep`: proves the readers do see the metadata that is there. */
 export const KEPT_XMP = 'Studio Nord XMP rights'
 export const KEPT_XMP_NESTED = 'Basalt columns title'
@@ -56,8 +68,11 @@ const TYPE = { byte: [1, 1], ascii: [2, 1], short: [3, 2], long: [4, 4], rationa
 
 /** Big-endian TIFF bytes of `ifds` laid out one after the other (each followed by its values), then `tail`. */
 function tiff(ifds: Entry[][], link: (offsets: number[], tailAt: number) => void, tail: Buffer): Buffer {
-  const valueBytes = (e: Entry): number => (e.type === 'ascii' ? (e.value as string).length + 1 : (e.value as number[]).length * TYPE[e.type][1])
-  const sizes = ifds.map((entries) => 2 + entries.length * 12 + 4 + entries.reduce((n, e) => n + (valueBytes(e) > 4 ? (valueBytes(e) + 1) & ~1 : 0), 0))
+  const valueBytes = (e: Entry): number =>
+    e.type === 'ascii' ? (e.value as string).length + 1 : (e.value as number[]).length * TYPE[e.type][1]
+  const sizes = ifds.map(
+    (entries) => 2 + entries.length * 12 + 4 + entries.reduce((n, e) => n + (valueBytes(e) > 4 ? (valueBytes(e) + 1) & ~1 : 0), 0)
+  )
   const offsets: number[] = []
   let at = 8
   for (const size of sizes) {
@@ -77,7 +92,10 @@ function tiff(ifds: Entry[][], link: (offsets: number[], tailAt: number) => void
     for (const e of entries) {
       const bytes = Buffer.alloc(valueBytes(e))
       if (e.type === 'ascii') bytes.write(e.value as string, 0, 'latin1')
-      else (e.value as number[]).forEach((v, j) => (e.type === 'byte' ? bytes.writeUInt8(v, j) : e.type === 'short' ? bytes.writeUInt16BE(v, j * 2) : bytes.writeUInt32BE(v, j * 4)))
+      else
+        (e.value as number[]).forEach((v, j) =>
+          e.type === 'byte' ? bytes.writeUInt8(v, j) : e.type === 'short' ? bytes.writeUInt16BE(v, j * 2) : bytes.writeUInt32BE(v, j * 4)
+        )
       out.writeUInt16BE(e.tag, p)
       out.writeUInt16BE(TYPE[e.type][0], p + 2)
       out.writeUInt32BE(e.type === 'ascii' ? bytes.length : (e.value as number[]).length / (e.type === 'rational' ? 2 : 1), p + 4)

@@ -58,7 +58,9 @@ export function inSmallSubjectBox(x: number, y: number): boolean {
 
 /** A small valid PNG of one colour (for tests that never run the model). */
 export async function tinyPng(width = 8, height = 8): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: '#4080c0' } }).png().toBuffer()
+  return sharp({ create: { width, height, channels: 3, background: '#4080c0' } })
+    .png()
+    .toBuffer()
 }
 
 /**
@@ -81,9 +83,11 @@ export async function clutterPng(seed = 2, width = 640, height = 480): Promise<B
     const x = (rand() * width).toFixed(1)
     const y = (rand() * height).toFixed(1)
     const size = 20 + rand() * 160
-    if (kind === 0) shapes += `<rect x="${x}" y="${y}" width="${size.toFixed(1)}" height="${(size * (0.4 + rand())).toFixed(1)}" fill="${colour()}"/>`
+    if (kind === 0)
+      shapes += `<rect x="${x}" y="${y}" width="${size.toFixed(1)}" height="${(size * (0.4 + rand())).toFixed(1)}" fill="${colour()}"/>`
     else if (kind === 1) shapes += `<circle cx="${x}" cy="${y}" r="${(size / 2).toFixed(1)}" fill="${colour()}"/>`
-    else shapes += `<rect x="${x}" y="${y}" width="${size.toFixed(1)}" height="${(size / 3).toFixed(1)}" fill="${colour()}" transform="rotate(${Math.round(rand() * 180)} ${x} ${y})"/>`
+    else
+      shapes += `<rect x="${x}" y="${y}" width="${size.toFixed(1)}" height="${(size / 3).toFixed(1)}" fill="${colour()}" transform="rotate(${Math.round(rand() * 180)} ${x} ${y})"/>`
   }
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="${colour()}"/>${shapes}</svg>`
   return sharp(Buffer.from(svg)).png().toBuffer()

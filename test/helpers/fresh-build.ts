@@ -41,7 +41,9 @@ export default function checkFreshBuild(): void {
     const newest = newestSource(sources)
     if (at === 0) throw new Error(`${built} is missing: run npm run build first (npm test does)`)
     if (newest.mtimeMs > at) {
-      throw new Error(`${built} is older than ${newest.path.slice(ROOT.length + 1)}: run npm run build first (npm test does), or the tests would run stale bundles`)
+      throw new Error(
+        `${built} is older than ${newest.path.slice(ROOT.length + 1)}: run npm run build first (npm test does), or the tests would run stale bundles`
+      )
     }
   }
 }

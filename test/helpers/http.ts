@@ -44,7 +44,12 @@ export function rawRequest(port: number, head: string, body: RawBody): { reply: 
       answered = true
       const status = text.startsWith('HTTP/1.1 ') ? Number(text.slice(9, 12)) : null
       const at = text.indexOf('"code":"')
-      resolve({ status, code: at < 0 ? null : text.slice(at + 8, text.indexOf('"', at + 8)), headers: text.slice(0, Math.max(0, text.indexOf('\r\n\r\n'))), sent })
+      resolve({
+        status,
+        code: at < 0 ? null : text.slice(at + 8, text.indexOf('"', at + 8)),
+        headers: text.slice(0, Math.max(0, text.indexOf('\r\n\r\n'))),
+        sent
+      })
     }
     socket.on('data', (c: Buffer) => {
       text += c.toString('latin1')
@@ -61,7 +66,8 @@ export function rawRequest(port: number, head: string, body: RawBody): { reply: 
     const size = body.chunk ?? 64 * 1024
     const prefix = typeof body.prefix === 'string' ? Buffer.from(body.prefix) : (body.prefix ?? Buffer.alloc(0))
     const filler = Buffer.alloc(size, 0x41)
-    const frame = (bytes: Buffer): Buffer => (body.chunked ? Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]) : bytes)
+    const frame = (bytes: Buffer): Buffer =>
+      body.chunked ? Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]) : bytes
     while (!answered && !socket.destroyed && sent < body.total) {
       if (body.resetAfter !== undefined && sent >= body.resetAfter) {
         socket.resetAndDestroy()

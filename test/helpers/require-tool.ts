@@ -4,5 +4,6 @@
  * `CLIPDESK_REQUIRE_<TOOL>=1`, and then a missing tool fails the test file that needs it.
  */
 export function requireTool(present: boolean, variable: string, message: string): void {
-  if (!present && process.env[variable] === '1') throw new Error(`${variable}=1 and the tool is missing: ${message.replace(/^SKIPPED: /, '')}`)
+  if (!present && process.env[variable] === '1')
+    throw new Error(`${variable}=1 and the tool is missing: ${message.replace(/^SKIPPED: /, '')}`)
 }

@@ -93,7 +93,22 @@ export interface WorkerProcess {
 export function startWorker(redisUrl: string, coordinatorPort: number, key: string, name: string): Promise<WorkerProcess> {
   const child = spawn(
     process.execPath,
-    [CLI, 'worker', '--queue', redisUrl, '--coordinator', `http://127.0.0.1:${coordinatorPort}`, '--key', key, '--name', name, '--lock-ms', '3000', '--threads', '1'],
+    [
+      CLI,
+      'worker',
+      '--queue',
+      redisUrl,
+      '--coordinator',
+      `http://127.0.0.1:${coordinatorPort}`,
+      '--key',
+      key,
+      '--name',
+      name,
+      '--lock-ms',
+      '3000',
+      '--threads',
+      '1'
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] }
   )
   let out = ''
@@ -111,7 +126,7 @@ export function startWorker(redisUrl: string, coordinatorPort: number, key: stri
 /** The port of the workers' listener a coordinator started with `--worker-listen 127.0.0.1:0`. */
 export async function workerListenPort(serve: ServeProcess): Promise<number> {
   const pattern = /Workers listening on http:\/\/127\.0\.0\.1:(\d+)/
-  await waitFor('the workers\' listener', () => pattern.test(serve.output()), 30_000)
+  await waitFor("the workers' listener", () => pattern.test(serve.output()), 30_000)
   return Number(pattern.exec(serve.output())![1])
 }
 
@@ -240,7 +255,13 @@ export function rawPost(
   opts: { total: number; declared?: number; head?: Buffer; hold?: boolean }
 ): { answer: Promise<RawAnswer>; opened: Promise<void>; abort(): void } {
   const u = new URL(url)
-  const req = httpRequest({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { ...headers, ...(opts.declared !== undefined ? { 'Content-Length': String(opts.declared) } : {}) } })
+  const req = httpRequest({
+    host: u.hostname,
+    port: u.port,
+    path: u.pathname,
+    method: 'POST',
+    headers: { ...headers, ...(opts.declared !== undefined ? { 'Content-Length': String(opts.declared) } : {}) }
+  })
   let sent = 0
   let answered = false
   let open: () => void = () => undefined

@@ -74,7 +74,9 @@ export function parseArg<S extends z.ZodType>(schema: S, value: unknown, name = 
 
 function idArg(value: unknown, name: string): string {
   if (typeof value !== 'string' || value === '' || value.length > 64) {
-    throw new ApiError('validation_failed', `Expected ${name} to be an id.`, { details: [{ field: name, issue: 'expected a non-empty string' }] })
+    throw new ApiError('validation_failed', `Expected ${name} to be an id.`, {
+      details: [{ field: name, issue: 'expected a non-empty string' }]
+    })
   }
   return value
 }

@@ -23,7 +23,9 @@ async function fileOf(request: IpcUploadRequest, maxBytes: number): Promise<Uplo
   if ('path' in file && typeof file.path === 'string') {
     const info = await stat(file.path).catch(() => null)
     if (!info || !info.isFile()) {
-      throw new ApiError('validation_failed', 'The file cannot be read.', { details: [{ field: 'file', issue: `no readable file at ${file.path}` }] })
+      throw new ApiError('validation_failed', 'The file cannot be read.', {
+        details: [{ field: 'file', issue: `no readable file at ${file.path}` }]
+      })
     }
     if (info.size > maxBytes) throw new ApiError('payload_too_large', `The file is larger than ${maxBytes} bytes.`)
     return { bytes: await readFile(file.path), mimeType: null, filename: basename(file.path) }
@@ -31,7 +33,9 @@ async function fileOf(request: IpcUploadRequest, maxBytes: number): Promise<Uplo
   if ('bytes' in file && file.bytes instanceof Uint8Array) {
     return { bytes: Buffer.from(file.bytes), mimeType: file.type ?? null, filename: file.name }
   }
-  throw new ApiError('malformed_request', 'file must be {path} or {bytes}.', { details: [{ field: 'file', issue: 'expected {path} or {bytes}' }] })
+  throw new ApiError('malformed_request', 'file must be {path} or {bytes}.', {
+    details: [{ field: 'file', issue: 'expected {path} or {bytes}' }]
+  })
 }
 
 /** The methods answered by the engine alone; the app's other methods are composed in `app-api.ts`. */

@@ -5,7 +5,10 @@ import { MODEL_NAME_PATTERN, type ModelAddRequest } from '../../shared/models'
 import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 
-export type ModelHandlers = Pick<IpcHandlers, 'modelsList' | 'modelsAdd' | 'modelsRemove' | 'modelsSetDefault' | 'modelsSetDevice' | 'modelsTest'>
+export type ModelHandlers = Pick<
+  IpcHandlers,
+  'modelsList' | 'modelsAdd' | 'modelsRemove' | 'modelsSetDefault' | 'modelsSetDevice' | 'modelsTest'
+>
 
 /** Largest model file accepted as bytes over IPC (a path has no limit but memory's). */
 const MAX_MODEL_BYTES = 2 * 2 ** 30
@@ -26,17 +29,28 @@ export function createModelHandlers(engine: Pick<Engine, 'modelService' | 'optio
       let path: string
       if (file && 'path' in file && typeof file.path === 'string') path = file.path
       else if (file && 'bytes' in file && file.bytes instanceof Uint8Array && typeof file.name === 'string') {
-        if (file.bytes.length > MAX_MODEL_BYTES) throw new ApiError('payload_too_large', `A model file sent as bytes may have at most ${MAX_MODEL_BYTES} bytes.`)
-        const base = file.name.toLowerCase().replace(/^.*[\\/]/, '').replace(/[^a-z0-9._-]/g, '-')
-        if (!MODEL_NAME_PATTERN.test(base)) throw new ApiError('validation_failed', 'The file name cannot be used.', { details: [{ field: 'file', issue: `"${file.name}" is not a usable file name` }] })
+        if (file.bytes.length > MAX_MODEL_BYTES)
+          throw new ApiError('payload_too_large', `A model file sent as bytes may have at most ${MAX_MODEL_BYTES} bytes.`)
+        const base = file.name
+          .toLowerCase()
+          .replace(/^.*[\\/]/, '')
+          .replace(/[^a-z0-9._-]/g, '-')
+        if (!MODEL_NAME_PATTERN.test(base))
+          throw new ApiError('validation_failed', 'The file name cannot be used.', {
+            details: [{ field: 'file', issue: `"${file.name}" is not a usable file name` }]
+          })
         const dir = join(engine.options.dataDir, 'models')
         await mkdir(dir, { recursive: true })
         path = join(dir, base)
         await writeFile(path, file.bytes, { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
-          throw new ApiError('validation_failed', 'A model file of that name is already stored.', { details: [{ field: 'file', issue: err.code === 'EEXIST' ? `${base} exists in the models folder` : err.message }] })
+          throw new ApiError('validation_failed', 'A model file of that name is already stored.', {
+            details: [{ field: 'file', issue: err.code === 'EEXIST' ? `${base} exists in the models folder` : err.message }]
+          })
         })
       } else {
-        throw new ApiError('malformed_request', 'file must be {path} or {bytes, name}.', { details: [{ field: 'file', issue: 'expected {path} or {bytes, name}' }] })
+        throw new ApiError('malformed_request', 'file must be {path} or {bytes, name}.', {
+          details: [{ field: 'file', issue: 'expected {path} or {bytes, name}' }]
+        })
       }
       return svc.add({ file: path, name: request.name, as: request.as, descriptor: request.descriptor })
     },

@@ -50,7 +50,8 @@ export async function openResult(path: string, name = posix.basename(path)): Pro
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') {
       throw new ApiError('not_found', `${name}: the file is no longer there.`)
     }
-    if (err instanceof NotOurFile) throw new ApiError('validation_failed', `${name}: ${err.kind} was put in place of the result; it is not read.`)
+    if (err instanceof NotOurFile)
+      throw new ApiError('validation_failed', `${name}: ${err.kind} was put in place of the result; it is not read.`)
     throw err
   }
 }
@@ -74,7 +75,8 @@ export function createResultHandlers(batches: BatchService, host: ResultHost): R
     await handle.close()
     return { ...file, target }
   }
-  const noHost = (what: string): ApiError => new ApiError('conflict', `${what} is done by the desktop app; in the browser, download the file instead.`)
+  const noHost = (what: string): ApiError =>
+    new ApiError('conflict', `${what} is done by the desktop app; in the browser, download the file instead.`)
   return {
     async resultOpenWith(value) {
       if (!host.openWith) throw noHost('Opening with another application')
@@ -95,7 +97,10 @@ export function createResultHandlers(batches: BatchService, host: ResultHost): R
     },
     async batchDownload(batchId) {
       if (!host.downloads) throw new ApiError('conflict', 'The desktop app opens results where they are: use Open output folder.')
-      if (typeof batchId !== 'string' || batchId.length === 0 || batchId.length > 64) throw new ApiError('validation_failed', 'Name the batch by its id.', { details: [{ field: 'batch_id', issue: 'expected the batch id' }] })
+      if (typeof batchId !== 'string' || batchId.length === 0 || batchId.length > 64)
+        throw new ApiError('validation_failed', 'Name the batch by its id.', {
+          details: [{ field: 'batch_id', issue: 'expected the batch id' }]
+        })
       const { files, name } = batches.batchFiles(batchId)
       if (files.length === 0) throw new ApiError('conflict', 'This batch has no written files yet.')
       return { url: host.downloads.batch(batchId), name: `${name || 'batch'}.zip` }

@@ -24,7 +24,10 @@ export function createStudioHandlers(studio: StudioCoordinator | null | undefine
 }
 
 /** Pushes the view when workers change, coalesced; returns the function that stops it. */
-export function forwardStudioEvents(studio: StudioCoordinator | null | undefined, push: (event: 'workers', payload: IpcEventMap['workers']) => void): () => void {
+export function forwardStudioEvents(
+  studio: StudioCoordinator | null | undefined,
+  push: (event: 'workers', payload: IpcEventMap['workers']) => void
+): () => void {
   if (!studio) return () => undefined
   let timer: NodeJS.Timeout | null = null
   let last = 0

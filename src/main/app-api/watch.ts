@@ -8,11 +8,16 @@ import type { IpcHandlers, IpcEventMap } from '../../shared/ipc'
 import { ApiError } from '../engine/errors'
 import type { WatchService } from '../watch/service'
 
-export type WatchHandlers = Pick<IpcHandlers, 'watchList' | 'watchAdd' | 'watchUpdate' | 'watchRemove' | 'watchPause' | 'watchResume' | 'watchRetry'>
+export type WatchHandlers = Pick<
+  IpcHandlers,
+  'watchList' | 'watchAdd' | 'watchUpdate' | 'watchRemove' | 'watchPause' | 'watchResume' | 'watchRetry'
+>
 
 function folderId(value: unknown): string {
   if (typeof value !== 'string' || value === '' || value.length > 64) {
-    throw new ApiError('validation_failed', 'Expected a watched folder id.', { details: [{ field: 'id', issue: 'expected a non-empty string' }] })
+    throw new ApiError('validation_failed', 'Expected a watched folder id.', {
+      details: [{ field: 'id', issue: 'expected a non-empty string' }]
+    })
   }
   return value
 }

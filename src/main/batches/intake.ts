@@ -29,7 +29,17 @@ function relPathOf(rel: string): string {
 
 /** An item listed with the batch but never run: ended (failed) at once, with the reason. */
 function listedOnly(batchId: string, relPath: string, reason: string, notImage: boolean, sourcePath: string | null = null) {
-  return { id: randomUUID(), batchId, relPath, sourcePath, jobId: null, status: 'failed' as const, notImage, error: reason, finishedAt: Date.now() }
+  return {
+    id: randomUUID(),
+    batchId,
+    relPath,
+    sourcePath,
+    jobId: null,
+    status: 'failed' as const,
+    notImage,
+    error: reason,
+    finishedAt: Date.now()
+  }
 }
 
 function notImageReason(relPath: string): string {
@@ -71,7 +81,14 @@ export async function addFiles({ engine, store, runner }: IntakeDeps, batchId: s
         if (store.itemByJob(job.id)) throw new Error(`job ${job.id} is already in a batch`)
         // An ended job enters as queued: `sync` then copies its results (or records its failure).
         const ended = job.status === 'done' || job.status === 'failed' || job.status === 'cancelled'
-        const item = store.insertItem({ id: randomUUID(), batchId, relPath, sourcePath: null, jobId: job.id, status: ended ? 'queued' : job.status })
+        const item = store.insertItem({
+          id: randomUUID(),
+          batchId,
+          relPath,
+          sourcePath: null,
+          jobId: job.id,
+          status: ended ? 'queued' : job.status
+        })
         runner.sync(item)
         result.added++
       }

@@ -67,7 +67,12 @@ export class Previews {
   private async render(source: string, target: string, kind: PreviewKind, frame: JobFraming | null): Promise<string | null> {
     try {
       const thumb = kind.startsWith('thumb')
-      const bytes = await this.renderPreview({ path: source, edge: thumb ? THUMB_EDGE : VIEW_EDGE, quality: thumb ? 80 : 90, ...(frame && { frame }) })
+      const bytes = await this.renderPreview({
+        path: source,
+        edge: thumb ? THUMB_EDGE : VIEW_EDGE,
+        quality: thumb ? 80 : 90,
+        ...(frame && { frame })
+      })
       await mkdir(join(target, '..'), { recursive: true })
       await writeFileAtomic(target, bytes)
       return target

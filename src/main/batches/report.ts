@@ -13,7 +13,18 @@ import type { BatchRecord, BatchStore, ItemRecord } from './store'
 
 export interface BatchReport extends RunReport {
   batch: { id: string; name: string }
-  counts: { images: number; touched_up: number; done: number; failed: number; cancelled: number; not_started: number; not_images: number; files_written: number; to_check: number; likely_wrong: number }
+  counts: {
+    images: number
+    touched_up: number
+    done: number
+    failed: number
+    cancelled: number
+    not_started: number
+    not_images: number
+    files_written: number
+    to_check: number
+    likely_wrong: number
+  }
   cancelled: string[]
   /** Files whose outputs were replaced by a touch-up, the previous versions kept beside them (docs/review.md "Touch-up"). */
   touched_up: Array<{ input: string; times: number; at: string }>
@@ -85,7 +96,10 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
 export async function writeBatchReport(batch: BatchRecord, items: ItemRecord[]): Promise<string> {
   const r = batchReport(batch, items)
   const c = r.counts
-  const touched = c.touched_up > 0 ? `; ${countOf(c.touched_up, 'photo')} touched up (${r.touched_up.map((t) => t.input).join(', ')}), the previous versions kept beside them` : ''
+  const touched =
+    c.touched_up > 0
+      ? `; ${countOf(c.touched_up, 'photo')} touched up (${r.touched_up.map((t) => t.input).join(', ')}), the previous versions kept beside them`
+      : ''
   const summary =
     `${countOf(c.images, 'photo')}: ` +
     countsLine([

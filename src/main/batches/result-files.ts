@@ -20,7 +20,8 @@ export function resultFile(store: BatchStore, target: { batch_id: string; item_i
   if (!batch || !item || item.batchId !== batch.id) throw new ApiError('not_found', 'There is no such file in this batch.')
   if (item.status !== 'done') throw new ApiError('conflict', `${item.relPath} is not done: it has no result yet.`)
   const path = item.outputs[target.output ?? 0]
-  if (!path || !isStrictlyInside(batch.destination, path)) throw new ApiError('not_found', `${item.relPath} has no written file number ${(target.output ?? 0) + 1}.`)
+  if (!path || !isStrictlyInside(batch.destination, path))
+    throw new ApiError('not_found', `${item.relPath} has no written file number ${(target.output ?? 0) + 1}.`)
   return { path, name: relativeName(batch.destination, path) }
 }
 
@@ -31,6 +32,10 @@ export function batchFiles(store: BatchStore, batchId: string): { files: Written
   const files = store
     .items(batchId)
     .filter((item) => item.status === 'done')
-    .flatMap((item) => item.outputs.filter((p) => isStrictlyInside(batch.destination, p)).map((path) => ({ path, name: relativeName(batch.destination, path) })))
+    .flatMap((item) =>
+      item.outputs
+        .filter((p) => isStrictlyInside(batch.destination, p))
+        .map((path) => ({ path, name: relativeName(batch.destination, path) }))
+    )
   return { files, name: batch.name }
 }

@@ -13,11 +13,24 @@ import { writeOutputs, type ResumeRecord } from '../outputs/write'
 import type { BatchRecord, BatchStore, ItemRecord } from './store'
 
 /** Writes the chosen results of the item's job; returns the paths written. */
-export async function copyResults(engine: Engine, store: BatchStore, item: ItemRecord, batch: BatchRecord, results: ResultFile[]): Promise<string[]> {
+export async function copyResults(
+  engine: Engine,
+  store: BatchStore,
+  item: ItemRecord,
+  batch: BatchRecord,
+  results: ResultFile[]
+): Promise<string[]> {
   const jobId = item.jobId!
   const { destination, request } = batch
   const createdAt = engine.jobs.get(jobId)?.createdAt ?? Date.now()
-  const naming = { relPath: item.relPath, template: request.name_template ?? DEFAULT_TEMPLATES.batch, mode: request.mode, params: request.params, date: dateToken(new Date(createdAt)), seq: item.seq + 1 }
+  const naming = {
+    relPath: item.relPath,
+    template: request.name_template ?? DEFAULT_TEMPLATES.batch,
+    mode: request.mode,
+    params: request.params,
+    date: dateToken(new Date(createdAt)),
+    seq: item.seq + 1
+  }
   const files = outputNames(naming, results).map((name, i) => ({ from: results[i]!.path, target: resolveInside(destination, name) }))
   const record: ResumeRecord = {
     planned: () => item.planned,

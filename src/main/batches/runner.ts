@@ -121,7 +121,11 @@ export class BatchRunner {
       return
     }
     const jobId = res.jobId
-    const linked = this.d.store.updateItem(item.id, { jobId, status: 'queued', progress: 0, planned: null }, { status: 'waiting', jobId: item.jobId ?? undefined })
+    const linked = this.d.store.updateItem(
+      item.id,
+      { jobId, status: 'queued', progress: 0, planned: null },
+      { status: 'waiting', jobId: item.jobId ?? undefined }
+    )
     if (!linked) {
       this.d.engine.cancel(jobId) // the item was cancelled while its file was read
       return
@@ -140,7 +144,8 @@ export class BatchRunner {
   }
 
   fail(item: ItemRecord, error: string): void {
-    if (this.d.store.updateItem(item.id, { status: 'failed', error, finishedAt: Date.now() }, { status: item.status })) this.d.changed(item.id)
+    if (this.d.store.updateItem(item.id, { status: 'failed', error, finishedAt: Date.now() }, { status: item.status }))
+      this.d.changed(item.id)
   }
 
   /** Brings an item in line with its job: status and progress, end, or copying the results. */
@@ -160,7 +165,13 @@ export class BatchRunner {
     if (job.status === 'failed' || job.status === 'cancelled') {
       const outcome = jobOutcome(this.d.engine, job.id, false)
       const message = outcome.state === 'failed' && outcome.code !== 'cancelled' ? outcome.message : null
-      if (this.d.store.updateItem(item.id, { status: job.status, error: message, finishedAt: job.finishedAt ?? Date.now() }, { jobId: job.id })) {
+      if (
+        this.d.store.updateItem(
+          item.id,
+          { status: job.status, error: message, finishedAt: job.finishedAt ?? Date.now() },
+          { jobId: job.id }
+        )
+      ) {
         this.d.changed(item.id)
       }
       this.pump()
@@ -168,7 +179,13 @@ export class BatchRunner {
     }
     const startedAt = item.startedAt ?? (job.status === 'queued' ? null : Date.now())
     if (item.status === job.status && item.progress === job.progress && item.startedAt === startedAt) return
-    if (this.d.store.updateItem(item.id, { status: job.status, progress: Math.max(item.progress, job.progress), startedAt }, { jobId: job.id })) {
+    if (
+      this.d.store.updateItem(
+        item.id,
+        { status: job.status, progress: Math.max(item.progress, job.progress), startedAt },
+        { jobId: job.id }
+      )
+    ) {
       this.d.changed(item.id)
     }
   }

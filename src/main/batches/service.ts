@@ -267,8 +267,16 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     const which = (n: number): string => (n === 1 ? (target.item_id ? 'This file' : '1 file') : `${n} files`)
     const them = (n: number): string => (n === 1 ? 'it' : 'them')
     const reasons = [
-      ...(gone > 0 ? [`${which(gone)} cannot be retried: the uploaded original is no longer kept (uploads are kept for the retention time). Add ${them(gone)} to a batch again.`] : []),
-      ...(refused > 0 ? [`${which(refused)} cannot be retried: ${refused === 1 ? 'it was' : 'they were'} refused when added, so nothing was kept to run again. Add ${them(refused)} to a batch again.`] : [])
+      ...(gone > 0
+        ? [
+            `${which(gone)} cannot be retried: the uploaded original is no longer kept (uploads are kept for the retention time). Add ${them(gone)} to a batch again.`
+          ]
+        : []),
+      ...(refused > 0
+        ? [
+            `${which(refused)} cannot be retried: ${refused === 1 ? 'it was' : 'they were'} refused when added, so nothing was kept to run again. Add ${them(refused)} to a batch again.`
+          ]
+        : [])
     ]
     if (reasons.length > 0) throw new ApiError('not_found', reasons.join(' '))
     return this.summary(target.batch_id)
@@ -333,7 +341,11 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       for (const item of this.store.items(batchId)) {
         if (isTerminal(item) || item.status === 'waiting' || !item.jobId) continue
         if (this.engine.jobs.get(item.jobId)?.status === 'done') continue // copied by `sync`
-        const held = this.store.updateItem(item.id, { status: 'waiting', progress: 0, startedAt: null, planned: null }, { jobId: item.jobId, status: item.status })
+        const held = this.store.updateItem(
+          item.id,
+          { status: 'waiting', progress: 0, startedAt: null, planned: null },
+          { jobId: item.jobId, status: item.status }
+        )
         if (held) this.runner.abandon(item.jobId)
       }
       this.emit('batch', batchId)

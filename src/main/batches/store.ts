@@ -38,21 +38,21 @@ export class BatchStore {
   }
 
   insertBatch(b: BatchRecord): void {
-    prepared(this.db, 
-        'INSERT INTO batches (id, name, mode, output_format, params, all_variations, name_template, destination, created_at, expected_files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
-      )
-      .run(
-        b.id,
-        b.name,
-        b.request.mode,
-        b.request.output_format,
-        b.request.params === null ? null : JSON.stringify(b.request.params),
-        b.request.all_variations ? 1 : 0,
-        b.request.name_template ?? null,
-        b.destination,
-        b.createdAt,
-        b.expectedFiles
-      )
+    prepared(
+      this.db,
+      'INSERT INTO batches (id, name, mode, output_format, params, all_variations, name_template, destination, created_at, expected_files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
+    ).run(
+      b.id,
+      b.name,
+      b.request.mode,
+      b.request.output_format,
+      b.request.params === null ? null : JSON.stringify(b.request.params),
+      b.request.all_variations ? 1 : 0,
+      b.request.name_template ?? null,
+      b.destination,
+      b.createdAt,
+      b.expectedFiles
+    )
   }
 
   batch(id: string): BatchRecord | null {
@@ -76,15 +76,33 @@ export class BatchStore {
 
   /** Batches with files not ended (waiting, or handed to the engine), oldest first. */
   pendingBatchIds(): string[] {
-    const rows = prepared(this.db, `SELECT DISTINCT batch_id FROM batch_items WHERE status NOT IN ${TERMINAL_SQL}`).all() as Array<{ batch_id: string }>
+    const rows = prepared(this.db, `SELECT DISTINCT batch_id FROM batch_items WHERE status NOT IN ${TERMINAL_SQL}`).all() as Array<{
+      batch_id: string
+    }>
     return rows.map((r) => r.batch_id)
   }
 
   insertItem(
-    item: Pick<ItemRecord, 'id' | 'batchId' | 'relPath' | 'sourcePath' | 'jobId' | 'status'> & { notImage?: boolean; error?: string; finishedAt?: number }
+    item: Pick<ItemRecord, 'id' | 'batchId' | 'relPath' | 'sourcePath' | 'jobId' | 'status'> & {
+      notImage?: boolean
+      error?: string
+      finishedAt?: number
+    }
   ): ItemRecord {
-    prepared(this.db, 'INSERT INTO batch_items (id, batch_id, rel_path, source_path, job_id, status, not_image, error, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(item.id, item.batchId, item.relPath, item.sourcePath, item.jobId, item.status, item.notImage ? 1 : 0, item.error ?? null, item.finishedAt ?? null)
+    prepared(
+      this.db,
+      'INSERT INTO batch_items (id, batch_id, rel_path, source_path, job_id, status, not_image, error, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
+    ).run(
+      item.id,
+      item.batchId,
+      item.relPath,
+      item.sourcePath,
+      item.jobId,
+      item.status,
+      item.notImage ? 1 : 0,
+      item.error ?? null,
+      item.finishedAt ?? null
+    )
     return this.item(item.id)!
   }
 
@@ -104,15 +122,11 @@ export class BatchStore {
 
   /** Items handed to the engine that have not ended. */
   inFlight(): ItemRecord[] {
-    return (
-      prepared(this.db, `SELECT * FROM batch_items WHERE ${IN_FLIGHT_SQL} ORDER BY seq`).all() as ItemRow[]
-    ).map(toItem)
+    return (prepared(this.db, `SELECT * FROM batch_items WHERE ${IN_FLIGHT_SQL} ORDER BY seq`).all() as ItemRow[]).map(toItem)
   }
 
   inFlightCount(): number {
-    return Number(
-      (prepared(this.db, `SELECT count(*) AS n FROM batch_items WHERE ${IN_FLIGHT_SQL}`).get() as { n: number }).n
-    )
+    return Number((prepared(this.db, `SELECT count(*) AS n FROM batch_items WHERE ${IN_FLIGHT_SQL}`).get() as { n: number }).n)
   }
 
   /**
@@ -121,18 +135,20 @@ export class BatchStore {
    */
   nextWaiting(limit: number): ItemRecord[] {
     return (
-      prepared(this.db, 
-          `SELECT * FROM batch_items WHERE status = 'waiting' AND (source_path IS NOT NULL OR job_id IS NOT NULL)
+      prepared(
+        this.db,
+        `SELECT * FROM batch_items WHERE status = 'waiting' AND (source_path IS NOT NULL OR job_id IS NOT NULL)
              AND batch_id NOT IN (SELECT id FROM batches WHERE interrupted_at IS NOT NULL) ORDER BY seq LIMIT ?`
-        )
-        .all(limit) as ItemRow[]
+      ).all(limit) as ItemRow[]
     ).map(toItem)
   }
 
   /** Output paths other pending items of any batch have chosen but not yet recorded as written. */
   plannedByOthers(itemId: string): Set<string> {
-    const rows = prepared(this.db, `SELECT planned FROM batch_items WHERE planned IS NOT NULL AND id <> ? AND status NOT IN ${TERMINAL_SQL}`)
-      .all(itemId) as Array<{ planned: string }>
+    const rows = prepared(
+      this.db,
+      `SELECT planned FROM batch_items WHERE planned IS NOT NULL AND id <> ? AND status NOT IN ${TERMINAL_SQL}`
+    ).all(itemId) as Array<{ planned: string }>
     return new Set(rows.flatMap((r) => JSON.parse(r.planned) as string[]))
   }
 
@@ -185,17 +201,41 @@ export class BatchStore {
   }
 
   counts(batchId: string): { counts: BatchCounts; progressSum: number; startedAt: number | null; finishedAt: number | null } {
-    const rows = prepared(this.db, 
-        `SELECT status, not_image, count(*) AS n, sum(progress) AS p, min(started_at) AS s, max(finished_at) AS f,
+    const rows = prepared(
+      this.db,
+      `SELECT status, not_image, count(*) AS n, sum(progress) AS p, min(started_at) AS s, max(finished_at) AS f,
                 sum(CASE WHEN started_at IS NULL THEN 1 ELSE 0 END) AS ns,
                 sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS tc,
                 sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS lw,
                 sum(CASE WHEN touch_ups > 0 THEN 1 ELSE 0 END) AS tu
            FROM batch_items WHERE batch_id = ? GROUP BY status, not_image`
-      )
+    )
       // A touched-up file has been looked at and fixed: it leaves "to check" (src/shared/review.ts, fileReviewLevel).
-      .all(TO_CHECK, LIKELY_WRONG, batchId) as Array<{ status: BatchItemStatus; not_image: number; n: number; p: number | null; s: number | null; f: number | null; ns: number; tc: number | null; lw: number | null; tu: number | null }>
-    const counts: BatchCounts = { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0, likely_wrong: 0, touched_up: 0 }
+      .all(TO_CHECK, LIKELY_WRONG, batchId) as Array<{
+      status: BatchItemStatus
+      not_image: number
+      n: number
+      p: number | null
+      s: number | null
+      f: number | null
+      ns: number
+      tc: number | null
+      lw: number | null
+      tu: number | null
+    }>
+    const counts: BatchCounts = {
+      total: 0,
+      waiting: 0,
+      running: 0,
+      done: 0,
+      failed: 0,
+      cancelled: 0,
+      not_started: 0,
+      not_images: 0,
+      to_check: 0,
+      likely_wrong: 0,
+      touched_up: 0
+    }
     let progressSum = 0
     let startedAt: number | null = null
     let finishedAt: number | null = null
@@ -213,13 +253,11 @@ export class BatchStore {
         counts.to_check += Number(r.tc ?? 0)
         counts.likely_wrong += Number(r.lw ?? 0)
         counts.touched_up += Number(r.tu ?? 0)
-      }
-      else if (r.status === 'failed') counts.failed += n
+      } else if (r.status === 'failed') counts.failed += n
       else if (r.status === 'cancelled') {
         counts.cancelled += n
         counts.not_started += Number(r.ns)
-      }
-      else counts.running += n
+      } else counts.running += n
       // Ended items count as complete for the overall bar.
       progressSum += TERMINAL_ITEM.includes(r.status) ? 100 * n : Number(r.p ?? 0)
       if (r.s !== null) startedAt = startedAt === null ? Number(r.s) : Math.min(startedAt, Number(r.s))

@@ -23,7 +23,8 @@ export function batchTouchUpFile(d: BatchTouchUpDeps, target: Extract<TouchUpTar
   if (!batch) throw new ApiError('not_found', `Batch ${target.batch_id} does not exist.`)
   const item = d.store.item(target.item_id)
   if (!item || item.batchId !== batch.id) throw new ApiError('not_found', `File ${target.item_id} does not exist.`)
-  if (item.status !== 'done' || !item.jobId || item.outputs.length === 0) throw new ApiError('conflict', 'Only a done file can be touched up.')
+  if (item.status !== 'done' || !item.jobId || item.outputs.length === 0)
+    throw new ApiError('conflict', 'Only a done file can be touched up.')
   const jobId = item.jobId
   return {
     key: `batch:${item.id}`,

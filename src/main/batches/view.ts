@@ -43,7 +43,12 @@ export function itemView(item: ItemRecord, address: PreviewAddress, rev: number)
 
 export function batchSummary(
   batch: BatchRecord,
-  { counts, progressSum, startedAt, finishedAt }: { counts: BatchCounts; progressSum: number; startedAt: number | null; finishedAt: number | null },
+  {
+    counts,
+    progressSum,
+    startedAt,
+    finishedAt
+  }: { counts: BatchCounts; progressSum: number; startedAt: number | null; finishedAt: number | null },
   rev: number
 ): BatchSummary {
   const pending = counts.waiting + counts.running
@@ -62,4 +67,3 @@ export function batchSummary(
     rev
   }
 }
-

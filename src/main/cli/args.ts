@@ -16,7 +16,9 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
     // Node's parser explains how to pass a positional starting with "-"; the first sentence is the mistake.
     const message = (err as Error).message
     const first = message.includes('. ') ? message.slice(0, message.indexOf('. ')) : message
-    throw new CliError(`${first.replace(/\.$/, '')}${unknownOptionHint(first, Object.keys({ ...COMMON, ...options }))} (--help lists the options)`)
+    throw new CliError(
+      `${first.replace(/\.$/, '')}${unknownOptionHint(first, Object.keys({ ...COMMON, ...options }))} (--help lists the options)`
+    )
   }
 }
 

@@ -23,7 +23,11 @@ export interface CommandHelp {
   notes?: string[]
 }
 
-const DATA_DIR: OptionHelp = { flag: '--data-dir <dir>', text: 'the data folder (jobs, keys, presets, settings)', default: '$CLIPDESK_DATA_DIR, else the app-data folder "Clipdesk"' }
+const DATA_DIR: OptionHelp = {
+  flag: '--data-dir <dir>',
+  text: 'the data folder (jobs, keys, presets, settings)',
+  default: '$CLIPDESK_DATA_DIR, else the app-data folder "Clipdesk"'
+}
 const HELP: OptionHelp = { flag: '-h, --help', text: 'show this help' }
 
 export const COMMANDS: Record<string, CommandHelp> = {
@@ -32,16 +36,33 @@ export const COMMANDS: Record<string, CommandHelp> = {
     usage: ['clipdesk process <files or folders...> --out <dir> [options]'],
     options: [
       { flag: '--out <dir>', text: 'where the results go (made if missing; checked before any photo is read)' },
-      { flag: '--mode <mode>', text: 'clipping (cut-out, transparent) | background (on white) | params (custom settings or a preset)', default: 'params with --params, else clipping' },
-      { flag: '--params <set>', text: 'a preset name or settings, e.g. ecommerce-white or "background=white;size=1600x1600"; done as it says (with --mode clipping, a key it cannot apply, such as a background or a shadow, is refused)' },
+      {
+        flag: '--mode <mode>',
+        text: 'clipping (cut-out, transparent) | background (on white) | params (custom settings or a preset)',
+        default: 'params with --params, else clipping'
+      },
+      {
+        flag: '--params <set>',
+        text: 'a preset name or settings, e.g. ecommerce-white or "background=white;size=1600x1600"; done as it says (with --mode clipping, a key it cannot apply, such as a background or a shadow, is refused)'
+      },
       { flag: '--format <format>', text: 'png | jpg | jpeg | webp | tiff | psd (layered, the cut-out as a layer mask)', default: 'png' },
-      { flag: '--all-variations', text: 'write every version of each photo (cut-out, on background, with shadow…), not only the main file' },
-      { flag: '--template <text>', text: 'file names, tokens {name} {ext} {variation} {date} {preset} {n} ({n:3}: 001); "/" makes folders', default: '{name}.{ext}, or {name}.{variation}.{ext} with several files' },
+      {
+        flag: '--all-variations',
+        text: 'write every version of each photo (cut-out, on background, with shadow…), not only the main file'
+      },
+      {
+        flag: '--template <text>',
+        text: 'file names, tokens {name} {ext} {variation} {date} {preset} {n} ({n:3}: 001); "/" makes folders',
+        default: '{name}.{ext}, or {name}.{variation}.{ext} with several files'
+      },
       { flag: '--overwrite', text: 'process photos again that a previous run already did' },
       DATA_DIR,
       HELP
     ],
-    examples: ['clipdesk process ~/Pictures/shoot --out ~/Pictures/shoot-cutouts', 'clipdesk process shoot --out web --params ecommerce-white --format jpg'],
+    examples: [
+      'clipdesk process ~/Pictures/shoot --out ~/Pictures/shoot-cutouts',
+      'clipdesk process shoot --out web --params ecommerce-white --format jpg'
+    ],
     notes: [
       'Photos already done with the same settings are skipped; Ctrl-C stops, and the same command continues.',
       'clipdesk-report.json and clipdesk-report.txt in --out list what failed and why. Exit code 0: all done; 1: some failed or stopped; 2: a usage mistake.'
@@ -54,11 +75,15 @@ export const COMMANDS: Record<string, CommandHelp> = {
       { flag: '--port <n>', text: 'port on 127.0.0.1 (0: any free port)', default: '7878' },
       { flag: '--allow-private-urls', text: 'let file_url reach local-network addresses' },
       { flag: '--paused', text: 'accept jobs but keep them queued until a start without --paused' },
-      { flag: '--device <device>', text: 'auto | cpu | cuda | directml | coreml | webgpu, for this run', default: 'the stored setting (clipdesk models device)' },
+      {
+        flag: '--device <device>',
+        text: 'auto | cpu | cuda | directml | coreml | webgpu, for this run',
+        default: 'the stored setting (clipdesk models device)'
+      },
       { flag: '--queue <redis://host:port>', text: 'studio mode: share the work through this Redis' },
       { flag: '--no-local-worker', text: 'studio mode: this machine only takes jobs, workers run them' },
       { flag: '--worker-listen <host:port>', text: 'studio mode: a listener for workers on other machines (worker endpoints only)' },
-      { flag: '--lock-ms <ms>', text: 'studio mode: how long a job stays a worker\'s without a heartbeat (from 1000)' },
+      { flag: '--lock-ms <ms>', text: "studio mode: how long a job stays a worker's without a heartbeat (from 1000)" },
       DATA_DIR,
       HELP
     ],
@@ -67,7 +92,12 @@ export const COMMANDS: Record<string, CommandHelp> = {
   },
   keys: {
     summary: 'Create, list, credit and revoke API keys.',
-    usage: ['clipdesk keys create [--credits <n>|unlimited] [--name <text>] [--admin | --worker]', 'clipdesk keys list', 'clipdesk keys revoke <id>', 'clipdesk keys credit <id> <n>|unlimited'],
+    usage: [
+      'clipdesk keys create [--credits <n>|unlimited] [--name <text>] [--admin | --worker]',
+      'clipdesk keys list',
+      'clipdesk keys revoke <id>',
+      'clipdesk keys credit <id> <n>|unlimited'
+    ],
     options: [
       { flag: '--credits <n>|unlimited', text: 'jobs the key may run', default: 'unlimited' },
       { flag: '--name <text>', text: 'a name to recognise the key by' },
@@ -80,7 +110,11 @@ export const COMMANDS: Record<string, CommandHelp> = {
   },
   presets: {
     summary: 'Create, list and delete presets (named settings for batches, watched folders and --params).',
-    usage: ['clipdesk presets create <name> <settings> [--description <text>] [--replace]', 'clipdesk presets list', 'clipdesk presets delete <name>'],
+    usage: [
+      'clipdesk presets create <name> <settings> [--description <text>] [--replace]',
+      'clipdesk presets list',
+      'clipdesk presets delete <name>'
+    ],
     options: [
       { flag: '--description <text>', text: 'what the preset is for' },
       { flag: '--replace', text: 'replace a preset of the same name' },
@@ -99,11 +133,22 @@ export const COMMANDS: Record<string, CommandHelp> = {
       'clipdesk watch retry <id or folder> [<file id>]'
     ],
     options: [
-      { flag: '--mode <mode>', text: 'clipping (cut-out) | background (on white) | params (custom settings or a preset)', default: 'params with --params, else clipping' },
-      { flag: '--params <set>', text: 'a preset name or settings, done as it says (with --mode clipping, a key it cannot apply is refused)' },
+      {
+        flag: '--mode <mode>',
+        text: 'clipping (cut-out) | background (on white) | params (custom settings or a preset)',
+        default: 'params with --params, else clipping'
+      },
+      {
+        flag: '--params <set>',
+        text: 'a preset name or settings, done as it says (with --mode clipping, a key it cannot apply is refused)'
+      },
       { flag: '--format <format>', text: 'png | jpg | jpeg | webp | tiff | psd', default: 'png' },
       { flag: '--out <dir>', text: 'where the results go', default: '<folder>/clipdesk-out' },
-      { flag: '--template <text>', text: 'file names (tokens as for clipdesk process)', default: '{name}.{variation}.{ext} → photo.cut-out.png' },
+      {
+        flag: '--template <text>',
+        text: 'file names (tokens as for clipdesk process)',
+        default: '{name}.{variation}.{ext} → photo.cut-out.png'
+      },
       { flag: '--move-originals', text: 'move each original to <folder>/clipdesk-done once processed' },
       { flag: '--no-recursive', text: 'only the top level of the folder, not its sub-folders' },
       { flag: '--paused', text: 'add it paused' },
@@ -153,7 +198,7 @@ export const COMMANDS: Record<string, CommandHelp> = {
     options: [
       { flag: '--json', text: 'as JSON' },
       { flag: '--coordinator <url>', text: 'ask a coordinator on another machine' },
-      { flag: '--key <key>', text: "an owner key of that coordinator" },
+      { flag: '--key <key>', text: 'an owner key of that coordinator' },
       DATA_DIR,
       HELP
     ],

@@ -8,7 +8,12 @@ function describeCredits(credits: number | null): string {
 
 /** `clipdesk keys create|list|revoke|credit`. The new key is the last line of stdout. */
 export async function runKeys(args: string[]): Promise<number> {
-  const { positionals, values, dataDir } = parse(args, { credits: { type: 'string' }, name: { type: 'string' }, admin: { type: 'boolean', default: false }, worker: { type: 'boolean', default: false } })
+  const { positionals, values, dataDir } = parse(args, {
+    credits: { type: 'string' },
+    name: { type: 'string' },
+    admin: { type: 'boolean', default: false },
+    worker: { type: 'boolean', default: false }
+  })
   const [sub, id, amount] = positionals
   const engine = new Engine({ dataDir })
   try {
@@ -21,7 +26,11 @@ export async function runKeys(args: string[]): Promise<number> {
           admin: values.admin as boolean,
           kind: values.worker ? 'worker' : 'client'
         })
-        const role = info.admin ? ', owner: may use the app in a browser and manage keys' : info.kind === 'worker' ? ', worker: may only take work and return results' : ''
+        const role = info.admin
+          ? ', owner: may use the app in a browser and manage keys'
+          : info.kind === 'worker'
+            ? ', worker: may only take work and return results'
+            : ''
         say(`Created ${info.id} (credits: ${describeCredits(info.credits)}${role}). Keep the key now; it is not shown again:`)
         say(key)
         return 0
@@ -31,7 +40,9 @@ export async function runKeys(args: string[]): Promise<number> {
         if (keys.length === 0) say('No keys. Create one with: clipdesk keys create')
         for (const k of keys) {
           const state = k.revokedAt ? 'revoked' : 'active'
-          say(`${k.id}\t${k.prefix}…\t${state}\tcredits: ${describeCredits(k.credits)}${k.admin ? '\towner' : ''}${k.kind === 'worker' ? '\tworker' : ''}${k.name ? `\t${field(k.name)}` : ''}`)
+          say(
+            `${k.id}\t${k.prefix}…\t${state}\tcredits: ${describeCredits(k.credits)}${k.admin ? '\towner' : ''}${k.kind === 'worker' ? '\tworker' : ''}${k.name ? `\t${field(k.name)}` : ''}`
+          )
         }
         return 0
       }

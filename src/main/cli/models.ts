@@ -23,7 +23,16 @@ const mb = (n: number): string => `${(n / 1e6).toFixed(0)} MB`
 
 function line(m: ModelInfo): string {
   const device = m.activeDevice ? `${m.activeDevice}${m.deviceWarning ? ' (fallback)' : ''}` : `${m.plannedDevice} (${m.device})`
-  return [`${m.isDefault ? '*' : ' '} ${m.name}`, m.family, `${m.inputSize[0]}x${m.inputSize[1]}${m.dynamic ? ' dynamic' : ''}`, mb(m.bytes), m.speedClass, device, sessionSummary(m.session), m.licence].join('\t')
+  return [
+    `${m.isDefault ? '*' : ' '} ${m.name}`,
+    m.family,
+    `${m.inputSize[0]}x${m.inputSize[1]}${m.dynamic ? ' dynamic' : ''}`,
+    mb(m.bytes),
+    m.speedClass,
+    device,
+    sessionSummary(m.session),
+    m.licence
+  ].join('\t')
 }
 
 /**
@@ -60,9 +69,14 @@ export async function runModels(args: string[]): Promise<number> {
             throw new CliError(`cannot read the descriptor ${values.descriptor}: ${(err as Error).message}`)
           }
         }
-        const added = await svc.add({ file: arg, name: values.name as string | undefined, as: values.as as string | undefined, descriptor }).catch(explain)
+        const added = await svc
+          .add({ file: arg, name: values.name as string | undefined, as: values.as as string | undefined, descriptor })
+          .catch(explain)
         const t = added.test
-        out(added, `Added model ${added.model.name} (${added.model.family}, ${mb(added.model.bytes)}); test run on ${t.device} in ${t.inferenceMs} ms${t.deviceWarning ? `\nwarning: ${t.deviceWarning}` : ''}`)
+        out(
+          added,
+          `Added model ${added.model.name} (${added.model.family}, ${mb(added.model.bytes)}); test run on ${t.device} in ${t.inferenceMs} ms${t.deviceWarning ? `\nwarning: ${t.deviceWarning}` : ''}`
+        )
         return 0
       }
       case 'remove': {

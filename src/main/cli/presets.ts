@@ -36,7 +36,8 @@ export async function runPresets(args: string[]): Promise<number> {
       case 'create': {
         if (!name || params === undefined) throw new CliError(USAGE)
         const existing = engine.preset(name)
-        if (existing && !existing.builtin && !values.replace) throw new CliError(`a preset named "${name}" exists; add --replace to replace it`)
+        if (existing && !existing.builtin && !values.replace)
+          throw new CliError(`a preset named "${name}" exists; add --replace to replace it`)
         let info
         try {
           info = engine.savePreset({
@@ -48,12 +49,16 @@ export async function runPresets(args: string[]): Promise<number> {
         } catch (err) {
           explain(err)
         }
-        say(`${existing ? 'Replaced' : 'Created'} preset ${info.title === info.name ? info.name : `"${info.title}" (use it as ${info.name})`}: ${info.params}`)
+        say(
+          `${existing ? 'Replaced' : 'Created'} preset ${info.title === info.name ? info.name : `"${info.title}" (use it as ${info.name})`}: ${info.params}`
+        )
         return 0
       }
       case 'list': {
         for (const p of engine.presetsList()) {
-          say(`${field(p.name)}\t${field(p.title)}\t${p.builtin ? 'built-in' : 'user'}\t${field(p.params)}${p.description ? `\t${field(p.description)}` : ''}`)
+          say(
+            `${field(p.name)}\t${field(p.title)}\t${p.builtin ? 'built-in' : 'user'}\t${field(p.params)}${p.description ? `\t${field(p.description)}` : ''}`
+          )
         }
         return 0
       }

@@ -30,7 +30,11 @@ const oneOf = (name: string, value: string, list: readonly string[]): string =>
  * The options as given, checked; `presets` answers whether a preset exists (the data folder's
  * presets and the built-in ones). Throws `CliError` (exit code 2) naming the option.
  */
-export function checkProcessOptions(values: Record<string, unknown>, positionals: string[], presets: { lookup: PresetLookup; list(): Array<{ name: string }> }): ProcessOptions {
+export function checkProcessOptions(
+  values: Record<string, unknown>,
+  positionals: string[],
+  presets: { lookup: PresetLookup; list(): Array<{ name: string }> }
+): ProcessOptions {
   if (!values.out) throw new CliError('missing --out <dir>: the folder the results go to (clipdesk process --help)')
   if (positionals.length === 0) throw new CliError('name at least one file or folder to process (clipdesk process --help)')
   const params = (values.params as string | undefined)?.trim() || null
@@ -39,14 +43,23 @@ export function checkProcessOptions(values: Record<string, unknown>, positionals
   if (!(MODES as readonly string[]).includes(mode)) throw new CliError(oneOf('mode', mode, MODES))
   const format = values.format as string
   if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) throw new CliError(oneOf('format', format, OUTPUT_FORMATS))
-  if (mode === 'params' && params === null) throw new CliError('--mode params needs --params <preset or settings>, e.g. --params ecommerce-white')
+  if (mode === 'params' && params === null)
+    throw new CliError('--mode params needs --params <preset or settings>, e.g. --params ecommerce-white')
   if (params !== null) {
     if (params.length > MAX_PARAMS_LENGTH) throw new CliError(`--params: longer than ${MAX_PARAMS_LENGTH} characters`)
     const parsed = parseParams(params)
     const resolved = parsed.ok ? resolveParams(mode as Mode, parsed.value, presets.lookup) : parsed
     // An unknown preset's name gets the nearest one's as a suggestion, as the API's 422 does.
-    const details = resolved.ok ? [] : suggestPresets(resolved.details, presets.list().map((p) => p.name))
-    if (!resolved.ok) throw new CliError(`--params${values.mode === undefined || mode === 'params' ? '' : ` with --mode ${mode}`}: ${details.map((d) => `${d.field.replace(/^params\.?/, '') || 'params'}: ${d.issue}`).join('; ')}`)
+    const details = resolved.ok
+      ? []
+      : suggestPresets(
+          resolved.details,
+          presets.list().map((p) => p.name)
+        )
+    if (!resolved.ok)
+      throw new CliError(
+        `--params${values.mode === undefined || mode === 'params' ? '' : ` with --mode ${mode}`}: ${details.map((d) => `${d.field.replace(/^params\.?/, '') || 'params'}: ${d.issue}`).join('; ')}`
+      )
   }
   const template = (values.template as string | undefined) ?? null
   const problem = template === null ? null : templateProblem(template)

@@ -55,7 +55,7 @@ async function collect(paths: string[]): Promise<{ images: InputFile[]; notImage
     const found = await expandInput(path, MIRRORS_FOLDER_NAME.process ? basename(path) : '').catch((err: Error) => {
       throw new CliError(err.message)
     })
-    for (const f of found) (f.notImage ? notImages.push(f.path) : images.push(f))
+    for (const f of found) f.notImage ? notImages.push(f.path) : images.push(f)
   }
   return { images, notImages }
 }
@@ -102,9 +102,11 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
     const info = await stat(input.path).catch(() => null)
     sized.push({ input, seq: i + 1, size: info?.size ?? 0, mtimeMs: info?.mtimeMs ?? 0 })
   }
-  const outDir = await checkDestination(o.outDir, { estimatedBytes: estimateOutputBytes(sized.reduce((n, t) => n + t.size, 0)) }).catch((err: unknown) => {
-    throw err instanceof DestinationProblem ? new CliError(`--out: ${err.message}`) : err
-  })
+  const outDir = await checkDestination(o.outDir, { estimatedBytes: estimateOutputBytes(sized.reduce((n, t) => n + t.size, 0)) }).catch(
+    (err: unknown) => {
+      throw err instanceof DestinationProblem ? new CliError(`--out: ${err.message}`) : err
+    }
+  )
   // A run killed mid-copy before this one left its temp files: gone before anything is written.
   await sweepTempFiles(outDir)
   const ledger = new ProcessLedger(outDir)
@@ -121,13 +123,27 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
     finished_at: '',
     outcome: '',
     settings,
-    counts: { inputs: images.length, done: 0, skipped, failed: 0, stopped: 0, not_started: 0, not_images: notImages.length, files_written: 0, to_check: 0, likely_wrong: 0 },
+    counts: {
+      inputs: images.length,
+      done: 0,
+      skipped,
+      failed: 0,
+      stopped: 0,
+      not_started: 0,
+      not_images: notImages.length,
+      files_written: 0,
+      to_check: 0,
+      likely_wrong: 0
+    },
     failed: [],
     not_images: notImages,
     warnings: [],
     cutouts: []
   }
-  const scored: Array<{ input: string; uncertainty: number | null }> = before.map((e) => ({ input: e.input, uncertainty: e.uncertainty ?? null }))
+  const scored: Array<{ input: string; uncertainty: number | null }> = before.map((e) => ({
+    input: e.input,
+    uncertainty: e.uncertainty ?? null
+  }))
   for (const e of before) for (const warning of e.warnings ?? []) report.warnings.push({ input: e.input, warning })
   const fail = (input: InputFile, raw: string): void => {
     const { message, detail } = explainProblem(raw)
@@ -157,12 +173,28 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
       return 'stopped'
     }
     if (outcome.state !== 'done') return fail(input, outcome.state === 'failed' ? outcome.message : 'the job is gone')
-    const naming = { relPath: input.relPath, template: o.template ?? DEFAULT_TEMPLATES.process, mode: request.mode, params: request.params, date, seq }
-    const files = outputNames(naming, outcome.results).map((name, i) => ({ from: outcome.results[i]!.path, target: resolveInside(outDir, name) }))
+    const naming = {
+      relPath: input.relPath,
+      template: o.template ?? DEFAULT_TEMPLATES.process,
+      mode: request.mode,
+      params: request.params,
+      date,
+      seq
+    }
+    const files = outputNames(naming, outcome.results).map((name, i) => ({
+      from: outcome.results[i]!.path,
+      target: resolveInside(outDir, name)
+    }))
     const version = { input: input.path, settings: key, size, mtimeMs }
     const written = await writeOutputs(files, outDir, ledger.resumeRecord(version)).catch((err: Error) => err)
     if (written instanceof Error) return fail(input, `The result could not be written: ${written.message}`)
-    ledger.record({ ...version, outputs: written.map((p) => relativeName(outDir, p)), state: 'done', uncertainty: outcome.uncertainty, warnings: outcome.warnings })
+    ledger.record({
+      ...version,
+      outputs: written.map((p) => relativeName(outDir, p)),
+      state: 'done',
+      uncertainty: outcome.uncertainty,
+      warnings: outcome.warnings
+    })
     report.counts.done++
     report.counts.files_written += written.length
     scored.push({ input: input.path, uncertainty: outcome.uncertainty })
@@ -224,7 +256,19 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   c.likely_wrong = report.cutouts.filter((x) => x.review === 'likely_wrong').length
   // The run as a whole: a continued run's photos done before count as done ("Done: all 15 files").
   const outcome = batchOutcome({
-    counts: { total: sized.length, waiting: 0, running: 0, done: c.done + skipped, failed: c.failed, cancelled: c.stopped + c.not_started, not_started: c.not_started, not_images: c.not_images, to_check: c.to_check, likely_wrong: c.likely_wrong, touched_up: 0 },
+    counts: {
+      total: sized.length,
+      waiting: 0,
+      running: 0,
+      done: c.done + skipped,
+      failed: c.failed,
+      cancelled: c.stopped + c.not_started,
+      not_started: c.not_started,
+      not_images: c.not_images,
+      to_check: c.to_check,
+      likely_wrong: c.likely_wrong,
+      touched_up: 0
+    },
     interrupted: false,
     progress: 100
   })
@@ -247,14 +291,18 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   // Rates over what ran: the photos done or failed, not those skipped, stopped or never started.
   const seconds = (Date.now() - started) / 1000
   const ran = c.done + c.failed
-  const rate = ran > 0 ? `${countOf(ran, 'image')} in ${seconds.toFixed(1)} s (${(seconds / ran).toFixed(2)} s per image)` : `${seconds.toFixed(1)} s`
+  const rate =
+    ran > 0 ? `${countOf(ran, 'image')} in ${seconds.toFixed(1)} s (${(seconds / ran).toFixed(2)} s per image)` : `${seconds.toFixed(1)} s`
   if (stopping) say('Stopped. Run the same command to continue.')
-  say(
-    `${report.outcome}. ${rate}; ${c.skipped} skipped (already done); ${countOf(c.files_written, 'file')} written to ${outDir}`
-  )
+  say(`${report.outcome}. ${rate}; ${c.skipped} skipped (already done); ${countOf(c.files_written, 'file')} written to ${outDir}`)
   if (c.to_check > 0) say(`${toCheckSummary(report.cutouts)}: see ${reportFile}`)
   if (c.failed > 0 || c.not_images > 0) {
-    say(`${countsLine([[c.failed, (n) => `${n} failed`], [c.not_images, (n) => `${countOf(n, 'other file')} skipped (not ${n === 1 ? 'an image' : 'images'})`]])}: see ${reportFile}`)
+    say(
+      `${countsLine([
+        [c.failed, (n) => `${n} failed`],
+        [c.not_images, (n) => `${countOf(n, 'other file')} skipped (not ${n === 1 ? 'an image' : 'images'})`]
+      ])}: see ${reportFile}`
+    )
   }
   return c.failed > 0 || stopping ? 1 : 0
 }

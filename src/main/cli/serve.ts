@@ -48,7 +48,8 @@ export async function runServe(args: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`expected --port to be 0–65535, got "${values.port}"`)
 
   const device = values.device as string | undefined
-  if (device !== undefined && !(DEVICES as readonly string[]).includes(device)) throw new CliError(`expected --device to be one of ${DEVICES.join(', ')}, got "${device}"`)
+  if (device !== undefined && !(DEVICES as readonly string[]).includes(device))
+    throw new CliError(`expected --device to be one of ${DEVICES.join(', ')}, got "${device}"`)
   const settings = serverSettings(dataDir)
   const engineOptions = {
     dataDir,
@@ -60,7 +61,13 @@ export async function runServe(args: string[]): Promise<number> {
   // The flags win over the stored settings (Settings in the app: queue address, local worker).
   const stored = settings.get()
   const queueUrl = (values.queue as string | undefined) ?? (stored.queueUrl || undefined)
-  if (!queueUrl && (values['no-local-worker'] || values['lock-ms'] !== undefined || values['worker-listen'] !== undefined || values['max-result-mb'] !== undefined)) {
+  if (
+    !queueUrl &&
+    (values['no-local-worker'] ||
+      values['lock-ms'] !== undefined ||
+      values['worker-listen'] !== undefined ||
+      values['max-result-mb'] !== undefined)
+  ) {
     throw new CliError('--no-local-worker, --lock-ms, --max-result-mb and --worker-listen need --queue')
   }
   const queueProblem = queueUrl === undefined ? null : queueUrlProblem(queueUrl)
@@ -72,9 +79,11 @@ export async function runServe(args: string[]): Promise<number> {
     throw new CliError((err as Error).message)
   }
   const lockMs = values['lock-ms'] === undefined ? undefined : Number(values['lock-ms'])
-  if (lockMs !== undefined && !(Number.isInteger(lockMs) && lockMs >= 1000)) throw new CliError(`expected --lock-ms to be a whole number from 1000 up, got "${values['lock-ms']}"`)
+  if (lockMs !== undefined && !(Number.isInteger(lockMs) && lockMs >= 1000))
+    throw new CliError(`expected --lock-ms to be a whole number from 1000 up, got "${values['lock-ms']}"`)
   const maxResultMb = values['max-result-mb'] === undefined ? undefined : Number(values['max-result-mb'])
-  if (maxResultMb !== undefined && !(Number.isInteger(maxResultMb) && maxResultMb >= 1)) throw new CliError(`expected --max-result-mb to be a whole number from 1 up, got "${values['max-result-mb']}"`)
+  if (maxResultMb !== undefined && !(Number.isInteger(maxResultMb) && maxResultMb >= 1))
+    throw new CliError(`expected --max-result-mb to be a whole number from 1 up, got "${values['max-result-mb']}"`)
   const localWorker = !values['no-local-worker'] && stored.localWorker
   // No model runs in this process now: the session built ahead for it is let go (cli.ts).
   if (values.paused || (queueUrl && !localWorker)) void discardSpareSessionWorker()

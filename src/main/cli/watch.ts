@@ -33,7 +33,8 @@ function describeFolder(v: WatchFolderView): string[] {
   for (const f of v.failed.slice(0, 20)) lines.push(`  failed #${f.id} ${f.rel_path}: ${f.error?.message ?? 'failed'}`)
   if (v.failed.length > 20) lines.push(`  … and ${v.failed.length - 20} more failed files`)
   // Done files whose cutout the model is unsure of, most uncertain first (docs/review.md).
-  for (const f of v.to_check.slice(0, 20)) lines.push(`  to check #${f.id} ${f.rel_path}: ${reviewText(reviewLevel(f.uncertainty) ?? 'worth_a_look', f.uncertainty ?? 0)}`)
+  for (const f of v.to_check.slice(0, 20))
+    lines.push(`  to check #${f.id} ${f.rel_path}: ${reviewText(reviewLevel(f.uncertainty) ?? 'worth_a_look', f.uncertainty ?? 0)}`)
   if (v.to_check.length > 20) lines.push(`  … and ${v.to_check.length - 20} more files to check`)
   return lines
 }
@@ -113,7 +114,8 @@ export async function runWatch(args: string[]): Promise<number> {
       case 'retry': {
         if (!target) throw new CliError(`name the folder (id or path)\n${WATCH_USAGE}`)
         const fileId = extra === undefined ? undefined : Number(extra)
-        if (fileId !== undefined && (!Number.isInteger(fileId) || fileId < 1)) throw new CliError(`expected a file id (a number from watch list), got "${extra}"`)
+        if (fileId !== undefined && (!Number.isInteger(fileId) || fileId < 1))
+          throw new CliError(`expected a file id (a number from watch list), got "${extra}"`)
         const folder = folders.get(absoluteOrId(target))
         const { files } = folders.retry({ folder_id: folder.id, ...(fileId !== undefined && { file_id: fileId }) })
         say(`${files.length} file${files.length === 1 ? '' : 's'} handed back to ${folder.id}`)

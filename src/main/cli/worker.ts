@@ -32,7 +32,8 @@ export async function runWorker(args: string[]): Promise<number> {
   const queueUrl = values.queue as string | undefined
   const coordinator = values.coordinator as string | undefined
   const key = (values.key as string | undefined) ?? process.env.CLIPDESK_WORKER_KEY
-  if (!queueUrl || !coordinator || !key) throw new CliError('usage: clipdesk worker --queue redis://host:6379 --coordinator http://host:7878 --key <worker key>')
+  if (!queueUrl || !coordinator || !key)
+    throw new CliError('usage: clipdesk worker --queue redis://host:6379 --coordinator http://host:7878 --key <worker key>')
   // Jobs run the model they name (or the coordinator's default); --model is loaded at start.
   const variant = values.model as string
   if (variant !== 'small' && variant !== 'medium') throw new CliError(`expected --model small or medium, got "${variant}"`)
@@ -40,13 +41,18 @@ export async function runWorker(args: string[]): Promise<number> {
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new CliError('expected --concurrency to be a whole number from 1 up')
   const threads = values.threads === undefined ? undefined : Number(values.threads)
   const lockMs = values['lock-ms'] === undefined ? undefined : Number(values['lock-ms'])
-  if (lockMs !== undefined && !(Number.isInteger(lockMs) && lockMs >= 1000)) throw new CliError('expected --lock-ms to be a whole number from 1000 up')
+  if (lockMs !== undefined && !(Number.isInteger(lockMs) && lockMs >= 1000))
+    throw new CliError('expected --lock-ms to be a whole number from 1000 up')
 
   const identity = { name: (values.name as string | undefined) ?? `${hostname()}:${process.pid}`, device: 'cpu' }
   const models = new WorkerModels({ threads, defaultModel: variant, log: (m) => console.error(`clipdesk: ${m}`) })
   const tempDir = mkdtempSync(join(tmpdir(), 'clipdesk-worker-'))
   // The input cap is the engine's upload limit: no coordinator can make a worker take more.
-  const link = new HttpLink(coordinator, key, identity, { models: () => models.names(), maxInputBytes: resolveOptions({ dataDir: '' }).maxUploadBytes, tempDir })
+  const link = new HttpLink(coordinator, key, identity, {
+    models: () => models.names(),
+    maxInputBytes: resolveOptions({ dataDir: '' }).maxUploadBytes,
+    tempDir
+  })
   try {
     await link.hello() // a wrong key, address or protocol fails now, not at the first job
   } catch (err) {
@@ -72,7 +78,10 @@ export async function runWorker(args: string[]): Promise<number> {
   heartbeat.unref()
   console.log(`Worker ${identity.name} taking jobs from ${shownQueueUrl(queueUrl)} for ${coordinator}`)
   // The first job need not wait for its model: load the default one now.
-  void models.pool.acquire(variant).then((s) => models.pool.release(s), (err: Error) => console.error(`clipdesk: ${err.message}`))
+  void models.pool.acquire(variant).then(
+    (s) => models.pool.release(s),
+    (err: Error) => console.error(`clipdesk: ${err.message}`)
+  )
   await stopped
   clearInterval(heartbeat)
   console.log('Stopping…')

@@ -15,7 +15,9 @@ export async function runWorkers(args: string[]): Promise<number> {
   let workers: WorkerInfo[]
   if (values.coordinator) {
     if (!values.key) throw new CliError('--coordinator needs --key <owner key>')
-    const res = await fetch(`${(values.coordinator as string).replace(/\/+$/, '')}/api/v1/studio/workers`, { headers: { 'X-API-Key': values.key as string } })
+    const res = await fetch(`${(values.coordinator as string).replace(/\/+$/, '')}/api/v1/studio/workers`, {
+      headers: { 'X-API-Key': values.key as string }
+    })
     if (!res.ok) throw new CliError(`the coordinator answered ${res.status}: ${(await res.text()).slice(0, 300)}`)
     workers = ((await res.json()) as { workers: WorkerInfo[] }).workers
   } else {

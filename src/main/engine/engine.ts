@@ -168,7 +168,18 @@ export class Engine extends EngineFacade {
   async upload(input: UploadInput): Promise<UploadResponse & { headers?: Record<string, string> }> {
     try {
       const body = await acceptUpload(
-        { db: this.db, jobs: this.jobs, keys: this.keys, presets: this.presets, jobParams: this.jobParams, paths: this.paths, options: this.options, assertKnownModel: (model) => this.assertKnownModel(model), assertAvailable: (model) => this.assertAvailable(model), probe: (bytes) => this.sandbox.probe(bytes) },
+        {
+          db: this.db,
+          jobs: this.jobs,
+          keys: this.keys,
+          presets: this.presets,
+          jobParams: this.jobParams,
+          paths: this.paths,
+          options: this.options,
+          assertKnownModel: (model) => this.assertKnownModel(model),
+          assertAvailable: (model) => this.assertAvailable(model),
+          probe: (bytes) => this.sandbox.probe(bytes)
+        },
         input
       )
       this.changed(body.job_id)
@@ -182,9 +193,11 @@ export class Engine extends EngineFacade {
   /** The status of a job. `address` turns results into fetchable addresses for this transport. */
   status(jobId: unknown, address: ResultAddress): StatusResponse {
     if (typeof jobId !== 'string' || jobId === '') {
-      return errorResponse(new ApiError('validation_failed', 'The query parameter job_id is required.', {
-        details: [{ field: 'job_id', issue: 'missing' }]
-      }))
+      return errorResponse(
+        new ApiError('validation_failed', 'The query parameter job_id is required.', {
+          details: [{ field: 'job_id', issue: 'missing' }]
+        })
+      )
     }
     if (!JOB_ID_PATTERN.test(jobId)) {
       return errorResponse(

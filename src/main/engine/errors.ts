@@ -7,7 +7,10 @@ export const MAX_ERROR_DETAILS = 20
 export function capDetails(details: ErrorDetail[]): ErrorDetail[] {
   if (details.length <= MAX_ERROR_DETAILS) return details
   const more = details.length - MAX_ERROR_DETAILS
-  return [...details.slice(0, MAX_ERROR_DETAILS), { field: '…', issue: `and ${more} more issue${more === 1 ? '' : 's'} of the same request` }]
+  return [
+    ...details.slice(0, MAX_ERROR_DETAILS),
+    { field: '…', issue: `and ${more} more issue${more === 1 ? '' : 's'} of the same request` }
+  ]
 }
 
 /**

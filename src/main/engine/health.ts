@@ -31,7 +31,16 @@ export interface HealthSession {
 }
 
 function healthSession(s: SessionSettings): HealthSession {
-  return { backend: s.backend, threads: s.threads, chosen_by: s.chosenBy, run_ms: s.runMs, measured_at: s.measuredAt, arena: s.arena, optimized_model: s.optimizedModel, cpu: s.cpu }
+  return {
+    backend: s.backend,
+    threads: s.threads,
+    chosen_by: s.chosenBy,
+    run_ms: s.runMs,
+    measured_at: s.measuredAt,
+    arena: s.arena,
+    optimized_model: s.optimizedModel,
+    cpu: s.cpu
+  }
 }
 
 /** `GET /api/v1/health`: up, the default model and the device that runs it (once loaded). */

@@ -71,7 +71,8 @@ export interface EngineOptions {
   role?: string
 }
 
-export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'device' | 'log' | 'threads' | 'renderMemoryBytes'>> & Pick<EngineOptions, 'device' | 'log' | 'threads' | 'renderMemoryBytes'>
+export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'device' | 'log' | 'threads' | 'renderMemoryBytes'>> &
+  Pick<EngineOptions, 'device' | 'log' | 'threads' | 'renderMemoryBytes'>
 
 /**
  * Jobs at once where not set: the model runs one photo at a time on the physical cores, and a

@@ -30,7 +30,9 @@ export interface UploadBodyOptions {
 }
 
 function hintTooLarge(limit: number): ApiError {
-  return new ApiError('payload_too_large', `The hint is larger than the limit of ${limit} bytes.`, { details: [{ field: 'hint', issue: `over ${limit} bytes` }] })
+  return new ApiError('payload_too_large', `The hint is larger than the limit of ${limit} bytes.`, {
+    details: [{ field: 'hint', issue: `over ${limit} bytes` }]
+  })
 }
 
 function malformed(message: string): ApiError {
@@ -103,7 +105,12 @@ function parseMultipart(req: IncomingMessage, opts: UploadBodyOptions): Promise<
     const seen = new Set<string>()
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = []
-      if (name !== parts.file && name !== parts.hint) fail(malformed(`Unexpected file part "${name}"; the image goes in the part "${parts.file}", the second image in the part "${parts.hint}".`))
+      if (name !== parts.file && name !== parts.hint)
+        fail(
+          malformed(
+            `Unexpected file part "${name}"; the image goes in the part "${parts.file}", the second image in the part "${parts.hint}".`
+          )
+        )
       else if (seen.has(name)) fail(malformed(`The part "${name}" was sent more than once.`))
       seen.add(name)
       stream.on('error', (err: Error) => fail(endedEarly('The request body', err)))
@@ -117,7 +124,9 @@ function parseMultipart(req: IncomingMessage, opts: UploadBodyOptions): Promise<
         else file = { bytes: Buffer.concat(chunks), mimeType: info.mimeType, filename: info.filename }
       })
     })
-    parser.on('filesLimit', () => fail(malformed(`At most two files may be sent per upload: the image ("${parts.file}") and the second image ("${parts.hint}").`)))
+    parser.on('filesLimit', () =>
+      fail(malformed(`At most two files may be sent per upload: the image ("${parts.file}") and the second image ("${parts.hint}").`))
+    )
     parser.on('fieldsLimit', () => fail(malformed('Too many fields.')))
     parser.on('partsLimit', () => fail(malformed('Too many parts.')))
     parser.on('error', (err: Error) => {
@@ -134,6 +143,8 @@ export async function readUpload(req: IncomingMessage, opts: UploadBodyOptions):
   if (type === 'application/json') return parseJson(req, opts)
   if (opts.urlencoded && type === 'application/x-www-form-urlencoded') return parseUrlencoded(req, opts)
   if (type === 'multipart/form-data') return parseMultipart(req, opts)
-  const accepted = opts.urlencoded ? 'application/json, application/x-www-form-urlencoded or multipart/form-data' : 'application/json or multipart/form-data'
+  const accepted = opts.urlencoded
+    ? 'application/json, application/x-www-form-urlencoded or multipart/form-data'
+    : 'application/json or multipart/form-data'
   throw malformed(`Unsupported content type "${type || '(none)'}": send ${accepted}.`)
 }

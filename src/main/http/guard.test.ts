@@ -9,7 +9,15 @@ describe('isAllowedHost', () => {
   })
 
   it('refuses other hosts, other ports, a missing port and a missing header', () => {
-    for (const host of ['evil.example:7878', '127.0.0.1:80', '127.0.0.1', 'localhost', '127.0.0.2:7878', '[::1]:7878', 'localhost.evil.example:7878']) {
+    for (const host of [
+      'evil.example:7878',
+      '127.0.0.1:80',
+      '127.0.0.1',
+      'localhost',
+      '127.0.0.2:7878',
+      '[::1]:7878',
+      'localhost.evil.example:7878'
+    ]) {
       expect(isAllowedHost(host, 7878), host).toBe(false)
     }
     expect(isAllowedHost(undefined, 7878)).toBe(false)
@@ -33,7 +41,8 @@ describe('BadKeyLimiter', () => {
 
 describe('limiterClient', () => {
   it('counts every loopback address as one client, others by address', () => {
-    for (const a of ['127.0.0.1', '127.3.4.5', '127.255.255.254', '::1', '::ffff:127.0.0.9', '::FFFF:127.1.1.1']) expect(limiterClient(a)).toBe('loopback')
+    for (const a of ['127.0.0.1', '127.3.4.5', '127.255.255.254', '::1', '::ffff:127.0.0.9', '::FFFF:127.1.1.1'])
+      expect(limiterClient(a)).toBe('loopback')
     expect(limiterClient('192.168.1.4')).toBe('192.168.1.4')
     expect(limiterClient('::ffff:10.0.0.1')).toBe('::ffff:10.0.0.1')
     expect(limiterClient(undefined)).toBe('unknown')

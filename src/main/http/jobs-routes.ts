@@ -68,9 +68,12 @@ function listJobs(engine: Engine, keyId: string, url: URL): { jobs: Record<strin
 
 /** The job `jobId` of `keyId`, or the refusal: a malformed id 422, an unknown or another key's job 404. */
 function ownJob(engine: Engine, keyId: string, jobId: unknown): JobRecord {
-  if (typeof jobId !== 'string' || jobId === '') throw new ApiError('validation_failed', 'job_id is required.', { details: [{ field: 'job_id', issue: 'missing' }] })
+  if (typeof jobId !== 'string' || jobId === '')
+    throw new ApiError('validation_failed', 'job_id is required.', { details: [{ field: 'job_id', issue: 'missing' }] })
   if (!JOB_ID_PATTERN.test(jobId)) {
-    throw new ApiError('validation_failed', 'job_id is not a job id.', { details: [{ field: 'job_id', issue: 'expected a job id as returned by the upload (a UUID)' }] })
+    throw new ApiError('validation_failed', 'job_id is not a job id.', {
+      details: [{ field: 'job_id', issue: 'expected a job id as returned by the upload (a UUID)' }]
+    })
   }
   const job = engine.job(jobId)
   if (!job || job.keyId !== keyId) throw new ApiError('job_not_found', `No job with id ${jobId}.`)

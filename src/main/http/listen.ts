@@ -30,7 +30,12 @@ export function keyCheck(engine: Engine): Authenticate {
     if (key) {
       // A worker key only takes work and returns results; a client key cannot act as a worker.
       if (key.kind !== kind) {
-        throw new ApiError('forbidden', kind === 'worker' ? 'This endpoint needs a worker key (clipdesk keys create --worker).' : 'A worker key can only take work and return results.')
+        throw new ApiError(
+          'forbidden',
+          kind === 'worker'
+            ? 'This endpoint needs a worker key (clipdesk keys create --worker).'
+            : 'A worker key can only take work and return results.'
+        )
       }
       return key.id
     }

@@ -36,7 +36,8 @@ const uploadFields = {
   mode: {
     type: 'string',
     enum: MODES,
-    description: 'Not given: params when a parameter set is given, else clipping. With mode=clipping, a key of the set that cannot apply to it (a background other than transparent, shadow=top, a variation other than clipping or mask) is refused with 422 validation_failed naming the key (params.<key>) and the mode; mode=background takes every key.'
+    description:
+      'Not given: params when a parameter set is given, else clipping. With mode=clipping, a key of the set that cannot apply to it (a background other than transparent, shadow=top, a variation other than clipping or mask) is refused with 422 validation_failed naming the key (params.<key>) and the mode; mode=background takes every key.'
   },
   params: {
     description: `Parameter set: a preset name, key=value pairs, or an object. At most ${MAX_PARAMS_LENGTH} characters as a string. Required when mode=params; given without a mode, the job runs as mode=params. Never dropped: every key applies, or the upload is refused (422). A set asking for shadow=top and naming no primary has shadowTop as its primary.`,
@@ -83,7 +84,10 @@ function finish(paths: Record<string, PathItem>): Record<string, PathItem> {
 
 function cancelResponses(): Record<string, unknown> {
   return {
-    '200': { description: 'Cancelled; its credits are refunded', content: { 'application/json': { schema: { $ref: '#/components/schemas/Cancelled' } } } },
+    '200': {
+      description: 'Cancelled; its credits are refunded',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Cancelled' } } }
+    },
     '401': err('Missing or invalid X-API-Key'),
     '404': err("No such job, or another key's (job_not_found)"),
     '409': err('The job already ended (conflict)'),
@@ -179,11 +183,16 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             status: { const: 'ok' },
             model: { type: 'string', description: 'The default model' },
             device_setting: { type: 'string', enum: DEVICES, description: 'The device setting' },
-            device: { type: ['string', 'null'], enum: [...RUN_DEVICES, null], description: 'The device that runs the default model; null until it is loaded' },
+            device: {
+              type: ['string', 'null'],
+              enum: [...RUN_DEVICES, null],
+              description: 'The device that runs the default model; null until it is loaded'
+            },
             device_warning: { type: ['string', 'null'], description: 'Why the chosen execution provider fell back to the CPU' },
             queued: { type: 'integer', minimum: 0, description: 'Jobs waiting' },
             session: {
-              description: "How the default model's session was set up on this machine (docs/pipeline.md, Session settings); null until it is loaded",
+              description:
+                "How the default model's session was set up on this machine (docs/pipeline.md, Session settings); null until it is loaded",
               oneOf: [
                 { type: 'null' },
                 {
@@ -193,14 +202,23 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
                     backend: { type: 'string', enum: ['native', 'wasm'] },
                     threads: { type: 'integer', minimum: 1 },
                     chosen_by: { type: 'string', enum: ['measured', 'only-choice', 'setting'] },
-                    run_ms: { type: ['object', 'null'], additionalProperties: { type: 'number' }, description: 'Milliseconds per run of each thread count measured' },
+                    run_ms: {
+                      type: ['object', 'null'],
+                      additionalProperties: { type: 'number' },
+                      description: 'Milliseconds per run of each thread count measured'
+                    },
                     measured_at: { type: ['string', 'null'], format: 'date-time' },
                     arena: { type: 'boolean' },
                     optimized_model: { type: 'string', enum: ['cached', 'made', 'none'] },
                     cpu: {
                       type: 'object',
                       required: ['model', 'logical', 'physical', 'simd'],
-                      properties: { model: { type: 'string' }, logical: { type: 'integer' }, physical: { type: ['integer', 'null'] }, simd: { type: 'array', items: { type: 'string' } } }
+                      properties: {
+                        model: { type: 'string' },
+                        logical: { type: 'integer' },
+                        physical: { type: ['integer', 'null'] },
+                        simd: { type: 'array', items: { type: 'string' } }
+                      }
                     }
                   }
                 }
@@ -238,21 +256,31 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
                     }
                   }
                 },
-                encoding: { file: { contentType: ACCEPTED_MIME_TYPES.join(', ') }, hint: { contentType: 'image/png, image/jpeg, image/webp' } }
+                encoding: {
+                  file: { contentType: ACCEPTED_MIME_TYPES.join(', ') },
+                  hint: { contentType: 'image/png, image/jpeg, image/webp' }
+                }
               }
             }
           },
           responses: {
-            '202': { description: 'Accepted', content: { 'application/json': { schema: { $ref: '#/components/schemas/UploadAccepted' } } } },
+            '202': {
+              description: 'Accepted',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/UploadAccepted' } } }
+            },
             '400': err('Malformed body, wrong field type, or neither file nor file_url (missing_input)'),
             '401': err('Missing or invalid X-API-Key'),
             '402': err('Not enough credits for this job: 1 credit per started 100 MP of output, summed over its variations, at least 1'),
             '403': err('Host header not allowed'),
             '408': err('request_timeout: the body arrived slower than 8 KiB/s over a 10 s window'),
             '413': err('Upload (or its hint) larger than the limit, declared or as a chunked body arrives'),
-            '422': err('Validation failed (enums, both inputs, params, a key of params the explicit mode cannot apply, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large; a hint not a PNG, JPEG or WebP of the image size, or with file_url; regions not a JSON array of at most 8 boxes, a box under 16 pixels on a side or outside the image, or with file_url)'),
+            '422': err(
+              'Validation failed (enums, both inputs, params, a key of params the explicit mode cannot apply, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large; a hint not a PNG, JPEG or WebP of the image size, or with file_url; regions not a JSON array of at most 8 boxes, a box under 16 pixels on a side or outside the image, or with file_url)'
+            ),
             '429': err('Too many bad API keys, or this key already has its share of the queue waiting (a quarter of it); see Retry-After'),
-            '503': err('Queue full, the model the job would use failed to load in the last minute, too many upload bytes being received at once, or this key already sending its share of them (one whole upload); see Retry-After')
+            '503': err(
+              'Queue full, the model the job would use failed to load in the last minute, too many upload bytes being received at once, or this key already sending its share of them (one whole upload); see Retry-After'
+            )
           }
         }
       },
@@ -266,7 +294,8 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             '404': err('No such job'),
             '422': err('job_id missing or not a job id'),
             '500': {
-              description: 'The job failed (error.code job_failed) or was cancelled (error.code cancelled); the body has the status fields too',
+              description:
+                'The job failed (error.code job_failed) or was cancelled (error.code cancelled); the body has the status fields too',
               content: { 'application/json': { schema: { $ref: '#/components/schemas/JobStatus' } } }
             }
           }
@@ -282,7 +311,11 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             { name: 'expires', in: 'query', required: true, schema: { type: 'integer' } },
             { name: 'sig', in: 'query', required: true, schema: { type: 'string' } }
           ],
-          responses: { '200': { description: 'The image' }, '403': err('Bad or expired signature'), '404': err('Result swept or not found') }
+          responses: {
+            '200': { description: 'The image' },
+            '403': err('Bad or expired signature'),
+            '404': err('Result swept or not found')
+          }
         }
       },
       '/api/v1/health': {
@@ -313,7 +346,9 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         post: {
           summary: "Cancel one of this key's jobs that has not ended (job_id in the query, or in a JSON or multipart body)",
           parameters: [{ name: 'job_id', in: 'query', schema: { type: 'string', format: 'uuid' } }],
-          requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { job_id: { type: 'string', format: 'uuid' } } } } } },
+          requestBody: {
+            content: { 'application/json': { schema: { type: 'object', properties: { job_id: { type: 'string', format: 'uuid' } } } } }
+          },
           responses: cancelResponses()
         }
       },

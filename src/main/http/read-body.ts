@@ -51,7 +51,10 @@ export function tooLarge(limit: number, what = 'The request body'): ApiError {
 }
 
 function tooSlow(floor: RateFloor, what: string): ApiError {
-  return new ApiError('request_timeout', `${what} arrived slower than ${floor.bytesPerSecond} bytes a second over ${floor.windowMs / 1000} s; send it faster or in smaller parts.`)
+  return new ApiError(
+    'request_timeout',
+    `${what} arrived slower than ${floor.bytesPerSecond} bytes a second over ${floor.windowMs / 1000} s; send it faster or in smaller parts.`
+  )
 }
 
 /** The client went away or broke the body off: there is nothing to parse. */
@@ -117,7 +120,11 @@ export interface BodyRead {
  * Reads `req`'s body through the limits of `opts`, giving each chunk to `onChunk`. `onChunk`
  * may return false to pause the body until `resume` is called (back-pressure of a consumer).
  */
-export function streamBody(req: IncomingMessage, opts: BodyOptions, onChunk: (chunk: Buffer) => boolean | void): BodyRead & { resume(): void } {
+export function streamBody(
+  req: IncomingMessage,
+  opts: BodyOptions,
+  onChunk: (chunk: Buffer) => boolean | void
+): BodyRead & { resume(): void } {
   const what = opts.what ?? 'The request body'
   const floor = opts.floor ?? DEFAULT_RATE_FLOOR
   let settle: (err?: ApiError) => void = () => undefined
@@ -198,7 +205,8 @@ export function pipeBody(req: IncomingMessage, into: Writable, opts: BodyOptions
 /** Reads a JSON object body of at most `limit` bytes (400 for anything else, 413 past the limit). */
 export async function readJsonObject(req: IncomingMessage, opts: BodyOptions): Promise<Record<string, unknown>> {
   const value = await readJson(req, opts)
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiError('malformed_request', 'The body must be a JSON object.')
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ApiError('malformed_request', 'The body must be a JSON object.')
   return value as Record<string, unknown>
 }
 

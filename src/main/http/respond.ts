@@ -33,9 +33,14 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: import('no
     return
   }
   const [status, reason] = CLIENT_ERROR_STATUS[err.code ?? ''] ?? [400, 'Bad Request']
-  const body = status === 400 ? JSON.stringify({ error: { code: 'malformed_request', message: 'The request could not be parsed; its body may have ended early.' } }) : ''
+  const body =
+    status === 400
+      ? JSON.stringify({ error: { code: 'malformed_request', message: 'The request could not be parsed; its body may have ended early.' } })
+      : ''
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nCache-Control: no-store\r\n` +
-      (body ? `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}` : 'Content-Length: 0\r\n\r\n')
+      (body
+        ? `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+        : 'Content-Length: 0\r\n\r\n')
   )
 }

@@ -49,9 +49,13 @@ export interface HttpServerOptions {
 }
 
 function busy(): ApiError {
-  return new ApiError('unavailable', 'The server is receiving too many uploads at once, or this API key is already sending its share of them; try again shortly.', {
-    headers: { 'Retry-After': '5' }
-  })
+  return new ApiError(
+    'unavailable',
+    'The server is receiving too many uploads at once, or this API key is already sending its share of them; try again shortly.',
+    {
+      headers: { 'Retry-After': '5' }
+    }
+  )
 }
 
 const RESULT_PATH = /^\/api\/v1\/results\/([0-9a-f-]{36})\/([A-Za-z]+)\.([a-z]+)$/
@@ -64,7 +68,10 @@ const RESULT_PATH = /^\/api\/v1\/results\/([0-9a-f-]{36})\/([A-Za-z]+)\.([a-z]+)
 export async function startHttpServer(engine: Engine, opts: HttpServerOptions = {}): Promise<HttpListener> {
   // Room for at least one whole upload and its text parts, so that a lone upload is never refused.
   const wholeUpload = engine.options.maxUploadBytes + 1024 * 1024
-  const inFlight = new InFlightBytes(opts.maxInFlightUploadBytes ?? 4 * engine.options.maxUploadBytes + 1024 * 1024, opts.maxInFlightUploadBytesPerKey ?? wholeUpload)
+  const inFlight = new InFlightBytes(
+    opts.maxInFlightUploadBytes ?? 4 * engine.options.maxUploadBytes + 1024 * 1024,
+    opts.maxInFlightUploadBytesPerKey ?? wholeUpload
+  )
   let port = 0
 
   const authenticate = keyCheck(engine)
@@ -89,7 +96,11 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
         const declared = declaredLength(req)
         // An oversized declaration is refused as too large by readUpload, not counted here.
         if (declared !== null && declared > 0 && declared <= wholeUpload && !reservation.reserve(declared)) throw busy()
-        const parsed = await readUpload(req, { maxFileBytes: engine.options.maxUploadBytes, meter: (bytes) => (reservation.count(bytes) ? null : busy()), floor: opts.bodyRateFloor })
+        const parsed = await readUpload(req, {
+          maxFileBytes: engine.options.maxUploadBytes,
+          meter: (bytes) => (reservation.count(bytes) ? null : busy()),
+          floor: opts.bodyRateFloor
+        })
         const { status, body, headers } = await engine.upload({ ...parsed, keyId })
         sendJson(res, status, body, headers)
       } finally {
@@ -127,7 +138,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
       const file = `${variation}.${ext}`
       const expires = Number(url.searchParams.get('expires'))
       if (!engine.verifyAddress(jobId, file, expires, url.searchParams.get('sig') ?? '')) {
-        throw new ApiError('invalid_signature', 'The result address is not validly signed, or it expired with the job\'s retention time.')
+        throw new ApiError('invalid_signature', "The result address is not validly signed, or it expired with the job's retention time.")
       }
       const record = (VARIATIONS as readonly string[]).includes(variation) ? engine.result(jobId, variation as Variation, ext) : null
       if (!record) throw new ApiError('not_found', 'This result no longer exists.')
@@ -144,8 +155,16 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     }
     if (await handleJobsRequest({ engine, authenticate, allow, floor: opts.bodyRateFloor }, req, res, url)) return
     if (await handleRemoveBgRequest({ engine, authenticate, allow, inFlight, floor: opts.bodyRateFloor }, req, res, url)) return
-    if (opts.studio && (await handleStudioRequest({ engine, coordinator: opts.studio, authenticate, allow, floor: opts.bodyRateFloor }, req, res, url))) return
-    if (opts.app && (await handleAppRequest(opts.app, req, res, url, { authenticate: (r) => authenticate(r), allow, floor: opts.bodyRateFloor }))) return
+    if (
+      opts.studio &&
+      (await handleStudioRequest({ engine, coordinator: opts.studio, authenticate, allow, floor: opts.bodyRateFloor }, req, res, url))
+    )
+      return
+    if (
+      opts.app &&
+      (await handleAppRequest(opts.app, req, res, url, { authenticate: (r) => authenticate(r), allow, floor: opts.bodyRateFloor }))
+    )
+      return
     throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
   }
 

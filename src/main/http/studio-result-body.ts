@@ -47,7 +47,8 @@ function malformed(message: string): ApiError {
 /** Reads a result upload into staged files; throws the refusal (and removes what it wrote). */
 export async function receiveResult(req: IncomingMessage, opts: ReceiveOptions): Promise<ReceivedResult> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-  if (type !== 'multipart/form-data') throw malformed(`Send the result as multipart/form-data (a "meta" field and a file part per output), not "${type || '(none)'}".`)
+  if (type !== 'multipart/form-data')
+    throw malformed(`Send the result as multipart/form-data (a "meta" field and a file part per output), not "${type || '(none)'}".`)
   const declared = declaredLength(req)
   if (declared !== null && declared > opts.maxBytes) throw tooLarge(opts.maxBytes, WHAT)
   await mkdir(opts.dir, { recursive: true })
@@ -68,7 +69,10 @@ function parse(req: IncomingMessage, opts: ReceiveOptions, files: StagedFile[], 
     let parser: busboy.Busboy
     try {
       // busboy reports `parts` and `fileSize` on reaching the limit, `files` and `fields` past it.
-      parser = busboy({ headers: req.headers, limits: { fileSize: opts.maxBytes + 1, files: opts.allowed.size, fields: 1, fieldSize: META_BYTES, parts: opts.allowed.size + 2 } })
+      parser = busboy({
+        headers: req.headers,
+        limits: { fileSize: opts.maxBytes + 1, files: opts.allowed.size, fields: 1, fieldSize: META_BYTES, parts: opts.allowed.size + 2 }
+      })
     } catch (err) {
       reject(malformed(`The multipart body cannot be parsed: ${(err as Error).message}`))
       return
@@ -92,8 +96,18 @@ function parse(req: IncomingMessage, opts: ReceiveOptions, files: StagedFile[], 
     }
     body.done.catch((err: ApiError) => fail(err))
     parser.on('field', (name, value, info) => {
-      if (name !== 'meta') fail(new ApiError('validation_failed', `Unexpected field "${name}": a result has one field, "meta".`, { details: [{ field: name, issue: 'not expected' }] }))
-      else if (info.valueTruncated) fail(new ApiError('validation_failed', `The meta field is longer than ${META_BYTES} bytes.`, { details: [{ field: 'meta', issue: 'too long' }] }))
+      if (name !== 'meta')
+        fail(
+          new ApiError('validation_failed', `Unexpected field "${name}": a result has one field, "meta".`, {
+            details: [{ field: name, issue: 'not expected' }]
+          })
+        )
+      else if (info.valueTruncated)
+        fail(
+          new ApiError('validation_failed', `The meta field is longer than ${META_BYTES} bytes.`, {
+            details: [{ field: 'meta', issue: 'too long' }]
+          })
+        )
       else meta = value
     })
     parser.on('file', (name, stream) => {
@@ -101,7 +115,11 @@ function parse(req: IncomingMessage, opts: ReceiveOptions, files: StagedFile[], 
       if (!opts.allowed.has(name) || seen.has(name)) {
         stream.resume()
         const issue = seen.has(name) ? 'sent twice' : `not one of ${[...opts.allowed].join(', ')}`
-        fail(new ApiError('validation_failed', `The part "${name}" is not an output this job asked for (its format and variations).`, { details: [{ field: name, issue }] }))
+        fail(
+          new ApiError('validation_failed', `The part "${name}" is not an output this job asked for (its format and variations).`, {
+            details: [{ field: name, issue }]
+          })
+        )
         return
       }
       seen.add(name)
@@ -128,9 +146,19 @@ function parse(req: IncomingMessage, opts: ReceiveOptions, files: StagedFile[], 
       stream.on('limit', () => fail(tooLarge(opts.maxBytes, WHAT)))
       stream.pipe(out)
     })
-    parser.on('filesLimit', () => fail(new ApiError('validation_failed', 'The result has more file parts than the job has outputs.', { details: [{ field: 'files', issue: 'too many' }] })))
-    parser.on('fieldsLimit', () => fail(new ApiError('validation_failed', 'The result has more than one field.', { details: [{ field: 'fields', issue: 'too many' }] })))
-    parser.on('partsLimit', () => fail(new ApiError('validation_failed', 'The result has too many parts.', { details: [{ field: 'parts', issue: 'too many' }] })))
+    parser.on('filesLimit', () =>
+      fail(
+        new ApiError('validation_failed', 'The result has more file parts than the job has outputs.', {
+          details: [{ field: 'files', issue: 'too many' }]
+        })
+      )
+    )
+    parser.on('fieldsLimit', () =>
+      fail(new ApiError('validation_failed', 'The result has more than one field.', { details: [{ field: 'fields', issue: 'too many' }] }))
+    )
+    parser.on('partsLimit', () =>
+      fail(new ApiError('validation_failed', 'The result has too many parts.', { details: [{ field: 'parts', issue: 'too many' }] }))
+    )
     parser.on('error', (err: Error) => fail(failure ?? malformed(`The multipart body cannot be parsed: ${err.message}`)))
     parser.on('close', () => {
       void Promise.all(pending).then(() => {

@@ -52,13 +52,19 @@ function budgetOf(coordinator: StudioCoordinator): InFlightBytes {
 }
 
 function busy(): ApiError {
-  return new ApiError('unavailable', 'The coordinator is receiving too many results at once, or this worker key is already sending its share of them; try again shortly.', { headers: { 'Retry-After': '5' } })
+  return new ApiError(
+    'unavailable',
+    'The coordinator is receiving too many results at once, or this worker key is already sending its share of them; try again shortly.',
+    { headers: { 'Retry-After': '5' } }
+  )
 }
 
 function jobIdOf(body: Record<string, unknown>): string {
   const id = body.job_id
   if (typeof id !== 'string' || !JOB_ID_PATTERN.test(id)) {
-    throw new ApiError('validation_failed', 'job_id is not a job id.', { details: [{ field: 'job_id', issue: 'expected a job id (a UUID)' }] })
+    throw new ApiError('validation_failed', 'job_id is not a job id.', {
+      details: [{ field: 'job_id', issue: 'expected a job id (a UUID)' }]
+    })
   }
   return id
 }
@@ -67,7 +73,9 @@ function modelsOf(body: Record<string, unknown>): string[] | null {
   const m = body.models
   if (m === undefined) return null
   if (!Array.isArray(m) || m.length > MAX_MODELS || !m.every((n) => typeof n === 'string' && MODEL_NAME_PATTERN.test(n))) {
-    throw new ApiError('validation_failed', 'models must list model names.', { details: [{ field: 'models', issue: `expected at most ${MAX_MODELS} model names` }] })
+    throw new ApiError('validation_failed', 'models must list model names.', {
+      details: [{ field: 'models', issue: `expected at most ${MAX_MODELS} model names` }]
+    })
   }
   return m as string[]
 }
@@ -176,7 +184,9 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
     const body = await readJsonObject(req, { limit: 4096, floor: ctx.floor })
     const stage = body.stage
     if (typeof stage !== 'string' || !(STAGES as readonly string[]).includes(stage)) {
-      throw new ApiError('validation_failed', 'stage is not a pipeline stage.', { details: [{ field: 'stage', issue: `expected one of ${STAGES.join(', ')}` }] })
+      throw new ApiError('validation_failed', 'stage is not a pipeline stage.', {
+        details: [{ field: 'stage', issue: `expected one of ${STAGES.join(', ')}` }]
+      })
     }
     runs.progress(runs.verify(jobIdOf(body), tokenOf(req), worker), stage as (typeof STAGES)[number])
     sendJson(res, 200, { ok: true })

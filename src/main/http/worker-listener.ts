@@ -44,7 +44,8 @@ export function parseWorkerListen(value: string): WorkerAddress {
     portText = text.slice(at + 1)
   }
   const port = Number(portText)
-  if (!/^\d{1,5}$/.test(portText) || port > 65535) throw new Error(`expected --worker-listen to be host:port with a port 0–65535, got "${value}"`)
+  if (!/^\d{1,5}$/.test(portText) || port > 65535)
+    throw new Error(`expected --worker-listen to be host:port with a port 0–65535, got "${value}"`)
   if (isIP(host) === 0 && !/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(host)) {
     throw new Error(`expected --worker-listen to be host:port with an IP address or host name, got "${value}"`)
   }
@@ -56,12 +57,18 @@ export interface WorkerListenerOptions {
   bodyRateFloor?: RateFloor
 }
 
-export async function startWorkerListener(engine: Engine, coordinator: StudioCoordinator, address: WorkerAddress, opts: WorkerListenerOptions = {}): Promise<HttpListener> {
+export async function startWorkerListener(
+  engine: Engine,
+  coordinator: StudioCoordinator,
+  address: WorkerAddress,
+  opts: WorkerListenerOptions = {}
+): Promise<HttpListener> {
   const authenticate = keyCheck(engine)
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://worker-listener')
     const allow = methodCheck(req, url.pathname)
-    if (await handleStudioRequest({ engine, coordinator, authenticate, allow, workerOnly: true, floor: opts.bodyRateFloor }, req, res, url)) return
+    if (await handleStudioRequest({ engine, coordinator, authenticate, allow, workerOnly: true, floor: opts.bodyRateFloor }, req, res, url))
+      return
     throw new ApiError('not_found', `No endpoint at ${url.pathname} on the workers' listener; clients use the API listener.`)
   }
   return listen(apiServer(handle), address.port, address.host)

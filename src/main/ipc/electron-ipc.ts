@@ -17,7 +17,8 @@ import { ApiError } from '../engine/errors'
 export { RESULT_PROTOCOL }
 
 /** How the renderer addresses an item's previews in the app. */
-export const appPreviewAddress: PreviewAddress = (itemId, kind, version) => `${RESULT_PROTOCOL}://items/${itemId}/${kind}?v=${encodeURIComponent(version)}`
+export const appPreviewAddress: PreviewAddress = (itemId, kind, version) =>
+  `${RESULT_PROTOCOL}://items/${itemId}/${kind}?v=${encodeURIComponent(version)}`
 
 /** Before the app is ready: the result protocol is a standard, secure scheme that fetch may use. */
 export function registerResultScheme(): void {

@@ -47,7 +47,8 @@ export async function checkedDir(root: string, dir: string): Promise<CheckedDir>
   const rel = relative(resolve(root), resolve(dir))
   await makeFolder(root)
   const rootInfo = await lstat(resolve(root)) // resolved: a trailing slash would follow a link
-  if (rootInfo.isSymbolicLink()) throw new ContainmentError(`${root} is a symbolic link now (the folder was moved or replaced); nothing is written through links`)
+  if (rootInfo.isSymbolicLink())
+    throw new ContainmentError(`${root} is a symbolic link now (the folder was moved or replaced); nothing is written through links`)
   const realRoot = await realpath(root)
   let current = realRoot
   for (const part of rel === '' ? [] : rel.split(sep)) {

@@ -67,7 +67,12 @@ export class Deadline {
     let timer: NodeJS.Timeout | undefined
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new DestinationProblem(`The folder did not answer within ${formatSeconds(this.ms)} (a network drive that is away, or a special folder): ${this.folder}`)),
+        () =>
+          reject(
+            new DestinationProblem(
+              `The folder did not answer within ${formatSeconds(this.ms)} (a network drive that is away, or a special folder): ${this.folder}`
+            )
+          ),
         Math.max(0, left)
       )
       timer.unref()
@@ -115,7 +120,10 @@ export async function makeFolder(dir: string, deadline = new Deadline(dir, DESTI
       break
     }
     if (info.code !== 'ENOENT' && info.code !== 'ENOTDIR') {
-      throw new DestinationProblem(`The folder ${current} cannot be opened: ${explainProblem(info.message, 'output').message}`, info.message)
+      throw new DestinationProblem(
+        `The folder ${current} cannot be opened: ${explainProblem(info.message, 'output').message}`,
+        info.message
+      )
     }
     missing.unshift(current)
     const up = dirname(current)
@@ -137,7 +145,8 @@ export async function makeFolder(dir: string, deadline = new Deadline(dir, DESTI
 export async function checkDestination(dir: string, opts: DestinationOptions = {}): Promise<string> {
   const given = dir.trim()
   if (given === '') throw new DestinationProblem('Choose a folder for the results.')
-  if (!isAbsolute(given)) throw new DestinationProblem(`Choose the folder by its full path (e.g. /home/you/Pictures/Clipdesk), not "${given}".`)
+  if (!isAbsolute(given))
+    throw new DestinationProblem(`Choose the folder by its full path (e.g. /home/you/Pictures/Clipdesk), not "${given}".`)
   const folder = resolve(given)
   const timeoutMs = opts.timeoutMs ?? DESTINATION_CHECK_MS
   const deadline = new Deadline(folder, timeoutMs)
@@ -149,7 +158,9 @@ export async function checkDestination(dir: string, opts: DestinationOptions = {
   if (wrote instanceof Error) {
     const readOnly = wrote.code === 'EROFS' || wrote.code === 'EACCES' || wrote.code === 'EPERM'
     throw new DestinationProblem(
-      readOnly ? `The folder is read-only: ${folder}` : `Files cannot be written in ${folder}: ${explainProblem(wrote.message, 'output').message}`,
+      readOnly
+        ? `The folder is read-only: ${folder}`
+        : `Files cannot be written in ${folder}: ${explainProblem(wrote.message, 'output').message}`,
       wrote.message
     )
   }
@@ -160,7 +171,9 @@ export async function checkDestination(dir: string, opts: DestinationOptions = {
     const fs = await deadline.run(() => statfs(folder)).catch(() => null)
     const free = fs ? Number(fs.bavail) * Number(fs.bsize) : Infinity
     if (free < opts.estimatedBytes) {
-      throw new DestinationProblem(`Not enough space on the disk of ${folder}: about ${megabytes(opts.estimatedBytes)} are needed, ${megabytes(free)} are free.`)
+      throw new DestinationProblem(
+        `Not enough space on the disk of ${folder}: about ${megabytes(opts.estimatedBytes)} are needed, ${megabytes(free)} are free.`
+      )
     }
   }
   // Kept by its real path: every later write refuses a link at the folder itself

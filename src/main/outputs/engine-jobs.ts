@@ -28,7 +28,11 @@ export type SubmitResult =
  * "Hints"; with look-again boxes: docs/review.md "Look again"); a refusal comes back with its
  * message and the fields it names.
  */
-export async function submitFile(engine: Engine, request: JobRequest, file: { bytes: Buffer; filename: string; hint?: Buffer; regions?: readonly RegionBox[] }): Promise<SubmitResult> {
+export async function submitFile(
+  engine: Engine,
+  request: JobRequest,
+  file: { bytes: Buffer; filename: string; hint?: Buffer; regions?: readonly RegionBox[] }
+): Promise<SubmitResult> {
   const fields: Record<string, unknown> = { mode: request.mode, output_format: request.output_format }
   if (request.params !== null) fields.params = request.params
   if (file.regions?.length) fields.regions = JSON.stringify(file.regions)
@@ -77,14 +81,33 @@ export function jobOutcome(engine: Engine, jobId: string, allVariations: boolean
   if (!job) return { state: 'missing' }
   if (job.status === 'done') {
     const made = engine.jobs.results(jobId)
-    const primary = primaryVariation(job, made.map((r) => r.variation), engine.jobParams.get(jobId)?.primary)
+    const primary = primaryVariation(
+      job,
+      made.map((r) => r.variation),
+      engine.jobParams.get(jobId)?.primary
+    )
     const results = resultsToWrite(made, primary, allVariations).map(({ variation, ext, path }) => ({ variation, ext, path }))
     const uncertainty = job.uncertainty === null ? null : roundUncertainty(job.uncertainty)
-    return { state: 'done', results, warnings: warningLines(job.warnings, results.map((r) => r.variation)), model: job.model, device: job.device, uncertainty }
+    return {
+      state: 'done',
+      results,
+      warnings: warningLines(
+        job.warnings,
+        results.map((r) => r.variation)
+      ),
+      model: job.model,
+      device: job.device,
+      uncertainty
+    }
   }
   const error = jobError(job)
   // The stored text as it came (the features explain it themselves and keep it as the detail).
-  if (error) return { state: 'failed', code: error.code === 'cancelled' ? 'cancelled' : (error.reason ?? 'job_failed'), message: job.errorMessage ?? error.message }
+  if (error)
+    return {
+      state: 'failed',
+      code: error.code === 'cancelled' ? 'cancelled' : (error.reason ?? 'job_failed'),
+      message: job.errorMessage ?? error.message
+    }
   return { state: 'pending', status: job.status, progress: job.progress }
 }
 

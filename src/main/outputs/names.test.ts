@@ -5,7 +5,15 @@ import { isInside, isStrictlyInside, resolveInside } from './paths'
 import { outputNames, presetToken, renderTemplate, sanitizeSegment, sanitizeToken, templateProblem } from '../../shared/names'
 
 const OUT = resolve('/tmp/clipdesk-out-test')
-const tokens = (over: Partial<Record<string, string>> = {}) => ({ name: 'photo', ext: 'png', variation: 'clipping', date: '2026-01-02', preset: 'clipping', n: '7', ...over })
+const tokens = (over: Partial<Record<string, string>> = {}) => ({
+  name: 'photo',
+  ext: 'png',
+  variation: 'clipping',
+  date: '2026-01-02',
+  preset: 'clipping',
+  n: '7',
+  ...over
+})
 
 describe('templateProblem', () => {
   it('accepts the default and sub-folder templates', () => {
@@ -34,9 +42,12 @@ describe('rendering', () => {
     expect(renderTemplate('{n:3}_{name}.{ext}', tokens())).toBe('007_photo.png')
     expect(renderTemplate('{n:2}_{name}.{ext}', tokens({ n: '123' }))).toBe('123_photo.png')
   })
-  it.each(['{n:0}_{name}', '{n:10}_{name}', '{name:3}', '{n:3:1}_{name}', '{n:}_{name}'])('refuses the malformed number token %j', (template) => {
-    expect(templateProblem(template)).toContain('unknown token')
-  })
+  it.each(['{n:0}_{name}', '{n:10}_{name}', '{name:3}', '{n:3:1}_{name}', '{n:}_{name}'])(
+    'refuses the malformed number token %j',
+    (template) => {
+      expect(templateProblem(template)).toContain('unknown token')
+    }
+  )
   it('renders the default template', () => {
     expect(renderTemplate('{name}.{variation}.{ext}', tokens())).toBe('photo.clipping.png')
   })
@@ -68,16 +79,29 @@ describe('rendering', () => {
 })
 
 describe('outputs stay inside the output folder (property)', () => {
-  const anyText = fc.string({ unit: fc.constantFrom('a', '.', '/', '\\', '..', ' ', ':', '\0', 'é', 'CON', '~', '-', '{', '}'), maxLength: 30 })
-  const relDir = fc.array(fc.string({ unit: fc.constantFrom('a', 'b', ' ', '.', 'é'), minLength: 1, maxLength: 6 }), { maxLength: 3 }).map((parts) => parts.filter((p) => p !== '.' && p !== '..').join('/'))
-  const template = fc.constantFrom('{name}.{variation}.{ext}', '{date}/{name}.{ext}', '{preset}/{variation}/{name}-{date}.{ext}', 'out-{name}')
+  const anyText = fc.string({
+    unit: fc.constantFrom('a', '.', '/', '\\', '..', ' ', ':', '\0', 'é', 'CON', '~', '-', '{', '}'),
+    maxLength: 30
+  })
+  const relDir = fc
+    .array(fc.string({ unit: fc.constantFrom('a', 'b', ' ', '.', 'é'), minLength: 1, maxLength: 6 }), { maxLength: 3 })
+    .map((parts) => parts.filter((p) => p !== '.' && p !== '..').join('/'))
+  const template = fc.constantFrom(
+    '{name}.{variation}.{ext}',
+    '{date}/{name}.{ext}',
+    '{preset}/{variation}/{name}-{date}.{ext}',
+    'out-{name}'
+  )
 
   it('for any token values, folder and template', () => {
     fc.assert(
       fc.property(template, relDir, anyText, anyText, anyText, anyText, (t, dir, name, ext, variation, preset) => {
         // A file name never holds '/': the input's own folders come from `dir`.
         const file = `${name.replaceAll('/', '-')}.jpg`
-        const [rendered] = outputNames({ relPath: dir === '' ? file : `${dir}/${file}`, template: t, mode: 'params', params: preset, date: '2026-01-02', seq: 3 }, [{ variation, ext }])
+        const [rendered] = outputNames(
+          { relPath: dir === '' ? file : `${dir}/${file}`, template: t, mode: 'params', params: preset, date: '2026-01-02', seq: 3 },
+          [{ variation, ext }]
+        )
         const target = resolveInside(OUT, rendered!)
         expect(isStrictlyInside(OUT, target)).toBe(true)
         const rel = target.slice(OUT.length + 1).split(sep)

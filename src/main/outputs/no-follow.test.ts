@@ -45,11 +45,13 @@ async function refusal(run: Promise<unknown>): Promise<Error> {
 }
 
 describe('keeping the previous version (a touch-up)', () => {
-  it('refuses a result replaced by a symbolic link: the link\'s target is not copied in', async () => {
+  it("refuses a result replaced by a symbolic link: the link's target is not copied in", async () => {
     symlinkSync(join(outside, 'secret.txt'), join(out, 'girl.png'))
     const err = await refusal(replaceKeepingPrevious([result], [join(out, 'girl.png')], out))
     expect(err).toBeInstanceOf(NotOurFile)
-    expect(err.message).toBe(`${join(out, 'girl.png')} is a symbolic link, not a regular file; Clipdesk reads and replaces only regular files`)
+    expect(err.message).toBe(
+      `${join(out, 'girl.png')} is a symbolic link, not a regular file; Clipdesk reads and replaces only regular files`
+    )
     expect(listing(out)).toEqual(['girl.png'])
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret')
   })
@@ -57,7 +59,9 @@ describe('keeping the previous version (a touch-up)', () => {
   it('refuses a FIFO at an output name at once, without opening it', async () => {
     mkfifo(join(out, 'girl.png'))
     const err = await refusal(replaceKeepingPrevious([result], [join(out, 'girl.png')], out))
-    expect(err.message).toBe(`${join(out, 'girl.png')} is a named pipe (FIFO), not a regular file; Clipdesk reads and replaces only regular files`)
+    expect(err.message).toBe(
+      `${join(out, 'girl.png')} is a named pipe (FIFO), not a regular file; Clipdesk reads and replaces only regular files`
+    )
     expect(listing(out)).toEqual(['girl.png'])
   })
 
@@ -91,7 +95,9 @@ describe('placing a new file', () => {
 
   it('refuses to replace what is not a regular file, and a result that is a link', async () => {
     mkfifo(join(out, 'a.png'))
-    expect((await refusal(placeFile(result, join(out, 'a.png'), out, true))).message).toContain('is a named pipe (FIFO), not a regular file')
+    expect((await refusal(placeFile(result, join(out, 'a.png'), out, true))).message).toContain(
+      'is a named pipe (FIFO), not a regular file'
+    )
     const linked = join(root, 'linked.png')
     symlinkSync(join(outside, 'secret.txt'), linked)
     expect((await refusal(placeFile(linked, join(out, 'c.png'), out, false))).message).toContain(`${linked} is a symbolic link`)
@@ -110,10 +116,17 @@ describe('placing a new file', () => {
 })
 
 describe('the sweep of left temp files', () => {
-  it('knows only the placer\'s temp names', () => {
+  it("knows only the placer's temp names", () => {
     expect(isTempName(tempPathFor('/x/photo.png').slice('/x/'.length))).toBe(true)
     for (const name of ['.photo.png.1a2b3c4d.clipdesk-part', '.a.00000000.clipdesk-part']) expect(isTempName(name), name).toBe(true)
-    for (const name of ['photo.png.1a2b3c4d.clipdesk-part', '.photo.png.1a2b3c4.clipdesk-part', '.photo.png.1a2b3c4G.clipdesk-part', '..1a2b3c4d.clipdesk-part', '.photo.png.1a2b3c4d.clipdesk-part.png', 'photo.png'])
+    for (const name of [
+      'photo.png.1a2b3c4d.clipdesk-part',
+      '.photo.png.1a2b3c4.clipdesk-part',
+      '.photo.png.1a2b3c4G.clipdesk-part',
+      '..1a2b3c4d.clipdesk-part',
+      '.photo.png.1a2b3c4d.clipdesk-part.png',
+      'photo.png'
+    ])
       expect(isTempName(name), name).toBe(false)
   })
 
@@ -133,7 +146,14 @@ describe('the sweep of left temp files', () => {
     for (const p of [...left, theirs, join(out, 'photo.png')]) utimesSync(p, old, old)
 
     expect((await sweepTempFiles(out)).sort()).toEqual(left.sort())
-    expect(listing(out)).toEqual(['.c.png.0a0b0c0d.clipdesk-part', '.e.png.1a2b3c4d.clipdesk-part', '.f.png.1a2b3c4d.clipdesk-part', 'day1', 'linked', 'photo.png'])
+    expect(listing(out)).toEqual([
+      '.c.png.0a0b0c0d.clipdesk-part',
+      '.e.png.1a2b3c4d.clipdesk-part',
+      '.f.png.1a2b3c4d.clipdesk-part',
+      'day1',
+      'linked',
+      'photo.png'
+    ])
     expect(listing(join(out, 'day1'))).toEqual([])
     expect(existsSync(fresh) && existsSync(theirs)).toBe(true)
   })

@@ -52,10 +52,15 @@ export async function placeFile(from: string, target: string, root: string, repl
     if (await sameBytes(from, final)) return
     throw new NameTaken(target)
   }
-  await throughTemp(dir, final, (temp) => copyToNew(from, temp), async (temp) => {
-    if (replace) await rename(temp, final)
-    else await linkNew(temp, final, target)
-  })
+  await throughTemp(
+    dir,
+    final,
+    (temp) => copyToNew(from, temp),
+    async (temp) => {
+      if (replace) await rename(temp, final)
+      else await linkNew(temp, final, target)
+    }
+  )
 }
 
 /** Writes `text` to `path` through a temp name and a rename (a report: our own file, replaced whole). */
@@ -64,7 +69,12 @@ export async function writeReplacing(path: string, text: string): Promise<void> 
   const final = join(dir.path, basename(path))
   const there = await entryAt(final)
   if (there && !there.isFile()) throw new NotOurFile(path, kindOf(there))
-  await throughTemp(dir, final, (temp) => writeNew(temp, text), (temp) => rename(temp, final))
+  await throughTemp(
+    dir,
+    final,
+    (temp) => writeNew(temp, text),
+    (temp) => rename(temp, final)
+  )
 }
 
 /**
@@ -72,7 +82,12 @@ export async function writeReplacing(path: string, text: string): Promise<void> 
  * the name is given and after (a folder swapped meanwhile is said, never written through
  * silently). The temp file is gone afterwards, whatever happened.
  */
-async function throughTemp(dir: CheckedDir, final: string, write: (temp: string) => Promise<void>, name: (temp: string) => Promise<void>): Promise<void> {
+async function throughTemp(
+  dir: CheckedDir,
+  final: string,
+  write: (temp: string) => Promise<void>,
+  name: (temp: string) => Promise<void>
+): Promise<void> {
   const temp = tempPathFor(final)
   activeTemps.add(temp)
   try {

@@ -25,10 +25,22 @@ describe("a report's cutouts and their levels", () => {
     expect(toCheckSummary(cutouts)).toBe('2 cutouts to check: 1 likely wrong, 1 worth a look')
     expect(toCheckSummary(cutouts.filter((c) => c.review !== 'worth_a_look'))).toBe('1 cutout to check: 1 likely wrong')
     expect(toCheckSummary(cutouts.filter((c) => c.review === null))).toBe('0 cutouts to check')
-    const report: RunReport = { started_at: 's', finished_at: 'f', settings: { mode: 'clipping', format: 'png' }, outcome: 'Done: all 5 files', counts: {}, failed: [], not_images: [], warnings: [], cutouts }
+    const report: RunReport = {
+      started_at: 's',
+      finished_at: 'f',
+      settings: { mode: 'clipping', format: 'png' },
+      outcome: 'Done: all 5 files',
+      counts: {},
+      failed: [],
+      not_images: [],
+      warnings: [],
+      cutouts
+    }
     const text = reportText('clipdesk process', 'summary', report)
     expect(text).toContain('2 cutouts to check: 1 likely wrong, 1 worth a look — look at them first\n')
-    expect(text).toContain(`To check (most uncertain first):\n  girl.jpg: Likely wrong · 0.99\n  cat.jpg: Worth a look · ${WORTH_A_LOOK.toFixed(2)}\n`)
+    expect(text).toContain(
+      `To check (most uncertain first):\n  girl.jpg: Likely wrong · 0.99\n  cat.jpg: Worth a look · ${WORTH_A_LOOK.toFixed(2)}\n`
+    )
     expect(text).not.toContain('fixed.jpg')
   })
 })

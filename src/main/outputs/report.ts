@@ -57,24 +57,26 @@ export function reportCutouts(done: ReadonlyArray<{ input: string; uncertainty: 
     .filter((d): d is { input: string; uncertainty: number; touchUps?: number } => d.uncertainty !== null)
     .map((d) => {
       const review = fileReviewLevel(d.uncertainty, d.touchUps ?? 0)
-      return { input: d.input, uncertainty: d.uncertainty, review, to_check: review !== null, ...((d.touchUps ?? 0) > 0 ? { touched_up: true as const } : {}) }
+      return {
+        input: d.input,
+        uncertainty: d.uncertainty,
+        review,
+        to_check: review !== null,
+        ...((d.touchUps ?? 0) > 0 ? { touched_up: true as const } : {})
+      }
     })
     .sort((a, b) => b.uncertainty - a.uncertainty || (a.input < b.input ? -1 : a.input > b.input ? 1 : 0))
 }
 
 /** The readable report: a title, how it ended, the settings, a one-line summary, then the lists; one line per entry, whatever they hold. */
 export function reportText(title: string, summary: string, r: RunReport): string {
-  const lines = [
-    `${title} — ${r.started_at} to ${r.finished_at}`,
-    r.outcome,
-    `Settings: ${describeSettings(r.settings)}`,
-    summary
-  ]
+  const lines = [`${title} — ${r.started_at} to ${r.finished_at}`, r.outcome, `Settings: ${describeSettings(r.settings)}`, summary]
   const toCheck = r.cutouts.filter((c) => c.review !== null)
   // Said whenever cutouts were made, "0 cutouts to check" included: a reader knows the check was done.
   if (r.cutouts.length > 0) lines.push(toCheck.length > 0 ? `${toCheckSummary(r.cutouts)} — look at them first` : toCheckSummary(r.cutouts))
   lines.push('')
-  if (toCheck.length > 0) lines.push('To check (most uncertain first):', ...toCheck.map((c) => `  ${c.input}: ${reviewText(c.review!, c.uncertainty)}`), '')
+  if (toCheck.length > 0)
+    lines.push('To check (most uncertain first):', ...toCheck.map((c) => `  ${c.input}: ${reviewText(c.review!, c.uncertainty)}`), '')
   if (r.failed.length > 0) {
     lines.push('Failed:')
     for (const f of r.failed) {
@@ -94,7 +96,9 @@ export function toCheckSummary(cutouts: ReadonlyArray<ReportCutout>): string {
   const n = (level: ReviewLevel): number => cutouts.filter((c) => c.review === level).length
   const total = n('likely_wrong') + n('worth_a_look')
   if (total === 0) return toCheckText(0)
-  const parts = (['likely_wrong', 'worth_a_look'] as const).filter((l) => n(l) > 0).map((l) => `${n(l)} ${REVIEW_LEVEL_LABELS[l].toLowerCase()}`)
+  const parts = (['likely_wrong', 'worth_a_look'] as const)
+    .filter((l) => n(l) > 0)
+    .map((l) => `${n(l)} ${REVIEW_LEVEL_LABELS[l].toLowerCase()}`)
   return `${toCheckText(total)}: ${parts.join(', ')}`
 }
 

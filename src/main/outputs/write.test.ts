@@ -118,7 +118,9 @@ describe('writeOutputs', () => {
     mkdirSync(out)
     mkdirSync(join(root, 'elsewhere'))
     symlinkSync(join(root, 'elsewhere'), join(out, 'day1'))
-    await expect(writeOutputs([{ from: result('a', 'A'), target: join(out, 'day1', 'a.png') }], out, memoryRecord())).rejects.toThrow(/symbolic link/)
+    await expect(writeOutputs([{ from: result('a', 'A'), target: join(out, 'day1', 'a.png') }], out, memoryRecord())).rejects.toThrow(
+      /symbolic link/
+    )
     expect(existsSync(join(root, 'elsewhere', 'a.png'))).toBe(false)
   })
 })

@@ -16,7 +16,12 @@ describe('drag a result out of the window', () => {
   const target = { batch_id: 'b', item_id: 'i', output: 0 }
   it('starts the drag with the resolved file and its icon', async () => {
     const refused: string[] = []
-    const handle = dragHandler({ trusted: () => true, resolve: async () => '/out/photo.png', icon: (p) => `icon of ${p}`, refused: (m) => refused.push(m) })
+    const handle = dragHandler({
+      trusted: () => true,
+      resolve: async () => '/out/photo.png',
+      icon: (p) => `icon of ${p}`,
+      refused: (m) => refused.push(m)
+    })
     const e = event()
     await handle(e, target)
     expect(e.started).toEqual([{ file: '/out/photo.png', icon: 'icon of /out/photo.png' }])
@@ -25,9 +30,17 @@ describe('drag a result out of the window', () => {
   it('starts nothing from another frame, or for a file that is not a written result', async () => {
     const refused: string[] = []
     const untrusted = event()
-    await dragHandler({ trusted: () => false, resolve: async () => '/etc/passwd', icon: () => null, refused: (m) => refused.push(m) })(untrusted, target)
+    await dragHandler({ trusted: () => false, resolve: async () => '/etc/passwd', icon: () => null, refused: (m) => refused.push(m) })(
+      untrusted,
+      target
+    )
     const gone = event()
-    await dragHandler({ trusted: () => true, resolve: async () => Promise.reject(new Error('A link was put in place of the file')), icon: () => null, refused: (m) => refused.push(m) })(gone, target)
+    await dragHandler({
+      trusted: () => true,
+      resolve: async () => Promise.reject(new Error('A link was put in place of the file')),
+      icon: () => null,
+      refused: (m) => refused.push(m)
+    })(gone, target)
     expect(untrusted.started).toEqual([])
     expect(gone.started).toEqual([])
     expect(refused).toEqual(['refused: not the app window', 'the result cannot be dragged: A link was put in place of the file'])

@@ -28,9 +28,21 @@ export async function openWith(file: string, deps: OpenWithDeps): Promise<string
 }
 
 /** Where the application dialog starts and what it lists, per platform. */
-export function applicationDialog(platform: NodeJS.Platform): { title: string; defaultPath: string; filters: { name: string; extensions: string[] }[] } {
-  if (platform === 'darwin') return { title: 'Open with', defaultPath: '/Applications', filters: [{ name: 'Applications', extensions: ['app'] }] }
-  return { title: 'Open with', defaultPath: '/usr/share/applications', filters: [{ name: 'Applications', extensions: ['desktop'] }, { name: 'Programs', extensions: ['*'] }] }
+export function applicationDialog(platform: NodeJS.Platform): {
+  title: string
+  defaultPath: string
+  filters: { name: string; extensions: string[] }[]
+} {
+  if (platform === 'darwin')
+    return { title: 'Open with', defaultPath: '/Applications', filters: [{ name: 'Applications', extensions: ['app'] }] }
+  return {
+    title: 'Open with',
+    defaultPath: '/usr/share/applications',
+    filters: [
+      { name: 'Applications', extensions: ['desktop'] },
+      { name: 'Programs', extensions: ['*'] }
+    ]
+  }
 }
 
 /** Starts a program detached (it outlives the app) with its output ignored; '' once it started. */

@@ -64,7 +64,10 @@ export class ClaimTable {
       const given = Buffer.from(m[2]!)
       if (expected.length === given.length && timingSafeEqual(expected, given)) return attempt
     }
-    throw new ApiError('claim_invalid', `This worker key holds no claim on job ${jobId}: claim it first (the call needs the claim's token).`)
+    throw new ApiError(
+      'claim_invalid',
+      `This worker key holds no claim on job ${jobId}: claim it first (the call needs the claim's token).`
+    )
   }
 
   /** Milliseconds until `job` may be claimed again: 0 when nobody holds it. */

@@ -83,7 +83,9 @@ export class HttpLink implements CoordinatorLink {
     }
     const body = (await res.json()) as { protocol?: number }
     if (body.protocol !== STUDIO_PROTOCOL) {
-      throw new Error(`the coordinator speaks studio protocol ${body.protocol ?? 1} and this worker ${STUDIO_PROTOCOL}: run the same Clipdesk version on both`)
+      throw new Error(
+        `the coordinator speaks studio protocol ${body.protocol ?? 1} and this worker ${STUDIO_PROTOCOL}: run the same Clipdesk version on both`
+      )
     }
   }
 
@@ -101,7 +103,8 @@ export class HttpLink implements CoordinatorLink {
     }
     const body = (await res.json()) as { job: Claim | null; wait_ms?: number }
     if (!body.job) {
-      if (typeof body.wait_ms === 'number' && body.wait_ms > 0) throw new HostUnavailable(`job ${jobId} needs a model this worker does not have`, body.wait_ms)
+      if (typeof body.wait_ms === 'number' && body.wait_ms > 0)
+        throw new HostUnavailable(`job ${jobId} needs a model this worker does not have`, body.wait_ms)
       return null
     }
     return new RemoteHost(this, body.job, lost, performance.now() - started).claimed()

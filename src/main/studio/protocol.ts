@@ -85,7 +85,14 @@ export interface WorkerIdentity {
  * Redis address of `--queue redis://[:password@]host:port[/db]` (or `rediss://` for TLS) as
  * BullMQ connection options.
  */
-export function redisConnection(url: string): { host: string; port: number; password?: string; username?: string; db?: number; tls?: object } {
+export function redisConnection(url: string): {
+  host: string
+  port: number
+  password?: string
+  username?: string
+  db?: number
+  tls?: object
+} {
   const problem = queueUrlProblem(url)
   if (problem || url === '') throw new Error(`--queue must be a redis:// or rediss:// address (${problem ?? 'empty'}), got "${url}"`)
   const u = new URL(url)

@@ -64,12 +64,10 @@ export class WorkerRegistry extends EventEmitter<{ change: [] }> {
   finished(worker: WorkerIdentity, busyMs: number): void {
     const w = cleanIdentity(worker)
     const ms = Number.isFinite(busyMs) && busyMs > 0 ? Math.round(busyMs) : 0
-    prepared(this.db, 'UPDATE studio_workers SET jobs_done = jobs_done + 1, busy_ms = busy_ms + ?, last_seen = ? WHERE key_id = ? AND name = ?').run(
-      ms,
-      Date.now(),
-      w.keyId,
-      w.name
-    )
+    prepared(
+      this.db,
+      'UPDATE studio_workers SET jobs_done = jobs_done + 1, busy_ms = busy_ms + ?, last_seen = ? WHERE key_id = ? AND name = ?'
+    ).run(ms, Date.now(), w.keyId, w.name)
     this.emit('change')
   }
 

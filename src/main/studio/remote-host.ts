@@ -59,7 +59,15 @@ export class RemoteHost implements RunHost {
 
   claimed(): ClaimedJob {
     const c = this.claim
-    const plan: RunPlan = { jobId: c.job_id, attempt: c.attempt, format: c.format, params: c.params, model: c.model, maxPixels: c.max_pixels, timeoutMs: c.timeout_ms }
+    const plan: RunPlan = {
+      jobId: c.job_id,
+      attempt: c.attempt,
+      format: c.format,
+      params: c.params,
+      model: c.model,
+      maxPixels: c.max_pixels,
+      timeoutMs: c.timeout_ms
+    }
     return { plan, host: this, waitedMs: () => this.waited }
   }
 
@@ -84,14 +92,17 @@ export class RemoteHost implements RunHost {
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         received += chunk.length
-        if (received > bytes) return done(new JobFailure('storage_error', `The coordinator sent more input than the claim says (${bytes} bytes).`))
+        if (received > bytes)
+          return done(new JobFailure('storage_error', `The coordinator sent more input than the claim says (${bytes} bytes).`))
         hash.update(chunk)
         done(null, chunk)
       }
     })
     const started = performance.now()
     try {
-      await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), meter, createWriteStream(file, { flags: 'wx' }), { signal })
+      await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), meter, createWriteStream(file, { flags: 'wx' }), {
+        signal
+      })
       if (received !== bytes || hash.digest('hex') !== sha256) {
         throw new JobFailure('storage_error', 'The input received does not match the claim (its size or SHA-256 differs).')
       }
@@ -120,7 +131,10 @@ export class RemoteHost implements RunHost {
     })
     const total = outputs.reduce((n, o) => n + o.bytes.length, 0)
     if (total > this.claim.max_result_bytes) {
-      throw new JobFailure('pipeline_error', `The results are ${total} bytes, more than the coordinator takes in one upload (${this.claim.max_result_bytes}).`)
+      throw new JobFailure(
+        'pipeline_error',
+        `The results are ${total} bytes, more than the coordinator takes in one upload (${this.claim.max_result_bytes}).`
+      )
     }
     const form = new FormData()
     const meta: ResultMeta = { warnings: result.warnings, ignored: result.ignored, device: result.device, uncertainty: result.uncertainty }
@@ -139,7 +153,9 @@ export class RemoteHost implements RunHost {
   async end(ending: RunEnding): Promise<void> {
     // A cancel or takeover is the coordinator's own doing; a stop leaves the job to the lease.
     if (ending.kind !== 'failed') return
-    const res = await this.report('/api/v1/studio/fail', { json: { job_id: this.claim.job_id, reason: ending.reason, message: ending.message } })
+    const res = await this.report('/api/v1/studio/fail', {
+      json: { job_id: this.claim.job_id, reason: ending.reason, message: ending.message }
+    })
     await res.body?.cancel()
   }
 

@@ -75,25 +75,39 @@ function parseMeta(text: string | null, e: ResultExpectation): Omit<StoredOutcom
   } catch {
     refuse('The meta part is not JSON.', [{ field: 'meta', issue: 'not valid JSON' }])
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse('The meta part must be a JSON object.', [{ field: 'meta', issue: 'not an object' }])
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    refuse('The meta part must be a JSON object.', [{ field: 'meta', issue: 'not an object' }])
   const meta = value as Record<string, unknown>
   const asked = new Set<string>(e.variations)
 
   const warnings: Partial<Record<Variation, string[]>> = {}
   const given = meta.warnings ?? {}
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) refuse('warnings must be an object.', [{ field: 'meta.warnings', issue: 'not an object' }])
+  if (typeof given !== 'object' || given === null || Array.isArray(given))
+    refuse('warnings must be an object.', [{ field: 'meta.warnings', issue: 'not an object' }])
   for (const [variation, list] of Object.entries(given)) {
-    if (!asked.has(variation)) refuse(`warnings names ${cleanText(variation, 40)}, which the job did not ask for.`, [{ field: 'meta.warnings', issue: `not one of ${e.variations.join(', ')}` }])
+    if (!asked.has(variation))
+      refuse(`warnings names ${cleanText(variation, 40)}, which the job did not ask for.`, [
+        { field: 'meta.warnings', issue: `not one of ${e.variations.join(', ')}` }
+      ])
     if (!Array.isArray(list) || list.length > MAX_WARNINGS || !list.every((w) => typeof w === 'string')) {
-      refuse(`warnings.${variation} must be a list of at most ${MAX_WARNINGS} strings.`, [{ field: `meta.warnings.${variation}`, issue: 'bad list' }])
+      refuse(`warnings.${variation} must be a list of at most ${MAX_WARNINGS} strings.`, [
+        { field: `meta.warnings.${variation}`, issue: 'bad list' }
+      ])
     }
     const cleaned = (list as string[]).map((w) => cleanText(w, WARNING_CHARS)).filter((w) => w !== '')
     if (cleaned.length > 0) warnings[variation as Variation] = cleaned
   }
 
   const ignored = meta.ignored ?? []
-  if (!Array.isArray(ignored) || ignored.length > e.variations.length || !ignored.every((v) => typeof v === 'string' && asked.has(v)) || new Set(ignored).size !== ignored.length) {
-    refuse('ignored must list variations the job asked for, each once.', [{ field: 'meta.ignored', issue: `expected a subset of ${e.variations.join(', ')}` }])
+  if (
+    !Array.isArray(ignored) ||
+    ignored.length > e.variations.length ||
+    !ignored.every((v) => typeof v === 'string' && asked.has(v)) ||
+    new Set(ignored).size !== ignored.length
+  ) {
+    refuse('ignored must list variations the job asked for, each once.', [
+      { field: 'meta.ignored', issue: `expected a subset of ${e.variations.join(', ')}` }
+    ])
   }
   const device = typeof meta.device === 'string' ? cleanText(meta.device, DEVICE_CHARS) : ''
   if (device === '') refuse('device must name the device that ran the model.', [{ field: 'meta.device', issue: 'missing' }])
@@ -112,27 +126,50 @@ export async function checkResult(e: ResultExpectation, metaText: string | null,
     const has = byVariation.has(v)
     const skipped = meta.ignored.includes(v)
     if (has === skipped) {
-      refuse(has ? `The ${v} variation is both returned and listed as ignored.` : `The ${v} variation is missing (neither returned nor listed as ignored).`, [
-        { field: `${v}.${e.format}`, issue: has ? 'returned and ignored' : 'missing' }
-      ])
+      refuse(
+        has
+          ? `The ${v} variation is both returned and listed as ignored.`
+          : `The ${v} variation is missing (neither returned nor listed as ignored).`,
+        [{ field: `${v}.${e.format}`, issue: has ? 'returned and ignored' : 'missing' }]
+      )
     }
   }
   const sniffed = SNIFFED[e.format]
   const outputs: StoredOutcome['outputs'] = []
   for (const [variation, f] of byVariation) {
     const type = sniffImageType(f.head)
-    if (type !== sniffed) refuse(`${f.name} is not ${e.format} image bytes.`, [{ field: f.name, issue: `the bytes are ${type ?? 'not an image we know'}, expected ${sniffed}` }])
+    if (type !== sniffed)
+      refuse(`${f.name} is not ${e.format} image bytes.`, [
+        { field: f.name, issue: `the bytes are ${type ?? 'not an image we know'}, expected ${sniffed}` }
+      ])
     const size = await imageSize(f.path, type)
-    if (!size || size.width < 1 || size.height < 1 || size.width > MAX_CANVAS_SIDE || size.height > MAX_CANVAS_SIDE || size.width * size.height > MAX_CANVAS_PIXELS) {
+    if (
+      !size ||
+      size.width < 1 ||
+      size.height < 1 ||
+      size.width > MAX_CANVAS_SIDE ||
+      size.height > MAX_CANVAS_SIDE ||
+      size.width * size.height > MAX_CANVAS_PIXELS
+    ) {
       refuse(`${f.name} does not have a plausible size in its header.`, [
-        { field: f.name, issue: size ? `${size.width}×${size.height} is outside 1–${MAX_CANVAS_SIDE} a side, ${MAX_CANVAS_PIXELS / 1e6} MP` : 'the header gives no size' }
+        {
+          field: f.name,
+          issue: size
+            ? `${size.width}×${size.height} is outside 1–${MAX_CANVAS_SIDE} a side, ${MAX_CANVAS_PIXELS / 1e6} MP`
+            : 'the header gives no size'
+        }
       ])
     }
     if (f.size > plausibleBytes(size.width, size.height, e.format)) {
-      refuse(`${f.name} is too large for a ${size.width}×${size.height} image.`, [{ field: f.name, issue: `${f.size} bytes, at most ${plausibleBytes(size.width, size.height, e.format)}` }])
+      refuse(`${f.name} is too large for a ${size.width}×${size.height} image.`, [
+        { field: f.name, issue: `${f.size} bytes, at most ${plausibleBytes(size.width, size.height, e.format)}` }
+      ])
     }
     const want = e.canvas
-    if (want && (want.exact ? size.width !== want.width || size.height !== want.height : size.width > want.width || size.height > want.height)) {
+    if (
+      want &&
+      (want.exact ? size.width !== want.width || size.height !== want.height : size.width > want.width || size.height > want.height)
+    ) {
       refuse(`${f.name} is ${size.width}×${size.height}, not the size this job makes.`, [
         { field: f.name, issue: `${size.width}×${size.height}, expected ${want.exact ? '' : 'at most '}${want.width}×${want.height}` }
       ])

@@ -69,20 +69,29 @@ export class StudioRuns {
    * attempts), a wait when the worker lacks its model, 409 `job_held` while another claim's
    * lease is live. A remote claim's URL input is fetched here, under the coordinator's policy.
    */
-  async claim(jobId: string, holder: WorkerIdentity, opts: { local: boolean; models?: readonly string[] | null; signal?: AbortSignal }): Promise<ClaimAnswer> {
+  async claim(
+    jobId: string,
+    holder: WorkerIdentity,
+    opts: { local: boolean; models?: readonly string[] | null; signal?: AbortSignal }
+  ): Promise<ClaimAnswer> {
     this.workers.seen(holder)
     const job = this.ctx.jobs.get(jobId)
     if (!job || isTerminal(job.status)) return { claimed: null }
     const held = this.claims.heldFor(job)
     if (held > 0) {
       const seconds = Math.max(1, Math.ceil(Math.min(held, this.claims.leaseMs) / 1000))
-      throw new ApiError('job_held', `Job ${jobId} is held by a worker whose lease is live; it may be claimed again once the lease lapses.`, {
-        headers: { 'Retry-After': String(seconds) }
-      })
+      throw new ApiError(
+        'job_held',
+        `Job ${jobId} is held by a worker whose lease is live; it may be claimed again once the lease lapses.`,
+        {
+          headers: { 'Retry-After': String(seconds) }
+        }
+      )
     }
     // A hint and look-again boxes are kept beside the coordinator's upload and not served to
     // workers elsewhere: their job waits for the coordinator's own worker (docs/studio.md).
-    if (!opts.local && (existsSync(this.ctx.paths.hint(jobId)) || existsSync(this.ctx.paths.regions(jobId)))) return { claimed: null, waitMs: MODEL_WAIT_MS }
+    if (!opts.local && (existsSync(this.ctx.paths.hint(jobId)) || existsSync(this.ctx.paths.regions(jobId))))
+      return { claimed: null, waitMs: MODEL_WAIT_MS }
     if (opts.models) {
       let model: string | null = null
       try {
@@ -119,12 +128,24 @@ export class StudioRuns {
     const attempt = this.claims.attemptOf(jobId, token, caller.keyId)
     const job = this.ctx.jobs.get(jobId)
     if (!job || isTerminal(job.status) || job.status === 'queued' || job.attempts !== attempt) {
-      throw new ApiError('claim_ended', `The claim on job ${jobId} has ended: the job ended, or it was claimed again after this claim's lease lapsed.`)
+      throw new ApiError(
+        'claim_ended',
+        `The claim on job ${jobId} has ended: the job ended, or it was claimed again after this claim's lease lapsed.`
+      )
     }
     return this.claims.renew(jobId, attempt, () => {
       // Claimed before this coordinator started: taken up again from the record.
       const now = Date.now()
-      return { jobId, attempt, run: new RunRecord(this.ctx, job), plan: planOf(this.ctx, job), holder: caller, local: false, claimedAt: now, until: now }
+      return {
+        jobId,
+        attempt,
+        run: new RunRecord(this.ctx, job),
+        plan: planOf(this.ctx, job),
+        holder: caller,
+        local: false,
+        claimedAt: now,
+        until: now
+      }
     })
   }
 
@@ -148,7 +169,7 @@ export class StudioRuns {
   /** Marks the job's result as being received (503 while another upload of it is). Call the returned function when done. */
   beginStore(jobId: string): () => void {
     if (this.storing.has(jobId)) {
-      throw new ApiError('unavailable', 'This job\'s results are being stored now; try again shortly.', { headers: { 'Retry-After': '1' } })
+      throw new ApiError('unavailable', "This job's results are being stored now; try again shortly.", { headers: { 'Retry-After': '1' } })
     }
     this.storing.add(jobId)
     return () => this.storing.delete(jobId)
@@ -188,7 +209,11 @@ export class StudioRuns {
         this.claims.drop(lease.jobId, lease.attempt)
       } else if (now > lease.claimedAt + this.ctx.options.jobTimeoutMs + this.claims.leaseMs) {
         const seconds = Math.round(this.ctx.options.jobTimeoutMs / 1000)
-        await lease.run.end({ kind: 'failed', reason: 'pipeline_timeout', message: `The job ran longer than ${seconds} s on its worker and was stopped.` })
+        await lease.run.end({
+          kind: 'failed',
+          reason: 'pipeline_timeout',
+          message: `The job ran longer than ${seconds} s on its worker and was stopped.`
+        })
         this.claims.drop(lease.jobId, lease.attempt)
       } else if (now > lease.until) {
         lease.run.halt()

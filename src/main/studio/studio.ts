@@ -59,7 +59,11 @@ export function createStudioEngine(engineOptions: EngineOptions, opts: StudioOpt
   const made: { coordinator?: StudioCoordinator } = {}
   const seams: EngineSeams = {
     dispatcher: (engine, ctx) => {
-      const coordinator = new StudioCoordinator(engine, ctx, { queueUrl: opts.queueUrl, leaseMs: opts.lockMs, maxResultBytes: opts.maxResultBytes })
+      const coordinator = new StudioCoordinator(engine, ctx, {
+        queueUrl: opts.queueUrl,
+        leaseMs: opts.lockMs,
+        maxResultBytes: opts.maxResultBytes
+      })
       made.coordinator = coordinator
       const worker =
         opts.localWorker === false

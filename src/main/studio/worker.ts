@@ -9,7 +9,15 @@
  * coordinator's lease on it has lapsed too.
  */
 import { DelayedError, Worker, type Job } from 'bullmq'
-import { executeJob, HostUnavailable, type AbortReason, type ExecutorDeps, type RunHost, type RunOutcome, type RunPlan } from '../engine/run/execute'
+import {
+  executeJob,
+  HostUnavailable,
+  type AbortReason,
+  type ExecutorDeps,
+  type RunHost,
+  type RunOutcome,
+  type RunPlan
+} from '../engine/run/execute'
 import { STUDIO_QUEUE, redisConnection, type QueuedJob } from './protocol'
 
 /** A claimed job as a worker runs it. */

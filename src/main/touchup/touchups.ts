@@ -156,7 +156,8 @@ async function refusingHint<T>(run: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof ApiError) throw err
     const reason = (err as { reason?: string }).reason
-    if (reason === 'unsupported_image') throw new ApiError('validation_failed', 'The hint cannot be used.', { details: [{ field: 'hint', issue: (err as Error).message }] })
+    if (reason === 'unsupported_image')
+      throw new ApiError('validation_failed', 'The hint cannot be used.', { details: [{ field: 'hint', issue: (err as Error).message }] })
     throw err
   }
 }

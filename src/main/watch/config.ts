@@ -220,4 +220,3 @@ export class WatchFolders {
     return { folder, files: targets.map((f) => f.id) }
   }
 }
-

@@ -40,7 +40,15 @@ export class FileRecords {
         return { kind: 'same', row: this.store.file(cur.id)! }
       }
       const forced = cur?.state === 'waiting' && cur.forced
-      const version = { size: st.size, mtimeMs: st.mtimeMs, contentHash: hash, settingsHash: settings, jobId: null, errorCode: null, errorMessage: null }
+      const version = {
+        size: st.size,
+        mtimeMs: st.mtimeMs,
+        contentHash: hash,
+        settingsHash: settings,
+        jobId: null,
+        errorCode: null,
+        errorMessage: null
+      }
       if (!forced) {
         const first = this.store.processedAs(folder.id, hash, settings)
         const twin = first === null || first === rel ? this.store.inFlightTwin(folder.id, hash, settings, rel) : null
@@ -51,7 +59,13 @@ export class FileRecords {
         }
       }
       const cancelJob = cur && (cur.state === 'processing' || cur.state === 'submitting') ? cur.jobId : null
-      const row = this.store.putFile(folder.id, rel, { ...version, state: 'submitting', token: randomUUID(), forced: false, duplicateOf: null })
+      const row = this.store.putFile(folder.id, rel, {
+        ...version,
+        state: 'submitting',
+        token: randomUUID(),
+        forced: false,
+        duplicateOf: null
+      })
       return { kind: 'submit', row, cancelJob }
     })()
   }
@@ -74,10 +88,26 @@ export class FileRecords {
     const st = await lstat(abs).catch(() => null)
     if (!st) return this.gone(folder, row)
     if (row?.errorCode === SYMLINK_CODE && row.size === st.size && row.mtimeMs === st.mtimeMs) return
-    this.recordFailure(folder, rel, st, null, settingsHash(folder.request), SYMLINK_CODE, 'Symbolic links are not processed: the file it points to may be outside the watched folder. Copy the file in instead.')
+    this.recordFailure(
+      folder,
+      rel,
+      st,
+      null,
+      settingsHash(folder.request),
+      SYMLINK_CODE,
+      'Symbolic links are not processed: the file it points to may be outside the watched folder. Copy the file in instead.'
+    )
   }
 
-  recordFailure(folder: WatchFolderRecord, rel: string, st: Stats, hash: string | null, settings: string, code: string, message: string): void {
+  recordFailure(
+    folder: WatchFolderRecord,
+    rel: string,
+    st: Stats,
+    hash: string | null,
+    settings: string,
+    code: string,
+    message: string
+  ): void {
     this.store.putFile(folder.id, rel, {
       size: st.size,
       mtimeMs: st.mtimeMs,

@@ -31,7 +31,10 @@ export class Limiter {
  * Resolves once the file's size and modification time stayed the same for `stableMs`;
  * null when it went away, 'empty' when it stayed empty (a later write pokes it again).
  */
-export async function waitStable(abs: string, o: { pollMs: number; stableMs: number; signal: AbortSignal }): Promise<Stats | null | 'empty'> {
+export async function waitStable(
+  abs: string,
+  o: { pollMs: number; stableMs: number; signal: AbortSignal }
+): Promise<Stats | null | 'empty'> {
   let prev = await statFile(abs)
   let since = Date.now()
   for (;;) {
@@ -51,4 +54,3 @@ export async function waitStable(abs: string, o: { pollMs: number; stableMs: num
 export function submissionName(row: Pick<WatchFileRecord, 'token' | 'relPath'>): string {
   return `watch/${row.token}/${posix.basename(row.relPath)}`
 }
-

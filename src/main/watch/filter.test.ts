@@ -47,7 +47,9 @@ describe('looksComplete', () => {
     }
   })
   it('trusts formats it cannot check', async () => {
-    const tiff = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).tiff().toBuffer()
+    const tiff = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } })
+      .tiff()
+      .toBuffer()
     expect(looksComplete(tiff)).toBe(true)
   })
 })

@@ -12,7 +12,8 @@ import { isPreviousVersionName } from '../outputs/previous'
  * managers' partial files, editors' temp and lock files, Office owner files, OS metadata.
  * (Hidden names, starting with a dot, are ignored as a whole.)
  */
-const TEMP_NAME = /(^~\$)|(~$)|(\.(tmp|temp|part|partial|crdownload|download|opdownload|!ut|!qb|swp|swx|lock|lck|bak)$)|(^(thumbs\.db|desktop\.ini|icon\r)$)/i
+const TEMP_NAME =
+  /(^~\$)|(~$)|(\.(tmp|temp|part|partial|crdownload|download|opdownload|!ut|!qb|swp|swx|lock|lck|bak)$)|(^(thumbs\.db|desktop\.ini|icon\r)$)/i
 
 /** The reason `ignoreReason` gives a file without an image ending: the folder's activity says so once. */
 export const NOT_AN_IMAGE = 'not an image'

@@ -108,7 +108,8 @@ export class FileIntake {
           continue
         }
         if (row && unchanged(row, first, folder)) {
-          if ((row.state === 'done' || row.state === 'skipped') && folder.originals === 'move') await this.d.placement.moveOriginal(folder, row)
+          if ((row.state === 'done' || row.state === 'skipped') && folder.originals === 'move')
+            await this.d.placement.moveOriginal(folder, row)
           continue
         }
         if (!entry.visible) {
@@ -141,7 +142,15 @@ export class FileIntake {
     const settings = settingsHash(folder.request)
     const max = this.d.processor.maxBytes
     if (st.size > max) {
-      this.d.records.recordFailure(folder, rel, st, null, settings, 'payload_too_large', `The file is larger than the upload limit of ${max} bytes.`)
+      this.d.records.recordFailure(
+        folder,
+        rel,
+        st,
+        null,
+        settings,
+        'payload_too_large',
+        `The file is larger than the upload limit of ${max} bytes.`
+      )
       return
     }
     return this.limiter.run(async () => {
@@ -152,7 +161,15 @@ export class FileIntake {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code
         if (code === 'ENOENT' || code === 'EISDIR') return 'again'
-        this.d.records.recordFailure(folder, rel, st, null, settings, 'read_failed', `The file could not be read: ${(err as Error).message}`)
+        this.d.records.recordFailure(
+          folder,
+          rel,
+          st,
+          null,
+          settings,
+          'read_failed',
+          `The file could not be read: ${(err as Error).message}`
+        )
         return
       }
       const after = await statFile(abs)
@@ -172,7 +189,8 @@ export class FileIntake {
       const decision = this.d.records.decide(folder, rel, st, contentHash(bytes), settings)
       if (decision.kind === 'same') {
         const row = decision.row
-        if ((row.state === 'done' || row.state === 'skipped') && folder.originals === 'move') await this.d.placement.moveOriginal(folder, row)
+        if ((row.state === 'done' || row.state === 'skipped') && folder.originals === 'move')
+          await this.d.placement.moveOriginal(folder, row)
         return
       }
       if (decision.kind === 'skipped') {

@@ -33,7 +33,9 @@ export class JobOutcomes {
     const out: WatchOutcome = this.d.processor.outcome(jobId)
     if (out.state === 'pending') return
     if (out.state === 'failed') {
-      if (this.d.store.patchFile(row.id, { state: 'processing', jobId }, { state: 'failed', errorCode: out.code, errorMessage: out.message })) {
+      if (
+        this.d.store.patchFile(row.id, { state: 'processing', jobId }, { state: 'failed', errorCode: out.code, errorMessage: out.message })
+      ) {
         this.d.store.addEvent(row.folderId, 'failed', row.relPath, out.message)
         this.d.changed(row.folderId)
       }
@@ -41,7 +43,8 @@ export class JobOutcomes {
     }
     if (out.state === 'missing') {
       // Swept by the engine before its results were copied (stopped past the retention time).
-      if (this.d.store.patchFile(row.id, { state: 'processing', jobId }, { state: 'waiting', jobId: null })) this.d.poke(row.folderId, row.relPath)
+      if (this.d.store.patchFile(row.id, { state: 'processing', jobId }, { state: 'waiting', jobId: null }))
+        this.d.poke(row.folderId, row.relPath)
       return
     }
     this.finalizing.add(row.id)
@@ -75,14 +78,27 @@ export class JobOutcomes {
     } catch (err) {
       this.d.store.outputs.dropUnwritten(fresh.id)
       const message = `The result could not be written to ${outDir}: ${(err as Error).message}`
-      if (this.d.store.patchFile(fresh.id, { state: 'processing', jobId: fresh.jobId }, { state: 'failed', errorCode: 'output_failed', errorMessage: message })) {
+      if (
+        this.d.store.patchFile(
+          fresh.id,
+          { state: 'processing', jobId: fresh.jobId },
+          { state: 'failed', errorCode: 'output_failed', errorMessage: message }
+        )
+      ) {
         this.d.store.addEvent(folder.id, 'failed', fresh.relPath, message)
       }
       this.d.changed(folder.id)
       return
     }
     const done = this.d.store.db.transaction(() => {
-      if (!this.d.store.patchFile(fresh.id, { state: 'processing', jobId: fresh.jobId }, { state: 'done', errorCode: null, errorMessage: null, uncertainty })) return false
+      if (
+        !this.d.store.patchFile(
+          fresh.id,
+          { state: 'processing', jobId: fresh.jobId },
+          { state: 'done', errorCode: null, errorMessage: null, uncertainty }
+        )
+      )
+        return false
       this.d.store.markProcessed(folder.id, fresh.contentHash!, fresh.settingsHash!, fresh.relPath)
       const names = written.map((p) => relativeName(outDir, p)).join(', ')
       const level = reviewLevel(uncertainty)

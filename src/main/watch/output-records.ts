@@ -42,14 +42,18 @@ export class WatchOutputs {
 
   /** The record of an output path (compared without case where the file system does). */
   outputAt(path: string): OutputRecord | null {
-    const sql = CASE_INSENSITIVE_FS ? 'SELECT * FROM watch_outputs WHERE lower(path) = lower(?)' : 'SELECT * FROM watch_outputs WHERE path = ?'
+    const sql = CASE_INSENSITIVE_FS
+      ? 'SELECT * FROM watch_outputs WHERE lower(path) = lower(?)'
+      : 'SELECT * FROM watch_outputs WHERE path = ?'
     const r = prepared(this.db, sql).get(path) as OutputRow | undefined
     return r ? toOutput(r) : null
   }
 
   putOutput(o: OutputRecord): void {
-    prepared(this.db, 'INSERT OR REPLACE INTO watch_outputs (path, folder_id, file_id, job_id, variation, ext, written) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(o.path, o.folderId, o.fileId, o.jobId, o.variation, o.ext, o.written ? 1 : 0)
+    prepared(
+      this.db,
+      'INSERT OR REPLACE INTO watch_outputs (path, folder_id, file_id, job_id, variation, ext, written) VALUES (?, ?, ?, ?, ?, ?, ?)'
+    ).run(o.path, o.folderId, o.fileId, o.jobId, o.variation, o.ext, o.written ? 1 : 0)
   }
 
   markOutputWritten(path: string): void {
@@ -92,7 +96,15 @@ export class WatchOutputs {
           this.dropUnwritten(row.id)
           paths.forEach((path, i) => {
             const written = this.outputAt(path)?.written === true // an own earlier output keeps its mark until replaced
-            this.putOutput({ path, folderId: row.folderId, fileId: row.id, jobId, variation: results[i]!.variation, ext: results[i]!.ext, written })
+            this.putOutput({
+              path,
+              folderId: row.folderId,
+              fileId: row.id,
+              jobId,
+              variation: results[i]!.variation,
+              ext: results[i]!.ext,
+              written
+            })
           })
         })()
       },

@@ -32,7 +32,14 @@ export class WatchPlacement {
   /** Writes a done job's results for `row` into the folder's output folder; returns the paths written. */
   async writeResults(folder: WatchFolderRecord, row: WatchFileRecord, results: readonly ResultFile[]): Promise<string[]> {
     const outDir = outputDirOf(folder)
-    const naming = { relPath: row.relPath, template: folder.nameTemplate, mode: folder.request.mode, params: folder.request.params, date: dateToken(this.d.now()), seq: this.d.store.fileNumber(folder.id, row.id) }
+    const naming = {
+      relPath: row.relPath,
+      template: folder.nameTemplate,
+      mode: folder.request.mode,
+      params: folder.request.params,
+      date: dateToken(this.d.now()),
+      seq: this.d.store.fileNumber(folder.id, row.id)
+    }
     const files = outputNames(naming, results).map((name, i) => ({ from: results[i]!.path, target: resolveInside(outDir, name) }))
     return writeOutputs(files, containmentRoot(folder, outDir), this.d.store.outputs.resumeRecord(row, results))
   }
@@ -50,7 +57,10 @@ export class WatchPlacement {
     const st = await statFile(src)
     if (!st || st.size !== row.size || st.mtimeMs !== row.mtimeMs) return
     // A free name there: nothing on disk, and no row of the folder (an original moved earlier).
-    const target = firstFree(join(doneDir, ...row.relPath.split('/')), (c) => existsOrLink(c) || this.d.store.fileByPath(folder.id, relativeName(folder.path, c)) !== null)
+    const target = firstFree(
+      join(doneDir, ...row.relPath.split('/')),
+      (c) => existsOrLink(c) || this.d.store.fileByPath(folder.id, relativeName(folder.path, c)) !== null
+    )
     try {
       // The done folder and its sub-folders by real paths: a symlink there is refused.
       const dir = await containedDir(folder.path, dirname(target))
@@ -69,7 +79,12 @@ export class WatchPlacement {
       this.d.store.relocateFile(row.id, relativeName(folder.path, target))
       this.d.changed(folder.id)
     } catch (err) {
-      this.d.store.addEvent(folder.id, 'error', row.relPath, `the original could not be moved to ${DONE_DIR_NAME}: ${(err as Error).message}`)
+      this.d.store.addEvent(
+        folder.id,
+        'error',
+        row.relPath,
+        `the original could not be moved to ${DONE_DIR_NAME}: ${(err as Error).message}`
+      )
       this.d.changed(folder.id)
     }
   }

@@ -125,7 +125,10 @@ export class FolderRunner {
       await this.walk(this.folder.path, '', found)
     } catch (err) {
       const missing = (err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR'
-      if (!this.closed) this.unavailable(missing ? `the folder ${this.folder.path} is missing; retrying` : `the folder cannot be read: ${(err as Error).message}; retrying`)
+      if (!this.closed)
+        this.unavailable(
+          missing ? `the folder ${this.folder.path} is missing; retrying` : `the folder cannot be read: ${(err as Error).message}; retrying`
+        )
       return
     }
     if (this.closed) return
@@ -167,10 +170,13 @@ export class FolderRunner {
     if (this.rescanTimer) clearInterval(this.rescanTimer)
     this.rescanTimer = null
     if (!this.reopenTimer) {
-      this.reopenTimer = setTimeout(() => {
-        this.reopenTimer = null
-        void this.open()
-      }, Math.min(this.opts.rescanMs, 5000))
+      this.reopenTimer = setTimeout(
+        () => {
+          this.reopenTimer = null
+          void this.open()
+        },
+        Math.min(this.opts.rescanMs, 5000)
+      )
       this.reopenTimer.unref()
     }
   }

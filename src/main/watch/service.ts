@@ -236,7 +236,8 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
     try {
       await this.sync()
       // Jobs run by the engine of this process push events; the poll is the safety net.
-      if (++this.ticks % 5 === 0) for (const row of this.store.filesInState(['processing'])) if (row.jobId) this.track(this.outcomes.check(row.jobId))
+      if (++this.ticks % 5 === 0)
+        for (const row of this.store.filesInState(['processing'])) if (row.jobId) this.track(this.outcomes.check(row.jobId))
       this.pokeHeld()
     } catch (err) {
       this.o.log(`sync failed: ${(err as Error).message}`)
@@ -285,13 +286,18 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
       if (cur) await cur.close()
       // Started or resumed: a copy a crash cut short left its temp file in the output folder.
       else this.track(sweepTempFiles(outputDirOf(f)))
-      const runner = new FolderRunner(f, key, { excluded, rescanMs: this.o.rescanMs }, {
-        poke: (folderId, rel) => this.intake.poke(folderId, rel),
-        knownPaths: (folderId) => this.store.filesOf(folderId).map((r) => r.relPath),
-        changed: (folderId) => this.changed(folderId),
-        notImage: (folderId, rel) => this.note(folderId, 'skipped', rel, NOT_AN_IMAGE_NOTE),
-        log: this.o.log
-      })
+      const runner = new FolderRunner(
+        f,
+        key,
+        { excluded, rescanMs: this.o.rescanMs },
+        {
+          poke: (folderId, rel) => this.intake.poke(folderId, rel),
+          knownPaths: (folderId) => this.store.filesOf(folderId).map((r) => r.relPath),
+          changed: (folderId) => this.changed(folderId),
+          notImage: (folderId, rel) => this.note(folderId, 'skipped', rel, NOT_AN_IMAGE_NOTE),
+          log: this.o.log
+        }
+      )
       this.runners.set(f.id, runner)
       this.track(runner.open())
       this.changed(f.id)

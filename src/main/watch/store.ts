@@ -9,7 +9,16 @@ import type { WatchActivity, WatchActivityKind, WatchCounts } from '../../shared
 import type { Db } from '../engine/store/db'
 import { applyMigrations } from '../engine/store/migrations'
 import { WatchOutputs } from './output-records'
-import { toFile, toFolder, type FileDbState, type FileRow, type FolderPatch, type FolderRow, type WatchFileRecord, type WatchFolderRecord } from './records'
+import {
+  toFile,
+  toFolder,
+  type FileDbState,
+  type FileRow,
+  type FolderPatch,
+  type FolderRow,
+  type WatchFileRecord,
+  type WatchFolderRecord
+} from './records'
 import { WATCH_MIGRATIONS } from './schema/migrations'
 import { prepared } from '../engine/store/statements'
 
@@ -31,11 +40,24 @@ export class WatchStore {
 
   insertFolder(f: Omit<WatchFolderRecord, 'revision' | 'createdAt' | 'updatedAt'>): WatchFolderRecord {
     const now = Date.now()
-    prepared(this.db, 
-        `INSERT INTO watch_folders (id, path, recursive, mode, params, output_format, output_dir, name_template, originals, paused, created_at, updated_at)
+    prepared(
+      this.db,
+      `INSERT INTO watch_folders (id, path, recursive, mode, params, output_format, output_dir, name_template, originals, paused, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-      )
-      .run(f.id, f.path, f.recursive ? 1 : 0, f.request.mode, f.request.params, f.request.output_format, f.outputDir, f.nameTemplate, f.originals, f.paused ? 1 : 0, now, now)
+    ).run(
+      f.id,
+      f.path,
+      f.recursive ? 1 : 0,
+      f.request.mode,
+      f.request.params,
+      f.request.output_format,
+      f.outputDir,
+      f.nameTemplate,
+      f.originals,
+      f.paused ? 1 : 0,
+      now,
+      now
+    )
     return this.folder(f.id)!
   }
 
@@ -58,22 +80,22 @@ export class WatchStore {
     const cur = this.folder(id)
     if (!cur) return null
     const next = { ...cur, ...patch, request: { ...cur.request, ...patch.request } }
-    prepared(this.db, 
-        `UPDATE watch_folders SET recursive = ?, mode = ?, params = ?, output_format = ?, output_dir = ?, name_template = ?,
+    prepared(
+      this.db,
+      `UPDATE watch_folders SET recursive = ?, mode = ?, params = ?, output_format = ?, output_dir = ?, name_template = ?,
            originals = ?, paused = ?, revision = revision + 1, updated_at = ? WHERE id = ?`
-      )
-      .run(
-        next.recursive ? 1 : 0,
-        next.request.mode,
-        next.request.params,
-        next.request.output_format,
-        next.outputDir,
-        next.nameTemplate,
-        next.originals,
-        next.paused ? 1 : 0,
-        Date.now(),
-        id
-      )
+    ).run(
+      next.recursive ? 1 : 0,
+      next.request.mode,
+      next.request.params,
+      next.request.output_format,
+      next.outputDir,
+      next.nameTemplate,
+      next.originals,
+      next.paused ? 1 : 0,
+      Date.now(),
+      id
+    )
     return this.folder(id)
   }
 
@@ -100,12 +122,16 @@ export class WatchStore {
 
   /** A file's number in its folder (`{n}`): its place in the order the folder's files arrived, from 1. */
   fileNumber(folderId: string, fileId: number): number {
-    const row = prepared(this.db, 'SELECT COUNT(*) AS n FROM watch_files WHERE folder_id = ? AND id <= ?').get(folderId, fileId) as { n: number }
+    const row = prepared(this.db, 'SELECT COUNT(*) AS n FROM watch_files WHERE folder_id = ? AND id <= ?').get(folderId, fileId) as {
+      n: number
+    }
     return Math.max(1, Number(row.n))
   }
 
   fileByPath(folderId: string, relPath: string): WatchFileRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM watch_files WHERE folder_id = ? AND rel_path = ?').get(folderId, relPath) as FileRow | undefined
+    const row = prepared(this.db, 'SELECT * FROM watch_files WHERE folder_id = ? AND rel_path = ?').get(folderId, relPath) as
+      | FileRow
+      | undefined
     return row ? toFile(row) : null
   }
 
@@ -124,7 +150,10 @@ export class WatchStore {
   /** Failed files of a folder, newest first. */
   failedFiles(folderId: string, limit = 200): WatchFileRecord[] {
     return (
-      prepared(this.db, "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ?").all(folderId, limit) as FileRow[]
+      prepared(this.db, "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ?").all(
+        folderId,
+        limit
+      ) as FileRow[]
     ).map(toFile)
   }
 
@@ -135,25 +164,30 @@ export class WatchStore {
   /** Done files of a folder whose cutout is to check and not touched up since (docs/review.md), most uncertain first. */
   toCheckFiles(folderId: string, limit = 200): WatchFileRecord[] {
     return (
-      prepared(this.db, "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' AND uncertainty >= ? AND touch_ups = 0 ORDER BY uncertainty DESC, id LIMIT ?")
-        .all(folderId, TO_CHECK, limit) as FileRow[]
+      prepared(
+        this.db,
+        "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' AND uncertainty >= ? AND touch_ups = 0 ORDER BY uncertainty DESC, id LIMIT ?"
+      ).all(folderId, TO_CHECK, limit) as FileRow[]
     ).map(toFile)
   }
 
   /** The latest done files of a folder, newest first (the folder's list to open one from, e.g. to touch it up). */
   doneFiles(folderId: string, limit = 50): WatchFileRecord[] {
     return (
-      prepared(this.db, "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' ORDER BY updated_at DESC, id DESC LIMIT ?").all(folderId, limit) as FileRow[]
+      prepared(this.db, "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' ORDER BY updated_at DESC, id DESC LIMIT ?").all(
+        folderId,
+        limit
+      ) as FileRow[]
     ).map(toFile)
   }
 
   counts(folderId: string): WatchCounts {
-    const rows = prepared(this.db, 
-        `SELECT state, count(*) AS n, sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS tc,
+    const rows = prepared(
+      this.db,
+      `SELECT state, count(*) AS n, sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS tc,
                 sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS lw, sum(CASE WHEN touch_ups > 0 THEN 1 ELSE 0 END) AS tu
            FROM watch_files WHERE folder_id = ? GROUP BY state`
-      )
-      .all(TO_CHECK, LIKELY_WRONG, folderId) as { state: FileDbState; n: number; tc: number | null; lw: number | null; tu: number | null }[]
+    ).all(TO_CHECK, LIKELY_WRONG, folderId) as { state: FileDbState; n: number; tc: number | null; lw: number | null; tu: number | null }[]
     const c: WatchCounts = { waiting: 0, processing: 0, done: 0, skipped: 0, failed: 0, to_check: 0, likely_wrong: 0, touched_up: 0 }
     for (const r of rows) {
       c[r.state === 'submitting' ? 'waiting' : r.state] += Number(r.n)
@@ -170,7 +204,11 @@ export class WatchStore {
    * Creates or replaces the row of a path with the given fields (a new version of the file
    * starts over). Returns the row.
    */
-  putFile(folderId: string, relPath: string, fields: Partial<Omit<WatchFileRecord, 'id' | 'folderId' | 'relPath' | 'createdAt' | 'updatedAt'>>): WatchFileRecord {
+  putFile(
+    folderId: string,
+    relPath: string,
+    fields: Partial<Omit<WatchFileRecord, 'id' | 'folderId' | 'relPath' | 'createdAt' | 'updatedAt'>>
+  ): WatchFileRecord {
     const now = Date.now()
     const existing = this.fileByPath(folderId, relPath)
     const base: Omit<WatchFileRecord, 'id' | 'createdAt' | 'updatedAt'> = existing ?? {
@@ -194,18 +232,49 @@ export class WatchStore {
     // Every put is a new version of the file (or its failure): no score and no touch-up until its own cutout is made.
     const f = { ...base, ...fields, uncertainty: fields.uncertainty ?? null }
     if (existing) {
-      prepared(this.db, 
-          `UPDATE watch_files SET size = ?, mtime_ms = ?, content_hash = ?, settings_hash = ?, state = ?, job_id = ?, token = ?, forced = ?,
+      prepared(
+        this.db,
+        `UPDATE watch_files SET size = ?, mtime_ms = ?, content_hash = ?, settings_hash = ?, state = ?, job_id = ?, token = ?, forced = ?,
              error_code = ?, error_message = ?, duplicate_of = ?, uncertainty = ?, touch_ups = 0, touched_up_at = NULL, updated_at = ? WHERE id = ?`
-        )
-        .run(f.size, f.mtimeMs, f.contentHash, f.settingsHash, f.state, f.jobId, f.token, f.forced ? 1 : 0, f.errorCode, f.errorMessage, f.duplicateOf, f.uncertainty, now, existing.id)
+      ).run(
+        f.size,
+        f.mtimeMs,
+        f.contentHash,
+        f.settingsHash,
+        f.state,
+        f.jobId,
+        f.token,
+        f.forced ? 1 : 0,
+        f.errorCode,
+        f.errorMessage,
+        f.duplicateOf,
+        f.uncertainty,
+        now,
+        existing.id
+      )
     } else {
-      prepared(this.db, 
-          `INSERT INTO watch_files (folder_id, rel_path, size, mtime_ms, content_hash, settings_hash, state, job_id, token, forced,
+      prepared(
+        this.db,
+        `INSERT INTO watch_files (folder_id, rel_path, size, mtime_ms, content_hash, settings_hash, state, job_id, token, forced,
              error_code, error_message, duplicate_of, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-        )
-        .run(folderId, relPath, f.size, f.mtimeMs, f.contentHash, f.settingsHash, f.state, f.jobId, f.token, f.forced ? 1 : 0, f.errorCode, f.errorMessage, f.duplicateOf, now, now)
+      ).run(
+        folderId,
+        relPath,
+        f.size,
+        f.mtimeMs,
+        f.contentHash,
+        f.settingsHash,
+        f.state,
+        f.jobId,
+        f.token,
+        f.forced ? 1 : 0,
+        f.errorCode,
+        f.errorMessage,
+        f.duplicateOf,
+        now,
+        now
+      )
     }
     return this.fileByPath(folderId, relPath)!
   }
@@ -219,7 +288,20 @@ export class WatchStore {
     id: number,
     expect: { state?: FileDbState; jobId?: string | null } | null,
     fields: Partial<
-      Pick<WatchFileRecord, 'state' | 'jobId' | 'token' | 'forced' | 'errorCode' | 'errorMessage' | 'size' | 'mtimeMs' | 'uncertainty' | 'touchUps' | 'touchedUpAt'>
+      Pick<
+        WatchFileRecord,
+        | 'state'
+        | 'jobId'
+        | 'token'
+        | 'forced'
+        | 'errorCode'
+        | 'errorMessage'
+        | 'size'
+        | 'mtimeMs'
+        | 'uncertainty'
+        | 'touchUps'
+        | 'touchedUpAt'
+      >
     >
   ): boolean {
     const col: Record<string, string> = {
@@ -265,7 +347,11 @@ export class WatchStore {
       const row = this.file(id)
       if (!row) return
       prepared(this.db, 'UPDATE watch_files SET rel_path = ?, updated_at = ? WHERE id = ?').run(newRel, Date.now(), id)
-      prepared(this.db, 'UPDATE watch_processed SET rel_path = ? WHERE folder_id = ? AND rel_path = ?').run(newRel, row.folderId, row.relPath)
+      prepared(this.db, 'UPDATE watch_processed SET rel_path = ? WHERE folder_id = ? AND rel_path = ?').run(
+        newRel,
+        row.folderId,
+        row.relPath
+      )
     })()
   }
 
@@ -275,11 +361,11 @@ export class WatchStore {
 
   /** Another file of the folder with the same content and settings that is queued or running. */
   inFlightTwin(folderId: string, contentHash: string, settingsHash: string, exceptRel: string): WatchFileRecord | null {
-    const row = prepared(this.db, 
-        `SELECT * FROM watch_files WHERE folder_id = ? AND content_hash = ? AND settings_hash = ? AND rel_path != ?
+    const row = prepared(
+      this.db,
+      `SELECT * FROM watch_files WHERE folder_id = ? AND content_hash = ? AND settings_hash = ? AND rel_path != ?
            AND state IN ('submitting', 'processing') LIMIT 1`
-      )
-      .get(folderId, contentHash, settingsHash, exceptRel) as FileRow | undefined
+    ).get(folderId, contentHash, settingsHash, exceptRel) as FileRow | undefined
     return row ? toFile(row) : null
   }
 
@@ -287,35 +373,54 @@ export class WatchStore {
 
   /** The path first processed with this content and settings, or null. */
   processedAs(folderId: string, contentHash: string, settingsHash: string): string | null {
-    const row = prepared(this.db, 'SELECT rel_path FROM watch_processed WHERE folder_id = ? AND content_hash = ? AND settings_hash = ?')
-      .get(folderId, contentHash, settingsHash) as { rel_path: string } | undefined
+    const row = prepared(
+      this.db,
+      'SELECT rel_path FROM watch_processed WHERE folder_id = ? AND content_hash = ? AND settings_hash = ?'
+    ).get(folderId, contentHash, settingsHash) as { rel_path: string } | undefined
     return row?.rel_path ?? null
   }
 
   markProcessed(folderId: string, contentHash: string, settingsHash: string, relPath: string): void {
-    prepared(this.db, 'INSERT OR REPLACE INTO watch_processed (folder_id, content_hash, settings_hash, rel_path, at) VALUES (?, ?, ?, ?, ?)')
-      .run(folderId, contentHash, settingsHash, relPath, Date.now())
+    prepared(
+      this.db,
+      'INSERT OR REPLACE INTO watch_processed (folder_id, content_hash, settings_hash, rel_path, at) VALUES (?, ?, ?, ?, ?)'
+    ).run(folderId, contentHash, settingsHash, relPath, Date.now())
   }
 
   // ── activity ─────────────────────────────────────────────────────────────────────────────
 
   addEvent(folderId: string, kind: WatchActivityKind, relPath: string | null, message: string): void {
-    prepared(this.db, 'INSERT INTO watch_events (folder_id, at, kind, rel_path, message) VALUES (?, ?, ?, ?, ?)').run(folderId, Date.now(), kind, relPath, message)
-    prepared(this.db, 'DELETE FROM watch_events WHERE folder_id = ? AND id <= (SELECT id FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)')
-      .run(folderId, folderId, EVENTS_KEPT)
+    prepared(this.db, 'INSERT INTO watch_events (folder_id, at, kind, rel_path, message) VALUES (?, ?, ?, ?, ?)').run(
+      folderId,
+      Date.now(),
+      kind,
+      relPath,
+      message
+    )
+    prepared(
+      this.db,
+      'DELETE FROM watch_events WHERE folder_id = ? AND id <= (SELECT id FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)'
+    ).run(folderId, folderId, EVENTS_KEPT)
   }
 
   /** Whether the folder's kept activity already says this about `relPath`. */
   hasEvent(folderId: string, kind: WatchActivityKind, relPath: string, message: string): boolean {
     return (
-      prepared(this.db, 'SELECT 1 FROM watch_events WHERE folder_id = ? AND kind = ? AND rel_path = ? AND message = ? LIMIT 1').get(folderId, kind, relPath, message) !==
-      undefined
+      prepared(this.db, 'SELECT 1 FROM watch_events WHERE folder_id = ? AND kind = ? AND rel_path = ? AND message = ? LIMIT 1').get(
+        folderId,
+        kind,
+        relPath,
+        message
+      ) !== undefined
     )
   }
 
   recent(folderId: string, limit = 30): WatchActivity[] {
     return (
-      prepared(this.db, 'SELECT at, kind, rel_path, message FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT ?').all(folderId, limit) as {
+      prepared(this.db, 'SELECT at, kind, rel_path, message FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT ?').all(
+        folderId,
+        limit
+      ) as {
         at: number
         kind: WatchActivityKind
         rel_path: string | null

@@ -39,7 +39,8 @@ export function watchTouchUpFile(d: WatchTouchUpDeps, target: Extract<TouchUpTar
   if (row.state !== 'done' || !jobId || outputs.length === 0) throw new ApiError('conflict', 'Only a done file can be touched up.')
   const settings = settingsHash(folder.request)
   // The folder's settings changed since: the file is made again with them, which would undo the touch-up.
-  if (row.settingsHash !== settings) throw new ApiError('conflict', "The folder's settings changed since this file was made; it is made again with them.")
+  if (row.settingsHash !== settings)
+    throw new ApiError('conflict', "The folder's settings changed since this file was made; it is made again with them.")
   const outDir = outputDirOf(folder)
   return {
     key: `watch:${row.id}`,
@@ -68,7 +69,12 @@ export function watchTouchUpFile(d: WatchTouchUpDeps, target: Extract<TouchUpTar
         })
         const kept = previous.filter(Boolean).map((p) => relativeName(outDir, p))
         const names = outputs.map((o) => relativeName(outDir, o.path)).join(', ')
-        store.addEvent(folder.id, 'touched_up', row.relPath, `→ ${names} replaced${kept.length ? ` (previous kept as ${kept.join(', ')})` : ''}`)
+        store.addEvent(
+          folder.id,
+          'touched_up',
+          row.relPath,
+          `→ ${names} replaced${kept.length ? ` (previous kept as ${kept.join(', ')})` : ''}`
+        )
       })()
       d.changed(folder.id)
       return touchUps

@@ -23,7 +23,13 @@ function explained(raw: string | null): { message: string; detail: string | null
 }
 
 export function fileView(store: WatchStore, f: WatchFileRecord): WatchFileView {
-  const outputs = f.state === 'done' ? store.outputs.outputsOf(f.id).filter((o) => o.written && o.jobId === f.jobId).map((o) => o.path) : []
+  const outputs =
+    f.state === 'done'
+      ? store.outputs
+          .outputsOf(f.id)
+          .filter((o) => o.written && o.jobId === f.jobId)
+          .map((o) => o.path)
+      : []
   return {
     id: f.id,
     folder_id: f.folderId,

@@ -102,7 +102,9 @@ function ServerGone({ left }: { left: number }): React.JSX.Element {
   return (
     <div className="server-gone" role="alert" data-testid="server-gone">
       <b>Clipdesk stopped</b> or cannot be reached
-      {left > 0 ? `; ${left} ${left === 1 ? 'file' : 'files'} will continue when it is back (Resume on the batch).` : '. This page reconnects when it is back.'}
+      {left > 0
+        ? `; ${left} ${left === 1 ? 'file' : 'files'} will continue when it is back (Resume on the batch).`
+        : '. This page reconnects when it is back.'}
     </div>
   )
 }

@@ -35,7 +35,17 @@ function acceptedJob(credits: number | null): { id: string; keyId: string } {
   const { info } = keys.create({ credits })
   const id = `job-${Math.random().toString(16).slice(2)}`
   db.transaction(() => {
-    jobs.insert({ id, keyId: info.id, mode: 'background', outputFormat: 'png', deliveryMode: 'url', params: null, sourceKind: 'url', source: 'https://x.example/a', inputPath: null })
+    jobs.insert({
+      id,
+      keyId: info.id,
+      mode: 'background',
+      outputFormat: 'png',
+      deliveryMode: 'url',
+      params: null,
+      sourceKind: 'url',
+      source: 'https://x.example/a',
+      inputPath: null
+    })
     expect(keys.charge(info.id, id, 1)).toBe(true)
   })()
   return { id, keyId: info.id }
@@ -80,7 +90,9 @@ describe('settleOutputCost', () => {
     const job = acceptedJob(100)
     const err = failure(() => settleOutputCost({ db, keys }, job, BACKGROUND_DEFAULTS, { width: 9000, height: 9000 }))
     expect(err.reason).toBe('image_too_large')
-    expect(err.message).toBe('4 variations of 9000×9000 would be 324 MP of output, over the 250 MP a job may make; ask for fewer variations or a smaller size')
+    expect(err.message).toBe(
+      '4 variations of 9000×9000 would be 324 MP of output, over the 250 MP a job may make; ask for fewer variations or a smaller size'
+    )
     expect(keys.heldBy(job.id)).toBe(1)
   })
 

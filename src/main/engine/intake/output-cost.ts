@@ -13,7 +13,12 @@ import type { Db } from '../store/db'
 import type { JobRecord } from '../store/jobs'
 import type { KeyStore } from '../store/keys'
 
-export function settleOutputCost(ctx: { db: Db; keys: KeyStore }, job: Pick<JobRecord, 'id' | 'keyId'>, params: JobParams, size: { width: number; height: number }): void {
+export function settleOutputCost(
+  ctx: { db: Db; keys: KeyStore },
+  job: Pick<JobRecord, 'id' | 'keyId'>,
+  params: JobParams,
+  size: { width: number; height: number }
+): void {
   const bound = outputBound(params, size)
   const over = overLimit(bound)
   if (over) throw new JobFailure('image_too_large', over)
@@ -29,7 +34,10 @@ export function settleOutputCost(ctx: { db: Db; keys: KeyStore }, job: Pick<JobR
     const more = due - ctx.keys.heldBy(job.id)
     if (more <= 0) return
     if (!ctx.keys.charge(keyId, job.id, more)) {
-      throw new JobFailure('insufficient_credits', `the outputs (${Math.round(bound.pixels! / 1e6)} MP) cost ${due} credits and the API key could not pay the ${more} more; nothing was charged`)
+      throw new JobFailure(
+        'insufficient_credits',
+        `the outputs (${Math.round(bound.pixels! / 1e6)} MP) cost ${due} credits and the API key could not pay the ${more} more; nothing was charged`
+      )
     }
   })()
 }

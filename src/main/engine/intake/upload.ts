@@ -79,13 +79,17 @@ async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDe
     return await probe(file.bytes)
   } catch (err) {
     if (err instanceof JobFailure && err.reason === 'image_too_large') {
-      throw new ApiError('image_too_large', 'The image has more pixels than the limit.', { details: [{ field: 'file', issue: err.message }] })
+      throw new ApiError('image_too_large', 'The image has more pixels than the limit.', {
+        details: [{ field: 'file', issue: err.message }]
+      })
     }
     const issue = err instanceof JobFailure && err.reason !== 'pipeline_crashed' ? err.message : `the ${type} image could not be read`
     // In plain words when there are some for the decoder's text ("This JPEG is damaged: its header
     // cannot be read"), as the app says it; the decoder's text stays under details.
     const plain = explainProblem(issue, 'input')
-    throw new ApiError('validation_failed', plain.detail ? `${plain.message}.` : 'The image could not be read.', { details: [{ field: 'file', issue }] })
+    throw new ApiError('validation_failed', plain.detail ? `${plain.message}.` : 'The image could not be read.', {
+      details: [{ field: 'file', issue }]
+    })
   }
 }
 
@@ -97,7 +101,9 @@ function checkHintBytes(bytes: Buffer, withFile: boolean, maxBytes: number): voi
     })
   }
   if (bytes.length > maxBytes) {
-    throw new ApiError('payload_too_large', `The hint is larger than ${maxBytes} bytes.`, { details: [{ field: 'hint', issue: `over ${maxBytes} bytes` }] })
+    throw new ApiError('payload_too_large', `The hint is larger than ${maxBytes} bytes.`, {
+      details: [{ field: 'hint', issue: `over ${maxBytes} bytes` }]
+    })
   }
 }
 
@@ -106,7 +112,8 @@ function checkHintBytes(bytes: Buffer, withFile: boolean, maxBytes: number): voi
  * trusted) of the image's upright size (its header, read in the decode sandbox).
  */
 async function checkHint(bytes: Buffer, image: { width: number; height: number }, probe: IntakeDeps['probe']): Promise<void> {
-  const refuse = (issue: string): ApiError => new ApiError('validation_failed', 'The hint cannot be used.', { details: [{ field: 'hint', issue }] })
+  const refuse = (issue: string): ApiError =>
+    new ApiError('validation_failed', 'The hint cannot be used.', { details: [{ field: 'hint', issue }] })
   const type = sniffImageType(bytes)
   if (type === null || !HINT_TYPES.includes(type)) throw refuse('the bytes are not a PNG, JPEG or WebP image')
   let size: { width: number; height: number }
@@ -123,7 +130,10 @@ async function checkHint(bytes: Buffer, image: { width: number; height: number }
 /** The look-again boxes clipped to the image's upright size; a box outside it is refused (422 naming `regions`). */
 function checkRegions(boxes: readonly RegionBox[], image: { width: number; height: number }): RegionBox[] {
   const fitted = fitRegions(boxes, image.width, image.height)
-  if (!fitted.ok) throw new ApiError('validation_failed', 'The look-again boxes cannot be used.', { details: [{ field: 'regions', issue: fitted.issue }] })
+  if (!fitted.ok)
+    throw new ApiError('validation_failed', 'The look-again boxes cannot be used.', {
+      details: [{ field: 'regions', issue: fitted.issue }]
+    })
   return fitted.boxes
 }
 
@@ -135,7 +145,8 @@ function checkOutputs(params: JobParams, input: { width: number; height: number 
   const bound = outputBound(params, input)
   const over = overLimit(bound)
   if (over) {
-    const field = bound.canvas && bound.canvas.width * bound.canvas.height > OUTPUT_LIMITS.variationPixels ? 'params.size' : 'params.variations'
+    const field =
+      bound.canvas && bound.canvas.width * bound.canvas.height > OUTPUT_LIMITS.variationPixels ? 'params.size' : 'params.variations'
     throw new ApiError('validation_failed', 'The outputs this request asks for are over the limits.', { details: [{ field, issue: over }] })
   }
   return bound
@@ -152,9 +163,13 @@ function assertRoom(deps: Pick<IntakeDeps, 'jobs' | 'keys' | 'options'>, keyId: 
   }
   const share = deps.options.maxQueuedJobsPerKey
   if (keyId !== null && !deps.keys.get(keyId)?.admin && deps.jobs.countQueuedForKey(keyId) >= share) {
-    throw new ApiError('rate_limited', `This API key already has ${share.toLocaleString('en-US')} jobs waiting, the most one key may have; wait for some to start.`, {
-      headers: { 'Retry-After': '30' }
-    })
+    throw new ApiError(
+      'rate_limited',
+      `This API key already has ${share.toLocaleString('en-US')} jobs waiting, the most one key may have; wait for some to start.`,
+      {
+        headers: { 'Retry-After': '30' }
+      }
+    )
   }
 }
 
@@ -186,10 +201,14 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   if (!checked.ok) {
     // One answer names every problem: presets and layering of the set too, not only its grammar.
     const fields = input.fields as Record<string, unknown>
-    const params = typeof fields.params === 'string' || (typeof fields.params === 'object' && fields.params !== null) ? (fields.params as string | Record<string, unknown>) : null
+    const params =
+      typeof fields.params === 'string' || (typeof fields.params === 'object' && fields.params !== null)
+        ? (fields.params as string | Record<string, unknown>)
+        : null
     const given = jobMode(fields.mode, params)
     const mode: Mode = (MODES as readonly unknown[]).includes(given) ? given : 'params'
-    const details = checked.code === 'validation_failed' ? mergeDetails(checked.details, paramsProblems(deps.presets, mode, params)) : checked.details
+    const details =
+      checked.code === 'validation_failed' ? mergeDetails(checked.details, paramsProblems(deps.presets, mode, params)) : checked.details
     throw new ApiError(checked.code, checked.message, { details })
   }
   const request: UploadRequest = checked.value
@@ -210,7 +229,10 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   const size = input.file ? await checkFile(input.file, deps.probe) : null
   if (input.hint && size) await checkHint(input.hint.bytes, size, deps.probe)
   const regions = request.regions && size ? checkRegions(request.regions, size) : null
-  const cost: JobCost = { outputs: creditsFor(checkOutputs(params, size).pixels), boxes: regions && size ? regionCredits(regions, size) : 0 }
+  const cost: JobCost = {
+    outputs: creditsFor(checkOutputs(params, size).pixels),
+    boxes: regions && size ? regionCredits(regions, size) : 0
+  }
   const total = cost.outputs + cost.boxes
   const short = shortOf(deps, input.keyId, total)
   if (short !== null) throw insufficientCredits(cost, short)
@@ -249,7 +271,8 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
     })
     deps.jobParams.save(id, params)
     // The boxes' credits with the outputs', in the one charge: the job is refunded as one.
-    if (input.keyId !== null && !deps.keys.charge(input.keyId, id, total)) throw insufficientCredits(cost, shortOf(deps, input.keyId, total) ?? 0)
+    if (input.keyId !== null && !deps.keys.charge(input.keyId, id, total))
+      throw insufficientCredits(cost, shortOf(deps, input.keyId, total) ?? 0)
     return true
   })
   try {
@@ -278,5 +301,8 @@ function insufficientCredits(cost: JobCost, balance: number): ApiError {
       : total === 1
         ? 'a job costs 1 credit'
         : `this job costs ${total} credits (${outputs})`
-  return new ApiError('insufficient_credits', `This API key has ${balance === 0 ? 'no credits left' : `${balance} credit${balance === 1 ? '' : 's'} left`}; ${costs}.`)
+  return new ApiError(
+    'insufficient_credits',
+    `This API key has ${balance === 0 ? 'no credits left' : `${balance} credit${balance === 1 ? '' : 's'} left`}; ${costs}.`
+  )
 }

@@ -69,16 +69,80 @@ const REMBG = 'https://github.com/danielgatis/rembg/releases (file'
 
 /** Descriptors of the ONNX files rembg downloads (its release assets), by rembg model name. */
 export const KNOWN_DESCRIPTORS: Record<string, ModelDescriptor> = {
-  'birefnet-general': known('birefnet-general', 1024, IMAGENET, 'logits', 'MIT (BiRefNet, ZhengPeng7)', `${REMBG} BiRefNet-general-epoch_244.onnx)`, 'very slow'),
-  'birefnet-general-lite': known('birefnet-general-lite', 1024, IMAGENET, 'logits', 'MIT (BiRefNet, ZhengPeng7)', `${REMBG} BiRefNet-general-bb_swin_v1_tiny-epoch_232.onnx)`, 'slow'),
-  'birefnet-portrait': known('birefnet-portrait', 1024, IMAGENET, 'logits', 'MIT (BiRefNet, ZhengPeng7)', `${REMBG} BiRefNet-portrait-epoch_150.onnx)`, 'very slow'),
-  'birefnet-massive': known('birefnet-massive', 1024, IMAGENET, 'logits', 'MIT (BiRefNet, ZhengPeng7)', `${REMBG} BiRefNet-massive-TR_DIS5K_TR_TEs-epoch_420.onnx)`, 'very slow'),
-  'bria-rmbg-2.0': known('bria-rmbg-2.0', 1024, IMAGENET, 'logits', 'CC BY-NC 4.0 (BRIA RMBG-2.0): non-commercial use only; commercial use needs a licence from BRIA', 'https://huggingface.co/briaai/RMBG-2.0 (onnx/model.onnx) or rembg (bria-rmbg-2.0.onnx)', 'very slow'),
-  'ben2-base': known('ben2-base', 1024, { mean: [0, 0, 0], std: [1, 1, 1] }, 'probabilities', 'MIT (BEN2 base, Prama LLC)', `${REMBG} BEN2_Base.onnx)`, 'very slow'),
+  'birefnet-general': known(
+    'birefnet-general',
+    1024,
+    IMAGENET,
+    'logits',
+    'MIT (BiRefNet, ZhengPeng7)',
+    `${REMBG} BiRefNet-general-epoch_244.onnx)`,
+    'very slow'
+  ),
+  'birefnet-general-lite': known(
+    'birefnet-general-lite',
+    1024,
+    IMAGENET,
+    'logits',
+    'MIT (BiRefNet, ZhengPeng7)',
+    `${REMBG} BiRefNet-general-bb_swin_v1_tiny-epoch_232.onnx)`,
+    'slow'
+  ),
+  'birefnet-portrait': known(
+    'birefnet-portrait',
+    1024,
+    IMAGENET,
+    'logits',
+    'MIT (BiRefNet, ZhengPeng7)',
+    `${REMBG} BiRefNet-portrait-epoch_150.onnx)`,
+    'very slow'
+  ),
+  'birefnet-massive': known(
+    'birefnet-massive',
+    1024,
+    IMAGENET,
+    'logits',
+    'MIT (BiRefNet, ZhengPeng7)',
+    `${REMBG} BiRefNet-massive-TR_DIS5K_TR_TEs-epoch_420.onnx)`,
+    'very slow'
+  ),
+  'bria-rmbg-2.0': known(
+    'bria-rmbg-2.0',
+    1024,
+    IMAGENET,
+    'logits',
+    'CC BY-NC 4.0 (BRIA RMBG-2.0): non-commercial use only; commercial use needs a licence from BRIA',
+    'https://huggingface.co/briaai/RMBG-2.0 (onnx/model.onnx) or rembg (bria-rmbg-2.0.onnx)',
+    'very slow'
+  ),
+  'ben2-base': known(
+    'ben2-base',
+    1024,
+    { mean: [0, 0, 0], std: [1, 1, 1] },
+    'probabilities',
+    'MIT (BEN2 base, Prama LLC)',
+    `${REMBG} BEN2_Base.onnx)`,
+    'very slow'
+  ),
   u2net: known('u2net', 320, IMAGENET, 'probabilities', 'Apache-2.0 (U²-Net, xuebinqin)', `${REMBG} u2net.onnx)`, 'medium'),
   u2netp: known('u2netp', 320, IMAGENET, 'probabilities', 'Apache-2.0 (U²-Net, xuebinqin)', `${REMBG} u2netp.onnx)`, 'fast'),
-  'isnet-general-use': known('isnet-general-use', 1024, CENTRED, 'probabilities', 'Apache-2.0 (DIS / IS-Net, xuebinqin)', `${REMBG} isnet-general-use.onnx)`, 'medium'),
-  'isnet-anime': known('isnet-anime', 1024, CENTRED, 'probabilities', 'Apache-2.0 (IS-Net anime, SkyTNT)', `${REMBG} isnet-anime.onnx)`, 'medium')
+  'isnet-general-use': known(
+    'isnet-general-use',
+    1024,
+    CENTRED,
+    'probabilities',
+    'Apache-2.0 (DIS / IS-Net, xuebinqin)',
+    `${REMBG} isnet-general-use.onnx)`,
+    'medium'
+  ),
+  'isnet-anime': known(
+    'isnet-anime',
+    1024,
+    CENTRED,
+    'probabilities',
+    'Apache-2.0 (IS-Net anime, SkyTNT)',
+    `${REMBG} isnet-anime.onnx)`,
+    'medium'
+  )
 }
 
 /** File names (lower case, without folders) that identify a known descriptor. */
@@ -130,7 +194,8 @@ export function descriptorProblems(d: unknown): string[] {
   const i = o.input
   if (typeof i !== 'object' || i === null) return ['input: missing']
   const size = i.size
-  if (!Array.isArray(size) || size.length !== 2 || !size.every((n) => Number.isInteger(n) && n >= 8 && n <= 4096)) p.push('input.size: expected [width, height], whole numbers from 8 to 4096')
+  if (!Array.isArray(size) || size.length !== 2 || !size.every((n) => Number.isInteger(n) && n >= 8 && n <= 4096))
+    p.push('input.size: expected [width, height], whole numbers from 8 to 4096')
   if (typeof i.dynamic !== 'boolean') p.push('input.dynamic: expected true or false')
   if (i.channelOrder !== 'rgb' && i.channelOrder !== 'bgr') p.push('input.channelOrder: expected rgb or bgr')
   if (typeof i.scale !== 'number' || !(i.scale > 0)) p.push('input.scale: expected a positive number (255 for most models)')

@@ -15,7 +15,10 @@ afterEach(async () => {
 })
 
 /** A generated model as the registry hands one over (no machine cache: these keys do not name the bytes). */
-const source = (key: string, bytes: Uint8Array, descriptor: ModelDescriptor) => ({ model: { key, load: async () => bytes.slice(), descriptor }, cacheDir: null })
+const source = (key: string, bytes: Uint8Array, descriptor: ModelDescriptor) => ({
+  model: { key, load: async () => bytes.slice(), descriptor },
+  cacheDir: null
+})
 
 async function create(bytes: Uint8Array, descriptor: ModelDescriptor, device: 'cpu' | 'cuda' = 'cpu'): Promise<Segmenter> {
   const s = await Segmenter.create({ ...source(`test-${descriptor.family}`, bytes, descriptor), device, threads: 1 })
@@ -48,7 +51,10 @@ const custom = (over: Partial<ModelDescriptor['input']>, kind: 'logits' | 'proba
 
 describe('descriptor families on generated graphs', () => {
   it('fixed 1024² + ImageNet normalisation + logits (BiRefNet family): sigmoid of the normalised red plane', async () => {
-    const s = await create(convSegmentationModel({ size: [1024, 1024], weights: [1, 0, 0], sideOutput: true }), { ...KNOWN_DESCRIPTORS['birefnet-general']!, output: { name: 'output', kind: 'logits' } })
+    const s = await create(convSegmentationModel({ size: [1024, 1024], weights: [1, 0, 0], sideOutput: true }), {
+      ...KNOWN_DESCRIPTORS['birefnet-general']!,
+      output: { name: 'output', kind: 'logits' }
+    })
     const mask = await s.segment(halves([200, 10, 10], [40, 250, 250]))
     expect(mask.length).toBe(40 * 30)
     const f = (r: number): number => sigmoid255((r / 255 - 0.485) / 0.229)
@@ -57,14 +63,20 @@ describe('descriptor families on generated graphs', () => {
   })
 
   it('fixed 320² + 0.5-centred normalisation + probabilities: the red value itself', async () => {
-    const s = await create(convSegmentationModel({ size: [320, 320], weights: [1, 0, 0], bias: 0.5 }), custom({ size: [320, 320] }, 'probabilities'))
+    const s = await create(
+      convSegmentationModel({ size: [320, 320], weights: [1, 0, 0], bias: 0.5 }),
+      custom({ size: [320, 320] }, 'probabilities')
+    )
     const run = await s.segmentAtModelSize(halves([200, 0, 0], [40, 0, 0]))
     expect([run.width, run.height]).toEqual([320, 320])
     expect(sides(await s.segment(halves([200, 0, 0], [40, 0, 0])))).toEqual([200, 40])
   })
 
   it('dynamic spatial size: fed at the descriptor size, mask resized back to the image', async () => {
-    const s = await create(convSegmentationModel({ size: null, weights: [0, 1, 0], bias: 0.5 }), custom({ size: [64, 48], dynamic: true }, 'probabilities'))
+    const s = await create(
+      convSegmentationModel({ size: null, weights: [0, 1, 0], bias: 0.5 }),
+      custom({ size: [64, 48], dynamic: true }, 'probabilities')
+    )
     const run = await s.segmentAtModelSize(halves([0, 180, 0], [0, 20, 0]))
     expect([run.width, run.height, run.mask.length]).toEqual([64, 48, 64 * 48])
     expect(sides(await s.segment(halves([0, 180, 0], [0, 20, 0])))).toEqual([180, 20])
@@ -91,18 +103,27 @@ describe('descriptor families on generated graphs', () => {
     const small = convSegmentationModel({ size: [320, 320], weights: [1, 0, 0] })
     const e1 = await Segmenter.create({ ...source('x', small, custom({}, 'logits')), threads: 1 }).catch((e: Error) => e)
     expect((e1 as Error).message).toContain('expected shape [1, 3, 1024, 1024], got [1, 3, 320, 320]')
-    const e2 = await Segmenter.create({ ...source('x', small, custom({ size: [320, 320] }, 'logits', 'mask')), threads: 1 }).catch((e: Error) => e)
+    const e2 = await Segmenter.create({ ...source('x', small, custom({ size: [320, 320] }, 'logits', 'mask')), threads: 1 }).catch(
+      (e: Error) => e
+    )
     expect((e2 as Error).message).toContain('the model has no output named "mask"; its outputs are "output"')
   })
 
   it('a file that is not ONNX is refused as model_unavailable', async () => {
-    const err = await Segmenter.create({ ...source('x', new TextEncoder().encode('not a model at all'), custom({}, 'logits')), threads: 1 }).catch((e: unknown) => e)
+    const err = await Segmenter.create({
+      ...source('x', new TextEncoder().encode('not a model at all'), custom({}, 'logits')),
+      threads: 1
+    }).catch((e: unknown) => e)
     expect((err as JobFailure).reason).toBe('model_unavailable')
     expect((err as Error).message).toMatch(/^cannot start the model x: /)
   })
 
   it('device=cuda without CUDA libraries falls back to the CPU and says why', async () => {
-    const s = await create(convSegmentationModel({ size: [32, 32], weights: [1, 0, 0], bias: 0.5 }), custom({ size: [32, 32] }, 'probabilities'), 'cuda')
+    const s = await create(
+      convSegmentationModel({ size: [32, 32], weights: [1, 0, 0], bias: 0.5 }),
+      custom({ size: [32, 32] }, 'probabilities'),
+      'cuda'
+    )
     expect(s.device).toBe('cpu')
     expect(s.deviceWarning).toMatch(/^the cuda execution provider could not be used \(.+\); running on the CPU$/)
     expect(sides(await s.segment(halves([100, 0, 0], [30, 0, 0])))).toEqual([100, 30])

@@ -2,12 +2,26 @@ import { describe, expect, it } from 'vitest'
 import { cpuProfile, fingerprintOf, linuxCpu, machineCacheDir } from './machine'
 
 const cpuinfo = (cores: Array<[socket: number, core: number]>, flags: string): string =>
-  cores.map(([s, c], i) => `processor\t: ${i}\nmodel name\t: Test\nphysical id\t: ${s}\ncore id\t\t: ${c}\nflags\t\t: ${flags}\n`).join('\n')
+  cores
+    .map(([s, c], i) => `processor\t: ${i}\nmodel name\t: Test\nphysical id\t: ${s}\ncore id\t\t: ${c}\nflags\t\t: ${flags}\n`)
+    .join('\n')
 
 describe('the CPU of this machine', () => {
   it('counts physical cores from (socket, core) pairs and keeps the SIMD flags that choose kernels', () => {
     // 2 sockets × 2 cores × 2 hardware threads each.
-    const text = cpuinfo([[0, 0], [0, 1], [1, 0], [1, 1], [0, 0], [0, 1], [1, 0], [1, 1]], 'fpu sse4_2 avx avx2 fma avx512f avx512_vnni ht')
+    const text = cpuinfo(
+      [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 1],
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 1]
+      ],
+      'fpu sse4_2 avx avx2 fma avx512f avx512_vnni ht'
+    )
     expect(linuxCpu(8, text)).toEqual({ physical: 4, simd: ['sse4_2', 'avx', 'avx2', 'fma', 'avx512f', 'avx512_vnni'] })
     // A container limited to fewer CPUs than the machine has cores.
     expect(linuxCpu(2, text).physical).toBe(2)

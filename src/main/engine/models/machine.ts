@@ -33,7 +33,23 @@ export interface CpuProfile {
 }
 
 /** The flags that matter for ONNX Runtime's x86 kernels (MLAS picks its code paths from these). */
-const X86_SIMD = ['sse4_1', 'sse4_2', 'avx', 'avx2', 'fma', 'f16c', 'avx512f', 'avx512bw', 'avx512vl', 'avx512_vnni', 'avx_vnni', 'avx512_bf16', 'amx_bf16', 'amx_int8', 'amx_tile']
+const X86_SIMD = [
+  'sse4_1',
+  'sse4_2',
+  'avx',
+  'avx2',
+  'fma',
+  'f16c',
+  'avx512f',
+  'avx512bw',
+  'avx512vl',
+  'avx512_vnni',
+  'avx_vnni',
+  'avx512_bf16',
+  'amx_bf16',
+  'amx_int8',
+  'amx_tile'
+]
 
 let cached: CpuProfile | null = null
 
@@ -41,8 +57,15 @@ let cached: CpuProfile | null = null
 export function cpuProfile(): CpuProfile {
   if (cached) return cached
   const logical = os.availableParallelism()
-  const base = { model: os.cpus()[0]?.model?.trim() || 'unknown', logical, platform: process.platform, arch: process.arch, ort: ortVersion() }
-  const detail = process.platform === 'linux' ? linuxCpu(logical) : process.platform === 'darwin' ? darwinCpu(logical) : { physical: null, simd: [] }
+  const base = {
+    model: os.cpus()[0]?.model?.trim() || 'unknown',
+    logical,
+    platform: process.platform,
+    arch: process.arch,
+    ort: ortVersion()
+  }
+  const detail =
+    process.platform === 'linux' ? linuxCpu(logical) : process.platform === 'darwin' ? darwinCpu(logical) : { physical: null, simd: [] }
   const profile = { ...base, ...detail }
   cached = { ...profile, fingerprint: fingerprintOf(profile) }
   return cached
@@ -90,7 +113,12 @@ function darwinCpu(logical: number): { physical: number | null; simd: string[] }
   const phys = Number(read('hw.physicalcpu'))
   const physical = Number.isInteger(perf) && perf > 0 ? perf : Number.isInteger(phys) && phys > 0 ? phys : null
   if (process.arch === 'arm64') {
-    const simd = ['neon', ...['FEAT_DotProd', 'FEAT_I8MM', 'FEAT_BF16', 'FEAT_FP16'].filter((f) => read(`hw.optional.arm.${f}`) === '1').map((f) => f.slice(5).toLowerCase())]
+    const simd = [
+      'neon',
+      ...['FEAT_DotProd', 'FEAT_I8MM', 'FEAT_BF16', 'FEAT_FP16']
+        .filter((f) => read(`hw.optional.arm.${f}`) === '1')
+        .map((f) => f.slice(5).toLowerCase())
+    ]
     return { physical: physical === null ? null : Math.min(physical, logical), simd }
   }
   const features = `${read('machdep.cpu.features') ?? ''} ${read('machdep.cpu.leaf7_features') ?? ''}`.toLowerCase().split(/\s+/)

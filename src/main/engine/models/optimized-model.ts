@@ -64,7 +64,8 @@ export class OptimizedModels {
     writeFileSync(`${base}.json.tmp`, JSON.stringify(record))
     renameSync(`${base}.json.tmp`, `${base}.json`)
     for (const name of this.entries()) {
-      if (name.startsWith(`${safe(model)}-`) && !name.startsWith(`${safe(model)}-${fingerprint}.`)) rmSync(join(this.dir, name), { force: true })
+      if (name.startsWith(`${safe(model)}-`) && !name.startsWith(`${safe(model)}-${fingerprint}.`))
+        rmSync(join(this.dir, name), { force: true })
     }
     return `${base}.ort`
   }

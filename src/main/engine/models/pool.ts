@@ -60,7 +60,14 @@ export class ModelPool {
   async acquire(name: string | null | undefined): Promise<Segmenter> {
     const want = name ?? this.registry.defaultModel()
     const model = this.registry.get(want)
-    if (!model) throw new JobFailure('model_unavailable', `No model named ${want}; models: ${this.registry.all().map((m) => m.name).join(', ')}.`)
+    if (!model)
+      throw new JobFailure(
+        'model_unavailable',
+        `No model named ${want}; models: ${this.registry
+          .all()
+          .map((m) => m.name)
+          .join(', ')}.`
+      )
     const device = this.device()
     this.stopIdleTimer()
     for (;;) {
@@ -112,7 +119,14 @@ export class ModelPool {
 
   private load(model: RegisteredModel, device: Device, previous: Entry | null): Entry {
     const side = Math.max(...model.descriptor.input.size)
-    const entry: Entry = { name: model.name, device, bytes: sessionBytesNeeded(model.bytes, side), leases: 0, loaded: null, segmenter: Promise.resolve(null as never) }
+    const entry: Entry = {
+      name: model.name,
+      device,
+      bytes: sessionBytesNeeded(model.bytes, side),
+      leases: 0,
+      loaded: null,
+      segmenter: Promise.resolve(null as never)
+    }
     entry.segmenter = (async () => {
       // Switching frees the previous session first: its worker ends, its memory goes back.
       if (previous) await previous.segmenter.then((s) => s.close()).catch(() => undefined)

@@ -63,14 +63,19 @@ export class ModelRegistry {
   /** Every model, built-ins first. */
   all(): RegisteredModel[] {
     const builtins = Object.entries(BUILTIN_MODELS).map(([name, b]) => this.builtin(name, b.variant))
-    const rows = prepared(this.db, 'SELECT name, family, path, sha256, bytes, descriptor FROM models ORDER BY name').all() as unknown as ModelRow[]
+    const rows = prepared(
+      this.db,
+      'SELECT name, family, path, sha256, bytes, descriptor FROM models ORDER BY name'
+    ).all() as unknown as ModelRow[]
     return [...builtins, ...rows.map(toModel)]
   }
 
   get(name: string): RegisteredModel | null {
     const b = BUILTIN_MODELS[name]
     if (b) return this.builtin(name, b.variant)
-    const row = prepared(this.db, 'SELECT name, family, path, sha256, bytes, descriptor FROM models WHERE name = ?').get(name) as unknown as ModelRow | undefined
+    const row = prepared(this.db, 'SELECT name, family, path, sha256, bytes, descriptor FROM models WHERE name = ?').get(name) as unknown as
+      | ModelRow
+      | undefined
     return row ? toModel(row) : null
   }
 
@@ -110,9 +115,13 @@ export class ModelRegistry {
       throw invalid('file', `no file at ${file}`)
     }
     if (!info.isFile()) throw invalid('file', `${file} is not a file`)
-    const base = path.basename(file).toLowerCase().replace(/\.onnx$/, '')
+    const base = path
+      .basename(file)
+      .toLowerCase()
+      .replace(/\.onnx$/, '')
     const name = req.name ?? base.replace(/[^a-z0-9._-]/g, '-').replace(/^[^a-z0-9]+/, '')
-    if (!MODEL_NAME_PATTERN.test(name)) throw invalid('name', `a model name is 1–64 of a–z, 0–9, ".", "_", "-" starting with a letter or digit, got "${name}"`)
+    if (!MODEL_NAME_PATTERN.test(name))
+      throw invalid('name', `a model name is 1–64 of a–z, 0–9, ".", "_", "-" starting with a letter or digit, got "${name}"`)
     if (this.get(name)) throw invalid('name', `a model named ${name} already exists`)
     const side = 1024
     assertMemoryFor(name, info.size, side)
@@ -123,7 +132,10 @@ export class ModelRegistry {
     let descriptor: ModelDescriptor
     if (req.descriptor !== undefined) {
       const problems = descriptorProblems(req.descriptor)
-      if (problems.length > 0) throw new ApiError('validation_failed', `The descriptor is not usable: ${problems.join('; ')}`, { details: problems.map((issue) => ({ field: 'descriptor', issue })) })
+      if (problems.length > 0)
+        throw new ApiError('validation_failed', `The descriptor is not usable: ${problems.join('; ')}`, {
+          details: problems.map((issue) => ({ field: 'descriptor', issue }))
+        })
       family = 'custom'
       descriptor = { ...(req.descriptor as ModelDescriptor), family }
     } else {
@@ -140,8 +152,15 @@ export class ModelRegistry {
       family = known
       descriptor = d
     }
-    prepared(this.db, 'INSERT INTO models (name, family, path, sha256, bytes, descriptor, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(name, family, file, sha256, bytes.length, JSON.stringify(descriptor), Date.now())
+    prepared(this.db, 'INSERT INTO models (name, family, path, sha256, bytes, descriptor, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      name,
+      family,
+      file,
+      sha256,
+      bytes.length,
+      JSON.stringify(descriptor),
+      Date.now()
+    )
     return this.get(name)!
   }
 
@@ -170,7 +189,11 @@ export class ModelRegistry {
         throw new JobFailure('model_unavailable', `the file of model ${m.name} (${path}) cannot be read: ${(err as Error).message}`)
       }
       const sha = createHash('sha256').update(bytes).digest('hex')
-      if (sha !== sha256) throw new JobFailure('model_unavailable', `the file of model ${m.name} (${path}) changed since it was added (SHA-256 ${sha.slice(0, 12)}…, expected ${sha256.slice(0, 12)}…); add it again`)
+      if (sha !== sha256)
+        throw new JobFailure(
+          'model_unavailable',
+          `the file of model ${m.name} (${path}) changed since it was added (SHA-256 ${sha.slice(0, 12)}…, expected ${sha256.slice(0, 12)}…); add it again`
+        )
       return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     }
     return { key: this.modelId(m), load, descriptor: m.descriptor }
@@ -213,12 +236,23 @@ export class ModelRegistry {
 
   unknown(name: string, field: string): ApiError {
     return new ApiError('validation_failed', `No model named ${name}.`, {
-      details: [{ field, issue: `unknown model; expected one of ${this.all().map((m) => m.name).join(', ')}` }]
+      details: [
+        {
+          field,
+          issue: `unknown model; expected one of ${this.all()
+            .map((m) => m.name)
+            .join(', ')}`
+        }
+      ]
     })
   }
 
   private builtin(name: string, variant: ModelVariant): RegisteredModel {
-    const descriptor: ModelDescriptor = { family: 'builtin', ...ISNET_BUILTIN, speedClass: BUILTIN_MODELS[name]!.speedClass as ModelDescriptor['speedClass'] }
+    const descriptor: ModelDescriptor = {
+      family: 'builtin',
+      ...ISNET_BUILTIN,
+      speedClass: BUILTIN_MODELS[name]!.speedClass as ModelDescriptor['speedClass']
+    }
     return { name, family: 'builtin', builtin: true, variant, path: null, sha256: null, bytes: BUILTIN_MODELS[name]!.bytes, descriptor }
   }
 
@@ -233,5 +267,13 @@ export class ModelRegistry {
 }
 
 function toModel(r: ModelRow): RegisteredModel {
-  return { name: r.name, family: r.family, builtin: false, path: r.path, sha256: r.sha256, bytes: Number(r.bytes), descriptor: JSON.parse(r.descriptor) as ModelDescriptor }
+  return {
+    name: r.name,
+    family: r.family,
+    builtin: false,
+    path: r.path,
+    sha256: r.sha256,
+    bytes: Number(r.bytes),
+    descriptor: JSON.parse(r.descriptor) as ModelDescriptor
+  }
 }

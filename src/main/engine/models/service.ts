@@ -84,7 +84,13 @@ export class ModelService {
       const run = await s.segmentAtModelSize(sampleImage())
       let above = 0
       for (const v of run.mask) if (v >= 128) above++
-      return { name, device: s.device, deviceWarning: s.deviceWarning, inferenceMs: Math.round(run.inferenceMs), foregroundShare: above / run.mask.length }
+      return {
+        name,
+        device: s.device,
+        deviceWarning: s.deviceWarning,
+        inferenceMs: Math.round(run.inferenceMs),
+        foregroundShare: above / run.mask.length
+      }
     } catch (err) {
       throw err instanceof JobFailure ? err : new JobFailure('pipeline_error', String(err))
     } finally {

@@ -122,7 +122,7 @@ describe('a session worker started ahead (clipdesk process and serve)', () => {
     expect(takeSpareSessionWorker({})).toBeNull() // the native session took it
   })
 
-  it('falls back to WebAssembly at the session\'s start when the native runtime did not load in it, and says why', async () => {
+  it("falls back to WebAssembly at the session's start when the native runtime did not load in it, and says why", async () => {
     process.env.CLIPDESK_NATIVE_ORT = '0'
     prestartSessionWorker()
     const s = await segmenter({ cacheDir: null })
@@ -133,10 +133,11 @@ describe('a session worker started ahead (clipdesk process and serve)', () => {
   })
 })
 
-describe('the session built ahead (the machine\'s last session, models/last-session.ts)', () => {
-  const copyPath = (cacheDir: string): string => join(cacheDir, 'models', readdirSync(join(cacheDir, 'models')).find((f) => f.endsWith('.ort'))!)
+describe("the session built ahead (the machine's last session, models/last-session.ts)", () => {
+  const copyPath = (cacheDir: string): string =>
+    join(cacheDir, 'models', readdirSync(join(cacheDir, 'models')).find((f) => f.endsWith('.ort'))!)
 
-  it('is remembered with the engine\'s options (threads that sleep) and the copy\'s, and taken by the first session asking for it, with the same mask', async () => {
+  it("is remembered with the engine's options (threads that sleep) and the copy's, and taken by the first session asking for it, with the same mask", async () => {
     const cacheDir = tempDir()
     const first = await segmenter({ cacheDir })
     const a = await first.segment(halves())
@@ -146,7 +147,9 @@ describe('the session built ahead (the machine\'s last session, models/last-sess
     expect(last?.options).toMatchObject({
       intraOpNumThreads: 1,
       graphOptimizationLevel: 'disabled',
-      extra: { session: { intra_op: { allow_spinning: '0' }, use_ort_model_bytes_directly: '1', use_ort_model_bytes_for_initializers: '1' } }
+      extra: {
+        session: { intra_op: { allow_spinning: '0' }, use_ort_model_bytes_directly: '1', use_ort_model_bytes_for_initializers: '1' }
+      }
     })
 
     prestartSessionWorker(last)
@@ -191,7 +194,15 @@ describe('the session built ahead (the machine\'s last session, models/last-sess
     const good = { source: { kind: 'file', path: '/x.ort', sha256: 'a'.repeat(64) }, options: { intraOpNumThreads: 2 } }
     writeFileSync(file, JSON.stringify(good))
     expect(lastSession(cacheDir)).toEqual(good)
-    for (const bad of ['{', '[]', 'null', JSON.stringify({ ...good, source: { ...good.source, kind: 'bytes' } }), JSON.stringify({ ...good, source: { ...good.source, sha256: 'zz' } }), JSON.stringify({ ...good, options: [] }), JSON.stringify({ source: good.source })]) {
+    for (const bad of [
+      '{',
+      '[]',
+      'null',
+      JSON.stringify({ ...good, source: { ...good.source, kind: 'bytes' } }),
+      JSON.stringify({ ...good, source: { ...good.source, sha256: 'zz' } }),
+      JSON.stringify({ ...good, options: [] }),
+      JSON.stringify({ source: good.source })
+    ]) {
       writeFileSync(file, bad)
       expect(lastSession(cacheDir)).toBeNull()
     }

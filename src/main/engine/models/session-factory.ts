@@ -8,7 +8,13 @@
  */
 import os from 'node:os'
 import type { ActualDevice, SessionSettings } from '../../../shared/models'
-import { SessionWorker, takeSpareSessionWorker, type BackendChoice, type SessionSource, type WorkerReply } from '../pipeline/mask/session-worker'
+import {
+  SessionWorker,
+  takeSpareSessionWorker,
+  type BackendChoice,
+  type SessionSource,
+  type WorkerReply
+} from '../pipeline/mask/session-worker'
 import { keepsArena, providerOptions } from './devices'
 import { rememberSession } from './last-session'
 import { cpuProfile, type CpuProfile } from './machine'
@@ -59,7 +65,10 @@ function fromCopyOptions(threads: number, arena: boolean): Record<string, unknow
   return {
     ...base,
     graphOptimizationLevel: 'disabled',
-    extra: { ...base.extra, session: { ...base.extra.session, use_ort_model_bytes_directly: '1', use_ort_model_bytes_for_initializers: '1' } }
+    extra: {
+      ...base.extra,
+      session: { ...base.extra.session, use_ort_model_bytes_directly: '1', use_ort_model_bytes_for_initializers: '1' }
+    }
   }
 }
 
@@ -70,7 +79,12 @@ export async function openSession(opts: OpenSessionOptions): Promise<OpenedSessi
   if (o.device !== 'cpu' && o.device !== 'wasm') {
     const threads = o.threads ?? defaultThreads(profile)
     try {
-      const started = await startSession(await o.modelBytes(), { ...providerOptions(o.device, threads, arena), graphOptimizationLevel: BUILD_LEVEL, ...o.custom }, o.label, { threads })
+      const started = await startSession(
+        await o.modelBytes(),
+        { ...providerOptions(o.device, threads, arena), graphOptimizationLevel: BUILD_LEVEL, ...o.custom },
+        o.label,
+        { threads }
+      )
       const choice: ThreadChoice = { threads, chosenBy: o.threads === undefined ? 'only-choice' : 'setting', runMs: null, measuredAt: null }
       // No native runtime here at all: the worker runs WebAssembly, which has no GPU provider.
       if (started.reply.backend === 'wasm') return finish(started, choice, arena, 'none', profile)
@@ -124,7 +138,13 @@ async function openCpu(o: OpenSessionOptions & { backend: BackendChoice }, profi
     // The WebAssembly build is several times slower per run: no measuring, one thread per core.
     const threads = o.threads ?? defaultThreads(profile)
     const started = await open(threads)
-    return finish(started, { threads, chosenBy: o.threads === undefined ? 'only-choice' : 'setting', runMs: null, measuredAt: null }, arena, optimized, profile)
+    return finish(
+      started,
+      { threads, chosenBy: o.threads === undefined ? 'only-choice' : 'setting', runMs: null, measuredAt: null },
+      arena,
+      optimized,
+      profile
+    )
   }
 
   // The first session starts with the remembered (or given) count, else the first candidate:
@@ -139,7 +159,13 @@ async function openCpu(o: OpenSessionOptions & { backend: BackendChoice }, profi
     throw new IoMismatch(errorText(err))
   }
   if (current.reply.backend === 'wasm') {
-    return finish(current, { threads: current.threads, chosenBy: o.threads === undefined ? 'only-choice' : 'setting', runMs: null, measuredAt: null }, arena, 'none', profile)
+    return finish(
+      current,
+      { threads: current.threads, chosenBy: o.threads === undefined ? 'only-choice' : 'setting', runMs: null, measuredAt: null },
+      arena,
+      'none',
+      profile
+    )
   }
   try {
     const choice = await chooseThreads(profile, o.modelId, records, o.threads, async (threads) => {
@@ -160,17 +186,31 @@ async function openCpu(o: OpenSessionOptions & { backend: BackendChoice }, profi
   }
 }
 
-function finish(started: { worker: SessionWorker; reply: Ready }, choice: ThreadChoice, arena: boolean, optimized: SessionSettings['optimizedModel'], profile: CpuProfile): OpenedSession {
+function finish(
+  started: { worker: SessionWorker; reply: Ready },
+  choice: ThreadChoice,
+  arena: boolean,
+  optimized: SessionSettings['optimizedModel'],
+  profile: CpuProfile
+): OpenedSession {
   const wasm = started.reply.backend === 'wasm'
   return {
     ...started,
     device: wasm ? 'wasm' : 'cpu',
-    deviceWarning: wasm ? `${started.reply.backendWarning ?? 'the native ONNX Runtime could not be loaded'}; running on WebAssembly, several times slower` : null,
+    deviceWarning: wasm
+      ? `${started.reply.backendWarning ?? 'the native ONNX Runtime could not be loaded'}; running on WebAssembly, several times slower`
+      : null,
     settings: settingsOf(started.reply, choice, arena, wasm ? 'none' : optimized, profile)
   }
 }
 
-function settingsOf(reply: Ready, choice: ThreadChoice, arena: boolean, optimized: SessionSettings['optimizedModel'], p: CpuProfile): SessionSettings {
+function settingsOf(
+  reply: Ready,
+  choice: ThreadChoice,
+  arena: boolean,
+  optimized: SessionSettings['optimizedModel'],
+  p: CpuProfile
+): SessionSettings {
   return {
     backend: reply.backend,
     threads: choice.threads,
@@ -213,7 +253,8 @@ function defaultThreads(p: CpuProfile): number {
 /** A warm-up run (the arena grows, pages fault in), then two timed runs: the faster one's ms. */
 async function timeRuns(worker: SessionWorker, io: { inputName: string; outputName: string; dims: number[] }): Promise<number> {
   const reply = await worker.request({ type: 'time', ...io, runs: 3 })
-  if (reply.type !== 'timed') throw new Error(reply.type === 'error' ? reply.message : `unexpected reply ${reply.type} while timing the model`)
+  if (reply.type !== 'timed')
+    throw new Error(reply.type === 'error' ? reply.message : `unexpected reply ${reply.type} while timing the model`)
   return Math.min(...reply.ms.slice(1))
 }
 
@@ -231,7 +272,10 @@ export async function startSession(
   try {
     // Transferred, not copied: this thread keeps no copy of the model.
     const transfer = src.kind === 'bytes' ? [src.model.buffer as ArrayBuffer] : []
-    reply = await w.request({ type: 'init', source: src, options, threads: worker.threads, ...(saveOptimizedTo ? { saveOptimizedTo } : {}) }, transfer)
+    reply = await w.request(
+      { type: 'init', source: src, options, threads: worker.threads, ...(saveOptimizedTo ? { saveOptimizedTo } : {}) },
+      transfer
+    )
   } catch (cause) {
     await w.terminate()
     throw cause

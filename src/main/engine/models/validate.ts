@@ -20,9 +20,14 @@ const dimOk = (got: number | string, want: number): boolean => typeof got === 's
 export function checkModelIo(d: ModelDescriptor, inputs: IoMeta[], outputs: IoMeta[]): ResolvedIo {
   const input = d.input.name === undefined ? inputs[0] : inputs.find((i) => i.name === d.input.name)
   if (!input) {
-    throw new Error(`the model has no input named "${d.input.name}"; its inputs are ${inputs.map((i) => `"${i.name}"`).join(', ') || 'none'}`)
+    throw new Error(
+      `the model has no input named "${d.input.name}"; its inputs are ${inputs.map((i) => `"${i.name}"`).join(', ') || 'none'}`
+    )
   }
-  if (inputs.length > 1) throw new Error(`the model takes ${inputs.length} inputs (${inputs.map((i) => i.name).join(', ')}); a segmentation model takes one image`)
+  if (inputs.length > 1)
+    throw new Error(
+      `the model takes ${inputs.length} inputs (${inputs.map((i) => i.name).join(', ')}); a segmentation model takes one image`
+    )
   const [w, h] = d.input.size
   const expected: (number | string)[] = d.input.dynamic ? [1, 3, 'height', 'width'] : [1, 3, h, w]
   const s = input.shape
@@ -38,7 +43,9 @@ export function checkModelIo(d: ModelDescriptor, inputs: IoMeta[], outputs: IoMe
   }
   const output = d.output.name === undefined ? outputs[0] : outputs.find((o) => o.name === d.output.name)
   if (!output) {
-    throw new Error(`the model has no output named "${d.output.name}"; its outputs are ${outputs.map((o) => `"${o.name}"`).join(', ') || 'none'}`)
+    throw new Error(
+      `the model has no output named "${d.output.name}"; its outputs are ${outputs.map((o) => `"${o.name}"`).join(', ') || 'none'}`
+    )
   }
   const o = output.shape
   const outFits =
@@ -47,7 +54,9 @@ export function checkModelIo(d: ModelDescriptor, inputs: IoMeta[], outputs: IoMe
     o.slice(0, -2).every((n) => typeof n === 'string' || n === 1 || n === -1) &&
     (d.input.dynamic || (dimOk(o[o.length - 2]!, h) && dimOk(o[o.length - 1]!, w)))
   if (o.length > 0 && !outFits) {
-    throw new Error(`output "${output.name}": expected shape ${show(d.input.dynamic ? [1, 1, 'height', 'width'] : [1, 1, h, w])}, got ${show(o)}`)
+    throw new Error(
+      `output "${output.name}": expected shape ${show(d.input.dynamic ? [1, 1, 'height', 'width'] : [1, 1, h, w])}, got ${show(o)}`
+    )
   }
   return { inputName: input.name, outputName: output.name }
 }

@@ -47,14 +47,18 @@ describe('credits and limits', () => {
 
   it('500 MP of output (five variations of 10000²) is over the job limit', () => {
     const bound = outputBound(set('size=10000x10000;variations=clipping,background,compose,shadowTop,mask'), { width: 400, height: 300 })
-    expect(overLimit(bound)).toBe('5 variations of 10000×10000 would be 500 MP of output, over the 250 MP a job may make; ask for fewer variations or a smaller size')
+    expect(overLimit(bound)).toBe(
+      '5 variations of 10000×10000 would be 500 MP of output, over the 250 MP a job may make; ask for fewer variations or a smaller size'
+    )
   })
 
   it('one canvas over 100 MP or 30,000 px a side is over the variation limit', () => {
     expect(overLimit(outputBound(set('size=original;margin=1000px;variations=clipping'), { width: 9000, height: 9000 }))).toBe(
       'the output canvas would be 11000×11000, over the limit (30,000 px a side, 100 MP a variation); use a smaller size or margin'
     )
-    expect(overLimit({ canvas: { width: 30_001, height: 10 }, variations: 1, pixels: 300_010 })).toMatch(/^the output canvas would be 30001×10, over the limit/)
+    expect(overLimit({ canvas: { width: 30_001, height: 10 }, variations: 1, pixels: 300_010 })).toMatch(
+      /^the output canvas would be 30001×10, over the limit/
+    )
   })
 
   it('what fits: the largest single variation, and a 61 MP photo’s four default variations', () => {

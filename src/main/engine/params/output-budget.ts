@@ -80,7 +80,11 @@ export function overLimit(bound: OutputBound): string | null {
   const { canvas, variations, pixels } = bound
   if (!canvas || pixels === null) return null
   const mp = (n: number): string => `${(n / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })} MP`
-  if (canvas.width > OUTPUT_LIMITS.side || canvas.height > OUTPUT_LIMITS.side || canvas.width * canvas.height > OUTPUT_LIMITS.variationPixels) {
+  if (
+    canvas.width > OUTPUT_LIMITS.side ||
+    canvas.height > OUTPUT_LIMITS.side ||
+    canvas.width * canvas.height > OUTPUT_LIMITS.variationPixels
+  ) {
     return `the output canvas would be ${canvas.width}×${canvas.height}, over the limit (${OUTPUT_LIMITS.side.toLocaleString('en-US')} px a side, ${mp(OUTPUT_LIMITS.variationPixels)} a variation); use a smaller size or margin`
   }
   if (pixels > OUTPUT_LIMITS.jobPixels) {

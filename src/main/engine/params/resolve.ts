@@ -25,7 +25,15 @@ type Presets = Pick<PresetStore, 'lookup'> & Partial<Pick<PresetStore, 'list'>>
 /** The set resolved; an unknown preset's issue names the nearest preset's name when one is near (`shared/suggest.ts`). */
 function resolve(presets: Presets, mode: Mode, params: RawParams): ParamsResolution {
   const r = resolveSet(presets, mode, params)
-  return r.ok ? r : { ok: false, details: suggestPresets(r.details, (presets.list?.() ?? BUILTIN_PRESETS).map((p) => p.name)) }
+  return r.ok
+    ? r
+    : {
+        ok: false,
+        details: suggestPresets(
+          r.details,
+          (presets.list?.() ?? BUILTIN_PRESETS).map((p) => p.name)
+        )
+      }
 }
 
 function resolveSet(presets: Presets, mode: Mode, params: RawParams): ParamsResolution {

@@ -91,7 +91,9 @@ describe('computeAlpha', () => {
     const image = opaque(200, 150)
     const out = await computeAlpha(image, Buffer.from('input'), { segmenter: seg }, EDGES)
     const { mask } = await seg.segmentAtModelSize.mock.results[0]!.value
-    expect(out.uncertainty).toBe(uncertainty({ data: mask, width: MODEL_SIZE, height: MODEL_SIZE }, { data: out.alpha, width: 200, height: 150 }))
+    expect(out.uncertainty).toBe(
+      uncertainty({ data: mask, width: MODEL_SIZE, height: MODEL_SIZE }, { data: out.alpha, width: 200, height: 150 })
+    )
     expect(out.uncertainty).toBeGreaterThanOrEqual(0)
     expect(out.uncertainty).toBeLessThanOrEqual(1)
     const kept = await computeAlpha(transparent(), Buffer.from('input'), { segmenter: seg }, { alpha: 'keep', refine: 'edges' })
@@ -122,7 +124,9 @@ describe('computeAlpha', () => {
       const maskCache = new MaskCache(db)
       const seg = standIn('medium')
       const image = opaque()
-      const input = await sharp(image.data, { raw: { width: 64, height: 48, channels: 4 } }).png().toBuffer()
+      const input = await sharp(image.data, { raw: { width: 64, height: 48, channels: 4 } })
+        .png()
+        .toBuffer()
       const first = await computeAlpha(image, input, { segmenter: seg, maskCache }, EDGES)
       const second = await computeAlpha(image, input, { segmenter: seg, maskCache }, NONE)
       expect(seg.segmentAtModelSize).toHaveBeenCalledTimes(1)

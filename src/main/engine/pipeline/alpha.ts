@@ -110,7 +110,8 @@ export async function computeAlpha(
   let { alpha, foreground } = await refined(image, mask, deps, params, signal)
   if (strokes) ({ alpha, foreground } = await applyHint(image, mask, { alpha, foreground }, strokes, deps, params, signal))
   const looks = isLookSet(regions) ? regions : { runs: await lookRuns(image, regions, deps.segmenter, signal), full: image }
-  if (looks.runs.length > 0) ({ alpha, foreground } = await applyLooks(image, { alpha, foreground }, looks.runs, looks.full, deps, params, strokes, signal))
+  if (looks.runs.length > 0)
+    ({ alpha, foreground } = await applyLooks(image, { alpha, foreground }, looks.runs, looks.full, deps, params, strokes, signal))
   if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
   return { alpha, foreground, warnings, source, uncertainty: uncertainty(first, { data: alpha, width: image.width, height: image.height }) }
 }
@@ -146,7 +147,12 @@ function isLookSet(r: readonly LookBox[] | LookSet): r is LookSet {
 }
 
 /** The model on each box's crop of the full-size `image`, in order; a box over the whole frame shows it the photo it already saw, and is left out. */
-export async function lookRuns(image: DecodedImage, boxes: readonly LookBox[], source: MaskSource, signal?: AbortSignal): Promise<LookRun[]> {
+export async function lookRuns(
+  image: DecodedImage,
+  boxes: readonly LookBox[],
+  source: MaskSource,
+  signal?: AbortSignal
+): Promise<LookRun[]> {
   const runs: LookRun[] = []
   for (const box of boxes) if (!wholeFrame(box, image.width, image.height)) runs.push(await lookAgain(image, box, source, signal))
   return runs
@@ -206,14 +212,27 @@ export function applyLooks(
 export type CropResults = WeakMap<MaskPlane, { plain?: Promise<AlphaPixels>; hinted?: { key: string; made: Promise<AlphaPixels> } }>
 
 /** The refine step on a mask (`refine=edges`/`detail`), or the mask upscaled (`refine=none`). */
-export async function refined(image: DecodedImage, mask: MaskPlane, deps: AlphaDeps, params: Pick<JobParams, 'refine'>, signal?: AbortSignal): Promise<AlphaPixels> {
+export async function refined(
+  image: DecodedImage,
+  mask: MaskPlane,
+  deps: AlphaDeps,
+  params: Pick<JobParams, 'refine'>,
+  signal?: AbortSignal
+): Promise<AlphaPixels> {
   if (params.refine !== 'none') return refineOffThread(image, mask, signal)
-  const alpha = deps.segmenter.segmentAtModelSize ? await upscaleMask(mask.data, image.width, image.height, mask.width, mask.height) : await resizeMask(mask, image.width, image.height)
+  const alpha = deps.segmenter.segmentAtModelSize
+    ? await upscaleMask(mask.data, image.width, image.height, mask.width, mask.height)
+    : await resizeMask(mask, image.width, image.height)
   return { alpha, foreground: image.data }
 }
 
 /** The model's mask: cached, or from the segmenter (model size when it can, else full size). */
-async function modelMask(image: DecodedImage, input: Buffer, deps: AlphaDeps, signal?: AbortSignal): Promise<{ mask: MaskPlane; source: 'cache' | 'model' }> {
+async function modelMask(
+  image: DecodedImage,
+  input: Buffer,
+  deps: AlphaDeps,
+  signal?: AbortSignal
+): Promise<{ mask: MaskPlane; source: 'cache' | 'model' }> {
   const seg = deps.segmenter
   if (!seg.segmentAtModelSize) {
     return { mask: { data: await seg.segment(image, signal), width: image.width, height: image.height }, source: 'model' }

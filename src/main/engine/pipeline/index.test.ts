@@ -24,13 +24,20 @@ function halfSegmenter() {
   }
 }
 
-const opaquePng = (w = 8, h = 6) => sharp(solidRgba(w, h, [200, 30, 60, 255]), { raw: { width: w, height: h, channels: 4 } }).png().toBuffer()
+const opaquePng = (w = 8, h = 6) =>
+  sharp(solidRgba(w, h, [200, 30, 60, 255]), { raw: { width: w, height: h, channels: 4 } })
+    .png()
+    .toBuffer()
 
 describe('processClipping (stand-in segmenter)', () => {
   it('runs decode → segmenting → pending_compose → encoding and returns one clipping', async () => {
     const segmenter = halfSegmenter()
     const stages: PipelineStage[] = []
-    const result = await processClipping(await opaquePng(), { segmenter }, { format: 'png', maxPixels: MAX, onStage: (s: PipelineStage) => stages.push(s) })
+    const result = await processClipping(
+      await opaquePng(),
+      { segmenter },
+      { format: 'png', maxPixels: MAX, onStage: (s: PipelineStage) => stages.push(s) }
+    )
 
     expect(stages).toEqual(['segmenting', 'pending_compose', 'encoding'])
     expect(segmenter.segment).toHaveBeenCalledTimes(1)
@@ -56,7 +63,9 @@ describe('processClipping (stand-in segmenter)', () => {
     expect(result.uncertainty).toBeGreaterThanOrEqual(0)
     expect(result.uncertainty).toBeLessThanOrEqual(1)
     const segmenter = halfSegmenter()
-    const half = await sharp(solidRgba(8, 6, [200, 30, 60, 128]), { raw: { width: 8, height: 6, channels: 4 } }).png().toBuffer()
+    const half = await sharp(solidRgba(8, 6, [200, 30, 60, 128]), { raw: { width: 8, height: 6, channels: 4 } })
+      .png()
+      .toBuffer()
     const kept = await processJob(half, { segmenter }, { format: 'png', maxPixels: MAX, params: { ...CLIPPING_DEFAULTS, alpha: 'keep' } })
     expect(kept.uncertainty).toBe(0)
     expect(segmenter.segment).not.toHaveBeenCalled()
@@ -64,7 +73,9 @@ describe('processClipping (stand-in segmenter)', () => {
 
   it('passes on decode warnings (animated GIF)', async () => {
     const frames = Buffer.concat([solidRgba(6, 4, [255, 0, 0, 255]), solidRgba(6, 4, [0, 0, 255, 255])])
-    const gif = await sharp(frames, { raw: { width: 6, height: 8, channels: 4, pageHeight: 4 } }).gif().toBuffer()
+    const gif = await sharp(frames, { raw: { width: 6, height: 8, channels: 4, pageHeight: 4 } })
+      .gif()
+      .toBuffer()
     const result = await processClipping(gif, { segmenter: halfSegmenter() }, { format: 'webp', maxPixels: MAX })
     expect(result.warnings).toEqual({ clipping: ['animated GIF: only the first frame was used'] })
   })
@@ -99,7 +110,11 @@ describe('processClipping (real model)', () => {
     const segmenter = await Segmenter.create()
     try {
       const stages: PipelineStage[] = []
-      const result = await processClipping(await scenePng(), { segmenter }, { format: 'png', maxPixels: MAX, onStage: (s: PipelineStage) => stages.push(s) })
+      const result = await processClipping(
+        await scenePng(),
+        { segmenter },
+        { format: 'png', maxPixels: MAX, onStage: (s: PipelineStage) => stages.push(s) }
+      )
       expect(stages).toEqual(['segmenting', 'pending_compose', 'encoding'])
       const { data, info } = await sharp(result.outputs[0]!.bytes).raw().toBuffer({ resolveWithObject: true })
       expect([info.width, info.height, info.channels]).toEqual([512, 384, 4])

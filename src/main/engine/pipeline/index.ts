@@ -13,11 +13,27 @@ import type { ToNative } from './metadata/native-colour'
 import { renderOutputs, type JobOutput, type JobResult, type RenderInput } from './compose/render'
 
 export { decodeImage, type DecodedImage, type DecodeOptions } from './decode/decode'
-export { encodeImage, encodeVariation, flattenWarning, JPG_FLATTEN_WARNING, type EncodedImage, type EncodeOptions, type RgbaImage } from './encode/encode'
+export {
+  encodeImage,
+  encodeVariation,
+  flattenWarning,
+  JPG_FLATTEN_WARNING,
+  type EncodedImage,
+  type EncodeOptions,
+  type RgbaImage
+} from './encode/encode'
 export { makeCutout } from './compose/cutout'
 export { Segmenter, MODEL_SIZE, type SegmentInput, type SegmenterOptions } from './mask/mask'
 export { loadModel, clearModelCache, defaultModelDir, type ModelVariant } from './mask/model'
-export { outputMetadata, renderOutputs, renderToFiles, type JobOutput, type JobResult, type RenderInput, type StoredOutput } from './compose/render'
+export {
+  outputMetadata,
+  renderOutputs,
+  renderToFiles,
+  type JobOutput,
+  type JobResult,
+  type RenderInput,
+  type StoredOutput
+} from './compose/render'
 
 /** A job's outputs with the cutout's uncertainty: 0 (sure) to 1 (check this); 0 when the input's own alpha was kept (docs/review.md). */
 export type ProcessedJob<O = JobOutput> = JobResult<O> & { uncertainty: number }
@@ -67,7 +83,11 @@ export interface JobPlan<O = JobOutput> {
  * once aborted.
  */
 export async function processJob(input: Buffer, deps: AlphaDeps, plan: JobPlan): Promise<ProcessedJob>
-export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPlan<O> & { render: (input: RenderInput) => Promise<JobResult<O>> }): Promise<ProcessedJob<O>>
+export async function processJob<O>(
+  input: Buffer,
+  deps: AlphaDeps,
+  plan: JobPlan<O> & { render: (input: RenderInput) => Promise<JobResult<O>> }
+): Promise<ProcessedJob<O>>
 export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPlan<O>): Promise<ProcessedJob<O> | ProcessedJob> {
   const { signal, params } = plan
   signal?.throwIfAborted()
@@ -82,7 +102,12 @@ export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPla
 
   signal?.throwIfAborted()
   plan.onStage?.('pending_compose')
-  const request: RenderInput = { image, alpha: { alpha: alpha.alpha, foreground: alpha.foreground, source: alpha.source, warnings: alpha.warnings }, params, format: plan.format }
+  const request: RenderInput = {
+    image,
+    alpha: { alpha: alpha.alpha, foreground: alpha.foreground, source: alpha.source, warnings: alpha.warnings },
+    params,
+    format: plan.format
+  }
   if (plan.render) {
     const result = await plan.render(request)
     signal?.throwIfAborted()

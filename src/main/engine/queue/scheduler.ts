@@ -56,7 +56,10 @@ export class Scheduler {
       const controller = new AbortController()
       const done = this.deps
         .run(run, controller.signal)
-        .then(() => undefined, () => undefined)
+        .then(
+          () => undefined,
+          () => undefined
+        )
         .finally(() => {
           this.running.delete(run.jobId)
           if (suspect) this.exclusive = false

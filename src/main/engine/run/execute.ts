@@ -38,7 +38,10 @@ export interface RunPlan {
 }
 
 /** An output as a run hands it over: bytes made in this process, or a file its render step wrote. */
-export type RunOutput = { variation: JobResult['outputs'][number]['variation']; ext: string } & ({ bytes: Buffer } | { staged: string; size: number })
+export type RunOutput = { variation: JobResult['outputs'][number]['variation']; ext: string } & (
+  | { bytes: Buffer }
+  | { staged: string; size: number }
+)
 
 export interface RunResult {
   outputs: RunOutput[]
@@ -149,9 +152,18 @@ export async function executeJob(deps: ExecutorDeps, plan: RunPlan, host: RunHos
       }
       const { render } = deps
       const result = render
-        ? await untilAborted(signal, processJob(input, { segmenter, maskCache: deps.maskCache }, { ...base, render: (request) => render(request, plan.jobId, signal) }))
+        ? await untilAborted(
+            signal,
+            processJob(
+              input,
+              { segmenter, maskCache: deps.maskCache },
+              { ...base, render: (request) => render(request, plan.jobId, signal) }
+            )
+          )
         : await untilAborted(signal, processJob(input, { segmenter, maskCache: deps.maskCache }, base))
-      const outputs: RunOutput[] = result.outputs.map((o) => ('path' in o ? { variation: o.variation, ext: o.ext, staged: o.path, size: o.size } : o))
+      const outputs: RunOutput[] = result.outputs.map((o) =>
+        'path' in o ? { variation: o.variation, ext: o.ext, staged: o.path, size: o.size } : o
+      )
       return { ...result, outputs, device: segmenter.device, deviceWarning: segmenter.deviceWarning }
     })
     signal.throwIfAborted()
@@ -180,8 +192,14 @@ export async function executeJob(deps: ExecutorDeps, plan: RunPlan, host: RunHos
 }
 
 /** A hint's bytes decoded where this process decodes untrusted bytes. */
-async function decodeHint(deps: ExecutorDeps, bytes: Buffer, size: { width: number; height: number }, signal: AbortSignal): Promise<HintPlane> {
-  if (!deps.decodeHint) throw new JobFailure('pipeline_error', 'This worker cannot apply a hint: run the job on the coordinator\'s own worker.')
+async function decodeHint(
+  deps: ExecutorDeps,
+  bytes: Buffer,
+  size: { width: number; height: number },
+  signal: AbortSignal
+): Promise<HintPlane> {
+  if (!deps.decodeHint)
+    throw new JobFailure('pipeline_error', "This worker cannot apply a hint: run the job on the coordinator's own worker.")
   return deps.decodeHint({ bytes, ...size }, signal)
 }
 
@@ -192,7 +210,12 @@ function endingOf(err: unknown, signal: AbortSignal, timeoutMs: number): RunEndi
     if (reason === 'lost') return null
     if (reason === 'shutdown') return { kind: 'requeued' }
     if (reason === 'cancel') return { kind: 'cancelled' }
-    if (reason === 'timeout') return { kind: 'failed', reason: 'pipeline_timeout', message: `The job ran longer than ${Math.round(timeoutMs / 1000)} s and was stopped.` }
+    if (reason === 'timeout')
+      return {
+        kind: 'failed',
+        reason: 'pipeline_timeout',
+        message: `The job ran longer than ${Math.round(timeoutMs / 1000)} s and was stopped.`
+      }
   }
   if (err instanceof JobFailure) return { kind: 'failed', reason: err.reason, message: err.message }
   return { kind: 'failed', reason: 'pipeline_error', message: `Processing failed: ${err instanceof Error ? err.message : String(err)}` }
@@ -209,7 +232,10 @@ async function withSegmenter<T>(deps: ExecutorDeps, model: string, signal: Abort
   try {
     segmenter = await untilAborted(signal, acquiring)
   } catch (err) {
-    acquiring.then((s) => deps.releaseSegmenter(s), () => undefined)
+    acquiring.then(
+      (s) => deps.releaseSegmenter(s),
+      () => undefined
+    )
     throw err
   }
   try {

@@ -88,7 +88,10 @@ export class HintPreviews {
   async preview(source: PreviewSource, hint: Buffer | null, regions: readonly RegionBox[] = []): Promise<TouchUpPreview> {
     const session = await this.session(source)
     const fitted = fitRegions(regions, session.width, session.height)
-    if (!fitted.ok) throw new ApiError('validation_failed', 'The look-again boxes cannot be used.', { details: [{ field: 'regions', issue: fitted.issue }] })
+    if (!fitted.ok)
+      throw new ApiError('validation_failed', 'The look-again boxes cannot be used.', {
+        details: [{ field: 'regions', issue: fitted.issue }]
+      })
     const started = performance.now()
     const { small } = session
     const plane = hint ? await this.deps.decodeHint({ bytes: hint, width: small.width, height: small.height }) : undefined
@@ -112,12 +115,15 @@ export class HintPreviews {
       const plain = await session.plain
       const strokes = plane && hasStrokes(plane) ? plane : null
       alpha = strokes ? await applyHint(small, mask, plain, strokes, { segmenter }, { refine }) : plain
-      if (runs.length > 0) alpha = await applyLooks(small, alpha, runs, looks.full, { segmenter }, { refine }, strokes, undefined, session.crops)
+      if (runs.length > 0)
+        alpha = await applyLooks(small, alpha, runs, looks.full, { segmenter }, { refine }, strokes, undefined, session.crops)
     } else {
       alpha = await computeAlpha(small, Buffer.alloc(0), { segmenter }, { alpha: source.params.alpha, refine }, undefined, plane, looks)
     }
     const rgba = makeCutout({ data: alpha.foreground, width: small.width, height: small.height, channels: 4 }, alpha.alpha)
-    const png = await sharp(rgba, { raw: { width: small.width, height: small.height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer()
+    const png = await sharp(rgba, { raw: { width: small.width, height: small.height, channels: 4 } })
+      .png({ compressionLevel: 1 })
+      .toBuffer()
     return {
       width: session.width,
       height: session.height,
@@ -161,8 +167,20 @@ export class HintPreviews {
     const raw = { raw: { width: image.width, height: image.height, channels: 4 as const } }
     const data = scale === 1 ? image.data : await sharp(image.data, raw).resize(width, height, { fit: 'fill' }).raw().toBuffer()
     const small: DecodedImage = { data, width, height, channels: 4, hasAlpha: image.hasAlpha, warnings: [] }
-    const photo = await sharp(data, { raw: { width, height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer()
-    return { key: source.key, width: image.width, height: image.height, small, mask, photo: photo.toString('base64'), input, full: Promise.resolve(image), crops: new WeakMap() }
+    const photo = await sharp(data, { raw: { width, height, channels: 4 } })
+      .png({ compressionLevel: 1 })
+      .toBuffer()
+    return {
+      key: source.key,
+      width: image.width,
+      height: image.height,
+      small,
+      mask,
+      photo: photo.toString('base64'),
+      input,
+      full: Promise.resolve(image),
+      crops: new WeakMap()
+    }
   }
 
   /** The model's run on `box`'s crop of the full-size image (none for a box over the whole frame), made once per job, box and model. */

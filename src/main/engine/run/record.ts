@@ -97,7 +97,7 @@ export class RunRecord implements RunHost {
   /** The stored input's path; a URL job's source is fetched first (under the engine's address policy). */
   async inputFile(signal: AbortSignal): Promise<string> {
     const job = this.current()
-    if (!job) throw new JobFailure('storage_error', 'The job is no longer this run\'s.')
+    if (!job) throw new JobFailure('storage_error', "The job is no longer this run's.")
     if (job.inputPath) return job.inputPath
     if (job.sourceKind !== 'url') throw new JobFailure('storage_error', 'The job has no stored input.')
     const inputPath = this.ctx.paths.upload(this.jobId)
@@ -106,7 +106,7 @@ export class RunRecord implements RunHost {
       maxBytes: this.ctx.options.maxUploadBytes,
       signal
     })
-    if (!this.move('fetching', 'segmenting', { inputPath })) throw new JobFailure('storage_error', 'The job is no longer this run\'s.')
+    if (!this.move('fetching', 'segmenting', { inputPath })) throw new JobFailure('storage_error', "The job is no longer this run's.")
     return inputPath
   }
 
@@ -184,7 +184,8 @@ export class RunRecord implements RunHost {
       let at = job.status
       for (let i = FORWARD.indexOf(at) + 1; i < FORWARD.length; i++) {
         const to = FORWARD[i]!
-        const patch: MovePatch = to === 'done' ? { warnings: outcome.warnings, ignored: outcome.ignored, attempt: this.attempt } : { attempt: this.attempt }
+        const patch: MovePatch =
+          to === 'done' ? { warnings: outcome.warnings, ignored: outcome.ignored, attempt: this.attempt } : { attempt: this.attempt }
         if (!this.ctx.jobs.move(this.jobId, at, to, patch)) return false
         at = to
       }
@@ -206,7 +207,10 @@ export class RunRecord implements RunHost {
       return
     }
     await rm(this.ctx.paths.resultDir(this.jobId), { recursive: true, force: true })
-    const patch: MovePatch = ending.kind === 'failed' ? { errorReason: ending.reason, errorMessage: ending.message, attempt: this.attempt } : { attempt: this.attempt }
+    const patch: MovePatch =
+      ending.kind === 'failed'
+        ? { errorReason: ending.reason, errorMessage: ending.message, attempt: this.attempt }
+        : { attempt: this.attempt }
     endUnsuccessfully(this.ctx, job, job.status, ending.kind, patch)
   }
 

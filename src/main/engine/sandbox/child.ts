@@ -61,7 +61,10 @@ async function handle(request: SandboxRequest): Promise<unknown> {
       return renderPreview(request.request, request.maxPixels)
     case 'to-native': {
       const { target } = request
-      return srgbToNative(Buffer.from(request.rgba), request.width, request.height, { ...target, icc: target.icc ? Buffer.from(target.icc) : null })
+      return srgbToNative(Buffer.from(request.rgba), request.width, request.height, {
+        ...target,
+        icc: target.icc ? Buffer.from(target.icc) : null
+      })
     }
     case 'render':
       // The input's profile is converted into here, in this process, like every untrusted profile.

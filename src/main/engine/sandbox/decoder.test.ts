@@ -50,7 +50,9 @@ it('the processes started ahead (clipdesk process and serve) are the ones its po
   sandbox.prewarm()
   expect(sandbox.pids().sort()).toEqual([...ahead].sort())
   // They serve requests like any other: a probe of a small PNG in the probe pool's process.
-  const png = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#808080' } }).png().toBuffer()
+  const png = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#808080' } })
+    .png()
+    .toBuffer()
   expect(await sandbox.probe(png)).toMatchObject({ width: 32, height: 24 })
   await sandbox.close()
   for (const pid of ahead) expect(alive(pid)).toBe(false)

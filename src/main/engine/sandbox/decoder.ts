@@ -65,11 +65,16 @@ export class DecodeSandbox {
 
   /** Composes and encodes a job's outputs (`render.ts`) in a sandbox process, which writes them into `dir`. */
   render(input: RenderInput, dir: string, signal?: AbortSignal): Promise<JobResult<StoredOutput>> {
-    return this.renders.run({ op: 'render', input: forRender(input), dir }, { timeoutMs: this.renderTimeoutMs, signal }) as Promise<JobResult<StoredOutput>>
+    return this.renders.run({ op: 'render', input: forRender(input), dir }, { timeoutMs: this.renderTimeoutMs, signal }) as Promise<
+      JobResult<StoredOutput>
+    >
   }
 
   async decode(bytes: Buffer, signal?: AbortSignal): Promise<DecodedImage> {
-    const image = (await this.jobs.run({ op: 'decode', bytes, maxPixels: this.opts.maxPixels }, { timeoutMs: this.decodeTimeoutMs, signal })) as DecodedImage
+    const image = (await this.jobs.run(
+      { op: 'decode', bytes, maxPixels: this.opts.maxPixels },
+      { timeoutMs: this.decodeTimeoutMs, signal }
+    )) as DecodedImage
     const native = image.native ? { ...image.native, data: asBuffer(image.native.data) } : null
     const metadata = image.metadata ? { ...image.metadata, icc: image.metadata.icc ? asBuffer(image.metadata.icc) : null } : undefined
     return { ...image, data: asBuffer(image.data), native, metadata }
@@ -88,11 +93,19 @@ export class DecodeSandbox {
   }
 
   probe(bytes: Buffer): Promise<ProbedImage> {
-    return this.interactive.run({ op: 'probe', bytes, maxPixels: this.opts.maxPixels }, { timeoutMs: this.probeTimeoutMs }) as Promise<ProbedImage>
+    return this.interactive.run(
+      { op: 'probe', bytes, maxPixels: this.opts.maxPixels },
+      { timeoutMs: this.probeTimeoutMs }
+    ) as Promise<ProbedImage>
   }
 
   async preview(request: PreviewRequest): Promise<Buffer> {
-    return asBuffer((await this.interactive.run({ op: 'preview', request, maxPixels: this.opts.maxPixels }, { timeoutMs: this.probeTimeoutMs })) as Uint8Array)
+    return asBuffer(
+      (await this.interactive.run(
+        { op: 'preview', request, maxPixels: this.opts.maxPixels },
+        { timeoutMs: this.probeTimeoutMs }
+      )) as Uint8Array
+    )
   }
 
   /**

@@ -157,7 +157,12 @@ export class SandboxPool {
     slot.child.channel?.ref()
     const id = this.nextId++
     const timer = setTimeout(() => {
-      slot.kill(new JobFailure(this.opts.timeoutReason ?? 'decode_timeout', `${this.task} took longer than ${formatSeconds(next.opts.timeoutMs)} and was stopped`))
+      slot.kill(
+        new JobFailure(
+          this.opts.timeoutReason ?? 'decode_timeout',
+          `${this.task} took longer than ${formatSeconds(next.opts.timeoutMs)} and was stopped`
+        )
+      )
     }, next.opts.timeoutMs)
     const abort = (): void => slot.kill(next.opts.signal!.reason as Error)
     next.opts.signal?.addEventListener('abort', abort, { once: true })
@@ -175,9 +180,12 @@ export class SandboxPool {
     const pid = slot.child.pid
     if (process.platform !== 'linux' || !pid) return null
     return setInterval(() => {
-      residentBytes(pid).then((rss) => {
-        if (rss > this.opts.memoryBytes) slot.kill(memoryFailure(this.task, this.opts.memoryBytes))
-      }, () => {})
+      residentBytes(pid).then(
+        (rss) => {
+          if (rss > this.opts.memoryBytes) slot.kill(memoryFailure(this.task, this.opts.memoryBytes))
+        },
+        () => {}
+      )
     }, WATCH_MS)
   }
 

@@ -132,24 +132,24 @@ export class JobStore {
 
   insert(job: NewJob): void {
     const now = Date.now()
-    prepared(this.db, 
-        `INSERT INTO jobs (id, key_id, mode, output_format, delivery_mode, params, source_kind, source, input_path,
+    prepared(
+      this.db,
+      `INSERT INTO jobs (id, key_id, mode, output_format, delivery_mode, params, source_kind, source, input_path,
                            status, progress, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)`
-      )
-      .run(
-        job.id,
-        job.keyId,
-        job.mode,
-        job.outputFormat,
-        job.deliveryMode,
-        job.params === null ? null : JSON.stringify(job.params),
-        job.sourceKind,
-        job.source,
-        job.inputPath,
-        now,
-        now
-      )
+    ).run(
+      job.id,
+      job.keyId,
+      job.mode,
+      job.outputFormat,
+      job.deliveryMode,
+      job.params === null ? null : JSON.stringify(job.params),
+      job.sourceKind,
+      job.source,
+      job.inputPath,
+      now,
+      now
+    )
   }
 
   get(id: string): JobRecord | null {
@@ -169,7 +169,9 @@ export class JobStore {
 
   /** Queued jobs of one API key (its share of the queue, docs/api.md §15). */
   countQueuedForKey(keyId: string): number {
-    return Number((prepared(this.db, "SELECT count(*) AS n FROM jobs WHERE status = 'queued' AND key_id = ?").get(keyId) as { n: number }).n)
+    return Number(
+      (prepared(this.db, "SELECT count(*) AS n FROM jobs WHERE status = 'queued' AND key_id = ?").get(keyId) as { n: number }).n
+    )
   }
 
   idsByStatus(statuses: readonly JobStatus[]): string[] {
@@ -185,7 +187,11 @@ export class JobStore {
    */
   pageByStatus(statuses: readonly JobStatus[], afterSeq: number, limit: number): { id: string; seq: number }[] {
     const marks = statuses.map(() => '?').join(', ')
-    const rows = prepared(this.db, `SELECT id, seq FROM jobs WHERE status IN (${marks}) AND seq > ? ORDER BY seq LIMIT ?`).all(...statuses, afterSeq, limit) as {
+    const rows = prepared(this.db, `SELECT id, seq FROM jobs WHERE status IN (${marks}) AND seq > ? ORDER BY seq LIMIT ?`).all(
+      ...statuses,
+      afterSeq,
+      limit
+    ) as {
       id: string
       seq: number
     }[]
@@ -197,7 +203,11 @@ export class JobStore {
    * most `limit`, each with its queue order for the next page's cursor (`GET /api/v1/jobs`).
    */
   pageForKey(keyId: string, beforeSeq: number | null, limit: number): { job: JobRecord; seq: number }[] {
-    const rows = prepared(this.db, 'SELECT * FROM jobs WHERE key_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(keyId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as (JobRow & {
+    const rows = prepared(this.db, 'SELECT * FROM jobs WHERE key_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(
+      keyId,
+      beforeSeq ?? Number.MAX_SAFE_INTEGER,
+      limit
+    ) as (JobRow & {
       seq: number
     })[]
     return rows.map((r) => ({ job: toRecord(r), seq: Number(r.seq) }))
@@ -231,39 +241,43 @@ export class JobStore {
     const now = Date.now()
     const progress = patch.progress ?? PROGRESS_AT[to]
     const terminal = to === 'done' || to === 'failed' || to === 'cancelled'
-    const r = prepared(this.db, 
-        `UPDATE jobs SET status = ?, progress = max(progress, ?), updated_at = ?,
+    const r = prepared(
+      this.db,
+      `UPDATE jobs SET status = ?, progress = max(progress, ?), updated_at = ?,
            attempts = attempts + ?,
            error_reason = coalesce(?, error_reason), error_message = coalesce(?, error_message),
            warnings = coalesce(?, warnings), ignored = coalesce(?, ignored),
            input_path = coalesce(?, input_path),
            finished_at = CASE WHEN ? THEN ? ELSE finished_at END
          WHERE id = ? AND status = ? AND (? IS NULL OR attempts = ?)`
-      )
-      .run(
-        to,
-        progress,
-        now,
-        patch.attemptsDelta ?? 0,
-        patch.errorReason ?? null,
-        patch.errorMessage ?? null,
-        patch.warnings ? JSON.stringify(patch.warnings) : null,
-        patch.ignored ? JSON.stringify(patch.ignored) : null,
-        patch.inputPath ?? null,
-        terminal ? 1 : 0,
-        now,
-        id,
-        from,
-        patch.attempt ?? null,
-        patch.attempt ?? null
-      )
+    ).run(
+      to,
+      progress,
+      now,
+      patch.attemptsDelta ?? 0,
+      patch.errorReason ?? null,
+      patch.errorMessage ?? null,
+      patch.warnings ? JSON.stringify(patch.warnings) : null,
+      patch.ignored ? JSON.stringify(patch.ignored) : null,
+      patch.inputPath ?? null,
+      terminal ? 1 : 0,
+      now,
+      id,
+      from,
+      patch.attempt ?? null,
+      patch.attempt ?? null
+    )
     return r.changes > 0
   }
 
   /** Raises progress within the current status (never lowers it). */
   setProgress(id: string, status: JobStatus, progress: number): void {
-    prepared(this.db, 'UPDATE jobs SET progress = max(progress, ?), updated_at = ? WHERE id = ? AND status = ?')
-      .run(Math.round(progress), Date.now(), id, status)
+    prepared(this.db, 'UPDATE jobs SET progress = max(progress, ?), updated_at = ? WHERE id = ? AND status = ?').run(
+      Math.round(progress),
+      Date.now(),
+      id,
+      status
+    )
   }
 
   /** Records which model and device made the job's mask. */
@@ -277,8 +291,13 @@ export class JobStore {
   }
 
   addResult(jobId: string, result: ResultRecord): void {
-    prepared(this.db, 'INSERT OR REPLACE INTO results (job_id, variation, ext, path, bytes) VALUES (?, ?, ?, ?, ?)')
-      .run(jobId, result.variation, result.ext, result.path, result.bytes)
+    prepared(this.db, 'INSERT OR REPLACE INTO results (job_id, variation, ext, path, bytes) VALUES (?, ?, ?, ?, ?)').run(
+      jobId,
+      result.variation,
+      result.ext,
+      result.path,
+      result.bytes
+    )
   }
 
   results(jobId: string): ResultRecord[] {

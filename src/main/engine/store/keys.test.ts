@@ -23,7 +23,17 @@ afterEach(() => {
 })
 
 function insertJob(id: string, keyId: string): void {
-  jobs.insert({ id, keyId, mode: 'clipping', outputFormat: 'png', deliveryMode: 'url', params: null, sourceKind: 'url', source: 'https://x.example/a', inputPath: null })
+  jobs.insert({
+    id,
+    keyId,
+    mode: 'clipping',
+    outputFormat: 'png',
+    deliveryMode: 'url',
+    params: null,
+    sourceKind: 'url',
+    source: 'https://x.example/a',
+    inputPath: null
+  })
 }
 
 describe('KeyStore', () => {

@@ -62,8 +62,14 @@ export class KeyStore {
     const id = 'key_' + randomBytes(6).toString('hex')
     const now = Date.now()
     this.db.transaction(() => {
-      prepared(this.db, 'INSERT INTO api_keys (id, prefix, hash, name, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(id, secret.slice(0, KEY_PREFIX.length + 4), hashKey(secret), opts.name ?? null, opts.credits, now)
+      prepared(this.db, 'INSERT INTO api_keys (id, prefix, hash, name, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+        id,
+        secret.slice(0, KEY_PREFIX.length + 4),
+        hashKey(secret),
+        opts.name ?? null,
+        opts.credits,
+        now
+      )
       if (opts.credits !== null && opts.credits > 0) this.ledger(id, null, opts.credits, 'grant')
       if (opts.admin) prepared(this.db, 'UPDATE api_keys SET admin = 1 WHERE id = ?').run(id)
       if (opts.kind === 'worker') prepared(this.db, "UPDATE api_keys SET kind = 'worker' WHERE id = ?").run(id)
@@ -87,9 +93,7 @@ export class KeyStore {
   /** The active key matching `secret`, or null. The hash lookup is indexed; the final compare is constant-time. */
   authenticate(secret: string): ApiKeyInfo | null {
     const hash = hashKey(secret)
-    const row = prepared(this.db, 'SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL').get(hash) as
-      | KeyRow
-      | undefined
+    const row = prepared(this.db, 'SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL').get(hash) as KeyRow | undefined
     if (!row) return null
     const same = timingSafeEqual(Buffer.from(row.hash, 'hex'), Buffer.from(hash, 'hex'))
     return same ? toInfo(row) : null
@@ -120,8 +124,11 @@ export class KeyStore {
    * low (nothing is taken); true for an unlimited key, which is never charged.
    */
   charge(keyId: string, jobId: string, credits = 1): boolean {
-    const r = prepared(this.db, 'UPDATE api_keys SET credits = credits - ? WHERE id = ? AND credits IS NOT NULL AND credits >= ?')
-      .run(credits, keyId, credits)
+    const r = prepared(this.db, 'UPDATE api_keys SET credits = credits - ? WHERE id = ? AND credits IS NOT NULL AND credits >= ?').run(
+      credits,
+      keyId,
+      credits
+    )
     if (r.changes > 0) {
       this.ledger(keyId, jobId, -credits, 'charge')
       return true
@@ -132,8 +139,10 @@ export class KeyStore {
 
   /** Credits a job holds now: charged and not given back (0 for an unlimited key's job). */
   heldBy(jobId: string): number {
-    const row = prepared(this.db, "SELECT coalesce(sum(delta), 0) AS d FROM credit_ledger WHERE job_id = ? AND reason IN ('charge', 'refund')")
-      .get(jobId) as { d: number }
+    const row = prepared(
+      this.db,
+      "SELECT coalesce(sum(delta), 0) AS d FROM credit_ledger WHERE job_id = ? AND reason IN ('charge', 'refund')"
+    ).get(jobId) as { d: number }
     return Math.max(0, -Number(row.d))
   }
 
@@ -146,7 +155,12 @@ export class KeyStore {
   }
 
   private ledger(keyId: string, jobId: string | null, delta: number, reason: 'grant' | 'charge' | 'refund'): void {
-    prepared(this.db, 'INSERT INTO credit_ledger (key_id, job_id, delta, reason, at) VALUES (?, ?, ?, ?, ?)')
-      .run(keyId, jobId, delta, reason, Date.now())
+    prepared(this.db, 'INSERT INTO credit_ledger (key_id, job_id, delta, reason, at) VALUES (?, ?, ?, ?, ?)').run(
+      keyId,
+      jobId,
+      delta,
+      reason,
+      Date.now()
+    )
   }
 }

@@ -51,13 +51,17 @@ export class MaskCache {
     this.maxEntries = opts.maxEntries ?? 2000
     this.maxBytes = opts.maxBytes ?? 256 * 1024 * 1024
     this.now = opts.now ?? Date.now
-    if (!Number.isSafeInteger(this.maxEntries) || this.maxEntries < 0) throw new RangeError(`maxEntries must be a non-negative integer, got ${this.maxEntries}`)
-    if (!Number.isSafeInteger(this.maxBytes) || this.maxBytes < 0) throw new RangeError(`maxBytes must be a non-negative integer, got ${this.maxBytes}`)
+    if (!Number.isSafeInteger(this.maxEntries) || this.maxEntries < 0)
+      throw new RangeError(`maxEntries must be a non-negative integer, got ${this.maxEntries}`)
+    if (!Number.isSafeInteger(this.maxBytes) || this.maxBytes < 0)
+      throw new RangeError(`maxBytes must be a non-negative integer, got ${this.maxBytes}`)
   }
 
   /** The cached mask, or null. A hit counts as a use (LRU). An unreadable entry is dropped. */
   async get(hash: string, model: string): Promise<CachedMask | null> {
-    const row = prepared(this.db, 'SELECT mask FROM mask_cache WHERE input_hash = ? AND model = ?').get(hash, model) as { mask: Buffer } | undefined
+    const row = prepared(this.db, 'SELECT mask FROM mask_cache WHERE input_hash = ? AND model = ?').get(hash, model) as
+      | { mask: Buffer }
+      | undefined
     if (!row) return null
     try {
       const { data, info } = await sharp(Buffer.from(row.mask)).extractChannel(0).raw().toBuffer({ resolveWithObject: true })
@@ -72,15 +76,18 @@ export class MaskCache {
 
   /** Stores (or replaces) a mask, then evicts the least recently used past the bounds. */
   async put(hash: string, model: string, mask: CachedMask): Promise<void> {
-    if (mask.data.length !== mask.width * mask.height) throw new RangeError(`mask has ${mask.data.length} bytes, expected ${mask.width}×${mask.height}`)
-    const png = await sharp(mask.data, { raw: { width: mask.width, height: mask.height, channels: 1 } }).png({ compressionLevel: 6 }).toBuffer()
+    if (mask.data.length !== mask.width * mask.height)
+      throw new RangeError(`mask has ${mask.data.length} bytes, expected ${mask.width}×${mask.height}`)
+    const png = await sharp(mask.data, { raw: { width: mask.width, height: mask.height, channels: 1 } })
+      .png({ compressionLevel: 6 })
+      .toBuffer()
     const now = this.now()
     this.db.transaction(() => {
-      prepared(this.db, 
-          `INSERT INTO mask_cache (input_hash, model, mask, bytes, created_at, used_at) VALUES (?, ?, ?, ?, ?, ?)
+      prepared(
+        this.db,
+        `INSERT INTO mask_cache (input_hash, model, mask, bytes, created_at, used_at) VALUES (?, ?, ?, ?, ?, ?)
            ON CONFLICT (input_hash, model) DO UPDATE SET mask = excluded.mask, bytes = excluded.bytes, used_at = excluded.used_at`
-        )
-        .run(hash, model, png, png.length, now, now)
+      ).run(hash, model, png, png.length, now, now)
       this.evict()
     })()
   }
@@ -132,8 +139,9 @@ export class MaskCache {
 
   /** Keeps the most recently used entries within both bounds. */
   private evict(): void {
-    prepared(this.db, 
-        `DELETE FROM mask_cache WHERE rowid IN (
+    prepared(
+      this.db,
+      `DELETE FROM mask_cache WHERE rowid IN (
            SELECT rowid FROM (
              SELECT rowid,
                     ROW_NUMBER() OVER (ORDER BY used_at DESC, rowid DESC) AS n,
@@ -141,7 +149,6 @@ export class MaskCache {
              FROM mask_cache
            ) WHERE n > ? OR total > ?
          )`
-      )
-      .run(this.maxEntries, this.maxBytes)
+    ).run(this.maxEntries, this.maxBytes)
   }
 }

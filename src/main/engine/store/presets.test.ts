@@ -39,7 +39,9 @@ describe('PresetStore', () => {
       ['marketplace-1600', true],
       ['social-blur', true]
     ])
-    expect(list[0]!.params).toBe('background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=5%;position=bottom;upscale=allow;primary=shadowTop')
+    expect(list[0]!.params).toBe(
+      'background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=5%;position=bottom;upscale=allow;primary=shadowTop'
+    )
   })
 
   it('creates, lists, updates and deletes a user preset', () => {
@@ -79,8 +81,12 @@ describe('PresetStore', () => {
       }
       return null
     }
-    expect(refused({ title: '!!!', params: 'crop=subject' })).toEqual([{ field: 'title', issue: 'the name needs at least one letter or digit (a-z, 0-9)' }])
-    expect(refused({ title: 'Ecommerce White', params: 'crop=subject' })).toEqual([{ field: 'name', issue: '"ecommerce-white" is a built-in preset and cannot be changed; save under another name' }])
+    expect(refused({ title: '!!!', params: 'crop=subject' })).toEqual([
+      { field: 'title', issue: 'the name needs at least one letter or digit (a-z, 0-9)' }
+    ])
+    expect(refused({ title: 'Ecommerce White', params: 'crop=subject' })).toEqual([
+      { field: 'name', issue: '"ecommerce-white" is a built-in preset and cannot be changed; save under another name' }
+    ])
   })
 
   it('copies the keys of a preset it starts from, so later edits of that one do not change it', () => {
@@ -100,13 +106,19 @@ describe('PresetStore', () => {
     const err = refusal(() => presets.save({ name: 'Bad Name', params: 'size=0;colour=red', description: 'x'.repeat(501) }))
     expect([err.status, err.code]).toEqual([422, 'validation_failed'])
     expect(err.details!.map((d) => d.field).sort()).toEqual(['description', 'name', 'params.colour', 'params.size'])
-    expect(refusal(() => presets.save({ name: 'a', params: 'nope;shadow=none' })).details).toEqual([{ field: 'params.preset', issue: 'no preset named "nope"' }])
+    expect(refusal(() => presets.save({ name: 'a', params: 'nope;shadow=none' })).details).toEqual([
+      { field: 'params.preset', issue: 'no preset named "nope"' }
+    ])
     expect(refusal(() => presets.save({ name: 'a', params: 'ecomerce-white;shadow=none' })).details).toEqual([
       { field: 'params.preset', issue: 'no preset named "ecomerce-white"; did you mean "ecommerce-white"?' }
     ])
     expect(refusal(() => presets.save({ name: 'a', params: 'a;shadow=none' })).details!.map((d) => d.field)).toEqual(['params.preset'])
-    expect(refusal(() => presets.save({ name: 'a', params: 'x'.repeat(2049) })).details).toEqual([{ field: 'params', issue: 'longer than 2048 characters (2049)' }])
-    expect(refusal(() => presets.save({ name: 'a', params: 'ecommerce-white;variations=compose' })).details!.map((d) => d.field)).toEqual(['params.primary'])
+    expect(refusal(() => presets.save({ name: 'a', params: 'x'.repeat(2049) })).details).toEqual([
+      { field: 'params', issue: 'longer than 2048 characters (2049)' }
+    ])
+    expect(refusal(() => presets.save({ name: 'a', params: 'ecommerce-white;variations=compose' })).details!.map((d) => d.field)).toEqual([
+      'params.primary'
+    ])
     expect(presets.list()).toHaveLength(4)
     const malformed = refusal(() => presets.save(null as never))
     expect([malformed.status, malformed.code]).toEqual([400, 'malformed_request'])

@@ -1,6 +1,14 @@
 import { formatParams, mergeValues, parseParams, PRESET_NAME_PATTERN, type ParamValues } from '../../../shared/params'
 import { suggestPresets } from '../../../shared/suggest'
-import { BUILTIN_PRESETS, builtinPreset, MAX_PRESET_DESCRIPTION, MAX_PRESET_TITLE, presetSlug, type PresetInfo, type PresetSaveRequest } from '../../../shared/presets'
+import {
+  BUILTIN_PRESETS,
+  builtinPreset,
+  MAX_PRESET_DESCRIPTION,
+  MAX_PRESET_TITLE,
+  presetSlug,
+  type PresetInfo,
+  type PresetSaveRequest
+} from '../../../shared/presets'
 import type { ErrorDetail } from '../../../shared/errors'
 import { ApiError } from '../errors'
 import type { Db } from './db'
@@ -64,8 +72,13 @@ export class PresetStore {
     const { params, description } = request
     const title = typeof request.title === 'string' ? request.title.trim() || null : null
     // The short name: as given, or made from the display name ("Shop Beige" → shop-beige).
-    const name = typeof request.name === 'string' && request.name.trim() !== '' ? request.name.trim() : title ? presetSlug(title) : request.name
-    if (request.title !== undefined && request.title !== null && (typeof request.title !== 'string' || request.title.length > MAX_PRESET_TITLE)) {
+    const name =
+      typeof request.name === 'string' && request.name.trim() !== '' ? request.name.trim() : title ? presetSlug(title) : request.name
+    if (
+      request.title !== undefined &&
+      request.title !== null &&
+      (typeof request.title !== 'string' || request.title.length > MAX_PRESET_TITLE)
+    ) {
       details.push({ field: 'title', issue: `expected a text of at most ${MAX_PRESET_TITLE} characters` })
     }
     if (typeof name !== 'string' || !PRESET_NAME_PATTERN.test(name)) {
@@ -77,7 +90,11 @@ export class PresetStore {
     } else if (builtinPreset(name)) {
       details.push({ field: 'name', issue: `"${name}" is a built-in preset and cannot be changed; save under another name` })
     }
-    if (description !== undefined && description !== null && (typeof description !== 'string' || description.length > MAX_PRESET_DESCRIPTION)) {
+    if (
+      description !== undefined &&
+      description !== null &&
+      (typeof description !== 'string' || description.length > MAX_PRESET_DESCRIPTION)
+    ) {
       details.push({ field: 'description', issue: `expected a text of at most ${MAX_PRESET_DESCRIPTION} characters` })
     }
     let values: ParamValues = {}
@@ -90,22 +107,32 @@ export class PresetStore {
       if (preset !== null) {
         const found = preset === name ? null : this.lookup(preset)
         if (found) base = found
-        else details.push({ field: 'params.preset', issue: preset === name ? 'a preset cannot start from itself' : `no preset named "${preset}"` })
+        else
+          details.push({
+            field: 'params.preset',
+            issue: preset === name ? 'a preset cannot start from itself' : `no preset named "${preset}"`
+          })
       }
       const merged = mergeValues(base, parsed.value.values)
       details.push(...merged.details)
       values = merged.values
     }
-    if (details.length > 0) throw invalid(suggestPresets(details, this.list().map((p) => p.name)))
+    if (details.length > 0)
+      throw invalid(
+        suggestPresets(
+          details,
+          this.list().map((p) => p.name)
+        )
+      )
 
     const now = Date.now()
     const source = typeof params === 'string' ? params : JSON.stringify(params)
-    prepared(this.db, 
-        `INSERT INTO presets (name, params, source, description, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+    prepared(
+      this.db,
+      `INSERT INTO presets (name, params, source, description, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(name) DO UPDATE SET params = excluded.params, source = excluded.source,
            description = excluded.description, title = excluded.title, updated_at = excluded.updated_at`
-      )
-      .run(name, JSON.stringify(values), source, description ?? null, title, now, now)
+    ).run(name, JSON.stringify(values), source, description ?? null, title, now, now)
     return this.get(name as string)!
   }
 

@@ -30,7 +30,9 @@ function otherProcess(lock?: string): Promise<Child> {
   const script = lock
     ? `import(${JSON.stringify(RUN_LOCK_TS)}).then((m) => { m.RunLock.acquire(${JSON.stringify(lock)}, 'serve'); console.log('held'); setInterval(() => {}, 1000) })`
     : `console.log('held'); setInterval(() => {}, 1000)`
-  const child = spawn(process.execPath, ['--experimental-transform-types', '--no-warnings', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--experimental-transform-types', '--no-warnings', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
   const exited = new Promise<void>((done) => child.once('exit', () => done()))
   return new Promise((resolve, reject) => {
     child.stdout!.once('data', () => resolve({ pid: child.pid!, kill: () => child.kill('SIGKILL'), exited }))
@@ -65,11 +67,14 @@ describe('RunLock', () => {
     RunLock.acquire(d).release()
   })
 
-  it('is not refused by a lock file naming a live foreign process (a crash\'s lock, an id reused, an earlier version\'s file)', async () => {
+  it("is not refused by a lock file naming a live foreign process (a crash's lock, an id reused, an earlier version's file)", async () => {
     const d = dir()
     const other = await otherProcess()
     try {
-      writeFileSync(join(d, RUN_LOCK_FILE), JSON.stringify({ pid: other.pid, host: hostname(), token: 't', since: '2026-01-01T00:00:00.000Z', role: 'serve' }))
+      writeFileSync(
+        join(d, RUN_LOCK_FILE),
+        JSON.stringify({ pid: other.pid, host: hostname(), token: 't', since: '2026-01-01T00:00:00.000Z', role: 'serve' })
+      )
       expect(RunLock.holder(d)).toBeNull()
       const lock = RunLock.acquire(d)
       expect(JSON.parse(readFileSync(join(d, RUN_LOCK_FILE), 'utf8')).pid).toBe(process.pid)
@@ -104,7 +109,7 @@ describe('RunLock', () => {
     await other.exited
   })
 
-  it('names no process when the holder\'s information is missing', async () => {
+  it("names no process when the holder's information is missing", async () => {
     const d = dir()
     const other = await otherProcess(d)
     try {

@@ -34,8 +34,6 @@ export interface Answer {
 /** Alpha above this counts as foreground (X-Foreground-*): faint model noise in a background is not a subject. */
 const FOREGROUND_ALPHA = 8
 
-
-
 /** The box of the pixels above `threshold` in a one-channel plane; null when there are none. */
 function foregroundBox(data: Buffer, width: number, height: number, threshold: number): Box | null {
   let [top, left, bottom, right] = [height, width, -1, -1]
@@ -60,7 +58,11 @@ function readResult(engine: Engine, job: JobRecord, variation: Variation, ext: s
 }
 
 function encode(image: Sharp, format: 'png' | 'jpg' | 'webp'): Sharp {
-  return format === 'png' ? image.png() : format === 'jpg' ? image.flatten({ background: '#ffffff' }).jpeg({ quality: 90 }) : image.webp({ quality: 90, alphaQuality: 100 })
+  return format === 'png'
+    ? image.png()
+    : format === 'jpg'
+      ? image.flatten({ background: '#ffffff' }).jpeg({ quality: 90 })
+      : image.webp({ quality: 90, alphaQuality: 100 })
 }
 
 /** The answer for a done job. Throws 400 `unknown_foreground` (the job's credits refunded) when nothing was found. */
@@ -72,10 +74,22 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
   const found = foregroundBox(mask.data, mask.info.width, mask.info.height, ext === 'png' ? FOREGROUND_ALPHA : FOREGROUND_ALPHA + 16)
   if (!found) {
     if (job.keyId) engine.refund(job.keyId, job.id)
-    throw new RemoveBgError(400, [{ title: 'Could not identify foreground in image', code: 'unknown_foreground', detail: 'No subject was found in the image; no credits were charged.' }])
+    throw new RemoveBgError(400, [
+      {
+        title: 'Could not identify foreground in image',
+        code: 'unknown_foreground',
+        detail: 'No subject was found in the image; no credits were charged.'
+      }
+    ])
   }
   // A shadow that could not be made well is skipped by the engine (job.ignored): the plain result then.
-  const primary = job.ignored.includes(plan.primary) ? (plan.primary === 'shadowTop' ? (engine.result(job.id, 'compose', ext) ? 'compose' : 'clipping') : plan.primary) : plan.primary
+  const primary = job.ignored.includes(plan.primary)
+    ? plan.primary === 'shadowTop'
+      ? engine.result(job.id, 'compose', ext)
+        ? 'compose'
+        : 'clipping'
+      : plan.primary
+    : plan.primary
   let image = primary === 'mask' ? maskBytes : await readResult(engine, job, primary, ext)
   const canvas = { width: mask.info.width, height: mask.info.height }
 
@@ -85,7 +99,12 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
   const fit = (s: Sharp): Sharp => (k < 1 ? s.resize(out.width, out.height, { fit: 'fill' }) : s)
   const foreground: Box =
     k < 1
-      ? { top: Math.floor(found.top * k), left: Math.floor(found.left * k), width: Math.max(1, Math.round(found.width * k)), height: Math.max(1, Math.round(found.height * k)) }
+      ? {
+          top: Math.floor(found.top * k),
+          left: Math.floor(found.left * k),
+          width: Math.max(1, Math.round(found.width * k)),
+          height: Math.max(1, Math.round(found.height * k))
+        }
       : found
 
   const composited = bgImage !== null && primary !== 'mask'
@@ -93,18 +112,35 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
     // Decoded in the sandbox like any client image; only its raw pixels reach this process.
     const bg = await engine.decodeImage(bgImage).catch((err: Error) => {
       if (job.keyId) engine.refund(job.keyId, job.id)
-      throw new RemoveBgError(400, [{ title: 'Invalid background image', code: 'invalid_bg_image', detail: `The background image could not be read: ${err.message}; no credits were charged.` }])
+      throw new RemoveBgError(400, [
+        {
+          title: 'Invalid background image',
+          code: 'invalid_bg_image',
+          detail: `The background image could not be read: ${err.message}; no credits were charged.`
+        }
+      ])
     })
     const under = await sharp(bg.data, { raw: { width: bg.width, height: bg.height, channels: 4 } })
       .resize(canvas.width, canvas.height, { fit: 'cover' })
       .png()
       .toBuffer()
-    image = await sharp(under).composite([{ input: image }]).png().toBuffer()
+    image = await sharp(under)
+      .composite([{ input: image }])
+      .png()
+      .toBuffer()
   }
   if (plan.answerFormat === 'zip') {
     const color = await fit(sharp(image).removeAlpha()).jpeg({ quality: 90 }).toBuffer()
     const alpha = await fit(sharp(maskBytes).extractChannel(0)).png().toBuffer()
-    return { bytes: storedZip([{ name: 'color.jpg', bytes: color }, { name: 'alpha.png', bytes: alpha }]), contentType: 'application/zip', ...out, foreground }
+    return {
+      bytes: storedZip([
+        { name: 'color.jpg', bytes: color },
+        { name: 'alpha.png', bytes: alpha }
+      ]),
+      contentType: 'application/zip',
+      ...out,
+      foreground
+    }
   }
   // The engine wrote the answer's own format (mapping.ts) unless a background image was laid under it.
   const bytes = k < 1 || composited || ext !== plan.answerFormat ? await encode(fit(sharp(image)), plan.answerFormat).toBuffer() : image

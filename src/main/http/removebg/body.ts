@@ -13,11 +13,18 @@ import type { RateFloor } from '../read-body'
 
 /** The in-flight budget is spent: 503 with Retry-After, as for `/api/v1/upload`. */
 export function busy(): ApiError {
-  return new ApiError('unavailable', 'The server is receiving too many uploads at once; try again shortly.', { headers: { 'Retry-After': '5' } })
+  return new ApiError('unavailable', 'The server is receiving too many uploads at once; try again shortly.', {
+    headers: { 'Retry-After': '5' }
+  })
 }
 
 /** Fields and the files `image_file` (as `file`) and `bg_image_file` (as `hint`). */
-export async function readRemoveBgBody(req: IncomingMessage, engine: Engine, reservation: UploadReservation, floor?: RateFloor): Promise<Omit<UploadInput, 'keyId'>> {
+export async function readRemoveBgBody(
+  req: IncomingMessage,
+  engine: Engine,
+  reservation: UploadReservation,
+  floor?: RateFloor
+): Promise<Omit<UploadInput, 'keyId'>> {
   const max = engine.options.maxUploadBytes
   // Base64 takes 4 bytes for 3, plus the other fields.
   const maxText = Math.ceil((max * 4) / 3) + 1024 * 1024

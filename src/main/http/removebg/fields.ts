@@ -146,7 +146,7 @@ function parseCropMargin(raw: string, problems: Problems): Length | null {
     return null
   }
   if ((first.unit === '%' && first.value > 50) || (first.unit === 'px' && first.value > 500)) {
-    problems.invalid('crop_margin', 'at most 50% of the subject\'s size or 500px')
+    problems.invalid('crop_margin', "at most 50% of the subject's size or 500px")
     return null
   }
   return first.value === 0 ? null : first
@@ -173,9 +173,17 @@ function parsePosition(raw: string, problems: Problems): RemoveBgOptions['positi
 export function parseOptions(raw: Raw, hasBgImageFile: boolean): RemoveBgOptions {
   const problems = new Problems()
   for (const key of Object.keys(raw)) {
-    if (!(FIELDS as readonly string[]).includes(key)) problems.items.push({ title: 'Invalid parameters', code: 'unknown_parameter', detail: `${key}: not a parameter of /v1.0/removebg` })
+    if (!(FIELDS as readonly string[]).includes(key))
+      problems.items.push({ title: 'Invalid parameters', code: 'unknown_parameter', detail: `${key}: not a parameter of /v1.0/removebg` })
   }
-  const size = read(raw, 'size', text.pipe(z.enum(Object.keys(SIZE_CAPS) as [string, ...string[]])), problems, `one of ${Object.keys(SIZE_CAPS).join(', ')}`) ?? 'preview'
+  const size =
+    read(
+      raw,
+      'size',
+      text.pipe(z.enum(Object.keys(SIZE_CAPS) as [string, ...string[]])),
+      problems,
+      `one of ${Object.keys(SIZE_CAPS).join(', ')}`
+    ) ?? 'preview'
   const type = read(raw, 'type', text.pipe(z.enum(TYPES)), problems, TYPES.join(', ')) ?? 'auto'
   read(raw, 'type_level', text.pipe(z.enum(['none', '1', '2', 'latest'])), problems, 'none, 1, 2 or latest')
   const format = read(raw, 'format', text.pipe(z.enum(FORMATS)), problems, FORMATS.join(', ')) ?? 'auto'
@@ -190,13 +198,18 @@ export function parseOptions(raw: Raw, hasBgImageFile: boolean): RemoveBgOptions
   let scale: number | null = null
   if (scaleText !== undefined && scaleText !== 'original') {
     const l = parseLength(scaleText)
-    if (!l || l.unit !== '%' || l.value < 10 || l.value > 100) problems.invalid('scale', 'expected original or a percentage from 10% to 100%')
+    if (!l || l.unit !== '%' || l.value < 10 || l.value > 100)
+      problems.invalid('scale', 'expected original or a percentage from 10% to 100%')
     else scale = l.value
   }
   const positionText = read(raw, 'position', text, problems, 'original, center or "x% y%"')
-  let position = positionText === undefined ? (scale !== null ? 'center' : 'original') : parsePosition(positionText, problems) ?? 'original'
+  let position =
+    positionText === undefined ? (scale !== null ? 'center' : 'original') : (parsePosition(positionText, problems) ?? 'original')
   if (positionText === 'original' && scale !== null) {
-    problems.unsupported('position', 'a scaled subject is centred ("center") or centred on the bottom edge ("50% 100%") here, not kept where it was')
+    problems.unsupported(
+      'position',
+      'a scaled subject is centred ("center") or centred on the bottom edge ("50% 100%") here, not kept where it was'
+    )
   }
   if (position !== 'original' && scale === null) {
     problems.unsupported('position', 'moving the subject without scaling it is not supported here; give scale (e.g. 100%) with position')
@@ -209,11 +222,13 @@ export function parseOptions(raw: Raw, hasBgImageFile: boolean): RemoveBgOptions
   let bgColor: string | null = null
   if (colourText !== undefined) {
     bgColor = parseColour(colourText)
-    if (!bgColor) problems.invalid('bg_color', `expected a hex colour (81d4fa, fff, 81d4fa77) or one of ${Object.keys(COLOUR_NAMES).join(', ')}`)
+    if (!bgColor)
+      problems.invalid('bg_color', `expected a hex colour (81d4fa, fff, 81d4fa77) or one of ${Object.keys(COLOUR_NAMES).join(', ')}`)
   }
   const bgImageUrl = read(raw, 'bg_image_url', text, problems, 'an http(s) URL') ?? null
   const bgImage = bgImageUrl !== null || hasBgImageFile
-  if (bgImageUrl !== null && hasBgImageFile) problems.invalid('bg_image_url', 'give bg_image_url or bg_image_file, not both', 'multiple_bg_sources')
+  if (bgImageUrl !== null && hasBgImageFile)
+    problems.invalid('bg_image_url', 'give bg_image_url or bg_image_file, not both', 'multiple_bg_sources')
   if (bgImage && bgColor) problems.invalid('bg_color', 'give bg_color or a background image, not both', 'multiple_bg_sources')
 
   const shadowType = read(raw, 'shadow_type', text.pipe(z.enum(SHADOW_TYPES)), problems, SHADOW_TYPES.join(', '))
@@ -222,12 +237,31 @@ export function parseOptions(raw: Raw, hasBgImageFile: boolean): RemoveBgOptions
   if (shadowType !== undefined && addShadow !== undefined && addShadow !== (shadowType !== 'none')) {
     problems.invalid('add_shadow', 'contradicts shadow_type; send shadow_type alone (add_shadow is its older form)')
   }
-  if (read(raw, 'shadow_opacity', z.union([z.number(), z.string().regex(/^\d{1,3}$/).transform(Number)]).pipe(z.number().int().min(0).max(100)), problems, 'a whole number from 0 to 100') !== undefined) {
+  if (
+    read(
+      raw,
+      'shadow_opacity',
+      z
+        .union([
+          z.number(),
+          z
+            .string()
+            .regex(/^\d{1,3}$/)
+            .transform(Number)
+        ])
+        .pipe(z.number().int().min(0).max(100)),
+      problems,
+      'a whole number from 0 to 100'
+    ) !== undefined
+  ) {
     problems.unsupported('shadow_opacity', 'the contact shadow has one strength here; leave shadow_opacity out')
   }
   if (shadow && bgImage) problems.unsupported('shadow_type', 'a shadow over a background image is not supported here')
   if (read(raw, 'semitransparency', bool, problems, 'true or false') === false) {
-    problems.unsupported('semitransparency', 'edges and see-through parts are always kept semi-transparent here; leave semitransparency out or send true')
+    problems.unsupported(
+      'semitransparency',
+      'edges and see-through parts are always kept semi-transparent here; leave semitransparency out or send true'
+    )
   }
   if (problems.items.length > 0) throw new RemoveBgError(400, problems.items)
   return { size, cap: SIZE_CAPS[size] ?? null, type, format, roi, crop, cropMargin, scale, position, channels, bgColor, bgImageUrl, shadow }

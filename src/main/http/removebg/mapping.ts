@@ -32,10 +32,15 @@ function px(l: Length, edge: number): number {
 async function roiHint(roi: NonNullable<RemoveBgOptions['roi']>, size: { width: number; height: number }): Promise<Buffer> {
   const [x1, y1, x2, y2] = [px(roi[0], size.width), px(roi[1], size.height), px(roi[2], size.width), px(roi[3], size.height)]
   if (!(x1 < x2 && y1 < y2 && x2 <= size.width && y2 <= size.height)) {
-    throw badField('invalid_roi', `roi: the region ${x1} ${y1} ${x2} ${y2} is not a rectangle inside the ${size.width}×${size.height} image`)
+    throw badField(
+      'invalid_roi',
+      `roi: the region ${x1} ${y1} ${x2} ${y2} is not a rectangle inside the ${size.width}×${size.height} image`
+    )
   }
   // Grey inside leaves each pixel to the model; black outside is a "remove" stroke.
-  const inside = await sharp({ create: { width: x2 - x1, height: y2 - y1, channels: 3, background: { r: 128, g: 128, b: 128 } } }).png().toBuffer()
+  const inside = await sharp({ create: { width: x2 - x1, height: y2 - y1, channels: 3, background: { r: 128, g: 128, b: 128 } } })
+    .png()
+    .toBuffer()
   return sharp({ create: { width: size.width, height: size.height, channels: 3, background: { r: 0, g: 0, b: 0 } } })
     .composite([{ input: inside, left: x1, top: y1 }])
     .png()

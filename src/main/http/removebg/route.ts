@@ -38,7 +38,8 @@ function failedJob(reason: string | null, message: string | null): RemoveBgError
   const detail = message ?? 'The image could not be processed.'
   if (reason === 'unsupported_image') return new RemoveBgError(400, [{ title: 'Invalid image', code: 'invalid_image', detail }])
   if (reason === 'image_too_large') return new RemoveBgError(400, [{ title: 'Resolution too high', code: 'resolution_too_high', detail }])
-  if (reason === 'model_unavailable') return new RemoveBgError(503, [{ title: 'Service unavailable', code: 'unavailable', detail }], { 'Retry-After': '60' })
+  if (reason === 'model_unavailable')
+    return new RemoveBgError(503, [{ title: 'Service unavailable', code: 'unavailable', detail }], { 'Retry-After': '60' })
   return new RemoveBgError(500, [{ title: 'Processing failed', code: reason ?? 'processing_failed', detail }])
 }
 
@@ -65,7 +66,10 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
     const body = await readRemoveBgBody(req, engine, reservation, ctx.floor)
     const fields = body.fields as Record<string, unknown>
     options = parseOptions(fields, body.hint !== undefined)
-    const source = pickSource(fields, body.file && { bytes: body.file.bytes, mimeType: body.file.mimeType, filename: body.file.filename ?? 'image_file' })
+    const source = pickSource(
+      fields,
+      body.file && { bytes: body.file.bytes, mimeType: body.file.mimeType, filename: body.file.filename ?? 'image_file' }
+    )
     const photo = await photoBytes(engine, source, stop.signal)
     // Fetched and decoded bytes are held like uploaded ones, against the same budget.
     if (source.kind !== 'file' && !reservation.count(photo.bytes.length)) throw busy()
@@ -77,7 +81,9 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
     // A background that is no image is refused before the job (its header read in the sandbox).
     if (bgImage) {
       await engine.probeImage(bgImage).catch((err: Error) => {
-        throw new RemoveBgError(400, [{ title: 'Invalid background image', code: 'invalid_bg_image', detail: `The background image could not be read: ${err.message}` }])
+        throw new RemoveBgError(400, [
+          { title: 'Invalid background image', code: 'invalid_bg_image', detail: `The background image could not be read: ${err.message}` }
+        ])
       })
     }
     // The photo's upright size, read in the sandbox; when it cannot be read the engine refuses the upload below.
@@ -102,7 +108,12 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
   if (ended.status === 'failed') throw failedJob(ended.errorReason, ended.errorMessage)
   const answer = await buildAnswer(engine, ended, plan, bgImage)
   const asJson = (req.headers.accept ?? '').toLowerCase().includes('application/json')
-  sendAnswer(res, answer, { 'X-Type': options.type, 'X-Credits-Charged': String(engine.creditsHeldFor(ended.id)), ...rateLimitHeaders(engine, keyId) }, asJson)
+  sendAnswer(
+    res,
+    answer,
+    { 'X-Type': options.type, 'X-Credits-Charged': String(engine.creditsHeldFor(ended.id)), ...rateLimitHeaders(engine, keyId) },
+    asJson
+  )
 }
 
 /** Answers `/v1.0/removebg` and `/v1.0/account`; false for any other path. */
@@ -133,4 +144,3 @@ export async function handleRemoveBgRequest(ctx: RemoveBgContext, req: IncomingM
   }
   return true
 }
-

@@ -23,12 +23,25 @@ export interface ImageBytes {
 const BASE64 = /^[A-Za-z0-9+/=\s]*$/
 
 /** The one source of the photo: 400 `missing_source` without one, `multiple_sources` with more. */
-export function pickSource(fields: Record<string, unknown>, file: ImageBytes | undefined): { kind: 'file'; image: ImageBytes } | { kind: 'b64'; text: string } | { kind: 'url'; url: string } {
+export function pickSource(
+  fields: Record<string, unknown>,
+  file: ImageBytes | undefined
+): { kind: 'file'; image: ImageBytes } | { kind: 'b64'; text: string } | { kind: 'url'; url: string } {
   const b64 = fields.image_file_b64
   const url = fields.image_url
   const given = [file !== undefined, b64 !== undefined && b64 !== '', url !== undefined && url !== ''].filter(Boolean).length
-  if (given === 0) throw new RemoveBgError(400, [{ title: 'No image given', code: 'missing_source', detail: 'Send one of image_file, image_file_b64 or image_url.' }])
-  if (given > 1) throw new RemoveBgError(400, [{ title: 'Multiple image sources given', code: 'multiple_sources', detail: 'Send only one of image_file, image_file_b64 or image_url.' }])
+  if (given === 0)
+    throw new RemoveBgError(400, [
+      { title: 'No image given', code: 'missing_source', detail: 'Send one of image_file, image_file_b64 or image_url.' }
+    ])
+  if (given > 1)
+    throw new RemoveBgError(400, [
+      {
+        title: 'Multiple image sources given',
+        code: 'multiple_sources',
+        detail: 'Send only one of image_file, image_file_b64 or image_url.'
+      }
+    ])
   if (file) return { kind: 'file', image: file }
   if (b64 !== undefined && b64 !== '') {
     if (typeof b64 !== 'string') throw badField('invalid_image_file_b64', 'image_file_b64: expected a base64 string')
@@ -54,11 +67,16 @@ export function decodeBase64(text: string, field: string): Buffer {
 export async function fetchImage(engine: Engine, url: string, field: string, signal: AbortSignal): Promise<Buffer> {
   const path = engine.scratchPath(`removebg-${randomUUID()}`)
   try {
-    await fetchToFile(url, path, { allowPrivateNetworkUrls: engine.options.allowPrivateNetworkUrls, maxBytes: engine.options.maxUploadBytes, signal })
+    await fetchToFile(url, path, {
+      allowPrivateNetworkUrls: engine.options.allowPrivateNetworkUrls,
+      maxBytes: engine.options.maxUploadBytes,
+      signal
+    })
     return await readFile(path)
   } catch (err) {
     if (err instanceof JobFailure) {
-      const code = err.reason === 'fetch_too_large' ? 'file_too_large' : err.reason === 'fetch_blocked' ? 'url_blocked' : 'failed_to_download'
+      const code =
+        err.reason === 'fetch_too_large' ? 'file_too_large' : err.reason === 'fetch_blocked' ? 'url_blocked' : 'failed_to_download'
       throw badField(code, `${field}: ${err.message}`, 'Could not download the image')
     }
     throw err

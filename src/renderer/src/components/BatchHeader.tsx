@@ -106,8 +106,8 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
       </div>
       {batch.interrupted && (
         <div className="notice" role="status" data-testid="batch-interrupted">
-          The app stopped while this batch was running. {pending} {pending === 1 ? 'file is' : 'files are'} left: Resume runs them; the {c.done} done{' '}
-          {c.done === 1 ? 'stays' : 'stay'} as {c.done === 1 ? 'it is' : 'they are'}.
+          The app stopped while this batch was running. {pending} {pending === 1 ? 'file is' : 'files are'} left: Resume runs them; the{' '}
+          {c.done} done {c.done === 1 ? 'stays' : 'stay'} as {c.done === 1 ? 'it is' : 'they are'}.
         </div>
       )}
       <div className="outcome" data-kind={outcome.kind} data-testid="batch-outcome" aria-live="polite">
@@ -136,7 +136,13 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
           </button>
         )}
         {c.touched_up > 0 && (
-          <button type="button" className="link" onClick={() => setListView({ filter: 'touched-up' })} title="Files touched up and saved: show them" data-testid="batch-touched-up">
+          <button
+            type="button"
+            className="link"
+            onClick={() => setListView({ filter: 'touched-up' })}
+            title="Files touched up and saved: show them"
+            data-testid="batch-touched-up"
+          >
             <b>{c.touched_up}</b> touched up
           </button>
         )}

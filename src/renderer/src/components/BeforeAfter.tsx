@@ -81,7 +81,13 @@ export function BeforeAfter(): React.JSX.Element | null {
           <button type="button" className="btn small" onClick={zp.zoomOut} aria-label="Zoom out" title="Zoom out (−)">
             −
           </button>
-          <button type="button" className="btn small" onClick={zp.zoomIn} aria-label="Zoom in" title="Zoom in (+); the wheel zooms at the cursor">
+          <button
+            type="button"
+            className="btn small"
+            onClick={zp.zoomIn}
+            aria-label="Zoom in"
+            title="Zoom in (+); the wheel zooms at the cursor"
+          >
             +
           </button>
           <button type="button" className="btn small" onClick={zp.fit} aria-pressed={zp.fitted} title="The whole picture (0)">
@@ -150,7 +156,9 @@ export function BeforeAfter(): React.JSX.Element | null {
             <span className="small muted">After</span>
           </label>
         </div>
-        {beforeMissing && <div className="muted small">The original is no longer available (uploads are kept for the retention time only).</div>}
+        {beforeMissing && (
+          <div className="muted small">The original is no longer available (uploads are kept for the retention time only).</div>
+        )}
         {item.outputs.length > 0 && <div className="muted small mono">{item.outputs.join('  ·  ')}</div>}
         {ranOnText(item) && (
           <div className="muted small" data-testid="viewer-device">

@@ -71,7 +71,14 @@ export function RowLine({ item, folder }: { item: BatchItemView; folder: string 
       {showFolder && text && <span aria-hidden="true">·</span>}
       {text}
       {item.error && item.error_detail && item.state !== 'done' && (
-        <button type="button" className="btn small" style={{ flex: 'none' }} onClick={() => setProblem(item.id)} aria-label={`Details of the problem with ${item.name}`} data-testid="item-error-details">
+        <button
+          type="button"
+          className="btn small"
+          style={{ flex: 'none' }}
+          onClick={() => setProblem(item.id)}
+          aria-label={`Details of the problem with ${item.name}`}
+          data-testid="item-error-details"
+        >
           Details
         </button>
       )}
@@ -90,7 +97,13 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
   const ranOn = item.state === 'done' ? ranOnText(item) : null
   const tone = TONE[item.state]
   return (
-    <div className="vrow" role="row" style={{ top: pos * ROW_HEIGHT, height: ROW_HEIGHT }} data-testid="batch-item" data-state={item.not_image ? 'not-image' : item.state}>
+    <div
+      className="vrow"
+      role="row"
+      style={{ top: pos * ROW_HEIGHT, height: ROW_HEIGHT }}
+      data-testid="batch-item"
+      data-state={item.not_image ? 'not-image' : item.state}
+    >
       <img
         className="thumb"
         src={item.thumb_url}
@@ -127,17 +140,35 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
       </div>
       <div role="cell" className="actions">
         {item.state === 'done' && (
-          <button type="button" className="btn small" onClick={() => setViewer(item.id)} aria-label={`Before and after of ${item.name}`} data-testid="open-viewer">
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => setViewer(item.id)}
+            aria-label={`Before and after of ${item.name}`}
+            data-testid="open-viewer"
+          >
             Before/after
           </button>
         )}
         {item.state === 'done' && (
-          <button type="button" className="btn small" onClick={() => void useStore.getState().openTouchUp({ kind: 'batch', batch_id: item.batch_id, item_id: item.id }, item.name)} aria-label={`Touch up ${item.name}`} data-testid="touch-up">
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => void useStore.getState().openTouchUp({ kind: 'batch', batch_id: item.batch_id, item_id: item.id }, item.name)}
+            aria-label={`Touch up ${item.name}`}
+            data-testid="touch-up"
+          >
             Touch up
           </button>
         )}
         {item.state === 'done' && (
-          <button type="button" className="btn small" onClick={() => void openOutput(item.id)} aria-label={`Open the folder of ${item.name}`} data-testid="open-item-folder">
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => void openOutput(item.id)}
+            aria-label={`Open the folder of ${item.name}`}
+            data-testid="open-item-folder"
+          >
             Folder
           </button>
         )}
@@ -148,7 +179,13 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
           </button>
         )}
         {(item.state === 'failed' || item.state === 'cancelled') && !item.not_image && (
-          <button type="button" className="btn small" onClick={() => void retryBatch(item.id)} aria-label={`Retry ${item.name}`} data-testid="retry-item">
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => void retryBatch(item.id)}
+            aria-label={`Retry ${item.name}`}
+            data-testid="retry-item"
+          >
             Retry
           </button>
         )}
@@ -190,7 +227,14 @@ function ListTools({ counts }: { counts: Record<Exclude<ListFilter, 'all'>, numb
         {FILTERS.map(([f, label]) =>
           // A level with no file is left out, unless it is the filter in use (so it can be seen and left).
           counts[f] > 0 || filter === f || f === 'to-check' ? (
-            <button key={f} type="button" className="btn small" aria-pressed={filter === f} onClick={() => setListView({ filter: f })} data-testid={`filter-${f}`}>
+            <button
+              key={f}
+              type="button"
+              className="btn small"
+              aria-pressed={filter === f}
+              onClick={() => setListView({ filter: f })}
+              data-testid={`filter-${f}`}
+            >
               {label} ({counts[f]})
             </button>
           ) : null
@@ -198,7 +242,11 @@ function ListTools({ counts }: { counts: Record<Exclude<ListFilter, 'all'>, numb
       </div>
       <label className="small muted">
         Order{' '}
-        <select value={sort} onChange={(e) => setListView({ sort: e.target.value === 'uncertainty' ? 'uncertainty' : 'added' })} data-testid="list-sort">
+        <select
+          value={sort}
+          onChange={(e) => setListView({ sort: e.target.value === 'uncertainty' ? 'uncertainty' : 'added' })}
+          data-testid="list-sort"
+        >
           <option value="added">As added</option>
           <option value="uncertainty">Most uncertain first</option>
         </select>
@@ -221,10 +269,20 @@ export function ItemList(): React.JSX.Element {
   return (
     <>
       <ListTools counts={counts} />
-      <div className="vlist" ref={ref} role="table" aria-label="Files of the batch" aria-rowcount={count} tabIndex={0} data-testid="item-list">
+      <div
+        className="vlist"
+        ref={ref}
+        role="table"
+        aria-label="Files of the batch"
+        aria-rowcount={count}
+        tabIndex={0}
+        data-testid="item-list"
+      >
         {count === 0 && filter !== 'all' && (
           <p className="muted small" style={{ padding: '12px 14px', margin: 0 }} data-testid="none-to-check">
-            {filter === 'touched-up' ? 'No file touched up yet.' : `No cutouts to check${items.some((i) => i.state === 'pending') ? ' yet' : ''}.`}
+            {filter === 'touched-up'
+              ? 'No file touched up yet.'
+              : `No cutouts to check${items.some((i) => i.state === 'pending') ? ' yet' : ''}.`}
           </p>
         )}
         <div style={{ height: count * ROW_HEIGHT, position: 'relative' }}>{rows}</div>

@@ -14,7 +14,14 @@ const SHOWN = 200
 /** Staging a batch: files and folders in, preset or mode + format, destination, start. */
 export function NewBatch(): React.JSX.Element {
   const { staged, draft, starting, presets, appInfo, destinationProblem } = useStore(
-    useShallow((s) => ({ staged: s.staged, draft: s.draft, starting: s.starting, presets: s.presets, appInfo: s.appInfo, destinationProblem: s.destinationProblem }))
+    useShallow((s) => ({
+      staged: s.staged,
+      draft: s.draft,
+      starting: s.starting,
+      presets: s.presets,
+      appInfo: s.appInfo,
+      destinationProblem: s.destinationProblem
+    }))
   )
   const { stage, unstage, clearStaged, setDraft, startBatch } = useStore.getState()
   const filesInput = useRef<HTMLInputElement>(null)
@@ -113,7 +120,9 @@ export function NewBatch(): React.JSX.Element {
           <select value={draft.preset} onChange={(e) => setDraft({ preset: e.target.value })} data-testid="batch-preset">
             <option value="">None: choose a mode</option>
             {/* A preset kept from an earlier visit that is gone since: shown as it is, the plan says it cannot be read. */}
-            {draft.preset && presets && !presets.some((p) => p.name === draft.preset) && <option value={draft.preset}>{draft.preset}</option>}
+            {draft.preset && presets && !presets.some((p) => p.name === draft.preset) && (
+              <option value={draft.preset}>{draft.preset}</option>
+            )}
             {(presets ?? []).map((p) => (
               <option key={p.name} value={p.name}>
                 {p.title}
@@ -135,7 +144,11 @@ export function NewBatch(): React.JSX.Element {
         </label>
         <label className="field">
           <span>Format</span>
-          <select value={draft.output_format} onChange={(e) => setDraft({ output_format: e.target.value as (typeof OUTPUT_FORMATS)[number] })} data-testid="batch-format">
+          <select
+            value={draft.output_format}
+            onChange={(e) => setDraft({ output_format: e.target.value as (typeof OUTPUT_FORMATS)[number] })}
+            data-testid="batch-format"
+          >
             {OUTPUT_FORMATS.filter((f) => f !== 'jpeg').map((f) => (
               <option key={f} value={f}>
                 {f.toUpperCase()}
@@ -195,18 +208,28 @@ export function NewBatch(): React.JSX.Element {
         </div>
       </label>
       {destinationProblem && (
-          <span className="field-problem" role="alert" data-testid="destination-problem">
-            <span className="field-error">{destinationProblem.message}</span>
-            {destinationProblem.detail && (
-              <details className="problem-detail">
-                <summary>Details</summary>
-                <pre>{destinationProblem.detail}</pre>
-              </details>
-            )}
-          </span>
+        <span className="field-problem" role="alert" data-testid="destination-problem">
+          <span className="field-error">{destinationProblem.message}</span>
+          {destinationProblem.detail && (
+            <details className="problem-detail">
+              <summary>Details</summary>
+              <pre>{destinationProblem.detail}</pre>
+            </details>
+          )}
+        </span>
       )}
-      <button type="button" className="btn primary" disabled={staged.length === 0 || starting !== null} onClick={() => void startBatch()} data-testid="start-batch">
-        {starting ? `Sending ${starting.sent}/${starting.total}…` : staged.length > 0 ? `Start (${staged.length} ${staged.length === 1 ? 'file' : 'files'})` : 'Start'}
+      <button
+        type="button"
+        className="btn primary"
+        disabled={staged.length === 0 || starting !== null}
+        onClick={() => void startBatch()}
+        data-testid="start-batch"
+      >
+        {starting
+          ? `Sending ${starting.sent}/${starting.total}…`
+          : staged.length > 0
+            ? `Start (${staged.length} ${staged.length === 1 ? 'file' : 'files'})`
+            : 'Start'}
       </button>
     </section>
   )

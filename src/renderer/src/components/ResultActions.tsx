@@ -13,17 +13,35 @@ export function ResultActions({ item }: { item: BatchItemView }): React.JSX.Elem
   return (
     <>
       {info.canOpenWith && (
-        <button type="button" className="btn small" onClick={() => void openResultWith(target)} aria-label={`Open ${item.name}'s result with…`} data-testid="open-with">
+        <button
+          type="button"
+          className="btn small"
+          onClick={() => void openResultWith(target)}
+          aria-label={`Open ${item.name}'s result with…`}
+          data-testid="open-with"
+        >
           Open with…
         </button>
       )}
       {info.canOpenWith && (
-        <button type="button" className="btn small" onClick={() => void showResultInFolder(target)} aria-label={`Show ${item.name}'s result in its folder`} data-testid="show-in-folder">
+        <button
+          type="button"
+          className="btn small"
+          onClick={() => void showResultInFolder(target)}
+          aria-label={`Show ${item.name}'s result in its folder`}
+          data-testid="show-in-folder"
+        >
           Show
         </button>
       )}
       {info.canDownload && (
-        <button type="button" className="btn small" onClick={() => void downloadResult(target)} aria-label={`Download ${item.name}'s result`} data-testid="download-result">
+        <button
+          type="button"
+          className="btn small"
+          onClick={() => void downloadResult(target)}
+          aria-label={`Download ${item.name}'s result`}
+          data-testid="download-result"
+        >
           Download
         </button>
       )}

@@ -8,7 +8,12 @@ import { fileReviewLevel, REVIEW_LEVEL_LABELS, scoreText, TOUCHED_UP_LABEL } fro
 export function ReviewBadge({ uncertainty, touchUps }: { uncertainty: number | null; touchUps: number }): React.JSX.Element | null {
   if (touchUps > 0)
     return (
-      <span className="badge done review" data-testid="review-badge" data-level="touched-up" title="Touched up and saved: no longer to check">
+      <span
+        className="badge done review"
+        data-testid="review-badge"
+        data-level="touched-up"
+        title="Touched up and saved: no longer to check"
+      >
         {TOUCHED_UP_LABEL}
         {touchUps > 1 ? ` ×${touchUps}` : ''}
       </span>

@@ -13,9 +13,31 @@ const DAMAGED = 'This JPEG is damaged: it ends early (the file was cut short)'
 
 function item(over: Partial<BatchItemView>): BatchItemView {
   return {
-    rev: 0, id: 'i1', batch_id: 'b1', seq: 0, name: 'cut.jpg', rel_path: 'shoot/cut.jpg', status: 'failed', state: 'failed', progress: 0,
-    job_id: 'j1', error: DAMAGED, error_detail: 'premature end of JPEG', uncertainty: null, warnings: [], outputs: [], model: null, device: null,
-    thumb_url: '', before_url: null, not_image: false, touch_ups: 0, touched_up_at: null, after_url: null, started_at: null, finished_at: null,
+    rev: 0,
+    id: 'i1',
+    batch_id: 'b1',
+    seq: 0,
+    name: 'cut.jpg',
+    rel_path: 'shoot/cut.jpg',
+    status: 'failed',
+    state: 'failed',
+    progress: 0,
+    job_id: 'j1',
+    error: DAMAGED,
+    error_detail: 'premature end of JPEG',
+    uncertainty: null,
+    warnings: [],
+    outputs: [],
+    model: null,
+    device: null,
+    thumb_url: '',
+    before_url: null,
+    not_image: false,
+    touch_ups: 0,
+    touched_up_at: null,
+    after_url: null,
+    started_at: null,
+    finished_at: null,
     ...over
   }
 }

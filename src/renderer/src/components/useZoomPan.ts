@@ -41,7 +41,10 @@ export function useZoomPan(content: Size | null): ZoomPan {
 
   useLayoutEffect(() => {
     if (!el) return
-    const measure = (): void => setViewport((v) => (v && v.width === el.clientWidth && v.height === el.clientHeight ? v : { width: el.clientWidth, height: el.clientHeight }))
+    const measure = (): void =>
+      setViewport((v) =>
+        v && v.width === el.clientWidth && v.height === el.clientHeight ? v : { width: el.clientWidth, height: el.clientHeight }
+      )
     measure()
     const ro = new ResizeObserver(measure)
     ro.observe(el)
@@ -53,7 +56,10 @@ export function useZoomPan(content: Size | null): ZoomPan {
   useLayoutEffect(() => {
     if (!viewport || cw <= 0 || ch <= 0) return
     if (fitted) setView(fitView(viewport, { width: cw, height: ch }))
-    else setView((v) => (v ? zoomAt(v, v.scale, { x: 0, y: 0 }, viewport, { width: cw, height: ch }, dpr()) : fitView(viewport, { width: cw, height: ch })))
+    else
+      setView((v) =>
+        v ? zoomAt(v, v.scale, { x: 0, y: 0 }, viewport, { width: cw, height: ch }, dpr()) : fitView(viewport, { width: cw, height: ch })
+      )
   }, [viewport, cw, ch, fitted])
 
   const zoomTo = useCallback((scale: (v: View) => number, at?: { x: number; y: number }): void => {
@@ -83,7 +89,17 @@ export function useZoomPan(content: Size | null): ZoomPan {
     view: shown,
     fitted,
     label: shown ? zoomLabel(shown.scale, fitted, dpr()) : 'Fit',
-    style: shown && content ? { position: 'absolute', left: 0, top: 0, width: content.width * shown.scale, height: content.height * shown.scale, transform: `translate(${shown.x}px, ${shown.y}px)` } : { visibility: 'hidden' },
+    style:
+      shown && content
+        ? {
+            position: 'absolute',
+            left: 0,
+            top: 0,
+            width: content.width * shown.scale,
+            height: content.height * shown.scale,
+            transform: `translate(${shown.x}px, ${shown.y}px)`
+          }
+        : { visibility: 'hidden' },
     zoomIn: () => zoomTo((v) => v.scale * ZOOM_STEP),
     zoomOut: () => zoomTo((v) => v.scale / ZOOM_STEP),
     fit: () => setFitted(true),

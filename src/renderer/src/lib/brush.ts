@@ -34,7 +34,12 @@ export const OVERLAY_COLOUR: Record<BrushMode, [number, number, number]> = { kee
  * chain of discs; its soft edge is a radial fade from the colour to transparent, so only its
  * hard core reaches the hint's keep (≥ 250) or remove (≤ 5) values.
  */
-export function paintStrokes(ctx: Ctx, strokes: readonly Stroke[], scale: number, colours: Record<BrushMode, [number, number, number]> = HINT_COLOUR): void {
+export function paintStrokes(
+  ctx: Ctx,
+  strokes: readonly Stroke[],
+  scale: number,
+  colours: Record<BrushMode, [number, number, number]> = HINT_COLOUR
+): void {
   for (const stroke of strokes) {
     const [r, g, b] = colours[stroke.mode]
     const radius = Math.max(0.5, (stroke.size * scale) / 2)
@@ -84,7 +89,8 @@ function canvas(width: number, height: number): { ctx: Ctx; toPng(): Promise<Blo
   c.height = height
   return {
     ctx: c.getContext('2d')!,
-    toPng: () => new Promise((resolve, reject) => c.toBlob((b) => (b ? resolve(b) : reject(new Error('the hint could not be encoded'))), 'image/png'))
+    toPng: () =>
+      new Promise((resolve, reject) => c.toBlob((b) => (b ? resolve(b) : reject(new Error('the hint could not be encoded'))), 'image/png'))
   }
 }
 

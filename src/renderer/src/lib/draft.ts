@@ -31,7 +31,9 @@ export function loadDraft<T extends KeptDraft>(fallback: T): T {
     ...fallback,
     ...(str(stored.preset, 64) && { preset: stored.preset }),
     ...((stored.mode === 'clipping' || stored.mode === 'background') && { mode: stored.mode }),
-    ...((OUTPUT_FORMATS as readonly unknown[]).includes(stored.output_format) && { output_format: stored.output_format as KeptDraft['output_format'] }),
+    ...((OUTPUT_FORMATS as readonly unknown[]).includes(stored.output_format) && {
+      output_format: stored.output_format as KeptDraft['output_format']
+    }),
     ...(str(stored.destination) && { destination: stored.destination }),
     ...(typeof stored.all_variations === 'boolean' && { all_variations: stored.all_variations }),
     ...(str(stored.name_template, 512) && { name_template: stored.name_template })

@@ -17,7 +17,7 @@ describe('visibleRange (list windowing)', () => {
   })
 })
 
-describe('listOrder (the batch list\'s review filters and sort)', () => {
+describe("listOrder (the batch list's review filters and sort)", () => {
   const W = WORTH_A_LOOK
   const L = LIKELY_WRONG
   const f = (uncertainty: number | null, touch_ups = 0) => ({ uncertainty, touch_ups })
@@ -53,22 +53,51 @@ describe('preset form', () => {
   })
 
   it('a contact shadow with the default main file: the set the preview runs (test/preset-preview.test.ts)', () => {
-    const form = { ...EMPTY_FORM, background: 'color' as const, color: '#F5F5DC', shadow: 'top' as const, crop: 'subject' as const, size: 'box' as const, width: '600', height: '600', margin: '8', alpha: 'keep' as const }
+    const form = {
+      ...EMPTY_FORM,
+      background: 'color' as const,
+      color: '#F5F5DC',
+      shadow: 'top' as const,
+      crop: 'subject' as const,
+      size: 'box' as const,
+      width: '600',
+      height: '600',
+      margin: '8',
+      alpha: 'keep' as const
+    }
     expect(paramsOfForm(form)).toBe('background=#F5F5DC;shadow=top;crop=subject;size=600x600;margin=8%;alpha=keep')
   })
 
   it('margins per side and the framing keys both ways', () => {
     expect(paramsOfForm({ ...EMPTY_FORM, margin: '4,6,8,6' })).toBe('margin=4%,6%,8%,6%')
     expect(paramsOfForm({ ...EMPTY_FORM, margin: '20px, 5%,20,5%', marginUnit: 'px' })).toBe('margin=20px,5%,20px,5%')
-    const form = formFromValues('f', null, { margin: [{ unit: 'px', value: 10 }, { unit: '%', value: 5 }, { unit: 'px', value: 10 }, { unit: '%', value: 5 }], position: 'left,bottom', upscale: 'never' })
+    const form = formFromValues('f', null, {
+      margin: [
+        { unit: 'px', value: 10 },
+        { unit: '%', value: 5 },
+        { unit: 'px', value: 10 },
+        { unit: '%', value: 5 }
+      ],
+      position: 'left,bottom',
+      upscale: 'never'
+    })
     expect(paramsOfForm(form)).toBe('margin=10px,5%,10px,5%;position=left,bottom;upscale=never')
-    expect(checkForm({ ...EMPTY_FORM, margin: '4,6' })).toEqual({ margin: 'four sides are top, right, bottom, left (e.g. 4%,6%,8%,6%); got 2 values' })
+    expect(checkForm({ ...EMPTY_FORM, margin: '4,6' })).toEqual({
+      margin: 'four sides are top, right, bottom, left (e.g. 4%,6%,8%,6%); got 2 values'
+    })
   })
 
   it('names the offending keys', () => {
     expect(checkForm(EMPTY_FORM)).toEqual({})
     expect(paramsOfForm(EMPTY_FORM)).toBe('')
-    const bad = { ...EMPTY_FORM, size: 'box' as const, width: '0', margin: '60', variations: ['clipping' as const], primary: 'compose' as const }
+    const bad = {
+      ...EMPTY_FORM,
+      size: 'box' as const,
+      width: '0',
+      margin: '60',
+      variations: ['clipping' as const],
+      primary: 'compose' as const
+    }
     expect(Object.keys(checkForm(bad)).sort()).toEqual(['margin', 'primary', 'size'])
   })
 })
@@ -125,7 +154,13 @@ describe('files', () => {
 describe('brush strokes', () => {
   it('spaces the points of a drag so that a fast one paints a solid line', async () => {
     const { spaced } = await import('./brush')
-    const out = spaced([[0, 0], [10, 0]], 2)
+    const out = spaced(
+      [
+        [0, 0],
+        [10, 0]
+      ],
+      2
+    )
     expect(out[0]).toEqual([0, 0])
     expect(out.at(-1)).toEqual([10, 0])
     // No gap wider than the step between consecutive points.

@@ -63,7 +63,8 @@ export function formFromValues(name: string, description: string | null, v: Para
   if (v.background) {
     f.background = v.background.kind
     if (v.background.kind === 'color') f.color = formatValue('background', v.background)
-    if (v.background.kind === 'blur') f.blur = v.background.radius === null || v.background.radius === undefined ? '' : String(v.background.radius)
+    if (v.background.kind === 'blur')
+      f.blur = v.background.radius === null || v.background.radius === undefined ? '' : String(v.background.radius)
   }
   if (v.shadow) f.shadow = v.shadow
   if (v.crop) f.crop = v.crop
@@ -109,7 +110,13 @@ export function paramsOfForm(f: PresetForm): string {
   if (f.size === 'long') put('size', f.longEdge)
   if (f.margin.trim() !== '') {
     const withUnit = (part: string): string => (part.endsWith('%') || part.endsWith('px') || part === '' ? part : `${part}${f.marginUnit}`)
-    put('margin', f.margin.split(',').map((part) => withUnit(part.trim())).join(','))
+    put(
+      'margin',
+      f.margin
+        .split(',')
+        .map((part) => withUnit(part.trim()))
+        .join(',')
+    )
   }
   put('position', f.position)
   put('upscale', f.upscale)
@@ -132,4 +139,3 @@ export function checkForm(f: PresetForm): Record<string, string> {
   for (const d of r.details) out[d.field.replace(/^params\.?/, '') || 'params'] = d.issue
   return out
 }
-

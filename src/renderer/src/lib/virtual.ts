@@ -4,7 +4,13 @@ import { useCallback, useEffect, useState, type RefObject } from 'react'
  * Windowing for long lists of fixed-height rows: only the rows in view (plus `overscan`) are
  * rendered, absolutely placed inside a spacer of the full height. Pure part kept apart for tests.
  */
-export function visibleRange(scrollTop: number, viewport: number, rowHeight: number, count: number, overscan = 6): { start: number; end: number } {
+export function visibleRange(
+  scrollTop: number,
+  viewport: number,
+  rowHeight: number,
+  count: number,
+  overscan = 6
+): { start: number; end: number } {
   const first = Math.floor(Math.max(0, scrollTop) / rowHeight)
   const start = Math.max(0, first - overscan)
   const end = Math.min(count, Math.ceil((Math.max(0, scrollTop) + viewport) / rowHeight) + overscan)

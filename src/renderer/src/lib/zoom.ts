@@ -43,7 +43,7 @@ export function actualScale(dpr: number): number {
 
 /** The scale as the percentage shown to the user. */
 export function percentOf(scale: number, dpr: number): number {
-  return scale / actualScale(dpr) * 100
+  return (scale / actualScale(dpr)) * 100
 }
 
 /** The scales a view may take: down to the fitted view or 100 %, whichever is smaller, up to `MAX_PERCENT` or the fitted view. */

@@ -42,15 +42,31 @@ function Listener(): React.JSX.Element {
           >
             <label className="field">
               <span>Port</span>
-              <input type="number" min={1} max={65535} value={port} onChange={(e) => setPort(e.target.value)} aria-invalid={!portValid || undefined} style={{ width: 120 }} />
+              <input
+                type="number"
+                min={1}
+                max={65535}
+                value={port}
+                onChange={(e) => setPort(e.target.value)}
+                aria-invalid={!portValid || undefined}
+                style={{ width: 120 }}
+              />
             </label>
-            <button type="submit" className="btn" disabled={!portValid || portNumber === settings.settings.port} style={{ alignSelf: 'flex-end' }}>
+            <button
+              type="submit"
+              className="btn"
+              disabled={!portValid || portNumber === settings.settings.port}
+              style={{ alignSelf: 'flex-end' }}
+            >
               Apply
             </button>
           </form>
         </>
       ) : (
-        <p className="muted small">This page is served by <span className="mono">clipdesk serve</span>: the listener is that server (its port is set with <span className="mono">--port</span>).</p>
+        <p className="muted small">
+          This page is served by <span className="mono">clipdesk serve</span>: the listener is that server (its port is set with{' '}
+          <span className="mono">--port</span>).
+        </p>
       )}
       <div className="small" data-testid="listener-status">
         {listener.running ? (
@@ -79,7 +95,8 @@ function KeyRow({ k }: { k: ApiKeyView }): React.JSX.Element {
         </div>
       </td>
       <td>
-        {revoked ? <span className="badge cancelled">revoked</span> : <span className="badge done">active</span>} {k.admin && <span className="badge owner">owner</span>} {k.kind === 'worker' && <span className="badge owner">worker</span>}
+        {revoked ? <span className="badge cancelled">revoked</span> : <span className="badge done">active</span>}{' '}
+        {k.admin && <span className="badge owner">owner</span>} {k.kind === 'worker' && <span className="badge owner">worker</span>}
       </td>
       <td>
         {k.credits === null ? 'unlimited' : k.credits}
@@ -89,10 +106,22 @@ function KeyRow({ k }: { k: ApiKeyView }): React.JSX.Element {
             style={{ marginTop: 4, flexWrap: 'nowrap' }}
             onSubmit={(e) => {
               e.preventDefault()
-              if (Number.isInteger(n) && n > 0) void useStore.getState().addCredits(k.id, n).then(() => setAdding(''))
+              if (Number.isInteger(n) && n > 0)
+                void useStore
+                  .getState()
+                  .addCredits(k.id, n)
+                  .then(() => setAdding(''))
             }}
           >
-            <input type="number" min={1} value={adding} onChange={(e) => setAdding(e.target.value)} style={{ width: 80 }} aria-label={`Credits to add to ${k.name ?? k.id}`} placeholder="+ n" />
+            <input
+              type="number"
+              min={1}
+              value={adding}
+              onChange={(e) => setAdding(e.target.value)}
+              style={{ width: 80 }}
+              aria-label={`Credits to add to ${k.name ?? k.id}`}
+              placeholder="+ n"
+            />
             <button type="submit" className="btn small" disabled={!(Number.isInteger(n) && n > 0)}>
               Add
             </button>
@@ -106,7 +135,8 @@ function KeyRow({ k }: { k: ApiKeyView }): React.JSX.Element {
             type="button"
             className="btn small danger"
             onClick={() => {
-              if (window.confirm(`Revoke the key "${k.name ?? k.id}"? Programs using it get 401 from now on.`)) void useStore.getState().revokeKey(k.id)
+              if (window.confirm(`Revoke the key "${k.name ?? k.id}"? Programs using it get 401 from now on.`))
+                void useStore.getState().revokeKey(k.id)
             }}
             aria-label={`Revoke ${k.name ?? k.id}`}
             data-testid="revoke-key"
@@ -163,11 +193,24 @@ function Keys(): React.JSX.Element {
       >
         <label className="field">
           <span>Name</span>
-          <input type="text" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Photoshop script" data-testid="key-name" />
+          <input
+            type="text"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="e.g. Photoshop script"
+            data-testid="key-name"
+          />
         </label>
         <label className="field">
           <span>Credits (empty: unlimited)</span>
-          <input type="number" min={0} value={credits} onChange={(e) => setCredits(e.target.value)} aria-invalid={!creditsValid || undefined} style={{ width: 140 }} />
+          <input
+            type="number"
+            min={0}
+            value={credits}
+            onChange={(e) => setCredits(e.target.value)}
+            aria-invalid={!creditsValid || undefined}
+            style={{ width: 140 }}
+          />
         </label>
         <label className="row small" style={{ alignSelf: 'flex-end', paddingBottom: 6 }}>
           <input type="checkbox" checked={admin} onChange={(e) => setAdmin(e.target.checked)} />
@@ -207,13 +250,18 @@ function Keys(): React.JSX.Element {
 }
 
 function CurlExample(): React.JSX.Element {
-  const { settings, host, keys, createdKey } = useStore(useShallow((s) => ({ settings: s.settings, host: s.appInfo?.host, keys: s.keys, createdKey: s.createdKey })))
-  const base = settings?.listener.url ?? (host === 'server' ? window.location.origin : `http://127.0.0.1:${settings?.settings.port ?? 7878}`)
+  const { settings, host, keys, createdKey } = useStore(
+    useShallow((s) => ({ settings: s.settings, host: s.appInfo?.host, keys: s.keys, createdKey: s.createdKey }))
+  )
+  const base =
+    settings?.listener.url ?? (host === 'server' ? window.location.origin : `http://127.0.0.1:${settings?.settings.port ?? 7878}`)
   // Keys a program may use: active, not a studio worker's. The one made last is chosen first.
   const usable = (keys ?? []).filter((k) => k.revoked_at === null && k.kind === 'client')
   const [chosenId, setChosenId] = useState<string | null>(null)
   const chosen = usable.find((k) => k.id === chosenId) ?? usable.find((k) => k.id === createdKey?.info.id) ?? usable[0] ?? null
-  const text = chosen ? curlExample(base, { name: chosen.name, prefix: chosen.prefix, secret: createdKey?.info.id === chosen.id ? createdKey.key : null }) : null
+  const text = chosen
+    ? curlExample(base, { name: chosen.name, prefix: chosen.prefix, secret: createdKey?.info.id === chosen.id ? createdKey.key : null })
+    : null
   return (
     <section className="card stack" aria-labelledby="curl-title">
       <div className="row">
@@ -240,9 +288,11 @@ function CurlExample(): React.JSX.Element {
             {text}
           </pre>
           <p className="muted small">
-            Paste it in a terminal, in a folder with a <span className="mono">photo.jpg</span>: it uploads the photo, asks for its status once a second until it has ended, and saves the
-            cut-out as <span className="mono">photo.cut-out.png</span>.{' '}
-            {createdKey?.info.id === chosen.id ? 'The key is written in it: keep the example to yourself.' : 'A key is shown only when it is made, so the terminal asks for it (it is not shown as you paste it).'}
+            Paste it in a terminal, in a folder with a <span className="mono">photo.jpg</span>: it uploads the photo, asks for its status
+            once a second until it has ended, and saves the cut-out as <span className="mono">photo.cut-out.png</span>.{' '}
+            {createdKey?.info.id === chosen.id
+              ? 'The key is written in it: keep the example to yourself.'
+              : 'A key is shown only when it is made, so the terminal asks for it (it is not shown as you paste it).'}
           </p>
         </>
       )}

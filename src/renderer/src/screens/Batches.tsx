@@ -11,7 +11,9 @@ import { useStore } from '../store'
 import { TouchUp } from './touchup/TouchUp'
 
 function History(): React.JSX.Element | null {
-  const { batches, currentBatchId, live } = useStore(useShallow((s) => ({ batches: s.batches, currentBatchId: s.currentBatchId, live: s.eventsLive })))
+  const { batches, currentBatchId, live } = useStore(
+    useShallow((s) => ({ batches: s.batches, currentBatchId: s.currentBatchId, live: s.eventsLive }))
+  )
   const { openBatch, removeBatch } = useStore.getState()
   if (batches.length === 0) return null
   return (
@@ -33,7 +35,13 @@ function History(): React.JSX.Element | null {
                   </span>
                 </div>
               </button>
-              <button type="button" className="btn small" aria-label={`Remove ${b.name} from the list`} title="Remove from the list (files stay)" onClick={() => void removeBatch(b.id)}>
+              <button
+                type="button"
+                className="btn small"
+                aria-label={`Remove ${b.name} from the list`}
+                title="Remove from the list (files stay)"
+                onClick={() => void removeBatch(b.id)}
+              >
                 ×
               </button>
             </div>
@@ -61,7 +69,9 @@ function CurrentBatch(): React.JSX.Element {
       <section className="current card">
         <ErrorNote message={batchError} onDismiss={dismissBatchMessages} testId="batch-error" />
         <Empty title="No batch yet">
-          <p>Drop photos or folders anywhere in this window, or use “Add files…”. {staged > 0 ? 'Then choose a preset and press Start.' : ''}</p>
+          <p>
+            Drop photos or folders anywhere in this window, or use “Add files…”. {staged > 0 ? 'Then choose a preset and press Start.' : ''}
+          </p>
           <p className="small">Results are written into the destination folder, mirroring the folders you dropped.</p>
         </Empty>
       </section>
@@ -104,7 +114,11 @@ function CurrentBatch(): React.JSX.Element {
 
 export default function Batches(): React.JSX.Element {
   const { viewerItemId, problemItemId, touchUpKey } = useStore(
-    useShallow((s) => ({ viewerItemId: s.viewerItemId, problemItemId: s.problemItemId, touchUpKey: s.touchUp?.target.kind === 'batch' ? s.touchUp.key : null }))
+    useShallow((s) => ({
+      viewerItemId: s.viewerItemId,
+      problemItemId: s.problemItemId,
+      touchUpKey: s.touchUp?.target.kind === 'batch' ? s.touchUp.key : null
+    }))
   )
   return (
     <div className="batches">

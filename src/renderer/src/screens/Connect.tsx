@@ -11,8 +11,9 @@ export default function Connect(): React.JSX.Element {
     <main className="connect card stack">
       <h1>Clipdesk</h1>
       <p className="muted">
-        This browser talks to <span className="mono">clipdesk serve</span> at <span className="mono">{window.location.host}</span>. Enter an owner API key: the one it printed
-        on first start, or one made with <span className="mono">clipdesk keys create --admin</span>. It is kept in this browser.
+        This browser talks to <span className="mono">clipdesk serve</span> at <span className="mono">{window.location.host}</span>. Enter an
+        owner API key: the one it printed on first start, or one made with <span className="mono">clipdesk keys create --admin</span>. It is
+        kept in this browser.
       </p>
       <form
         className="stack"

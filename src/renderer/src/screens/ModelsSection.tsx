@@ -74,7 +74,12 @@ export default function ModelsSection(): React.JSX.Element {
       <h2 id="models-title">Models</h2>
       <label className="field" style={{ maxWidth: 320 }}>
         <span>Device</span>
-        <select value={device} disabled={busy !== null} onChange={(e) => void act('device', () => transport().modelsSetDevice(e.target.value))} data-testid="model-device">
+        <select
+          value={device}
+          disabled={busy !== null}
+          onChange={(e) => void act('device', () => transport().modelsSetDevice(e.target.value))}
+          data-testid="model-device"
+        >
           {DEVICES.map((d) => (
             <option key={d} value={d}>
               {d === 'auto' ? 'auto (GPU when available, else CPU)' : d === 'wasm' ? 'wasm (WebAssembly on the CPU, slower)' : d}
@@ -115,7 +120,11 @@ export default function ModelsSection(): React.JSX.Element {
                 <td className="small">
                   {deviceText(m)}
                   {m.session && (
-                    <div className="muted" data-testid={`model-session-${m.name}`} title={`${m.session.cpu.model}: ${m.session.cpu.physical ?? '?'} cores, ${m.session.cpu.logical} threads; ${m.session.cpu.simd.join(' ')}`}>
+                    <div
+                      className="muted"
+                      data-testid={`model-session-${m.name}`}
+                      title={`${m.session.cpu.model}: ${m.session.cpu.physical ?? '?'} cores, ${m.session.cpu.logical} threads; ${m.session.cpu.simd.join(' ')}`}
+                    >
                       {sessionSummary(m.session)}
                     </div>
                   )}
@@ -123,19 +132,36 @@ export default function ModelsSection(): React.JSX.Element {
                 <td className="small">{m.licence}</td>
                 <td>
                   <div className="row">
-                    <button type="button" className="btn small" disabled={busy !== null} onClick={() => void act(`test ${m.name}`, async () => {
-                      const r = await transport().modelsTest(m.name)
-                      setTests((t) => ({ ...t, [m.name]: r }))
-                    })}>
+                    <button
+                      type="button"
+                      className="btn small"
+                      disabled={busy !== null}
+                      onClick={() =>
+                        void act(`test ${m.name}`, async () => {
+                          const r = await transport().modelsTest(m.name)
+                          setTests((t) => ({ ...t, [m.name]: r }))
+                        })
+                      }
+                    >
                       {busy === `test ${m.name}` ? 'Testing…' : 'Test'}
                     </button>
                     {!m.isDefault && (
-                      <button type="button" className="btn small" disabled={busy !== null} onClick={() => void act('default', () => transport().modelsSetDefault(m.name))}>
+                      <button
+                        type="button"
+                        className="btn small"
+                        disabled={busy !== null}
+                        onClick={() => void act('default', () => transport().modelsSetDefault(m.name))}
+                      >
                         Make default
                       </button>
                     )}
                     {!m.builtin && (
-                      <button type="button" className="btn small" disabled={busy !== null} onClick={() => void act('remove', () => transport().modelsRemove(m.name))}>
+                      <button
+                        type="button"
+                        className="btn small"
+                        disabled={busy !== null}
+                        onClick={() => void act('remove', () => transport().modelsRemove(m.name))}
+                      >
                         Remove
                       </button>
                     )}
@@ -202,7 +228,8 @@ export default function ModelsSection(): React.JSX.Element {
         </form>
       )}
       <p className="muted small">
-        Adding loads the model and runs it once on a sample; a file that does not match its descriptor is refused with the shapes expected and found. One model is kept in memory at a time. See docs/models.md.
+        Adding loads the model and runs it once on a sample; a file that does not match its descriptor is refused with the shapes expected
+        and found. One model is kept in memory at a time. See docs/models.md.
       </p>
     </section>
   )

@@ -19,7 +19,13 @@ function PresetCard(props: { preset: PresetInfo; selected: boolean; onOpen: () =
           {p.name}
         </span>
         {!p.builtin && (
-          <button type="button" className="btn small danger" aria-label={`Delete preset ${p.title}`} onClick={props.onDelete} data-testid="delete-preset">
+          <button
+            type="button"
+            className="btn small danger"
+            aria-label={`Delete preset ${p.title}`}
+            onClick={props.onDelete}
+            data-testid="delete-preset"
+          >
             Delete
           </button>
         )}
@@ -106,7 +112,10 @@ export default function Presets(): React.JSX.Element {
         ) : (
           <div className="card">
             <Empty title="Choose a preset or make a new one">
-              <p>A preset is a named set of settings: background, shadow, crop, size, margin and more. Use it in a batch, a watched folder, `clipdesk process --params`, or as `params` in the API.</p>
+              <p>
+                A preset is a named set of settings: background, shadow, crop, size, margin and more. Use it in a batch, a watched folder,
+                `clipdesk process --params`, or as `params` in the API.
+              </p>
             </Empty>
           </div>
         )}

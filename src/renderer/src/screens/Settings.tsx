@@ -10,7 +10,9 @@ import type { Theme } from '../store/uiSlice'
 type Draft = Pick<AppSettings, 'outputDir' | 'dataDir'> & { concurrency: string; retentionHours: string }
 
 export default function Settings(): React.JSX.Element {
-  const { view, error, theme, info } = useStore(useShallow((s) => ({ view: s.settings, error: s.settingsError, theme: s.theme, info: s.appInfo })))
+  const { view, error, theme, info } = useStore(
+    useShallow((s) => ({ view: s.settings, error: s.settingsError, theme: s.theme, info: s.appInfo }))
+  )
   const [draft, setDraft] = useState<Draft | null>(null)
   const [saved, setSaved] = useState(false)
   useEffect(() => {
@@ -19,7 +21,12 @@ export default function Settings(): React.JSX.Element {
   useEffect(() => {
     if (view) {
       const s = view.settings
-      setDraft({ outputDir: s.outputDir, dataDir: s.dataDir, concurrency: s.concurrency === null ? '' : String(s.concurrency), retentionHours: String(s.retentionHours) })
+      setDraft({
+        outputDir: s.outputDir,
+        dataDir: s.dataDir,
+        concurrency: s.concurrency === null ? '' : String(s.concurrency),
+        retentionHours: String(s.retentionHours)
+      })
     }
   }, [view])
   const server = info?.host === 'server'
@@ -62,23 +69,55 @@ export default function Settings(): React.JSX.Element {
           <h2 id="engine-title">Folders and engine</h2>
           <label className="field">
             <span>Default destination of new batches</span>
-            <input type="text" className="mono" value={draft.outputDir} placeholder={view.effective.outputDir} onChange={(e) => setDraft({ ...draft, outputDir: e.target.value })} />
+            <input
+              type="text"
+              className="mono"
+              value={draft.outputDir}
+              placeholder={view.effective.outputDir}
+              onChange={(e) => setDraft({ ...draft, outputDir: e.target.value })}
+            />
           </label>
           <label className="field">
             <span>Data folder (jobs, keys, uploads){server ? ' — set by clipdesk serve --data-dir' : ''}</span>
-            <input type="text" className="mono" value={draft.dataDir} placeholder={view.effective.dataDir} disabled={server} onChange={(e) => setDraft({ ...draft, dataDir: e.target.value })} />
+            <input
+              type="text"
+              className="mono"
+              value={draft.dataDir}
+              placeholder={view.effective.dataDir}
+              disabled={server}
+              onChange={(e) => setDraft({ ...draft, dataDir: e.target.value })}
+            />
           </label>
           <div className="row">
             <label className="field">
               <span>Jobs at once</span>
-              <input type="number" min={1} max={16} value={draft.concurrency} placeholder={`automatic (${view.effective.concurrency})`} onChange={(e) => setDraft({ ...draft, concurrency: e.target.value })} aria-invalid={!concurrencyOk || undefined} />
+              <input
+                type="number"
+                min={1}
+                max={16}
+                value={draft.concurrency}
+                placeholder={`automatic (${view.effective.concurrency})`}
+                onChange={(e) => setDraft({ ...draft, concurrency: e.target.value })}
+                aria-invalid={!concurrencyOk || undefined}
+              />
             </label>
             <label className="field">
               <span>Keep results and uploads (hours)</span>
-              <input type="number" min={1} max={8760} value={draft.retentionHours} onChange={(e) => setDraft({ ...draft, retentionHours: e.target.value })} aria-invalid={!(retention >= 1 && retention <= 8760) || undefined} />
+              <input
+                type="number"
+                min={1}
+                max={8760}
+                value={draft.retentionHours}
+                onChange={(e) => setDraft({ ...draft, retentionHours: e.target.value })}
+                aria-invalid={!(retention >= 1 && retention <= 8760) || undefined}
+              />
             </label>
           </div>
-          {engineRestart.length > 0 && <div className="notice small">Restart {server ? 'clipdesk serve' : 'Clipdesk'} to apply: {engineRestart.join(', ')}.</div>}
+          {engineRestart.length > 0 && (
+            <div className="notice small">
+              Restart {server ? 'clipdesk serve' : 'Clipdesk'} to apply: {engineRestart.join(', ')}.
+            </div>
+          )}
           <ErrorNote message={error} />
           <div className="row">
             <button type="submit" className="btn primary" disabled={!valid}>

@@ -6,7 +6,9 @@ import { useStore } from '../store'
 
 /** Settings: studio mode's queue address and whether this machine processes jobs too. */
 export default function StudioSettings(): React.JSX.Element | null {
-  const { view, error, server } = useStore(useShallow((s) => ({ view: s.settings, error: s.settingsError, server: s.appInfo?.host === 'server' })))
+  const { view, error, server } = useStore(
+    useShallow((s) => ({ view: s.settings, error: s.settingsError, server: s.appInfo?.host === 'server' }))
+  )
   const [queueUrl, setQueueUrl] = useState('')
   const [localWorker, setLocalWorker] = useState(true)
   const [saved, setSaved] = useState(false)
@@ -48,14 +50,25 @@ export default function StudioSettings(): React.JSX.Element | null {
       </label>
       <ErrorNote message={problem && `Queue address: ${problem}.`} testId="queue-url-problem" />
       <label className="row">
-        <input type="checkbox" checked={localWorker} onChange={(e) => setLocalWorker(e.target.checked)} disabled={queueUrl.trim() === ''} data-testid="local-worker" />
+        <input
+          type="checkbox"
+          checked={localWorker}
+          onChange={(e) => setLocalWorker(e.target.checked)}
+          disabled={queueUrl.trim() === ''}
+          data-testid="local-worker"
+        />
         Process jobs on this machine too (off: only workers on other machines run them)
       </label>
       <p className="muted small">
-        Changes apply after a restart of {server ? 'clipdesk serve (its --queue and --no-local-worker options win over these)' : 'Clipdesk'}. Workers on other
-        machines run <span className="mono">clipdesk worker --queue … --coordinator … --key &lt;worker key&gt;</span>; see docs/studio.md.
+        Changes apply after a restart of {server ? 'clipdesk serve (its --queue and --no-local-worker options win over these)' : 'Clipdesk'}
+        . Workers on other machines run <span className="mono">clipdesk worker --queue … --coordinator … --key &lt;worker key&gt;</span>;
+        see docs/studio.md.
       </p>
-      {pending.length > 0 && <div className="notice small" data-testid="studio-restart">Restart {server ? 'clipdesk serve' : 'Clipdesk'} to apply the queue settings.</div>}
+      {pending.length > 0 && (
+        <div className="notice small" data-testid="studio-restart">
+          Restart {server ? 'clipdesk serve' : 'Clipdesk'} to apply the queue settings.
+        </div>
+      )}
       <ErrorNote message={error} />
       <div className="row">
         <button type="submit" className="btn primary" disabled={problem !== null} data-testid="save-studio">

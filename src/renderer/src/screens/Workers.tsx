@@ -21,7 +21,11 @@ function WorkerRow({ w, now }: { w: WorkerInfo; now: number }): React.JSX.Elemen
     <tr data-testid="worker-row" data-worker={w.name}>
       <td className="mono">
         {w.name}{' '}
-        {now - w.last_seen < GONE_AFTER_MS ? <span className="badge done">connected</span> : <span className="badge cancelled">not seen lately</span>}
+        {now - w.last_seen < GONE_AFTER_MS ? (
+          <span className="badge done">connected</span>
+        ) : (
+          <span className="badge cancelled">not seen lately</span>
+        )}
       </td>
       <td>{w.device}</td>
       <td data-testid="worker-jobs">{w.jobs_done}</td>
@@ -59,7 +63,9 @@ export default function Workers(): React.JSX.Element {
             {studio.queue_available ? <span className="badge done">reachable</span> : <span className="badge failed">unreachable</span>}
           </div>
           {studio.workers.length === 0 ? (
-            <p className="muted small">No worker has connected yet. Start one with clipdesk worker --queue … --coordinator … --key &lt;worker key&gt;.</p>
+            <p className="muted small">
+              No worker has connected yet. Start one with clipdesk worker --queue … --coordinator … --key &lt;worker key&gt;.
+            </p>
           ) : (
             <table>
               <thead>

@@ -67,15 +67,35 @@ export interface BatchSlice {
   removeBatch(id: string): Promise<void>
 }
 
-const DEFAULT_DRAFT: BatchDraft = { name: '', preset: '', mode: 'clipping', output_format: 'png', destination: '', all_variations: false, name_template: '' }
+const DEFAULT_DRAFT: BatchDraft = {
+  name: '',
+  preset: '',
+  mode: 'clipping',
+  output_format: 'png',
+  destination: '',
+  all_variations: false,
+  name_template: ''
+}
 
 let stagedSeq = 0
 const stagedKey = (f: PickedFile): string => `${f.relPath}\0${f.file.size}\0${f.file.lastModified}`
 
 export function requestOf(draft: BatchDraft): BatchRequest {
   return draft.preset
-    ? { mode: 'params', output_format: draft.output_format, params: draft.preset, all_variations: draft.all_variations, name_template: draft.name_template.trim() || null }
-    : { mode: draft.mode, output_format: draft.output_format, params: null, all_variations: draft.all_variations, name_template: draft.name_template.trim() || null }
+    ? {
+        mode: 'params',
+        output_format: draft.output_format,
+        params: draft.preset,
+        all_variations: draft.all_variations,
+        name_template: draft.name_template.trim() || null
+      }
+    : {
+        mode: draft.mode,
+        output_format: draft.output_format,
+        params: null,
+        all_variations: draft.all_variations,
+        name_template: draft.name_template.trim() || null
+      }
 }
 
 function positions(items: BatchItemView[]): Record<string, number> {
@@ -252,7 +272,9 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
       // When the batch could not be made, the files stay staged so the user can fix and start again.
       const problem = err instanceof AppError ? err.details.find((d) => d.field === 'destination') : undefined
       if (problem && err instanceof AppError) {
-        set({ destinationProblem: { message: problem.issue, detail: err.details.find((d) => d.field === 'destination.system')?.issue ?? null } })
+        set({
+          destinationProblem: { message: problem.issue, detail: err.details.find((d) => d.field === 'destination.system')?.issue ?? null }
+        })
       } else set({ batchError: errorText(err) })
     } finally {
       set({ starting: null })

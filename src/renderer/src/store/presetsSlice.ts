@@ -59,9 +59,14 @@ export const createPresetsSlice: Slice<PresetsSlice> = (set, get) => ({
     if (previous) void t.jobCancel(previous).catch(() => undefined)
     set({ preview: { ...IDLE, status: 'running' } })
     try {
-      const res = await t.upload(previewRequest(params, { bytes: new Uint8Array(await sample.arrayBuffer()), name: 'sample.png', type: sample.type || 'image/png' }))
+      const res = await t.upload(
+        previewRequest(params, { bytes: new Uint8Array(await sample.arrayBuffer()), name: 'sample.png', type: sample.type || 'image/png' })
+      )
       if (res.status !== 202 || !('job_id' in res.body)) {
-        throw new AppError('error' in res.body ? res.body.error : { code: 'internal_error', message: 'The preview was refused.' }, res.status)
+        throw new AppError(
+          'error' in res.body ? res.body.error : { code: 'internal_error', message: 'The preview was refused.' },
+          res.status
+        )
       }
       set({ preview: { ...get().preview, jobId: res.body.job_id } })
       // The job may have ended before its id was known here.

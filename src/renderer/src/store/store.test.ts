@@ -16,7 +16,19 @@ function summary(id: string, over: Partial<BatchSummary> = {}): BatchSummary {
     created_at: 1,
     started_at: null,
     finished_at: null,
-    counts: { total: 0, waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0, likely_wrong: 0, touched_up: 0 },
+    counts: {
+      total: 0,
+      waiting: 0,
+      running: 0,
+      done: 0,
+      failed: 0,
+      cancelled: 0,
+      not_started: 0,
+      not_images: 0,
+      to_check: 0,
+      likely_wrong: 0,
+      touched_up: 0
+    },
     progress: 0,
     interrupted: false,
     expected_files: null,
@@ -83,8 +95,14 @@ beforeEach(() => {
 describe('batch slice', () => {
   it('stages dropped files once each', () => {
     const a = file('a.png')
-    useStore.getState().stage([{ file: a, relPath: 'shoot/a.png' }, { file: a, relPath: 'shoot/a.png' }])
-    useStore.getState().stage([{ file: a, relPath: 'shoot/a.png' }, { file: file('b.png'), relPath: 'b.png' }])
+    useStore.getState().stage([
+      { file: a, relPath: 'shoot/a.png' },
+      { file: a, relPath: 'shoot/a.png' }
+    ])
+    useStore.getState().stage([
+      { file: a, relPath: 'shoot/a.png' },
+      { file: file('b.png'), relPath: 'b.png' }
+    ])
     expect(useStore.getState().staged.map((f) => f.relPath)).toEqual(['shoot/a.png', 'b.png'])
   })
 
@@ -102,7 +120,24 @@ describe('batch slice', () => {
         return { job_id: `job-${relPath}`, rel_path: relPath }
       },
       batchAdd: async (req: { files: BatchFileRef[] }) => ({ added: req.files.length, refused: [] }),
-      batchGet: async () => ({ ...summary('b1', { counts: { total: 2, waiting: 2, running: 0, done: 0, failed: 0, cancelled: 0, not_started: 0, not_images: 0, to_check: 0, likely_wrong: 0, touched_up: 0 } }), items: [item('x', 0), item('y', 1)] })
+      batchGet: async () => ({
+        ...summary('b1', {
+          counts: {
+            total: 2,
+            waiting: 2,
+            running: 0,
+            done: 0,
+            failed: 0,
+            cancelled: 0,
+            not_started: 0,
+            not_images: 0,
+            to_check: 0,
+            likely_wrong: 0,
+            touched_up: 0
+          }
+        }),
+        items: [item('x', 0), item('y', 1)]
+      })
     })
     setTransport(t)
     useStore.getState().setDraft({ preset: 'ecommerce-white', output_format: 'webp', destination: '/dest' })
@@ -174,7 +209,10 @@ describe('batch slice', () => {
     setTransport(t)
     useStore.getState().stage([{ file: file('a.png'), relPath: 'a.png' }])
     await useStore.getState().startBatch()
-    expect(useStore.getState().destinationProblem).toEqual({ message: 'The folder is read-only: /media/ro', detail: "EROFS: read-only file system, open '/media/ro/.clipdesk-check-1'" })
+    expect(useStore.getState().destinationProblem).toEqual({
+      message: 'The folder is read-only: /media/ro',
+      detail: "EROFS: read-only file system, open '/media/ro/.clipdesk-check-1'"
+    })
     expect(useStore.getState().batchError).toBeNull()
     expect(useStore.getState().staged).toHaveLength(1)
     // Choosing another folder clears it.
@@ -242,7 +280,16 @@ describe('batch slice, answers and events that race', () => {
 
 describe('api slice', () => {
   it('shows a created key once and marks a revoked one', async () => {
-    const info = { id: 'key_1', prefix: 'cdk_abcd', name: 'tool', credits: null, admin: false, kind: 'client' as const, created_at: 1, revoked_at: null }
+    const info = {
+      id: 'key_1',
+      prefix: 'cdk_abcd',
+      name: 'tool',
+      credits: null,
+      admin: false,
+      kind: 'client' as const,
+      created_at: 1,
+      revoked_at: null
+    }
     const { t } = fake('http', {
       keysCreate: async () => ({ key: 'cdk_secret', info }),
       keysRevoke: async () => ({ ...info, revoked_at: 2 })

@@ -73,11 +73,18 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
         patch({ updating: true, looking: keys.some((k) => !looked.has(k)) }, t.key)
         const scale = t.preview.width / t.size!.width
         const hint = strokes.length > 0 ? await hintPng(strokes, t.preview.width, t.preview.height, scale) : undefined
-        const res = await transport().touchUpPreview({ target: t.target, ...(hint ? { hint } : {}), ...(regions.length ? { regions } : {}) })
+        const res = await transport().touchUpPreview({
+          target: t.target,
+          ...(hint ? { hint } : {}),
+          ...(regions.length ? { regions } : {})
+        })
         shown = edits
         for (const k of keys) looked.add(k)
         const more = get().touchUp?.strokes !== edits
-        patch({ cutout: png(res.png), lastMs: res.ms, updating: more, looking: more && get().touchUp?.looking === true, error: null }, t.key)
+        patch(
+          { cutout: png(res.png), lastMs: res.ms, updating: more, looking: more && get().touchUp?.looking === true, error: null },
+          t.key
+        )
       }
     } catch (err) {
       const t = get().touchUp
@@ -117,7 +124,14 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
         const res = await transport().touchUpPreview({ target })
         shown = get().touchUp?.strokes ?? null
         patch(
-          { size: { width: res.width, height: res.height }, preview: res.preview, photo: png(res.photo ?? res.png), cutout: png(res.png), lastMs: res.ms, updating: false },
+          {
+            size: { width: res.width, height: res.height },
+            preview: res.preview,
+            photo: png(res.photo ?? res.png),
+            cutout: png(res.png),
+            lastMs: res.ms,
+            updating: false
+          },
           key
         )
         void refresh() // strokes painted while it opened

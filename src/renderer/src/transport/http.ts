@@ -26,7 +26,11 @@ function uploadForm(request: IpcUploadRequest): FormData | null {
   }
   if (!file) return form
   if (!('bytes' in file)) return null
-  form.append('file', new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.type ?? 'application/octet-stream' }), file.name ?? 'image')
+  form.append(
+    'file',
+    new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.type ?? 'application/octet-stream' }),
+    file.name ?? 'image'
+  )
   return form
 }
 
@@ -45,7 +49,10 @@ export function httpTransport(opts: HttpTransportOptions): Transport & { close()
     try {
       return { status: res.status, body: JSON.parse(text) as T }
     } catch {
-      return { status: res.status, body: { error: { code: 'internal_error', message: `Unexpected answer (${res.status}) from the server.` } } as T }
+      return {
+        status: res.status,
+        body: { error: { code: 'internal_error', message: `Unexpected answer (${res.status}) from the server.` } } as T
+      }
     }
   }
 
@@ -82,7 +89,9 @@ export function httpTransport(opts: HttpTransportOptions): Transport & { close()
       return answer(res)
     }
   }
-  const appMethods = Object.fromEntries(IPC_METHODS.filter((m) => m !== 'upload' && m !== 'status').map((m) => [m, (arg: unknown) => call(m, arg)]))
+  const appMethods = Object.fromEntries(
+    IPC_METHODS.filter((m) => m !== 'upload' && m !== 'status').map((m) => [m, (arg: unknown) => call(m, arg)])
+  )
 
   // ---- events ----
   const listeners = new Map<IpcEvent, Set<(payload: never) => void>>()

@@ -46,8 +46,15 @@ async function gaussianBlur(rgba: Buffer, width: number, height: number, sigma: 
   } else {
     const sw = Math.max(1, Math.round(width / factor))
     const sh = Math.max(1, Math.round(height / factor))
-    const small = await sharp(rgba, { raw }).resize(sw, sh, { fit: 'fill' }).blur(Math.max(0.3, sigma / factor)).raw().toBuffer()
-    out = await sharp(small, { raw: { width: sw, height: sh, channels: 4 } }).resize(width, height, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true })
+    const small = await sharp(rgba, { raw })
+      .resize(sw, sh, { fit: 'fill' })
+      .blur(Math.max(0.3, sigma / factor))
+      .raw()
+      .toBuffer()
+    out = await sharp(small, { raw: { width: sw, height: sh, channels: 4 } })
+      .resize(width, height, { fit: 'fill' })
+      .raw()
+      .toBuffer({ resolveWithObject: true })
   }
   if (out.info.channels !== 4 || out.data.length !== width * height * 4) {
     throw new JobFailure('pipeline_error', `blurred background is ${out.info.width}×${out.info.height}×${out.info.channels}, expected RGBA`)

@@ -19,18 +19,34 @@ function variation(result: ComposeResult, name: string) {
 async function placed(width: number, height: number, rect: Rect, text: string) {
   const result = await composeRect(width, height, rect, paramsOf(`variations=clipping;${text}`))
   const { image } = variation(result, 'clipping')
-  return { canvas: [image.width, image.height], box: alphaBounds(image.data, image.width, image.height, { stride: 4, offset: 3 }), warnings: result.warnings }
+  return {
+    canvas: [image.width, image.height],
+    box: alphaBounds(image.data, image.width, image.height, { stride: 4, offset: 3 }),
+    warnings: result.warnings
+  }
 }
 
-const px = (img: { data: Buffer; width: number }, x: number, y: number) => [...img.data.subarray((y * img.width + x) * 4, (y * img.width + x) * 4 + 4)]
+const px = (img: { data: Buffer; width: number }, x: number, y: number) => [
+  ...img.data.subarray((y * img.width + x) * 4, (y * img.width + x) * 4 + 4)
+]
 
 describe('placement: the subject box on the canvas, in pixels', () => {
   const rect = { x: 60, y: 30, width: 100, height: 200 } // tall subject in a 300×260 photo
 
   it('cutSides: a side counts as cut when the subject covers its edge, not for a stray pixel', () => {
     expect(cutSides(rectMask(300, 260, rect), 300, 260)).toEqual({ top: false, right: false, bottom: false, left: false })
-    expect(cutSides(rectMask(300, 260, { x: 60, y: 30, width: 100, height: 230 }), 300, 260)).toEqual({ top: false, right: false, bottom: true, left: false })
-    expect(cutSides(rectMask(300, 260, { x: 0, y: 0, width: 300, height: 260 }), 300, 260)).toEqual({ top: true, right: true, bottom: true, left: true })
+    expect(cutSides(rectMask(300, 260, { x: 60, y: 30, width: 100, height: 230 }), 300, 260)).toEqual({
+      top: false,
+      right: false,
+      bottom: true,
+      left: false
+    })
+    expect(cutSides(rectMask(300, 260, { x: 0, y: 0, width: 300, height: 260 }), 300, 260)).toEqual({
+      top: true,
+      right: true,
+      bottom: true,
+      left: true
+    })
     const stray = rectMask(300, 260, rect)
     stray[259 * 300 + 150] = 255 // one pixel of the mask on the bottom edge
     expect(cutSides(stray, 300, 260).bottom).toBe(false)
@@ -38,10 +54,15 @@ describe('placement: the subject box on the canvas, in pixels', () => {
 
   it('a cut side has no margin and holds the subject on the canvas edge, whatever the position', async () => {
     const torso = { x: 60, y: 30, width: 100, height: 230 } // cut by the bottom edge
-    expect(await placed(300, 260, torso, 'crop=subject;margin=10px')).toMatchObject({ canvas: [120, 240], box: { x: 10, y: 10, width: 100, height: 230 } })
+    expect(await placed(300, 260, torso, 'crop=subject;margin=10px')).toMatchObject({
+      canvas: [120, 240],
+      box: { x: 10, y: 10, width: 100, height: 230 }
+    })
     // position=top asks for the top margin; the cut bottom wins on that axis: 360 px of room
     // under the 10 % top margin, scale 360 / 230.
-    expect(await placed(300, 260, torso, 'crop=subject;size=400x400;margin=10%;position=top')).toMatchObject({ box: { x: 122, y: 40, width: 157, height: 360 } })
+    expect(await placed(300, 260, torso, 'crop=subject;size=400x400;margin=10%;position=top')).toMatchObject({
+      box: { x: 122, y: 40, width: 157, height: 360 }
+    })
     const left = { x: 0, y: 30, width: 100, height: 200 } // cut by the left edge
     expect(await placed(300, 260, left, 'crop=subject;size=400x400;margin=5%;position=right')).toMatchObject({ box: { x: 0 } })
   })
@@ -52,16 +73,27 @@ describe('placement: the subject box on the canvas, in pixels', () => {
 
   it('crop=subject, size=original: the canvas is the subject box plus margins', async () => {
     expect(await placed(300, 260, rect, 'crop=subject')).toMatchObject({ canvas: [100, 200], box: { x: 0, y: 0, width: 100, height: 200 } })
-    expect(await placed(300, 260, rect, 'crop=subject;margin=10px')).toMatchObject({ canvas: [120, 220], box: { x: 10, y: 10, width: 100, height: 200 } })
+    expect(await placed(300, 260, rect, 'crop=subject;margin=10px')).toMatchObject({
+      canvas: [120, 220],
+      box: { x: 10, y: 10, width: 100, height: 200 }
+    })
     // 10 % of the canvas on each side: 100 / 0.8 × 200 / 0.8.
-    expect(await placed(300, 260, rect, 'crop=subject;margin=10%')).toMatchObject({ canvas: [125, 250], box: { x: 13, y: 25, width: 100, height: 200 } })
+    expect(await placed(300, 260, rect, 'crop=subject;margin=10%')).toMatchObject({
+      canvas: [125, 250],
+      box: { x: 13, y: 25, width: 100, height: 200 }
+    })
   })
 
   it('crop=subject, size=<W>x<H>: scaled to fit inside the margins, centred or standing on the bottom margin', async () => {
     // Scale 2 (height-bound): 200×400 centred horizontally.
-    expect(await placed(300, 260, rect, 'crop=subject;size=400x400')).toMatchObject({ canvas: [400, 400], box: { x: 100, y: 0, width: 200, height: 400 } })
+    expect(await placed(300, 260, rect, 'crop=subject;size=400x400')).toMatchObject({
+      canvas: [400, 400],
+      box: { x: 100, y: 0, width: 200, height: 400 }
+    })
     // 5 % of 400 = 20 px margins: 360 px of room, scale 1.8.
-    expect(await placed(300, 260, rect, 'crop=subject;size=400x400;margin=5%')).toMatchObject({ box: { x: 110, y: 20, width: 180, height: 360 } })
+    expect(await placed(300, 260, rect, 'crop=subject;size=400x400;margin=5%')).toMatchObject({
+      box: { x: 110, y: 20, width: 180, height: 360 }
+    })
     const wide = { x: 20, y: 100, width: 200, height: 100 }
     expect(await placed(300, 260, wide, 'crop=subject;size=400x400;margin=5%;position=center')).toMatchObject({
       box: { x: 20, y: 110, width: 360, height: 180 }
@@ -74,14 +106,26 @@ describe('placement: the subject box on the canvas, in pixels', () => {
       box: { x: 25, y: 100, width: 350, height: 175 }
     })
     // Downscale by 2.
-    expect(await placed(300, 260, rect, 'crop=subject;size=50x100')).toMatchObject({ canvas: [50, 100], box: { x: 0, y: 0, width: 50, height: 100 } })
+    expect(await placed(300, 260, rect, 'crop=subject;size=50x100')).toMatchObject({
+      canvas: [50, 100],
+      box: { x: 0, y: 0, width: 50, height: 100 }
+    })
   })
 
   it('crop=subject, size=<max>: the long edge is max, the other follows the subject plus margins', async () => {
     const wide = { x: 20, y: 100, width: 200, height: 100 }
-    expect(await placed(300, 260, wide, 'crop=subject;size=500')).toMatchObject({ canvas: [500, 250], box: { x: 0, y: 0, width: 500, height: 250 } })
-    expect(await placed(300, 260, wide, 'crop=subject;size=500;margin=10px')).toMatchObject({ canvas: [500, 260], box: { x: 10, y: 10, width: 480, height: 240 } })
-    expect(await placed(300, 260, rect, 'crop=subject;size=400;margin=10%')).toMatchObject({ canvas: [200, 400], box: { x: 20, y: 40, width: 160, height: 320 } })
+    expect(await placed(300, 260, wide, 'crop=subject;size=500')).toMatchObject({
+      canvas: [500, 250],
+      box: { x: 0, y: 0, width: 500, height: 250 }
+    })
+    expect(await placed(300, 260, wide, 'crop=subject;size=500;margin=10px')).toMatchObject({
+      canvas: [500, 260],
+      box: { x: 10, y: 10, width: 480, height: 240 }
+    })
+    expect(await placed(300, 260, rect, 'crop=subject;size=400;margin=10%')).toMatchObject({
+      canvas: [200, 400],
+      box: { x: 20, y: 40, width: 160, height: 320 }
+    })
   })
 
   it('crop=none with a size fits the whole photo; the subject moves with it (±1 px at non-integer scales)', async () => {
@@ -89,7 +133,12 @@ describe('placement: the subject box on the canvas, in pixels', () => {
     // The photo scales by 2 to 600×520, standing on the bottom edge: y offset 80.
     expect(r.canvas).toEqual([600, 600])
     const box = r.box!
-    for (const [got, want] of [[box.x, 120], [box.y, 80 + 60], [box.width, 200], [box.height, 400]] as const) {
+    for (const [got, want] of [
+      [box.x, 120],
+      [box.y, 80 + 60],
+      [box.width, 200],
+      [box.height, 400]
+    ] as const) {
       expect(Math.abs(got - want), `${JSON.stringify(box)}`).toBeLessThanOrEqual(1)
     }
   })
@@ -101,7 +150,9 @@ describe('placement: the subject box on the canvas, in pixels', () => {
   })
 
   it('refuses a canvas over the limit (job fails image_too_large)', async () => {
-    const err = await composeRect(300, 300, { x: 10, y: 10, width: 280, height: 280 }, paramsOf('margin=4990px;variations=clipping')).catch((e: unknown) => e)
+    const err = await composeRect(300, 300, { x: 10, y: 10, width: 280, height: 280 }, paramsOf('margin=4990px;variations=clipping')).catch(
+      (e: unknown) => e
+    )
     expect(err).toBeInstanceOf(JobFailure)
     expect((err as JobFailure).reason).toBe('image_too_large')
   })
@@ -130,7 +181,10 @@ describe('variations', () => {
   })
 
   it('background: transparent, a colour (with alpha), or the photo blurred', async () => {
-    const transparent = variation(await composeRect(80, 60, rect, paramsOf('background=transparent;variations=background')), 'background').image
+    const transparent = variation(
+      await composeRect(80, 60, rect, paramsOf('background=transparent;variations=background')),
+      'background'
+    ).image
     expect(transparent.data.every((b) => b === 0)).toBe(true)
     const colour = variation(await composeRect(80, 60, rect, paramsOf('background=#11223380;variations=background')), 'background').image
     expect(px(colour, 0, 0)).toEqual([0x11, 0x22, 0x33, 0x80])

@@ -66,7 +66,11 @@ function alphaAsGrey(image: RgbaImage): RgbaImage {
  * layer keeps them), a blurred-photo background, and an input in its own colour space or depth.
  * Otherwise the cutout is made from the refined colours and the alpha alone.
  */
-export function readsPhotoPixels(image: Pick<DecodedImage, 'native'>, params: Pick<JobParams, 'variations' | 'background'>, layers: boolean): boolean {
+export function readsPhotoPixels(
+  image: Pick<DecodedImage, 'native'>,
+  params: Pick<JobParams, 'variations' | 'background'>,
+  layers: boolean
+): boolean {
   if (layers || image.native) return true
   const background = params.variations.some((v) => v === 'background' || v === 'compose' || v === 'shadowTop')
   return background && params.background.kind === 'blur'
@@ -80,7 +84,7 @@ export async function composeVariations(
 ): Promise<ComposeResult> {
   const size = { width: image.width, height: image.height }
   if (image.data.length < size.width * size.height * 4 && readsPhotoPixels(image, params, opts.layers === true)) {
-    throw new JobFailure('pipeline_error', 'the photo\'s pixels were not handed to the compose step')
+    throw new JobFailure('pipeline_error', "the photo's pixels were not handed to the compose step")
   }
   const warnings: Partial<Record<Variation, string[]>> = {}
   const note = (v: Variation, message: string): void => {
@@ -96,11 +100,18 @@ export async function composeVariations(
   const { canvas, source, target } = placement
   // The same limits the upload checked where it could (docs/api.md §15); here also for
   // `file_url` inputs and on studio workers, before any canvas is allocated.
-  const tooLarge = overLimit({ canvas, variations: params.variations.length, pixels: canvas.width * canvas.height * params.variations.length })
+  const tooLarge = overLimit({
+    canvas,
+    variations: params.variations.length,
+    pixels: canvas.width * canvas.height * params.variations.length
+  })
   if (tooLarge) throw new JobFailure('image_too_large', tooLarge)
 
   const subject = rgba(await placeOnCanvas(cutout, size, 4, placement), canvas.width, canvas.height)
-  const background = want.has('background') || want.has('compose') || want.has('shadowTop') ? await makeBackground(params.background, image, placement) : null
+  const background =
+    want.has('background') || want.has('compose') || want.has('shadowTop')
+      ? await makeBackground(params.background, image, placement)
+      : null
   let shadow: ShadowResult | null = null
   if (want.has('shadowTop')) {
     const reason = shadowSkipReason(cutout, image.width, image.height, subjectBox, cut, 4, 3)
@@ -180,7 +191,13 @@ export async function composeVariations(
       layers: opts.layers
     }
     try {
-      attachNative(variations, await composeNative(input, variations.map((v) => v.variation)))
+      attachNative(
+        variations,
+        await composeNative(
+          input,
+          variations.map((v) => v.variation)
+        )
+      )
     } catch (err) {
       // A profile colours cannot be converted into: the outputs are sRGB, as for any input.
       if (!(err instanceof JobFailure) || err.reason !== 'pipeline_error') throw err

@@ -7,7 +7,6 @@
 import type { RgbaImage } from './variation'
 import { JobFailure } from '../../errors'
 
-
 /**
  * RGBA whose alpha is `mask` (1 channel, 8-bit, width × height) multiplied by the input's own
  * alpha, so pixels that were already transparent stay transparent whatever the model says

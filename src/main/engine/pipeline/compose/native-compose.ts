@@ -76,7 +76,10 @@ export async function composeNative(input: NativeComposeInput, variations: Varia
   const keepAlpha = input.alphaFromInput === true
   const smooth = depth === 16 && !keepAlpha ? smoothAlpha(alpha, width, height) : null
   for (let i = 0, o = 0; i < alpha.length; i++, o += 4) {
-    if (refined && (foreground[o] !== image.data[o] || foreground[o + 1] !== image.data[o + 1] || foreground[o + 2] !== image.data[o + 2])) {
+    if (
+      refined &&
+      (foreground[o] !== image.data[o] || foreground[o + 1] !== image.data[o + 1] || foreground[o + 2] !== image.data[o + 2])
+    ) {
       px[o] = refined[o]!
       px[o + 1] = refined[o + 1]!
       px[o + 2] = refined[o + 2]!
@@ -89,13 +92,29 @@ export async function composeNative(input: NativeComposeInput, variations: Varia
   const make = (data: Buffer): NativeImage => ({ data, width: canvas.width, height: canvas.height, depth, icc })
   const { source, target: rect } = placement
   const subjectLayer = input.layers
-    ? { data: await extractNative(native.data, depth, image, source, rect.width, rect.height), width: rect.width, height: rect.height, depth, icc }
+    ? {
+        data: await extractNative(native.data, depth, image, source, rect.width, rect.height),
+        width: rect.width,
+        height: rect.height,
+        depth,
+        icc
+      }
     : null
   const over = (withShadow: boolean): NativeImage => {
     const out = Buffer.from(backdrop!)
     if (withShadow && shadow) {
       const layer = depth === 16 ? widen(shadow.data) : shadow.data
-      drawOver(view(out, depth), canvas.width, canvas.height, view(layer, depth), shadow.width, shadow.height, shadow.left, shadow.top, FULL[depth])
+      drawOver(
+        view(out, depth),
+        canvas.width,
+        canvas.height,
+        view(layer, depth),
+        shadow.width,
+        shadow.height,
+        shadow.left,
+        shadow.top,
+        FULL[depth]
+      )
     }
     drawOver(view(out, depth), canvas.width, canvas.height, view(subject, depth), canvas.width, canvas.height, 0, 0, FULL[depth])
     return make(out)
@@ -149,7 +168,14 @@ export function smoothAlpha(alpha: Buffer, width: number, height: number): Uint1
 }
 
 /** `extractResized` for RGBA at either depth: `rect` of the image, at `width`×`height`. */
-async function extractNative(data: Buffer, depth: 8 | 16, image: { width: number; height: number }, rect: Rect, width: number, height: number): Promise<Buffer> {
+async function extractNative(
+  data: Buffer,
+  depth: 8 | 16,
+  image: { width: number; height: number },
+  rect: Rect,
+  width: number,
+  height: number
+): Promise<Buffer> {
   const bpp = depth / 2 // bytes per RGBA pixel: 4 or 8
   if (rect.width === width && rect.height === height) {
     if (rect.x === 0 && rect.y === 0 && width === image.width && height === image.height) return data

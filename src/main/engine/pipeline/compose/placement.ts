@@ -124,7 +124,15 @@ function axisMargins(a: MarginLength, b: MarginLength, cutA: boolean, cutB: bool
 }
 
 /** Where a part of `length` goes on an axis of `size`: against a cut side, else as aligned between the margins. */
-function alignOn(size: number, length: number, before: number, after: number, align: 'start' | 'center' | 'end', cutBefore: boolean, cutAfter: boolean): number {
+function alignOn(
+  size: number,
+  length: number,
+  before: number,
+  after: number,
+  align: 'start' | 'center' | 'end',
+  cutBefore: boolean,
+  cutAfter: boolean
+): number {
   let at: number
   if (cutBefore && !cutAfter) at = 0
   else if (cutAfter && !cutBefore) at = size - length
@@ -160,7 +168,8 @@ export function planPlacement(
   const h = axisMargins(m.left, m.right, cut.left, cut.right)
   const v = axisMargins(m.top, m.bottom, cut.top, cut.bottom)
   // The canvas edge that holds a part of `length` with the axis's margins around it.
-  const edgeFor = (length: number, axis: { fixed: number; share: number }): number => Math.max(1, Math.round((length + axis.fixed) / (1 - axis.share)))
+  const edgeFor = (length: number, axis: { fixed: number; share: number }): number =>
+    Math.max(1, Math.round((length + axis.fixed) / (1 - axis.share)))
 
   let width: number
   let height: number
@@ -227,7 +236,17 @@ export function isIdentity(p: Placement, image: { width: number; height: number 
 }
 
 /** Copies a w×h block of `channels`-byte pixels from `src` (row length srcW) into `dst` (row length dstW) at (x, y). */
-export function blit(src: Buffer, srcW: number, dst: Buffer, dstW: number, x: number, y: number, w: number, h: number, channels: number): void {
+export function blit(
+  src: Buffer,
+  srcW: number,
+  dst: Buffer,
+  dstW: number,
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  channels: number
+): void {
   for (let row = 0; row < h; row++) {
     src.copy(dst, ((y + row) * dstW + x) * channels, row * srcW * channels, (row * srcW + w) * channels)
   }
@@ -258,7 +277,10 @@ export async function extractResized(
   if (channels === 1) pipeline = pipeline.extractChannel(0)
   const { data: out, info } = await pipeline.raw().toBuffer({ resolveWithObject: true })
   if (info.channels !== channels || out.length !== width * height * channels) {
-    throw new JobFailure('pipeline_error', `resize gave ${info.width}×${info.height}×${info.channels}, expected ${width}×${height}×${channels}`)
+    throw new JobFailure(
+      'pipeline_error',
+      `resize gave ${info.width}×${info.height}×${info.channels}, expected ${width}×${height}×${channels}`
+    )
   }
   return out
 }
@@ -267,7 +289,12 @@ export async function extractResized(
  * The input's `source` drawn into its `target` on an empty canvas (zeros: transparent RGBA,
  * or a black mask). `channels` 4 for RGBA, 1 for a mask.
  */
-export async function placeOnCanvas(data: Buffer, image: { width: number; height: number }, channels: 1 | 4, p: Placement): Promise<Buffer> {
+export async function placeOnCanvas(
+  data: Buffer,
+  image: { width: number; height: number },
+  channels: 1 | 4,
+  p: Placement
+): Promise<Buffer> {
   if (isIdentity(p, image)) return data
   const { source, target, canvas } = p
   const part = await extractResized(data, image, channels, source, target.width, target.height)
@@ -315,7 +342,10 @@ export async function coverCanvas(data: Buffer, image: { width: number; height: 
     .raw()
     .toBuffer({ resolveWithObject: true })
   if (info.width !== canvas.width || info.height !== canvas.height || info.channels !== 4) {
-    throw new JobFailure('pipeline_error', `background cover is ${info.width}×${info.height}×${info.channels}, expected ${canvas.width}×${canvas.height}×4`)
+    throw new JobFailure(
+      'pipeline_error',
+      `background cover is ${info.width}×${info.height}×${info.channels}, expected ${canvas.width}×${canvas.height}×4`
+    )
   }
   return out
 }

@@ -22,7 +22,12 @@ function input(format: RenderInput['format']): RenderInput {
   const alpha = Buffer.alloc(width * height)
   for (let y = 8; y < 40; y++) alpha.fill(255, y * width + 16, y * width + 48)
   const data = solidRgba(width, height, [200, 60, 30, 255])
-  return { image: { data, width, height, channels: 4, hasAlpha: false, warnings: ['animated GIF: only the first frame was used'] }, alpha: { alpha, foreground: data, source: 'model', warnings: [] }, params: BACKGROUND_DEFAULTS, format }
+  return {
+    image: { data, width, height, channels: 4, hasAlpha: false, warnings: ['animated GIF: only the first frame was used'] },
+    alpha: { alpha, foreground: data, source: 'model', warnings: [] },
+    params: BACKGROUND_DEFAULTS,
+    format
+  }
 }
 
 describe('renderOutputs', () => {
@@ -35,7 +40,9 @@ describe('renderOutputs', () => {
   it('writes each output to its file as soon as it is encoded, the same bytes as in memory', async () => {
     const inMemory = await renderOutputs(input('psd'))
     const stored = await renderToFiles(input('psd'), join(dir, 'job'))
-    expect(stored.outputs.map((o) => o.path)).toEqual(['clipping', 'background', 'compose', 'shadowTop'].map((v) => join(dir, 'job', `${v}.psd`)))
+    expect(stored.outputs.map((o) => o.path)).toEqual(
+      ['clipping', 'background', 'compose', 'shadowTop'].map((v) => join(dir, 'job', `${v}.psd`))
+    )
     for (const [i, out] of stored.outputs.entries()) {
       const bytes = readFileSync(out.path)
       expect(out.size).toBe(bytes.length)
@@ -47,14 +54,20 @@ describe('renderOutputs', () => {
     const err = await renderOutputs(input('png'), { maxBytes: 1000 }).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(JobFailure)
     expect((err as JobFailure).reason).toBe('image_too_large')
-    expect((err as JobFailure).message).toBe('the outputs would take more than 0.001 MB, the most a job may leave; ask for fewer variations, a smaller size or another format')
+    expect((err as JobFailure).message).toBe(
+      'the outputs would take more than 0.001 MB, the most a job may leave; ask for fewer variations, a smaller size or another format'
+    )
   })
 })
 
 describe('forRender: what is handed to the render sandbox', () => {
   it("leaves the photo's pixels out where compose does not read them, with the same outputs", async () => {
     // A clipping PNG is made from the refined colours and the alpha: the photo's pixels stay behind.
-    const clipping = { ...input('png'), params: CLIPPING_DEFAULTS, alpha: { ...input('png').alpha, foreground: solidRgba(64, 48, [10, 200, 30, 255]) } }
+    const clipping = {
+      ...input('png'),
+      params: CLIPPING_DEFAULTS,
+      alpha: { ...input('png').alpha, foreground: solidRgba(64, 48, [10, 200, 30, 255]) }
+    }
     const sent = forRender(clipping)
     expect(sent.image.data.length).toBe(0)
     const full = await renderOutputs(clipping)
@@ -68,7 +81,11 @@ describe('forRender: what is handed to the render sandbox', () => {
     const png = input('png')
     expect(forRender(input('psd')).image.data.length).toBe(64 * 48 * 4)
     expect(forRender({ ...png, params: paramsOf('variations=clipping,compose;background=blur') }).image.data.length).toBe(64 * 48 * 4)
-    const native = { ...png, params: CLIPPING_DEFAULTS, image: { ...png.image, native: { data: Buffer.alloc(8), depth: 16, space: 'cmyk' } as never } }
+    const native = {
+      ...png,
+      params: CLIPPING_DEFAULTS,
+      image: { ...png.image, native: { data: Buffer.alloc(8), depth: 16, space: 'cmyk' } as never }
+    }
     expect(forRender(native).image.data.length).toBe(64 * 48 * 4)
   })
 

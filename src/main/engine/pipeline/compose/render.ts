@@ -85,7 +85,10 @@ export function forRender(input: RenderInput): RenderInput {
 
 /** Composes and encodes every variation the set asks for; throws `JobFailure` past the output limits. */
 export async function renderOutputs(input: RenderInput, opts?: RenderOptions<JobOutput>): Promise<JobResult>
-export async function renderOutputs<O>(input: RenderInput, opts: RenderOptions<O> & { keep: (output: JobOutput) => Promise<O> }): Promise<JobResult<O>>
+export async function renderOutputs<O>(
+  input: RenderInput,
+  opts: RenderOptions<O> & { keep: (output: JobOutput) => Promise<O> }
+): Promise<JobResult<O>>
 export async function renderOutputs<O>(input: RenderInput, opts: RenderOptions<O> = {}): Promise<JobResult<O>> {
   const keep = opts.keep ?? (async (output: JobOutput) => output as O)
   const { image, alpha, params, format } = input
@@ -104,7 +107,10 @@ export async function renderOutputs<O>(input: RenderInput, opts: RenderOptions<O
     const encoded = await encodeVariation(v, format, { quality: params.quality ?? undefined, ...kept })
     bytes += encoded.bytes.length
     if (bytes > maxBytes) {
-      throw new JobFailure('image_too_large', `the outputs would take more than ${formatMb(maxBytes)}, the most a job may leave; ask for fewer variations, a smaller size or another format`)
+      throw new JobFailure(
+        'image_too_large',
+        `the outputs would take more than ${formatMb(maxBytes)}, the most a job may leave; ask for fewer variations, a smaller size or another format`
+      )
     }
     addWarnings(warnings, v.variation, encoded.warnings)
     outputs.push(await keep({ variation: v.variation, ext: format, bytes: encoded.bytes }))
@@ -117,7 +123,11 @@ export async function renderOutputs<O>(input: RenderInput, opts: RenderOptions<O
  * (under a temp name, then renamed): what the engine's sandbox does, so that the engine's
  * thread never receives the bytes of a large output.
  */
-export async function renderToFiles(input: RenderInput, dir: string, opts: Omit<RenderOptions<StoredOutput>, 'keep'> = {}): Promise<JobResult<StoredOutput>> {
+export async function renderToFiles(
+  input: RenderInput,
+  dir: string,
+  opts: Omit<RenderOptions<StoredOutput>, 'keep'> = {}
+): Promise<JobResult<StoredOutput>> {
   await mkdir(dir, { recursive: true })
   return renderOutputs(input, {
     ...opts,

@@ -67,7 +67,10 @@ describe('makeShadow', () => {
   })
 
   it('makes none for an empty canvas', async () => {
-    expect(await makeShadow(Buffer.alloc(10 * 10 * 4), { width: 10, height: 10 })).toEqual({ ok: false, reason: expect.stringMatching(/no subject/) })
+    expect(await makeShadow(Buffer.alloc(10 * 10 * 4), { width: 10, height: 10 })).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/no subject/)
+    })
   })
 })
 
@@ -111,7 +114,9 @@ describe('shadowTop variation', () => {
       expect(result.variations.map((v) => v.variation)).toEqual(['clipping', 'background', 'compose'])
       expect(result.ignored).toEqual(['shadowTop'])
       expect(result.warnings.shadowTop).toHaveLength(1)
-      expect(result.warnings.shadowTop![0]).toMatch(rect ? /^not made: the subject hangs from the top edge/ : /^not made: no subject was found/)
+      expect(result.warnings.shadowTop![0]).toMatch(
+        rect ? /^not made: the subject hangs from the top edge/ : /^not made: no subject was found/
+      )
     }
   })
 })

@@ -45,7 +45,15 @@ function rowTouches(alpha: Buffer, width: number, y: number, stride: number, off
  * Why no shadow can be made for this input, judged on the input's own alpha (before any crop):
  * null when a shadow can be made.
  */
-export function shadowSkipReason(alpha: Buffer, width: number, height: number, subject: Rect | null, cut: CutSides, stride = 1, offset = 0): string | null {
+export function shadowSkipReason(
+  alpha: Buffer,
+  width: number,
+  height: number,
+  subject: Rect | null,
+  cut: CutSides,
+  stride = 1,
+  offset = 0
+): string | null {
   if (!subject) return 'no subject was found, so there is nothing to cast a shadow'
   if (cut.bottom) return "the photo's bottom edge cuts the subject, so it stands on the canvas's bottom edge with no shadow under the cut"
   const top = rowTouches(alpha, width, 0, stride, offset)

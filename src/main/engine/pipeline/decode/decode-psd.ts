@@ -57,9 +57,13 @@ export function readPsdComposite(bytes: Buffer): PsdComposite {
       useImageData: true
     })
   } catch (cause) {
-    throw new JobFailure('unsupported_image', `the psd image cannot be decoded: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause
-    })
+    throw new JobFailure(
+      'unsupported_image',
+      `the psd image cannot be decoded: ${cause instanceof Error ? cause.message : String(cause)}`,
+      {
+        cause
+      }
+    )
   }
   const pixels = psd.imageData
   if (!pixels || pixels.width !== psd.width || pixels.height !== psd.height) {

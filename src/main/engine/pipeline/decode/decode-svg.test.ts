@@ -7,7 +7,10 @@ import { prepareSvg } from './decode-svg'
 const LIMITS = { maxBytes: 1024 * 1024, maxPixels: 100_000_000 }
 
 async function reason(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(() => null, (e: unknown) => e)
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e
+  )
   expect(err).toBeInstanceOf(JobFailure)
   return (err as JobFailure).reason
 }
@@ -26,7 +29,9 @@ describe('prepareSvg', () => {
 
   it('counts the pixels of inline images, and refuses them past the limit', async () => {
     // A 3000×3000 PNG of one colour compresses to a few KB: small file, many pixels.
-    const png = await sharp({ create: { width: 3000, height: 3000, channels: 3, background: '#f00' } }).png().toBuffer()
+    const png = await sharp({ create: { width: 3000, height: 3000, channels: 3, background: '#f00' } })
+      .png()
+      .toBuffer()
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><image href="data:image/png;base64,${png.toString('base64')}" width="10" height="10"/></svg>`
     expect((await prepareSvg(Buffer.from(svg), LIMITS)).embeddedPixels).toBe(9_000_000)
     expect(await reason(prepareSvg(Buffer.from(svg), { ...LIMITS, maxPixels: 8_000_000 }))).toBe('image_too_large')

@@ -50,7 +50,10 @@ export async function prepareSvg(bytes: Buffer, opts: { maxBytes: number; maxPix
   for (const image of clean.images) {
     embeddedPixels += await measure(image)
     if (embeddedPixels > opts.maxPixels) {
-      throw new JobFailure('image_too_large', `the svg image embeds images of ${formatMp(embeddedPixels)} or more, over the limit of ${formatMp(opts.maxPixels)}`)
+      throw new JobFailure(
+        'image_too_large',
+        `the svg image embeds images of ${formatMp(embeddedPixels)} or more, over the limit of ${formatMp(opts.maxPixels)}`
+      )
     }
   }
   return { bytes: Buffer.from(clean.text, 'utf8'), embeddedPixels }

@@ -17,12 +17,10 @@ const MAX = 100_000_000
 /** A 4×2 RGBA image: opaque red, green, blue, white on top; half-transparent grey, clear below. */
 function palette(): Buffer {
   return Buffer.from([
-    255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255,
-    128, 128, 128, 128, 128, 128, 128, 128, 0, 0, 0, 0, 0, 0, 0, 0
+    255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255, 128, 128, 128, 128, 128, 128, 128, 128, 0, 0, 0, 0, 0, 0, 0, 0
   ])
 }
-const raw = (data: Buffer, width: number, height: number, channels: 1 | 2 | 3 | 4 = 4) =>
-  sharp(data, { raw: { width, height, channels } })
+const raw = (data: Buffer, width: number, height: number, channels: 1 | 2 | 3 | 4 = 4) => sharp(data, { raw: { width, height, channels } })
 
 function pixel(img: { data: Buffer; width: number }, x: number, y: number): number[] {
   const i = (y * img.width + x) * 4
@@ -63,7 +61,10 @@ function gradient(width = 32, height = 16): Buffer {
 
 /** Stored pure sRGB red, converted into Display P3 and tagged with the P3 profile. */
 async function p3Red(): Promise<Buffer> {
-  return raw(solidRgba(4, 4, [255, 0, 0, 255]), 4, 4).withIccProfile('p3').png().toBuffer()
+  return raw(solidRgba(4, 4, [255, 0, 0, 255]), 4, 4)
+    .withIccProfile('p3')
+    .png()
+    .toBuffer()
 }
 
 describe('decodeImage: PNG', () => {
@@ -85,7 +86,12 @@ describe('decodeImage: PNG', () => {
   })
 
   it('an alpha channel that is fully opaque: hasAlpha false', async () => {
-    const img = await decodeImage(await raw(solidRgba(3, 3, [1, 2, 3, 255]), 3, 3).png().toBuffer(), { maxPixels: MAX })
+    const img = await decodeImage(
+      await raw(solidRgba(3, 3, [1, 2, 3, 255]), 3, 3)
+        .png()
+        .toBuffer(),
+      { maxPixels: MAX }
+    )
     expect(img.hasAlpha).toBe(false)
     expect(pixel(img, 2, 2)).toEqual([1, 2, 3, 255])
   })
@@ -111,9 +117,19 @@ describe('decodeImage: PNG', () => {
   })
 
   it('greyscale and greyscale + alpha become RGB(A)', async () => {
-    const grey = await decodeImage(await raw(Buffer.from([0, 100, 200, 255]), 2, 2, 1).png().toBuffer(), { maxPixels: MAX })
+    const grey = await decodeImage(
+      await raw(Buffer.from([0, 100, 200, 255]), 2, 2, 1)
+        .png()
+        .toBuffer(),
+      { maxPixels: MAX }
+    )
     expect([...grey.data]).toEqual([0, 0, 0, 255, 100, 100, 100, 255, 200, 200, 200, 255, 255, 255, 255, 255])
-    const greyAlpha = await decodeImage(await raw(Buffer.from([50, 255, 150, 0]), 2, 1, 2).png().toBuffer(), { maxPixels: MAX })
+    const greyAlpha = await decodeImage(
+      await raw(Buffer.from([50, 255, 150, 0]), 2, 1, 2)
+        .png()
+        .toBuffer(),
+      { maxPixels: MAX }
+    )
     expect([...greyAlpha.data]).toEqual([50, 50, 50, 255, 150, 150, 150, 0])
     expect(greyAlpha.hasAlpha).toBe(true)
   })
@@ -132,8 +148,7 @@ describe('decodeImage: JPEG', () => {
     // Stored 40×20: left half red, right half blue. Orientation 6 = rotate 90° clockwise to
     // display, so the stored left (red) half ends up on top of a 20×40 image.
     const stored = Buffer.alloc(40 * 20 * 3)
-    for (let y = 0; y < 20; y++)
-      for (let x = 0; x < 40; x++) stored.set(x < 20 ? [230, 20, 20] : [20, 20, 230], (y * 40 + x) * 3)
+    for (let y = 0; y < 20; y++) for (let x = 0; x < 40; x++) stored.set(x < 20 ? [230, 20, 20] : [20, 20, 230], (y * 40 + x) * 3)
     const jpeg = await raw(stored, 40, 20, 3).jpeg({ quality: 100 }).withMetadata({ orientation: 6 }).toBuffer()
     expect((await sharp(jpeg).metadata()).orientation).toBe(6)
 
@@ -145,7 +160,11 @@ describe('decodeImage: JPEG', () => {
   })
 
   it('CMYK is converted to sRGB', async () => {
-    const cmyk = await raw(solidRgba(8, 8, [255, 0, 0, 255]), 8, 8).removeAlpha().toColourspace('cmyk').jpeg().toBuffer()
+    const cmyk = await raw(solidRgba(8, 8, [255, 0, 0, 255]), 8, 8)
+      .removeAlpha()
+      .toColourspace('cmyk')
+      .jpeg()
+      .toBuffer()
     expect((await sharp(cmyk).metadata()).space).toBe('cmyk')
     const img = await decodeImage(cmyk, { maxPixels: MAX })
     const [r, g, b, a] = pixel(img, 4, 4)
@@ -156,7 +175,10 @@ describe('decodeImage: JPEG', () => {
   })
 
   it('greyscale JPEG becomes RGB', async () => {
-    const jpeg = await raw(Buffer.alloc(8 * 8, 90), 8, 8, 1).toColourspace('b-w').jpeg({ quality: 100 }).toBuffer()
+    const jpeg = await raw(Buffer.alloc(8 * 8, 90), 8, 8, 1)
+      .toColourspace('b-w')
+      .jpeg({ quality: 100 })
+      .toBuffer()
     expect((await sharp(jpeg).metadata()).channels).toBe(1)
     const img = await decodeImage(jpeg, { maxPixels: MAX })
     expectClose(pixel(img, 3, 3), [90, 90, 90, 255], 1)
@@ -171,7 +193,9 @@ describe('decodeImage: WebP, GIF, AVIF, TIFF', () => {
 
   it('animated WebP: the first frame, with a warning', async () => {
     const frames = Buffer.concat([solidRgba(8, 8, [0, 200, 0, 255]), solidRgba(8, 8, [200, 0, 0, 255])])
-    const webp = await sharp(frames, { raw: { width: 8, height: 16, channels: 4, pageHeight: 8 } }).webp({ lossless: true }).toBuffer()
+    const webp = await sharp(frames, { raw: { width: 8, height: 16, channels: 4, pageHeight: 8 } })
+      .webp({ lossless: true })
+      .toBuffer()
     expect((await sharp(webp).metadata()).pages).toBe(2)
     const img = await decodeImage(webp, { maxPixels: MAX })
     expect([img.width, img.height]).toEqual([8, 8])
@@ -180,7 +204,9 @@ describe('decodeImage: WebP, GIF, AVIF, TIFF', () => {
   })
 
   it('GIF: single frame decoded, no warning', async () => {
-    const gif = await raw(solidRgba(6, 4, [255, 0, 0, 255]), 6, 4).gif().toBuffer()
+    const gif = await raw(solidRgba(6, 4, [255, 0, 0, 255]), 6, 4)
+      .gif()
+      .toBuffer()
     const img = await decodeImage(gif, { maxPixels: MAX })
     expect([img.width, img.height]).toEqual([6, 4])
     expect(pixel(img, 5, 3)).toEqual([255, 0, 0, 255])
@@ -191,7 +217,9 @@ describe('decodeImage: WebP, GIF, AVIF, TIFF', () => {
     const first = solidRgba(6, 4, [255, 0, 0, 255])
     first.fill(0, 0, 4) // one clear pixel
     const frames = Buffer.concat([first, solidRgba(6, 4, [0, 0, 255, 255])])
-    const gif = await sharp(frames, { raw: { width: 6, height: 8, channels: 4, pageHeight: 4 } }).gif().toBuffer()
+    const gif = await sharp(frames, { raw: { width: 6, height: 8, channels: 4, pageHeight: 4 } })
+      .gif()
+      .toBuffer()
     expect((await sharp(gif).metadata()).pages).toBe(2)
     const img = await decodeImage(gif, { maxPixels: MAX })
     expect([img.width, img.height]).toEqual([6, 4])
@@ -218,7 +246,11 @@ describe('decodeImage: WebP, GIF, AVIF, TIFF', () => {
   })
 
   it('TIFF in CMYK is converted to sRGB', async () => {
-    const tiff = await raw(solidRgba(8, 8, [0, 0, 255, 255]), 8, 8).removeAlpha().toColourspace('cmyk').tiff().toBuffer()
+    const tiff = await raw(solidRgba(8, 8, [0, 0, 255, 255]), 8, 8)
+      .removeAlpha()
+      .toColourspace('cmyk')
+      .tiff()
+      .toBuffer()
     expect((await sharp(tiff).metadata()).space).toBe('cmyk')
     const [r, g, b] = pixel(await decodeImage(tiff, { maxPixels: MAX }), 2, 2)
     expect(b).toBeGreaterThan(120)
@@ -228,7 +260,9 @@ describe('decodeImage: WebP, GIF, AVIF, TIFF', () => {
 
   it('multi-page TIFF: the first page, with a warning', async () => {
     const pages = Buffer.concat([solidRgba(4, 4, [1, 2, 3, 255]), solidRgba(4, 4, [9, 9, 9, 255])])
-    const tiff = await sharp(pages, { raw: { width: 4, height: 8, channels: 4, pageHeight: 4 } }).tiff().toBuffer()
+    const tiff = await sharp(pages, { raw: { width: 4, height: 8, channels: 4, pageHeight: 4 } })
+      .tiff()
+      .toBuffer()
     expect((await sharp(tiff).metadata()).pages).toBe(2)
     const img = await decodeImage(tiff, { maxPixels: MAX })
     expect([img.width, img.height]).toEqual([4, 4])
@@ -264,10 +298,15 @@ describe('decodeImage: SVG', () => {
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'clipdesk-svg-'))
-      redPng = await raw(solidRgba(4, 4, [255, 0, 0, 255]), 4, 4).png().toBuffer()
+      redPng = await raw(solidRgba(4, 4, [255, 0, 0, 255]), 4, 4)
+        .png()
+        .toBuffer()
       writeFileSync(join(dir, 'red.png'), redPng)
       writeFileSync(join(dir, 'secret.txt'), 'SECRET SECRET SECRET')
-      writeFileSync(join(dir, 'red.svg'), '<svg xmlns="http://www.w3.org/2000/svg" id="g"><rect id="r" width="40" height="40" fill="red"/></svg>')
+      writeFileSync(
+        join(dir, 'red.svg'),
+        '<svg xmlns="http://www.w3.org/2000/svg" id="g"><rect id="r" width="40" height="40" fill="red"/></svg>'
+      )
       // Answers every request with a red PNG, and records it: no request may ever arrive.
       server = createServer((req, res) => {
         requests.push(req.url ?? '')
@@ -375,7 +414,10 @@ describe('decodeImage: PSD (ag-psd composite)', () => {
     const icc = (await sharp(await p3Red()).metadata()).icc!
     expect(icc.toString('latin1', 16, 20)).toBe('RGB ')
     // P3 values of sRGB red, stored in a PSD tagged P3.
-    const stored = await sharp(await p3Red(), { ignoreIcc: true }).ensureAlpha().raw().toBuffer()
+    const stored = await sharp(await p3Red(), { ignoreIcc: true })
+      .ensureAlpha()
+      .raw()
+      .toBuffer()
     const psd = withIccResource(psdOf(new Uint8ClampedArray(stored), 4, 4), icc)
     expect(iccProfile(psd)?.equals(icc)).toBe(true)
     const img = await decodeImage(psd, { maxPixels: MAX })
@@ -413,7 +455,9 @@ describe('decodeImage: PSD (ag-psd composite)', () => {
 
 describe('decodeImage: refusals', () => {
   it('refuses an image over maxPixels; exactly at the limit is fine', async () => {
-    const png = await raw(solidRgba(20, 20, [0, 0, 0, 255]), 20, 20).png().toBuffer()
+    const png = await raw(solidRgba(20, 20, [0, 0, 0, 255]), 20, 20)
+      .png()
+      .toBuffer()
     const err = await failure(decodeImage(png, { maxPixels: 399 }))
     expect(err.reason).toBe('image_too_large')
     expect(err.message).toBe('the image is 20×20 (0.0 MP), over the limit of 0.0 MP')
@@ -421,7 +465,9 @@ describe('decodeImage: refusals', () => {
   })
 
   it('refuses, from the header alone, a tiny PNG claiming 100000×100000', async () => {
-    const png = await raw(solidRgba(2, 2, [0, 0, 0, 255]), 2, 2).png().toBuffer()
+    const png = await raw(solidRgba(2, 2, [0, 0, 0, 255]), 2, 2)
+      .png()
+      .toBuffer()
     // IHDR is the first chunk: length(4) 'IHDR'(4) width(4) height(4) ... then its CRC over
     // type + data (17 bytes). Rewrite the size and the CRC so the header stays valid.
     expect(png.toString('latin1', 12, 16)).toBe('IHDR')
@@ -458,7 +504,9 @@ describe('decodeImage: refusals', () => {
   })
 
   it('refuses an SVG that is not well-formed', async () => {
-    const err = await failure(decodeImage(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect'), { maxPixels: MAX }))
+    const err = await failure(
+      decodeImage(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect'), { maxPixels: MAX })
+    )
     expect(err.reason).toBe('unsupported_image')
     expect(err.message).toMatch(/^the svg image cannot be used: the svg is not well-formed XML/)
   })
@@ -470,7 +518,9 @@ describe('decodeImage: refusals', () => {
   })
 
   it('refuses a truncated PNG', async () => {
-    const png = await raw(solidRgba(64, 64, [10, 20, 30, 255]), 64, 64).png({ compressionLevel: 0 }).toBuffer()
+    const png = await raw(solidRgba(64, 64, [10, 20, 30, 255]), 64, 64)
+      .png({ compressionLevel: 0 })
+      .toBuffer()
     const err = await failure(decodeImage(png.subarray(0, png.length - 2000), { maxPixels: MAX }))
     expect(err.reason).toBe('unsupported_image')
     expect(err.message).toMatch(/^the png image cannot be decoded: /)

@@ -14,7 +14,18 @@ import { JobFailure } from '../../errors'
 import { psdDimensions, sniffImageType, type SniffedType } from './sniff'
 import { readPsdComposite, withIccChunk } from './decode-psd'
 import { prepareSvg } from './decode-svg'
-import { differsBeyond, fitsBeside, isRgbProfile, MAX_ICC_BYTES, NO_METADATA, readNative, readSourceMetadata, SRGB_TOLERANCE, type NativePixels, type SourceMetadata } from '../metadata/source-info'
+import {
+  differsBeyond,
+  fitsBeside,
+  isRgbProfile,
+  MAX_ICC_BYTES,
+  NO_METADATA,
+  readNative,
+  readSourceMetadata,
+  SRGB_TOLERANCE,
+  type NativePixels,
+  type SourceMetadata
+} from '../metadata/source-info'
 
 export interface DecodedImage {
   /** RGBA, 8 bits per channel, rows top to bottom, no padding. */
@@ -73,7 +84,13 @@ export async function decodeImage(bytes: Buffer, opts: DecodeOptions): Promise<D
   const decoded = await decodeWithSharp(source, opts.maxPixels, meta.format)
   const metadata = type === 'svg' ? { ...NO_METADATA, warnings: [] } : readSourceMetadata(meta)
   const native = type === 'svg' ? null : await readNative(source, meta, decoded.data, opts, metadata)
-  return { ...decoded, hasAlpha: meta.hasAlpha && hasTransparency(decoded.data), warnings: [...warnings, ...metadata.warnings], native, metadata }
+  return {
+    ...decoded,
+    hasAlpha: meta.hasAlpha && hasTransparency(decoded.data),
+    warnings: [...warnings, ...metadata.warnings],
+    native,
+    metadata
+  }
 }
 
 /**
@@ -113,7 +130,8 @@ export async function probeImage(bytes: Buffer, opts: DecodeOptions): Promise<Pr
   const type = sniffInput(bytes)
   if (type === 'psd') {
     const size = psdDimensions(bytes)
-    if (!size || size.width < 1 || size.height < 1) throw new JobFailure('unsupported_image', 'the psd header is damaged or says the image is empty')
+    if (!size || size.width < 1 || size.height < 1)
+      throw new JobFailure('unsupported_image', 'the psd header is damaged or says the image is empty')
     checkSize(size.width, size.height, opts.maxPixels)
     return { type, ...size }
   }
@@ -142,7 +160,11 @@ async function checkedHeader(bytes: Buffer, type: SniffedType, maxPixels: number
 }
 
 /** Any input sharp reads → upright 8-bit sRGB RGBA. */
-async function decodeWithSharp(source: Buffer, maxPixels: number, format: string): Promise<Pick<DecodedImage, 'data' | 'width' | 'height' | 'channels'>> {
+async function decodeWithSharp(
+  source: Buffer,
+  maxPixels: number,
+  format: string
+): Promise<Pick<DecodedImage, 'data' | 'width' | 'height' | 'channels'>> {
   let decoded: { data: Buffer; info: OutputInfo }
   try {
     decoded = await sharp(source, {
@@ -164,10 +186,7 @@ async function decodeWithSharp(source: Buffer, maxPixels: number, format: string
   }
   const { data, info } = decoded
   if (info.channels !== 4 || data.length !== info.width * info.height * 4) {
-    throw new JobFailure(
-      'pipeline_error',
-      `decoded ${info.width}×${info.height}×${info.channels} (${data.length} bytes), expected RGBA`
-    )
+    throw new JobFailure('pipeline_error', `decoded ${info.width}×${info.height}×${info.channels} (${data.length} bytes), expected RGBA`)
   }
   return { data, width: info.width, height: info.height, channels: 4 }
 }
@@ -178,7 +197,12 @@ async function decodePsd(bytes: Buffer, opts: DecodeOptions): Promise<DecodedIma
   if (!size || size.width < 1 || size.height < 1) throw new JobFailure('unsupported_image', 'the psd header is damaged or incomplete')
   checkSize(size.width, size.height, opts.maxPixels)
   const composite = readPsdComposite(bytes)
-  let image: Pick<DecodedImage, 'data' | 'width' | 'height' | 'channels'> = { data: composite.data, width: composite.width, height: composite.height, channels: 4 }
+  let image: Pick<DecodedImage, 'data' | 'width' | 'height' | 'channels'> = {
+    data: composite.data,
+    width: composite.width,
+    height: composite.height,
+    channels: 4
+  }
   // An RGB profile: through sharp with the profile attached, to come out in sRGB like every
   // input. (ag-psd gives grey as RGB already.)
   const rgbProfile = composite.icc !== null && isRgbProfile(composite.icc) && composite.icc.length <= MAX_ICC_BYTES
@@ -190,8 +214,13 @@ async function decodePsd(bytes: Buffer, opts: DecodeOptions): Promise<DecodedIma
   const metadata = readSourceMetadata({ xmp: composite.xmp === null ? undefined : Buffer.from(composite.xmp, 'utf8') })
   // The document's own pixels for the outputs: 16-bit words, or 8-bit values in a profile that is not sRGB.
   let native: NativePixels | null = null
-  if (composite.words && fitsBeside(composite.width * composite.height, 16, opts.memoryBytes, metadata)) native = { data: composite.words, depth: 16 }
-  else if (rgbProfile && differsBeyond(composite.data, image.data, SRGB_TOLERANCE) && fitsBeside(composite.width * composite.height, 8, opts.memoryBytes, metadata)) {
+  if (composite.words && fitsBeside(composite.width * composite.height, 16, opts.memoryBytes, metadata))
+    native = { data: composite.words, depth: 16 }
+  else if (
+    rgbProfile &&
+    differsBeyond(composite.data, image.data, SRGB_TOLERANCE) &&
+    fitsBeside(composite.width * composite.height, 8, opts.memoryBytes, metadata)
+  ) {
     native = { data: composite.data, depth: 8 }
   }
   if (native && rgbProfile) metadata.icc = composite.icc

@@ -29,7 +29,8 @@ export async function decodeHint(request: HintDecodeRequest): Promise<HintPlane>
   const w = meta.autoOrient?.width ?? meta.width ?? 0
   const h = meta.autoOrient?.height ?? meta.height ?? 0
   // Checked on the header, before any pixel is decoded: a hint never costs more than its image.
-  if (w !== width || h !== height) throw new JobFailure('unsupported_image', `the hint is ${w}×${h}; the image is ${width}×${height} upright`)
+  if (w !== width || h !== height)
+    throw new JobFailure('unsupported_image', `the hint is ${w}×${h}; the image is ${width}×${height} upright`)
   let data: Buffer
   try {
     data = await sharp(bytes, { failOn: 'error', limitInputPixels: width * height, autoOrient: true })
@@ -41,6 +42,7 @@ export async function decodeHint(request: HintDecodeRequest): Promise<HintPlane>
   } catch (cause) {
     throw new JobFailure('unsupported_image', `the ${type} hint cannot be decoded: ${(cause as Error).message}`, { cause })
   }
-  if (data.length !== width * height) throw new JobFailure('pipeline_error', `the hint decoded to ${data.length} bytes, expected ${width * height}`)
+  if (data.length !== width * height)
+    throw new JobFailure('pipeline_error', `the hint decoded to ${data.length} bytes, expected ${width * height}`)
   return { data, width, height }
 }

@@ -22,7 +22,10 @@ export function sniffImageType(bytes: Uint8Array): SniffedType | null {
   if (startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])) return 'tiff'
   if (ascii(bytes, 0, 4) === '8BPS') return 'psd'
   // SVG is text: look for an <svg element near the start, after an optional BOM, XML prolog or comments.
-  const head = Buffer.from(bytes.subarray(0, 4096)).toString('utf8').replace(/^\uFEFF/, '').trimStart()
+  const head = Buffer.from(bytes.subarray(0, 4096))
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()
   if (head.startsWith('<') && /<svg[\s>]/i.test(head)) return 'svg'
   return null
 }

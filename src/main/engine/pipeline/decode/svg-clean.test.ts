@@ -6,7 +6,9 @@ import { cleanCss, cleanSvg, defineEntities, SvgRefused } from './svg-clean'
 const NS = 'xmlns="http://www.w3.org/2000/svg"'
 
 function clean(body: string, head = `<svg ${NS}>`): string {
-  return cleanSvg(`${head}${body}</svg>`).text.slice(head.length).replace(/<\/svg>$/, '')
+  return cleanSvg(`${head}${body}</svg>`)
+    .text.slice(head.length)
+    .replace(/<\/svg>$/, '')
 }
 
 describe('cleanSvg', () => {
@@ -21,7 +23,7 @@ describe('cleanSvg', () => {
     ['<feImage href="http://x/y.png"/>', ''],
     ['<rect onload="x()" fill="red"/>', '<rect fill="red"></rect>'],
     ['<rect style="fill:url(http://x/p.svg#g)"/>', '<rect style="fill:none"></rect>'],
-    ["<rect fill=\"url('//x/p.svg#g')\"/>", '<rect fill="none"></rect>'],
+    ['<rect fill="url(\'//x/p.svg#g\')"/>', '<rect fill="none"></rect>'],
     ['<rect fill="url(#g)" stroke="url( \'#h\' )"/>', '<rect fill="url(#g)" stroke="url(#h)"></rect>'],
     ['<style>@import url(http://x/a.css); rect{fill:red}</style>', '<style></style>'],
     ['<style>rect{fill:u\\72l(http://x/a)}</style>', '<style></style>'],
@@ -35,13 +37,16 @@ describe('cleanSvg', () => {
   })
 
   it('keeps an inline raster image and hands its bytes out', () => {
-    const out = cleanSvg(`<svg ${NS}><image href="data:image/png;base64,iVBORw0K" width="4"/><image href="data:image/svg+xml;base64,PHN2Zy8+"/></svg>`)
+    const out = cleanSvg(
+      `<svg ${NS}><image href="data:image/png;base64,iVBORw0K" width="4"/><image href="data:image/svg+xml;base64,PHN2Zy8+"/></svg>`
+    )
     expect(out.text).toBe(`<svg ${NS}><image href="data:image/png;base64,iVBORw0K" width="4"></image></svg>`)
     expect(out.images.map((b) => b.toString('hex'))).toEqual(['89504e470d0a'])
   })
 
   it('defines plain internal entities, and refuses a document using an external one', () => {
-    const head = '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY ns_svg "http://www.w3.org/2000/svg"><!ENTITY x SYSTEM "file:///etc/passwd">]>'
+    const head =
+      '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY ns_svg "http://www.w3.org/2000/svg"><!ENTITY x SYSTEM "file:///etc/passwd">]>'
     expect(cleanSvg(`${head}<svg xmlns="&ns_svg;"><rect width="1"/></svg>`).text).toBe(`<svg ${NS}><rect width="1"></rect></svg>`)
     expect(() => cleanSvg(`${head}<svg ${NS}><text>&x;</text></svg>`)).toThrow(SvgRefused)
   })
@@ -58,7 +63,29 @@ describe('cleanSvg', () => {
   })
 
   it('no external reference survives, whatever the document (fast-check)', () => {
-    const piece = fc.constantFrom('h', 't', 'p', ':', '/', '.', 'a', '#', 'd', ';', ' ', '(', ')', 'url(', 'URL(', '@import', '"', "'", 'data:', '\\', '&amp;')
+    const piece = fc.constantFrom(
+      'h',
+      't',
+      'p',
+      ':',
+      '/',
+      '.',
+      'a',
+      '#',
+      'd',
+      ';',
+      ' ',
+      '(',
+      ')',
+      'url(',
+      'URL(',
+      '@import',
+      '"',
+      "'",
+      'data:',
+      '\\',
+      '&amp;'
+    )
     const value = fc.array(piece, { maxLength: 12 }).map((a) => a.join('').replaceAll('"', '&quot;'))
     fc.assert(
       fc.property(value, value, value, (href, css, attr) => {
@@ -105,7 +132,12 @@ function references(svg: string): string[] {
     const lower = css.toLowerCase()
     for (let at = lower.indexOf('url('); at >= 0; at = lower.indexOf('url(', at + 1)) {
       const end = css.indexOf(')', at)
-      refs.push(css.slice(at + 4, end < 0 ? undefined : end).trim().replace(/^["']|["']$/g, ''))
+      refs.push(
+        css
+          .slice(at + 4, end < 0 ? undefined : end)
+          .trim()
+          .replace(/^["']|["']$/g, '')
+      )
     }
     if (lower.includes('@import') || css.includes('\\')) refs.push('css-escape-or-import')
   }

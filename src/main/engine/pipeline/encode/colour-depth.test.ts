@@ -61,7 +61,10 @@ function deepPixels(): Uint16Array {
 }
 
 async function deepPng(): Promise<Buffer> {
-  return sharp(deepPixels(), { raw: { width: W, height: H, channels: 3 } }).toColourspace('rgb16').png().toBuffer()
+  return sharp(deepPixels(), { raw: { width: W, height: H, channels: 3 } })
+    .toColourspace('rgb16')
+    .png()
+    .toBuffer()
 }
 
 async function raw16(bytes: Buffer): Promise<Uint16Array> {
@@ -70,28 +73,40 @@ async function raw16(bytes: Buffer): Promise<Uint16Array> {
 }
 
 describe('16-bit inputs', () => {
-  it.each(['png', 'tiff'] as const)('give a 16-bit %s whose subject keeps the input values and whose soft edge is smooth', async (format) => {
-    const result = await processJob(await deepPng(), { segmenter: rampSegmenter }, { format, params: params(), maxPixels: MAX })
-    const bytes = result.outputs[0]!.bytes
-    const meta = await sharp(bytes).metadata()
-    expect(meta.depth).toBe('ushort')
-    expect(meta.icc?.toString('latin1', 16, 20)).toBe('RGB ') // tagged sRGB
-    const out = await raw16(bytes)
-    const input = deepPixels()
-    for (const [x, y] of [[0, 0], [57, 7], [SUBJECT_END - RAMP - 1, H - 1]]) {
-      const i = y! * W + x!
-      expect([out[i * 4], out[i * 4 + 1], out[i * 4 + 2], out[i * 4 + 3]]).toEqual([input[i * 3], input[i * 3 + 1], input[i * 3 + 2], 65535])
+  it.each(['png', 'tiff'] as const)(
+    'give a 16-bit %s whose subject keeps the input values and whose soft edge is smooth',
+    async (format) => {
+      const result = await processJob(await deepPng(), { segmenter: rampSegmenter }, { format, params: params(), maxPixels: MAX })
+      const bytes = result.outputs[0]!.bytes
+      const meta = await sharp(bytes).metadata()
+      expect(meta.depth).toBe('ushort')
+      expect(meta.icc?.toString('latin1', 16, 20)).toBe('RGB ') // tagged sRGB
+      const out = await raw16(bytes)
+      const input = deepPixels()
+      for (const [x, y] of [
+        [0, 0],
+        [57, 7],
+        [SUBJECT_END - RAMP - 1, H - 1]
+      ]) {
+        const i = y! * W + x!
+        expect([out[i * 4], out[i * 4 + 1], out[i * 4 + 2], out[i * 4 + 3]]).toEqual([
+          input[i * 3],
+          input[i * 3 + 1],
+          input[i * 3 + 2],
+          65535
+        ])
+      }
+      // The soft edge of one row: 8 bits can hold 256 levels; made 16-bit smoothly, the ramp has
+      // many more, and it never steps back.
+      const row = H >> 1
+      const ramp: number[] = []
+      for (let x = SUBJECT_END - RAMP; x < SUBJECT_END; x++) ramp.push(out[(row * W + x) * 4 + 3]!)
+      const levels = new Set(ramp)
+      console.log(`${format}: ${levels.size} alpha levels over a ${RAMP}-pixel soft edge`)
+      expect(levels.size).toBeGreaterThan(600)
+      expect(ramp.every((a, i) => i === 0 || a <= ramp[i - 1]!)).toBe(true)
     }
-    // The soft edge of one row: 8 bits can hold 256 levels; made 16-bit smoothly, the ramp has
-    // many more, and it never steps back.
-    const row = H >> 1
-    const ramp: number[] = []
-    for (let x = SUBJECT_END - RAMP; x < SUBJECT_END; x++) ramp.push(out[(row * W + x) * 4 + 3]!)
-    const levels = new Set(ramp)
-    console.log(`${format}: ${levels.size} alpha levels over a ${RAMP}-pixel soft edge`)
-    expect(levels.size).toBeGreaterThan(600)
-    expect(ramp.every((a, i) => i === 0 || a <= ramp[i - 1]!)).toBe(true)
-  })
+  )
 
   it('alpha=keep keeps a 16-bit input alpha as it is', async () => {
     const rgba = new Uint16Array(W * H * 4)
@@ -100,21 +115,31 @@ describe('16-bit inputs', () => {
       rgba.set([rgb[i * 3]!, rgb[i * 3 + 1]!, rgb[i * 3 + 2]!], i * 4)
       rgba[i * 4 + 3] = Math.round((65535 * (i % W)) / (W - 1)) // a 16-bit ramp
     }
-    const png = await sharp(rgba, { raw: { width: W, height: H, channels: 4 } }).toColourspace('rgb16').png().toBuffer()
+    const png = await sharp(rgba, { raw: { width: W, height: H, channels: 4 } })
+      .toColourspace('rgb16')
+      .png()
+      .toBuffer()
     const result = await processJob(png, { segmenter: rampSegmenter }, { format: 'png', params: params({ alpha: 'keep' }), maxPixels: MAX })
     const out = await raw16(result.outputs[0]!.bytes)
-    for (const x of [1, 333, 777, W - 1]) expect([out[(7 * W + x) * 4 + 1], out[(7 * W + x) * 4 + 3]]).toEqual([rgba[(7 * W + x) * 4 + 1], rgba[(7 * W + x) * 4 + 3]])
+    for (const x of [1, 333, 777, W - 1])
+      expect([out[(7 * W + x) * 4 + 1], out[(7 * W + x) * 4 + 3]]).toEqual([rgba[(7 * W + x) * 4 + 1], rgba[(7 * W + x) * 4 + 3]])
   })
 
   it('is decoded to 8 bits, with a warning, when its own pixels would not fit in the decoder’s memory', async () => {
     const decoded = await decodeImage(await deepPng(), { maxPixels: MAX, memoryBytes: W * H * 20 })
     expect(decoded.native).toBeNull()
-    expect(decoded.warnings).toEqual([`metadata: the image is too large to keep its 16-bit depth within the decoder's memory (0 MB); the output is 8-bit sRGB`])
+    expect(decoded.warnings).toEqual([
+      `metadata: the image is too large to keep its 16-bit depth within the decoder's memory (0 MB); the output is 8-bit sRGB`
+    ])
     expect((await decodeImage(await deepPng(), { maxPixels: MAX, memoryBytes: W * H * 40 })).native?.depth).toBe(16)
   })
 
   it('gives an 8-bit JPEG, rounded from the 16-bit values', async () => {
-    const result = await processJob(await deepPng(), { segmenter: rampSegmenter }, { format: 'jpg', params: params({ background: { kind: 'color', rgba: [255, 255, 255, 255] } }), maxPixels: MAX })
+    const result = await processJob(
+      await deepPng(),
+      { segmenter: rampSegmenter },
+      { format: 'jpg', params: params({ background: { kind: 'color', rgba: [255, 255, 255, 255] } }), maxPixels: MAX }
+    )
     expect((await sharp(result.outputs[0]!.bytes).metadata()).depth).toBe('uchar')
   })
 })
@@ -161,7 +186,9 @@ describe('an Adobe RGB (1998) input', () => {
   async function adobePng(): Promise<Buffer> {
     const px = Buffer.alloc(W * H * 3)
     for (let i = 0; i < W * H; i++) px.set(i % W < 50 ? [20, 230, 40] : [180, 120, 90], i * 3)
-    const png = await sharp(px, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer()
+    const png = await sharp(px, { raw: { width: W, height: H, channels: 3 } })
+      .png()
+      .toBuffer()
     return withIccChunk(png, icc)
   }
 
@@ -193,7 +220,8 @@ describe('an Adobe RGB (1998) input', () => {
   it('gives a layered PSD in its own space, tagged with its profile', async () => {
     const input = await adobePng()
     const composed = params({ background: { kind: 'color', rgba: [255, 0, 0, 255] }, variations: ['compose'], primary: 'compose' })
-    const bytes = (await processJob(input, { segmenter: rampSegmenter }, { format: 'psd', params: composed, maxPixels: MAX })).outputs[0]!.bytes
+    const bytes = (await processJob(input, { segmenter: rampSegmenter }, { format: 'psd', params: composed, maxPixels: MAX })).outputs[0]!
+      .bytes
     expect(Buffer.compare(iccProfile(bytes)!, icc)).toBe(0)
     const doc = readPsd(bytes, { useImageData: true })
     const own = await sharp(input, { ignoreIcc: true }).ensureAlpha().raw().toBuffer()
@@ -208,11 +236,15 @@ describe('an Adobe RGB (1998) input', () => {
   })
 
   it('gets a hex background converted into its space: it shows as the colour asked for', async () => {
-    const result = await processJob(await adobePng(), { segmenter: rampSegmenter }, {
-      format: 'png',
-      params: params({ background: { kind: 'color', rgba: [255, 0, 0, 255] }, variations: ['compose'], primary: 'compose' }),
-      maxPixels: MAX
-    })
+    const result = await processJob(
+      await adobePng(),
+      { segmenter: rampSegmenter },
+      {
+        format: 'png',
+        params: params({ background: { kind: 'color', rgba: [255, 0, 0, 255] }, variations: ['compose'], primary: 'compose' }),
+        maxPixels: MAX
+      }
+    )
     const bytes = result.outputs[0]!.bytes
     const seen = await asSrgb(bytes)
     const x = W - 1 // background only
@@ -228,7 +260,9 @@ describe('an Adobe RGB (1998) input', () => {
 describe('plain 8-bit sRGB inputs', () => {
   it('give outputs tagged sRGB with the same pixels', async () => {
     const px = Buffer.alloc(W * H * 3, 128)
-    const input = await sharp(px, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer()
+    const input = await sharp(px, { raw: { width: W, height: H, channels: 3 } })
+      .png()
+      .toBuffer()
     const result = await processJob(input, { segmenter: rampSegmenter }, { format: 'png', params: params(), maxPixels: MAX })
     const bytes = result.outputs[0]!.bytes
     const meta = await sharp(bytes).metadata()
@@ -269,7 +303,12 @@ describe('a profile colours cannot be converted into', () => {
     const flat = matrixProfile({ description: 'Flat', red: [0.3, 0.3, 0.3], green: [0.3, 0.3, 0.3], blue: [0.3, 0.3, 0.3], gamma: 2.2 })
     const rgb = Buffer.alloc(W * H * 3)
     for (let i = 0; i < rgb.length; i += 3) rgb.set([200, 60, 30], i)
-    const input = withIccChunk(await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer(), flat)
+    const input = withIccChunk(
+      await sharp(rgb, { raw: { width: W, height: H, channels: 3 } })
+        .png()
+        .toBuffer(),
+      flat
+    )
     const decoded = await decodeImage(input, { maxPixels: MAX })
     expect(decoded.native).not.toBeNull()
     // A clipping needs no conversion: the input's own numbers with its own profile.

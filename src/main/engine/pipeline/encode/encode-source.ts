@@ -68,7 +68,9 @@ export async function encodeSource(img: RgbaImage, format: OutputFormat, opts: S
   let pipeline: Sharp
   let iccAfter: Buffer | null = null
   if (opts.greyscale) {
-    pipeline = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).removeAlpha().toColourspace('b-w')
+    pipeline = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
+      .removeAlpha()
+      .toColourspace('b-w')
   } else if (opts.native) {
     pipeline = nativePixels(opts.native, DEEP_FORMATS.has(format))
     iccAfter = opts.native.icc ?? (await srgbProfileBytes())

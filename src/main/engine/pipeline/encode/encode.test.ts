@@ -10,8 +10,7 @@ const H = 12
 /** Left half opaque orange, right half fully transparent (its colour is junk: dark green). */
 function halfClear(): RgbaImage {
   const data = Buffer.alloc(W * H * 4)
-  for (let y = 0; y < H; y++)
-    for (let x = 0; x < W; x++) data.set(x < W / 2 ? [240, 120, 20, 255] : [0, 90, 0, 0], (y * W + x) * 4)
+  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) data.set(x < W / 2 ? [240, 120, 20, 255] : [0, 90, 0, 0], (y * W + x) * 4)
   return { data, width: W, height: H, channels: 4 }
 }
 

@@ -63,7 +63,10 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
   const warnings: string[] = []
   if (format === 'psd') {
     // Without layers: one layer holding the image (encodeVariation writes the layered document).
-    return { bytes: await encodePsd({ variation: opts.variation ?? 'clipping', image: img }, { xmp: opts.xmp ?? null, iptc: opts.iptc }), warnings }
+    return {
+      bytes: await encodePsd({ variation: opts.variation ?? 'clipping', image: img }, { xmp: opts.xmp ?? null, iptc: opts.iptc }),
+      warnings
+    }
   }
   const { pipeline: pixels, iccAfter } = await encodeSource(img, format, opts)
   let out: Sharp
@@ -118,7 +121,11 @@ function hasTransparency(rgba: Buffer): boolean {
 }
 
 /** Writes one composed variation in the requested format (PSD with its layers). */
-export async function encodeVariation(v: ComposedVariation, format: OutputFormat, opts: Pick<EncodeOptions, 'quality' | 'xmp' | 'exif' | 'iptc'> = {}): Promise<EncodedImage> {
+export async function encodeVariation(
+  v: ComposedVariation,
+  format: OutputFormat,
+  opts: Pick<EncodeOptions, 'quality' | 'xmp' | 'exif' | 'iptc'> = {}
+): Promise<EncodedImage> {
   if (format === 'psd') return { bytes: await encodePsd(v, { xmp: opts.xmp ?? null, iptc: opts.iptc }), warnings: [] }
   return encodeImage(v.image, format, { ...opts, variation: v.variation, greyscale: v.greyscale, native: v.native })
 }

@@ -50,7 +50,8 @@ function iccSegments(icc: Buffer): Buffer[] {
   const count = Math.max(1, Math.ceil(icc.length / JPEG_CHUNK))
   if (count > 255) throw new Error('ICC profile too large for a JPEG')
   const out: Buffer[] = []
-  for (let i = 0; i < count; i++) out.push(segment(0xffe2, ICC_MARKER, Buffer.from([i + 1, count]), icc.subarray(i * JPEG_CHUNK, (i + 1) * JPEG_CHUNK)))
+  for (let i = 0; i < count; i++)
+    out.push(segment(0xffe2, ICC_MARKER, Buffer.from([i + 1, count]), icc.subarray(i * JPEG_CHUNK, (i + 1) * JPEG_CHUNK)))
   return out
 }
 
@@ -152,7 +153,15 @@ export function tiffWithIcc(tiff: Buffer, icc: Buffer): Buffer {
   const head = Buffer.alloc(2)
   put16(head, entries.length, 0)
 
-  const out = Buffer.concat([tiff, Buffer.alloc(iccAt - tiff.length), icc, Buffer.alloc(ifdAt - iccAt - icc.length), head, ...entries, next])
+  const out = Buffer.concat([
+    tiff,
+    Buffer.alloc(iccAt - tiff.length),
+    icc,
+    Buffer.alloc(ifdAt - iccAt - icc.length),
+    head,
+    ...entries,
+    next
+  ])
   put32(out, ifdAt, 4)
   return out
 }

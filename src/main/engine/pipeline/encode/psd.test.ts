@@ -75,7 +75,8 @@ function rawLayers(b: Buffer): Array<{ name: string; rect: number[]; channels: n
 
 const names = (psd: Psd) => (psd.children ?? []).map((l) => l.name)
 const layer = (psd: Psd, name: string): Layer => psd.children!.find((l) => l.name === name)!
-const pixel = (data: ArrayLike<number>, width: number, x: number, y: number) => Array.from({ length: 4 }, (_, i) => data[(y * width + x) * 4 + i]!)
+const pixel = (data: ArrayLike<number>, width: number, x: number, y: number) =>
+  Array.from({ length: 4 }, (_, i) => data[(y * width + x) * 4 + i]!)
 
 describe('PSD output', () => {
   const rect = { x: 40, y: 20, width: 40, height: 50 }
@@ -168,7 +169,11 @@ describe('PSD output', () => {
     if (!HAS_IDENTIFY) ctx.skip('ImageMagick `identify` is not installed here (CI installs it in .ci/run)')
     const dir = mkdtempSync(join(tmpdir(), 'clipdesk-psd-'))
     try {
-      for (const [variation, layers] of [['shadowTop', 3], ['compose', 2], ['clipping', 1]] as const) {
+      for (const [variation, layers] of [
+        ['shadowTop', 3],
+        ['compose', 2],
+        ['clipping', 1]
+      ] as const) {
         const file = join(dir, `${variation}.psd`)
         writeFileSync(file, (await psdOf(whole, variation)).bytes)
         const r = spawnSync('identify', [file], { encoding: 'utf8' })

@@ -38,7 +38,8 @@ function toLayer(spec: PsdLayerSpec): Layer {
     imageData: { width: image.width, height: image.height, data: spec.native ? eightBit(spec.native) : image.data }
   }
   if (spec.mask) {
-    if (spec.mask.length !== image.width * image.height) throw new JobFailure('pipeline_error', `the ${spec.name} mask does not match its layer`)
+    if (spec.mask.length !== image.width * image.height)
+      throw new JobFailure('pipeline_error', `the ${spec.name} mask does not match its layer`)
     // Outside its rectangle the mask hides (defaultColor 0), as the subject's alpha does.
     layer.mask = { left, top, defaultColor: 0, imageData: maskImageData(spec.mask, image.width, image.height) }
   }
@@ -48,7 +49,9 @@ function toLayer(spec: PsdLayerSpec): Layer {
 /** The PSD document of one variation: its layers (bottom to top) and its flat image as the composite. */
 export async function encodePsd(v: ComposedVariation, opts: { xmp?: string | null; iptc?: Buffer | null } = {}): Promise<Buffer> {
   const { image } = v
-  const specs = v.layers ?? [{ name: v.variation === 'mask' ? 'Mask' : 'Subject', image, left: 0, top: 0, native: v.native } satisfies PsdLayerSpec]
+  const specs = v.layers ?? [
+    { name: v.variation === 'mask' ? 'Mask' : 'Subject', image, left: 0, top: 0, native: v.native } satisfies PsdLayerSpec
+  ]
   const psd: Psd = {
     width: image.width,
     height: image.height,

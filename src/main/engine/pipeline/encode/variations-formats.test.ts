@@ -30,7 +30,8 @@ function rectSegmenter(rect: typeof SUBJECT | null = SUBJECT) {
   return {
     segment: vi.fn(async (image: SegmentInput) => {
       const mask = Buffer.alloc(image.width * image.height)
-      if (rect) for (let y = rect.y; y < rect.y + rect.height; y++) mask.fill(255, y * image.width + rect.x, y * image.width + rect.x + rect.width)
+      if (rect)
+        for (let y = rect.y; y < rect.y + rect.height; y++) mask.fill(255, y * image.width + rect.x, y * image.width + rect.x + rect.width)
       return mask
     })
   }
@@ -39,7 +40,13 @@ function rectSegmenter(rect: typeof SUBJECT | null = SUBJECT) {
 let photo: Buffer
 beforeAll(async () => {
   photo = await sharp({ create: { width: W, height: H, channels: 3, background: '#8899aa' } })
-    .composite([{ input: { create: { width: SUBJECT.width, height: SUBJECT.height, channels: 3, background: '#c0201a' } }, left: SUBJECT.x, top: SUBJECT.y }])
+    .composite([
+      {
+        input: { create: { width: SUBJECT.width, height: SUBJECT.height, channels: 3, background: '#c0201a' } },
+        left: SUBJECT.x,
+        top: SUBJECT.y
+      }
+    ])
     .png()
     .toBuffer()
 })
@@ -66,7 +73,13 @@ describe('every variation × every output format (stand-in segmenter)', () => {
       if (format === 'psd') {
         const psd = readPsd(out.bytes, { skipLayerImageData: true, skipCompositeImageData: true })
         expect([psd.width, psd.height]).toEqual([W, H])
-        const expected = { clipping: ['Subject'], background: ['Background'], compose: ['Background', 'Subject'], shadowTop: ['Background', 'Shadow', 'Subject'], mask: ['Mask'] }
+        const expected = {
+          clipping: ['Subject'],
+          background: ['Background'],
+          compose: ['Background', 'Subject'],
+          shadowTop: ['Background', 'Shadow', 'Subject'],
+          mask: ['Mask']
+        }
         expect(psd.children!.map((l) => l.name)).toEqual(expected[out.variation])
       } else {
         const meta = await sharp(out.bytes).metadata()
@@ -95,7 +108,11 @@ describe('every variation × every output format (stand-in segmenter)', () => {
 
   it('a shadowTop that cannot be made is ignored with a warning; the rest is made', async () => {
     for (const format of ['png', 'psd'] as const) {
-      const result = await processJob(photo, { segmenter: rectSegmenter(null) }, { format, params: paramsOf('', 'background'), maxPixels: 1e8 })
+      const result = await processJob(
+        photo,
+        { segmenter: rectSegmenter(null) },
+        { format, params: paramsOf('', 'background'), maxPixels: 1e8 }
+      )
       expect(result.outputs.map((o) => o.variation)).toEqual(['clipping', 'background', 'compose'])
       expect(result.ignored).toEqual(['shadowTop'])
       expect(result.warnings.shadowTop).toEqual(['not made: no subject was found, so there is nothing to cast a shadow'])
@@ -104,7 +121,13 @@ describe('every variation × every output format (stand-in segmenter)', () => {
 
   it('quality applies to webp and jpg', async () => {
     const size = async (quality: number) =>
-      (await processJob(photo, { segmenter: rectSegmenter() }, { format: 'webp', params: paramsOf(`variations=compose;background=blur;quality=${quality}`), maxPixels: 1e8 })).outputs[0]!.bytes.length
+      (
+        await processJob(
+          photo,
+          { segmenter: rectSegmenter() },
+          { format: 'webp', params: paramsOf(`variations=compose;background=blur;quality=${quality}`), maxPixels: 1e8 }
+        )
+      ).outputs[0]!.bytes.length
     expect(await size(10)).toBeLessThan(await size(100))
   })
 })

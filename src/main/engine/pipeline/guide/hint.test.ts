@@ -24,7 +24,10 @@ describe('strokeBand', () => {
   })
 
   it('counts keep and remove as strokes, and every other grey as none', () => {
-    const grey = hintOf(8, 8, [[0, 0, 8, 4, HINT_KEEP - 1], [0, 4, 8, 4, HINT_REMOVE + 1]])
+    const grey = hintOf(8, 8, [
+      [0, 0, 8, 4, HINT_KEEP - 1],
+      [0, 4, 8, 4, HINT_REMOVE + 1]
+    ])
     expect(hasStrokes(grey)).toBe(false)
     expect([...strokeBand(grey, 3)].every((v) => v === 0)).toBe(true)
     expect(hasStrokes(hintOf(8, 8, [[7, 7, 1, 1, HINT_REMOVE]]))).toBe(true)
@@ -35,7 +38,11 @@ describe('constrainMask', () => {
   it('sets the cells a stroke covers on the mask grid and leaves the given mask as it was', () => {
     const mask = { data: Buffer.alloc(4 * 4, 100), width: 4, height: 4 }
     // An 8×8 hint over a 4×4 grid: keep covers cell (0,0) whole, remove cell (3,3); one keep pixel in (2,0) (a quarter).
-    const hint = hintOf(8, 8, [[0, 0, 2, 2, 255], [6, 6, 2, 2, 0], [4, 0, 1, 1, 255]])
+    const hint = hintOf(8, 8, [
+      [0, 0, 2, 2, 255],
+      [6, 6, 2, 2, 0],
+      [4, 0, 1, 1, 255]
+    ])
     const out = constrainMask(mask, hint)
     expect(out.data[0]).toBe(255)
     expect(out.data[15]).toBe(0)
@@ -52,7 +59,10 @@ describe('mergeHinted', () => {
     const plain = { alpha: Buffer.alloc(w, 7), foreground: Buffer.alloc(w * 4, 1) }
     const hinted = { alpha: Buffer.alloc(w, 99), foreground: Buffer.alloc(w * 4, 2) }
     const image = Buffer.alloc(w * 4, 3)
-    const hint = hintOf(w, h, [[10, 0, 2, 1, 255], [30, 0, 1, 1, 0]])
+    const hint = hintOf(w, h, [
+      [10, 0, 2, 1, 255],
+      [30, 0, 1, 1, 0]
+    ])
     const out = mergeHinted(plain, hinted, hint, image, 4)
     for (let x = 0; x < w; x++) {
       const expected = x === 10 || x === 11 ? 255 : x === 30 ? 0 : (x >= 6 && x <= 15) || (x >= 26 && x <= 34) ? 99 : 7
@@ -64,7 +74,7 @@ describe('mergeHinted', () => {
     expect(plain.alpha[10]).toBe(7) // inputs are not modified
   })
 
-  it('the band is the refine step\'s reach, at least 16 pixels', () => {
+  it("the band is the refine step's reach, at least 16 pixels", () => {
     expect(hintBand(300, 200)).toBe(16)
     expect(hintBand(4096, 3000)).toBe(160)
   })
@@ -76,31 +86,41 @@ describe('computeAlpha with a hint', () => {
     const modelMask = Buffer.alloc(MODEL_SIZE * MODEL_SIZE)
     for (let y = 0; y < MODEL_SIZE; y++)
       for (let x = 0; x < MODEL_SIZE; x++) modelMask[y * MODEL_SIZE + x] = Math.max(0, Math.min(255, (512 - x) * 32 + 128))
-    return { variant: 'medium', segment: vi.fn(), segmentAtModelSize: vi.fn(async () => ({ mask: Buffer.from(modelMask), inferenceMs: 1 })) }
+    return {
+      variant: 'medium',
+      segment: vi.fn(),
+      segmentAtModelSize: vi.fn(async () => ({ mask: Buffer.from(modelMask), inferenceMs: 1 }))
+    }
   }
   const width = 240
   const height = 160
   const image: DecodedImage = { data: fuzzyComposite(width, height, SKY).image, width, height, channels: 4, hasAlpha: false, warnings: [] }
 
-  it.each(['edges', 'none'] as const)('refine=%s: keep 255 and remove 0 on the strokes, the plain alpha beyond the band', async (refine) => {
-    const params = { alpha: 'auto', refine } as const
-    const plain = await computeAlpha(image, Buffer.from('input'), { segmenter: standIn() }, params)
-    // Keep a piece of background (right half), remove a piece of subject (left half).
-    const hint = hintOf(width, height, [[180, 40, 30, 30, 255], [30, 90, 30, 30, 0]])
-    const hinted = await computeAlpha(image, Buffer.from('input'), { segmenter: standIn() }, params, undefined, hint)
-    const near = strokeBand(hint, hintBand(width, height))
-    let changedNear = 0
-    for (let i = 0; i < width * height; i++) {
-      if (hint.data[i] === 255) expect(hinted.alpha[i]).toBe(255)
-      else if (hint.data[i] === 0) expect(hinted.alpha[i]).toBe(0)
-      else if (!near[i]) expect(hinted.alpha[i]).toBe(plain.alpha[i])
-      else if (hinted.alpha[i] !== plain.alpha[i]) changedNear++
-      if (!near[i]) expect(hinted.foreground.subarray(i * 4, i * 4 + 4).equals(plain.foreground.subarray(i * 4, i * 4 + 4))).toBe(true)
+  it.each(['edges', 'none'] as const)(
+    'refine=%s: keep 255 and remove 0 on the strokes, the plain alpha beyond the band',
+    async (refine) => {
+      const params = { alpha: 'auto', refine } as const
+      const plain = await computeAlpha(image, Buffer.from('input'), { segmenter: standIn() }, params)
+      // Keep a piece of background (right half), remove a piece of subject (left half).
+      const hint = hintOf(width, height, [
+        [180, 40, 30, 30, 255],
+        [30, 90, 30, 30, 0]
+      ])
+      const hinted = await computeAlpha(image, Buffer.from('input'), { segmenter: standIn() }, params, undefined, hint)
+      const near = strokeBand(hint, hintBand(width, height))
+      let changedNear = 0
+      for (let i = 0; i < width * height; i++) {
+        if (hint.data[i] === 255) expect(hinted.alpha[i]).toBe(255)
+        else if (hint.data[i] === 0) expect(hinted.alpha[i]).toBe(0)
+        else if (!near[i]) expect(hinted.alpha[i]).toBe(plain.alpha[i])
+        else if (hinted.alpha[i] !== plain.alpha[i]) changedNear++
+        if (!near[i]) expect(hinted.foreground.subarray(i * 4, i * 4 + 4).equals(plain.foreground.subarray(i * 4, i * 4 + 4))).toBe(true)
+      }
+      expect(plain.alpha[55 * width + 195]).toBe(0) // the kept piece was background
+      expect(plain.alpha[105 * width + 45]).toBe(255) // the removed piece was subject
+      if (refine === 'edges') expect(changedNear).toBeGreaterThan(0) // the edges next to the strokes were refined again
     }
-    expect(plain.alpha[55 * width + 195]).toBe(0) // the kept piece was background
-    expect(plain.alpha[105 * width + 45]).toBe(255) // the removed piece was subject
-    if (refine === 'edges') expect(changedNear).toBeGreaterThan(0) // the edges next to the strokes were refined again
-  })
+  )
 
   it('an all-grey hint changes nothing', async () => {
     const params = { alpha: 'auto', refine: 'edges' } as const
@@ -114,16 +134,22 @@ describe('decodeHint', () => {
   it('gives one grey plane of the image size; transparency counts as grey', async () => {
     const rgba = Buffer.alloc(6 * 4 * 4)
     for (let i = 0; i < 24; i++) rgba.set(i < 6 ? [255, 255, 255, 255] : i < 12 ? [0, 0, 0, 255] : [0, 0, 0, 0], i * 4)
-    const png = await sharp(rgba, { raw: { width: 6, height: 4, channels: 4 } }).png().toBuffer()
+    const png = await sharp(rgba, { raw: { width: 6, height: 4, channels: 4 } })
+      .png()
+      .toBuffer()
     const plane = await decodeHint({ bytes: png, width: 6, height: 4 })
     expect(plane).toMatchObject({ width: 6, height: 4 })
     expect([...plane.data]).toEqual([...Array(6).fill(255), ...Array(6).fill(0), ...Array(12).fill(128)])
   })
 
   it('refuses another size, and what is not a PNG, JPEG or WebP', async () => {
-    const png = await sharp({ create: { width: 5, height: 4, channels: 3, background: '#808080' } }).png().toBuffer()
+    const png = await sharp({ create: { width: 5, height: 4, channels: 3, background: '#808080' } })
+      .png()
+      .toBuffer()
     await expect(decodeHint({ bytes: png, width: 6, height: 4 })).rejects.toThrow(/the hint is 5×4; the image is 6×4/)
-    const gif = await sharp({ create: { width: 6, height: 4, channels: 3, background: '#fff' } }).gif().toBuffer()
+    const gif = await sharp({ create: { width: 6, height: 4, channels: 3, background: '#fff' } })
+      .gif()
+      .toBuffer()
     await expect(decodeHint({ bytes: gif, width: 6, height: 4 })).rejects.toBeInstanceOf(JobFailure)
   })
 })

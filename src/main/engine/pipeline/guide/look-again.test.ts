@@ -37,12 +37,14 @@ const BOX: LookBox = { x: 260, y: 50, width: 80, height: 80 }
 const inBox = (x: number, y: number, b: LookBox): boolean => x >= b.x && x < b.x + b.width && y >= b.y && y < b.y + b.height
 
 describe('look-again boxes', () => {
-  it('run the model on the box\'s crop and change the alpha inside the box only', async () => {
+  it("run the model on the box's crop and change the alpha inside the box only", async () => {
     const image = smallSubject()
     const plainSeg = missingSegmenter()
     const plain = await computeAlpha(image, Buffer.alloc(0), { segmenter: plainSeg }, { alpha: 'auto', refine: 'none' })
     const seg = missingSegmenter()
-    const looked = await computeAlpha(image, Buffer.alloc(0), { segmenter: seg }, { alpha: 'auto', refine: 'none' }, undefined, undefined, [BOX])
+    const looked = await computeAlpha(image, Buffer.alloc(0), { segmenter: seg }, { alpha: 'auto', refine: 'none' }, undefined, undefined, [
+      BOX
+    ])
     expect(seg.segment).toHaveBeenCalledTimes(2)
     const crop = lookCrop(BOX, W, H)
     const seen = seg.segment.mock.calls[1]![0] as SegmentInput
@@ -53,7 +55,8 @@ describe('look-again boxes', () => {
     expect(plain.alpha[90 * W + 300]).toBe(0)
     expect(looked.alpha[90 * W + 300]).toBe(255)
     let outsideChanged = 0
-    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if (!inBox(x, y, BOX) && looked.alpha[y * W + x] !== plain.alpha[y * W + x]) outsideChanged++
+    for (let y = 0; y < H; y++)
+      for (let x = 0; x < W; x++) if (!inBox(x, y, BOX) && looked.alpha[y * W + x] !== plain.alpha[y * W + x]) outsideChanged++
     expect(outsideChanged).toBe(0)
     // The uncertainty still judges the first run's mask against the final alpha.
     expect(looked.uncertainty).toBeGreaterThanOrEqual(0)
@@ -63,7 +66,15 @@ describe('look-again boxes', () => {
     const image = smallSubject()
     const hint: HintPlane = { data: Buffer.alloc(W * H, 128), width: W, height: H }
     for (let y = 80; y < 100; y++) hint.data.fill(0, y * W + 290, y * W + 310)
-    const out = await computeAlpha(image, Buffer.alloc(0), { segmenter: missingSegmenter() }, { alpha: 'auto', refine: 'none' }, undefined, hint, [BOX])
+    const out = await computeAlpha(
+      image,
+      Buffer.alloc(0),
+      { segmenter: missingSegmenter() },
+      { alpha: 'auto', refine: 'none' },
+      undefined,
+      hint,
+      [BOX]
+    )
     expect(out.alpha[90 * W + 300]).toBe(0)
     expect(out.alpha[90 * W + 280]).toBe(255)
   })
@@ -106,7 +117,9 @@ describe('look-again boxes', () => {
   it('a box over the whole frame is the plain run', async () => {
     const image = smallSubject()
     const seg = missingSegmenter()
-    const out = await computeAlpha(image, Buffer.alloc(0), { segmenter: seg }, { alpha: 'auto', refine: 'none' }, undefined, undefined, [{ x: 0, y: 0, width: W, height: H }])
+    const out = await computeAlpha(image, Buffer.alloc(0), { segmenter: seg }, { alpha: 'auto', refine: 'none' }, undefined, undefined, [
+      { x: 0, y: 0, width: W, height: H }
+    ])
     expect(seg.segment).toHaveBeenCalledTimes(1)
     expect(out.alpha.every((v) => v === 0)).toBe(true)
   })

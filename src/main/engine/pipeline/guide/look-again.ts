@@ -103,7 +103,14 @@ export async function mergeLooks(
     signal?.throwIfAborted()
     const crop = scaled(run.crop, sx, sy, width, height)
     const box = scaled({ left: run.box.x, top: run.box.y, width: run.box.width, height: run.box.height }, sx, sy, width, height)
-    const cropImage: DecodedImage = { data: cropPlane(image.data, width, 4, regionOf(crop)), width: crop.width, height: crop.height, channels: 4, hasAlpha: false, warnings: [] }
+    const cropImage: DecodedImage = {
+      data: cropPlane(image.data, width, 4, regionOf(crop)),
+      width: crop.width,
+      height: crop.height,
+      channels: 4,
+      hasAlpha: false,
+      warnings: []
+    }
     const cropStrokes = strokes ? { data: cropPlane(strokes.data, width, 1, regionOf(crop)), width: crop.width, height: crop.height } : null
     const made = await finish(cropImage, run.mask, cropStrokes)
     const weight = edgeWeight(box, width, height, Math.max(1, Math.round(RAMP * Math.min(sx, sy))))

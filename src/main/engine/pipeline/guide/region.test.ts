@@ -60,7 +60,12 @@ async function smallSubject(maskSize: [number, number]) {
   paste(image, W, 4, at, small.image)
   paste(alpha, W, 1, at, small.alpha)
   const [mw, mh] = maskSize
-  const mask = await sharp(alpha, { raw: { width: W, height: H, channels: 1 } }).resize(mw, mh, { fit: 'fill' }).blur(1.2).extractChannel(0).raw().toBuffer()
+  const mask = await sharp(alpha, { raw: { width: W, height: H, channels: 1 } })
+    .resize(mw, mh, { fit: 'fill' })
+    .blur(1.2)
+    .extractChannel(0)
+    .raw()
+    .toBuffer()
   return { W, H, input: { data: image, width: W, height: H }, plane: { data: mask, width: mw, height: mh } }
 }
 
@@ -92,7 +97,7 @@ describe('refineEdges on a small subject', () => {
     expect([...cropped.foreground.subarray(0, 4)]).toEqual([0, 0, 0, 255])
   })
 
-  it("leaves a full-size mask it is given as it was (the alpha outside the region is a new buffer)", async () => {
+  it('leaves a full-size mask it is given as it was (the alpha outside the region is a new buffer)', async () => {
     const { W, H, input, plane } = await smallSubject([1600, 1200])
     const before = Buffer.from(plane.data)
     const refined = await refineEdges(input, plane)

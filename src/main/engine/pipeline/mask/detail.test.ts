@@ -33,7 +33,8 @@ function coarseModelMask(image: DecodedImage): Buffer {
   const m = Buffer.alloc(MODEL_SIZE * MODEL_SIZE)
   const sx = MODEL_SIZE / image.width
   const sy = MODEL_SIZE / image.height
-  for (let y = Math.round(66 * sy); y < Math.round(114 * sy); y++) for (let x = Math.round(276 * sx); x < Math.round(324 * sx); x++) m[y * MODEL_SIZE + x] = 200
+  for (let y = Math.round(66 * sy); y < Math.round(114 * sy); y++)
+    for (let x = Math.round(276 * sx); x < Math.round(324 * sx); x++) m[y * MODEL_SIZE + x] = 200
   return m
 }
 
@@ -71,7 +72,8 @@ describe('detailPass', () => {
     const first = Buffer.alloc(MODEL_SIZE * MODEL_SIZE)
     const sx = MODEL_SIZE / image.width
     const sy = MODEL_SIZE / image.height
-    for (let y = Math.round(66 * sy); y < Math.round(114 * sy); y++) first.fill(255, y * MODEL_SIZE + Math.round(276 * sx), y * MODEL_SIZE + Math.round(324 * sx))
+    for (let y = Math.round(66 * sy); y < Math.round(114 * sy); y++)
+      first.fill(255, y * MODEL_SIZE + Math.round(276 * sx), y * MODEL_SIZE + Math.round(324 * sx))
     // The crop's mask: unsure (150) on the disc, certain 0 elsewhere.
     const segment = vi.fn(async (crop: SegmentInput) => Buffer.from(redMask(crop).map((v) => (v ? 150 : 0))))
     const { mask, crop } = (await detailPass(image, { data: first, width: MODEL_SIZE, height: MODEL_SIZE }, segment))!
@@ -87,7 +89,9 @@ describe('detailPass', () => {
     big.fill(255, 0, (MODEL_SIZE * MODEL_SIZE) / 2) // the top half of the frame
     const segment = vi.fn(async (crop: SegmentInput) => redMask(crop))
     expect(await detailPass(image, { data: big, width: MODEL_SIZE, height: MODEL_SIZE }, segment)).toBeNull()
-    expect(await detailPass(image, { data: Buffer.alloc(MODEL_SIZE * MODEL_SIZE), width: MODEL_SIZE, height: MODEL_SIZE }, segment)).toBeNull()
+    expect(
+      await detailPass(image, { data: Buffer.alloc(MODEL_SIZE * MODEL_SIZE), width: MODEL_SIZE, height: MODEL_SIZE }, segment)
+    ).toBeNull()
     expect(segment).not.toHaveBeenCalled()
   })
 

@@ -81,7 +81,8 @@ export async function detailPass(
   const pixels = extract(image, crop)
   signal?.throwIfAborted()
   const detail = await segment({ data: pixels, width: crop.width, height: crop.height, channels: image.channels }, signal)
-  const full = mask.width === width && mask.height === height ? Buffer.from(mask.data) : resizeGrey(mask.data, mask.width, mask.height, width, height)
+  const full =
+    mask.width === width && mask.height === height ? Buffer.from(mask.data) : resizeGrey(mask.data, mask.width, mask.height, width, height)
   merge(full, width, height, detail, crop)
   return { mask: { data: full, width, height }, crop }
 }
@@ -138,7 +139,12 @@ export function regionOf(c: Crop): Region {
 export function edgeWeight(c: Crop, width: number, height: number, ramp = RAMP): (x: number, y: number) => number {
   const w = (d: number, atBorder: boolean): number => (atBorder ? 1 : Math.min(1, (d + 0.5) / ramp))
   return (x, y) =>
-    Math.min(w(y, c.top === 0), w(c.height - 1 - y, c.top + c.height === height), w(x, c.left === 0), w(c.width - 1 - x, c.left + c.width === width))
+    Math.min(
+      w(y, c.top === 0),
+      w(c.height - 1 - y, c.top + c.height === height),
+      w(x, c.left === 0),
+      w(c.width - 1 - x, c.left + c.width === width)
+    )
 }
 
 /** The crop's mask into the full one, blended at the crop's inner edges (`edgeWeight`). */

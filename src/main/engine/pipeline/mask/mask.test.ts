@@ -19,7 +19,10 @@ describe('Segmenter (real IS-Net model)', () => {
 
   it('masks the ball and clears the background; a queued run aborted while waiting never runs', async () => {
     // 3-channel input this time (the pipeline passes RGBA): both are accepted.
-    const { data, info } = await sharp(await scenePng()).removeAlpha().raw().toBuffer({ resolveWithObject: true })
+    const { data, info } = await sharp(await scenePng())
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true })
     expect(info.channels).toBe(3)
     const image = { data, width: info.width, height: info.height, channels: 3 as const }
 

@@ -152,7 +152,10 @@ export class Segmenter {
     const variant = opts.model ? undefined : (opts.variant ?? 'medium')
     const descriptor: ModelDescriptor = opts.model?.descriptor ?? { family: 'builtin', ...ISNET_BUILTIN }
     const label = variant ? `${variant} IS-Net model` : `model ${opts.model!.key}`
-    const custom = opts.graphOptimizationLevel || opts.sessionOptions ? { ...(opts.graphOptimizationLevel ? { graphOptimizationLevel: opts.graphOptimizationLevel } : {}), ...opts.sessionOptions } : undefined
+    const custom =
+      opts.graphOptimizationLevel || opts.sessionOptions
+        ? { ...(opts.graphOptimizationLevel ? { graphOptimizationLevel: opts.graphOptimizationLevel } : {}), ...opts.sessionOptions }
+        : undefined
     let opened
     try {
       const modelId = opts.model ? opts.model.key : builtinModelId(variant!, { dir: opts.modelDir })
@@ -164,10 +167,14 @@ export class Segmenter {
         threads: opts.threads === undefined ? undefined : Math.max(1, Math.floor(opts.threads)),
         custom,
         cacheDir: opts.cacheDir === undefined ? machineCacheDir() : opts.cacheDir,
-        io: (reply) => ({ ...checkModelIo(descriptor, reply.inputs, reply.outputs), dims: [1, 3, descriptor.input.size[1], descriptor.input.size[0]] })
+        io: (reply) => ({
+          ...checkModelIo(descriptor, reply.inputs, reply.outputs),
+          dims: [1, 3, descriptor.input.size[1], descriptor.input.size[0]]
+        })
       })
     } catch (cause) {
-      if (cause instanceof IoMismatch) throw new JobFailure('model_unavailable', `the ${label} does not match its descriptor: ${cause.message}`)
+      if (cause instanceof IoMismatch)
+        throw new JobFailure('model_unavailable', `the ${label} does not match its descriptor: ${cause.message}`)
       if (cause instanceof JobFailure) throw cause
       throw new JobFailure('model_unavailable', `cannot start the ${label}: ${errorText(cause)}`, { cause })
     }
@@ -259,10 +266,18 @@ export class Segmenter {
       const dims = reply.type === 'result' ? reply.dims : []
       const [outH, outW] = [dims[dims.length - 2], dims[dims.length - 1]]
       if (reply.type !== 'result' || reply.dataType !== 'float32' || outW !== w || outH !== h || reply.mask.length !== w * h) {
-        throw new JobFailure('pipeline_error', `the segmentation model gave an output of an unexpected shape: expected [1, 1, ${h}, ${w}], got [${dims.join(', ')}]`)
+        throw new JobFailure(
+          'pipeline_error',
+          `the segmentation model gave an output of an unexpected shape: expected [1, 1, ${h}, ${w}], got [${dims.join(', ')}]`
+        )
       }
       this.recycle(reply.input)
-      return { mask: Buffer.from(reply.mask.buffer, reply.mask.byteOffset, reply.mask.byteLength), width: w, height: h, inferenceMs: reply.ms }
+      return {
+        mask: Buffer.from(reply.mask.buffer, reply.mask.byteOffset, reply.mask.byteLength),
+        width: w,
+        height: h,
+        inferenceMs: reply.ms
+      }
     })
     // Keep the queue going whatever this run's outcome.
     this.queue = result.catch(() => undefined)
@@ -311,7 +326,13 @@ async function toModelInput(image: SegmentInput, d: ModelDescriptor, reuse?: Flo
 }
 
 /** The model's 8-bit mask (srcWidth × srcHeight, 1024² for IS-Net) → the same mask at width × height. */
-export async function upscaleMask(mask: Buffer, width: number, height: number, srcWidth = MODEL_SIZE, srcHeight = MODEL_SIZE): Promise<Buffer> {
+export async function upscaleMask(
+  mask: Buffer,
+  width: number,
+  height: number,
+  srcWidth = MODEL_SIZE,
+  srcHeight = MODEL_SIZE
+): Promise<Buffer> {
   checkRaw(mask, srcWidth, srcHeight, 1, 'model mask')
   return resizeGrey(mask, srcWidth, srcHeight, width, height)
 }

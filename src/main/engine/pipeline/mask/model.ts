@@ -59,7 +59,9 @@ export function loadModel(variant: ModelVariant, opts: { dir?: string } = {}): P
  */
 export function builtinModelId(variant: ModelVariant, opts: { dir?: string } = {}): string {
   const entry = readEntrySync(path.resolve(opts.dir ?? defaultModelDir()), variant)
-  const digest = createHash('sha256').update(entry.chunks.map((c) => c.hash.toLowerCase()).join('\n')).digest('hex')
+  const digest = createHash('sha256')
+    .update(entry.chunks.map((c) => c.hash.toLowerCase()).join('\n'))
+    .digest('hex')
   return `isnet-${variant}@${digest.slice(0, 16)}`
 }
 

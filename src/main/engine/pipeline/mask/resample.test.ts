@@ -25,11 +25,18 @@ describe('triangleTaps', () => {
 describe('resizeGrey', () => {
   it('keeps a constant image constant at any size', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 90 }), fc.integer({ min: 1, max: 90 }), fc.integer({ min: 0, max: 255 }), (w, h, dw, dh, v) => {
-        const out = resizeGrey(new Uint8Array(w * h).fill(v), w, h, dw, dh)
-        expect(out.length).toBe(dw * dh)
-        for (const x of out) expect(x).toBe(v)
-      })
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 90 }),
+        fc.integer({ min: 1, max: 90 }),
+        fc.integer({ min: 0, max: 255 }),
+        (w, h, dw, dh, v) => {
+          const out = resizeGrey(new Uint8Array(w * h).fill(v), w, h, dw, dh)
+          expect(out.length).toBe(dw * dh)
+          for (const x of out) expect(x).toBe(v)
+        }
+      )
     )
   })
 
@@ -72,7 +79,9 @@ describe('resizeToPlanes and resizeRgb', () => {
   })
 
   it('refuses bad sizes', () => {
-    expect(() => resizeToPlanes(new Uint8Array(8), 2, 2, 3, 1, 1, new Float32Array(3), 1, 0)).toThrow('resizeToPlanes: source does not match its size')
+    expect(() => resizeToPlanes(new Uint8Array(8), 2, 2, 3, 1, 1, new Float32Array(3), 1, 0)).toThrow(
+      'resizeToPlanes: source does not match its size'
+    )
     expect(() => resizeToPlanes(new Uint8Array(12), 2, 2, 3, 2, 2, new Float32Array(3), 1, 0)).toThrow('resizeToPlanes: output too short')
     expect(() => resizeRgb(new Uint8Array(8), 2, 2, 2, 1, 1)).toThrow('resizeRgb: source does not match its size')
   })

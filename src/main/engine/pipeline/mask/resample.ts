@@ -188,7 +188,15 @@ function enlargeRowsToPlanes(
  * One 8-bit channel of `width × height` → `dw × dh`, rounded. `scaleX`/`scaleY` (source
  * pixels per output pixel) default to the ratio of the sizes.
  */
-export function resizeGrey(src: Uint8Array, width: number, height: number, dw: number, dh: number, scaleX = width / dw, scaleY = height / dh): Buffer {
+export function resizeGrey(
+  src: Uint8Array,
+  width: number,
+  height: number,
+  dw: number,
+  dh: number,
+  scaleX = width / dw,
+  scaleY = height / dh
+): Buffer {
   if (src.length < width * height) throw new RangeError('resizeGrey: source does not match its size')
   const out = Buffer.allocUnsafe(dw * dh)
   if (dw === width && dh === height && scaleX === 1 && scaleY === 1) {
@@ -253,7 +261,11 @@ function clamp255(v: number): number {
  * column lies in, and the two cells and the weight of the second that sample the grid bilinearly
  * at the column's centre. Computed once per pass instead of per pixel.
  */
-export function bilinearColumns(width: number, gw: number, inv: number): { cell: Int32Array; x0: Int32Array; x1: Int32Array; wx: Float64Array } {
+export function bilinearColumns(
+  width: number,
+  gw: number,
+  inv: number
+): { cell: Int32Array; x0: Int32Array; x1: Int32Array; wx: Float64Array } {
   const cell = new Int32Array(width)
   const x0 = new Int32Array(width)
   const x1 = new Int32Array(width)

@@ -117,9 +117,15 @@ export class SessionWorker {
     // Resolved here: where the native package's binary is missing, `resolve` still finds its JS
     // and the worker's load of it fails. `CLIPDESK_NATIVE_ORT=0` makes that happen on purpose
     // (to compare with, or to get round a native runtime that misbehaves): docs/models.md.
-    const ortPath = process.env.CLIPDESK_NATIVE_ORT === '0' ? '/nonexistent/onnxruntime-node (turned off by CLIPDESK_NATIVE_ORT=0)' : require.resolve('onnxruntime-node')
+    const ortPath =
+      process.env.CLIPDESK_NATIVE_ORT === '0'
+        ? '/nonexistent/onnxruntime-node (turned off by CLIPDESK_NATIVE_ORT=0)'
+        : require.resolve('onnxruntime-node')
     const webPath = require.resolve('onnxruntime-web')
-    this.worker = new Worker(SEGMENT_WORKER_SOURCE, { eval: true, workerData: { ortPath, webPath, backend: opts.backend ?? 'auto', threads: opts.threads ?? 1 } })
+    this.worker = new Worker(SEGMENT_WORKER_SOURCE, {
+      eval: true,
+      workerData: { ortPath, webPath, backend: opts.backend ?? 'auto', threads: opts.threads ?? 1 }
+    })
     this.worker.on('message', (reply: WorkerReply) => this.settle(reply))
     this.worker.on('error', (err) => this.die(`the segmentation worker crashed: ${err.message}`, err))
     this.worker.on('exit', (code) => this.die(`the segmentation worker exited (code ${code})`))

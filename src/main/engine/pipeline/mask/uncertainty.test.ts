@@ -7,7 +7,9 @@ import { GRID, toGrid, TO_CHECK, uncertainty, uncertaintyFeatures, uncertaintySc
 /** A plane of width × height whose value at (u, v) ∈ [0, 1]² is f(u, v) ∈ [0, 1]. */
 function plane(width: number, height: number, f: (u: number, v: number) => number): MaskPlane {
   const data = Buffer.alloc(width * height)
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data[y * width + x] = Math.round(255 * Math.min(1, Math.max(0, f((x + 0.5) / width, (y + 0.5) / height))))
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++)
+      data[y * width + x] = Math.round(255 * Math.min(1, Math.max(0, f((x + 0.5) / width, (y + 0.5) / height))))
   return { data, width, height }
 }
 

@@ -29,7 +29,11 @@ const cases: Array<[string, string, string]> = [
   ['Pix4D GPS accuracy', '<pix4d:GPSXYAccuracy>0.5</pix4d:GPSXYAccuracy>', 'pix4d:GPSZAccuracy="0.9"'],
   ['photoshop:City/State/Country', '<ps:Country>Iceland</ps:Country>', 'ps:City="Vik" ps:State="Sudurland"'],
   ['Iptc4xmpCore:Location and CountryCode', '<core:Location>Reynisfjara</core:Location>', 'core:CountryCode="IS"'],
-  ['Iptc4xmpExt:LocationCreated/LocationShown', '<ext:LocationShown><rdf:Bag><rdf:li rdf:parseType="Resource"><ext:City>Vik</ext:City></rdf:li></rdf:Bag></ext:LocationShown>', ''],
+  [
+    'Iptc4xmpExt:LocationCreated/LocationShown',
+    '<ext:LocationShown><rdf:Bag><rdf:li rdf:parseType="Resource"><ext:City>Vik</ext:City></rdf:li></rdf:Bag></ext:LocationShown>',
+    ''
+  ],
   ['a position field alone in the extension schema', '<ext:ProvinceState>Sudurland</ext:ProvinceState>', 'ext:Sublocation="Reynisfjara"'],
   ['a shot location in another schema', '<dm:shotLocation>beach</dm:shotLocation>', '']
 ]
@@ -51,7 +55,8 @@ describe('cleanXmp: positions are dropped unless kept, at any depth and whatever
   })
 
   it('keeps what only looks close: the creator’s contact address, exposure, a title', () => {
-    const body = '<core:CreatorContactInfo rdf:parseType="Resource"><core:CiAdrCity>Reykjavik</core:CiAdrCity></core:CreatorContactInfo><e:ExposureTime>1/125</e:ExposureTime>'
+    const body =
+      '<core:CreatorContactInfo rdf:parseType="Resource"><core:CiAdrCity>Reykjavik</core:CiAdrCity></core:CreatorContactInfo><e:ExposureTime>1/125</e:ExposureTime>'
     const { withoutGps } = cleanXmp(packet(body))
     expect(withoutGps).toContain('<core:CiAdrCity>Reykjavik</core:CiAdrCity>')
     expect(withoutGps).toContain('<e:ExposureTime>1/125</e:ExposureTime>')

@@ -40,11 +40,16 @@ const halfSegmenter = {
 }
 
 async function inputWithXmp(): Promise<Buffer> {
-  return sharp(solidRgba(16, 8, [90, 140, 200, 255]), { raw: { width: 16, height: 8, channels: 4 } }).withXmp(XMP).jpeg().toBuffer()
+  return sharp(solidRgba(16, 8, [90, 140, 200, 255]), { raw: { width: 16, height: 8, channels: 4 } })
+    .withXmp(XMP)
+    .jpeg()
+    .toBuffer()
 }
 
 const run = (format: 'png' | 'jpg' | 'webp' | 'tiff' | 'psd', metadata: JobParams['metadata']) =>
-  inputWithXmp().then((input) => processJob(input, { segmenter: halfSegmenter }, { format, params: { ...CLIPPING_DEFAULTS, metadata }, maxPixels: MAX }))
+  inputWithXmp().then((input) =>
+    processJob(input, { segmenter: halfSegmenter }, { format, params: { ...CLIPPING_DEFAULTS, metadata }, maxPixels: MAX })
+  )
 
 describe('cleanXmp', () => {
   it('drops the orientation and, unless kept, the GPS position, by namespace whatever the prefix', () => {
@@ -104,7 +109,9 @@ describe('XMP in outputs', () => {
     expect(psd.imageResources?.xmpMetadata).not.toContain('GPS')
     expect(iccProfile(out)?.toString('latin1', 16, 20)).toBe('RGB ')
     const stripped = (await run('psd', 'strip')).outputs[0]!.bytes
-    expect(readPsd(stripped, { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true }).imageResources?.xmpMetadata).toBeUndefined()
+    expect(
+      readPsd(stripped, { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true }).imageResources?.xmpMetadata
+    ).toBeUndefined()
   })
 })
 
@@ -139,8 +146,22 @@ describe('EXIF in outputs', () => {
 describe('exifFields', () => {
   it('keeps the photo’s fields as writable strings, leaves out the old file’s layout and orientation', () => {
     const fields = exifFields({
-      Image: { Make: 'Canon\0', Model: 'EOS R5', Orientation: 6, ImageWidth: 8192, ExifTag: 240, DateTime: new Date(Date.UTC(2023, 4, 20, 17, 2, 0)), Artist: '' },
-      Photo: { LensModel: 'RF24-70mm F2.8 L IS USM', ExposureTime: 0.008, FNumber: 2.8, ExifVersion: Buffer.from('0232'), MakerNote: Buffer.alloc(900) },
+      Image: {
+        Make: 'Canon\0',
+        Model: 'EOS R5',
+        Orientation: 6,
+        ImageWidth: 8192,
+        ExifTag: 240,
+        DateTime: new Date(Date.UTC(2023, 4, 20, 17, 2, 0)),
+        Artist: ''
+      },
+      Photo: {
+        LensModel: 'RF24-70mm F2.8 L IS USM',
+        ExposureTime: 0.008,
+        FNumber: 2.8,
+        ExifVersion: Buffer.from('0232'),
+        MakerNote: Buffer.alloc(900)
+      },
       GPSInfo: { GPSLatitudeRef: 'N', GPSLatitude: [51, 30, 32.3], GPSAltitude: Number.NaN }
     })
     expect(fields).toEqual({
@@ -153,7 +174,8 @@ describe('exifFields', () => {
 
   it('what it gives, sharp writes: camera, lens and exposure survive a JPEG', async () => {
     const fields = exifFields({ Image: { Make: 'Canon', Model: 'EOS R5' }, Photo: { LensModel: 'RF50mm F1.8 STM', ExposureTime: 0.008 } })!
-    const bytes = (await encodeImage({ data: solidRgba(4, 4, [1, 2, 3, 255]), width: 4, height: 4, channels: 4 }, 'jpg', { exif: fields })).bytes
+    const bytes = (await encodeImage({ data: solidRgba(4, 4, [1, 2, 3, 255]), width: 4, height: 4, channels: 4 }, 'jpg', { exif: fields }))
+      .bytes
     const block = (await sharp(bytes).metadata()).exif!
     for (const text of ['Canon', 'EOS R5', 'RF50mm F1.8 STM']) expect(block.includes(text)).toBe(true)
   })
@@ -176,10 +198,17 @@ describe('size limits on untrusted metadata', () => {
 
 describe('IPTC in outputs', () => {
   /** IPTC-IIM datasets 2:80 (by-line) and 2:116 (copyright notice). */
-  const record = Buffer.concat([Buffer.from([0x1c, 2, 80, 0, 8]), Buffer.from('Ada Photo'.slice(0, 8), 'latin1'), Buffer.from([0x1c, 2, 116, 0, 11]), Buffer.from('(c) Studio ', 'latin1')])
+  const record = Buffer.concat([
+    Buffer.from([0x1c, 2, 80, 0, 8]),
+    Buffer.from('Ada Photo'.slice(0, 8), 'latin1'),
+    Buffer.from([0x1c, 2, 116, 0, 11]),
+    Buffer.from('(c) Studio ', 'latin1')
+  ])
 
   async function inputWithIptc(): Promise<Buffer> {
-    const jpeg = await sharp(solidRgba(16, 8, [90, 140, 200, 255]), { raw: { width: 16, height: 8, channels: 4 } }).jpeg().toBuffer()
+    const jpeg = await sharp(solidRgba(16, 8, [90, 140, 200, 255]), { raw: { width: 16, height: 8, channels: 4 } })
+      .jpeg()
+      .toBuffer()
     return jpegWithBlocks(jpeg, { iptc: record })
   }
 
@@ -187,7 +216,9 @@ describe('IPTC in outputs', () => {
     const input = await inputWithIptc()
     expect((await sharp(input).metadata()).iptc!.includes(record)).toBe(true)
     const job = (format: 'jpg' | 'psd' | 'png', metadata: JobParams['metadata']) =>
-      processJob(input, { segmenter: halfSegmenter }, { format, params: { ...CLIPPING_DEFAULTS, metadata }, maxPixels: MAX }).then((r) => r.outputs[0]!.bytes)
+      processJob(input, { segmenter: halfSegmenter }, { format, params: { ...CLIPPING_DEFAULTS, metadata }, maxPixels: MAX }).then(
+        (r) => r.outputs[0]!.bytes
+      )
     const jpg = await job('jpg', 'keep')
     expect(readSourceMetadata(await sharp(jpg).metadata()).iptc).toEqual(record)
     expect((await sharp(jpg).metadata()).icc).toBeDefined()
@@ -199,7 +230,13 @@ describe('IPTC in outputs', () => {
 
   it('only resource 1028 of a Photoshop block is kept; a block that is no IPTC is not', () => {
     const thumbnail = Buffer.concat([Buffer.from('8BIM\x04\x0c\0\0', 'latin1'), Buffer.from([0, 0, 0, 3, 1, 2, 3, 0])])
-    const irb = Buffer.concat([Buffer.from('Photoshop 3.0\0', 'latin1'), thumbnail, Buffer.from('8BIM\x04\x04\0\0', 'latin1'), Buffer.from([0, 0, 0, record.length]), record])
+    const irb = Buffer.concat([
+      Buffer.from('Photoshop 3.0\0', 'latin1'),
+      thumbnail,
+      Buffer.from('8BIM\x04\x04\0\0', 'latin1'),
+      Buffer.from([0, 0, 0, record.length]),
+      record
+    ])
     expect(readSourceMetadata({ iptc: irb }).iptc).toEqual(record)
     expect(readSourceMetadata({ iptc: Buffer.from('not iptc') }).iptc).toBeNull()
     expect(readSourceMetadata({ iptc: Buffer.from('Photoshop 3.0\0' + '8BIM', 'latin1') }).iptc).toBeNull()
@@ -210,7 +247,11 @@ describe('readSourceMetadata: EXIF', () => {
   it('reads a JPEG’s EXIF block into writable fields, orientation left out', async () => {
     const jpg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
       .jpeg()
-      .withExif({ IFD0: { Make: 'Nikon', Model: 'Z 8', Orientation: '6' }, IFD2: { LensModel: 'NIKKOR Z 50mm f/1.8 S' }, IFD3: { GPSLatitudeRef: 'S' } })
+      .withExif({
+        IFD0: { Make: 'Nikon', Model: 'Z 8', Orientation: '6' },
+        IFD2: { LensModel: 'NIKKOR Z 50mm f/1.8 S' },
+        IFD3: { GPSLatitudeRef: 'S' }
+      })
       .toBuffer()
     const { exif, warnings } = readSourceMetadata(await sharp(jpg).metadata())
     expect(warnings).toEqual([])

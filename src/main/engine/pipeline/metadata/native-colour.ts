@@ -57,7 +57,8 @@ export const srgbToNative: ToNative = async (rgba, width, height, target) => {
       .withIccProfile(path, { attach: false })
       .raw({ depth: target.depth === 16 ? 'ushort' : 'uchar' })
       .toBuffer({ resolveWithObject: true })
-    if (warnings.length > 0) throw new JobFailure('pipeline_error', `cannot convert into the input's colour profile: ${warnings.join('; ')}`)
+    if (warnings.length > 0)
+      throw new JobFailure('pipeline_error', `cannot convert into the input's colour profile: ${warnings.join('; ')}`)
     if (info.channels !== 4 || data.length !== width * height * 4 * (target.depth / 8)) {
       throw new JobFailure('pipeline_error', `colour conversion gave ${info.width}×${info.height}×${info.channels}, expected RGBA`)
     }

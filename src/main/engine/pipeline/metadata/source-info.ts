@@ -60,7 +60,15 @@ export interface SourceMetadata {
   warnings: string[]
 }
 
-export const NO_METADATA: SourceMetadata = { icc: null, xmp: null, xmpWithGps: null, iptc: null, iptcWithGps: null, exif: null, warnings: [] }
+export const NO_METADATA: SourceMetadata = {
+  icc: null,
+  xmp: null,
+  xmpWithGps: null,
+  iptc: null,
+  iptcWithGps: null,
+  exif: null,
+  warnings: []
+}
 
 /** Largest ICC profile kept (RGB profiles are a few KB; LUT-based ones rarely pass 1 MB). */
 export const MAX_ICC_BYTES = 4 * 2 ** 20
@@ -87,12 +95,16 @@ export function readSourceMetadata(meta: Pick<Metadata, 'xmp' | 'iptc' | 'exif'>
     iptcWithGps = cleaned.withPlace
     if (iptcWithGps === null) warnings.push('metadata: the IPTC record does not parse and was not kept')
   } else if (record) {
-    warnings.push(`metadata: the IPTC record (${Math.round(record.length / 1024)} KB) is over ${Math.floor(MAX_IPTC_BYTES / 1024)} KB and was not kept`)
+    warnings.push(
+      `metadata: the IPTC record (${Math.round(record.length / 1024)} KB) is over ${Math.floor(MAX_IPTC_BYTES / 1024)} KB and was not kept`
+    )
   }
   let xmp: string | null = null
   let xmpWithGps: string | null = null
   if (meta.xmp && meta.xmp.length > MAX_XMP_BYTES) {
-    warnings.push(`metadata: the XMP packet (${Math.round(meta.xmp.length / 1024)} KB) is over ${MAX_XMP_BYTES / 2 ** 20} MB and was not kept`)
+    warnings.push(
+      `metadata: the XMP packet (${Math.round(meta.xmp.length / 1024)} KB) is over ${MAX_XMP_BYTES / 2 ** 20} MB and was not kept`
+    )
   } else if (meta.xmp && meta.xmp.length > 0) {
     const cleaned = cleanXmp(meta.xmp.toString('utf8'))
     xmp = cleaned.withoutGps
@@ -165,7 +177,9 @@ export function fitsBeside(pixels: number, depth: 8 | 16, memoryBytes: number | 
   const need = pixels * (4 + 4 * (depth / 8)) * BYTES_PER_PIXEL_FACTOR
   if (need <= memoryBytes) return true
   const what = depth === 16 ? 'its 16-bit depth' : 'its own colour profile'
-  into.warnings.push(`metadata: the image is too large to keep ${what} within the decoder's memory (${Math.round(memoryBytes / 2 ** 20)} MB); the output is 8-bit sRGB`)
+  into.warnings.push(
+    `metadata: the image is too large to keep ${what} within the decoder's memory (${Math.round(memoryBytes / 2 ** 20)} MB); the output is 8-bit sRGB`
+  )
   return false
 }
 

@@ -44,8 +44,21 @@ export function guidedCoefficients(guide: U8Pixels, p: Uint8Array, r: number, ep
   // 0–2 mean I, 3 mean p, 4–6 mean I·p, 7–12 mean I·Iᵀ (rr rg rb gg gb bb), 13 scratch, 14 tmp
   const planes = scratchPlanes(15, n)
   const [mr, mg, mb, mp, mrp, mgp, mbp, rr, rg, rb, gg, gb, bb, work, tmp] = planes as [
-    Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array,
-    Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array
   ]
 
   const mean = (target: Float32Array): void => void boxMean(work, width, height, r, tmp, target)

@@ -76,14 +76,34 @@ export function knownMeans(image: RgbPixels, alpha: Uint8Array, radius: number, 
   const rgb = (k: number): Float32Array => new Float32Array(planes[k]!.buffer, planes[k]!.byteOffset, n * 3)
   const fg = rgb(0)
   const bg = rgb(3)
-  const [kb, kf, qb, qf, tmp, weight, channel] = planes.slice(6, 13) as [Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array]
+  const [kb, kf, qb, qf, tmp, weight, channel] = planes.slice(6, 13) as [
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array
+  ]
   const own = cellSums(img, ch, alpha, w, h, step, { kb, kf, qb, qf, fg, bg })
   const work = { tmp, weight, channel, own, width, height, minWeight: MIN_WEIGHT * step * step }
   // The near window first: it reads the cell sums that the wide windows then replace in place.
-  const near = nearRadius === undefined ? null : windowStats({ count: kb, squares: qb, sums: bg }, { mean: rgb(13), variance: planes[16]! }, nearRadius, work)
+  const near =
+    nearRadius === undefined
+      ? null
+      : windowStats({ count: kb, squares: qb, sums: bg }, { mean: rgb(13), variance: planes[16]! }, nearRadius, work)
   const bgStats = windowStats({ count: kb, squares: qb, sums: bg }, { mean: bg, variance: qb }, radius, work)
   const fgStats = windowStats({ count: kf, squares: qf, sums: fg }, { mean: fg, variance: qf }, radius, work)
-  return { fg, bg, fgVar: fgStats.variance, bgVar: bgStats.variance, near: near && { bg: near.mean, bgVar: near.variance }, width, height, step }
+  return {
+    fg,
+    bg,
+    fgVar: fgStats.variance,
+    bgVar: bgStats.variance,
+    near: near && { bg: near.mean, bgVar: near.variance },
+    width,
+    height,
+    step
+  }
 }
 
 interface WindowWork {

@@ -8,7 +8,12 @@ import { prewarmRefineThread, REFINE_THREAD_SCRIPT, refineOffThread, stopRefineT
 
 /** What the model would give: the true alpha seen at 1024², a little blurred. */
 async function modelLikeMask(t: KnownComposite) {
-  const data = await sharp(t.alpha, { raw: { width: t.width, height: t.height, channels: 1 } }).resize(1024, 1024, { fit: 'fill' }).blur(1.2).extractChannel(0).raw().toBuffer()
+  const data = await sharp(t.alpha, { raw: { width: t.width, height: t.height, channels: 1 } })
+    .resize(1024, 1024, { fit: 'fill' })
+    .blur(1.2)
+    .extractChannel(0)
+    .raw()
+    .toBuffer()
   return { data, width: 1024, height: 1024 }
 }
 
@@ -61,16 +66,19 @@ describe('refine thread', () => {
     expect(t.image.equals(before)).toBe(true)
   })
 
-  it.runIf(process.platform === 'linux')('starts ahead of the first refine when prewarmed; the warm-up changes no result (Linux)', async () => {
-    const before = new Set(threadNices().keys())
-    prewarmRefineThread()
-    // The thread is up, at nice 19, with no refine asked of it yet (its warm-up runs there).
-    await expect.poll(() => nicedSince(before).length, { timeout: 10_000 }).toBeGreaterThan(0)
-    const started = new Set(threadNices().keys())
-    await expectInThreadResult(fuzzyComposite(480, 360, FOLIAGE))
-    // The refine ran on the prewarmed thread: no thread of nice 19 was started for it.
-    expect(nicedSince(started)).toEqual([])
-  })
+  it.runIf(process.platform === 'linux')(
+    'starts ahead of the first refine when prewarmed; the warm-up changes no result (Linux)',
+    async () => {
+      const before = new Set(threadNices().keys())
+      prewarmRefineThread()
+      // The thread is up, at nice 19, with no refine asked of it yet (its warm-up runs there).
+      await expect.poll(() => nicedSince(before).length, { timeout: 10_000 }).toBeGreaterThan(0)
+      const started = new Set(threadNices().keys())
+      await expectInThreadResult(fuzzyComposite(480, 360, FOLIAGE))
+      // The refine ran on the prewarmed thread: no thread of nice 19 was started for it.
+      expect(nicedSince(started)).toEqual([])
+    }
+  )
 
   it.runIf(process.platform === 'linux')('runs on a thread of its own at nice 19 while this one keeps its priority (Linux)', async () => {
     const t = fuzzyComposite(160, 120, FOLIAGE)

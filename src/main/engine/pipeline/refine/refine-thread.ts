@@ -149,7 +149,11 @@ class RefineThread {
       if (this.idleTimer) clearTimeout(this.idleTimer)
       this.idleTimer = null
       this.worker.ref()
-      const request: RefineRequest = { id, image: { data: image.data, width: image.width, height: image.height }, mask: { data: mask.data, width: mask.width, height: mask.height } }
+      const request: RefineRequest = {
+        id,
+        image: { data: image.data, width: image.width, height: image.height },
+        mask: { data: mask.data, width: mask.width, height: mask.height }
+      }
       this.worker.postMessage(request)
     })
   }

@@ -4,7 +4,14 @@ import { guidedCoefficients } from './guided-filter'
 import { knownMeans } from './known-colours'
 import { upscaleMask } from '../mask/mask'
 import { refineEdges, resizeMask } from './refine'
-import { alphaError, FOLIAGE, fuzzyComposite, recompositeError, SKY, type KnownComposite } from '../../../../../test/fixtures/refine-fixtures'
+import {
+  alphaError,
+  FOLIAGE,
+  fuzzyComposite,
+  recompositeError,
+  SKY,
+  type KnownComposite
+} from '../../../../../test/fixtures/refine-fixtures'
 
 /** What the model would give: the true alpha seen at 1024², a little blurred. */
 async function modelLikeMask(t: KnownComposite): Promise<Buffer> {
@@ -40,7 +47,8 @@ describe('refineEdges', () => {
     // wrong side of 50 %, which the refine keeps.)
     expect(after).toBeLessThan(0.65 * before)
     // The refined alpha never crosses 50 % where the model's mask did not.
-    for (let i = 0; i < plain.length; i++) if (plain[i]! >= 128 !== refined.alpha[i]! >= 128) expect.fail(`pixel ${i}: ${plain[i]} → ${refined.alpha[i]}`)
+    for (let i = 0; i < plain.length; i++)
+      if (plain[i]! >= 128 !== refined.alpha[i]! >= 128) expect.fail(`pixel ${i}: ${plain[i]} → ${refined.alpha[i]}`)
     // Where the model's mask is certain, so is the refined alpha: no veil spread past its soft band.
     const sides = await resizeMask({ data: mask, width: 1024, height: 1024 }, t.width, t.height)
     let certain = 0
@@ -53,11 +61,13 @@ describe('refineEdges', () => {
     expect(certain).toBeGreaterThan(t.alpha.length / 2)
     // Hairs (partial coverage 0.6 and less) come out partial, not binary.
     let partial = 0
-    for (let i = 0; i < t.alpha.length; i++) if (t.alpha[i]! > 40 && t.alpha[i]! < 160 && refined.alpha[i]! > 20 && refined.alpha[i]! < 200) partial++
+    for (let i = 0; i < t.alpha.length; i++)
+      if (t.alpha[i]! > 40 && t.alpha[i]! < 160 && refined.alpha[i]! > 20 && refined.alpha[i]! < 200) partial++
     expect(partial).toBeGreaterThan(2000)
     // Opaque pixels keep the photo's colours exactly, and the A channel is the input's.
     for (let i = 0; i < t.alpha.length; i += 997) {
-      if (refined.alpha[i] === 255) expect(refined.foreground.subarray(i * 4, i * 4 + 4).equals(t.image.subarray(i * 4, i * 4 + 4))).toBe(true)
+      if (refined.alpha[i] === 255)
+        expect(refined.foreground.subarray(i * 4, i * 4 + 4).equals(t.image.subarray(i * 4, i * 4 + 4))).toBe(true)
       expect(refined.foreground[i * 4 + 3]).toBe(255)
     }
   })
@@ -87,7 +97,11 @@ describe('refineEdges', () => {
 
   it('alphaOnly: refines the alpha, leaves the colours', async () => {
     const t = fuzzyComposite(200, 160, FOLIAGE)
-    const out = await refineEdges({ data: t.image, width: t.width, height: t.height }, { data: await modelLikeMask(t), width: 1024, height: 1024 }, { alphaOnly: true })
+    const out = await refineEdges(
+      { data: t.image, width: t.width, height: t.height },
+      { data: await modelLikeMask(t), width: 1024, height: 1024 },
+      { alphaOnly: true }
+    )
     expect(out.foreground).toBe(t.image)
     expect(out.alpha.length).toBe(200 * 160)
   })
@@ -129,10 +143,12 @@ describe('guidedCoefficients', () => {
   })
 
   it('refuses a mask or guide of the wrong size', () => {
-    expect(() => guidedCoefficients(guide(4, 4), new Uint8Array(15), 1, 1e-3)).toThrow('guidedCoefficients: guide or mask does not match the size')
-    expect(() => guidedCoefficients({ data: new Uint8Array(16 * 2), width: 4, height: 4, channels: 2 }, new Uint8Array(16), 1, 1e-3)).toThrow(
+    expect(() => guidedCoefficients(guide(4, 4), new Uint8Array(15), 1, 1e-3)).toThrow(
       'guidedCoefficients: guide or mask does not match the size'
     )
+    expect(() =>
+      guidedCoefficients({ data: new Uint8Array(16 * 2), width: 4, height: 4, channels: 2 }, new Uint8Array(16), 1, 1e-3)
+    ).toThrow('guidedCoefficients: guide or mask does not match the size')
   })
 })
 
@@ -193,7 +209,8 @@ describe('knownMeans', () => {
     const cells = knownMeans({ data: big, width: 240, height: 160, channels: 3 }, bigAlpha, 6, 2)
     expect([cells.width, cells.height, cells.step]).toEqual([120, 80, 2])
     let worst = 0
-    for (let i = 0; i < 120 * 80 * 3; i++) worst = Math.max(worst, Math.abs(cells.fg[i]! - snapshot.fg[i]!), Math.abs(cells.bg[i]! - snapshot.bg[i]!))
+    for (let i = 0; i < 120 * 80 * 3; i++)
+      worst = Math.max(worst, Math.abs(cells.fg[i]! - snapshot.fg[i]!), Math.abs(cells.bg[i]! - snapshot.bg[i]!))
     expect(worst).toBeLessThan(1e-4)
     // The checker is spread the half-size image does not have: the variance sees it.
     const inBg = 10 * 120 + 5

@@ -100,7 +100,12 @@ const KNOWN_NEAR_RADIUS = 4
 /** Refined alpha at or under this (8 % of 255) becomes 0: the filter's faint tail over the background. */
 const TAIL = 20
 
-export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: RefineOptions = {}, signal?: AbortSignal): Promise<RefinedEdges> {
+export async function refineEdges(
+  image: RgbaInput,
+  mask: MaskPlane,
+  opts: RefineOptions = {},
+  signal?: AbortSignal
+): Promise<RefinedEdges> {
   const { width, height } = image
   const n = width * height
   const radiusModel = opts.radius ?? 9
@@ -115,7 +120,9 @@ export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: Refin
   const gw = Math.ceil(width / step)
   const gh = Math.ceil(height / step)
   const guideMask =
-    step === 1 ? await resizeMask(mask, gw, gh) : resizeGrey(mask.data, mask.width, mask.height, gw, gh, (step * mask.width) / width, (step * mask.height) / height)
+    step === 1
+      ? await resizeMask(mask, gw, gh)
+      : resizeGrey(mask.data, mask.width, mask.height, gw, gh, (step * mask.width) / width, (step * mask.height) / height)
   signal?.throwIfAborted()
 
   // Radius on the guide grid: `radius` pixels of the 1024² model grid, scaled.
@@ -149,12 +156,15 @@ export async function refineEdges(image: RgbaInput, mask: MaskPlane, opts: Refin
   const cgh = Math.ceil(ch / step)
   const partMask = whole ? guideMask : crop(guideMask, gw, 1, { x: region.x / step, y: region.y / step, width: cgw, height: cgh })
   const guide: U8Pixels =
-    step === 1 ? { data: part.data, width: cw, height: ch, channels: 4 } : { data: resizeRgb(part.data, cw, ch, 4, cgw, cgh, step, step), width: cgw, height: cgh, channels: 3 }
+    step === 1
+      ? { data: part.data, width: cw, height: ch, channels: 4 }
+      : { data: resizeRgb(part.data, cw, ch, 4, cgw, cgh, step, step), width: cgw, height: cgh, channels: 3 }
   const band = bandOf(partMask, cgw, cgh, r)
   const coefficients = guidedCoefficients(guide, partMask, r, eps)
   const alpha = applyGuided(part, partMask, step, coefficients, band)
   keepSides(alpha, partSides)
-  if (opts.alphaOnly) return { alpha: whole ? alpha : pasteInto(sides, width, region, alpha), foreground: image.data, bandPixels: 0, region }
+  if (opts.alphaOnly)
+    return { alpha: whole ? alpha : pasteInto(sides, width, region, alpha), foreground: image.data, bandPixels: 0, region }
 
   const foreground = clearTransparent(part.data, alpha)
   const means = knownMeans({ ...part, channels: 4 }, alpha, radius, knownStep, nearRadius)

@@ -35,7 +35,16 @@ function run(image: Buffer, alpha: Buffer, nearRadius?: number) {
   const means = knownMeans({ data: image, width: W, height: H, channels: 4 }, alpha, 45, 1, nearRadius)
   // Copies: the means live in the scratch arena.
   const near = means.near && { bg: means.near.bg.slice(), bgVar: means.near.bgVar.slice() }
-  const k = { fg: means.fg.slice(), bg: means.bg.slice(), fgVar: means.fgVar.slice(), bgVar: means.bgVar.slice(), near, width: W, height: H, step: 1 }
+  const k = {
+    fg: means.fg.slice(),
+    bg: means.bg.slice(),
+    fgVar: means.fgVar.slice(),
+    bgVar: means.bgVar.slice(),
+    near,
+    width: W,
+    height: H,
+    step: 1
+  }
   const a = Buffer.from(alpha)
   const count = unmix(out, a, alpha, W, H, k)
   return { out, alpha: a, count, k }
@@ -94,7 +103,8 @@ describe('unmix', () => {
     // The pixels within the near window's reach of the known background (α = 0 up to x = 90).
     const err = (out: Buffer): number => {
       let e = 0
-      for (let y = 0; y < H; y++) for (let x = 95; x <= 98; x++) for (let c = 0; c < 3; c++) e += Math.abs(out[(y * W + x) * 4 + c]! - F[c]!)
+      for (let y = 0; y < H; y++)
+        for (let x = 95; x <= 98; x++) for (let c = 0; c < 3; c++) e += Math.abs(out[(y * W + x) * 4 + c]! - F[c]!)
       return e
     }
     const wide = run(image, alpha)
@@ -135,7 +145,8 @@ describe('unmix', () => {
     const { image, alpha } = edge(F, () => [30, 60, 200])
     const { out } = run(image, alpha)
     for (let y = 0; y < H; y++) {
-      for (const x of [0, 40, 160, 239]) expect(out.subarray((y * W + x) * 4, (y * W + x) * 4 + 4).equals(image.subarray((y * W + x) * 4, (y * W + x) * 4 + 4))).toBe(true)
+      for (const x of [0, 40, 160, 239])
+        expect(out.subarray((y * W + x) * 4, (y * W + x) * 4 + 4).equals(image.subarray((y * W + x) * 4, (y * W + x) * 4 + 4))).toBe(true)
     }
   })
 })
@@ -200,8 +211,12 @@ describe('knownMeans near background', () => {
 
   it('rejects a near radius that is not smaller than the window', () => {
     const image = { data: new Uint8Array(48), width: 4, height: 4, channels: 3 }
-    expect(() => knownMeans(image, new Uint8Array(16), 2, 1, 2)).toThrow('knownMeans: nearRadius must be an integer from 1 to radius − 1, got 2')
-    expect(() => knownMeans(image, new Uint8Array(16), 2, 1, 0)).toThrow('knownMeans: nearRadius must be an integer from 1 to radius − 1, got 0')
+    expect(() => knownMeans(image, new Uint8Array(16), 2, 1, 2)).toThrow(
+      'knownMeans: nearRadius must be an integer from 1 to radius − 1, got 2'
+    )
+    expect(() => knownMeans(image, new Uint8Array(16), 2, 1, 0)).toThrow(
+      'knownMeans: nearRadius must be an integer from 1 to radius − 1, got 0'
+    )
   })
 })
 

@@ -64,7 +64,8 @@ export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, 
   const q = [0, 0, 0, 0]
   const wq = [1, 0, 0, 0]
   const sample = (plane: Float32Array, out: number[]): void => {
-    for (let c = 0; c < 3; c++) out[c] = plane[q[0]! + c]! * wq[0]! + plane[q[1]! + c]! * wq[1]! + plane[q[2]! + c]! * wq[2]! + plane[q[3]! + c]! * wq[3]!
+    for (let c = 0; c < 3; c++)
+      out[c] = plane[q[0]! + c]! * wq[0]! + plane[q[1]! + c]! * wq[1]! + plane[q[2]! + c]! * wq[2]! + plane[q[3]! + c]! * wq[3]!
   }
   for (let y = 0; y < height; y++) {
     const fy = Math.min(wh - 1, Math.max(0, (y + 0.5) * inv - 0.5))
@@ -78,7 +79,12 @@ export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, 
       if (a8 === 255) continue
       if (
         a8 === 0 &&
-        !((x > 0 && alpha[i - 1]! > 0) || (x < width - 1 && alpha[i + 1]! > 0) || (y > 0 && alpha[i - width]! > 0) || (y < height - 1 && alpha[i + width]! > 0))
+        !(
+          (x > 0 && alpha[i - 1]! > 0) ||
+          (x < width - 1 && alpha[i + 1]! > 0) ||
+          (y > 0 && alpha[i - width]! > 0) ||
+          (y < height - 1 && alpha[i + width]! > 0)
+        )
       ) {
         continue
       }
@@ -129,7 +135,8 @@ export function unmix(out: Buffer, alpha: Buffer, sides: Buffer, width: number, 
           const m = ac * (f[c]! - bk[c]!) - d[c]!
           r2 += m * m
         }
-        const wc = fgVar === Infinity || bgVar === Infinity ? 0 : sep / (sep + LINE_TRUST * (ac * ac * fgVar + (1 - ac) * (1 - ac) * bgVar + r2))
+        const wc =
+          fgVar === Infinity || bgVar === Infinity ? 0 : sep / (sep + LINE_TRUST * (ac * ac * fgVar + (1 - ac) * (1 - ac) * bgVar + r2))
         let n8 = Math.round((wc * ac + (1 - wc) * a) * 255)
         n8 = boundToSide(n8, sides[i]!)
         alpha[i] = n8

@@ -49,17 +49,38 @@ function swatch(text: string): string {
  * main file, quality, edges, transparency and photo information. Every field may stay at its
  * default.
  */
-export function PresetControls(props: { form: PresetForm; set: Set; errors: Record<string, string>; readOnly: boolean }): React.JSX.Element {
+export function PresetControls(props: {
+  form: PresetForm
+  set: Set
+  errors: Record<string, string>
+  readOnly: boolean
+}): React.JSX.Element {
   const { form, set, errors } = props
   return (
     <fieldset className="form-grid" style={{ border: 0, padding: 0, margin: 0 }} disabled={props.readOnly}>
       <legend className="sr-only">Settings</legend>
-      <Select form={form} set={set} k="background" label="Background" error={errors.background} options={[['transparent', 'Transparent'], ['color', 'Colour'], ['blur', 'Blurred photo']]} />
+      <Select
+        form={form}
+        set={set}
+        k="background"
+        label="Background"
+        error={errors.background}
+        options={[
+          ['transparent', 'Transparent'],
+          ['color', 'Colour'],
+          ['blur', 'Blurred photo']
+        ]}
+      />
       {form.background === 'color' && (
         <label className="field">
           <span>Colour</span>
           <div className="row" style={{ flexWrap: 'nowrap' }}>
-            <input type="color" value={swatch(form.color)} onChange={(e) => set({ color: e.target.value.toUpperCase() })} aria-label="Pick a colour" />
+            <input
+              type="color"
+              value={swatch(form.color)}
+              onChange={(e) => set({ color: e.target.value.toUpperCase() })}
+              aria-label="Pick a colour"
+            />
             <input
               type="text"
               className="grow mono"
@@ -83,15 +104,61 @@ export function PresetControls(props: { form: PresetForm; set: Set; errors: Reco
           <input type="number" min={1} max={250} value={form.blur} placeholder="default" onChange={(e) => set({ blur: e.target.value })} />
         </label>
       )}
-      <Select form={form} set={set} k="shadow" label="Shadow" error={errors.shadow} options={[['none', 'None'], ['top', 'Contact shadow (lit from above)']]} />
-      <Select form={form} set={set} k="crop" label="Crop" error={errors.crop} options={[['none', 'Keep the canvas'], ['subject', 'To the subject']]} />
-      <Select form={form} set={set} k="size" label="Size" error={errors.size} options={[['original', 'Original'], ['box', 'Width × height'], ['long', 'Long edge']]} />
+      <Select
+        form={form}
+        set={set}
+        k="shadow"
+        label="Shadow"
+        error={errors.shadow}
+        options={[
+          ['none', 'None'],
+          ['top', 'Contact shadow (lit from above)']
+        ]}
+      />
+      <Select
+        form={form}
+        set={set}
+        k="crop"
+        label="Crop"
+        error={errors.crop}
+        options={[
+          ['none', 'Keep the canvas'],
+          ['subject', 'To the subject']
+        ]}
+      />
+      <Select
+        form={form}
+        set={set}
+        k="size"
+        label="Size"
+        error={errors.size}
+        options={[
+          ['original', 'Original'],
+          ['box', 'Width × height'],
+          ['long', 'Long edge']
+        ]}
+      />
       {form.size === 'box' && (
         <label className="field">
           <span>Width × height (px)</span>
           <div className="row" style={{ flexWrap: 'nowrap' }}>
-            <input type="number" min={1} className="grow" value={form.width} onChange={(e) => set({ width: e.target.value })} aria-label="Width" />×
-            <input type="number" min={1} className="grow" value={form.height} onChange={(e) => set({ height: e.target.value })} aria-label="Height" />
+            <input
+              type="number"
+              min={1}
+              className="grow"
+              value={form.width}
+              onChange={(e) => set({ width: e.target.value })}
+              aria-label="Width"
+            />
+            ×
+            <input
+              type="number"
+              min={1}
+              className="grow"
+              value={form.height}
+              onChange={(e) => set({ height: e.target.value })}
+              aria-label="Height"
+            />
           </div>
         </label>
       )}
@@ -159,7 +226,13 @@ export function PresetControls(props: { form: PresetForm; set: Set; errors: Reco
               <input
                 type="checkbox"
                 checked={form.variations.includes(v)}
-                onChange={(e) => set({ variations: e.target.checked ? VARIATIONS.filter((x) => x === v || form.variations.includes(x)) : form.variations.filter((x) => x !== v) })}
+                onChange={(e) =>
+                  set({
+                    variations: e.target.checked
+                      ? VARIATIONS.filter((x) => x === v || form.variations.includes(x))
+                      : form.variations.filter((x) => x !== v)
+                  })
+                }
                 data-testid={`variation-${v}`}
               />
               <span>{text}</span>
@@ -168,15 +241,62 @@ export function PresetControls(props: { form: PresetForm; set: Set; errors: Reco
         </div>
         {errors.variations && <span className="field-error">{errors.variations}</span>}
       </fieldset>
-      <Select form={form} set={set} k="primary" label="Main file" error={errors.primary} options={VARIATION_OPTIONS.map(([v, text]): readonly [Variation, string] => [v, text])} />
+      <Select
+        form={form}
+        set={set}
+        k="primary"
+        label="Main file"
+        error={errors.primary}
+        options={VARIATION_OPTIONS.map(([v, text]): readonly [Variation, string] => [v, text])}
+      />
       <label className="field">
         <span>Quality (JPEG, WebP)</span>
-        <input type="number" min={1} max={100} value={form.quality} placeholder="default" onChange={(e) => set({ quality: e.target.value })} aria-invalid={errors.quality ? true : undefined} />
+        <input
+          type="number"
+          min={1}
+          max={100}
+          value={form.quality}
+          placeholder="default"
+          onChange={(e) => set({ quality: e.target.value })}
+          aria-invalid={errors.quality ? true : undefined}
+        />
         {errors.quality && <span className="field-error">{errors.quality}</span>}
       </label>
-      <Select form={form} set={set} k="refine" label="Edges" error={errors.refine} options={[['edges', 'Refine edges'], ['detail', 'Refine edges, second look at small subjects'], ['none', 'As the model gives']]} />
-      <Select form={form} set={set} k="alpha" label="Existing transparency" error={errors.alpha} options={[['auto', 'Run the model'], ['keep', 'Keep the input alpha']]} />
-      <Select form={form} set={set} k="metadata" label="Photo information" error={errors.metadata} options={[['keep', 'Keep (without location)'], ['keep-gps', 'Keep, with location'], ['strip', 'Remove']]} />
+      <Select
+        form={form}
+        set={set}
+        k="refine"
+        label="Edges"
+        error={errors.refine}
+        options={[
+          ['edges', 'Refine edges'],
+          ['detail', 'Refine edges, second look at small subjects'],
+          ['none', 'As the model gives']
+        ]}
+      />
+      <Select
+        form={form}
+        set={set}
+        k="alpha"
+        label="Existing transparency"
+        error={errors.alpha}
+        options={[
+          ['auto', 'Run the model'],
+          ['keep', 'Keep the input alpha']
+        ]}
+      />
+      <Select
+        form={form}
+        set={set}
+        k="metadata"
+        label="Photo information"
+        error={errors.metadata}
+        options={[
+          ['keep', 'Keep (without location)'],
+          ['keep-gps', 'Keep, with location'],
+          ['strip', 'Remove']
+        ]}
+      />
     </fieldset>
   )
 }

@@ -27,7 +27,9 @@ function saveBlocker(form: PresetForm, slug: string, valid: boolean, params: str
  */
 export function PresetEditor(props: { editing: PresetInfo | null; onDone: (name: string | null) => void }): React.JSX.Element {
   const { editing } = props
-  const [form, setForm] = useState<PresetForm>(() => (editing ? formFromValues(editing.title, editing.description, editing.values) : EMPTY_FORM))
+  const [form, setForm] = useState<PresetForm>(() =>
+    editing ? formFromValues(editing.title, editing.description, editing.values) : EMPTY_FORM
+  )
   const [saveError, setSaveError] = useState<string | null>(null)
   const [serverErrors, setServerErrors] = useState<Record<string, string>>({})
   const [saving, setSaving] = useState(false)
@@ -44,7 +46,8 @@ export function PresetEditor(props: { editing: PresetInfo | null; onDone: (name:
   // An existing user preset keeps its short name; a new one (or a copy) takes it from the name.
   const slug = editing && !editing.builtin ? editing.name : presetSlug(form.name)
   const clash = !editing || editing.builtin ? (presets ?? []).find((p) => p.name === slug) : undefined
-  const nameError = errors.title ?? errors.name ?? (clash?.builtin ? `"${clash.title}" is a built-in preset: choose another name` : undefined)
+  const nameError =
+    errors.title ?? errors.name ?? (clash?.builtin ? `"${clash.title}" is a built-in preset: choose another name` : undefined)
   const valid = Object.keys(checkForm(form)).length === 0
   const blocker = readOnly ? null : saveBlocker(form, slug, valid && !clash?.builtin, params)
 
@@ -99,7 +102,13 @@ export function PresetEditor(props: { editing: PresetInfo | null; onDone: (name:
           {readOnly ? `${editing!.title} (built in)` : editing && !copied ? `Edit ${editing.title}` : 'New preset'}
         </h2>
         {!readOnly && (
-          <button type="submit" className="btn primary" disabled={saving || blocker !== null} data-testid="save-preset" title={blocker ?? undefined}>
+          <button
+            type="submit"
+            className="btn primary"
+            disabled={saving || blocker !== null}
+            data-testid="save-preset"
+            title={blocker ?? undefined}
+          >
             {saving ? 'Saving…' : 'Save preset'}
           </button>
         )}
@@ -147,14 +156,22 @@ export function PresetEditor(props: { editing: PresetInfo | null; onDone: (name:
               ) : (
                 slug && (
                   <div className="muted small" data-testid="preset-slug">
-                    Used as <span className="mono">{slug}</span> in clipdesk process --params and the API{clash && !clash.builtin && (!editing || editing.builtin) ? ` (replaces your preset “${clash.title}”)` : ''}
+                    Used as <span className="mono">{slug}</span> in clipdesk process --params and the API
+                    {clash && !clash.builtin && (!editing || editing.builtin) ? ` (replaces your preset “${clash.title}”)` : ''}
                   </div>
                 )
               )}
             </label>
             <label className="field" style={{ gridColumn: '1 / -1' }}>
               <span>Description</span>
-              <input type="text" value={form.description} onChange={(e) => set({ description: e.target.value })} placeholder="What it is for" disabled={readOnly} maxLength={500} />
+              <input
+                type="text"
+                value={form.description}
+                onChange={(e) => set({ description: e.target.value })}
+                placeholder="What it is for"
+                disabled={readOnly}
+                maxLength={500}
+              />
             </label>
           </div>
           <PresetControls form={form} set={set} errors={errors} readOnly={readOnly} />

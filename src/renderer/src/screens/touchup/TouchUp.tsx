@@ -92,11 +92,29 @@ export function TouchUp(): React.JSX.Element | null {
   const brushSize = size ?? 20
   const boxCount = boxesOf(t.strokes).length
   const strokeCount = t.strokes.length - boxCount
-  const status = t.error ? null : t.saving ? 'Saving…' : t.looking ? 'Looking again at the box…' : t.updating ? 'Updating the preview…' : t.lastMs !== null ? `Preview updated in ${t.lastMs} ms` : null
+  const status = t.error
+    ? null
+    : t.saving
+      ? 'Saving…'
+      : t.looking
+        ? 'Looking again at the box…'
+        : t.updating
+          ? 'Updating the preview…'
+          : t.lastMs !== null
+            ? `Preview updated in ${t.lastMs} ms`
+            : null
 
   return (
     <div className="modal-backdrop">
-      <div className="card touchup" role="dialog" aria-modal="true" aria-label={`Touch up: ${t.name}`} tabIndex={-1} ref={dialog} data-testid="touchup">
+      <div
+        className="card touchup"
+        role="dialog"
+        aria-modal="true"
+        aria-label={`Touch up: ${t.name}`}
+        tabIndex={-1}
+        ref={dialog}
+        data-testid="touchup"
+      >
         <div className="row">
           <h2 className="grow" style={{ margin: 0 }}>
             Touch up {t.name}
@@ -133,27 +151,71 @@ export function TouchUp(): React.JSX.Element | null {
           </div>
           <label className="row" style={{ gap: 4 }}>
             Size
-            <input type="range" min={2} max={Math.max(8, Math.round(long / 4))} value={brushSize} onChange={(e) => setSize(Number(e.target.value))} disabled={mode === 'look'} data-testid="touchup-size" />
+            <input
+              type="range"
+              min={2}
+              max={Math.max(8, Math.round(long / 4))}
+              value={brushSize}
+              onChange={(e) => setSize(Number(e.target.value))}
+              disabled={mode === 'look'}
+              data-testid="touchup-size"
+            />
             <span className="muted" style={{ minWidth: '7ch', fontVariantNumeric: 'tabular-nums' }}>
               {brushSize} px
             </span>
           </label>
           <label className="row" style={{ gap: 4 }}>
             Hardness
-            <input type="range" min={0} max={100} value={Math.round(hardness * 100)} onChange={(e) => setHardness(Number(e.target.value) / 100)} disabled={mode === 'look'} data-testid="touchup-hardness" />
+            <input
+              type="range"
+              min={0}
+              max={100}
+              value={Math.round(hardness * 100)}
+              onChange={(e) => setHardness(Number(e.target.value) / 100)}
+              disabled={mode === 'look'}
+              data-testid="touchup-hardness"
+            />
           </label>
           <label className="row" style={{ gap: 4 }} title="How strongly the strokes are tinted over the result; hold H to hide them">
             Tint
-            <input type="range" min={0} max={100} value={Math.round(tint * 100)} onChange={(e) => setTint(Number(e.target.value) / 100)} aria-label="Strokes' tint" data-testid="touchup-tint" />
+            <input
+              type="range"
+              min={0}
+              max={100}
+              value={Math.round(tint * 100)}
+              onChange={(e) => setTint(Number(e.target.value) / 100)}
+              aria-label="Strokes' tint"
+              data-testid="touchup-tint"
+            />
           </label>
-          <button type="button" className="btn small" onClick={undoStroke} disabled={t.strokes.length === 0 || t.saving} title="Undo (Ctrl+Z)" data-testid="touchup-undo">
+          <button
+            type="button"
+            className="btn small"
+            onClick={undoStroke}
+            disabled={t.strokes.length === 0 || t.saving}
+            title="Undo (Ctrl+Z)"
+            data-testid="touchup-undo"
+          >
             Undo
           </button>
-          <button type="button" className="btn small" onClick={redoStroke} disabled={t.undone.length === 0 || t.saving} title="Redo (Ctrl+Shift+Z)" data-testid="touchup-redo">
+          <button
+            type="button"
+            className="btn small"
+            onClick={redoStroke}
+            disabled={t.undone.length === 0 || t.saving}
+            title="Redo (Ctrl+Shift+Z)"
+            data-testid="touchup-redo"
+          >
             Redo
           </button>
           <span className="grow" />
-          <button type="button" className={`btn small${moving ? ' primary' : ''}`} aria-pressed={moving} onClick={() => setMoving((v) => !v)} title="Move the view (or hold Space)">
+          <button
+            type="button"
+            className={`btn small${moving ? ' primary' : ''}`}
+            aria-pressed={moving}
+            onClick={() => setMoving((v) => !v)}
+            title="Move the view (or hold Space)"
+          >
             Move
           </button>
           <button type="button" className="btn small" onClick={zoom.zoomOut} aria-label="Zoom out" title="Zoom out (−)">
@@ -162,7 +224,13 @@ export function TouchUp(): React.JSX.Element | null {
           <span className="muted zoom-label" data-testid="touchup-zoom">
             {zoom.label}
           </span>
-          <button type="button" className="btn small" onClick={zoom.zoomIn} aria-label="Zoom in" title="Zoom in (+); the wheel zooms at the cursor">
+          <button
+            type="button"
+            className="btn small"
+            onClick={zoom.zoomIn}
+            aria-label="Zoom in"
+            title="Zoom in (+); the wheel zooms at the cursor"
+          >
             +
           </button>
           <button type="button" className="btn small" onClick={zoom.fit} aria-pressed={zoom.fitted} title="The whole photo (0)">
@@ -171,7 +239,13 @@ export function TouchUp(): React.JSX.Element | null {
           <button type="button" className="btn small" onClick={zoom.actual} title="One pixel of the photo per pixel of the screen (1)">
             100 %
           </button>
-          <button type="button" className={`btn small${before ? ' primary' : ''}`} aria-pressed={before} onClick={() => setBefore((v) => !v)} data-testid="touchup-before">
+          <button
+            type="button"
+            className={`btn small${before ? ' primary' : ''}`}
+            aria-pressed={before}
+            onClick={() => setBefore((v) => !v)}
+            data-testid="touchup-before"
+          >
             Before
           </button>
           <select value={backdrop} onChange={(e) => setBackdrop(e.target.value as Backdrop)} aria-label="Background behind the cut-out">
@@ -180,7 +254,9 @@ export function TouchUp(): React.JSX.Element | null {
             <option value="black">Black</option>
             <option value="colour">Colour</option>
           </select>
-          {backdrop === 'colour' && <input type="color" value={colour} onChange={(e) => setColour(e.target.value)} aria-label="Background colour" />}
+          {backdrop === 'colour' && (
+            <input type="color" value={colour} onChange={(e) => setColour(e.target.value)} aria-label="Background colour" />
+          )}
         </div>
         {t.size && t.preview && t.photo && t.cutout ? (
           <TouchUpBoard
@@ -215,8 +291,13 @@ export function TouchUp(): React.JSX.Element | null {
           )}
           {t.saved && (
             <span data-testid="touchup-saved">
-              Saved: {t.saved.outputs.length} file{t.saved.outputs.length === 1 ? '' : 's'} replaced; the previous version is kept beside {t.saved.outputs.length === 1 ? 'it' : 'them'} (
-              {t.saved.previous.filter(Boolean).map((p) => p.split(/[\\/]/).pop()).join(', ')}).
+              Saved: {t.saved.outputs.length} file{t.saved.outputs.length === 1 ? '' : 's'} replaced; the previous version is kept beside{' '}
+              {t.saved.outputs.length === 1 ? 'it' : 'them'} (
+              {t.saved.previous
+                .filter(Boolean)
+                .map((p) => p.split(/[\\/]/).pop())
+                .join(', ')}
+              ).
             </span>
           )}
           <span className="grow" />

@@ -40,7 +40,11 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
   const [space, setSpace] = useState(false)
   const [pointer, setPointer] = useState<{ x: number; y: number } | null>(null)
   const stageBox = useRef<HTMLDivElement | null>(null)
-  const drag = useRef<{ stroke: Stroke | null; box: { from: [number, number]; to: [number, number] } | null; pan: { x: number; y: number } | null }>({
+  const drag = useRef<{
+    stroke: Stroke | null
+    box: { from: [number, number]; to: [number, number] } | null
+    pan: { x: number; y: number } | null
+  }>({
     stroke: null,
     box: null,
     pan: null
@@ -134,19 +138,28 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
     <div
       key={key}
       className="touchup-box"
-      style={{ left: pct(b.x, p.size.width), top: pct(b.y, p.size.height), width: pct(b.width, p.size.width), height: pct(b.height, p.size.height) }}
+      style={{
+        left: pct(b.x, p.size.width),
+        top: pct(b.y, p.size.height),
+        width: pct(b.width, p.size.width),
+        height: pct(b.height, p.size.height)
+      }}
       data-testid={testId}
     />
   )
   return (
-    <div
-      ref={setStage}
-      className="touchup-stage"
-      data-testid="touchup-stage"
-      onPointerLeave={() => setPointer(null)}
-    >
-      <div className={`touchup-board ${p.backdrop === 'checker' ? 'checker' : p.backdrop}`} style={{ ...p.zoom.style, ...backdrop }} data-testid="touchup-board">
-        <img src={p.before ? p.photo : p.cutout} alt={`${p.before ? 'Original' : 'Cut-out'} of ${p.name}`} draggable={false} data-testid="touchup-image" />
+    <div ref={setStage} className="touchup-stage" data-testid="touchup-stage" onPointerLeave={() => setPointer(null)}>
+      <div
+        className={`touchup-board ${p.backdrop === 'checker' ? 'checker' : p.backdrop}`}
+        style={{ ...p.zoom.style, ...backdrop }}
+        data-testid="touchup-board"
+      >
+        <img
+          src={p.before ? p.photo : p.cutout}
+          alt={`${p.before ? 'Original' : 'Cut-out'} of ${p.name}`}
+          draggable={false}
+          data-testid="touchup-image"
+        />
         <canvas
           ref={overlay}
           width={p.preview.width}
@@ -157,7 +170,11 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
           onPointerMove={onMove}
           onPointerUp={onUp}
           onPointerCancel={onUp}
-          aria-label={p.brush.mode === 'look' ? `Drag a box for the model to look again at on ${p.name}` : `Paint ${p.brush.mode === 'keep' ? 'Keep' : 'Remove'} strokes on ${p.name}`}
+          aria-label={
+            p.brush.mode === 'look'
+              ? `Drag a box for the model to look again at on ${p.name}`
+              : `Paint ${p.brush.mode === 'keep' ? 'Keep' : 'Remove'} strokes on ${p.name}`
+          }
           data-testid="touchup-canvas"
           data-tint={p.tint}
         />
@@ -167,7 +184,11 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
       {brushOutline > 0 && (
         <div
           className="touchup-brush"
-          style={{ width: brushOutline, height: brushOutline, transform: `translate(${pointer!.x - brushOutline / 2}px, ${pointer!.y - brushOutline / 2}px)` }}
+          style={{
+            width: brushOutline,
+            height: brushOutline,
+            transform: `translate(${pointer!.x - brushOutline / 2}px, ${pointer!.y - brushOutline / 2}px)`
+          }}
           data-testid="touchup-brush-outline"
           aria-hidden="true"
         />

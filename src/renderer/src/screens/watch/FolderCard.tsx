@@ -59,7 +59,8 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
           </div>
           {f.state_message && <span className="muted small">{f.state_message}</span>}
           <span className="muted small">
-            {describeJob(f.request, title)} · {f.recursive ? 'with sub-folders' : 'top level only'} · originals {f.originals === 'move' ? 'moved to clipdesk-done' : 'kept'}
+            {describeJob(f.request, title)} · {f.recursive ? 'with sub-folders' : 'top level only'} · originals{' '}
+            {f.originals === 'move' ? 'moved to clipdesk-done' : 'kept'}
           </span>
           <span className="muted small mono" title={`${f.output_dir}/${f.name_template}`}>
             → {f.output_dir}/{f.name_template}
@@ -103,7 +104,11 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
           Failed <b>{c.failed}</b>
         </span>
         {c.to_check > 0 && (
-          <span className="warn" title="Done files whose cutout the model is unsure of: look at them first" data-testid="watch-to-check-count">
+          <span
+            className="warn"
+            title="Done files whose cutout the model is unsure of: look at them first"
+            data-testid="watch-to-check-count"
+          >
             {TO_CHECK_LABEL} <b>{c.to_check}</b>
             {c.likely_wrong > 0 ? ` (${c.likely_wrong} likely wrong)` : ''}
           </span>
@@ -138,7 +143,12 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
                     </details>
                   )}
                 </div>
-                <button type="button" className="btn small" onClick={() => void s().retryWatch(f.id, file.id)} aria-label={`Retry ${file.rel_path}`}>
+                <button
+                  type="button"
+                  className="btn small"
+                  onClick={() => void s().retryWatch(f.id, file.id)}
+                  aria-label={`Retry ${file.rel_path}`}
+                >
                   Retry
                 </button>
               </li>
@@ -162,7 +172,9 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
 
       {f.done.length > 0 && (
         <details data-testid="watch-done">
-          <summary className="small">Done files ({f.done.length < c.done ? `latest ${f.done.length} of ${c.done}` : f.done.length}), to touch up</summary>
+          <summary className="small">
+            Done files ({f.done.length < c.done ? `latest ${f.done.length} of ${c.done}` : f.done.length}), to touch up
+          </summary>
           <ul className="stack" style={{ gap: 2, listStyle: 'none', margin: '6px 0 0', padding: 0 }} aria-label="Done files">
             {f.done.map((file) => (
               <WatchFileRow key={file.id} file={file} />
@@ -183,7 +195,11 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
                   {formatDate(a.at)}
                 </span>
                 <span className={`badge ${ACTIVITY_CLASS[a.kind]}`}>{ACTIVITY_TEXT[a.kind]}</span>
-                <span className="mono grow" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} title={`${a.rel_path ?? ''} ${a.message}`}>
+                <span
+                  className="mono grow"
+                  style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}
+                  title={`${a.rel_path ?? ''} ${a.message}`}
+                >
                   {a.rel_path ? `${a.rel_path} ` : ''}
                   <span className="muted">{a.message}</span>
                 </span>

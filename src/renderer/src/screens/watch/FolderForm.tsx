@@ -25,7 +25,18 @@ interface FormState {
 
 function formOf(f: WatchFolderView | null, presetNames: string[]): FormState {
   if (!f) {
-    return { path: '', recursive: true, preset: '', mode: 'clipping', params: '', format: 'png', outputDir: '', template: DEFAULT_NAME_TEMPLATE, originals: 'keep', paused: false }
+    return {
+      path: '',
+      recursive: true,
+      preset: '',
+      mode: 'clipping',
+      params: '',
+      format: 'png',
+      outputDir: '',
+      template: DEFAULT_NAME_TEMPLATE,
+      originals: 'keep',
+      paused: false
+    }
   }
   const params = f.request.params ?? ''
   const isPreset = f.request.mode === 'params' && presetNames.includes(params)
@@ -157,7 +168,11 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
         </label>
         <label className="field">
           <span>Mode</span>
-          <select value={form.preset ? 'params' : form.mode} disabled={form.preset !== ''} onChange={(e) => set({ mode: e.target.value as Mode })}>
+          <select
+            value={form.preset ? 'params' : form.mode}
+            disabled={form.preset !== ''}
+            onChange={(e) => set({ mode: e.target.value as Mode })}
+          >
             {form.preset && <option value="params">{FROM_PRESET_LABEL}</option>}
             <option value="clipping">{MODE_LABEL.clipping}</option>
             <option value="background">{MODE_LABEL.background}</option>
@@ -187,7 +202,9 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
             onChange={(e) => set({ params: e.target.value })}
             aria-invalid={fieldErrors.params || paramsMissing ? true : undefined}
           />
-          {(fieldErrors.params || paramsMissing) && <span className="field-error">{fieldErrors.params ?? 'write the settings, or choose a preset'}</span>}
+          {(fieldErrors.params || paramsMissing) && (
+            <span className="field-error">{fieldErrors.params ?? 'write the settings, or choose a preset'}</span>
+          )}
         </label>
       )}
       <label className="field">
@@ -224,7 +241,8 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
           <span className="field-error">{templateError ?? fieldErrors.name_template}</span>
         ) : (
           <span className="muted small">
-            e.g. <span className="mono">{templateExample(form.template, form)}</span> · tokens {NAME_TOKENS.map((t) => `{${t}}`).join(' ')}; “/” makes sub-folders
+            e.g. <span className="mono">{templateExample(form.template, form)}</span> · tokens {NAME_TOKENS.map((t) => `{${t}}`).join(' ')};
+            “/” makes sub-folders
           </span>
         )}
       </label>
@@ -234,7 +252,11 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
           <span>Include sub-folders</span>
         </label>
         <label className="check small">
-          <input type="checkbox" checked={form.originals === 'move'} onChange={(e) => set({ originals: e.target.checked ? 'move' : 'keep' })} />
+          <input
+            type="checkbox"
+            checked={form.originals === 'move'}
+            onChange={(e) => set({ originals: e.target.checked ? 'move' : 'keep' })}
+          />
           <span>
             Move originals to <span className="mono">clipdesk-done</span> when processed
           </span>
@@ -247,7 +269,9 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
         )}
       </div>
       {requestChanged && form.originals === 'keep' && (
-        <div className="notice small">Changing the preset, mode or format processes the photos still in the folder again with the new settings.</div>
+        <div className="notice small">
+          Changing the preset, mode or format processes the photos still in the folder again with the new settings.
+        </div>
       )}
       <ErrorNote message={error} onDismiss={() => setError(null)} testId="watch-form-error" />
       <div className="row">
