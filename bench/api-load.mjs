@@ -8,7 +8,7 @@
  * job through `/api/v1` (removebg-latency.mjs; `--photo <path>`, `--rounds`, `--poll-ms`;
  * `--latency-only` skips the load part). Bounded in count and time; measures, never asserts.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { requireBuilt, startServer } from './serve.mjs'

@@ -36,7 +36,6 @@ import { floorConfigs, runFloorChild, runImglyChild, type ChildReport } from './
 import { ProcessTreeWatch, type TreeFigures } from './proc-watch'
 
 const ROLES = ['floor', 'cold', 'process', 'serve', 'imgly'] as const
-type Role = (typeof ROLES)[number]
 
 export async function main(args: string[]): Promise<number> {
   const opt = options(args)

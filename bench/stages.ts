@@ -10,7 +10,6 @@
  */
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import { CLIPPING_DEFAULTS } from '../src/shared/params-types'
 import { decodeImage, Segmenter, encodeImage, makeCutout } from '../src/main/engine/pipeline'
 import { MODEL_SIZE } from '../src/main/engine/pipeline/mask/mask'
 import { resizeToPlanes } from '../src/main/engine/pipeline/mask/resample'

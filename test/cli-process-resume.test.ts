@@ -86,7 +86,7 @@ describe('clipdesk process: what was asked, resume, clashes, report', () => {
     const input = join(root, 'in-kill')
     mkdirSync(input)
     const names = ['p1', 'p2', 'p3', 'p4']
-    names.forEach((n, i) => writeFileSync(join(input, `${n}.${i % 2 ? 'jpg' : 'png'}`), i % 2 ? jpeg : png))
+    for (const [i, n] of names.entries()) writeFileSync(join(input, `${n}.${i % 2 ? 'jpg' : 'png'}`), i % 2 ? jpeg : png)
     const out = join(root, 'out-kill')
     // Killed as soon as the first photo is recorded done (how many more got done meanwhile varies).
     const child = spawn(process.execPath, [CLI, 'process', input, '--out', out, '--data-dir', join(root, 'data-kill')], { stdio: 'ignore' })

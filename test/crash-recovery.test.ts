@@ -16,7 +16,9 @@ import { scenePng } from './helpers/fixtures'
 import { waitFor } from './helpers/wait'
 
 const dirs: string[] = []
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
 
 /** Small seeded generator, so that a failing run can be replayed with CLIPDESK_TEST_SEED. */
 function random(seed: number): () => number {

@@ -144,7 +144,7 @@ describe('file_url', () => {
   let imageUrl: string
 
   beforeAll(async () => {
-    images = createServer((req, res) => {
+    images = createServer((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'image/png' })
       res.end(png)
     })

@@ -88,7 +88,7 @@ describe('parameter sets are checked at upload: 422 naming each key, no job, no 
     ['bad set without a mode (runs as params)', { params: 'crop=all' }, ['params.crop']],
     ['JSON in a multipart text part', { mode: 'params', params: '{"size": 20000, "foo": 1}' }, ['params.foo', 'params.size']],
     ['broken JSON', { mode: 'params', params: '{"size": ' }, ['params']],
-    ['over 2,048 characters', { mode: 'params', params: 'shadow=none;' + 'x'.repeat(2040) }, ['params']],
+    ['over 2,048 characters', { mode: 'params', params: `shadow=none;${'x'.repeat(2040)}` }, ['params']],
     [
       'bad set and bad format together',
       { mode: 'params', params: 'position=middle', output_format: 'gif' },

@@ -188,7 +188,13 @@ describe('downloads in the browser app', () => {
   it('in the desktop app, Open with… and Show in folder get the written file; a download is refused (409)', async () => {
     const opened: string[] = []
     const shown: string[] = []
-    const host = { openWith: async (p: string) => (opened.push(p), ''), showInFolder: (p: string) => void shown.push(p) }
+    const host = {
+      openWith: async (p: string) => {
+        opened.push(p)
+        return ''
+      },
+      showInFolder: (p: string) => void shown.push(p)
+    }
     const handlers = createResultHandlers(batches, host)
     const ball = itemNamed('ball.png')
     const target = { batch_id: batch.id, item_id: ball.id }

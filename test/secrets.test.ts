@@ -17,7 +17,7 @@ it('keeps keys out of the database, error bodies and logs', async () => {
   const first = serve.key!
   const created = runCli(['keys', 'create', '--credits', '3', '--data-dir', data])
   const second = created.stdout.trim().split('\n').at(-1)!
-  const wrong = second.slice(0, -4) + 'AAAA'
+  const wrong = `${second.slice(0, -4)}AAAA`
   try {
     const base = `http://127.0.0.1:${serve.port}`
     for (const key of [first, second]) {

@@ -100,7 +100,7 @@ export default async function bodies(ctx) {
 }
 
 /** A coordinator with the workers' listener: oversized claims, and one worker holding the result budget. */
-async function studio(ctx, redisServer) {
+async function studio(_ctx, redisServer) {
   const data = mkdtempSync(join(tmpdir(), 'clipdesk-bench-hostile-studio-'))
   const redisPort = await freePort()
   const redis = await startRedis(redisServer, redisPort)

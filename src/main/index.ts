@@ -288,12 +288,15 @@ async function main(): Promise<void> {
   })
   // Stop cleanly before quitting: running jobs go back to the queue and resume next time.
   let stopped = false
-  let stopping: Promise<void> | null = null
+  let stopping = false
   app.on('before-quit', (event) => {
     if (stopped) return
     event.preventDefault()
     if (trayTimer) clearTimeout(trayTimer)
-    stopping ??= (async () => {
+    // Once: a second quit while stopping waits for the same stop.
+    if (stopping) return
+    stopping = true
+    void (async () => {
       await listener?.close()
       await services.stop()
     })()

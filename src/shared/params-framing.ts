@@ -21,7 +21,7 @@ export const MARGIN_PERCENT_LIMIT = 50
 
 export type Read<T> = { ok: true; value: T } | { ok: false; issue: string | null }
 
-const describe = (v: unknown): string => (typeof v === 'string' ? `"${v.length > 40 ? v.slice(0, 40) + '…' : v}"` : String(v))
+const describe = (v: unknown): string => (typeof v === 'string' ? `"${v.length > 40 ? `${v.slice(0, 40)}…` : v}"` : String(v))
 const isWhole = (n: number, min: number, max: number): boolean => Number.isInteger(n) && n >= min && n <= max
 
 /** One side's length: `5%`, `2.5%`, `40px`, `0`, or a number (pixels, the JSON form). */

@@ -221,8 +221,8 @@ describe('parseParams: forms', () => {
 
   it('strings of 2,048 characters parse; longer ones are refused', () => {
     const pad = ';'.repeat(MAX_PARAMS_LENGTH - 'shadow=none'.length)
-    expect(parseParams('shadow=none' + pad).ok).toBe(true)
-    const r = parseParams('shadow=none' + pad + ';')
+    expect(parseParams(`shadow=none${pad}`).ok).toBe(true)
+    const r = parseParams(`shadow=none${pad};`)
     expect(r.ok).toBe(false)
     expect(!r.ok && r.details).toEqual([
       { field: 'params', issue: `longer than ${MAX_PARAMS_LENGTH} characters (${MAX_PARAMS_LENGTH + 1})` }

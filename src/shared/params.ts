@@ -89,7 +89,7 @@ export const PARAM_EXPECTED: Record<ParamKey, string> = {
 function describe(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'string') return `"${value.length > 40 ? value.slice(0, 40) + '…' : value}"`
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   return `a ${typeof value}`
 }

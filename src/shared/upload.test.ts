@@ -65,7 +65,7 @@ describe('validateUpload', () => {
 
   it('accepts a params string of exactly 2,048 characters and refuses 2,049', () => {
     // A valid set padded with empty parts (forgiven by the grammar) to the exact length.
-    const padded = (n: number) => 'shadow=none' + ';'.repeat(n - 'shadow=none'.length)
+    const padded = (n: number) => `shadow=none${';'.repeat(n - 'shadow=none'.length)}`
     expect(validateUpload({ params: padded(2048) }, true).ok).toBe(true)
     expect(validateUpload({ params: padded(2049) }, true)).toMatchObject({ ok: false, code: 'validation_failed' })
   })

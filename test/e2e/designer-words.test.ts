@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- callbacks run in the page; the Node project has no DOM types */
 /**
  * End to end, the words and shapes a designer meets: a preset named with spaces ("Shop
  * Beige", used as `shop-beige`) and a colour by name, its editor's preview beside the controls
@@ -12,7 +11,7 @@ import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MODE_LABEL, VARIATION_LABEL } from '../../src/shared/vocabulary'
-import { type ServeProcess } from '../helpers/cli'
+import type { ServeProcess } from '../helpers/cli'
 import { scenePng } from '../helpers/fixtures'
 import { openApp, closeApp } from './app-session'
 import { hasChromium, SKIP_REASON } from './chromium'
@@ -75,7 +74,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await preview.waitFor({ timeout: 180_000 })
     await page.waitForFunction(() => {
       const img = (globalThis as any).document.querySelector('[data-testid=preset-preview]')
-      return img !== null && img.complete && img.naturalWidth > 0
+      return img?.complete && img.naturalWidth > 0
     })
     // Beside the controls and above the fold at 1280×800, the whole square frame inside its box.
     const shown = await box(preview)

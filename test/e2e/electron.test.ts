@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- page globals, see below */
 /**
  * The same flow as the Chromium test, in the desktop window: Electron with the built main,
  * preload and renderer, IPC underneath. Electron's binary cannot be downloaded on every

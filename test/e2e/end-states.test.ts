@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- callbacks run in the page; the Node project has no DOM types */
 /**
  * End to end, the Batches screen says what happened: a stopped batch ("Stopped: 1 done, …
  * not started", a grey bar, never green), a batch with failures ("Done with 2 errors", each file
@@ -13,7 +12,7 @@ import { basename, join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ServeProcess } from '../helpers/cli'
+import type { ServeProcess } from '../helpers/cli'
 import { scenePng } from '../helpers/fixtures'
 import { readOnlyFolder } from '../helpers/read-only'
 import type { BatchDetail, BatchSummary } from '../../src/shared/batches'

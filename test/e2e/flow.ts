@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- callbacks run in the page; the Node project has no DOM types */
 /**
  * The steps of the app's main flow, shared by the Chromium test (browser against
  * `clipdesk serve`) and the Electron test (the desktop window): the same renderer, the same
@@ -161,7 +160,7 @@ export async function createPreset(page: Page, name: string, onPreview: () => Pr
   await page.getByTestId('preset-preview').waitFor({ timeout: 120_000 })
   await page.waitForFunction(() => {
     const img = (globalThis as any).document.querySelector('[data-testid=preset-preview]')
-    return img !== null && img.complete && img.naturalWidth > 0
+    return img?.complete && img.naturalWidth > 0
   })
   await onPreview()
   await page.getByTestId('save-preset').click()

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- callbacks run in the page; the Node project has no DOM types */
 /**
  * End to end, the touch-up editor's Look again box (docs/review.md "Look again"): a batch of one
  * photo made in code whose small subject the model misses on the whole frame; in the editor a box
@@ -12,7 +11,7 @@ import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ServeProcess } from '../helpers/cli'
+import type { ServeProcess } from '../helpers/cli'
 import { SMALL_SUBJECT, smallSubjectPng, smallSubjectScores } from '../helpers/fixtures'
 import { openApp, closeApp } from './app-session'
 import { hasChromium, SKIP_REASON } from './chromium'

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- callbacks run in the page; the Node project has no DOM types */
 /**
  * End to end, the main file is what was asked for: in the preset editor, Shadow "Contact shadow"
  * with Main file left on "Default" previews the shadowed version — the set names no main file,
@@ -9,7 +8,7 @@
 import type { BrowserContext, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ServeProcess } from '../helpers/cli'
+import type { ServeProcess } from '../helpers/cli'
 import { redBox } from '../helpers/cutout'
 import { openApp, closeApp } from './app-session'
 import { hasChromium, SKIP_REASON } from './chromium'
@@ -50,7 +49,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await preview.waitFor({ timeout: 180_000 })
     await page.waitForFunction(() => {
       const img = (globalThis as any).document.querySelector('[data-testid=preset-preview]')
-      return img !== null && img.complete && img.naturalWidth > 0
+      return img?.complete && img.naturalWidth > 0
     })
     const src = (await preview.getAttribute('src')) ?? ''
     expect(new URL(src, 'http://x/').pathname).toMatch(/\/shadowTop\.png$/)

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- callbacks run in the page; the Node project has no DOM types */
 /**
  * End to end, every result can be seen: a batch written as PSD shows each file's thumbnail and
  * its before/after view like a PNG batch (the PSD's composite, rendered in the decode sandbox).
@@ -10,7 +9,7 @@ import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ServeProcess } from '../helpers/cli'
+import type { ServeProcess } from '../helpers/cli'
 import { scenePng } from '../helpers/fixtures'
 import { closeApp, openApp } from './app-session'
 import { hasChromium, SKIP_REASON } from './chromium'

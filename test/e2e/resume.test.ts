@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- callbacks run in the page; the Node project has no DOM types */
 /**
  * End to end: a batch interrupted by a crash is resumed from the app. The built renderer in
  * Debian's Chromium against a real `clipdesk serve` (real model): a batch of five small photos
@@ -74,7 +73,7 @@ describe.skipIf(!hasChromium)(title, () => {
     ]
     const folder = join(root, 'in', 'shoot')
     mkdirSync(folder, { recursive: true })
-    photos.forEach((bytes, i) => writeFileSync(join(folder, `p${i}.png`), bytes))
+    for (const [i, bytes] of photos.entries()) writeFileSync(join(folder, `p${i}.png`), bytes)
     const out = join(root, 'out')
 
     await signIn()

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- callbacks run in the page; the Node project has no DOM types */
 /**
  * End to end, the Batches screen says which cutouts to check and how urgently (docs/review.md):
  * a batch of a photo the model is sure of, a photo with no subject (its cutout keeps nothing, so
@@ -14,7 +13,7 @@ import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ServeProcess } from '../helpers/cli'
+import type { ServeProcess } from '../helpers/cli'
 import { clutterPng, scenePng } from '../helpers/fixtures'
 import { WORTH_A_LOOK } from '../../src/shared/review'
 import { openApp, closeApp } from './app-session'

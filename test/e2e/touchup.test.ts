@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- callbacks run in the page; the Node project has no DOM types */
 /**
  * End to end, touch-up of a done file (docs/review.md "Touch-up"): a batch of one photo made in
  * code (a ball on a gradient), "Touch up" on its row, a Remove stroke over part of the ball and a
@@ -17,7 +16,7 @@ import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ServeProcess } from '../helpers/cli'
+import type { ServeProcess } from '../helpers/cli'
 import { SCENE, scenePng } from '../helpers/fixtures'
 import { openApp, closeApp } from './app-session'
 import { hasChromium, SKIP_REASON } from './chromium'

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- callbacks run in the page; the Node project has no DOM types */
 /**
  * Looking at the app as a designer would: at 1280×800 and 900×700, in the light and the dark
  * theme, with screenshots kept in test-results/e2e/, and checks that what must stay visible

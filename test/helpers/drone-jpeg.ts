@@ -93,9 +93,11 @@ function tiff(ifds: Entry[][], link: (offsets: number[], tailAt: number) => void
       const bytes = Buffer.alloc(valueBytes(e))
       if (e.type === 'ascii') bytes.write(e.value as string, 0, 'latin1')
       else
-        (e.value as number[]).forEach((v, j) =>
-          e.type === 'byte' ? bytes.writeUInt8(v, j) : e.type === 'short' ? bytes.writeUInt16BE(v, j * 2) : bytes.writeUInt32BE(v, j * 4)
-        )
+        for (const [j, v] of (e.value as number[]).entries()) {
+          if (e.type === 'byte') bytes.writeUInt8(v, j)
+          else if (e.type === 'short') bytes.writeUInt16BE(v, j * 2)
+          else bytes.writeUInt32BE(v, j * 4)
+        }
       out.writeUInt16BE(e.tag, p)
       out.writeUInt16BE(TYPE[e.type][0], p + 2)
       out.writeUInt32BE(e.type === 'ascii' ? bytes.length : (e.value as number[]).length / (e.type === 'rational' ? 2 : 1), p + 4)

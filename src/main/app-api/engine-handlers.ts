@@ -22,7 +22,7 @@ async function fileOf(request: IpcUploadRequest, maxBytes: number): Promise<Uplo
   if (file === undefined) return undefined
   if ('path' in file && typeof file.path === 'string') {
     const info = await stat(file.path).catch(() => null)
-    if (!info || !info.isFile()) {
+    if (!info?.isFile()) {
       throw new ApiError('validation_failed', 'The file cannot be read.', {
         details: [{ field: 'file', issue: `no readable file at ${file.path}` }]
       })

@@ -3,14 +3,14 @@ import { EventEmitter } from 'node:events'
 import { readFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import { join, posix, resolve } from 'node:path'
-import {
-  type BatchAddResult,
-  type BatchCreateRequest,
-  type BatchDetail,
-  type BatchFileRef,
-  type BatchItemView,
-  type BatchSummary,
-  type BatchTarget
+import type {
+  BatchAddResult,
+  BatchCreateRequest,
+  BatchDetail,
+  BatchFileRef,
+  BatchItemView,
+  BatchSummary,
+  BatchTarget
 } from '../../shared/batches'
 import { plannedOutputs } from '../../shared/outputs'
 import type { Engine, JobEvent } from '../engine/engine'

@@ -68,7 +68,7 @@ export class ProcessLedger {
   /** True when the input's outputs are all in place with these settings, for this version of the input. */
   isDone(input: string, settings: string, size: number, mtimeMs: number): boolean {
     const e = this.entries.get(input)
-    if (!e || e.state !== 'done' || e.settings !== settings || e.size !== size || e.mtimeMs !== mtimeMs) return false
+    if (e?.state !== 'done' || e.settings !== settings || e.size !== size || e.mtimeMs !== mtimeMs) return false
     return e.outputs.every((o) => existsSync(join(this.outDir, o)))
   }
 
@@ -79,7 +79,7 @@ export class ProcessLedger {
 
   record(entry: LedgerEntry): void {
     // A new line only (O_APPEND): an earlier line is never rewritten, so a kill loses at most this step.
-    appendFileSync(this.file, JSON.stringify(entry) + '\n')
+    appendFileSync(this.file, `${JSON.stringify(entry)}\n`)
     this.remember(entry)
   }
 

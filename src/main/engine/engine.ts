@@ -216,7 +216,7 @@ export class Engine extends EngineFacade {
   /** A finished result's file, for serving it. */
   result(jobId: string, variation: Variation, ext: string): ResultRecord | null {
     const job = this.jobs.get(jobId)
-    if (!job || job.status !== 'done') return null
+    if (job?.status !== 'done') return null
     return this.jobs.results(jobId).find((r) => r.variation === variation && r.ext === ext) ?? null
   }
 
@@ -224,7 +224,7 @@ export class Engine extends EngineFacade {
   cancel(jobId: string): boolean {
     if (this.scheduler.cancel(jobId)) return true
     const job = this.jobs.get(jobId)
-    if (!job || job.status !== 'queued') return false
+    if (job?.status !== 'queued') return false
     return endUnsuccessfully(this.runContext(), job, 'queued', 'cancelled', {})
   }
 

@@ -53,7 +53,7 @@ function verified(engine: Engine, url: URL, subject: string, purpose: string): v
 /** Answers a download request; false when the path is none of ours. */
 export async function handleDownload(
   opts: { engine: Engine; files: AppFiles },
-  req: IncomingMessage,
+  _req: IncomingMessage,
   res: ServerResponse,
   url: URL,
   allow: (methods: string) => void

@@ -146,9 +146,15 @@ export function streamBody(
   const onData = (chunk: Buffer): void => {
     if (settled) return
     size += chunk.length
-    if (size > opts.limit) return finish(tooLarge(opts.limit, what))
+    if (size > opts.limit) {
+      finish(tooLarge(opts.limit, what))
+      return
+    }
     const refused = opts.meter?.(chunk.length)
-    if (refused) return finish(refused)
+    if (refused) {
+      finish(refused)
+      return
+    }
     if (onChunk(chunk) === false) {
       pausedInWindow = true
       req.pause()

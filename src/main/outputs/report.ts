@@ -104,8 +104,8 @@ export function toCheckSummary(cutouts: ReadonlyArray<ReportCutout>): string {
 
 /** Writes both files into `dir`; returns the path of the readable one. */
 export async function writeRunReport(dir: string, report: RunReport, title: string, summary: string): Promise<string> {
-  await writeReplacing(join(dir, REPORT_JSON), JSON.stringify(report, null, 2) + '\n')
+  await writeReplacing(join(dir, REPORT_JSON), `${JSON.stringify(report, null, 2)}\n`)
   const txt = join(dir, REPORT_TXT)
-  await writeReplacing(txt, reportText(title, summary, report) + '\n')
+  await writeReplacing(txt, `${reportText(title, summary, report)}\n`)
   return txt
 }

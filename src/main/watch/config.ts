@@ -107,7 +107,7 @@ export async function checkWatchOutput(request: { path?: unknown; output_dir?: u
 }
 
 export function newFolderId(): string {
-  return 'wf_' + randomBytes(6).toString('hex')
+  return `wf_${randomBytes(6).toString('hex')}`
 }
 
 export class WatchFolders {

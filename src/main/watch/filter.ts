@@ -23,7 +23,7 @@ export function ignoreReason(rel: string, opts: { recursive: boolean; excluded: 
   const parts = rel.split('/')
   if (parts.some((p) => p.startsWith('.'))) return 'hidden'
   if (!opts.recursive && parts.length > 1) return 'in a sub-folder (recursion is off)'
-  for (const ex of opts.excluded) if (rel === ex || rel.startsWith(ex + '/')) return 'in the output or done folder'
+  for (const ex of opts.excluded) if (rel === ex || rel.startsWith(`${ex}/`)) return 'in the output or done folder'
   const name = parts[parts.length - 1]!
   if (TEMP_NAME.test(name)) return 'a temporary file'
   // A result's previous version kept by a touch-up (a folder watching another's outputs sees them).
@@ -38,7 +38,7 @@ export function ignoreDir(rel: string, opts: { recursive: boolean; excluded: str
   const parts = rel.split('/')
   if (parts.some((p) => p.startsWith('.'))) return true
   if (!opts.recursive) return true
-  return opts.excluded.some((ex) => rel === ex || rel.startsWith(ex + '/'))
+  return opts.excluded.some((ex) => rel === ex || rel.startsWith(`${ex}/`))
 }
 
 /**

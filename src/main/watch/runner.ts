@@ -79,7 +79,7 @@ export class FolderRunner {
         // Files that are not images are seen (and said once), never processed.
         if (stats?.isFile()) return !seenAsInput(ignoreReason(rel, this.filter))
         // Without stats: only what holds for files and folders alike.
-        return rel.split('/').some((p) => p.startsWith('.')) || this.opts.excluded.some((ex) => rel === ex || rel.startsWith(ex + '/'))
+        return rel.split('/').some((p) => p.startsWith('.')) || this.opts.excluded.some((ex) => rel === ex || rel.startsWith(`${ex}/`))
       }
     })
     this.watcher = watcher

@@ -9,14 +9,14 @@
  * engine/store/run-lock.ts), so one process watches a data folder's folders.
  */
 import { EventEmitter } from 'node:events'
-import {
-  type WatchActivityKind,
-  type WatchAddRequest,
-  type WatchEvent,
-  type WatchFolderView,
-  type WatchRetryRequest,
-  type WatchRetryResult,
-  type WatchUpdateRequest
+import type {
+  WatchActivityKind,
+  WatchAddRequest,
+  WatchEvent,
+  WatchFolderView,
+  WatchRetryRequest,
+  WatchRetryResult,
+  WatchUpdateRequest
 } from '../../shared/watch'
 import type { TouchUpTarget } from '../../shared/touchup'
 import type { Db } from '../engine/store/db'

@@ -44,7 +44,10 @@ describe('the fastest count', () => {
 describe('chooseThreads', () => {
   it('takes a given count as it is, and measures nothing', async () => {
     const measured: number[] = []
-    const c = await chooseThreads(profile(16, 8), 'm', null, 3, async (t) => (measured.push(t), 1))
+    const c = await chooseThreads(profile(16, 8), 'm', null, 3, async (t) => {
+      measured.push(t)
+      return 1
+    })
     expect(c).toEqual({ threads: 3, chosenBy: 'setting', runMs: null, measuredAt: null })
     expect(measured).toEqual([])
   })
@@ -64,7 +67,10 @@ describe('chooseThreads', () => {
     const p = profile(16, 8)
     const times: Record<number, number> = { 8: 410.4, 16: 350.2 }
     const measured: number[] = []
-    const first = await chooseThreads(p, 'isnet-medium@abc', new TuningRecords(dir), undefined, async (t) => (measured.push(t), times[t]!))
+    const first = await chooseThreads(p, 'isnet-medium@abc', new TuningRecords(dir), undefined, async (t) => {
+      measured.push(t)
+      return times[t]!
+    })
     expect(measured).toEqual([8, 16])
     expect(first).toMatchObject({ threads: 16, chosenBy: 'measured', runMs: { 8: 410, 16: 350 } })
     expect(Date.parse(first.measuredAt!)).not.toBeNaN()
@@ -77,8 +83,14 @@ describe('chooseThreads', () => {
     const other = profile(16, 8)
     const otherMachine = { ...other, model: 'Other CPU', fingerprint: fingerprintOf({ ...other, model: 'Other CPU' }) }
     const again2: number[] = []
-    await chooseThreads(otherMachine, 'isnet-medium@abc', new TuningRecords(dir), undefined, async (t) => (again2.push(t), 1))
-    await chooseThreads(p, 'isnet-small@def', new TuningRecords(dir), undefined, async (t) => (again2.push(t), 1))
+    await chooseThreads(otherMachine, 'isnet-medium@abc', new TuningRecords(dir), undefined, async (t) => {
+      again2.push(t)
+      return 1
+    })
+    await chooseThreads(p, 'isnet-small@def', new TuningRecords(dir), undefined, async (t) => {
+      again2.push(t)
+      return 1
+    })
     expect(again2).toEqual([8, 16, 8, 16])
   })
 

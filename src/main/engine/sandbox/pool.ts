@@ -267,7 +267,7 @@ function forkSandbox(spec: ForkSpec): Started {
 
 function forkOptions(spec: ForkSpec): { execArgv: string[]; env: NodeJS.ProcessEnv } {
   return {
-    execArgv: process.versions.electron ? [] : ['--max-old-space-size=' + Math.max(256, Math.round(spec.memoryBytes / 2 ** 20 / 2))],
+    execArgv: process.versions.electron ? [] : [`--max-old-space-size=${Math.max(256, Math.round(spec.memoryBytes / 2 ** 20 / 2))}`],
     env: {
       ...process.env,
       ...spec.env,

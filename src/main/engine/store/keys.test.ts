@@ -40,7 +40,7 @@ describe('KeyStore', () => {
   it('authenticates the secret it created, and nothing else', () => {
     const { key, info } = keys.create({ credits: 2 })
     expect(keys.authenticate(key)?.id).toBe(info.id)
-    expect(keys.authenticate(key + 'x')).toBeNull()
+    expect(keys.authenticate(`${key}x`)).toBeNull()
     expect(keys.authenticate('')).toBeNull()
   })
 

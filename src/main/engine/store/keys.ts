@@ -59,7 +59,7 @@ export class KeyStore {
 
   create(opts: { credits: number | null; name?: string; admin?: boolean; kind?: KeyKind }): { key: string; info: ApiKeyInfo } {
     const secret = KEY_PREFIX + randomBytes(32).toString('base64url')
-    const id = 'key_' + randomBytes(6).toString('hex')
+    const id = `key_${randomBytes(6).toString('hex')}`
     const now = Date.now()
     this.db.transaction(() => {
       prepared(this.db, 'INSERT INTO api_keys (id, prefix, hash, name, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(

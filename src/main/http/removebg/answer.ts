@@ -96,7 +96,7 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
   // The size cap on the final canvas (a crop's canvas is known only now).
   const k = plan.cap !== null && canvas.width * canvas.height > plan.cap ? Math.sqrt(plan.cap / (canvas.width * canvas.height)) : 1
   const out = { width: Math.max(1, Math.floor(canvas.width * k)), height: Math.max(1, Math.floor(canvas.height * k)) }
-  const fit = (s: Sharp): Sharp => (k < 1 ? s.resize(out.width, out.height, { fit: 'fill' }) : s)
+  const fitTo = (s: Sharp): Sharp => (k < 1 ? s.resize(out.width, out.height, { fit: 'fill' }) : s)
   const foreground: Box =
     k < 1
       ? {
@@ -130,8 +130,8 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
       .toBuffer()
   }
   if (plan.answerFormat === 'zip') {
-    const color = await fit(sharp(image).removeAlpha()).jpeg({ quality: 90 }).toBuffer()
-    const alpha = await fit(sharp(maskBytes).extractChannel(0)).png().toBuffer()
+    const color = await fitTo(sharp(image).removeAlpha()).jpeg({ quality: 90 }).toBuffer()
+    const alpha = await fitTo(sharp(maskBytes).extractChannel(0)).png().toBuffer()
     return {
       bytes: storedZip([
         { name: 'color.jpg', bytes: color },
@@ -143,7 +143,7 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
     }
   }
   // The engine wrote the answer's own format (mapping.ts) unless a background image was laid under it.
-  const bytes = k < 1 || composited || ext !== plan.answerFormat ? await encode(fit(sharp(image)), plan.answerFormat).toBuffer() : image
+  const bytes = k < 1 || composited || ext !== plan.answerFormat ? await encode(fitTo(sharp(image)), plan.answerFormat).toBuffer() : image
   return { bytes, contentType: imageMimeOf(`result.${plan.answerFormat}`)!, ...out, foreground }
 }
 

@@ -198,8 +198,7 @@ export function parseOptions(raw: Raw, hasBgImageFile: boolean): RemoveBgOptions
   let scale: number | null = null
   if (scaleText !== undefined && scaleText !== 'original') {
     const l = parseLength(scaleText)
-    if (!l || l.unit !== '%' || l.value < 10 || l.value > 100)
-      problems.invalid('scale', 'expected original or a percentage from 10% to 100%')
+    if (l?.unit !== '%' || l.value < 10 || l.value > 100) problems.invalid('scale', 'expected original or a percentage from 10% to 100%')
     else scale = l.value
   }
   const positionText = read(raw, 'position', text, problems, 'original, center or "x% y%"')

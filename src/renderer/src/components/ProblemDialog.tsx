@@ -15,7 +15,7 @@ export function ProblemDialog(): React.JSX.Element | null {
   useEffect(() => {
     dialog.current?.focus()
   }, [item?.id])
-  if (!item || !item.error) return null
+  if (!item?.error) return null
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
       <div

@@ -61,8 +61,8 @@ export default function StudioSettings(): React.JSX.Element | null {
       </label>
       <p className="muted small">
         Changes apply after a restart of {server ? 'clipdesk serve (its --queue and --no-local-worker options win over these)' : 'Clipdesk'}
-        . Workers on other machines run <span className="mono">clipdesk worker --queue … --coordinator … --key &lt;worker key&gt;</span>;
-        see docs/studio.md.
+        . Workers on other machines run <span className="mono">clipdesk worker --queue … --coordinator … --key &lt;worker key&gt;</span>
+        (docs/studio.md).
       </p>
       {pending.length > 0 && (
         <div className="notice small" data-testid="studio-restart">

@@ -100,7 +100,7 @@ export function requestOf(draft: BatchDraft): BatchRequest {
 
 function positions(items: BatchItemView[]): Record<string, number> {
   const pos: Record<string, number> = {}
-  items.forEach((item, i) => (pos[item.id] = i))
+  for (const [i, item] of items.entries()) pos[item.id] = i
   return pos
 }
 

@@ -20,7 +20,9 @@ export function subscribeEvents(t: Transport): void {
     t.on('job', (e) => void s().applyPreviewJob(e)),
     t.on('workers', (view) => s().applyStudio(view))
   ]
-  unsubscribe = () => offs.forEach((off) => off())
+  unsubscribe = () => {
+    for (const off of offs) off()
+  }
 }
 
 /** After (re)connecting: what every screen starts from. */

@@ -65,7 +65,7 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
     try {
       for (;;) {
         const t = get().touchUp
-        if (!t || !t.preview || t.strokes === shown) return
+        if (!t?.preview || t.strokes === shown) return
         const edits = t.strokes
         const strokes = strokesOf(edits)
         const regions = boxesOf(edits)
@@ -168,7 +168,7 @@ export const createTouchUpSlice: Slice<TouchUpSlice> = (set, get) => {
 
     async saveTouchUp() {
       const t = get().touchUp
-      if (!t || !t.size || t.saving || t.strokes.length === 0) return
+      if (!t?.size || t.saving || t.strokes.length === 0) return
       patch({ saving: true, error: null }, t.key)
       try {
         // The boxes at the input's own pixels: the saved job runs the model on the same crops the preview did.

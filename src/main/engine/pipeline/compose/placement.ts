@@ -92,7 +92,7 @@ export const NO_CUT: CutSides = { top: false, right: false, bottom: false, left:
  */
 const CUT_SHARE = 0.005
 
-function edgeCovered(alpha: Uint8Array, width: number, from: number, step: number, count: number, stride: number, offset: number): boolean {
+function edgeCovered(alpha: Uint8Array, from: number, step: number, count: number, stride: number, offset: number): boolean {
   const need = Math.max(2, Math.ceil(count * CUT_SHARE))
   let covered = 0
   for (let k = 0, i = from; k < count; k++, i += step) {
@@ -104,10 +104,10 @@ function edgeCovered(alpha: Uint8Array, width: number, from: number, step: numbe
 /** Which edges of the photo the subject runs into (its alpha reaches the border along that side). */
 export function cutSides(alpha: Uint8Array, width: number, height: number, stride = 1, offset = 0): CutSides {
   return {
-    top: edgeCovered(alpha, width, 0, 1, width, stride, offset),
-    bottom: edgeCovered(alpha, width, (height - 1) * width, 1, width, stride, offset),
-    left: edgeCovered(alpha, width, 0, width, height, stride, offset),
-    right: edgeCovered(alpha, width, width - 1, width, height, stride, offset)
+    top: edgeCovered(alpha, 0, 1, width, stride, offset),
+    bottom: edgeCovered(alpha, (height - 1) * width, 1, width, stride, offset),
+    left: edgeCovered(alpha, 0, width, height, stride, offset),
+    right: edgeCovered(alpha, width - 1, width, height, stride, offset)
   }
 }
 

@@ -91,7 +91,7 @@ function to8bit(src: Uint8Array | Uint8ClampedArray | Uint16Array | Float32Array
 }
 
 function linearToSrgb(v: number): number {
-  return v <= 0.0031308 ? 12.92 * v : 1.055 * Math.pow(v, 1 / 2.4) - 0.055
+  return v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055
 }
 
 /**

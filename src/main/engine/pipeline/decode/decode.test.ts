@@ -29,7 +29,8 @@ function pixel(img: { data: Buffer; width: number }, x: number, y: number): numb
 
 function expectClose(actual: number[], expected: number[], tolerance: number): void {
   expect(actual).toHaveLength(expected.length)
-  actual.forEach((v, i) => expect(Math.abs(v - expected[i]!), `channel ${i}: ${v} vs ${expected[i]}`).toBeLessThanOrEqual(tolerance))
+  for (const [i, v] of actual.entries())
+    expect(Math.abs(v - expected[i]!), `channel ${i}: ${v} vs ${expected[i]}`).toBeLessThanOrEqual(tolerance)
 }
 
 /** Largest per-channel difference between two RGBA buffers. */

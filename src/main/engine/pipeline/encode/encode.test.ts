@@ -22,7 +22,8 @@ async function readBack(bytes: Buffer) {
 
 function expectClose(actual: number[], expected: number[], tolerance: number): void {
   expect(actual).toHaveLength(expected.length)
-  actual.forEach((v, i) => expect(Math.abs(v - expected[i]!), `channel ${i}: ${v} vs ${expected[i]}`).toBeLessThanOrEqual(tolerance))
+  for (const [i, v] of actual.entries())
+    expect(Math.abs(v - expected[i]!), `channel ${i}: ${v} vs ${expected[i]}`).toBeLessThanOrEqual(tolerance)
 }
 
 const MAGIC: Record<string, (b: Buffer) => boolean> = {

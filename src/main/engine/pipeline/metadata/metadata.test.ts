@@ -67,7 +67,7 @@ describe('cleanXmp', () => {
   })
 
   it('reads a packet ending with a NUL, as many writers leave it', () => {
-    expect(cleanXmp(XMP + '\0\0').withGps).toContain('Ada &amp; Co')
+    expect(cleanXmp(`${XMP}\0\0`).withGps).toContain('Ada &amp; Co')
   })
 
   it('drops a packet with a DTD, a broken one and an empty one', () => {

@@ -14,8 +14,8 @@ const REACH = 4
 export function boundToSide(q: number, p: number): number {
   if (p >= 128) {
     const lo = Math.max(128, p - REACH * (255 - p))
-    return q < lo ? lo : q
+    return Math.max(q, lo)
   }
   const hi = Math.min(127, p + REACH * p)
-  return q > hi ? hi : q
+  return Math.min(q, hi)
 }

@@ -241,7 +241,7 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
           <span className="field-error">{templateError ?? fieldErrors.name_template}</span>
         ) : (
           <span className="muted small">
-            e.g. <span className="mono">{templateExample(form.template, form)}</span> · tokens {NAME_TOKENS.map((t) => `{${t}}`).join(' ')};
+            e.g. <span className="mono">{templateExample(form.template, form)}</span> · tokens {NAME_TOKENS.map((t) => `{${t}}`).join(' ')}.
             “/” makes sub-folders
           </span>
         )}
