@@ -298,7 +298,9 @@ describe('a touched-up file leaves "to check"', () => {
     expect(json.counts).toMatchObject({ to_check: 0, likely_wrong: 0, touched_up: 1 })
     expect(json.cutouts).toEqual([{ input: 'grey.png', uncertainty: WORTH_A_LOOK, review: null, to_check: false, touched_up: true }])
     // The text is written after the JSON: wait for it too.
-    await waitFor('the text report written again', () => readFileSync(join(out, 'clipdesk-report.txt'), 'utf8').includes('1 touched up'))
+    await waitFor('the text report written again', () =>
+      readFileSync(join(out, 'clipdesk-report.txt'), 'utf8').includes('1 photo touched up (grey.png)')
+    )
     const txt = readFileSync(join(out, 'clipdesk-report.txt'), 'utf8')
     expect(txt).toContain('0 cutouts to check')
     expect(txt).not.toContain('To check (most uncertain first)')

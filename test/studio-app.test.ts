@@ -109,10 +109,10 @@ describe.skipIf(!REDIS_SERVER)('studio mode in the app (bridge of clipdesk serve
     serve.child.kill('SIGTERM')
     expect(await serve.exited).toBe(0)
     serve = await startServe(data, ['--worker-listen', '127.0.0.1:0'])
-    await waitFor('the studio line', () => serve.output().includes('Studio queue:'))
+    await waitFor('the studio line', () => serve.output().includes('Studio queue:'), 170_000)
     expect(serve.output()).toContain(`Studio queue: ${redis.url} (no local worker)`)
     expect((await json(await call('settingsGet'))).restartNeeded).toEqual([])
-    await waitFor('the queue to answer', async () => (await json(await call('studioWorkers'))).queue_available === true)
+    await waitFor('the queue to answer', async () => (await json(await call('studioWorkers'))).queue_available === true, 170_000)
     expect(await json(await call('studioWorkers'))).toEqual({ enabled: true, queue: `${redis.url}`, queue_available: true, workers: [] })
   })
 

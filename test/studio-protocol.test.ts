@@ -211,15 +211,19 @@ describe.skipIf(!REDIS_SERVER)('studio coordinator protocol', () => {
 
   it('answers uploads 503 while Redis is down, and takes them again when it is back', async () => {
     await redis.stop()
-    await waitFor('the coordinator to notice Redis is down', async () => (await upload()).status === 503)
+    await waitFor('the coordinator to notice Redis is down', async () => (await upload()).status === 503, 170_000)
     const res = await upload()
     expect(res.status).toBe(503)
     expect(res.headers.get('retry-after')).toBe('5')
     expect((await json(res)).error.code).toBe('unavailable')
     await redis.start()
-    await waitFor('uploads to be accepted again', async () => {
-      const r = await upload()
-      return r.status === 202
-    })
+    await waitFor(
+      'uploads to be accepted again',
+      async () => {
+        const r = await upload()
+        return r.status === 202
+      },
+      170_000
+    )
   })
 })

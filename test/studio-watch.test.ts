@@ -58,17 +58,17 @@ describe.skipIf(!REDIS_SERVER)('watched folders in studio mode', () => {
     expect(added.code, added.stderr).toBe(0)
     const workerKey = createKey(data, ['--worker'])
     serve = await startCoordinator(data, redis.url, ['--worker-listen', '127.0.0.1:0'])
-    await waitFor('the coordinator to watch the folder', () => list(data)[0]?.state === 'active')
+    await waitFor('the coordinator to watch the folder', () => list(data)[0]?.state === 'active', 170_000)
     worker = await startWorker(redis.url, await workerListenPort(serve), workerKey, 'watch-worker')
 
     writeFileSync(join(inbox, 'ball.png'), await scenePng())
-    await waitFor('the file to be processed', () => list(data)[0]!.counts.done === 1)
+    await waitFor('the file to be processed', () => list(data)[0]!.counts.done === 1, 170_000)
     const files = readdirSync(out, { recursive: true }).map(String)
     expect(files).toEqual(['ball.cut-out.png'])
     expect((await sharp(join(out, 'ball.cut-out.png')).metadata()).channels).toBe(4)
     // The coordinator runs no jobs itself (--no-local-worker): the worker did this one.
     // (Its log line follows the coordinator's answer to its upload, so it may come a little later.)
-    await waitFor("the worker's log of the job", () => /\tdone\t/.test(worker!.output()))
+    await waitFor("the worker's log of the job", () => /\tdone\t/.test(worker!.output()), 170_000)
     const workers = JSON.parse(runCli(['workers', '--json', '--data-dir', data]).stdout) as Array<{ name: string; jobs_done: number }>
     expect(workers).toEqual([expect.objectContaining({ name: 'watch-worker', jobs_done: 1 })])
     expect(existsSync(join(inbox, 'ball.png'))).toBe(true) // originals stay by default

@@ -73,18 +73,18 @@ describe.skipIf(!REDIS_SERVER)('studio workers', () => {
       ids.push((await json(res)).job_id)
     }
     // The only worker has a job mid-pipeline: kill it there.
-    await waitFor('a job to be running', async () => (await Promise.all(ids.map(status))).some((s) => s.status === 'segmenting'))
+    await waitFor('a job to be running', async () => (await Promise.all(ids.map(status))).some((s) => s.status === 'segmenting'), 170_000)
     first.child.kill('SIGKILL')
     expect(await first.exited).toBe('SIGKILL')
 
     workers.push(await startWorker(redis.url, serve.port, workerKey, 'second'))
     workers.push(await startWorker(redis.url, serve.port, workerKey, 'third'))
     // Once work is under way again, Redis restarts empty; the coordinator offers the jobs again.
-    await waitFor('a first job to finish', async () => (await Promise.all(ids.map(status))).some((s) => s.status === 'done'))
+    await waitFor('a first job to finish', async () => (await Promise.all(ids.map(status))).some((s) => s.status === 'done'), 170_000)
     await redis.stop()
     await redis.start()
 
-    await waitFor('every job to end', async () => (await Promise.all(ids.map(status))).every((s) => s.state !== 'pending'))
+    await waitFor('every job to end', async () => (await Promise.all(ids.map(status))).every((s) => s.state !== 'pending'), 170_000)
     for (const id of ids) {
       const body = await status(id)
       expect(body.status, JSON.stringify(body)).toBe('done')
