@@ -25,7 +25,6 @@ import { basename, join } from 'node:path'
 import sharp from 'sharp'
 import { Engine } from '../src/main/engine/engine'
 import { lookRuns } from '../src/main/engine/pipeline/alpha'
-import { HintPreviews } from '../src/main/engine/run/hint-preview'
 import { JobEnds } from '../src/main/outputs/engine-jobs'
 import { corpusDir, corpusFiles, loadAverage, machine, median, options, positiveInt, ROOT, round } from './lib'
 import { boxIou } from './touchup-box-iou'
@@ -62,13 +61,7 @@ export async function main(args: string[]): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-touchup-'))
   const engine = new Engine({ dataDir })
   engine.start()
-  const previews = new HintPreviews({
-    decode: (bytes) => engine.sandbox.decode(bytes),
-    decodeHint: (request) => engine.sandbox.decodeHint(request),
-    maskCache: engine.maskCache,
-    models: engine.models,
-    modelPool: engine.modelPool
-  })
+  const previews = engine.hintPreviews()
   const ends = new JobEnds(engine)
   const photos: unknown[] = []
   const all: number[] = []
@@ -92,7 +85,7 @@ export async function main(args: string[]): Promise<number> {
       await ends.wait(jobId)
       const job = engine.jobs.get(jobId)!
       if (job.status !== 'done') throw new Error(`${file}: the job ended ${job.status}: ${job.errorMessage ?? ''}`)
-      const source = { key: jobId, inputPath: job.inputPath!, model: job.model!, params: engine.jobParams.get(jobId)! }
+      const source = { key: jobId, inputPath: job.inputPath!, model: job.model!, params: engine.jobParamSet(jobId)! }
       let t = performance.now()
       const opened = await previews.preview(source, null)
       const openMs = performance.now() - t
@@ -144,7 +137,7 @@ export async function main(args: string[]): Promise<number> {
       await previews.preview(source, png, [box])
       const lookMs = performance.now() - t
       // One model run on the same crop, as the box's first preview made it (the session warm).
-      const full = await engine.sandbox.decode(bytes)
+      const full = await engine.decodeImage(bytes)
       const segmenter = await engine.modelPool.acquire(job.model)
       let runMs: number
       try {

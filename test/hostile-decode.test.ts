@@ -130,7 +130,7 @@ describe('batch previews', () => {
       svgPath,
       `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#00f"/><image href="${stolen}" width="40" height="40"/><image href="file://${stolen}" width="40" height="40"/><image href="other-upload.png" width="40" height="40"/></svg>`
     )
-    const previews = new Previews(join(dir, 'previews'), (request) => server.engine.sandbox.preview(request))
+    const previews = new Previews(join(dir, 'previews'), (request) => server.engine.previewInSandbox(request))
     const item = { id: 'item-1', batchId: 'batch-1', jobId: 'job-1', outputs: [] } as unknown as ItemRecord
     const file = await previews.file(item, 'before', svgPath)
     expect(file && existsSync(file)).toBe(true)

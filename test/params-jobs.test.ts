@@ -131,7 +131,7 @@ describe('presets over IPC, used by an upload', () => {
     expect(accepted.status).toBe(202)
     // The set is resolved once, at upload: deleting the preset later does not change the job.
     expect(await ipc.presetsDelete('ipc-shop')).toBe(true)
-    expect(server.engine.jobParams.get(accepted.body.job_id)).toMatchObject({
+    expect(server.engine.jobParamSet(accepted.body.job_id)).toMatchObject({
       size: { kind: 'box', width: 1000, height: 1000 },
       quality: 70,
       preset: 'ipc-shop'

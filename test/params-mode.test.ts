@@ -39,7 +39,7 @@ describe('a set without a mode runs as mode=params', () => {
     const { status, body } = await upload({ params: 'ecommerce-white' })
     expect(status).toBe(202)
     expect(body).toMatchObject({ status: 'queued', mode: 'params' })
-    expect(server.engine.jobParams.get(body.job_id)).toMatchObject({
+    expect(server.engine.jobParamSet(body.job_id)).toMatchObject({
       background: { kind: 'color', rgba: [255, 255, 255, 255] },
       shadow: 'top',
       size: { kind: 'box', width: 2000, height: 2000 },
@@ -51,7 +51,7 @@ describe('a set without a mode runs as mode=params', () => {
     const { status, body } = await upload({ params: 'background=beige;size=1200x1500' })
     expect(status).toBe(202)
     expect(body.mode).toBe('params')
-    expect(server.engine.jobParams.get(body.job_id)).toMatchObject({
+    expect(server.engine.jobParamSet(body.job_id)).toMatchObject({
       background: { kind: 'color', rgba: [245, 245, 220, 255] },
       primary: 'compose'
     })
@@ -59,11 +59,11 @@ describe('a set without a mode runs as mode=params', () => {
 
   it('a set asking for a shadow and naming no main file: the main file is shadowTop; shadow=none keeps compose', async () => {
     const shadow = await upload({ mode: 'params', params: 'background=white;shadow=top' })
-    expect(server.engine.jobParams.get(shadow.body.job_id)!.primary).toBe('shadowTop')
+    expect(server.engine.jobParamSet(shadow.body.job_id)!.primary).toBe('shadowTop')
     const none = await upload({ mode: 'params', params: 'background=white;shadow=none' })
-    expect(server.engine.jobParams.get(none.body.job_id)!.primary).toBe('compose')
+    expect(server.engine.jobParamSet(none.body.job_id)!.primary).toBe('compose')
     const named = await upload({ mode: 'params', params: 'background=white;shadow=top;primary=compose' })
-    expect(server.engine.jobParams.get(named.body.job_id)!.primary).toBe('compose')
+    expect(server.engine.jobParamSet(named.body.job_id)!.primary).toBe('compose')
   })
 
   it('no mode and no set: clipping, as before', async () => {
@@ -106,7 +106,7 @@ describe('an explicit mode=clipping refuses the keys it cannot apply: 422 valida
         'background=transparent;shadow=none;crop=subject;size=800x800;margin=4%,6%,8%,6%;position=left,bottom;variations=clipping,mask'
     })
     expect(status).toBe(202)
-    expect(server.engine.jobParams.get(body.job_id)).toMatchObject({
+    expect(server.engine.jobParamSet(body.job_id)).toMatchObject({
       variations: ['clipping', 'mask'],
       primary: 'clipping',
       margin: [

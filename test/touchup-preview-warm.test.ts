@@ -7,7 +7,6 @@
 import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../src/main/engine/engine'
-import { HintPreviews } from '../src/main/engine/run/hint-preview'
 import { JobEnds } from '../src/main/outputs/engine-jobs'
 import { scenePng, SCENE } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
@@ -41,21 +40,15 @@ describe('the touch-up preview and the model session', () => {
     } finally {
       ends.close()
     }
-    const job = engine.jobs.get(jobId)!
+    const job = engine.job(jobId)!
     expect(job.status).toBe('done')
     const model = job.model!
     // As after the pool's idle time: no session resident.
     await engine.modelPool.close()
     expect(engine.modelPool.status(model)).toBeNull()
 
-    const previews = new HintPreviews({
-      decode: (bytes) => engine.sandbox.decode(bytes),
-      decodeHint: (request) => engine.sandbox.decodeHint(request),
-      maskCache: engine.maskCache,
-      models: engine.models,
-      modelPool: engine.modelPool
-    })
-    const opened = await previews.preview({ key: jobId, inputPath: job.inputPath!, model, params: engine.jobParams.get(jobId)! }, null)
+    const previews = engine.hintPreviews()
+    const opened = await previews.preview({ key: jobId, inputPath: job.inputPath!, model, params: engine.jobParamSet(jobId)! }, null)
     expect([opened.width, opened.height]).toEqual([SCENE.width, SCENE.height])
     await expect.poll(() => engine.modelPool.status(model), { timeout: 120_000, interval: 200 }).not.toBeNull()
   })

@@ -55,7 +55,7 @@ export async function addFiles({ engine, store, runner }: IntakeDeps, batchId: s
         // A dropped folder is mirrored under its own name: `shoot/` gives `shoot/day1/a.jpg` (MIRRORS_FOLDER_NAME).
         const under = MIRRORS_FOLDER_NAME.batch ? (cleanRelPath(ref.rel_path ?? basename(ref.path)) ?? basename(ref.path)) : ''
         const expanded = await expandInput(ref.path, under)
-        engine.db.transaction(() => {
+        engine.inTransaction(() => {
           for (const file of expanded) {
             store.insertItem(
               file.notImage
@@ -63,7 +63,7 @@ export async function addFiles({ engine, store, runner }: IntakeDeps, batchId: s
                 : { id: randomUUID(), batchId, relPath: file.relPath, sourcePath: file.path, jobId: null, status: 'waiting' }
             )
           }
-        })()
+        })
         result.added += expanded.length
       } else if ('bytes' in ref) {
         const relPath = relPathOf(ref.rel_path)
@@ -76,7 +76,7 @@ export async function addFiles({ engine, store, runner }: IntakeDeps, batchId: s
         result.added++
       } else {
         const relPath = relPathOf(ref.rel_path)
-        const job = engine.jobs.get(ref.job_id)
+        const job = engine.job(ref.job_id)
         if (!job) throw new Error(`no job ${ref.job_id}`)
         if (store.itemByJob(job.id)) throw new Error(`job ${job.id} is already in a batch`)
         // An ended job enters as queued: `sync` then copies its results (or records its failure).

@@ -22,7 +22,7 @@ export async function copyResults(
 ): Promise<string[]> {
   const jobId = item.jobId!
   const { destination, request } = batch
-  const createdAt = engine.jobs.get(jobId)?.createdAt ?? Date.now()
+  const createdAt = engine.job(jobId)?.createdAt ?? Date.now()
   const naming = {
     relPath: item.relPath,
     template: request.name_template ?? DEFAULT_TEMPLATES.batch,

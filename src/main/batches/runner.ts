@@ -89,7 +89,7 @@ export class BatchRunner {
    * follow that job rather than running the file again. True when the item was linked to it.
    */
   private followEarlierJob(item: ItemRecord): boolean {
-    const job = item.jobId ? this.d.engine.jobs.get(item.jobId) : null
+    const job = item.jobId ? this.d.engine.job(item.jobId) : null
     if (!job || job.status === 'failed' || job.status === 'cancelled' || this.abandoned.has(job.id)) return false
     // A done job enters as queued: `sync` then copies its results.
     const status = job.status === 'done' ? 'queued' : job.status
@@ -105,7 +105,7 @@ export class BatchRunner {
       const bytes = await readFile(item.sourcePath).catch((err: Error) => err)
       return bytes instanceof Error ? `The file cannot be read: ${bytes.message}` : bytes
     }
-    const kept = item.jobId ? this.d.engine.jobs.get(item.jobId)?.inputPath : null
+    const kept = item.jobId ? this.d.engine.job(item.jobId)?.inputPath : null
     if (!kept || !existsSync(kept)) return 'The original file is no longer kept; add it to a batch again.'
     const bytes = await readFile(kept).catch(() => null)
     return bytes ?? 'The original file is no longer kept; add it to a batch again.'
@@ -152,7 +152,7 @@ export class BatchRunner {
   sync(item: ItemRecord): void {
     // A waiting item's job (if any) is an earlier one, kept only to re-read its upload.
     if (!item.jobId || isTerminal(item) || item.status === 'waiting') return
-    const job = this.d.engine.jobs.get(item.jobId)
+    const job = this.d.engine.job(item.jobId)
     if (!job) {
       this.fail(item, 'The job of this file is gone (kept for the retention time only); retry to run it again.')
       this.pump()
@@ -196,7 +196,7 @@ export class BatchRunner {
     this.finishing.add(itemId)
     try {
       const item = this.d.store.item(itemId)
-      const job = this.d.engine.jobs.get(jobId)
+      const job = this.d.engine.job(jobId)
       const batch = item && this.d.store.batch(item.batchId)
       if (!item || !job || !batch || item.jobId !== jobId || isTerminal(item) || item.status === 'waiting') return
       const outcome = jobOutcome(this.d.engine, jobId, writesAllVariations(batch.request.params, batch.request.all_variations))

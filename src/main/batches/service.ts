@@ -27,7 +27,6 @@ import type { TouchUpFile } from '../touchup/touchups'
 import { batchTouchUpFile } from './touchup-file'
 import { batchSummary, itemView, type PreviewAddress } from './view'
 import { batchFiles, resultFile, type WrittenFile } from './result-files'
-import { paramsProblems } from '../engine/params/resolve'
 
 export type { PreviewAddress } from './view'
 
@@ -73,8 +72,8 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     opts: BatchServiceOptions = {}
   ) {
     super()
-    this.store = new BatchStore(engine.db)
-    this.previews = new Previews(join(engine.options.dataDir, 'batch-previews'), (request) => engine.sandbox.preview(request))
+    this.store = new BatchStore(engine.featureDatabase())
+    this.previews = new Previews(join(engine.options.dataDir, 'batch-previews'), (request) => engine.previewInSandbox(request))
     this.runner = new BatchRunner({
       engine,
       store: this.store,
@@ -138,9 +137,9 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   async previewFile(itemId: string, kind: PreviewKind): Promise<string | null> {
     const item = this.store.item(itemId)
     if (!item) return null
-    const job = item.jobId ? this.engine.jobs.get(item.jobId) : null
+    const job = item.jobId ? this.engine.job(item.jobId) : null
     // A done item's original is placed as its job framed the subject (a cropping preset): before and after compare the same frame.
-    const frame = item.status === 'done' && item.jobId ? this.engine.jobs.framing(item.jobId) : null
+    const frame = item.status === 'done' && item.jobId ? this.engine.jobFraming(item.jobId) : null
     return this.previews.file(item, kind, item.sourcePath ?? job?.inputPath ?? null, frame)
   }
 
@@ -174,9 +173,9 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
    */
   async create(req: BatchCreateRequest): Promise<BatchSummary> {
     // A set the mode cannot apply (or an unknown preset) is refused before the batch exists, not photo by photo.
-    const problems = paramsProblems(this.engine.presets, req.request.mode, req.request.params)
+    const problems = this.engine.paramsProblems(req.request.mode, req.request.params)
     if (problems.length > 0) throw new ApiError('validation_failed', 'The parameter set failed validation.', { details: problems })
-    const perPhoto = plannedOutputs(req.request, 'photo.jpg', this.engine.presets.lookup)?.names.length ?? 1
+    const perPhoto = plannedOutputs(req.request, 'photo.jpg', this.engine.presetLookup)?.names.length ?? 1
     let destination: string
     try {
       destination = await checkDestination(req.destination, { estimatedBytes: estimateOutputBytes(req.expected?.bytes ?? 0, perPhoto) })
@@ -219,7 +218,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       // A waiting item is not in the engine (a job it keeps is an earlier one, already ended).
       if (item.status === 'waiting' || item.jobId === null || !this.engine.cancel(item.jobId)) {
         // Waiting (never handed over), or its job is gone or already ended: settle here.
-        const job = item.jobId && item.status !== 'waiting' ? this.engine.jobs.get(item.jobId) : null
+        const job = item.jobId && item.status !== 'waiting' ? this.engine.job(item.jobId) : null
         if (job?.status === 'done') continue // results being copied: let it finish
         if (this.store.updateItem(item.id, { status: 'cancelled', finishedAt: Date.now() }, { status: item.status })) this.changed(item.id)
       }
@@ -253,7 +252,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
         refused++ // refused when it was added: nothing was kept to run again
         continue
       }
-      const inputPath = this.engine.jobs.get(item.jobId)?.inputPath
+      const inputPath = this.engine.job(item.jobId)?.inputPath
       if (!inputPath || !existsSync(inputPath)) {
         gone++
         continue
@@ -340,7 +339,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       if (batch.interruptedAt === null) this.store.setInterrupted(batchId, now)
       for (const item of this.store.items(batchId)) {
         if (isTerminal(item) || item.status === 'waiting' || !item.jobId) continue
-        if (this.engine.jobs.get(item.jobId)?.status === 'done') continue // copied by `sync`
+        if (this.engine.job(item.jobId)?.status === 'done') continue // copied by `sync`
         const held = this.store.updateItem(
           item.id,
           { status: 'waiting', progress: 0, startedAt: null, planned: null },

@@ -82,7 +82,7 @@ export async function runProcess(args: string[]): Promise<number> {
   })
   const engine = new Engine({ dataDir, role: 'process' })
   try {
-    return await run(engine, checkProcessOptions(values, positionals, engine.presets))
+    return await run(engine, checkProcessOptions(values, positionals, { lookup: engine.presetLookup, list: () => engine.presetsList() }))
   } finally {
     await engine.stop()
   }

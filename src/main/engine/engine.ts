@@ -53,22 +53,26 @@ export interface EngineSeams {
  */
 export class Engine extends EngineFacade {
   readonly options: ResolvedEngineOptions
+  /** The data folder's layout. @internal Public for the tests (and benches) that set up or inspect a data folder; code outside `src/main/engine` uses the facade's methods instead. */
   readonly paths: DataPaths
+  /** The data folder's database. @internal Public for the tests (and benches) that set up or inspect a data folder; code outside `src/main/engine` uses the facade's methods instead. */
   readonly db: Db
+  /** The durable queue and each job's results. @internal Public for the tests (and benches) that set up or inspect a data folder; code outside `src/main/engine` uses the facade's methods instead. */
   readonly jobs: JobStore
+  /** API keys and their credits. @internal Public for the tests (and benches) that set up or inspect a data folder; code outside `src/main/engine` uses the facade's methods instead. */
   readonly keys: KeyStore
   /** Built-in and user presets (parameter sets by name). */
-  readonly presets: PresetStore
+  protected readonly presets: PresetStore
   /** Each job's parameter set, resolved at upload. */
-  readonly jobParams: JobParamsStore
-  readonly signer: ResultSigner
+  protected readonly jobParams: JobParamsStore
+  protected readonly signer: ResultSigner
   /** Model masks by input content + model (docs/pipeline.md), swept with the jobs. */
-  readonly maskCache: MaskCache
+  protected readonly maskCache: MaskCache
   /** Decodes, probes and previews untrusted images in killable processes. */
-  readonly sandbox: DecodeSandbox
+  protected readonly sandbox: DecodeSandbox
   /** Built-in and added models, the default model and the device setting. */
-  readonly models: ModelRegistry
-  /** The resident model session (one at a time). */
+  protected readonly models: ModelRegistry
+  /** The resident model session (one at a time). @internal Public for the tests (and benches) that set up or inspect a data folder; code outside `src/main/engine` uses the facade's methods instead. */
   readonly modelPool: ModelPool
   /** List, add, remove, default, device, test run (CLI, IPC). */
   readonly modelService: ModelService

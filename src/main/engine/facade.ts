@@ -3,20 +3,33 @@
  * as methods named for the need: a key, a job, the counts, the presets, a signed address, a
  * place in the data folder. Callers outside `src/main/engine` use these rather than the stores,
  * so that a store can change shape without touching them. Each is a thin delegation; the
- * stores themselves are the `Engine`'s (this class only declares what it reads of them).
+ * stores themselves are the `Engine`'s (this class only declares what it reads of them); the
+ * protected ones are reached only through these methods, the public ones (`paths`, `db`,
+ * `jobs`, `keys`, `modelPool`) are public for tests that set up or inspect a data folder only.
  */
 import { EventEmitter } from 'node:events'
 import { join } from 'node:path'
+import type { Mode } from '../../shared/api'
+import type { ErrorDetail } from '../../shared/errors'
+import type { ParamValues } from '../../shared/params'
+import type { JobParams } from '../../shared/params-types'
 import type { PresetInfo, PresetSaveRequest } from '../../shared/presets'
 import type { EngineEvents } from './events'
 import { type DataPaths, tempPathFor } from './paths'
+import type { ModelPool } from './models/pool'
+import type { ModelRegistry } from './models/registry'
+import { paramsProblems } from './params/resolve'
 import type { DecodedImage, ProbedImage } from './pipeline/decode/decode'
 import { ACTIVE_STATUSES } from './queue/transitions'
 import type { ResultSigner } from './results'
+import { HintPreviews } from './run/hint-preview'
 import type { DecodeSandbox } from './sandbox/decoder'
+import type { PreviewRequest } from './sandbox/protocol'
 import type { Db } from './store/db'
-import type { JobRecord, JobStore } from './store/jobs'
+import type { JobFraming, JobRecord, JobStore, ResultRecord } from './store/jobs'
+import type { JobParamsStore } from './store/job-params'
 import type { ApiKeyInfo, KeyKind, KeyStore } from './store/keys'
+import type { MaskCache } from './store/mask-cache'
 import type { PresetStore } from './store/presets'
 
 export abstract class EngineFacade extends EventEmitter<EngineEvents> {
@@ -24,9 +37,13 @@ export abstract class EngineFacade extends EventEmitter<EngineEvents> {
   abstract readonly db: Db
   abstract readonly jobs: JobStore
   abstract readonly keys: KeyStore
-  abstract readonly presets: PresetStore
-  abstract readonly signer: ResultSigner
-  abstract readonly sandbox: DecodeSandbox
+  protected abstract readonly presets: PresetStore
+  protected abstract readonly signer: ResultSigner
+  protected abstract readonly sandbox: DecodeSandbox
+  protected abstract readonly jobParams: JobParamsStore
+  protected abstract readonly maskCache: MaskCache
+  protected abstract readonly models: ModelRegistry
+  abstract readonly modelPool: ModelPool
 
   // ── keys ────────────────────────────────────────────────────────────────────────────────
 
@@ -82,6 +99,26 @@ export abstract class EngineFacade extends EventEmitter<EngineEvents> {
     return this.jobs.get(id)
   }
 
+  /** How a done job framed its subject (for before/after views); null when not recorded (a studio worker's job, or an older one). */
+  jobFraming(id: string): JobFraming | null {
+    return this.jobs.framing(id)
+  }
+
+  /** The newest job submitted under this file name (the upload's `filename`); null when none is. */
+  latestJobBySource(filename: string): JobRecord | null {
+    return this.jobs.latestBySource(filename)
+  }
+
+  /** The files a job made, one per variation and format (empty until it is done). */
+  jobResults(id: string): ResultRecord[] {
+    return this.jobs.results(id)
+  }
+
+  /** The parameter set a job was given, as resolved at its upload; null when there is none (or the job was swept). */
+  jobParamSet(id: string): JobParams | null {
+    return this.jobParams.get(id)
+  }
+
   /** One key's jobs, newest first, queued before `beforeSeq` (null: from the newest), at most `limit`, each with its cursor. */
   jobsOfKey(keyId: string, beforeSeq: number | null, limit: number): { job: JobRecord; seq: number }[] {
     return this.jobs.pageForKey(keyId, beforeSeq, limit)
@@ -112,6 +149,14 @@ export abstract class EngineFacade extends EventEmitter<EngineEvents> {
   /** The preset of this name; null when there is none. */
   preset(name: string): PresetInfo | null {
     return this.presets.get(name)
+  }
+
+  /** The values of a preset by name (null: none of this name), for `resolveParams` and planned outputs. */
+  readonly presetLookup = (name: string): ParamValues | null => this.presets.lookup(name)
+
+  /** What an upload would refuse in these parameters (each problem naming its field); empty when none. */
+  paramsProblems(mode: Mode, params: string | Record<string, unknown> | null): ErrorDetail[] {
+    return paramsProblems(this.presets, mode, params)
   }
 
   /** Saves a user preset (checked: 422 naming the field). */
@@ -156,6 +201,14 @@ export abstract class EngineFacade extends EventEmitter<EngineEvents> {
     return this.db
   }
 
+  /**
+   * Runs `fn` in one transaction of the data folder's database, so that a feature's rows written
+   * in it are all kept or none is; gives what `fn` returns.
+   */
+  inTransaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)()
+  }
+
   // ── untrusted images ────────────────────────────────────────────────────────────────────
 
   /** An image's type and size, read in the decode sandbox (the bytes are untrusted). */
@@ -166,5 +219,29 @@ export abstract class EngineFacade extends EventEmitter<EngineEvents> {
   /** Decodes an image in the decode sandbox (the bytes are untrusted). */
   decodeImage(bytes: Buffer, signal?: AbortSignal): Promise<DecodedImage> {
     return this.sandbox.decode(bytes, signal)
+  }
+
+  /** A small preview of an image (or a result), rendered in the decode sandbox (the bytes are untrusted). */
+  previewInSandbox(request: PreviewRequest): Promise<Buffer> {
+    return this.sandbox.preview(request)
+  }
+
+  /**
+   * A previewer of hints (strokes, look-again boxes) on jobs' inputs, with the masks the jobs
+   * made (the mask cache) and the resident model; each caller keeps its own editing sessions.
+   */
+  hintPreviews(): HintPreviews {
+    return new HintPreviews({
+      decode: (bytes) => this.sandbox.decode(bytes),
+      decodeHint: (request) => this.sandbox.decodeHint(request),
+      maskCache: this.maskCache,
+      models: this.models,
+      modelPool: this.modelPool
+    })
+  }
+
+  /** The model a job without one names is run with (the registry's default). */
+  defaultModel(): string {
+    return this.models.defaultModel()
   }
 }

@@ -77,14 +77,14 @@ export function warningLines(warnings: Partial<Record<Variation, string[]>>, wri
 
 /** How a job stands; once done, the results to write (all variations, or the primary alone). */
 export function jobOutcome(engine: Engine, jobId: string, allVariations: boolean): JobOutcome {
-  const job = engine.jobs.get(jobId)
+  const job = engine.job(jobId)
   if (!job) return { state: 'missing' }
   if (job.status === 'done') {
-    const made = engine.jobs.results(jobId)
+    const made = engine.jobResults(jobId)
     const primary = primaryVariation(
       job,
       made.map((r) => r.variation),
-      engine.jobParams.get(jobId)?.primary
+      engine.jobParamSet(jobId)?.primary
     )
     const results = resultsToWrite(made, primary, allVariations).map(({ variation, ext, path }) => ({ variation, ext, path }))
     const uncertainty = job.uncertainty === null ? null : roundUncertainty(job.uncertainty)
@@ -144,7 +144,7 @@ export class JobEnds {
   }
 
   private ended(jobId: string): boolean {
-    const job = this.engine.jobs.get(jobId)
+    const job = this.engine.job(jobId)
     return !job || job.status === 'done' || job.status === 'failed' || job.status === 'cancelled'
   }
 }

@@ -48,10 +48,10 @@ export class StudioCoordinator implements Dispatcher {
     private readonly ctx: RunContext,
     private readonly opts: CoordinatorOptions
   ) {
-    this.workers = new WorkerRegistry(engine.db)
-    this.runs = new StudioRuns(ctx, this.workers, getOrCreateSecret(engine.db, 'studio-claim-key'), opts.leaseMs ?? 30_000)
+    this.workers = new WorkerRegistry(engine.featureDatabase())
+    this.runs = new StudioRuns(ctx, this.workers, getOrCreateSecret(engine.featureDatabase(), 'studio-claim-key'), opts.leaseMs ?? 30_000)
     this.maxResultBytes = opts.maxResultBytes ?? 8 * engine.options.maxUploadBytes
-    this.offers = new JobOffers(opts.queueUrl, engine.jobs, () => this.workers.emit('change'))
+    this.offers = new JobOffers(opts.queueUrl, ctx.jobs, () => this.workers.emit('change'))
   }
 
   /** What the app shows: the queue (without its password), whether it answers, the workers. */
@@ -105,7 +105,7 @@ export class StudioCoordinator implements Dispatcher {
 
   /** Ends a running job as cancelled (refunded); its worker's next call finds its claim ended. */
   cancel(jobId: string): boolean {
-    const job = this.engine.jobs.get(jobId)
+    const job = this.engine.job(jobId)
     if (!job || !ACTIVE_STATUSES.includes(job.status)) return false
     return endUnsuccessfully(this.ctx, job, job.status, 'cancelled', { attempt: job.attempts })
   }

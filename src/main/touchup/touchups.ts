@@ -16,7 +16,7 @@ import type { RegionBox } from '../../shared/regions'
 import type { TouchUpPreview, TouchUpResult, TouchUpTarget } from '../../shared/touchup'
 import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
-import { HintPreviews, type PreviewSource } from '../engine/run/hint-preview'
+import type { HintPreviews, PreviewSource } from '../engine/run/hint-preview'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
 import { ContainmentError } from '../outputs/contained-dir'
 import { replaceKeepingPrevious } from '../outputs/previous'
@@ -62,23 +62,17 @@ export class TouchUps {
     private readonly engine: Engine,
     private readonly resolvers: TouchUpResolvers
   ) {
-    this.previews = new HintPreviews({
-      decode: (bytes) => engine.sandbox.decode(bytes),
-      decodeHint: (request) => engine.sandbox.decodeHint(request),
-      maskCache: engine.maskCache,
-      models: engine.models,
-      modelPool: engine.modelPool
-    })
+    this.previews = engine.hintPreviews()
   }
 
   /** The cutout of a done file with `hint` (at the preview's size), or without strokes; `regions`: look-again boxes. */
   async preview(target: TouchUpTarget, hint: Buffer | null, regions: readonly RegionBox[] = []): Promise<TouchUpPreview> {
     const file = this.resolve(target)
-    const job = this.engine.jobs.get(file.jobId)
-    const params = this.engine.jobParams.get(file.jobId)
+    const job = this.engine.job(file.jobId)
+    const params = this.engine.jobParamSet(file.jobId)
     const inputPath = job && params ? await this.inputPath(file) : null
     if (!job || !params || !inputPath) throw gone()
-    const source: PreviewSource = { key: job.id, inputPath, model: job.model ?? this.engine.models.defaultModel(), params }
+    const source: PreviewSource = { key: job.id, inputPath, model: job.model ?? this.engine.defaultModel(), params }
     return refusingHint(() => this.previews.preview(source, hint, regions))
   }
 
@@ -139,7 +133,7 @@ export class TouchUps {
 
   /** The stored input of the file's job, else the file it was made from (still the same content); null when neither is there. */
   private async inputPath(file: TouchUpFile): Promise<string | null> {
-    const stored = this.engine.jobs.get(file.jobId)?.inputPath
+    const stored = this.engine.job(file.jobId)?.inputPath
     if (stored && existsSync(stored)) return stored
     const source = file.source
     if (!source || !existsSync(source.path)) return null

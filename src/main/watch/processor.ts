@@ -45,8 +45,8 @@ export function engineProcessor(engine: Engine): WatchProcessor {
     maxBytes: engine.options.maxUploadBytes,
     submit: ({ request, bytes, filename }) => submitFile(engine, request, { bytes, filename }),
     // The primary alone unless the folder's parameter set names its variations (final_urls keep them all).
-    outcome: (jobId) => jobOutcome(engine, jobId, writesAllVariations(engine.jobs.get(jobId)?.params ?? null, false)),
-    findSubmitted: (filename) => engine.jobs.latestBySource(filename)?.id ?? null,
+    outcome: (jobId) => jobOutcome(engine, jobId, writesAllVariations(engine.job(jobId)?.params ?? null, false)),
+    findSubmitted: (filename) => engine.latestJobBySource(filename)?.id ?? null,
     cancel(jobId) {
       engine.cancel(jobId)
     },
