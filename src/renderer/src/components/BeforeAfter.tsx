@@ -1,7 +1,7 @@
-import { useEffect, useRef, useState } from 'react'
-import { useStore } from '../store'
+import { useRef, useState } from 'react'
 import { ranOnText } from '../lib/format'
-import { useReturnFocus } from './common'
+import { useStore } from '../store'
+import { Modal } from './Modal'
 import { useZoomPan } from './useZoomPan'
 
 type Backdrop = 'checker' | 'white' | 'black'
@@ -23,18 +23,11 @@ export function BeforeAfter(): React.JSX.Element | null {
   const [natural, setNatural] = useState<{ width: number; height: number } | null>(null)
   const zp = useZoomPan(natural)
   const drag = useRef<{ x: number; y: number } | null>(null)
-  const dialog = useRef<HTMLDivElement>(null)
-  useReturnFocus(() => document.querySelector<HTMLElement>('[data-testid=item-list]'))
-
-  useEffect(() => {
-    dialog.current?.focus()
-  }, [item?.id])
 
   if (!item) return null
   const onKey = (e: React.KeyboardEvent): void => {
     if (e.target instanceof HTMLInputElement && e.target.type === 'range' && (e.key === 'ArrowLeft' || e.key === 'ArrowRight')) return
-    if (e.key === 'Escape') close()
-    else if (e.key === 'ArrowLeft') setSplit((s) => Math.max(0, s - 5))
+    if (e.key === 'ArrowLeft') setSplit((s) => Math.max(0, s - 5))
     else if (e.key === 'ArrowRight') setSplit((s) => Math.min(100, s + 5))
     else if (e.key === '+' || e.key === '=') zp.zoomIn()
     else if (e.key === '-') zp.zoomOut()
@@ -60,21 +53,11 @@ export function BeforeAfter(): React.JSX.Element | null {
   }
 
   return (
-    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
-      <div
-        className="card viewer"
-        role="dialog"
-        aria-modal="true"
-        aria-label={`Before and after: ${item.name}`}
-        tabIndex={-1}
-        ref={dialog}
-        onKeyDown={onKey}
-        data-testid="viewer"
-      >
-        <div className="row">
-          <h2 className="grow" style={{ margin: 0 }}>
-            {item.name}
-          </h2>
+    <Modal
+      label={`Before and after: ${item.name}`}
+      title={item.name}
+      actions={
+        <>
           <span className="muted small zoom-label" data-testid="viewer-zoom">
             {zp.label}
           </span>
@@ -104,68 +87,75 @@ export function BeforeAfter(): React.JSX.Element | null {
           <button type="button" className="btn" onClick={close}>
             Close
           </button>
-        </div>
-        <div
-          className={`viewer-stage ${backdrop}`}
-          ref={zp.viewportRef}
-          onPointerDown={onDown}
-          onPointerMove={onMove}
-          onPointerUp={onUp}
-          onPointerCancel={onUp}
-          data-testid="viewer-stage"
-        >
-          <div className="viewer-canvas" style={zp.style} data-testid="viewer-canvas">
-            {item.after_url && (
-              <img
-                src={item.after_url}
-                alt={`Result of ${item.name}`}
-                draggable={false}
-                onLoad={(e) => setNatural({ width: e.currentTarget.naturalWidth, height: e.currentTarget.naturalHeight })}
-              />
-            )}
-          </div>
-          {/* The original over the result, cut at the divider: a place in the viewport. */}
-          {item.before_url && !beforeMissing && (
-            <div className="viewer-before" style={{ clipPath: `inset(0 ${100 - split}% 0 0)` }}>
-              <div className="viewer-canvas" style={zp.style}>
-                <img src={item.before_url} alt={`Original of ${item.name}`} draggable={false} onError={() => setBeforeMissing(true)} />
-              </div>
-            </div>
-          )}
-          <div className="viewer-divider" style={{ left: `${split}%` }} data-testid="viewer-divider" />
-          <span className="viewer-label" style={{ left: 8 }}>
-            Before
-          </span>
-          <span className="viewer-label" style={{ right: 8 }}>
-            After
-          </span>
-        </div>
-        <div className="row">
-          <label className="grow row" style={{ flexWrap: 'nowrap' }}>
-            <span className="small muted">Before</span>
-            <input
-              type="range"
-              className="grow"
-              min={0}
-              max={100}
-              value={split}
-              onChange={(e) => setSplit(Number(e.target.value))}
-              aria-label="Divider between before and after"
-              data-testid="viewer-slider"
+        </>
+      }
+      onClose={close}
+      returnFocusTo={() => document.querySelector<HTMLElement>('[data-testid=item-list]')}
+      focusKey={item.id}
+      className="viewer"
+      testId="viewer"
+      onKeyDown={onKey}
+    >
+      <div
+        className={`viewer-stage ${backdrop}`}
+        ref={zp.viewportRef}
+        onPointerDown={onDown}
+        onPointerMove={onMove}
+        onPointerUp={onUp}
+        onPointerCancel={onUp}
+        data-testid="viewer-stage"
+      >
+        <div className="viewer-canvas" style={zp.style} data-testid="viewer-canvas">
+          {item.after_url && (
+            <img
+              src={item.after_url}
+              alt={`Result of ${item.name}`}
+              draggable={false}
+              onLoad={(e) => setNatural({ width: e.currentTarget.naturalWidth, height: e.currentTarget.naturalHeight })}
             />
-            <span className="small muted">After</span>
-          </label>
+          )}
         </div>
-        {beforeMissing && (
-          <div className="muted small">The original is no longer available (uploads are kept for the retention time only).</div>
-        )}
-        {item.outputs.length > 0 && <div className="muted small mono">{item.outputs.join('  ·  ')}</div>}
-        {ranOnText(item) && (
-          <div className="muted small" data-testid="viewer-device">
-            Model and device: {ranOnText(item)}
+        {/* The original over the result, cut at the divider: a place in the viewport. */}
+        {item.before_url && !beforeMissing && (
+          <div className="viewer-before" style={{ clipPath: `inset(0 ${100 - split}% 0 0)` }}>
+            <div className="viewer-canvas" style={zp.style}>
+              <img src={item.before_url} alt={`Original of ${item.name}`} draggable={false} onError={() => setBeforeMissing(true)} />
+            </div>
           </div>
         )}
+        <div className="viewer-divider" style={{ left: `${split}%` }} data-testid="viewer-divider" />
+        <span className="viewer-label" style={{ left: 8 }}>
+          Before
+        </span>
+        <span className="viewer-label" style={{ right: 8 }}>
+          After
+        </span>
       </div>
-    </div>
+      <div className="row">
+        <label className="grow row" style={{ flexWrap: 'nowrap' }}>
+          <span className="small muted">Before</span>
+          <input
+            type="range"
+            className="grow"
+            min={0}
+            max={100}
+            value={split}
+            onChange={(e) => setSplit(Number(e.target.value))}
+            aria-label="Divider between before and after"
+            data-testid="viewer-slider"
+          />
+          <span className="small muted">After</span>
+        </label>
+      </div>
+      {beforeMissing && (
+        <div className="muted small">The original is no longer available (uploads are kept for the retention time only).</div>
+      )}
+      {item.outputs.length > 0 && <div className="muted small mono">{item.outputs.join('  ·  ')}</div>}
+      {ranOnText(item) && (
+        <div className="muted small" data-testid="viewer-device">
+          Model and device: {ranOnText(item)}
+        </div>
+      )}
+    </Modal>
   )
 }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { boxesOf, type Tool } from '../../lib/brush'
 import { useStore } from '../../store'
-import { useReturnFocus } from '../../components/common'
+import { Modal } from '../../components/Modal'
 import { useZoomPan } from '../../components/useZoomPan'
 import { TouchUpBoard, type Backdrop } from './TouchUpBoard'
 
@@ -31,12 +31,6 @@ export function TouchUp(): React.JSX.Element | null {
   const [moving, setMoving] = useState(false)
   const [backdrop, setBackdrop] = useState<Backdrop>('checker')
   const [colour, setColour] = useState('#3b82f6')
-  const dialog = useRef<HTMLDivElement>(null)
-  useReturnFocus(() => document.querySelector<HTMLElement>('[data-testid=item-list]'))
-
-  useEffect(() => {
-    dialog.current?.focus()
-  }, [])
   const long = t?.size ? Math.max(t.size.width, t.size.height) : 0
   useEffect(() => {
     if (long > 0 && size === null) setSize(Math.max(4, Math.round(long / 25)))
@@ -48,10 +42,10 @@ export function TouchUp(): React.JSX.Element | null {
     if (s && s.strokes.length > 0 && !s.saved && !window.confirm(DISCARD_QUESTION)) return
     closeTouchUp()
   }
-  const keys = useRef({ cancel, zoom })
-  keys.current = { cancel, zoom }
+  const keys = useRef({ zoom })
+  keys.current = { zoom }
 
-  // Keys on the whole window while the editor is open: a button that gets disabled (Redo with
+  // Keys on the whole window while the editor is open (Esc is the dialog's): a button that gets disabled (Redo with
   // nothing left) drops the focus to the page, and Ctrl+Z must still work.
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
@@ -61,8 +55,7 @@ export function TouchUp(): React.JSX.Element | null {
       const mod = e.ctrlKey || e.metaKey
       const key = e.key.toLowerCase()
       const z = keys.current.zoom
-      if (e.key === 'Escape') keys.current.cancel()
-      else if (mod && key === 'z' && e.shiftKey) redoStroke()
+      if (mod && key === 'z' && e.shiftKey) redoStroke()
       else if (mod && key === 'z') undoStroke()
       else if (mod && key === 'y') redoStroke()
       else if (e.key === '+' || e.key === '=') z.zoomIn()
@@ -105,20 +98,11 @@ export function TouchUp(): React.JSX.Element | null {
             : null
 
   return (
-    <div className="modal-backdrop">
-      <div
-        className="card touchup"
-        role="dialog"
-        aria-modal="true"
-        aria-label={`Touch up: ${t.name}`}
-        tabIndex={-1}
-        ref={dialog}
-        data-testid="touchup"
-      >
-        <div className="row">
-          <h2 className="grow" style={{ margin: 0 }}>
-            Touch up {t.name}
-          </h2>
+    <Modal
+      label={`Touch up: ${t.name}`}
+      title={`Touch up ${t.name}`}
+      actions={
+        <>
           <button type="button" className="btn" onClick={cancel} data-testid="touchup-cancel">
             {t.saved ? 'Close' : 'Cancel'}
           </button>
@@ -131,182 +115,188 @@ export function TouchUp(): React.JSX.Element | null {
           >
             Save
           </button>
+        </>
+      }
+      onClose={cancel}
+      closeOnBackdrop={false}
+      returnFocusTo={() => document.querySelector<HTMLElement>('[data-testid=item-list]')}
+      className="touchup"
+      testId="touchup"
+    >
+      <div className="row small">
+        <div role="radiogroup" aria-label="Tool" className="row" style={{ gap: 4 }}>
+          {(['keep', 'remove', 'look'] as const).map((m) => (
+            <button
+              key={m}
+              type="button"
+              role="radio"
+              aria-checked={mode === m}
+              className={`btn small${mode === m ? ' primary' : ''}`}
+              onClick={() => setMode(m)}
+              title={m === 'look' ? 'Drag a box round a part the model got wrong: it looks again at that crop' : undefined}
+              data-testid={`touchup-${m}`}
+            >
+              {m === 'keep' ? 'Keep' : m === 'remove' ? 'Remove' : 'Look again'}
+            </button>
+          ))}
         </div>
-        <div className="row small">
-          <div role="radiogroup" aria-label="Tool" className="row" style={{ gap: 4 }}>
-            {(['keep', 'remove', 'look'] as const).map((m) => (
-              <button
-                key={m}
-                type="button"
-                role="radio"
-                aria-checked={mode === m}
-                className={`btn small${mode === m ? ' primary' : ''}`}
-                onClick={() => setMode(m)}
-                title={m === 'look' ? 'Drag a box round a part the model got wrong: it looks again at that crop' : undefined}
-                data-testid={`touchup-${m}`}
-              >
-                {m === 'keep' ? 'Keep' : m === 'remove' ? 'Remove' : 'Look again'}
-              </button>
-            ))}
-          </div>
-          <label className="row" style={{ gap: 4 }}>
-            Size
-            <input
-              type="range"
-              min={2}
-              max={Math.max(8, Math.round(long / 4))}
-              value={brushSize}
-              onChange={(e) => setSize(Number(e.target.value))}
-              disabled={mode === 'look'}
-              data-testid="touchup-size"
-            />
-            <span className="muted" style={{ minWidth: '7ch', fontVariantNumeric: 'tabular-nums' }}>
-              {brushSize} px
-            </span>
-          </label>
-          <label className="row" style={{ gap: 4 }}>
-            Hardness
-            <input
-              type="range"
-              min={0}
-              max={100}
-              value={Math.round(hardness * 100)}
-              onChange={(e) => setHardness(Number(e.target.value) / 100)}
-              disabled={mode === 'look'}
-              data-testid="touchup-hardness"
-            />
-          </label>
-          <label className="row" style={{ gap: 4 }} title="How strongly the strokes are tinted over the result; hold H to hide them">
-            Tint
-            <input
-              type="range"
-              min={0}
-              max={100}
-              value={Math.round(tint * 100)}
-              onChange={(e) => setTint(Number(e.target.value) / 100)}
-              aria-label="Strokes' tint"
-              data-testid="touchup-tint"
-            />
-          </label>
-          <button
-            type="button"
-            className="btn small"
-            onClick={undoStroke}
-            disabled={t.strokes.length === 0 || t.saving}
-            title="Undo (Ctrl+Z)"
-            data-testid="touchup-undo"
-          >
-            Undo
-          </button>
-          <button
-            type="button"
-            className="btn small"
-            onClick={redoStroke}
-            disabled={t.undone.length === 0 || t.saving}
-            title="Redo (Ctrl+Shift+Z)"
-            data-testid="touchup-redo"
-          >
-            Redo
-          </button>
-          <span className="grow" />
-          <button
-            type="button"
-            className={`btn small${moving ? ' primary' : ''}`}
-            aria-pressed={moving}
-            onClick={() => setMoving((v) => !v)}
-            title="Move the view (or hold Space)"
-          >
-            Move
-          </button>
-          <button type="button" className="btn small" onClick={zoom.zoomOut} aria-label="Zoom out" title="Zoom out (−)">
-            −
-          </button>
-          <span className="muted zoom-label" data-testid="touchup-zoom">
-            {zoom.label}
-          </span>
-          <button
-            type="button"
-            className="btn small"
-            onClick={zoom.zoomIn}
-            aria-label="Zoom in"
-            title="Zoom in (+); the wheel zooms at the cursor"
-          >
-            +
-          </button>
-          <button type="button" className="btn small" onClick={zoom.fit} aria-pressed={zoom.fitted} title="The whole photo (0)">
-            Fit
-          </button>
-          <button type="button" className="btn small" onClick={zoom.actual} title="One pixel of the photo per pixel of the screen (1)">
-            100 %
-          </button>
-          <button
-            type="button"
-            className={`btn small${before ? ' primary' : ''}`}
-            aria-pressed={before}
-            onClick={() => setBefore((v) => !v)}
-            data-testid="touchup-before"
-          >
-            Before
-          </button>
-          <select value={backdrop} onChange={(e) => setBackdrop(e.target.value as Backdrop)} aria-label="Background behind the cut-out">
-            <option value="checker">Checkerboard</option>
-            <option value="white">White</option>
-            <option value="black">Black</option>
-            <option value="colour">Colour</option>
-          </select>
-          {backdrop === 'colour' && (
-            <input type="color" value={colour} onChange={(e) => setColour(e.target.value)} aria-label="Background colour" />
-          )}
-        </div>
-        {t.size && t.preview && t.photo && t.cutout ? (
-          <TouchUpBoard
-            name={t.name}
-            size={t.size}
-            preview={t.preview}
-            photo={t.photo}
-            cutout={t.cutout}
-            before={before}
-            strokes={t.strokes}
-            brush={{ mode, size: brushSize, hardness }}
-            moving={moving}
-            zoom={zoom}
-            tint={hideTint ? 0 : tint}
-            backdrop={backdrop}
-            colour={colour}
-            onStroke={addStroke}
+        <label className="row" style={{ gap: 4 }}>
+          Size
+          <input
+            type="range"
+            min={2}
+            max={Math.max(8, Math.round(long / 4))}
+            value={brushSize}
+            onChange={(e) => setSize(Number(e.target.value))}
+            disabled={mode === 'look'}
+            data-testid="touchup-size"
           />
-        ) : (
-          <div className="touchup-stage muted">{t.error ? '' : 'Opening…'}</div>
-        )}
-        <div className="row small touchup-footer" aria-live="polite">
-          {t.error && (
-            <span className="field-error" role="alert" data-testid="touchup-error">
-              {t.error}
-            </span>
-          )}
-          {status && (
-            <span className="muted" data-testid="touchup-status" data-updating={t.updating ? 'yes' : 'no'} aria-busy={t.updating}>
-              {status}
-            </span>
-          )}
-          {t.saved && (
-            <span data-testid="touchup-saved">
-              Saved: {t.saved.outputs.length} file{t.saved.outputs.length === 1 ? '' : 's'} replaced; the previous version is kept beside{' '}
-              {t.saved.outputs.length === 1 ? 'it' : 'them'} (
-              {t.saved.previous
-                .filter(Boolean)
-                .map((p) => p.split(/[\\/]/).pop())
-                .join(', ')}
-              ).
-            </span>
-          )}
-          <span className="grow" />
-          <span className="muted">
-            {strokeCount} stroke{strokeCount === 1 ? '' : 's'}
-            {boxCount > 0 && ` · ${boxCount} box${boxCount === 1 ? '' : 'es'}`} · hold H to hide the tint · Space + drag moves
+          <span className="muted" style={{ minWidth: '7ch', fontVariantNumeric: 'tabular-nums' }}>
+            {brushSize} px
           </span>
-        </div>
+        </label>
+        <label className="row" style={{ gap: 4 }}>
+          Hardness
+          <input
+            type="range"
+            min={0}
+            max={100}
+            value={Math.round(hardness * 100)}
+            onChange={(e) => setHardness(Number(e.target.value) / 100)}
+            disabled={mode === 'look'}
+            data-testid="touchup-hardness"
+          />
+        </label>
+        <label className="row" style={{ gap: 4 }} title="How strongly the strokes are tinted over the result; hold H to hide them">
+          Tint
+          <input
+            type="range"
+            min={0}
+            max={100}
+            value={Math.round(tint * 100)}
+            onChange={(e) => setTint(Number(e.target.value) / 100)}
+            aria-label="Strokes' tint"
+            data-testid="touchup-tint"
+          />
+        </label>
+        <button
+          type="button"
+          className="btn small"
+          onClick={undoStroke}
+          disabled={t.strokes.length === 0 || t.saving}
+          title="Undo (Ctrl+Z)"
+          data-testid="touchup-undo"
+        >
+          Undo
+        </button>
+        <button
+          type="button"
+          className="btn small"
+          onClick={redoStroke}
+          disabled={t.undone.length === 0 || t.saving}
+          title="Redo (Ctrl+Shift+Z)"
+          data-testid="touchup-redo"
+        >
+          Redo
+        </button>
+        <span className="grow" />
+        <button
+          type="button"
+          className={`btn small${moving ? ' primary' : ''}`}
+          aria-pressed={moving}
+          onClick={() => setMoving((v) => !v)}
+          title="Move the view (or hold Space)"
+        >
+          Move
+        </button>
+        <button type="button" className="btn small" onClick={zoom.zoomOut} aria-label="Zoom out" title="Zoom out (−)">
+          −
+        </button>
+        <span className="muted zoom-label" data-testid="touchup-zoom">
+          {zoom.label}
+        </span>
+        <button
+          type="button"
+          className="btn small"
+          onClick={zoom.zoomIn}
+          aria-label="Zoom in"
+          title="Zoom in (+); the wheel zooms at the cursor"
+        >
+          +
+        </button>
+        <button type="button" className="btn small" onClick={zoom.fit} aria-pressed={zoom.fitted} title="The whole photo (0)">
+          Fit
+        </button>
+        <button type="button" className="btn small" onClick={zoom.actual} title="One pixel of the photo per pixel of the screen (1)">
+          100 %
+        </button>
+        <button
+          type="button"
+          className={`btn small${before ? ' primary' : ''}`}
+          aria-pressed={before}
+          onClick={() => setBefore((v) => !v)}
+          data-testid="touchup-before"
+        >
+          Before
+        </button>
+        <select value={backdrop} onChange={(e) => setBackdrop(e.target.value as Backdrop)} aria-label="Background behind the cut-out">
+          <option value="checker">Checkerboard</option>
+          <option value="white">White</option>
+          <option value="black">Black</option>
+          <option value="colour">Colour</option>
+        </select>
+        {backdrop === 'colour' && (
+          <input type="color" value={colour} onChange={(e) => setColour(e.target.value)} aria-label="Background colour" />
+        )}
       </div>
-    </div>
+      {t.size && t.preview && t.photo && t.cutout ? (
+        <TouchUpBoard
+          name={t.name}
+          size={t.size}
+          preview={t.preview}
+          photo={t.photo}
+          cutout={t.cutout}
+          before={before}
+          strokes={t.strokes}
+          brush={{ mode, size: brushSize, hardness }}
+          moving={moving}
+          zoom={zoom}
+          tint={hideTint ? 0 : tint}
+          backdrop={backdrop}
+          colour={colour}
+          onStroke={addStroke}
+        />
+      ) : (
+        <div className="touchup-stage muted">{t.error ? '' : 'Opening…'}</div>
+      )}
+      <div className="row small touchup-footer" aria-live="polite">
+        {t.error && (
+          <span className="field-error" role="alert" data-testid="touchup-error">
+            {t.error}
+          </span>
+        )}
+        {status && (
+          <span className="muted" data-testid="touchup-status" data-updating={t.updating ? 'yes' : 'no'} aria-busy={t.updating}>
+            {status}
+          </span>
+        )}
+        {t.saved && (
+          <span data-testid="touchup-saved">
+            Saved: {t.saved.outputs.length} file{t.saved.outputs.length === 1 ? '' : 's'} replaced; the previous version is kept beside{' '}
+            {t.saved.outputs.length === 1 ? 'it' : 'them'} (
+            {t.saved.previous
+              .filter(Boolean)
+              .map((p) => p.split(/[\\/]/).pop())
+              .join(', ')}
+            ).
+          </span>
+        )}
+        <span className="grow" />
+        <span className="muted">
+          {strokeCount} stroke{strokeCount === 1 ? '' : 's'}
+          {boxCount > 0 && ` · ${boxCount} box${boxCount === 1 ? '' : 'es'}`} · hold H to hide the tint · Space + drag moves
+        </span>
+      </div>
+    </Modal>
   )
 }
