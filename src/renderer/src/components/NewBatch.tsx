@@ -7,7 +7,7 @@ import { requestOf } from '../store/batchSlice'
 import { filesFromInput } from '../lib/files'
 import { formatBytes } from '../lib/format'
 import { useStore } from '../store'
-import { transport } from '../transport'
+import { FolderField } from './FolderField'
 
 const SHOWN = 200
 
@@ -34,11 +34,6 @@ export function NewBatch(): React.JSX.Element {
   const lookup = (name: string) => presets?.find((p) => p.name === name)?.values ?? null
   const planFor = (relPath: string, seq = 1): string[] | null => plannedOutputs(request, relPath, lookup, seq)?.names ?? null
   const perPhoto = planFor('photo.jpg')
-
-  const pickDestination = async (): Promise<void> => {
-    const folder = await transport().pickFolder()
-    if (folder) setDraft({ destination: folder })
-  }
 
   return (
     <section className="card stack" aria-labelledby="new-batch-title">
@@ -190,22 +185,13 @@ export function NewBatch(): React.JSX.Element {
       </p>
       <label className="field">
         <span>Destination folder</span>
-        <div className="row" style={{ flexWrap: 'nowrap' }}>
-          <input
-            type="text"
-            className="grow mono"
-            value={draft.destination}
-            placeholder={appInfo?.defaultDestination ?? '/path/to/output'}
-            onChange={(e) => setDraft({ destination: e.target.value })}
-            aria-invalid={destinationProblem ? true : undefined}
-            data-testid="batch-destination"
-          />
-          {appInfo?.canPickFolder && (
-            <button type="button" className="btn" onClick={() => void pickDestination()}>
-              Choose…
-            </button>
-          )}
-        </div>
+        <FolderField
+          value={draft.destination}
+          placeholder={appInfo?.defaultDestination ?? '/path/to/output'}
+          onChange={(destination) => setDraft({ destination })}
+          invalid={destinationProblem !== null}
+          testId="batch-destination"
+        />
       </label>
       {destinationProblem && (
         <span className="field-problem" role="alert" data-testid="destination-problem">

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { AppSettings } from '../../../shared/app'
 import { ErrorNote } from '../components/common'
+import { FolderField } from '../components/FolderField'
 import { useStore } from '../store'
 import ModelsSection from './ModelsSection'
 import StudioSettings from './StudioSettings'
@@ -69,23 +70,19 @@ export default function Settings(): React.JSX.Element {
           <h2 id="engine-title">Folders and engine</h2>
           <label className="field">
             <span>Default destination of new batches</span>
-            <input
-              type="text"
-              className="mono"
+            <FolderField
               value={draft.outputDir}
               placeholder={view.effective.outputDir}
-              onChange={(e) => setDraft({ ...draft, outputDir: e.target.value })}
+              onChange={(outputDir) => setDraft({ ...draft, outputDir })}
             />
           </label>
           <label className="field">
             <span>Data folder (jobs, keys, uploads){server ? ' — set by clipdesk serve --data-dir' : ''}</span>
-            <input
-              type="text"
-              className="mono"
+            <FolderField
               value={draft.dataDir}
               placeholder={view.effective.dataDir}
               disabled={server}
-              onChange={(e) => setDraft({ ...draft, dataDir: e.target.value })}
+              onChange={(dataDir) => setDraft({ ...draft, dataDir })}
             />
           </label>
           <div className="row">
