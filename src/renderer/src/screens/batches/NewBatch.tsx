@@ -1,13 +1,13 @@
 import { useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { OUTPUT_FORMATS } from '../../../shared/api'
-import { plannedOutputs } from '../../../shared/outputs'
-import { FROM_PRESET_LABEL, MODE_LABEL } from '../../../shared/vocabulary'
-import { requestOf } from '../store/batchSlice'
-import { filesFromInput } from '../lib/files'
-import { formatBytes } from '../lib/format'
-import { useStore } from '../store'
-import { FolderField } from './FolderField'
+import { OUTPUT_FORMATS } from '../../../../shared/api'
+import { plannedOutputs } from '../../../../shared/outputs'
+import { FROM_PRESET_LABEL, MODE_LABEL } from '../../../../shared/vocabulary'
+import { requestOf } from '../../store/batchSlice'
+import { filesFromInput } from '../../lib/files'
+import { formatBytes } from '../../lib/format'
+import { useStore } from '../../store'
+import { FolderField } from '../../components/FolderField'
 
 const SHOWN = 200
 

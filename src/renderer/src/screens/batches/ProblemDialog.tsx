@@ -1,6 +1,6 @@
-import { useStore } from '../store'
-import { CopyButton } from './common'
-import { Modal } from './Modal'
+import { useStore } from '../../store'
+import { CopyButton } from '../../components/common'
+import { Modal } from '../../components/Modal'
 
 const itemList = (): HTMLElement | null => document.querySelector<HTMLElement>('[data-testid=item-list]')
 

@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { batchOutcome, type BatchOutcomeKind, type BatchSummary } from '../../../shared/batches'
-import { describeJob } from '../../../shared/vocabulary'
-import { batchPace, formatDuration, stoppedTitle } from '../lib/format'
-import { useStore } from '../store'
-import { downloadBatch } from '../lib/results'
-import { ProgressBar, type Tone } from './common'
+import { batchOutcome, type BatchOutcomeKind, type BatchSummary } from '../../../../shared/batches'
+import { describeJob } from '../../../../shared/vocabulary'
+import { batchPace, formatDuration, stoppedTitle } from '../../lib/format'
+import { useStore } from '../../store'
+import { downloadBatch } from '../../lib/results'
+import { ProgressBar, type Tone } from '../../components/common'
 
 const TONE: Record<BatchOutcomeKind, Tone> = {
   empty: 'running',

@@ -2,8 +2,8 @@ import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { boxesOf, type Tool } from '../../lib/brush'
 import { useStore } from '../../store'
-import { Modal } from '../../components/Modal'
-import { useZoomPan } from '../../components/useZoomPan'
+import { Modal } from '../Modal'
+import { useZoomPan } from '../useZoomPan'
 import { TouchUpBoard, type Backdrop } from './TouchUpBoard'
 
 /** What Cancel asks before it drops strokes that were not saved. */

@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import type { PresetInfo } from '../../../shared/presets'
-import { Empty, ErrorNote } from '../components/common'
-import { useStore } from '../store'
-import { PresetEditor } from './presets/PresetEditor'
+import type { PresetInfo } from '../../../../shared/presets'
+import { Empty, ErrorNote } from '../../components/common'
+import { useStore } from '../../store'
+import { PresetEditor } from './PresetEditor'
 
 /** One preset as a card: its name (any length, wrapped at word ends), what it is for, its short name, and Delete on its own line. */
 function PresetCard(props: { preset: PresetInfo; selected: boolean; onOpen: () => void; onDelete: () => void }): React.JSX.Element {

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import type { ApiKeyView } from '../../../shared/app'
-import { CopyButton, Empty, ErrorNote } from '../components/common'
-import { curlExample } from '../../../shared/curl-example'
-import { formatDate } from '../lib/format'
-import { useStore } from '../store'
+import type { ApiKeyView } from '../../../../shared/app'
+import { CopyButton, Empty, ErrorNote } from '../../components/common'
+import { curlExample } from '../../../../shared/curl-example'
+import { formatDate } from '../../lib/format'
+import { useStore } from '../../store'
 import Workers from './Workers'
 
 function Listener(): React.JSX.Element {

@@ -1,8 +1,8 @@
 import { useRef, useState } from 'react'
-import { ranOnText } from '../lib/format'
-import { useStore } from '../store'
-import { Modal } from './Modal'
-import { useZoomPan } from './useZoomPan'
+import { ranOnText } from '../../lib/format'
+import { useStore } from '../../store'
+import { Modal } from '../../components/Modal'
+import { useZoomPan } from '../../components/useZoomPan'
 
 type Backdrop = 'checker' | 'white' | 'black'
 

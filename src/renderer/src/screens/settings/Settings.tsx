@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import type { AppSettings } from '../../../shared/app'
-import { ErrorNote } from '../components/common'
-import { FolderField } from '../components/FolderField'
-import { useStore } from '../store'
+import type { AppSettings } from '../../../../shared/app'
+import { ErrorNote } from '../../components/common'
+import { FolderField } from '../../components/FolderField'
+import { useStore } from '../../store'
 import ModelsSection from './ModelsSection'
 import StudioSettings from './StudioSettings'
-import type { Theme } from '../store/uiSlice'
+import type { Theme } from '../../store/uiSlice'
 
 type Draft = Pick<AppSettings, 'outputDir' | 'dataDir'> & { concurrency: string; retentionHours: string }
 
