@@ -183,16 +183,14 @@ export function NewBatch(): React.JSX.Element {
           ? `Each photo gives ${perPhoto.length === 1 ? 'one file' : `${perPhoto.length} files`}: ${perPhoto.join(', ')}${images > 0 ? ` (${images * perPhoto.length} in all)` : ''}. A name already taken gets -1, -2…`
           : 'The preset cannot be read; choose another.'}
       </p>
-      <label className="field">
-        <span>Destination folder</span>
-        <FolderField
-          value={draft.destination}
-          placeholder={appInfo?.defaultDestination ?? '/path/to/output'}
-          onChange={(destination) => setDraft({ destination })}
-          invalid={destinationProblem !== null}
-          testId="batch-destination"
-        />
-      </label>
+      <FolderField
+        label="Destination folder"
+        value={draft.destination}
+        placeholder={appInfo?.defaultDestination ?? '/path/to/output'}
+        onChange={(destination) => setDraft({ destination })}
+        invalid={destinationProblem !== null}
+        testId="batch-destination"
+      />
       {destinationProblem && (
         <span className="field-problem" role="alert" data-testid="destination-problem">
           <span className="field-error">{destinationProblem.message}</span>

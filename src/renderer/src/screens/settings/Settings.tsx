@@ -68,23 +68,19 @@ export default function Settings(): React.JSX.Element {
           }}
         >
           <h2 id="engine-title">Folders and engine</h2>
-          <label className="field">
-            <span>Default destination of new batches</span>
-            <FolderField
-              value={draft.outputDir}
-              placeholder={view.effective.outputDir}
-              onChange={(outputDir) => setDraft({ ...draft, outputDir })}
-            />
-          </label>
-          <label className="field">
-            <span>Data folder (jobs, keys, uploads){server ? ' — set by clipdesk serve --data-dir' : ''}</span>
-            <FolderField
-              value={draft.dataDir}
-              placeholder={view.effective.dataDir}
-              disabled={server}
-              onChange={(dataDir) => setDraft({ ...draft, dataDir })}
-            />
-          </label>
+          <FolderField
+            label="Default destination of new batches"
+            value={draft.outputDir}
+            placeholder={view.effective.outputDir}
+            onChange={(outputDir) => setDraft({ ...draft, outputDir })}
+          />
+          <FolderField
+            label={<>Data folder (jobs, keys, uploads){server ? ' — set by clipdesk serve --data-dir' : ''}</>}
+            value={draft.dataDir}
+            placeholder={view.effective.dataDir}
+            disabled={server}
+            onChange={(dataDir) => setDraft({ ...draft, dataDir })}
+          />
           <div className="row">
             <label className="field">
               <span>Jobs at once</span>

@@ -127,19 +127,18 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
           Close
         </button>
       </div>
-      <label className="field">
-        <span>Folder to watch</span>
-        <FolderField
-          value={form.path}
-          placeholder="/path/to/hot-folder"
-          onChange={(path) => set({ path })}
-          disabled={props.editing !== null}
-          invalid={Boolean(fieldErrors.path)}
-          required
-          testId="watch-path"
-        />
+      <FolderField
+        label="Folder to watch"
+        value={form.path}
+        placeholder="/path/to/hot-folder"
+        onChange={(path) => set({ path })}
+        disabled={props.editing !== null}
+        invalid={Boolean(fieldErrors.path)}
+        required
+        testId="watch-path"
+      >
         {fieldErrors.path && <span className="field-error">{fieldErrors.path}</span>}
-      </label>
+      </FolderField>
       <div className="form-grid">
         <label className="field">
           <span>Preset</span>
@@ -193,17 +192,16 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
           )}
         </label>
       )}
-      <label className="field">
-        <span>Output folder</span>
-        <FolderField
-          value={form.outputDir}
-          placeholder={form.path ? `${form.path.replace(/[\\/]+$/, '')}/clipdesk-out` : '<folder>/clipdesk-out'}
-          onChange={(outputDir) => set({ outputDir })}
-          invalid={Boolean(fieldErrors.output_dir)}
-          testId="watch-output"
-        />
+      <FolderField
+        label="Output folder"
+        value={form.outputDir}
+        placeholder={form.path ? `${form.path.replace(/[\\/]+$/, '')}/clipdesk-out` : '<folder>/clipdesk-out'}
+        onChange={(outputDir) => set({ outputDir })}
+        invalid={Boolean(fieldErrors.output_dir)}
+        testId="watch-output"
+      >
         {fieldErrors.output_dir && <span className="field-error">{fieldErrors.output_dir}</span>}
-      </label>
+      </FolderField>
       <label className="field">
         <span>File names</span>
         <input
