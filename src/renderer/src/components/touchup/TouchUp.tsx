@@ -124,7 +124,7 @@ export function TouchUp(): React.JSX.Element | null {
       testId="touchup"
     >
       <div className="row small">
-        <div role="radiogroup" aria-label="Tool" className="row" style={{ gap: 4 }}>
+        <div role="radiogroup" aria-label="Tool" className="row tight">
           {(['keep', 'remove', 'look'] as const).map((m) => (
             <button
               key={m}
@@ -140,7 +140,7 @@ export function TouchUp(): React.JSX.Element | null {
             </button>
           ))}
         </div>
-        <label className="row" style={{ gap: 4 }}>
+        <label className="row tight">
           Size
           <input
             type="range"
@@ -155,7 +155,7 @@ export function TouchUp(): React.JSX.Element | null {
             {brushSize} px
           </span>
         </label>
-        <label className="row" style={{ gap: 4 }}>
+        <label className="row tight">
           Hardness
           <input
             type="range"
@@ -167,7 +167,7 @@ export function TouchUp(): React.JSX.Element | null {
             data-testid="touchup-hardness"
           />
         </label>
-        <label className="row" style={{ gap: 4 }} title="How strongly the strokes are tinted over the result; hold H to hide them">
+        <label className="row tight" title="How strongly the strokes are tinted over the result; hold H to hide them">
           Tint
           <input
             type="range"

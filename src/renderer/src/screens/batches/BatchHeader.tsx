@@ -70,11 +70,11 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
   return (
     <div className="batch-head stack" style={{ gap: 10 }}>
       <div className="batch-head-grid">
-        <div style={{ minWidth: 0 }}>
+        <div className="shrink">
           <h2 id="current-title" className="batch-title" title={batch.name}>
             {batch.name}
           </h2>
-          <div className="muted small" style={{ overflowWrap: 'anywhere' }}>
+          <div className="muted small wrap-anywhere">
             {describeJob(batch.request, title)} → <span className="mono">{batch.destination}</span>
           </div>
         </div>

@@ -84,7 +84,7 @@ function CurrentBatch(): React.JSX.Element {
         <BatchHeader batch={batch} />
         <ErrorNote message={batchError} onDismiss={dismissBatchMessages} testId="batch-error" />
         {outputNotice && (
-          <div className="notice mono small" data-testid="output-notice" style={{ overflowWrap: 'anywhere' }}>
+          <div className="notice mono small wrap-anywhere" data-testid="output-notice">
             {outputNotice}
           </div>
         )}
@@ -122,7 +122,7 @@ export default function Batches(): React.JSX.Element {
   )
   return (
     <div className="batches">
-      <div className="stack" style={{ minWidth: 0 }}>
+      <div className="stack shrink">
         <NewBatch />
         <History />
       </div>

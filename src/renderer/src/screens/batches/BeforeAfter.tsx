@@ -132,7 +132,7 @@ export function BeforeAfter(): React.JSX.Element | null {
         </span>
       </div>
       <div className="row">
-        <label className="grow row" style={{ flexWrap: 'nowrap' }}>
+        <label className="grow row nowrap">
           <span className="small muted">Before</span>
           <input
             type="range"

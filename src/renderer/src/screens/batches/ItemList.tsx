@@ -115,7 +115,7 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
         draggable={item.state === 'done' && item.outputs.length > 0}
         onDragStart={(e) => startResultDrag(e, { batch_id: item.batch_id, item_id: item.id, output: 0 })}
       />
-      <div role="cell" style={{ minWidth: 0 }} title={item.rel_path}>
+      <div className="shrink" role="cell" title={item.rel_path}>
         <div className="name">{item.name}</div>
         <RowLine item={item} folder={folder} />
         {item.state === 'pending' && (

@@ -92,7 +92,7 @@ export function NewBatch(): React.JSX.Element {
           <div className="staged-list" role="list" aria-label="Files ready to start">
             {staged.slice(0, SHOWN).map((f, i) => (
               <div key={f.id} role="listitem">
-                <span className="grow" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+                <span className="grow ellipsis">
                   {f.relPath}
                   <span className="muted" data-testid="planned-outputs">
                     {' → '}

@@ -28,11 +28,9 @@ export function ProblemDialog(): React.JSX.Element | null {
       className="problem-dialog"
       testId="problem-dialog"
     >
-      <p className="field-error" style={{ margin: 0 }}>
-        {item.error}
-      </p>
+      <p className="field-error flush">{item.error}</p>
       {item.error_detail && (
-        <div className="stack" style={{ gap: 4 }}>
+        <div className="stack tight">
           <span className="muted small">What the system said</span>
           <pre className="code problem-detail" data-testid="problem-raw">
             {item.error_detail}

@@ -120,9 +120,7 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
       data-testid="watch-form"
     >
       <div className="row">
-        <h2 className="grow" style={{ margin: 0 }}>
-          {props.editing ? 'Edit watched folder' : 'Add a watched folder'}
-        </h2>
+        <h2 className="grow flush">{props.editing ? 'Edit watched folder' : 'Add a watched folder'}</h2>
         <button type="button" className="btn" onClick={props.onDone}>
           Close
         </button>

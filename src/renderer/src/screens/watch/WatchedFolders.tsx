@@ -37,9 +37,7 @@ export default function WatchedFolders(): React.JSX.Element {
   return (
     <div className="stack">
       <div className="row">
-        <h1 className="grow" style={{ margin: 0 }}>
-          Watched folders
-        </h1>
+        <h1 className="grow flush">Watched folders</h1>
         <button type="button" className="btn primary" onClick={() => setEditing('new')} data-testid="watch-add">
           Add folder
         </button>
