@@ -8,6 +8,7 @@ import './styles/status.css'
 import './styles/batches.css'
 import './styles/presets.css'
 import './styles/viewer.css'
+import './styles/utilities.css'
 
 void startApp()
 

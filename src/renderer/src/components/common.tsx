@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react'
+import { type ReactNode, useState } from 'react'
 
 /**
  * How a bar ended: `done` (green) only when everything succeeded; `warn` with errors; `stopped`
@@ -67,20 +67,4 @@ export function CopyButton(props: { text: string; label?: string }): React.JSX.E
       {copied === 'yes' ? 'Copied' : copied === 'failed' ? 'Select and copy' : (props.label ?? 'Copy')}
     </button>
   )
-}
-
-/**
- * Gives focus back, when the dialog using it closes, to what had it when the dialog opened
- * (the button that opened it), or to `fallback` when that element is gone: Esc never leaves
- * the keyboard at the top of the page.
- */
-export function useReturnFocus(fallback?: () => HTMLElement | null): void {
-  useEffect(() => {
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
-    return () => {
-      const target = opener?.isConnected ? opener : (fallback?.() ?? null)
-      // After the dialog is gone from the page (this runs while it is being removed).
-      setTimeout(() => target?.focus(), 0)
-    }
-  }, [])
 }

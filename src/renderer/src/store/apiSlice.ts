@@ -1,6 +1,7 @@
 import type { ApiKeyView, KeyCreateRequest, ListenerStatus, SettingsPatch, SettingsView } from '../../../shared/app'
 import type { StudioView } from '../../../shared/studio'
-import { errorText, transport } from '../transport'
+import { transport } from '../transport'
+import { run } from './run'
 import type { Slice } from './types'
 
 /** The API screen and settings: the local listener, keys and their credits. */
@@ -37,65 +38,47 @@ export const createApiSlice: Slice<ApiSlice> = (set, get) => ({
   studioError: null,
 
   async loadSettings() {
-    try {
+    await run(set, 'settingsError', async () => {
       set({ settings: await transport().settingsGet(), settingsError: null })
-    } catch (err) {
-      set({ settingsError: errorText(err) })
-    }
+    })
   },
   async saveSettings(patch) {
-    try {
+    return run(set, 'settingsError', async () => {
       set({ settings: await transport().settingsSet(patch), settingsError: null })
-      return true
-    } catch (err) {
-      set({ settingsError: errorText(err) })
-      return false
-    }
+    })
   },
   applyListener(listener) {
     const settings = get().settings
     if (settings) set({ settings: { ...settings, listener } })
   },
   async loadKeys() {
-    try {
+    await run(set, 'keysError', async () => {
       set({ keys: await transport().keysList(), keysError: null })
-    } catch (err) {
-      set({ keysError: errorText(err) })
-    }
+    })
   },
   async createKey(req) {
-    try {
+    return run(set, 'keysError', async () => {
       const created = await transport().keysCreate(req)
       set({ createdKey: created, keysError: null, keys: [...(get().keys ?? []), created.info] })
-      return true
-    } catch (err) {
-      set({ keysError: errorText(err) })
-      return false
-    }
+    })
   },
   async revokeKey(id) {
-    try {
+    await run(set, 'keysError', async () => {
       const info = await transport().keysRevoke(id)
       set({ keys: (get().keys ?? []).map((k) => (k.id === id ? info : k)), keysError: null })
-    } catch (err) {
-      set({ keysError: errorText(err) })
-    }
+    })
   },
   async addCredits(id, add) {
-    try {
+    await run(set, 'keysError', async () => {
       const info = await transport().keysCredit({ id, add })
       set({ keys: (get().keys ?? []).map((k) => (k.id === id ? info : k)), keysError: null })
-    } catch (err) {
-      set({ keysError: errorText(err) })
-    }
+    })
   },
   dismissCreatedKey: () => set({ createdKey: null }),
   async loadStudio() {
-    try {
+    await run(set, 'studioError', async () => {
       set({ studio: await transport().studioWorkers(), studioError: null })
-    } catch (err) {
-      set({ studioError: errorText(err) })
-    }
+    })
   },
   applyStudio: (view) => set({ studio: view, studioError: null })
 })

@@ -4,6 +4,7 @@ import { loadDraft, saveDraft } from '../lib/draft'
 import type { PickedFile } from '../lib/files'
 import { AppError, errorText, transport } from '../transport'
 import type { Slice } from './types'
+import { run } from './run'
 
 export interface StagedFile extends PickedFile {
   id: string
@@ -174,22 +175,20 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
   },
 
   async loadBatches() {
-    try {
+    await run(set, 'batchError', async () => {
       const batches = await transport().batchesList()
       set({ batches })
       const { currentBatchId } = get()
       if (currentBatchId === null && batches[0]) await get().openBatch(batches[0].id)
       else if (currentBatchId !== null) await get().openBatch(currentBatchId)
-    } catch (err) {
-      set({ batchError: errorText(err) })
-    }
+    })
   },
   async openBatch(id) {
     if (id === null) {
       set({ currentBatchId: null, items: [], itemPos: {}, viewerItemId: null, problemItemId: null })
       return
     }
-    try {
+    await run(set, 'batchError', async () => {
       const detail = await transport().batchGet(id)
       const { items: read, ...summary } = detail
       // Items pushed while the answer was on its way are newer than it: they stay.
@@ -201,9 +200,7 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
       })
       set({ currentBatchId: id, items, itemPos: positions(items) })
       get().applyBatch(summary)
-    } catch (err) {
-      set({ batchError: errorText(err) })
-    }
+    })
   },
 
   async startBatch() {
@@ -284,48 +281,38 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
   async cancelBatch(itemId) {
     const batchId = get().currentBatchId
     if (!batchId) return
-    try {
+    await run(set, 'batchError', async () => {
       get().applyBatch(await transport().batchCancel({ batch_id: batchId, ...(itemId ? { item_id: itemId } : {}) }))
-    } catch (err) {
-      set({ batchError: errorText(err) })
-    }
+    })
   },
   async retryBatch(itemId) {
     const batchId = get().currentBatchId
     if (!batchId) return
-    try {
+    await run(set, 'batchError', async () => {
       get().applyBatch(await transport().batchRetry({ batch_id: batchId, ...(itemId ? { item_id: itemId } : {}) }))
-    } catch (err) {
-      set({ batchError: errorText(err) })
-    }
+    })
   },
   async resumeBatch() {
     const batchId = get().currentBatchId
     if (!batchId) return
-    try {
+    await run(set, 'batchError', async () => {
       get().applyBatch(await transport().batchResume(batchId))
-    } catch (err) {
-      set({ batchError: errorText(err) })
-    }
+    })
   },
   async openOutput(itemId) {
     const batchId = get().currentBatchId
     if (!batchId) return
-    try {
+    await run(set, 'batchError', async () => {
       const r = await transport().batchOpenOutput({ batch_id: batchId, ...(itemId ? { item_id: itemId } : {}) })
       set({ outputNotice: r.opened ? null : r.error ? `${r.error} (${r.path})` : `Output folder: ${r.path}` })
-    } catch (err) {
-      set({ batchError: errorText(err) })
-    }
+    })
   },
   async removeBatch(id) {
-    try {
+    await run(set, 'batchError', async () => {
       await transport().batchDelete(id)
       const batches = get().batches.filter((b) => b.id !== id)
       set({ batches })
       if (get().currentBatchId === id) await get().openBatch(null)
-    } catch (err) {
-      set({ batchError: errorText(err) })
-    }
+    })
   }
 })

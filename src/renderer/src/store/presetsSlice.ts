@@ -2,6 +2,7 @@ import type { JobStatusBody } from '../../../shared/api'
 import type { IpcEventMap } from '../../../shared/ipc'
 import { previewRequest, type PresetInfo, type PresetSaveRequest } from '../../../shared/presets'
 import { AppError, errorText, transport } from '../transport'
+import { run } from './run'
 import type { Slice } from './types'
 
 export interface PresetPreview {
@@ -34,23 +35,19 @@ export const createPresetsSlice: Slice<PresetsSlice> = (set, get) => ({
   preview: IDLE,
 
   async loadPresets() {
-    try {
+    await run(set, 'presetsError', async () => {
       set({ presets: await transport().presetsList(), presetsError: null })
-    } catch (err) {
-      set({ presetsError: errorText(err) })
-    }
+    })
   },
   async savePreset(req) {
     await transport().presetsSave(req)
     await get().loadPresets()
   },
   async deletePreset(name) {
-    try {
+    await run(set, 'presetsError', async () => {
       await transport().presetsDelete(name)
       set({ presets: (get().presets ?? []).filter((p) => p.name !== name), presetsError: null })
-    } catch (err) {
-      set({ presetsError: errorText(err) })
-    }
+    })
   },
 
   async runPreview(params, sample) {

@@ -302,4 +302,35 @@ describe('api slice', () => {
     await useStore.getState().revokeKey('key_1')
     expect(useStore.getState().keys?.[0]?.revoked_at).toBe(2)
   })
+
+  it("keeps the refusal in words in the slice's error and changes nothing else; the next success clears it", async () => {
+    const info = {
+      id: 'key_1',
+      prefix: 'cdk_abcd',
+      name: 'tool',
+      credits: null,
+      admin: false,
+      kind: 'client' as const,
+      created_at: 1,
+      revoked_at: null
+    }
+    let refuse = true
+    const { t } = fake('http', {
+      keysList: async () => [info],
+      keysCreate: async () => {
+        if (refuse) throw new AppError({ code: 'invalid_request', message: 'The name is too long.' }, 400)
+        return { key: 'cdk_secret', info: { ...info, id: 'key_2' } }
+      }
+    })
+    setTransport(t)
+    await useStore.getState().loadKeys()
+    expect(await useStore.getState().createKey({ name: 'x'.repeat(500) })).toBe(false)
+    expect(useStore.getState().keysError).toContain('The name is too long.')
+    expect(useStore.getState().keys?.map((k) => k.id)).toEqual(['key_1'])
+    expect(useStore.getState().createdKey).toBeNull()
+    refuse = false
+    expect(await useStore.getState().createKey({ name: 'tool' })).toBe(true)
+    expect(useStore.getState().keysError).toBeNull()
+    expect(useStore.getState().keys?.map((k) => k.id)).toEqual(['key_1', 'key_2'])
+  })
 })

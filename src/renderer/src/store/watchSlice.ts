@@ -1,5 +1,6 @@
 import type { WatchAddRequest, WatchEvent, WatchFolderView, WatchUpdateRequest } from '../../../shared/watch'
-import { errorText, hasTransport, transport } from '../transport'
+import { hasTransport, transport } from '../transport'
+import { run } from './run'
 import type { Slice } from './types'
 
 /**
@@ -32,11 +33,9 @@ export const createWatchSlice: Slice<WatchSlice> = (set, get) => ({
   watchError: null,
 
   async loadWatch() {
-    try {
+    await run(set, 'watchError', async () => {
       set({ watchFolders: await transport().watchList(), watchError: null })
-    } catch (err) {
-      set({ watchError: errorText(err) })
-    }
+    })
   },
   async addWatch(request) {
     const folder = await transport().watchAdd(request)
@@ -49,27 +48,21 @@ export const createWatchSlice: Slice<WatchSlice> = (set, get) => ({
     return folder
   },
   async removeWatch(id) {
-    try {
+    await run(set, 'watchError', async () => {
       await transport().watchRemove(id)
       set({ watchFolders: (get().watchFolders ?? []).filter((f) => f.id !== id), watchError: null })
-    } catch (err) {
-      set({ watchError: errorText(err) })
-    }
+    })
   },
   async setWatchPaused(id, paused) {
-    try {
+    await run(set, 'watchError', async () => {
       const folder = paused ? await transport().watchPause(id) : await transport().watchResume(id)
       set({ watchFolders: upsert(get().watchFolders, folder), watchError: null })
-    } catch (err) {
-      set({ watchError: errorText(err) })
-    }
+    })
   },
   async retryWatch(folderId, fileId) {
-    try {
+    await run(set, 'watchError', async () => {
       await transport().watchRetry(fileId === undefined ? { folder_id: folderId } : { folder_id: folderId, file_id: fileId })
-    } catch (err) {
-      set({ watchError: errorText(err) })
-    }
+    })
   },
   applyWatchEvent(e) {
     const list = get().watchFolders

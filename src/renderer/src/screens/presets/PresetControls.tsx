@@ -74,7 +74,7 @@ export function PresetControls(props: {
       {form.background === 'color' && (
         <label className="field">
           <span>Colour</span>
-          <div className="row" style={{ flexWrap: 'nowrap' }}>
+          <div className="row nowrap">
             <input
               type="color"
               value={swatch(form.color)}
@@ -141,7 +141,7 @@ export function PresetControls(props: {
       {form.size === 'box' && (
         <label className="field">
           <span>Width × height (px)</span>
-          <div className="row" style={{ flexWrap: 'nowrap' }}>
+          <div className="row nowrap">
             <input
               type="number"
               min={1}
@@ -170,7 +170,7 @@ export function PresetControls(props: {
       )}
       <label className="field">
         <span>Margin</span>
-        <div className="row" style={{ flexWrap: 'nowrap' }}>
+        <div className="row nowrap">
           <input
             type="text"
             inputMode="decimal"

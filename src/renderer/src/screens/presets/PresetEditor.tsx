@@ -97,7 +97,7 @@ export function PresetEditor(props: { editing: PresetInfo | null; onDone: (name:
       }}
       data-testid="preset-editor"
     >
-      <div className="row" style={{ flexWrap: 'nowrap' }}>
+      <div className="row nowrap">
         <h2 className="grow" style={{ margin: 0, overflowWrap: 'anywhere' }}>
           {readOnly ? `${editing!.title} (built in)` : editing && !copied ? `Edit ${editing.title}` : 'New preset'}
         </h2>

@@ -10,7 +10,7 @@ export function PresetPreview(props: { hasSettings: boolean; onSample: (file: Bl
   const preview = useStore((s) => s.preview)
   return (
     <div className="editor-preview" data-testid="preset-preview-panel">
-      <div className="row" style={{ flexWrap: 'nowrap' }}>
+      <div className="row nowrap">
         <strong className="grow">Preview</strong>
         <label className="btn small">
           Use my image…

@@ -53,7 +53,7 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
             <span className={`badge ${STATE_CLASS[f.state]}`} data-testid="watch-state">
               {STATE_TEXT[f.state]}
             </span>
-            <strong className="mono" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} title={f.path}>
+            <strong className="mono ellipsis" title={f.path}>
               {f.path}
             </strong>
           </div>
@@ -66,7 +66,7 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
             → {f.output_dir}/{f.name_template}
           </span>
         </div>
-        <div className="row" style={{ flexWrap: 'nowrap' }}>
+        <div className="row nowrap">
           <button type="button" className="btn small" onClick={() => void s().setWatchPaused(f.id, !f.paused)} data-testid="watch-toggle">
             {f.paused ? 'Resume' : 'Pause'}
           </button>
@@ -130,8 +130,8 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
           </div>
           <ul className="stack" style={{ gap: 4, listStyle: 'none', margin: 0, padding: 0 }} aria-label="Failed files">
             {f.failed.map((file) => (
-              <li key={file.id} className="row" style={{ flexWrap: 'nowrap' }}>
-                <div className="grow" style={{ minWidth: 0 }}>
+              <li key={file.id} className="row nowrap">
+                <div className="grow shrink">
                   <div className="mono small">{file.rel_path}</div>
                   <div className="field-error" data-testid="watch-file-error">
                     {file.error ? file.error.message : 'failed'}
@@ -162,7 +162,7 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
           <summary className="small">
             {TO_CHECK_LABEL} ({f.to_check.length}), most uncertain first
           </summary>
-          <ul className="stack" style={{ gap: 2, listStyle: 'none', margin: '6px 0 0', padding: 0 }} aria-label="Files to check">
+          <ul className="stack plain-list" aria-label="Files to check">
             {f.to_check.map((file) => (
               <WatchFileRow key={file.id} file={file} />
             ))}
@@ -175,7 +175,7 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
           <summary className="small">
             Done files ({f.done.length < c.done ? `latest ${f.done.length} of ${c.done}` : f.done.length}), to touch up
           </summary>
-          <ul className="stack" style={{ gap: 2, listStyle: 'none', margin: '6px 0 0', padding: 0 }} aria-label="Done files">
+          <ul className="stack plain-list" aria-label="Done files">
             {f.done.map((file) => (
               <WatchFileRow key={file.id} file={file} />
             ))}
@@ -188,18 +188,14 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
         {f.recent.length === 0 ? (
           <p className="muted small">Nothing yet. New photos in the folder are cut out as soon as they are completely written.</p>
         ) : (
-          <ul className="stack" style={{ gap: 2, listStyle: 'none', margin: '6px 0 0', padding: 0 }} data-testid="watch-recent">
+          <ul className="stack plain-list" data-testid="watch-recent">
             {f.recent.map((a, i) => (
               <li key={`${a.at}-${i}`} className="row small" style={{ flexWrap: 'nowrap', gap: 8 }}>
                 <span className="muted" style={{ whiteSpace: 'nowrap' }}>
                   {formatDate(a.at)}
                 </span>
                 <span className={`badge ${ACTIVITY_CLASS[a.kind]}`}>{ACTIVITY_TEXT[a.kind]}</span>
-                <span
-                  className="mono grow"
-                  style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}
-                  title={`${a.rel_path ?? ''} ${a.message}`}
-                >
+                <span className="mono grow ellipsis" title={`${a.rel_path ?? ''} ${a.message}`}>
                   {a.rel_path ? `${a.rel_path} ` : ''}
                   <span className="muted">{a.message}</span>
                 </span>

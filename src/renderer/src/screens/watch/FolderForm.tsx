@@ -1,12 +1,12 @@
 import { useState } from 'react'
-import { useShallow } from 'zustand/react/shallow'
 import { OUTPUT_FORMATS, type Mode, type OutputFormat } from '../../../../shared/api'
 import { dateToken, NAME_TOKENS, outputNames, templateProblem } from '../../../../shared/names'
 import { FROM_PRESET_LABEL, MODE_LABEL } from '../../../../shared/vocabulary'
 import { DEFAULT_NAME_TEMPLATE, type Originals, type WatchFolderView } from '../../../../shared/watch'
 import { ErrorNote } from '../../components/common'
+import { FolderField } from '../../components/FolderField'
 import { useStore } from '../../store'
-import { AppError, errorText, transport } from '../../transport'
+import { AppError, errorText } from '../../transport'
 
 interface FormState {
   path: string
@@ -63,7 +63,7 @@ export function templateExample(template: string, form: Pick<FormState, 'mode' |
 
 /** Add or edit a watched folder. Server refusals are shown on the field they name. */
 export function FolderForm(props: { editing: WatchFolderView | null; onDone: () => void }): React.JSX.Element {
-  const { presets, canPick } = useStore(useShallow((s) => ({ presets: s.presets, canPick: s.appInfo?.canPickFolder ?? false })))
+  const presets = useStore((s) => s.presets)
   const presetNames = (presets ?? []).map((p) => p.name)
   const presetTitle = (name: string): string => presets?.find((p) => p.name === name)?.title ?? name
   const [form, setForm] = useState<FormState>(() => formOf(props.editing, presetNames))
@@ -76,11 +76,6 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
   }
   const templateError = templateProblem(form.template)
   const paramsMissing = form.mode === 'params' && !form.preset && form.params.trim() === ''
-
-  const pick = async (field: 'path' | 'outputDir'): Promise<void> => {
-    const folder = await transport().pickFolder()
-    if (folder) set({ [field]: folder } as Partial<FormState>)
-  }
 
   const save = async (): Promise<void> => {
     setSaving(true)
@@ -125,35 +120,23 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
       data-testid="watch-form"
     >
       <div className="row">
-        <h2 className="grow" style={{ margin: 0 }}>
-          {props.editing ? 'Edit watched folder' : 'Add a watched folder'}
-        </h2>
+        <h2 className="grow flush">{props.editing ? 'Edit watched folder' : 'Add a watched folder'}</h2>
         <button type="button" className="btn" onClick={props.onDone}>
           Close
         </button>
       </div>
-      <label className="field">
-        <span>Folder to watch</span>
-        <div className="row" style={{ flexWrap: 'nowrap' }}>
-          <input
-            type="text"
-            className="grow mono"
-            value={form.path}
-            placeholder="/path/to/hot-folder"
-            onChange={(e) => set({ path: e.target.value })}
-            disabled={props.editing !== null}
-            aria-invalid={fieldErrors.path ? true : undefined}
-            required
-            data-testid="watch-path"
-          />
-          {canPick && !props.editing && (
-            <button type="button" className="btn" onClick={() => void pick('path')}>
-              Choose…
-            </button>
-          )}
-        </div>
+      <FolderField
+        label="Folder to watch"
+        value={form.path}
+        placeholder="/path/to/hot-folder"
+        onChange={(path) => set({ path })}
+        disabled={props.editing !== null}
+        invalid={Boolean(fieldErrors.path)}
+        required
+        testId="watch-path"
+      >
         {fieldErrors.path && <span className="field-error">{fieldErrors.path}</span>}
-      </label>
+      </FolderField>
       <div className="form-grid">
         <label className="field">
           <span>Preset</span>
@@ -207,26 +190,16 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
           )}
         </label>
       )}
-      <label className="field">
-        <span>Output folder</span>
-        <div className="row" style={{ flexWrap: 'nowrap' }}>
-          <input
-            type="text"
-            className="grow mono"
-            value={form.outputDir}
-            placeholder={form.path ? `${form.path.replace(/[\\/]+$/, '')}/clipdesk-out` : '<folder>/clipdesk-out'}
-            onChange={(e) => set({ outputDir: e.target.value })}
-            aria-invalid={fieldErrors.output_dir ? true : undefined}
-            data-testid="watch-output"
-          />
-          {canPick && (
-            <button type="button" className="btn" onClick={() => void pick('outputDir')}>
-              Choose…
-            </button>
-          )}
-        </div>
+      <FolderField
+        label="Output folder"
+        value={form.outputDir}
+        placeholder={form.path ? `${form.path.replace(/[\\/]+$/, '')}/clipdesk-out` : '<folder>/clipdesk-out'}
+        onChange={(outputDir) => set({ outputDir })}
+        invalid={Boolean(fieldErrors.output_dir)}
+        testId="watch-output"
+      >
         {fieldErrors.output_dir && <span className="field-error">{fieldErrors.output_dir}</span>}
-      </label>
+      </FolderField>
       <label className="field">
         <span>File names</span>
         <input

@@ -14,11 +14,7 @@ export function WatchFileRow(props: { file: WatchFileView }): React.JSX.Element 
   return (
     <li className="row small" style={{ flexWrap: 'nowrap', gap: 8 }} data-testid="watch-file">
       <ReviewBadge uncertainty={file.uncertainty} touchUps={file.touch_ups} />
-      <span
-        className="mono grow"
-        style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}
-        title={file.outputs.join('\n')}
-      >
+      <span className="mono grow ellipsis" title={file.outputs.join('\n')}>
         {file.rel_path}
       </span>
       <button type="button" className="btn small" onClick={open} aria-label={`Touch up ${file.rel_path}`} data-testid="watch-touch-up">

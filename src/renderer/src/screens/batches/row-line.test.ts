@@ -6,7 +6,7 @@
 import { createElement } from 'react'
 import { renderToStaticMarkup } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
-import type { BatchItemView } from '../../../shared/batches'
+import type { BatchItemView } from '../../../../shared/batches'
 import { RowLine } from './ItemList'
 
 const DAMAGED = 'This JPEG is damaged: it ends early (the file was cut short)'

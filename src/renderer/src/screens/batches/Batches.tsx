@@ -1,14 +1,14 @@
 import { useShallow } from 'zustand/react/shallow'
-import { batchOutcome } from '../../../shared/batches'
-import { BatchHeader } from '../components/BatchHeader'
-import { BeforeAfter } from '../components/BeforeAfter'
-import { Empty, ErrorNote } from '../components/common'
-import { ItemList } from '../components/ItemList'
-import { NewBatch } from '../components/NewBatch'
-import { ProblemDialog } from '../components/ProblemDialog'
-import { formatDate, stoppedTitle } from '../lib/format'
-import { useStore } from '../store'
-import { TouchUp } from './touchup/TouchUp'
+import { batchOutcome } from '../../../../shared/batches'
+import { BatchHeader } from './BatchHeader'
+import { BeforeAfter } from './BeforeAfter'
+import { Empty, ErrorNote } from '../../components/common'
+import { ItemList } from './ItemList'
+import { NewBatch } from './NewBatch'
+import { ProblemDialog } from './ProblemDialog'
+import { formatDate, stoppedTitle } from '../../lib/format'
+import { useStore } from '../../store'
+import { TouchUp } from '../../components/touchup/TouchUp'
 
 function History(): React.JSX.Element | null {
   const { batches, currentBatchId, live } = useStore(
@@ -84,7 +84,7 @@ function CurrentBatch(): React.JSX.Element {
         <BatchHeader batch={batch} />
         <ErrorNote message={batchError} onDismiss={dismissBatchMessages} testId="batch-error" />
         {outputNotice && (
-          <div className="notice mono small" data-testid="output-notice" style={{ overflowWrap: 'anywhere' }}>
+          <div className="notice mono small wrap-anywhere" data-testid="output-notice">
             {outputNotice}
           </div>
         )}
@@ -122,7 +122,7 @@ export default function Batches(): React.JSX.Element {
   )
   return (
     <div className="batches">
-      <div className="stack" style={{ minWidth: 0 }}>
+      <div className="stack shrink">
         <NewBatch />
         <History />
       </div>

@@ -1,6 +1,6 @@
-import type { BatchItemView } from '../../../shared/batches'
-import { downloadResult, openResultWith, showResultInFolder } from '../lib/results'
-import { useStore } from '../store'
+import type { BatchItemView } from '../../../../shared/batches'
+import { downloadResult, openResultWith, showResultInFolder } from '../../lib/results'
+import { useStore } from '../../store'
 
 /**
  * A done file's ways out of the app: Open with… and Show in folder in the desktop app (its

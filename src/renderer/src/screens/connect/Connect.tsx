@@ -1,6 +1,6 @@
 import { useState } from 'react'
-import { useStore } from '../store'
-import { connectWithKey } from '../store/connect'
+import { useStore } from '../../store'
+import { connectWithKey } from '../../store/connect'
 
 /** A browser against `clipdesk serve`: the owner key, entered once (kept in this browser). */
 export default function Connect(): React.JSX.Element {

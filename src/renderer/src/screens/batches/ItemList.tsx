@@ -1,16 +1,16 @@
 import { memo, useMemo, useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import type { BatchItemView } from '../../../shared/batches'
-import { REVIEW_LEVEL_LABELS, TOUCHED_UP_LABEL } from '../../../shared/review'
-import { TO_CHECK_LABEL } from '../../../shared/vocabulary'
-import { ranOnText } from '../lib/format'
-import { filterCounts, listOrder, type ListFilter } from '../lib/review'
-import { useWindowedRows } from '../lib/virtual'
-import { useStore } from '../store'
-import { startResultDrag } from '../lib/results'
+import type { BatchItemView } from '../../../../shared/batches'
+import { REVIEW_LEVEL_LABELS, TOUCHED_UP_LABEL } from '../../../../shared/review'
+import { TO_CHECK_LABEL } from '../../../../shared/vocabulary'
+import { ranOnText } from '../../lib/format'
+import { filterCounts, listOrder, type ListFilter } from '../../lib/review'
+import { useWindowedRows } from '../../lib/virtual'
+import { useStore } from '../../store'
+import { startResultDrag } from '../../lib/results'
 import { ResultActions } from './ResultActions'
-import { ProgressBar, type Tone } from './common'
-import { ReviewBadge } from './ReviewBadge'
+import { ProgressBar, type Tone } from '../../components/common'
+import { ReviewBadge } from '../../components/ReviewBadge'
 
 const ROW_HEIGHT = 64
 
@@ -115,7 +115,7 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
         draggable={item.state === 'done' && item.outputs.length > 0}
         onDragStart={(e) => startResultDrag(e, { batch_id: item.batch_id, item_id: item.id, output: 0 })}
       />
-      <div role="cell" style={{ minWidth: 0 }} title={item.rel_path}>
+      <div className="shrink" role="cell" title={item.rel_path}>
         <div className="name">{item.name}</div>
         <RowLine item={item} folder={folder} />
         {item.state === 'pending' && (

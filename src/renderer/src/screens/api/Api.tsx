@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import type { ApiKeyView } from '../../../shared/app'
-import { CopyButton, Empty, ErrorNote } from '../components/common'
-import { curlExample } from '../../../shared/curl-example'
-import { formatDate } from '../lib/format'
-import { useStore } from '../store'
+import type { ApiKeyView } from '../../../../shared/app'
+import { CopyButton, Empty, ErrorNote } from '../../components/common'
+import { curlExample } from '../../../../shared/curl-example'
+import { formatDate } from '../../lib/format'
+import { useStore } from '../../store'
 import Workers from './Workers'
 
 function Listener(): React.JSX.Element {
@@ -161,7 +161,7 @@ function Keys(): React.JSX.Element {
       {createdKey && (
         <div className="secret stack" role="status" data-testid="created-key">
           <strong>Copy the key of “{createdKey.info.name ?? createdKey.info.id}” now: it is shown only this once.</strong>
-          <div className="row" style={{ flexWrap: 'nowrap' }}>
+          <div className="row nowrap">
             <code className="mono grow" style={{ wordBreak: 'break-all' }} data-testid="created-key-secret">
               {createdKey.key}
             </code>
@@ -265,7 +265,7 @@ function CurlExample(): React.JSX.Element {
   return (
     <section className="card stack" aria-labelledby="curl-title">
       <div className="row">
-        <h2 id="curl-title" className="grow" style={{ margin: 0 }}>
+        <h2 id="curl-title" className="grow flush">
           Try it with curl
         </h2>
         {text && <CopyButton text={text} />}

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { RegionBox } from '../../../../shared/regions'
 import { boxesOf, boxFrom, OVERLAY_COLOUR, paintStrokes, strokesOf, type Edit, type Stroke, type Tool } from '../../lib/brush'
-import type { ZoomPan } from '../../components/useZoomPan'
+import type { ZoomPan } from '../useZoomPan'
 
 export type Backdrop = 'checker' | 'white' | 'black' | 'colour'
 

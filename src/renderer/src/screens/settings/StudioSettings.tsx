@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { queueUrlProblem } from '../../../shared/app'
-import { ErrorNote } from '../components/common'
-import { useStore } from '../store'
+import { queueUrlProblem } from '../../../../shared/app'
+import { ErrorNote } from '../../components/common'
+import { useStore } from '../../store'
 
 /** Settings: studio mode's queue address and whether this machine processes jobs too. */
 export default function StudioSettings(): React.JSX.Element | null {

@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import type { PresetInfo } from '../../../shared/presets'
-import { Empty, ErrorNote } from '../components/common'
-import { useStore } from '../store'
-import { PresetEditor } from './presets/PresetEditor'
+import type { PresetInfo } from '../../../../shared/presets'
+import { Empty, ErrorNote } from '../../components/common'
+import { useStore } from '../../store'
+import { PresetEditor } from './PresetEditor'
 
 /** One preset as a card: its name (any length, wrapped at word ends), what it is for, its short name, and Delete on its own line. */
 function PresetCard(props: { preset: PresetInfo; selected: boolean; onOpen: () => void; onDelete: () => void }): React.JSX.Element {
@@ -67,9 +67,7 @@ export default function Presets(): React.JSX.Element {
   return (
     <div className="stack">
       <div className="row">
-        <h1 className="grow" style={{ margin: 0 }}>
-          Presets
-        </h1>
+        <h1 className="grow flush">Presets</h1>
         <button
           type="button"
           className="btn primary"
@@ -85,7 +83,7 @@ export default function Presets(): React.JSX.Element {
       <ErrorNote message={presetsError} onDismiss={() => useStore.setState({ presetsError: null })} />
       <div className="presets-layout">
         <div className="card stack preset-list" aria-label="Presets" data-testid="preset-list">
-          <h2 style={{ margin: 0 }}>Yours</h2>
+          <h2 className="flush">Yours</h2>
           {presets === null ? (
             <span className="muted">Loading…</span>
           ) : user.length === 0 ? (

@@ -1,13 +1,13 @@
 import { useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { OUTPUT_FORMATS } from '../../../shared/api'
-import { plannedOutputs } from '../../../shared/outputs'
-import { FROM_PRESET_LABEL, MODE_LABEL } from '../../../shared/vocabulary'
-import { requestOf } from '../store/batchSlice'
-import { filesFromInput } from '../lib/files'
-import { formatBytes } from '../lib/format'
-import { useStore } from '../store'
-import { transport } from '../transport'
+import { OUTPUT_FORMATS } from '../../../../shared/api'
+import { plannedOutputs } from '../../../../shared/outputs'
+import { FROM_PRESET_LABEL, MODE_LABEL } from '../../../../shared/vocabulary'
+import { requestOf } from '../../store/batchSlice'
+import { filesFromInput } from '../../lib/files'
+import { formatBytes } from '../../lib/format'
+import { useStore } from '../../store'
+import { FolderField } from '../../components/FolderField'
 
 const SHOWN = 200
 
@@ -34,11 +34,6 @@ export function NewBatch(): React.JSX.Element {
   const lookup = (name: string) => presets?.find((p) => p.name === name)?.values ?? null
   const planFor = (relPath: string, seq = 1): string[] | null => plannedOutputs(request, relPath, lookup, seq)?.names ?? null
   const perPhoto = planFor('photo.jpg')
-
-  const pickDestination = async (): Promise<void> => {
-    const folder = await transport().pickFolder()
-    if (folder) setDraft({ destination: folder })
-  }
 
   return (
     <section className="card stack" aria-labelledby="new-batch-title">
@@ -97,7 +92,7 @@ export function NewBatch(): React.JSX.Element {
           <div className="staged-list" role="list" aria-label="Files ready to start">
             {staged.slice(0, SHOWN).map((f, i) => (
               <div key={f.id} role="listitem">
-                <span className="grow" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+                <span className="grow ellipsis">
                   {f.relPath}
                   <span className="muted" data-testid="planned-outputs">
                     {' → '}
@@ -188,25 +183,14 @@ export function NewBatch(): React.JSX.Element {
           ? `Each photo gives ${perPhoto.length === 1 ? 'one file' : `${perPhoto.length} files`}: ${perPhoto.join(', ')}${images > 0 ? ` (${images * perPhoto.length} in all)` : ''}. A name already taken gets -1, -2…`
           : 'The preset cannot be read; choose another.'}
       </p>
-      <label className="field">
-        <span>Destination folder</span>
-        <div className="row" style={{ flexWrap: 'nowrap' }}>
-          <input
-            type="text"
-            className="grow mono"
-            value={draft.destination}
-            placeholder={appInfo?.defaultDestination ?? '/path/to/output'}
-            onChange={(e) => setDraft({ destination: e.target.value })}
-            aria-invalid={destinationProblem ? true : undefined}
-            data-testid="batch-destination"
-          />
-          {appInfo?.canPickFolder && (
-            <button type="button" className="btn" onClick={() => void pickDestination()}>
-              Choose…
-            </button>
-          )}
-        </div>
-      </label>
+      <FolderField
+        label="Destination folder"
+        value={draft.destination}
+        placeholder={appInfo?.defaultDestination ?? '/path/to/output'}
+        onChange={(destination) => setDraft({ destination })}
+        invalid={destinationProblem !== null}
+        testId="batch-destination"
+      />
       {destinationProblem && (
         <span className="field-problem" role="alert" data-testid="destination-problem">
           <span className="field-error">{destinationProblem.message}</span>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react'
-import { DEVICES, KNOWN_MODEL_IDS, sessionSummary, type ModelInfo, type ModelTestRun } from '../../../shared/models'
-import { ErrorNote } from '../components/common'
-import { errorText, transport } from '../transport'
+import { DEVICES, KNOWN_MODEL_IDS, sessionSummary, type ModelInfo, type ModelTestRun } from '../../../../shared/models'
+import { ErrorNote } from '../../components/common'
+import { errorText, transport } from '../../transport'
 
 const mb = (n: number): string => `${(n / 1e6).toFixed(0)} MB`
 

@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { Empty, ErrorNote } from '../components/common'
-import { useStore } from '../store'
-import { followWatchEvents } from '../store/watchSlice'
-import { FolderCard } from './watch/FolderCard'
-import { FolderForm } from './watch/FolderForm'
-import { TouchUp } from './touchup/TouchUp'
+import { Empty, ErrorNote } from '../../components/common'
+import { useStore } from '../../store'
+import { followWatchEvents } from '../../store/watchSlice'
+import { FolderCard } from './FolderCard'
+import { FolderForm } from './FolderForm'
+import { TouchUp } from '../../components/touchup/TouchUp'
 
 /**
  * Watched folders (docs/watch.md): every folder with its state, counts (waiting, processing, done,
@@ -37,9 +37,7 @@ export default function WatchedFolders(): React.JSX.Element {
   return (
     <div className="stack">
       <div className="row">
-        <h1 className="grow" style={{ margin: 0 }}>
-          Watched folders
-        </h1>
+        <h1 className="grow flush">Watched folders</h1>
         <button type="button" className="btn primary" onClick={() => setEditing('new')} data-testid="watch-add">
           Add folder
         </button>

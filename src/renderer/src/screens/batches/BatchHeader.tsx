@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { batchOutcome, type BatchOutcomeKind, type BatchSummary } from '../../../shared/batches'
-import { describeJob } from '../../../shared/vocabulary'
-import { batchPace, formatDuration, stoppedTitle } from '../lib/format'
-import { useStore } from '../store'
-import { downloadBatch } from '../lib/results'
-import { ProgressBar, type Tone } from './common'
+import { batchOutcome, type BatchOutcomeKind, type BatchSummary } from '../../../../shared/batches'
+import { describeJob } from '../../../../shared/vocabulary'
+import { batchPace, formatDuration, stoppedTitle } from '../../lib/format'
+import { useStore } from '../../store'
+import { downloadBatch } from '../../lib/results'
+import { ProgressBar, type Tone } from '../../components/common'
 
 const TONE: Record<BatchOutcomeKind, Tone> = {
   empty: 'running',
@@ -70,11 +70,11 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
   return (
     <div className="batch-head stack" style={{ gap: 10 }}>
       <div className="batch-head-grid">
-        <div style={{ minWidth: 0 }}>
+        <div className="shrink">
           <h2 id="current-title" className="batch-title" title={batch.name}>
             {batch.name}
           </h2>
-          <div className="muted small" style={{ overflowWrap: 'anywhere' }}>
+          <div className="muted small wrap-anywhere">
             {describeJob(batch.request, title)} → <span className="mono">{batch.destination}</span>
           </div>
         </div>

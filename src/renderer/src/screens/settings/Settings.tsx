@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import type { AppSettings } from '../../../shared/app'
-import { ErrorNote } from '../components/common'
-import { useStore } from '../store'
+import type { AppSettings } from '../../../../shared/app'
+import { ErrorNote } from '../../components/common'
+import { FolderField } from '../../components/FolderField'
+import { useStore } from '../../store'
 import ModelsSection from './ModelsSection'
 import StudioSettings from './StudioSettings'
-import type { Theme } from '../store/uiSlice'
+import type { Theme } from '../../store/uiSlice'
 
 type Draft = Pick<AppSettings, 'outputDir' | 'dataDir'> & { concurrency: string; retentionHours: string }
 
@@ -67,27 +68,19 @@ export default function Settings(): React.JSX.Element {
           }}
         >
           <h2 id="engine-title">Folders and engine</h2>
-          <label className="field">
-            <span>Default destination of new batches</span>
-            <input
-              type="text"
-              className="mono"
-              value={draft.outputDir}
-              placeholder={view.effective.outputDir}
-              onChange={(e) => setDraft({ ...draft, outputDir: e.target.value })}
-            />
-          </label>
-          <label className="field">
-            <span>Data folder (jobs, keys, uploads){server ? ' — set by clipdesk serve --data-dir' : ''}</span>
-            <input
-              type="text"
-              className="mono"
-              value={draft.dataDir}
-              placeholder={view.effective.dataDir}
-              disabled={server}
-              onChange={(e) => setDraft({ ...draft, dataDir: e.target.value })}
-            />
-          </label>
+          <FolderField
+            label="Default destination of new batches"
+            value={draft.outputDir}
+            placeholder={view.effective.outputDir}
+            onChange={(outputDir) => setDraft({ ...draft, outputDir })}
+          />
+          <FolderField
+            label={<>Data folder (jobs, keys, uploads){server ? ' — set by clipdesk serve --data-dir' : ''}</>}
+            value={draft.dataDir}
+            placeholder={view.effective.dataDir}
+            disabled={server}
+            onChange={(dataDir) => setDraft({ ...draft, dataDir })}
+          />
           <div className="row">
             <label className="field">
               <span>Jobs at once</span>

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import type { WorkerInfo } from '../../../shared/studio'
-import { ErrorNote } from '../components/common'
-import { formatDate } from '../lib/format'
-import { useStore } from '../store'
+import type { WorkerInfo } from '../../../../shared/studio'
+import { ErrorNote } from '../../components/common'
+import { formatDate } from '../../lib/format'
+import { useStore } from '../../store'
 
 /** Workers say hello every 15 s even when idle: one silent for longer has stopped or lost its way. */
 const GONE_AFTER_MS = 60_000
