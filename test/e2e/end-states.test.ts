@@ -78,9 +78,9 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.getByTestId('batch-preset').selectOption('ecommerce-white')
     await page.getByTestId('batch-destination').fill(join(root, 'kept'))
     await page.reload()
-    await page.getByTestId('batch-preset').waitFor()
-    expect(await page.getByTestId('batch-preset').inputValue()).toBe('ecommerce-white')
-    expect(await page.getByTestId('batch-destination').inputValue()).toBe(join(root, 'kept'))
+    // The draft comes back once the presets it names have loaded: waited for, not read at once.
+    await expect.poll(() => page.getByTestId('batch-preset').inputValue()).toBe('ecommerce-white')
+    await expect.poll(() => page.getByTestId('batch-destination').inputValue()).toBe(join(root, 'kept'))
     await page.getByTestId('batch-preset').selectOption('')
     // "All variations" sits with its words: the box beside the first line of its label.
     const check = await box(page.getByTestId('batch-all-variations'))
