@@ -15,6 +15,7 @@ import { startHttpServer, type HttpListener } from '../src/main/http/server'
 import { createAppApi } from '../src/main/app-api/app-api'
 import { FileSettings } from '../src/main/settings'
 import { runCli } from './helpers/cli'
+import { startAppServer } from './helpers/app-server'
 import { tempDir } from './helpers/engine'
 
 let root: string
@@ -34,25 +35,7 @@ beforeAll(async () => {
   engine = new Engine({ dataDir: join(root, 'data') })
   batches = new BatchService(engine)
   batches.start()
-  const settings = new FileSettings(join(root, 'data', 'settings.json'))
-  const address = signedPreviewAddress(engine)
-  const handlers = createAppApi({
-    engine,
-    batches,
-    address,
-    host: {
-      host: 'server',
-      version: 'test',
-      settings,
-      effective: { dataDir: join(root, 'data'), outputDir: join(root, 'out') },
-      startedWith: settings.get(),
-      listener: () => ({ running: true, url: null, error: null, managed: false })
-    }
-  })
-  http = await startHttpServer(engine, {
-    port: 0,
-    app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }), rendererDir }
-  })
+  ;({ http } = await startAppServer(root, engine, batches, { rendererDir }))
   owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
   plain = engine.keys.create({ credits: 5, name: 'script' }).key
 })

@@ -18,6 +18,7 @@ import { FileSettings } from '../src/main/settings'
 import { settled, until } from './helpers/batches'
 import { tempDir } from './helpers/engine'
 import { appEvents, batchAppFiles } from '../src/main/app-api/files'
+import { startAppServer } from './helpers/app-server'
 import { scenePng } from './helpers/fixtures'
 
 let root: string
@@ -32,31 +33,7 @@ beforeAll(async () => {
   engine.start()
   batches = new BatchService(engine)
   batches.start()
-  const settings = new FileSettings(join(root, 'data', 'settings.json'))
-  const address = signedPreviewAddress(engine)
-  const handlers = createAppApi({
-    engine,
-    batches,
-    address,
-    host: {
-      host: 'server',
-      version: 'test',
-      settings,
-      effective: { dataDir: join(root, 'data'), outputDir: join(root, 'out') },
-      startedWith: settings.get(),
-      listener: () => ({ running: true, url: null, error: null, managed: false })
-    }
-  })
-  http = await startHttpServer(engine, {
-    port: 0,
-    app: {
-      handlers,
-      engine,
-      files: batchAppFiles(batches),
-      events: appEvents({ engine, batches, address }),
-      rendererDir: join(root, 'renderer')
-    }
-  })
+  ;({ http } = await startAppServer(root, engine, batches, { rendererDir: join(root, 'renderer') }))
   mkdirSync(join(root, 'in'), { recursive: true })
   photo = join(root, 'in', 'ball.png')
   writeFileSync(photo, await scenePng())

@@ -18,6 +18,7 @@ import { startHttpServer, type HttpListener } from '../src/main/http/server'
 import { FileSettings } from '../src/main/settings'
 import { multipart, tempDir } from './helpers/engine'
 import { tinyPng } from './helpers/fixtures'
+import { startAppServer } from './helpers/app-server'
 import { json, rawRequest, type RawBody } from './helpers/http'
 
 const KB = 1024
@@ -43,26 +44,7 @@ beforeAll(async () => {
   engine = new Engine({ dataDir: join(root, 'data'), maxUploadBytes: MAX_UPLOAD })
   batches = new BatchService(engine)
   batches.start()
-  const settings = new FileSettings(join(root, 'data', 'settings.json'))
-  const address = signedPreviewAddress(engine)
-  const handlers = createAppApi({
-    engine,
-    batches,
-    address,
-    host: {
-      host: 'server',
-      version: 'test',
-      settings,
-      effective: { dataDir: join(root, 'data'), outputDir: join(root, 'out') },
-      startedWith: settings.get(),
-      listener: () => ({ running: true, url: null, error: null, managed: false })
-    }
-  })
-  http = await startHttpServer(engine, {
-    port: 0,
-    app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) },
-    bodyRateFloor: FLOOR
-  })
+  ;({ http } = await startAppServer(root, engine, batches, { listener: { bodyRateFloor: FLOOR } }))
   tight = await startHttpServer(engine, {
     port: 0,
     maxInFlightUploadBytes: 1 * MB,

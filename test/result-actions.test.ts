@@ -21,6 +21,7 @@ import { startHttpServer, type HttpListener } from '../src/main/http/server'
 import { FileSettings } from '../src/main/settings'
 import { CLIPPING, settled, until } from './helpers/batches'
 import { tempDir } from './helpers/engine'
+import { startAppServer } from './helpers/app-server'
 import { scenePng, tinyPng } from './helpers/fixtures'
 
 let root: string
@@ -38,26 +39,9 @@ beforeAll(async () => {
   engine.start()
   batches = new BatchService(engine)
   batches.start()
-  const settings = new FileSettings(join(root, 'data', 'settings.json'))
-  const address = signedPreviewAddress(engine)
-  const handlers = createAppApi({
-    engine,
-    batches,
-    address,
-    host: {
-      host: 'server',
-      version: 'test',
-      settings,
-      effective: { dataDir: join(root, 'data'), outputDir: destination() },
-      startedWith: settings.get(),
-      listener: () => ({ running: true, url: null, error: null, managed: false }),
-      downloads: signedDownloadAddress(engine)
-    }
-  })
-  http = await startHttpServer(engine, {
-    port: 0,
-    app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) }
-  })
+  ;({ http } = await startAppServer(root, engine, batches, {
+    host: { effective: { dataDir: join(root, 'data'), outputDir: destination() }, downloads: signedDownloadAddress(engine) }
+  }))
   owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
 
   const photos = join(root, 'photos')
@@ -67,7 +51,7 @@ beforeAll(async () => {
   batch = await batches.create({ request: CLIPPING, destination: destination() })
   await batches.add(batch.id, [{ path: photos }])
   batch = await until(batches, batch.id, settled)
-  items = batches.detail(batch.id, address).items
+  items = batches.detail(batch.id, signedPreviewAddress(engine)).items
 })
 
 afterAll(async () => {
