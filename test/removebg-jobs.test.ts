@@ -75,9 +75,11 @@ function unzip(bytes: Buffer): Record<string, Buffer> {
   while (bytes.readUInt32LE(at) === 0x04034b50) {
     const size = bytes.readUInt32LE(at + 18)
     const nameLength = bytes.readUInt16LE(at + 26)
+    const extraLength = bytes.readUInt16LE(at + 28)
     const name = bytes.toString('utf8', at + 30, at + 30 + nameLength)
-    files[name] = bytes.subarray(at + 30 + nameLength, at + 30 + nameLength + size)
-    at += 30 + nameLength + size
+    const data = at + 30 + nameLength + extraLength
+    files[name] = bytes.subarray(data, data + size)
+    at = data + size
   }
   return files
 }

@@ -133,7 +133,7 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
     const color = await fitTo(sharp(image).removeAlpha()).jpeg({ quality: 90 }).toBuffer()
     const alpha = await fitTo(sharp(maskBytes).extractChannel(0)).png().toBuffer()
     return {
-      bytes: storedZip([
+      bytes: await storedZip([
         { name: 'color.jpg', bytes: color },
         { name: 'alpha.png', bytes: alpha }
       ]),
