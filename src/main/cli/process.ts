@@ -17,6 +17,7 @@ import { CliError, parse } from './args'
 import { complain, say } from './print'
 import { ProcessLedger, settingsKey } from './process-ledger'
 import { checkProcessOptions } from './process-options'
+import { inLanes } from '../../shared/lanes'
 import { ProcessProgress } from './process-progress'
 
 interface ProcessReport extends RunReport {
@@ -232,15 +233,17 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
         })
     }
     // A few photos handed to the engine at a time: a stop leaves little queued behind.
-    const worker = async (): Promise<void> => {
-      while (!stopping && taken < todo.length) {
-        const item = todo[taken++]!
+    const lanes = Math.max(2, 2 * engine.options.concurrency)
+    await inLanes(
+      todo,
+      lanes,
+      async (item) => {
         const ended = await one(item).catch((err: Error) => fail(item.input, err.message))
         // Only a photo written or failed moves the bar; one stopped by Ctrl-C is not progress.
         if (ended !== 'stopped') progress.photoFinished(item.input.relPath)
-      }
-    }
-    await Promise.all(Array.from({ length: Math.max(2, 2 * engine.options.concurrency) }, worker))
+      },
+      { stop: () => stopping, taken: (n) => (taken = n) }
+    )
   } finally {
     progress.close()
     engine.off('job', onJob)

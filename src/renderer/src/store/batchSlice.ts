@@ -4,6 +4,7 @@ import { loadDraft, saveDraft } from '../lib/draft'
 import type { PickedFile } from '../lib/files'
 import { AppError, errorText, transport } from '../transport'
 import type { Slice } from './types'
+import { inLanes } from '../../../shared/lanes'
 import { run } from './run'
 
 export interface StagedFile extends PickedFile {
@@ -103,15 +104,6 @@ function positions(items: BatchItemView[]): Record<string, number> {
   const pos: Record<string, number> = {}
   for (const [i, item] of items.entries()) pos[item.id] = i
   return pos
-}
-
-/** Runs `work` over `list` with at most `limit` at a time, in order of start. */
-async function eachLimited<T>(list: T[], limit: number, work: (x: T) => Promise<void>): Promise<void> {
-  let next = 0
-  const lanes = Array.from({ length: Math.min(limit, list.length) }, async () => {
-    while (next < list.length) await work(list[next++]!)
-  })
-  await Promise.all(lanes)
 }
 
 export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
@@ -239,7 +231,7 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
       // Paths are cheap to send in large chunks; browser uploads go a few at a time.
       const chunk = t.kind === 'ipc' ? 500 : 10
       let sent = 0
-      await eachLimited(
+      await inLanes(
         staged.map((f, i) => ({ f, i })),
         t.kind === 'ipc' ? 1 : 3,
         async ({ f, i }) => {
