@@ -67,7 +67,8 @@ describe('compose and encode run in a sandbox process of their own', () => {
     expect(failed.error).toMatchObject({
       code: 'job_failed',
       reason: 'image_too_large',
-      message: 'making the outputs needed more than 300 MB of memory and was stopped'
+      message: 'The outputs asked for are too large to make: they need more memory than allowed (ask for a smaller size)',
+      details: [{ field: 'file', issue: 'making the outputs needed more than 300 MB of memory and was stopped' }]
     })
     expect(tight.engine.keys.get(info.id)!.credits).toBe(5)
     expect(existsSync(tight.engine.paths.resultDir(failed.job_id))).toBe(false)

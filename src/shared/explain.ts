@@ -152,8 +152,12 @@ function decoder(lower: string): string | null {
   if (lower.includes('cannot be decoded')) return `This ${format ?? 'image'} is damaged: it cannot be read`
   if (lower.includes('decoding the image took longer'))
     return 'Reading this image took too long and was stopped: it may be damaged or very large'
-  if (lower.includes('memory') && lower.includes('needed more than'))
+  if (lower.includes('memory') && lower.includes('needed more than')) {
+    // The sandbox says which task ran out: reading the image, or making the outputs asked for.
+    if (lower.startsWith('making the outputs'))
+      return 'The outputs asked for are too large to make: they need more memory than allowed (ask for a smaller size)'
     return 'This image is too large to read: it needs more memory than allowed'
+  }
   return null
 }
 
