@@ -36,7 +36,7 @@ export type OutputFeature = 'batch' | 'process' | 'watch'
  * The one naming rule, and where a feature's default differs from it, with why (docs/names.md):
  * a template given is rendered the same by all three; with none, batches and `clipdesk process`
  * use `defaultTemplate` (`photo.png`: a catalogue's file keeps its own name), a watched folder
- * `{name}.{variation}.{ext}` (`photo.cut-out.png`: product decision, SPEC §6 — a folder lives
+ * `{name}.{variation}.{ext}` (`photo.cut-out.png`: docs/names.md — a folder lives
  * for months while its settings change, and a name that always says what the file is keeps
  * the names of before and after a change in one scheme). A watched folder stores its template
  * when added, so a folder keeps the names it started with whatever default comes later.
