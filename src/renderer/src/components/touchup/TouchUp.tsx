@@ -4,6 +4,7 @@ import { boxesOf, type Tool } from '../../lib/brush'
 import { useStore } from '../../store'
 import { Modal } from '../Modal'
 import { useZoomPan } from '../useZoomPan'
+import { ZoomControls } from '../ZoomControls'
 import { TouchUpBoard, type Backdrop } from './TouchUpBoard'
 
 /** What Cancel asks before it drops strokes that were not saved. */
@@ -209,27 +210,7 @@ export function TouchUp(): React.JSX.Element | null {
         >
           Move
         </button>
-        <button type="button" className="btn small" onClick={zoom.zoomOut} aria-label="Zoom out" title="Zoom out (−)">
-          −
-        </button>
-        <span className="muted zoom-label" data-testid="touchup-zoom">
-          {zoom.label}
-        </span>
-        <button
-          type="button"
-          className="btn small"
-          onClick={zoom.zoomIn}
-          aria-label="Zoom in"
-          title="Zoom in (+); the wheel zooms at the cursor"
-        >
-          +
-        </button>
-        <button type="button" className="btn small" onClick={zoom.fit} aria-pressed={zoom.fitted} title="The whole photo (0)">
-          Fit
-        </button>
-        <button type="button" className="btn small" onClick={zoom.actual} title="One pixel of the photo per pixel of the screen (1)">
-          100 %
-        </button>
+        <ZoomControls zoom={zoom} testId="touchup-zoom" />
         <button
           type="button"
           className={`btn small${before ? ' primary' : ''}`}

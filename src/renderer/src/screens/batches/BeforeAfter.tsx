@@ -2,6 +2,7 @@ import { useRef, useState } from 'react'
 import { ranOnText } from '../../lib/format'
 import { useStore } from '../../store'
 import { Modal } from '../../components/Modal'
+import { ZoomControls } from '../../components/ZoomControls'
 import { useZoomPan } from '../../components/useZoomPan'
 
 type Backdrop = 'checker' | 'white' | 'black'
@@ -58,27 +59,7 @@ export function BeforeAfter(): React.JSX.Element | null {
       title={item.name}
       actions={
         <>
-          <span className="muted small zoom-label" data-testid="viewer-zoom">
-            {zp.label}
-          </span>
-          <button type="button" className="btn small" onClick={zp.zoomOut} aria-label="Zoom out" title="Zoom out (−)">
-            −
-          </button>
-          <button
-            type="button"
-            className="btn small"
-            onClick={zp.zoomIn}
-            aria-label="Zoom in"
-            title="Zoom in (+); the wheel zooms at the cursor"
-          >
-            +
-          </button>
-          <button type="button" className="btn small" onClick={zp.fit} aria-pressed={zp.fitted} title="The whole picture (0)">
-            Fit
-          </button>
-          <button type="button" className="btn small" onClick={zp.actual} title="One pixel of the picture per pixel of the screen (1)">
-            100 %
-          </button>
+          <ZoomControls zoom={zp} testId="viewer-zoom" small />
           <select value={backdrop} onChange={(e) => setBackdrop(e.target.value as Backdrop)} aria-label="Background behind the result">
             <option value="checker">Checkerboard</option>
             <option value="white">White</option>
