@@ -44,7 +44,7 @@ if (process.env.CLIPDESK_BENCH_BUILT !== name) {
         // The refine thread from the same sources too: the app's build in out/main may be older.
         input: {
           [name]: join(here, entries[name]),
-          [`${name}-refine-thread`]: join(here, '..', 'src', 'main', 'engine', 'pipeline', 'refine-thread-entry.ts')
+          [`${name}-refine-thread`]: join(here, '..', 'src', 'main', 'engine', 'pipeline', 'refine', 'refine-thread-entry.ts')
         },
         output: { format: 'es', entryFileNames: '[name].mjs', chunkFileNames: `${name}-[name].mjs` }
       }

@@ -22,7 +22,7 @@ import { inputHash, type MaskCache } from '../store/mask-cache'
 import type { DecodedImage } from './decode/decode'
 import { detailPass } from './mask/detail'
 import { constrainMask, hasStrokes, hintBand, mergeHinted, type AlphaPixels, type HintPlane } from './guide/hint'
-import { lookAgain, mergeLooks, wholeFrame, type LookBox, type LookRun } from './guide/look-again'
+import { cropInput, lookAgain, mergeLooks, wholeFrame, type FinishCrop, type LookBox, type LookRun } from './guide/look-again'
 import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask/mask'
 import type { ModelVariant } from './mask/model'
 import { resizeMask, type MaskPlane } from './refine/refine'
@@ -177,35 +177,56 @@ export function applyLooks(
   signal?: AbortSignal,
   kept?: CropResults
 ): Promise<AlphaPixels> {
+  return mergeLooks(image, base, runs, full, cropFinish(deps, params, signal, kept), strokes, signal)
+}
+
+/**
+ * Each run's crop result made now and kept in `kept`, without the base: the touch-up preview
+ * starts them beside the whole photo's stroke refine (the two refines run at once), and
+ * `applyLooks` then finds them made. Rejects as `applyLooks` would.
+ */
+export async function startLooks(
+  image: DecodedImage,
+  runs: readonly LookRun[],
+  full: { width: number; height: number },
+  deps: AlphaDeps,
+  params: Pick<JobParams, 'refine'>,
+  strokes: HintPlane | null,
+  kept: CropResults,
+  signal?: AbortSignal
+): Promise<void> {
+  const finish = cropFinish(deps, params, signal, kept)
+  await Promise.all(
+    runs.map((run) => {
+      const c = cropInput(image, run, full, strokes)
+      return finish(c.image, run.mask, c.strokes)
+    })
+  )
+}
+
+/** A crop's result: refined as a photo of its own, with the strokes inside it; kept in `kept` by its mask when given. */
+function cropFinish(deps: AlphaDeps, params: Pick<JobParams, 'refine'>, signal: AbortSignal | undefined, kept?: CropResults): FinishCrop {
   // `refine=detail` is already this: a second model run on a crop.
   const cropParams = { refine: params.refine === 'detail' ? ('edges' as const) : params.refine }
-  return mergeLooks(
-    image,
-    base,
-    runs,
-    full,
-    async (crop, mask, cropStrokes) => {
-      const entry = kept?.get(mask) ?? {}
-      kept?.set(mask, entry)
-      const once = (made: Promise<AlphaPixels>, forget: () => void): Promise<AlphaPixels> => {
-        made.catch(forget)
-        return made
-      }
-      const plain = (entry.plain ??= once(refined(crop, mask, deps, cropParams, signal), () => (entry.plain = undefined)))
-      if (!cropStrokes || !hasStrokes(cropStrokes)) return plain
-      const key = createHash('sha1').update(cropStrokes.data).digest('hex')
-      if (entry.hinted?.key !== key) {
-        const made = once(
-          plain.then((p) => applyHint(crop, mask, p, cropStrokes, deps, cropParams, signal)),
-          () => entry.hinted?.made === made && (entry.hinted = undefined)
-        )
-        entry.hinted = { key, made }
-      }
-      return entry.hinted.made
-    },
-    strokes,
-    signal
-  )
+  return async (crop, mask, cropStrokes) => {
+    const entry = kept?.get(mask) ?? {}
+    kept?.set(mask, entry)
+    const once = (made: Promise<AlphaPixels>, forget: () => void): Promise<AlphaPixels> => {
+      made.catch(forget)
+      return made
+    }
+    const plain = (entry.plain ??= once(refined(crop, mask, deps, cropParams, signal), () => (entry.plain = undefined)))
+    if (!cropStrokes || !hasStrokes(cropStrokes)) return plain
+    const key = createHash('sha1').update(cropStrokes.data).digest('hex')
+    if (entry.hinted?.key !== key) {
+      const made = once(
+        plain.then((p) => applyHint(crop, mask, p, cropStrokes, deps, cropParams, signal)),
+        () => entry.hinted?.made === made && (entry.hinted = undefined)
+      )
+      entry.hinted = { key, made }
+    }
+    return entry.hinted.made
+  }
 }
 
 /** A crop's results kept between calls by its mask (`applyLooks`): without strokes, and the last with them (by a hash of the strokes inside it). */

@@ -14,7 +14,8 @@
  * the full-size image (the one decoded when the editor opened, kept for the newest session), as
  * the saved job does. The crop's mask is kept by job, box and model (`crop-masks.ts`) and the
  * crop's results per session (`CropResults`), so a stroke after a box costs no model run and
- * refines the crop again only when the strokes inside it change. Opening the editor loads the
+ * refines the crop again only when the strokes inside it change, at the same time as the whole
+ * photo's refine (`startLooks`, a second refine thread). Opening the editor loads the
  * model's session if the pool let it go, so that a first box costs one model run.
  * They are bounded as a job's are (`fitRegions`: at most `MAX_REGIONS` boxes covering the
  * photo's area once between them, else 422 naming `regions`).
@@ -25,7 +26,7 @@ import { TOUCHUP_PREVIEW_EDGE, type TouchUpPreview } from '../../../shared/touch
 import type { JobParams } from '../../../shared/params-types'
 import { ApiError } from '../errors'
 import { fitRegions, type RegionBox } from '../../../shared/regions'
-import { applyHint, applyLooks, computeAlpha, lookRuns, maskModelKey, refined, type CropResults } from '../pipeline/alpha'
+import { applyHint, applyLooks, computeAlpha, lookRuns, maskModelKey, refined, startLooks, type CropResults } from '../pipeline/alpha'
 import type { LookRun } from '../pipeline/guide/look-again'
 import { makeCutout } from '../pipeline/compose/cutout'
 import type { DecodedImage } from '../pipeline/decode/decode'
@@ -114,6 +115,10 @@ export class HintPreviews {
       session.plain ??= refined(small, mask, { segmenter }, { refine })
       const plain = await session.plain
       const strokes = plane && hasStrokes(plane) ? plane : null
+      // The boxes' crops refined with their strokes beside the whole photo's (on a second refine
+      // thread), not after it: a stroke after a box costs about what one without does.
+      const crops = runs.length > 0 ? startLooks(small, runs, looks.full, { segmenter }, { refine }, strokes, session.crops) : null
+      crops?.catch(() => undefined) // the error is applyLooks' to give
       alpha = strokes ? await applyHint(small, mask, plain, strokes, { segmenter }, { refine }) : plain
       if (runs.length > 0)
         alpha = await applyLooks(small, alpha, runs, looks.full, { segmenter }, { refine }, strokes, undefined, session.crops)

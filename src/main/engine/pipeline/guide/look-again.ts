@@ -101,17 +101,7 @@ export async function mergeLooks(
   const foreground = Buffer.from(base.foreground)
   for (const run of runs) {
     signal?.throwIfAborted()
-    const crop = scaled(run.crop, sx, sy, width, height)
-    const box = scaled({ left: run.box.x, top: run.box.y, width: run.box.width, height: run.box.height }, sx, sy, width, height)
-    const cropImage: DecodedImage = {
-      data: cropPlane(image.data, width, 4, regionOf(crop)),
-      width: crop.width,
-      height: crop.height,
-      channels: 4,
-      hasAlpha: false,
-      warnings: []
-    }
-    const cropStrokes = strokes ? { data: cropPlane(strokes.data, width, 1, regionOf(crop)), width: crop.width, height: crop.height } : null
+    const { crop, box, image: cropImage, strokes: cropStrokes } = cropInput(image, run, full, strokes)
     const made = await finish(cropImage, run.mask, cropStrokes)
     const weight = edgeWeight(box, width, height, Math.max(1, Math.round(RAMP * Math.min(sx, sy))))
     const agree = contextTrust(alpha, width, made.alpha, crop, box)
@@ -130,6 +120,38 @@ export async function mergeLooks(
     }
   }
   return { alpha, foreground }
+}
+
+/** A run's crop on `image` (perhaps the full size's scaled copy): its rectangle and box there, its pixels and the strokes inside it (null: none given). */
+export interface CropInput {
+  crop: Crop
+  box: Crop
+  image: DecodedImage
+  strokes: HintPlane | null
+}
+
+/** `run`'s crop on `image`, whose full size is `full`, with the part of `strokes` (at `image`'s size) inside it. */
+export function cropInput(
+  image: DecodedImage,
+  run: LookRun,
+  full: { width: number; height: number },
+  strokes: HintPlane | null
+): CropInput {
+  const { width, height } = image
+  const sx = width / full.width
+  const sy = height / full.height
+  const crop = scaled(run.crop, sx, sy, width, height)
+  const box = scaled({ left: run.box.x, top: run.box.y, width: run.box.width, height: run.box.height }, sx, sy, width, height)
+  const pixels: DecodedImage = {
+    data: cropPlane(image.data, width, 4, regionOf(crop)),
+    width: crop.width,
+    height: crop.height,
+    channels: 4,
+    hasAlpha: false,
+    warnings: []
+  }
+  const inside = strokes ? { data: cropPlane(strokes.data, width, 1, regionOf(crop)), width: crop.width, height: crop.height } : null
+  return { crop, box, image: pixels, strokes: inside }
 }
 
 /**

@@ -4,7 +4,14 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { findBuiltScript } from '../../built-script'
 import { refineEdges } from './refine'
 import { FOLIAGE, fuzzyComposite, type KnownComposite } from '../../../../../test/fixtures/refine-fixtures'
-import { prewarmRefineThread, REFINE_THREAD_SCRIPT, refineOffThread, stopRefineThread } from './refine-thread'
+import {
+  MAX_REFINE_THREADS,
+  prewarmRefineThread,
+  REFINE_THREAD_SCRIPT,
+  refineOffThread,
+  refineThreadCount,
+  stopRefineThread
+} from './refine-thread'
 
 /** What the model would give: the true alpha seen at 1024², a little blurred. */
 async function modelLikeMask(t: KnownComposite) {
@@ -87,6 +94,22 @@ describe('refine thread', () => {
     await refineOffThread({ data: t.image, width: t.width, height: t.height }, await modelLikeMask(t))
     expect(nicedSince(before).length).toBeGreaterThan(0)
     expect(threadNices().get(process.pid)).toBe(mainNice)
+  })
+
+  it('two refines at once run on two threads (where the machine has two cores), each with the in-thread result', async () => {
+    const a = fuzzyComposite(480, 360, FOLIAGE)
+    const b = fuzzyComposite(320, 240, FOLIAGE)
+    const [ma, mb] = await Promise.all([modelLikeMask(a), modelLikeMask(b)])
+    const [ra, rb] = await Promise.all([
+      refineOffThread({ data: a.image, width: a.width, height: a.height }, ma),
+      refineOffThread({ data: b.image, width: b.width, height: b.height }, mb)
+    ])
+    expect(refineThreadCount()).toBe(Math.min(2, MAX_REFINE_THREADS))
+    expect(ra.alpha.equals((await refineEdges({ data: a.image, width: a.width, height: a.height }, ma)).alpha)).toBe(true)
+    expect(rb.alpha.equals((await refineEdges({ data: b.image, width: b.width, height: b.height }, mb)).alpha)).toBe(true)
+    // One at a time after that: the idle thread serves it, no third starts.
+    await refineOffThread({ data: b.image, width: b.width, height: b.height }, mb)
+    expect(refineThreadCount()).toBe(Math.min(2, MAX_REFINE_THREADS))
   })
 
   it('an aborted refine rejects with the abort reason, and the thread goes on serving', async () => {

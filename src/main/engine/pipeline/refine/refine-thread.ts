@@ -12,12 +12,18 @@
  *
  * The thread is `out/main/refine-thread.js`, an entry of the main build; it starts when the engine
  * warms up (or on the first refine) and stops after `IDLE_STOP_MS` without one, so an idle
- * engine holds no second heap.
+ * engine holds no second heap. A refine asked for while every thread is busy starts one more, up
+ * to `MAX_REFINE_THREADS`: the touch-up editor refines a stroke on the whole photo and on a
+ * look-again box's crop at once, and with one thread the second waits for the first (a stroke
+ * after a box would cost both refines instead of the longer one). A job's refines come one at a
+ * time per model worker, so on a machine of two cores the second thread runs only where two
+ * refines meet.
  * Where it is not built (unit tests of the sources) or cannot start, the refine runs in-thread,
  * with the same result: also when the thread fails before it ever answered (it cannot load
  * here), and from then on. A thread that dies later fails only the refines it held, and the
  * next refine starts a new one.
  */
+import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { asBuffer } from '../../as-buffer'
 import { findBuiltScript } from '../../built-script'
@@ -56,7 +62,10 @@ interface Pending {
   inThread: () => Promise<RefinedPixels>
 }
 
-let thread: RefineThread | null = null
+/** At most this many refine threads: two where the machine has two cores or more. */
+export const MAX_REFINE_THREADS = Math.max(1, Math.min(2, availableParallelism()))
+
+let threads: RefineThread[] = []
 let unavailable = false
 /** The built entry, looked up once (undefined: not yet). */
 let builtScript: string | null | undefined
@@ -82,26 +91,41 @@ export function prewarmRefineThread(): void {
   refineThread()?.warm()
 }
 
-/** The refine thread, started if none runs; null where it cannot run (the refine then runs in-thread). */
+/**
+ * A refine thread: an idle one, else a new one while fewer than MAX_REFINE_THREADS run, else the
+ * one with the fewest refines waiting; null where none can run (the refine then runs in-thread).
+ */
 function refineThread(): RefineThread | null {
-  if (!thread && !unavailable) {
+  if (unavailable) return null
+  const idle = threads.find((t) => t.waiting === 0)
+  if (idle) return idle
+  if (threads.length < MAX_REFINE_THREADS) {
     if (builtScript === undefined) builtScript = findBuiltScript(REFINE_THREAD_SCRIPT)
     const script = process.env.CLIPDESK_REFINE_SCRIPT ?? builtScript
-    if (script) {
-      thread = new RefineThread(script, (usable) => {
-        thread = null
-        if (!usable) unavailable = true
-      })
-    } else unavailable = true
+    if (!script) {
+      unavailable = threads.length === 0
+      return threads[0] ?? null
+    }
+    const started: RefineThread = new RefineThread(script, (usable) => {
+      threads = threads.filter((t) => t !== started)
+      if (!usable) unavailable = true
+    })
+    threads.push(started)
+    return started
   }
-  return thread
+  return threads.reduce((a, b) => (b.waiting < a.waiting ? b : a))
 }
 
-/** Stops the refine thread now, if one runs (tests; the engine lets it stop when idle). */
+/** Stops the refine threads now, if any run (tests; the engine lets them stop when idle). */
 export async function stopRefineThread(): Promise<void> {
-  const t = thread
-  thread = null
-  await t?.stop()
+  const running = threads
+  threads = []
+  await Promise.all(running.map((t) => t.stop()))
+}
+
+/** How many refine threads run now (tests). */
+export function refineThreadCount(): number {
+  return threads.length
 }
 
 class RefineThread {
@@ -124,6 +148,11 @@ class RefineThread {
     // After the listeners: adding a 'message' listener refs the worker again.
     this.worker.unref()
     this.armIdle()
+  }
+
+  /** Refines sent and not yet answered. */
+  get waiting(): number {
+    return this.pending.size
   }
 
   refine(image: RgbaInput, mask: MaskPlane, signal?: AbortSignal): Promise<RefinedPixels> {
