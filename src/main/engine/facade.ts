@@ -9,7 +9,7 @@
  */
 import { EventEmitter } from 'node:events'
 import { join } from 'node:path'
-import type { Mode } from '../../shared/api'
+import type { JobStatus, Mode } from '../../shared/api'
 import type { ErrorDetail } from '../../shared/errors'
 import type { ParamValues } from '../../shared/params'
 import type { JobParams } from '../../shared/params-types'
@@ -122,6 +122,14 @@ export abstract class EngineFacade extends EventEmitter<EngineEvents> {
   /** One key's jobs, newest first, queued before `beforeSeq` (null: from the newest), at most `limit`, each with its cursor. */
   jobsOfKey(keyId: string, beforeSeq: number | null, limit: number): { job: JobRecord; seq: number }[] {
     return this.jobs.pageForKey(keyId, beforeSeq, limit)
+  }
+
+  /**
+   * How many jobs have this status, of every key (the app's own too); without one, how many
+   * jobs there are. Jobs swept after the retention time are not counted.
+   */
+  jobCount(status?: JobStatus): number {
+    return status === undefined ? this.jobs.count() : this.jobs.countByStatus(status)
   }
 
   /** How many jobs are queued, of every key. */
