@@ -14,9 +14,9 @@
  * Outside the box the result with it is the one without it, to the byte (`http-regions.test.ts`
  * checks that through the API); this counts `changed_outside` to show it here too.
  */
-import type { Engine } from '../src/main/engine/engine'
 import { computeAlpha } from '../src/main/engine/pipeline/alpha'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
+import type { Segmenter } from '../src/main/engine/pipeline/mask/mask'
 import { round } from './lib'
 import { iou } from './quality-metrics'
 import { qualityComposites, type Scene } from './quality-scenes'
@@ -32,63 +32,59 @@ interface Box {
 /** Families taken in turn, one per reference cutout (the fifth is the small-subject scene). */
 const SCENES_PER_REFERENCE = 5
 
+/** `segmenter`: a session of the model to measure, the caller's (left open). */
 export async function boxIou(
-  engine: Engine,
+  segmenter: Segmenter,
   refDir: string,
   photos: string[],
   count: number,
   maskCacheDir: string | undefined
 ): Promise<unknown> {
-  const segmenter = await engine.modelPool.acquire(null)
   const source = maskSource(segmenter, maskCacheDir)
   const rows: Array<{ scene: string; box: string; without: number; with: number; changed_outside: number }> = []
-  try {
-    let k = 0
-    let ref = -1
-    let last = ''
-    const seen = new Set<string>()
-    for await (const { scene } of qualityComposites(refDir, photos, { small: true })) {
-      if (scene.name !== last) {
-        last = scene.name
-        // One reference per photo (a photo may have several references, from several models).
-        const photo = scene.name.split('.')[0]!
-        if (seen.has(photo)) {
-          k = -1
-          continue
-        }
-        seen.add(photo)
-        ref++
-        k = 0
-      } else if (k < 0) continue
-      else k++
-      if (k !== ref % SCENES_PER_REFERENCE) continue
-      const image: DecodedImage = {
-        data: scene.image,
-        width: scene.width,
-        height: scene.height,
-        channels: 4,
-        hasAlpha: false,
-        warnings: []
+  let k = 0
+  let ref = -1
+  let last = ''
+  const seen = new Set<string>()
+  for await (const { scene } of qualityComposites(refDir, photos, { small: true })) {
+    if (scene.name !== last) {
+      last = scene.name
+      // One reference per photo (a photo may have several references, from several models).
+      const photo = scene.name.split('.')[0]!
+      if (seen.has(photo)) {
+        k = -1
+        continue
       }
-      const params = { alpha: 'auto' as const, refine: 'edges' as const }
-      const plain = await computeAlpha(image, scene.image, { segmenter: source }, params)
-      for (const [label, box] of boxesFor(scene, plain.alpha)) {
-        const boxed = await computeAlpha(image, scene.image, { segmenter: source }, params, undefined, undefined, [box])
-        const inside = maskOf(box, scene.width, scene.height)
-        let changed = 0
-        for (let i = 0; i < inside.length; i++) if (!inside[i] && boxed.alpha[i] !== plain.alpha[i]) changed++
-        rows.push({
-          scene: `${scene.name}/${scene.family}`,
-          box: label,
-          without: round(iou(plain.alpha, scene.alpha, inside), 4),
-          with: round(iou(boxed.alpha, scene.alpha, inside), 4),
-          changed_outside: changed
-        })
-      }
-      if (new Set(rows.map((r) => r.scene)).size >= count) break
+      seen.add(photo)
+      ref++
+      k = 0
+    } else if (k < 0) continue
+    else k++
+    if (k !== ref % SCENES_PER_REFERENCE) continue
+    const image: DecodedImage = {
+      data: scene.image,
+      width: scene.width,
+      height: scene.height,
+      channels: 4,
+      hasAlpha: false,
+      warnings: []
     }
-  } finally {
-    engine.modelPool.release(segmenter)
+    const params = { alpha: 'auto' as const, refine: 'edges' as const }
+    const plain = await computeAlpha(image, scene.image, { segmenter: source }, params)
+    for (const [label, box] of boxesFor(scene, plain.alpha)) {
+      const boxed = await computeAlpha(image, scene.image, { segmenter: source }, params, undefined, undefined, [box])
+      const inside = maskOf(box, scene.width, scene.height)
+      let changed = 0
+      for (let i = 0; i < inside.length; i++) if (!inside[i] && boxed.alpha[i] !== plain.alpha[i]) changed++
+      rows.push({
+        scene: `${scene.name}/${scene.family}`,
+        box: label,
+        without: round(iou(plain.alpha, scene.alpha, inside), 4),
+        with: round(iou(boxed.alpha, scene.alpha, inside), 4),
+        changed_outside: changed
+      })
+    }
+    if (new Set(rows.map((r) => r.scene)).size >= count) break
   }
   const worse = rows.filter((r) => r.with < r.without)
   const mean = (f: (r: (typeof rows)[number]) => number): number => round(rows.reduce((s, r) => s + f(r), 0) / Math.max(1, rows.length), 4)

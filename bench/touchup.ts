@@ -24,7 +24,10 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import sharp from 'sharp'
 import { Engine } from '../src/main/engine/engine'
+import { BUILTIN_MODELS } from '../src/main/engine/models/registry'
+import { sampleImage } from '../src/main/engine/models/service'
 import { lookRuns } from '../src/main/engine/pipeline/alpha'
+import { Segmenter } from '../src/main/engine/pipeline/mask/mask'
 import { JobEnds } from '../src/main/outputs/engine-jobs'
 import { corpusDir, corpusFiles, loadAverage, machine, median, options, positiveInt, ROOT, round } from './lib'
 import { boxIou } from './touchup-box-iou'
@@ -41,6 +44,20 @@ const figures = (ms: number[]): { median: number; p90: number; max: number } => 
   p90: round(quantile(ms, 0.9), 1),
   max: round(Math.max(...ms), 1)
 })
+
+/**
+ * A session of the engine's default model, the bench's own, on the device the engine would use
+ * (a new data folder's default is a built-in model), run once so that it is warm: the model runs
+ * measured beside the app's.
+ */
+async function ownSession(engine: Engine): Promise<Segmenter> {
+  const info = engine.modelService.list().find((m) => m.isDefault)!
+  const builtin = BUILTIN_MODELS[info.name]
+  if (!builtin) throw new Error(`the default model ${info.name} is not a built-in one`)
+  const segmenter = await Segmenter.create({ variant: builtin.variant, device: info.device })
+  await segmenter.segmentAtModelSize(sampleImage())
+  return segmenter
+}
 
 /** A deterministic sequence in [0, 1). */
 function lcg(seed: number): () => number {
@@ -61,6 +78,7 @@ export async function main(args: string[]): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clipdesk-bench-touchup-'))
   const engine = new Engine({ dataDir })
   engine.start()
+  const segmenter = await ownSession(engine)
   const previews = engine.hintPreviews()
   const ends = new JobEnds(engine)
   const photos: unknown[] = []
@@ -83,7 +101,7 @@ export async function main(args: string[]): Promise<number> {
       if (!('job_id' in res.body)) throw new Error(`${file}: ${res.body.error.message}`)
       const jobId = res.body.job_id
       await ends.wait(jobId)
-      const job = engine.jobs.get(jobId)!
+      const job = engine.job(jobId)!
       if (job.status !== 'done') throw new Error(`${file}: the job ended ${job.status}: ${job.errorMessage ?? ''}`)
       const source = { key: jobId, inputPath: job.inputPath!, model: job.model!, params: engine.jobParamSet(jobId)! }
       let t = performance.now()
@@ -137,16 +155,11 @@ export async function main(args: string[]): Promise<number> {
       await previews.preview(source, png, [box])
       const lookMs = performance.now() - t
       // One model run on the same crop, as the box's first preview made it (the session warm).
+      if (job.model !== engine.defaultModel()) throw new Error(`${file}: the job ran ${job.model}, not the default model`)
       const full = await engine.decodeImage(bytes)
-      const segmenter = await engine.modelPool.acquire(job.model)
-      let runMs: number
-      try {
-        t = performance.now()
-        await lookRuns(full, [box], segmenter)
-        runMs = performance.now() - t
-      } finally {
-        engine.modelPool.release(segmenter)
-      }
+      t = performance.now()
+      await lookRuns(full, [box], segmenter)
+      const runMs = performance.now() - t
       const after: number[] = []
       const without: number[] = []
       for (let s = 0; s < BOX_STROKES; s++) {
@@ -182,9 +195,10 @@ export async function main(args: string[]): Promise<number> {
         stroke_without_box_ms: figures(without)
       })
     }
-    if (composites > 0) iou = await boxIou(engine, join(dir, '..', 'reference'), corpusFiles(dir), composites, opts.get('mask-cache'))
+    if (composites > 0) iou = await boxIou(segmenter, join(dir, '..', 'reference'), corpusFiles(dir), composites, opts.get('mask-cache'))
   } finally {
     ends.close()
+    await segmenter.close()
     await engine.stop()
     rmSync(dataDir, { recursive: true, force: true })
   }

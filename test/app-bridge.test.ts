@@ -36,8 +36,8 @@ beforeAll(async () => {
   batches = new BatchService(engine)
   batches.start()
   ;({ http } = await startAppServer(root, engine, batches, { rendererDir }))
-  owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
-  plain = engine.keys.create({ credits: 5, name: 'script' }).key
+  owner = engine.createKey({ credits: null, name: 'owner', admin: true }).key
+  plain = engine.createKey({ credits: 5, name: 'script' }).key
 })
 
 afterAll(async () => {

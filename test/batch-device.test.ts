@@ -49,7 +49,7 @@ describe('the device of a batch item', () => {
       expect.stringMatching(/^Cut-out: device: the cuda execution provider could not be used .*running on the CPU/)
     ])
     // The item keeps what its job recorded (jobs are swept after the retention time, items stay).
-    expect(engine.jobs.get(item.job_id!)).toMatchObject({ model: 'u2netp', device: 'cpu' })
+    expect(engine.job(item.job_id!)).toMatchObject({ model: 'u2netp', device: 'cpu' })
 
     await service.stop()
     await engine.stop()

@@ -11,9 +11,11 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
+import { PROGRESS_AT } from '../src/shared/api'
 import { scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
 import { CLIPPING, address, until, settled } from './helpers/batches'
+import { withDataFolderDb } from './helpers/data-folder'
 
 const pngsIn = (dir: string): string[] =>
   readdirSync(dir)
@@ -81,7 +83,7 @@ describe('an interrupted batch', () => {
     expect(held.counts.waiting).toBe(4 - doneBefore.length)
     // Nothing runs unasked: no job is queued, every remaining file waits.
     expect(app.engine.health().queued).toBe(0)
-    expect(app.engine.jobs.countByStatus('done')).toBe(doneBefore.length)
+    expect(app.engine.jobCount('done')).toBe(doneBefore.length)
     const before = new Map(doneBefore.map((i) => [i.id, { job: i.job_id, mtime: statSync(i.outputs[0]!).mtimeMs }]))
 
     const resumed = app.service.resume(batch.id)
@@ -97,7 +99,7 @@ describe('an interrupted batch', () => {
       expect(statSync(item.outputs[0]!).mtimeMs).toBe(was.mtime)
     }
     // Every photo ran to done exactly once.
-    expect(app.engine.jobs.countByStatus('done')).toBe(4)
+    expect(app.engine.jobCount('done')).toBe(4)
     await app.close()
   })
 
@@ -136,14 +138,19 @@ describe('an interrupted batch whose job the engine had not taken back yet', () 
     // As after a crash mid-run, with the batches started before the engine took its jobs back
     // (`clipdesk serve --paused`): the job is still marked running, nobody runs it.
     engine = new Engine({ dataDir, concurrency: 1 })
-    expect(engine.jobs.move(jobId, 'queued', 'segmenting')).toBe(true)
+    const marked = withDataFolderDb(dataDir, (db) =>
+      db
+        .prepare("UPDATE jobs SET status = 'segmenting', progress = max(progress, ?), updated_at = ? WHERE id = ? AND status = 'queued'")
+        .run(PROGRESS_AT.segmenting, Date.now(), jobId)
+    )
+    expect(marked.changes).toBe(1)
     service = new BatchService(engine)
     service.start()
     expect(service.summary(batch.id)).toMatchObject({ interrupted: true, counts: { waiting: 1 } })
-    expect(engine.jobs.get(jobId)!.status).toBe('segmenting') // not the batch's to cancel
+    expect(engine.job(jobId)!.status).toBe('segmenting') // not the batch's to cancel
     const jobDone = new Promise<void>((resolve) => {
       const on = (): void => {
-        if (engine.jobs.get(jobId)?.status !== 'done') return
+        if (engine.job(jobId)?.status !== 'done') return
         engine.off('job', on)
         resolve()
       }
@@ -158,7 +165,7 @@ describe('an interrupted batch whose job the engine had not taken back yet', () 
     expect(done.counts).toMatchObject({ total: 1, done: 1 })
     expect(service.store.items(batch.id)[0]!.jobId).toBe(jobId)
     expect(pngsIn(out)).toEqual(['p0.png'])
-    expect(engine.jobs.countByStatus('done')).toBe(1) // the file ran once
+    expect(engine.jobCount('done')).toBe(1) // the file ran once
     await service.stop()
     await engine.stop()
   })
@@ -190,7 +197,7 @@ describe('results being written when the app stopped', () => {
     expect(readFileSync(join(out, 'p1.png'), 'utf8')).toBe('my own file')
     const items = app.service.detail(batch.id, address).items
     expect(items.map((i) => i.outputs)).toEqual([[join(out, 'p0.png')], [join(out, 'p1-1.png')]])
-    expect(app.engine.jobs.countByStatus('done')).toBe(2)
+    expect(app.engine.jobCount('done')).toBe(2)
     await app.close() // waits for the report being written
     expect(readdirSync(out).filter((f) => f.startsWith('.'))).toEqual([]) // no temp file left
   })

@@ -157,7 +157,7 @@ describe('retry', () => {
     await until(service, batch.id, settled)
     const item = service.detail(batch.id, address).items[0]!
     expect(item.error).toBe('This JPEG is damaged: it ends early (the file was cut short)')
-    rmSync(engine.jobs.get(item.job_id!)!.inputPath!, { force: true }) // swept after the retention time
+    rmSync(engine.job(item.job_id!)!.inputPath!, { force: true }) // swept after the retention time
     const err = await refusal(service.retry({ batch_id: batch.id, item_id: item.id }))
     expect(err.status).toBe(404)
     expect(err.code).toBe('not_found')

@@ -240,7 +240,7 @@ describe('touch-up of a batch file', () => {
     const gone = join(root, 'gone')
     const { batchId, itemId } = await doneBatch({ mode: 'clipping', output_format: 'png', params: null }, gone)
     const item = service.store.item(itemId)!
-    rmSync(engine.jobs.get(item.jobId!)!.inputPath!)
+    rmSync(engine.job(item.jobId!)!.inputPath!)
     const lost: TouchUpTarget = { kind: 'batch', batch_id: batchId, item_id: itemId }
     await expect(api.touchUpPreview({ target: lost })).rejects.toMatchObject({ code: 'not_found', status: 404 })
     await expect(api.touchUp({ target: lost, hint: await hintPng() })).rejects.toMatchObject({ code: 'not_found', status: 404 })

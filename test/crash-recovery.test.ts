@@ -14,6 +14,7 @@ import { multipart, tempDir } from './helpers/engine'
 import { json } from './helpers/http'
 import { scenePng } from './helpers/fixtures'
 import { waitFor } from './helpers/wait'
+import { withDataFolderDb } from './helpers/data-folder'
 
 const dirs: string[] = []
 afterAll(() => {
@@ -112,12 +113,16 @@ describe('crash recovery', () => {
     expect(partialFiles(data)).toEqual([])
     const engine = new Engine({ dataDir: data })
     try {
-      const rows = engine.db.prepare('SELECT reason, count(*) AS n FROM credit_ledger WHERE job_id IS NOT NULL GROUP BY reason').all() as {
-        reason: string
-        n: number
-      }[]
+      const rows = withDataFolderDb(
+        data,
+        (db) =>
+          db.prepare('SELECT reason, count(*) AS n FROM credit_ledger WHERE job_id IS NOT NULL GROUP BY reason').all() as {
+            reason: string
+            n: number
+          }[]
+      )
       expect(rows.map((r) => [r.reason, Number(r.n)])).toEqual([['charge', 50]])
-      expect(engine.keys.list().find((k) => k.credits !== null)!.credits).toBe(0)
+      expect(engine.keysList().find((k) => k.credits !== null)!.credits).toBe(0)
     } finally {
       await engine.stop()
     }
@@ -163,7 +168,7 @@ describe('crash recovery', () => {
     const engine = new Engine({ dataDir: data })
     try {
       // Three jobs done (charged), the culprit refunded.
-      expect(engine.keys.list().find((k) => k.credits !== null)!.credits).toBe(1)
+      expect(engine.keysList().find((k) => k.credits !== null)!.credits).toBe(1)
     } finally {
       await engine.stop()
     }

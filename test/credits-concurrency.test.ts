@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './helpers/engine'
 import { json } from './helpers/http'
+import { withDataFolderDb } from './helpers/data-folder'
 
 let server: TestServer
 beforeAll(async () => {
@@ -14,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 it('accepts exactly as many jobs as there are credits under 500 concurrent uploads', async () => {
-  const { key, info } = server.engine.keys.create({ credits: 100 })
+  const { key, info } = server.engine.createKey({ credits: 100 })
   const send = () =>
     fetch(server.url('/api/v1/upload'), {
       method: 'POST',
@@ -26,10 +27,15 @@ it('accepts exactly as many jobs as there are credits under 500 concurrent uploa
   const refused = results.filter((r) => r.status === 402 && r.code === 'insufficient_credits').length
   expect(accepted).toBe(100)
   expect(refused).toBe(400)
-  expect(server.engine.keys.get(info.id)!.credits).toBe(0)
-  expect(server.engine.jobs.countByStatus('queued')).toBe(100)
-  const ledger = server.engine.db
-    .prepare("SELECT count(*) AS n, sum(delta) AS d FROM credit_ledger WHERE key_id = ? AND reason = 'charge'")
-    .get(info.id) as { n: number; d: number }
+  expect(server.engine.key(info.id)!.credits).toBe(0)
+  expect(server.engine.queuedCount()).toBe(100)
+  const ledger = withDataFolderDb(
+    server.dataDir,
+    (db) =>
+      db.prepare("SELECT count(*) AS n, sum(delta) AS d FROM credit_ledger WHERE key_id = ? AND reason = 'charge'").get(info.id) as {
+        n: number
+        d: number
+      }
+  )
   expect([Number(ledger.n), Number(ledger.d)]).toEqual([100, -100])
 })

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { multipart, pollUntilSettled, startTestServer, type TestServer } from './helpers/engine'
 import { tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
+import { withDataFolderDb } from './helpers/data-folder'
 
 let server: TestServer
 
@@ -59,9 +60,9 @@ describe('authentication', () => {
   })
 
   it('answers 401 for a revoked key', async () => {
-    const { key, info } = server.engine.keys.create({ credits: null })
+    const { key, info } = server.engine.createKey({ credits: null })
     expect((await upload(key)).status).toBe(202)
-    server.engine.keys.revoke(info.id)
+    server.engine.revokeKey(info.id)
     const res = await upload(key)
     expect(res.status).toBe(401)
     expect((await json(res)).error.code).toBe('unauthorized')
@@ -77,8 +78,8 @@ describe('authentication', () => {
   })
 
   it('stores keys hashed: the secret is nowhere in the database', () => {
-    const { key } = server.engine.keys.create({ credits: 3 })
-    const rows = server.engine.db.prepare('SELECT * FROM api_keys').all()
+    const { key } = server.engine.createKey({ credits: 3 })
+    const rows = withDataFolderDb(server.dataDir, (db) => db.prepare('SELECT * FROM api_keys').all())
     expect(JSON.stringify(rows)).not.toContain(key)
     expect(JSON.stringify(rows)).not.toContain(key.slice(12))
   })
@@ -86,30 +87,30 @@ describe('authentication', () => {
 
 describe('credits', () => {
   it('answers 402 insufficient_credits and creates no job when the balance is 0', async () => {
-    const { key } = server.engine.keys.create({ credits: 0 })
-    const before = server.engine.jobs.countByStatus('queued')
+    const { key } = server.engine.createKey({ credits: 0 })
+    const before = server.engine.queuedCount()
     const res = await upload(key)
     expect(res.status).toBe(402)
     expect((await json(res)).error.code).toBe('insufficient_credits')
-    expect(server.engine.jobs.countByStatus('queued')).toBe(before)
+    expect(server.engine.queuedCount()).toBe(before)
   })
 
   it('charges one credit per accepted job, also for multipart uploads', async () => {
-    const { key, info } = server.engine.keys.create({ credits: 2 })
+    const { key, info } = server.engine.createKey({ credits: 2 })
     const png = await tinyPng()
     const form = multipart({}, { bytes: png, type: 'image/png' })
     const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': key }, body: form })
     expect(res.status).toBe(202)
-    expect(server.engine.keys.get(info.id)!.credits).toBe(1)
+    expect(server.engine.key(info.id)!.credits).toBe(1)
   })
 
   it('refunds the credit when the job fails, and the failed job answers 500 job_failed', async () => {
-    const { key, info } = server.engine.keys.create({ credits: 1 })
+    const { key, info } = server.engine.createKey({ credits: 1 })
     // A loopback address with private URLs off: the fetch is refused, the job fails without the model.
     const res = await upload(key, { file_url: `http://127.0.0.1:${server.http.port}/image.png` })
     expect(res.status).toBe(202)
     const { job_id } = await json(res)
-    expect(server.engine.keys.get(info.id)!.credits).toBe(0)
+    expect(server.engine.key(info.id)!.credits).toBe(0)
     expect((await upload(key)).status).toBe(402)
 
     const settled = await pollUntilSettled(server, job_id, key)
@@ -122,11 +123,15 @@ describe('credits', () => {
       final_url: null,
       error: { code: 'job_failed', reason: 'fetch_blocked', job_id }
     })
-    expect(server.engine.keys.get(info.id)!.credits).toBe(1)
-    const ledger = server.engine.db.prepare('SELECT delta, reason FROM credit_ledger WHERE job_id = ? ORDER BY id').all(job_id) as {
-      delta: number
-      reason: string
-    }[]
+    expect(server.engine.key(info.id)!.credits).toBe(1)
+    const ledger = withDataFolderDb(
+      server.dataDir,
+      (db) =>
+        db.prepare('SELECT delta, reason FROM credit_ledger WHERE job_id = ? ORDER BY id').all(job_id) as {
+          delta: number
+          reason: string
+        }[]
+    )
     expect(ledger.map((l) => [Number(l.delta), l.reason])).toEqual([
       [-1, 'charge'],
       [1, 'refund']

@@ -51,11 +51,11 @@ beforeAll(async () => {
     maxInFlightUploadBytesPerKey: 300 * KB,
     bodyRateFloor: FLOOR
   })
-  keys.owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
-  keys.client = engine.keys.create({ credits: 5, name: 'script' }).key
-  keys.other = engine.keys.create({ credits: 5, name: 'another script' }).key
-  keys.broke = engine.keys.create({ credits: 0, name: 'no credits' }).key
-  keys.worker = engine.keys.create({ credits: null, name: 'worker', kind: 'worker' }).key
+  keys.owner = engine.createKey({ credits: null, name: 'owner', admin: true }).key
+  keys.client = engine.createKey({ credits: 5, name: 'script' }).key
+  keys.other = engine.createKey({ credits: 5, name: 'another script' }).key
+  keys.broke = engine.createKey({ credits: 0, name: 'no credits' }).key
+  keys.worker = engine.createKey({ credits: null, name: 'worker', kind: 'worker' }).key
   // A job waiting in the queue (the engine is not started): it must still be there, as it was, after every attack.
   const res = await fetch(`${http.url}/api/v1/upload`, {
     method: 'POST',

@@ -136,13 +136,13 @@ describe('refused hints', () => {
 
   /** Sends a refused upload: its status, code and details field; no job and no stored file after it. */
   async function expectRefused(body: FormData, status: number, code: string, field?: string): Promise<any> {
-    const before = server.engine.jobs.countByStatus('queued')
+    const before = server.engine.queuedCount()
     const stored = readdirSync(join(server.dataDir, 'uploads'))
     const res = await post(server, body)
     expect(res.status).toBe(status)
     expect(res.body.error.code).toBe(code)
     if (field) expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual([field])
-    expect(server.engine.jobs.countByStatus('queued')).toBe(before)
+    expect(server.engine.queuedCount()).toBe(before)
     expect(readdirSync(join(server.dataDir, 'uploads'))).toEqual(stored)
     return res.body.error
   }

@@ -15,7 +15,7 @@ let otherKey: string
 beforeAll(async () => {
   server = await startTestServer({ run: false })
   png = await tinyPng()
-  otherKey = server.engine.keys.create({ credits: 10 }).key
+  otherKey = server.engine.createKey({ credits: 10 }).key
 })
 afterAll(() => server.close())
 
@@ -33,7 +33,7 @@ const get = (path: string, key = server.key) => fetch(server.url(path), { header
 
 describe('GET /api/v1/jobs', () => {
   it("lists only the key's own jobs, newest first, page by page", async () => {
-    const key = server.engine.keys.create({ credits: null }).key
+    const key = server.engine.createKey({ credits: null }).key
     const ids = [await submit(key, 'a.png'), await submit(key, 'b.png'), await submit(key, 'c.png')]
     await submit(otherKey, 'other.png')
 
@@ -84,9 +84,9 @@ describe('GET /api/v1/jobs', () => {
 
 describe('cancel', () => {
   it('POST /api/v1/cancel with a JSON body cancels a queued job and refunds its credit', async () => {
-    const { key, info } = server.engine.keys.create({ credits: 3 })
+    const { key, info } = server.engine.createKey({ credits: 3 })
     const id = await submit(key)
-    expect(server.engine.keys.get(info.id)!.credits).toBe(2)
+    expect(server.engine.key(info.id)!.credits).toBe(2)
     const res = await fetch(server.url('/api/v1/cancel'), {
       method: 'POST',
       headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
@@ -94,8 +94,8 @@ describe('cancel', () => {
     })
     expect(res.status).toBe(200)
     expect(await json(res)).toEqual({ job_id: id, status: 'cancelled', state: 'failed' })
-    expect(server.engine.jobs.get(id)!.status).toBe('cancelled')
-    expect(server.engine.keys.get(info.id)!.credits).toBe(3)
+    expect(server.engine.job(id)!.status).toBe('cancelled')
+    expect(server.engine.key(info.id)!.credits).toBe(3)
     const status = await get(`/api/v1/status?job_id=${id}`, key)
     expect(status.status).toBe(500)
     expect((await json(status)).error.code).toBe('cancelled')
@@ -108,7 +108,7 @@ describe('cancel', () => {
     const b = await submit(server.key)
     const byDelete = await fetch(server.url(`/api/v1/jobs/${b}`), { method: 'DELETE', headers: { 'X-API-Key': server.key } })
     expect(byDelete.status).toBe(200)
-    expect(server.engine.jobs.get(b)!.status).toBe('cancelled')
+    expect(server.engine.job(b)!.status).toBe('cancelled')
   })
 
   it('answers 409 conflict for a job that already ended', async () => {
@@ -128,7 +128,7 @@ describe('cancel', () => {
       expect(res.status).toBe(404)
       expect((await json(res)).error.code).toBe('job_not_found')
     }
-    expect(server.engine.jobs.get(id)!.status).toBe('queued')
+    expect(server.engine.job(id)!.status).toBe('queued')
   })
 
   it.each([

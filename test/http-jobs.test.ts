@@ -100,7 +100,7 @@ describe('clipping jobs', () => {
 
   it('a job that fails (an image whose data is cut short) leaves no output and refunds its credit', async () => {
     // (Background mode and psd output, which used to fail here, are covered by params-jobs.test.ts.)
-    const { key, info } = server.engine.keys.create({ credits: 1 })
+    const { key, info } = server.engine.createKey({ credits: 1 })
     const res = await fetch(server.url('/api/v1/upload'), {
       method: 'POST',
       headers: { 'X-API-Key': key },
@@ -112,8 +112,8 @@ describe('clipping jobs', () => {
     expect(status).toBe(500)
     expect(body.error).toMatchObject({ code: 'job_failed', reason: 'unsupported_image' })
     expect(body.final_url).toBeNull()
-    expect(server.engine.jobs.results(job_id)).toEqual([])
-    expect(server.engine.keys.get(info.id)!.credits).toBe(1)
+    expect(server.engine.jobResults(job_id)).toEqual([])
+    expect(server.engine.key(info.id)!.credits).toBe(1)
   })
 })
 

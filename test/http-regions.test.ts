@@ -82,13 +82,13 @@ describe('refused look-again boxes', () => {
   afterAll(() => server.close())
 
   async function expectRefused(body: FormData, status: number, code: string, field?: string): Promise<any> {
-    const before = server.engine.jobs.countByStatus('queued')
+    const before = server.engine.queuedCount()
     const stored = readdirSync(join(server.dataDir, 'uploads'))
     const res = await post(server, body)
     expect(res.status).toBe(status)
     expect(res.body.error.code).toBe(code)
     if (field) expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual([field])
-    expect(server.engine.jobs.countByStatus('queued')).toBe(before)
+    expect(server.engine.queuedCount()).toBe(before)
     expect(readdirSync(join(server.dataDir, 'uploads'))).toEqual(stored)
     return res.body.error
   }
@@ -234,27 +234,27 @@ describe('credits for look-again boxes', () => {
   }
 
   it('a job is charged 1 credit per box on top of its outputs, in the one charge, and given all of it back when it ends without a result', async () => {
-    const { key, info } = server.engine.keys.create({ credits: 5 })
+    const { key, info } = server.engine.createKey({ credits: 5 })
     const res = await postAs(key, [box(0), box(16)])
     expect(res.status).toBe(202)
-    expect(server.engine.keys.get(info.id)!.credits).toBe(2)
-    expect(server.engine.keys.heldBy(res.body.job_id)).toBe(3)
+    expect(server.engine.key(info.id)!.credits).toBe(2)
+    expect(server.engine.creditsHeldFor(res.body.job_id)).toBe(3)
     expect(server.engine.cancel(res.body.job_id)).toBe(true)
-    expect(server.engine.jobs.get(res.body.job_id)!.status).toBe('cancelled')
-    expect(server.engine.keys.get(info.id)!.credits).toBe(5)
-    expect(server.engine.keys.heldBy(res.body.job_id)).toBe(0)
+    expect(server.engine.job(res.body.job_id)!.status).toBe('cancelled')
+    expect(server.engine.key(info.id)!.credits).toBe(5)
+    expect(server.engine.creditsHeldFor(res.body.job_id)).toBe(0)
   })
 
   it('a box over the whole frame runs nothing and costs nothing', async () => {
-    const { key, info } = server.engine.keys.create({ credits: 1 })
+    const { key, info } = server.engine.createKey({ credits: 1 })
     const res = await postAs(key, [{ x: 0, y: 0, width: 64, height: 48 }])
     expect(res.status).toBe(202)
-    expect(server.engine.keys.get(info.id)!.credits).toBe(0)
+    expect(server.engine.key(info.id)!.credits).toBe(0)
   })
 
   it('a key that cannot pay for the boxes: 402 insufficient_credits naming their cost, no job, nothing charged', async () => {
-    const { key, info } = server.engine.keys.create({ credits: 2 })
-    const before = server.engine.jobs.countByStatus('queued')
+    const { key, info } = server.engine.createKey({ credits: 2 })
+    const before = server.engine.queuedCount()
     const stored = readdirSync(join(server.dataDir, 'uploads'))
     const res = await postAs(key, [box(0), box(16)])
     expect(res.status).toBe(402)
@@ -262,14 +262,14 @@ describe('credits for look-again boxes', () => {
     expect(res.body.error.message).toBe(
       'This API key has 2 credits left; this job costs 3 credits (1 for its outputs, one per started 100 MP of output, and 2 for its 2 look-again boxes, one each).'
     )
-    expect(server.engine.keys.get(info.id)!.credits).toBe(2)
-    expect(server.engine.jobs.countByStatus('queued')).toBe(before)
+    expect(server.engine.key(info.id)!.credits).toBe(2)
+    expect(server.engine.queuedCount()).toBe(before)
     expect(readdirSync(join(server.dataDir, 'uploads'))).toEqual(stored)
     // With one box it can pay: 2 credits, balance 0, never below.
     expect((await postAs(key, [box(0)])).status).toBe(202)
-    expect(server.engine.keys.get(info.id)!.credits).toBe(0)
+    expect(server.engine.key(info.id)!.credits).toBe(0)
     const broke = await postAs(key, [box(0)])
     expect([broke.status, broke.body.error.code]).toEqual([402, 'insufficient_credits'])
-    expect(server.engine.keys.get(info.id)!.credits).toBe(0)
+    expect(server.engine.key(info.id)!.credits).toBe(0)
   })
 })

@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 function jobCount(): number {
-  return server.engine.jobs.countByStatus('queued')
+  return server.engine.queuedCount()
 }
 
 async function postJson(body: unknown, raw?: string): Promise<{ status: number; body: any }> {
@@ -60,7 +60,7 @@ describe('accepted uploads', () => {
     )
     expect(res.status).toBe(202)
     expect(res.body.mode).toBe('clipping')
-    expect(server.engine.jobs.get(res.body.job_id)).toMatchObject({ outputFormat: 'webp', deliveryMode: 'final_url', sourceKind: 'file' })
+    expect(server.engine.job(res.body.job_id)).toMatchObject({ outputFormat: 'webp', deliveryMode: 'final_url', sourceKind: 'file' })
   })
 
   it('accepts file_url as a multipart text part', async () => {
@@ -266,7 +266,7 @@ describe('limits', () => {
       })
       expect(res2.status).toBe(422)
       expect((await json(res2)).error.code).toBe('image_too_large')
-      expect(small.engine.jobs.countByStatus('queued')).toBe(0)
+      expect(small.engine.queuedCount()).toBe(0)
     } finally {
       await small.close()
     }
@@ -287,7 +287,7 @@ describe('limits', () => {
       expect(res.status).toBe(503)
       expect(res.headers.get('retry-after')).toMatch(/^\d+$/)
       expect((await json(res)).error.code).toBe('unavailable')
-      expect(full.engine.jobs.countByStatus('queued')).toBe(2)
+      expect(full.engine.queuedCount()).toBe(2)
     } finally {
       await full.close()
     }

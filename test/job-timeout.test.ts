@@ -33,7 +33,7 @@ afterAll(async () => {
 })
 
 it('fails a hung job with pipeline_timeout, refunds it, and still runs the other job', async () => {
-  const { key, info } = server.engine.keys.create({ credits: 2 })
+  const { key, info } = server.engine.createKey({ credits: 2 })
   const hung = await json(
     await fetch(server.url('/api/v1/upload'), {
       method: 'POST',
@@ -53,5 +53,5 @@ it('fails a hung job with pipeline_timeout, refunds it, and still runs the other
   expect(a.body.error).toMatchObject({ code: 'job_failed', reason: 'pipeline_timeout' })
   const b = await pollUntilSettled(server, normal.job_id, key)
   expect(b.body.status).toBe('done')
-  expect(server.engine.keys.get(info.id)!.credits).toBe(1)
+  expect(server.engine.key(info.id)!.credits).toBe(1)
 })

@@ -13,6 +13,7 @@ import { machineCacheDir } from '../src/main/engine/models/machine'
 import { convSegmentationModel } from '../src/main/engine/models/onnx-writer'
 import { multipart, pollUntilSettled, startTestServer, tempDir, type TestServer } from './helpers/engine'
 import { json } from './helpers/http'
+import { withDataFolderDb } from './helpers/data-folder'
 
 let server: TestServer
 const logged: string[] = []
@@ -105,14 +106,17 @@ describe('registry models in jobs', () => {
   it('the mask cache keeps models apart: the same photo with another model gets that model’s mask', async () => {
     expect((await run('model=inverse;refine=none')).alpha).toEqual([55, 195])
     expect((await run('model=u2netp;refine=none')).alpha).toEqual([200, 60])
-    const keys = (server.engine.db.prepare('SELECT model FROM mask_cache ORDER BY model').all() as { model: string }[]).map((r) => r.model)
+    const keys = withDataFolderDb(
+      server.dataDir,
+      (db) => db.prepare('SELECT model FROM mask_cache ORDER BY model').all() as { model: string }[]
+    ).map((r) => r.model)
     expect(keys).toHaveLength(2)
     expect(keys[0]).toMatch(/^inverse@[0-9a-f]{16}\/1$/)
     expect(keys[1]).toMatch(/^u2netp@[0-9a-f]{16}\/1$/)
   })
 
   it('refuses at upload a model name of the wrong form and a name the registry does not have (422 params.model); no job is made', async () => {
-    const queued = server.engine.jobs.countByStatus('queued')
+    const queued = server.engine.queuedCount()
     for (const params of ['model=Not A Name', 'model=no-such-model', '{"model": "no-such-model"}']) {
       const { status, body } = await send(params)
       expect(status, params).toBe(422)
@@ -121,7 +125,7 @@ describe('registry models in jobs', () => {
     }
     const { body } = await send('model=no-such-model')
     expect(body.error.details[0].issue).toBe('unknown model; expected one of medium, small, inverse, u2netp')
-    expect(server.engine.jobs.countByStatus('queued')).toBe(queued)
+    expect(server.engine.queuedCount()).toBe(queued)
   })
 
   it('a model that exists but failed to load: its job fails model_unavailable, then its uploads get 503 unavailable with Retry-After while others are taken', async () => {
@@ -170,7 +174,7 @@ describe('registry models in jobs', () => {
     expect(alpha).toEqual([60, 200])
     expect(body).toMatchObject({ status: 'done', device: 'cpu' })
     expect(body.warnings.clipping.join(' ')).toMatch(/device: the cuda execution provider could not be used .*running on the CPU/)
-    expect(server.engine.jobs.get(body.job_id)).toMatchObject({ model: 'u2netp', device: 'cpu' })
+    expect(server.engine.job(body.job_id)).toMatchObject({ model: 'u2netp', device: 'cpu' })
     expect(logged.some((m) => /^model u2netp: the cuda execution provider could not be used/.test(m))).toBe(true)
     expect(server.engine.modelService.list().find((m) => m.name === 'u2netp')).toMatchObject({
       device: 'cuda',

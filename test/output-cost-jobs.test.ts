@@ -60,7 +60,7 @@ describe('compose and encode run in a sandbox process of their own', () => {
   afterAll(() => tight.close())
 
   it('a render past its memory limit ends the job image_too_large, its credit given back; the next job is done', async () => {
-    const { info, key } = tight.engine.keys.create({ credits: 5 })
+    const { info, key } = tight.engine.createKey({ credits: 5 })
     // 10000×10000 RGBA is 400 MB: more than this engine lets a render process hold.
     const failed = await submit(key, { mode: 'params', params: 'size=10000x10000;variations=clipping' }, false, tight)
     expect(failed.status).toBe('failed')
@@ -70,17 +70,17 @@ describe('compose and encode run in a sandbox process of their own', () => {
       message: 'The outputs asked for are too large to make: they need more memory than allowed (ask for a smaller size)',
       details: [{ field: 'file', issue: 'making the outputs needed more than 300 MB of memory and was stopped' }]
     })
-    expect(tight.engine.keys.get(info.id)!.credits).toBe(5)
-    expect(existsSync(tight.engine.paths.resultDir(failed.job_id))).toBe(false)
+    expect(tight.engine.key(info.id)!.credits).toBe(5)
+    expect(existsSync(tight.engine.resultDir(failed.job_id))).toBe(false)
     // The engine itself was never in danger: it answers, and the next job is made as usual.
     expect((await fetch(tight.url('/api/v1/health'))).status).toBe(200)
     const done = await submit(key, { mode: 'clipping' }, false, tight)
     expect(done.status).toBe('done')
-    const stored = tight.engine.jobs.results(done.job_id)
+    const stored = tight.engine.jobResults(done.job_id)
     expect(stored).toHaveLength(1)
     expect(stored[0]!.bytes).toBe(readFileSync(stored[0]!.path).length)
     expect(await sharp(stored[0]!.path).metadata()).toMatchObject({ format: 'png', width: 400, height: 300 })
-    expect(tight.engine.keys.get(info.id)!.credits).toBe(4)
+    expect(tight.engine.key(info.id)!.credits).toBe(4)
   })
 })
 
@@ -89,16 +89,16 @@ describe('a file_url job is settled once its input is known', () => {
   const LARGE = { mode: 'params', params: 'margin=3000px;variations=clipping,background,mask;background=#ffffff' }
 
   it('charged 1 at acceptance, the difference once the download is decoded', async () => {
-    const { info, key } = server.engine.keys.create({ credits: 5 })
+    const { info, key } = server.engine.createKey({ credits: 5 })
     const done = await submit(key, LARGE, true)
     expect(done.status, JSON.stringify(done)).toBe('done')
     expect(Object.keys(done.final_urls)).toEqual(['clipping', 'background', 'mask'])
-    expect(server.engine.keys.get(info.id)!.credits).toBe(3)
-    expect(server.engine.keys.heldBy(done.job_id)).toBe(2)
+    expect(server.engine.key(info.id)!.credits).toBe(3)
+    expect(server.engine.creditsHeldFor(done.job_id)).toBe(2)
   })
 
   it('a key that cannot pay the difference: the job fails insufficient_credits and its credit is given back', async () => {
-    const { info, key } = server.engine.keys.create({ credits: 1 })
+    const { info, key } = server.engine.createKey({ credits: 1 })
     const failed = await submit(key, LARGE, true)
     expect(failed.status).toBe('failed')
     expect(failed.error).toMatchObject({
@@ -106,17 +106,17 @@ describe('a file_url job is settled once its input is known', () => {
       reason: 'insufficient_credits',
       message: 'the outputs (121 MP) cost 2 credits and the API key could not pay the 1 more; nothing was charged'
     })
-    expect(server.engine.keys.get(info.id)!.credits).toBe(1)
+    expect(server.engine.key(info.id)!.credits).toBe(1)
   })
 
   it('a download whose canvas is over the limits fails image_too_large, credit given back', async () => {
-    const { info, key } = server.engine.keys.create({ credits: 2 })
+    const { info, key } = server.engine.createKey({ credits: 2 })
     const failed = await submit(key, { mode: 'params', params: 'margin=5000px;variations=clipping' }, true)
     expect(failed.status).toBe('failed')
     expect(failed.error).toMatchObject({
       reason: 'image_too_large',
       message: 'the output canvas would be 10400×10300, over the limit (30,000 px a side, 100 MP a variation); use a smaller size or margin'
     })
-    expect(server.engine.keys.get(info.id)!.credits).toBe(2)
+    expect(server.engine.key(info.id)!.credits).toBe(2)
   })
 })

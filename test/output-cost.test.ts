@@ -43,8 +43,8 @@ const ALL = 'clipping,background,compose,shadowTop,mask'
 describe('outputs over the limits are refused at the upload', () => {
   it('360 KB 400×300 with size=10000x10000 and all five variations, psd: 422 validation_failed, nothing charged', async () => {
     expect(small.length).toBeGreaterThan(300_000)
-    const { info, key } = server.engine.keys.create({ credits: 50 })
-    const queued = server.engine.jobs.countByStatus('queued')
+    const { info, key } = server.engine.createKey({ credits: 50 })
+    const queued = server.engine.queuedCount()
     const { status, body } = await upload(server, key, {
       mode: 'params',
       params: `size=10000x10000;variations=${ALL}`,
@@ -59,8 +59,8 @@ describe('outputs over the limits are refused at the upload', () => {
           '5 variations of 10000×10000 would be 500 MP of output, over the 250 MP a job may make; ask for fewer variations or a smaller size'
       }
     ])
-    expect(server.engine.keys.get(info.id)!.credits).toBe(50)
-    expect(server.engine.jobs.countByStatus('queued')).toBe(queued)
+    expect(server.engine.key(info.id)!.credits).toBe(50)
+    expect(server.engine.queuedCount()).toBe(queued)
   })
 
   it('the same from a file_url (the canvas does not depend on the input): 422 before anything is fetched', async () => {
@@ -98,27 +98,27 @@ describe('large outputs cost credits in proportion', () => {
   const TWO = { mode: 'params', params: 'size=10000x10000;variations=clipping,mask', output_format: 'psd' }
 
   it('200 MP of output costs 2 credits: a key with 1 gets 402 insufficient_credits and keeps its credit', async () => {
-    const { info, key } = server.engine.keys.create({ credits: 1 })
+    const { info, key } = server.engine.createKey({ credits: 1 })
     const { status, body } = await upload(server, key, TWO)
     expect(status).toBe(402)
     expect(body.error.code).toBe('insufficient_credits')
     expect(body.error.message).toBe('This API key has 1 credit left; this job costs 2 credits (one per started 100 MP of output).')
-    expect(server.engine.keys.get(info.id)!.credits).toBe(1)
+    expect(server.engine.key(info.id)!.credits).toBe(1)
   })
 
   it('charged at acceptance, all given back when the job ends unsuccessfully; the balance never goes below 0', async () => {
-    const { info, key } = server.engine.keys.create({ credits: 3 })
+    const { info, key } = server.engine.createKey({ credits: 3 })
     const first = await upload(server, key, TWO)
     expect(first.status).toBe(202)
-    expect(server.engine.keys.get(info.id)!.credits).toBe(1)
-    expect(server.engine.keys.heldBy(first.body.job_id)).toBe(2)
+    expect(server.engine.key(info.id)!.credits).toBe(1)
+    expect(server.engine.creditsHeldFor(first.body.job_id)).toBe(2)
     expect((await upload(server, key, TWO)).status).toBe(402)
-    expect(server.engine.keys.get(info.id)!.credits).toBe(1)
+    expect(server.engine.key(info.id)!.credits).toBe(1)
     expect(server.engine.cancel(first.body.job_id)).toBe(true)
-    expect(server.engine.keys.get(info.id)!.credits).toBe(3)
+    expect(server.engine.key(info.id)!.credits).toBe(3)
     // An ordinary job still costs 1.
     expect((await upload(server, key, { mode: 'background' })).status).toBe(202)
-    expect(server.engine.keys.get(info.id)!.credits).toBe(2)
+    expect(server.engine.key(info.id)!.credits).toBe(2)
   })
 })
 
@@ -126,14 +126,18 @@ describe('one key cannot hold every place in the queue', () => {
   it('past its share (a quarter of the queue) a key gets 429 rate_limited with Retry-After; other keys still get in, until the queue is full (503); owner keys have no share', async () => {
     const fair = await startTestServer({ run: false, maxQueuedJobs: 8 })
     try {
-      const keys = Array.from({ length: 5 }, () => fair.engine.keys.create({ credits: null }).key)
+      const keys = Array.from({ length: 5 }, () => fair.engine.createKey({ credits: null }).key)
+      // The jobs taken, oldest first: nothing runs them, so the oldest still queued is the first here.
+      const queued: string[] = []
       const byUrl = async (key: string) => {
         const res = await fetch(fair.url('/api/v1/upload'), {
           method: 'POST',
           headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
           body: JSON.stringify({ file_url: 'https://example.com/a.png' })
         })
-        return { status: res.status, body: await json(res), retryAfter: res.headers.get('retry-after') }
+        const body = await json(res)
+        if (res.status === 202) queued.push(body.job_id)
+        return { status: res.status, body, retryAfter: res.headers.get('retry-after') }
       }
       expect((await byUrl(keys[0]!)).status).toBe(202)
       expect((await byUrl(keys[0]!)).status).toBe(202)
@@ -148,15 +152,15 @@ describe('one key cannot hold every place in the queue', () => {
       for (const key of keys.slice(1, 4)) for (let i = 0; i < 2; i++) expect((await byUrl(key)).status).toBe(202)
       const full = await byUrl(keys[4]!)
       expect([full.status, full.body.error.code, full.retryAfter]).toEqual([503, 'unavailable', '30'])
-      expect(fair.engine.jobs.countByStatus('queued')).toBe(8)
+      expect(fair.engine.queuedCount()).toBe(8)
       // Once one of its jobs leaves the queue, the key has room again.
-      expect(fair.engine.cancel(fair.engine.jobs.nextQueued()!.id)).toBe(true)
+      expect(fair.engine.cancel(queued.shift()!)).toBe(true)
       expect((await byUrl(keys[0]!)).status).toBe(202)
       // The machine's owner (an owner key, as the app in a browser uses) has no share: only the queue's limit.
-      expect(fair.engine.cancel(fair.engine.jobs.nextQueued()!.id)).toBe(true)
-      expect(fair.engine.cancel(fair.engine.jobs.nextQueued()!.id)).toBe(true)
-      expect(fair.engine.cancel(fair.engine.jobs.nextQueued()!.id)).toBe(true)
-      const owner = fair.engine.keys.create({ credits: null, admin: true }).key
+      expect(fair.engine.cancel(queued.shift()!)).toBe(true)
+      expect(fair.engine.cancel(queued.shift()!)).toBe(true)
+      expect(fair.engine.cancel(queued.shift()!)).toBe(true)
+      const owner = fair.engine.createKey({ credits: null, admin: true }).key
       for (let i = 0; i < 3; i++) expect((await byUrl(owner)).status).toBe(202)
       expect((await byUrl(owner)).status).toBe(503)
     } finally {

@@ -97,12 +97,12 @@ describe('parameter sets are checked at upload: 422 naming each key, no job, no 
   ]
 
   it.each(cases)('%s', async (_name, fields, expected) => {
-    const { key, info } = server.engine.keys.create({ credits: 1 })
+    const { key, info } = server.engine.createKey({ credits: 1 })
     const { status, body } = await upload(fields, { key })
     expect(status).toBe(422)
     expect(body.error.code).toBe('validation_failed')
     expect(body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(expected)
-    expect(server.engine.keys.get(info.id)!.credits).toBe(1)
+    expect(server.engine.key(info.id)!.credits).toBe(1)
   })
 
   it('JSON body: params as an object, typed values', async () => {

@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngineHandlers } from '../src/main/app-api/engine-handlers'
 import { BatchService } from '../src/main/batches/service'
 import { ApiError } from '../src/main/engine/errors'
-import { PresetStore } from '../src/main/engine/store/presets'
 import { WatchFolders } from '../src/main/watch/config'
 import { WatchStore } from '../src/main/watch/store'
 import { blockPng } from './helpers/cutout'
@@ -82,13 +81,13 @@ describe('an explicit mode=clipping refuses the keys it cannot apply: 422 valida
     ['a main file it does not make', 'primary=compose;variations=compose', ['params.primary', 'params.variations']]
   ]
   it.each(cases)('%s', async (_name, params, fields) => {
-    const { key, info } = server.engine.keys.create({ credits: 1 })
+    const { key, info } = server.engine.createKey({ credits: 1 })
     const { status, body } = await upload({ mode: 'clipping', params }, key)
     expect(status).toBe(422)
     expect(body.error.code).toBe('validation_failed')
     expect(body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(fields)
     for (const d of body.error.details) expect(d.issue).toContain('mode=clipping')
-    expect(server.engine.keys.get(info.id)!.credits).toBe(1) // nothing charged
+    expect(server.engine.key(info.id)!.credits).toBe(1) // nothing charged
   })
 
   it('names the preset a refused key came from', async () => {
@@ -143,7 +142,7 @@ describe('watched folders: the same rule when the folder is saved', () => {
     const dir = tempDir()
     mkdirSync(join(dir, 'in'))
     mkdirSync(join(dir, 'in2'))
-    const folders = new WatchFolders(new WatchStore(server.engine.db), new PresetStore(server.engine.db).lookup)
+    const folders = new WatchFolders(new WatchStore(server.engine.featureDatabase()), server.engine.presetLookup)
     expect(folders.add({ path: join(dir, 'in'), params: 'ecommerce-white' }).request).toMatchObject({
       mode: 'params',
       params: 'ecommerce-white'

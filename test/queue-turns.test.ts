@@ -48,8 +48,8 @@ describe('keys take turns in the queue', () => {
   it("one key's backlog and another key's jobs and the app's own are claimed in turns, each key's jobs in their order", async () => {
     server = await startTestServer({ run: false, concurrency: 1 })
     const s = server
-    const heavy = s.engine.keys.create({ credits: 100 }).key
-    const light = s.engine.keys.create({ credits: 10 }).key
+    const heavy = s.engine.createKey({ credits: 100 }).key
+    const light = s.engine.createKey({ credits: 10 }).key
     const a = [await queue(s, heavy), await queue(s, heavy), await queue(s, heavy), await queue(s, heavy)]
     const b = [await queue(s, light), await queue(s, light)]
     // The app's own job (no key: a batch's or a watched folder's) takes turns as one key.
@@ -58,6 +58,6 @@ describe('keys take turns in the queue', () => {
     const appJob = (app.body as { job_id: string }).job_id
     const order = await claimOrder(s, 7)
     expect(order).toEqual([a[0], b[0], appJob, a[1], b[1], a[2], a[3]])
-    for (const id of order) expect(s.engine.jobs.get(id)!.status).toBe('failed')
+    for (const id of order) expect(s.engine.job(id)!.status).toBe('failed')
   })
 })

@@ -53,7 +53,7 @@ async function expectError(res: Response, status: number, code: string): Promise
   return body
 }
 
-const jobCount = (): number => (server.engine.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n
+const jobCount = (): number => server.engine.jobCount()
 
 describe('POST /v1.0/removebg refusals', () => {
   it.each([
@@ -207,7 +207,7 @@ describe('keys, credits and limits', () => {
   })
 
   it('answers 402 to a key with no credits: no job, nothing fetched, nothing charged', async () => {
-    const { key, info } = server.engine.keys.create({ credits: 0 })
+    const { key, info } = server.engine.createKey({ credits: 0 })
     const [before, hits] = [jobCount(), imageHits]
     await expectError(
       await post(new URLSearchParams({ image_url: `${imageBase}/a.png`, size: 'auto' }), {}, key),
@@ -217,13 +217,13 @@ describe('keys, credits and limits', () => {
     await expectError(await post(form({}), {}, key), 402, 'insufficient_credits')
     expect(jobCount()).toBe(before)
     expect(imageHits).toBe(hits)
-    expect(server.engine.keys.get(info.id)!.credits).toBe(0)
+    expect(server.engine.key(info.id)!.credits).toBe(0)
   })
 
   it("answers 429 with Retry-After when the key's share of the queue is full, as /api/v1 does", async () => {
     const limited = await startTestServer({ run: false, maxQueuedJobs: 4, maxQueuedJobsPerKey: 1 })
     try {
-      const { key } = limited.engine.keys.create({ credits: 10 })
+      const { key } = limited.engine.createKey({ credits: 10 })
       const first = await fetch(limited.url('/api/v1/upload'), {
         method: 'POST',
         headers: { 'X-API-Key': key },
@@ -257,7 +257,7 @@ describe('keys, credits and limits', () => {
 
 describe('GET /v1.0/account', () => {
   it("gives the key's credits in remove.bg's shape", async () => {
-    const { key } = server.engine.keys.create({ credits: 42 })
+    const { key } = server.engine.createKey({ credits: 42 })
     const res = await fetch(server.url('/v1.0/account'), { headers: { 'X-Api-Key': key } })
     expect(res.status).toBe(200)
     expect(await json(res)).toEqual({

@@ -86,7 +86,7 @@ function unzip(bytes: Buffer): Record<string, Buffer> {
 
 describe('POST /v1.0/removebg', () => {
   it("answers the cut-out as PNG bytes with remove.bg's headers (curl -F image_file=@file -F size=auto)", async () => {
-    const { key, info } = server.engine.keys.create({ credits: 1 })
+    const { key, info } = server.engine.createKey({ credits: 1 })
     const { res, bytes } = await removebg(form({ size: 'auto' }), {}, key)
     expect(res.headers.get('content-type')).toBe('image/png')
     expect(res.headers.get('x-type')).toBe('auto')
@@ -100,7 +100,7 @@ describe('POST /v1.0/removebg', () => {
     expect(data[(SCENE.cy * SCENE.width + SCENE.cx) * 4 + 3]).toBeGreaterThan(200)
     expect(data[3]).toBeLessThan(20)
     // The same cost as /api/v1: one credit, taken.
-    expect(server.engine.keys.get(info.id)!.credits).toBe(0)
+    expect(server.engine.key(info.id)!.credits).toBe(0)
   })
 
   it('fetches image_url (curl -F image_url=… -F size=auto) and answers JSON with Accept: application/json', async () => {
@@ -216,7 +216,7 @@ describe('POST /v1.0/removebg', () => {
   })
 
   it('answers 400 unknown_foreground for a photo without a subject, and refunds the credit', async () => {
-    const { key, info } = server.engine.keys.create({ credits: 1 })
+    const { key, info } = server.engine.createKey({ credits: 1 })
     const flat = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 128, g: 128, b: 128 } } })
       .png()
       .toBuffer()
@@ -227,7 +227,7 @@ describe('POST /v1.0/removebg', () => {
     })
     expect(res.status).toBe(400)
     expect((await json(res)).errors[0].code).toBe('unknown_foreground')
-    expect(server.engine.keys.get(info.id)!.credits).toBe(1)
+    expect(server.engine.key(info.id)!.credits).toBe(1)
   })
 })
 
@@ -275,7 +275,7 @@ describe('a client that goes away', () => {
   it('cancels its job and gets its credit back', async () => {
     const idle = await startTestServer({ run: false })
     try {
-      const { key, info } = idle.engine.keys.create({ credits: 1 })
+      const { key, info } = idle.engine.createKey({ credits: 1 })
       const stop = new AbortController()
       const sent = fetch(idle.url('/v1.0/removebg'), {
         method: 'POST',
@@ -285,14 +285,14 @@ describe('a client that goes away', () => {
       }).catch((e: Error) => e)
       let jobId: string | undefined
       while (!jobId) {
-        jobId = (idle.engine.db.prepare('SELECT id FROM jobs').get() as { id: string } | undefined)?.id
+        jobId = idle.engine.jobsOfKey(info.id, null, 1)[0]?.job.id
         await new Promise((r) => setTimeout(r, 20))
       }
-      expect(idle.engine.keys.get(info.id)!.credits).toBe(0)
+      expect(idle.engine.key(info.id)!.credits).toBe(0)
       stop.abort()
       expect(await sent).toBeInstanceOf(Error)
-      while (idle.engine.jobs.get(jobId)!.status !== 'cancelled') await new Promise((r) => setTimeout(r, 20))
-      expect(idle.engine.keys.get(info.id)!.credits).toBe(1)
+      while (idle.engine.job(jobId)!.status !== 'cancelled') await new Promise((r) => setTimeout(r, 20))
+      expect(idle.engine.key(info.id)!.credits).toBe(1)
     } finally {
       await idle.close()
     }

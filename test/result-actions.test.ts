@@ -42,7 +42,7 @@ beforeAll(async () => {
   ;({ http } = await startAppServer(root, engine, batches, {
     host: { effective: { dataDir: join(root, 'data'), outputDir: destination() }, downloads: signedDownloadAddress(engine) }
   }))
-  owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
+  owner = engine.createKey({ credits: null, name: 'owner', admin: true }).key
 
   const photos = join(root, 'photos')
   mkdirSync(join(photos, 'day1'), { recursive: true })

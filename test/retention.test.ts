@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { multipart, startTestServer, type TestServer } from './helpers/engine'
 import { json } from './helpers/http'
 import { tinyPng } from './helpers/fixtures'
+import { withDataFolderDb } from './helpers/data-folder'
 
 let server: TestServer
 beforeAll(async () => {
@@ -28,11 +29,16 @@ async function failedJob(): Promise<string> {
 it('deletes jobs that ended longer ago than the retention time, with their upload; their status is then 404', async () => {
   const old = await failedJob()
   const recent = await failedJob()
-  server.engine.db.prepare('UPDATE jobs SET finished_at = ? WHERE id = ?').run(Date.now() - 120_000, old)
-  expect(existsSync(server.engine.paths.upload(old))).toBe(true)
+  const upload = server.engine.job(old)!.inputPath!
+  // As if it had ended two minutes ago, past the retention time: aged in the data folder's file.
+  const aged = withDataFolderDb(server.dataDir, (db) =>
+    db.prepare('UPDATE jobs SET finished_at = ? WHERE id = ?').run(Date.now() - 120_000, old)
+  )
+  expect(aged.changes).toBe(1)
+  expect(existsSync(upload)).toBe(true)
 
   expect(server.engine.sweep()).toBe(1)
-  expect(existsSync(server.engine.paths.upload(old))).toBe(false)
+  expect(existsSync(upload)).toBe(false)
   const gone = await fetch(server.url(`/api/v1/status?job_id=${old}`), { headers: { 'X-API-Key': server.key } })
   expect(gone.status).toBe(404)
   expect((await json(gone)).error.code).toBe('job_not_found')

@@ -57,7 +57,7 @@ describe('the status of a done job', () => {
     // Deterministic, and given with either delivery mode.
     expect(second.body.uncertainty).toBe(u)
     // Stored with the job: the store's value is what the status rounds.
-    expect(Math.round(server.engine.jobs.get(first.body.job_id)!.uncertainty! * 1000) / 1000).toBe(u)
+    expect(Math.round(server.engine.job(first.body.job_id)!.uncertainty! * 1000) / 1000).toBe(u)
 
     const doc = await json(await fetch(server.url('/api/v1/openapi.json')))
     expect(doc.components.schemas.JobStatus.properties.uncertainty).toMatchObject({ type: 'number', minimum: 0, maximum: 1 })
@@ -130,7 +130,7 @@ describe('batches and watched folders', () => {
   it('a watched folder keeps the score of each done file and lists those to check', async () => {
     const inbox = tempDir('clipdesk-review-watch-')
     const svc = new WatchService({
-      db: server.engine.db,
+      db: server.engine.featureDatabase(),
       processor: engineProcessor(server.engine),
       stableMs: 300,
       pollMs: 30,

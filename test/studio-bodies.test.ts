@@ -49,9 +49,9 @@ describe.skipIf(!REDIS_SERVER)('studio bodies', () => {
     engine.start()
     api = await startHttpServer(engine, { port: 0, studio: coordinator, bodyRateFloor: FLOOR })
     workers = await startWorkerListener(engine, coordinator, { host: '127.0.0.1', port: 0 }, { bodyRateFloor: FLOOR })
-    clientId = engine.keys.create({ credits: null, name: 'client' }).info.id
-    workerKeys.a = engine.keys.create({ credits: null, name: 'worker a', kind: 'worker' }).key
-    workerKeys.b = engine.keys.create({ credits: null, name: 'worker b', kind: 'worker' }).key
+    clientId = engine.createKey({ credits: null, name: 'client' }).info.id
+    workerKeys.a = engine.createKey({ credits: null, name: 'worker a', kind: 'worker' }).key
+    workerKeys.b = engine.createKey({ credits: null, name: 'worker b', kind: 'worker' }).key
   })
   afterAll(async () => {
     await workers?.close()
@@ -162,7 +162,7 @@ describe.skipIf(!REDIS_SERVER)('studio bodies', () => {
       const body = await json(tiny)
       expect(body.error.code).toBe('validation_failed')
       expect(body.error.details).toEqual([{ field: part, issue: '1×1, expected 8×8' }])
-      expect(engine.jobs.get(claim.job_id)?.status).not.toBe('done')
+      expect(engine.job(claim.job_id)?.status).not.toBe('done')
     })
 
     it("one worker sending slowly holds only its share: its second result is refused 503, another worker's is stored", async () => {

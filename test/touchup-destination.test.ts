@@ -48,7 +48,7 @@ beforeAll(async () => {
     idleTimeoutMs: IDLE_MS,
     app: { handlers, engine, files: batchAppFiles(batches), events: appEvents({ engine, batches, address }) }
   })
-  owner = engine.keys.create({ credits: null, name: 'owner', admin: true }).key
+  owner = engine.createKey({ credits: null, name: 'owner', admin: true }).key
   out = join(root, 'out')
   const batch = await batches.create({ request: { mode: 'clipping', output_format: 'png', params: null }, destination: out })
   await batches.add(batch.id, [{ bytes: await scenePng(), rel_path: 'ball.png' }])

@@ -14,6 +14,7 @@ import { WatchService } from '../src/main/watch/service'
 import { tempDir } from './helpers/engine'
 import { sceneJpeg, scenePng } from './helpers/fixtures'
 import { filesUnder, waitFor } from './helpers/watch'
+import { withDataFolderDb } from './helpers/data-folder'
 
 /** A tiny PNG with a real alpha channel (a disc), distinct for each `n`: `alpha=keep` skips the model. */
 async function discPng(n: number): Promise<Buffer> {
@@ -28,7 +29,7 @@ function startBoth(dataDir: string): { engine: Engine; svc: WatchService } {
   const engine = new Engine({ dataDir })
   engine.start()
   const svc = new WatchService({
-    db: engine.db,
+    db: engine.featureDatabase(),
     processor: engineProcessor(engine),
     stableMs: 300,
     pollMs: 30,
@@ -39,10 +40,14 @@ function startBoth(dataDir: string): { engine: Engine; svc: WatchService } {
 }
 
 function watchJobs(engine: Engine): { source: string; status: string }[] {
-  return engine.db.prepare("SELECT source, status FROM jobs WHERE source LIKE 'watch/%' ORDER BY seq").all() as {
-    source: string
-    status: string
-  }[]
+  return withDataFolderDb(
+    engine.options.dataDir,
+    (db) =>
+      db.prepare("SELECT source, status FROM jobs WHERE source LIKE 'watch/%' ORDER BY seq").all() as {
+        source: string
+        status: string
+      }[]
+  )
 }
 
 it('cuts out dropped photos, survives a stop mid-job, and lists then recovers a bad file', async () => {
@@ -158,7 +163,7 @@ it('writes the primary variation of a preset only, every named variation when th
     expect([meta.width, meta.height]).toEqual([2000, 2000]) // the shadowed composite, the preset's primary
     expect(filesUnder(join(named, 'clipdesk-out'))).toEqual(['disc.cut-out.png', 'disc.with-shadow.png'])
     // The API still lists every variation the job made.
-    expect(engine.db.prepare('SELECT count(*) AS n FROM results').get()).toMatchObject({ n: 6 })
+    expect(withDataFolderDb(engine.options.dataDir, (db) => db.prepare('SELECT count(*) AS n FROM results').get())).toMatchObject({ n: 6 })
   } finally {
     await svc.stop()
     await engine.stop()
@@ -182,8 +187,8 @@ it("the activity line describes the file written: a shadow on beige as JPG carri
     await waitFor('ball.png done', () => svc.view(id)!.counts.done === 1)
     expect(filesUnder(join(inbox, 'clipdesk-out'))).toEqual(['ball.with-shadow.jpg'])
     // The job flattened its (unwritten) cut-out onto white for JPG; the API says so, the activity does not.
-    const job = engine.db.prepare("SELECT id FROM jobs WHERE source LIKE 'watch/%'").get() as { id: string }
-    expect(engine.jobs.get(job.id)!.warnings.clipping).toEqual(['the clipping variation was flattened onto white: jpg has no transparency'])
+    const job = withDataFolderDb(data, (db) => db.prepare("SELECT id FROM jobs WHERE source LIKE 'watch/%'").get() as { id: string })
+    expect(engine.job(job.id)!.warnings.clipping).toEqual(['the clipping variation was flattened onto white: jpg has no transparency'])
     const line = svc.view(id)!.recent.find((a) => a.kind === 'done')!
     expect(line).toMatchObject({ rel_path: 'ball.png', message: '→ ball.with-shadow.jpg' })
   } finally {

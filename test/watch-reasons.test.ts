@@ -28,7 +28,7 @@ afterAll(async () => {
 
 function service(): WatchService {
   const svc = new WatchService({
-    db: engine.db,
+    db: engine.featureDatabase(),
     processor: engineProcessor(engine),
     stableMs: 300,
     pollMs: 30,

@@ -24,6 +24,7 @@ import { SCENE, scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
 import { address } from './helpers/batches'
 import { filesUnder, waitFor } from './helpers/watch'
+import { withDataFolderDb } from './helpers/data-folder'
 
 const { width, height } = SCENE
 /** A background rectangle (right of the ball) marked keep, and the ball's middle marked remove: [x, y, w, h]. */
@@ -72,7 +73,7 @@ beforeAll(() => {
   engine.start()
   batches = new BatchService(engine)
   watch = new WatchService({
-    db: engine.db,
+    db: engine.featureDatabase(),
     processor: engineProcessor(engine),
     stableMs: 300,
     pollMs: 30,
@@ -90,9 +91,10 @@ afterAll(async () => {
 
 /** The watch's own jobs (submitted as `watch/…`); a touch-up's job is not one of them. */
 function watchJobs(): string[] {
-  return (engine.db.prepare("SELECT source FROM jobs WHERE source LIKE 'watch/%' ORDER BY seq").all() as { source: string }[]).map(
-    (j) => j.source
-  )
+  return withDataFolderDb(
+    engine.options.dataDir,
+    (db) => db.prepare("SELECT source FROM jobs WHERE source LIKE 'watch/%' ORDER BY seq").all() as { source: string }[]
+  ).map((j) => j.source)
 }
 
 describe('touch-up of a watched folder file', () => {

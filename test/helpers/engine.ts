@@ -29,7 +29,7 @@ export async function startTestServer(opts: Partial<EngineOptions> & { run?: boo
   const engine = new Engine({ ...opts, dataDir })
   if (opts.run !== false) engine.start()
   const http = await startHttpServer(engine, { port: 0 })
-  const { key } = engine.keys.create({ credits: null })
+  const { key } = engine.createKey({ credits: null })
   return {
     engine,
     http,

@@ -53,14 +53,14 @@ export interface EngineSeams {
  */
 export class Engine extends EngineFacade {
   readonly options: ResolvedEngineOptions
-  /** The data folder's layout. @internal Public for the tests (and benches) that set up or inspect a data folder; code outside `src/main/engine` uses the facade's methods instead. */
-  readonly paths: DataPaths
-  /** The data folder's database. @internal Public for the tests (and benches) that set up or inspect a data folder; code outside `src/main/engine` uses the facade's methods instead. */
-  readonly db: Db
-  /** The durable queue and each job's results. @internal Public for the tests (and benches) that set up or inspect a data folder; code outside `src/main/engine` uses the facade's methods instead. */
-  readonly jobs: JobStore
-  /** API keys and their credits. @internal Public for the tests (and benches) that set up or inspect a data folder; code outside `src/main/engine` uses the facade's methods instead. */
-  readonly keys: KeyStore
+  /** The data folder's layout. */
+  protected readonly paths: DataPaths
+  /** The data folder's database. */
+  protected readonly db: Db
+  /** The durable queue and each job's results. */
+  protected readonly jobs: JobStore
+  /** API keys and their credits. */
+  protected readonly keys: KeyStore
   /** Built-in and user presets (parameter sets by name). */
   protected readonly presets: PresetStore
   /** Each job's parameter set, resolved at upload. */
@@ -72,8 +72,8 @@ export class Engine extends EngineFacade {
   protected readonly sandbox: DecodeSandbox
   /** Built-in and added models, the default model and the device setting. */
   protected readonly models: ModelRegistry
-  /** The resident model session (one at a time). @internal Public for the tests (and benches) that set up or inspect a data folder; code outside `src/main/engine` uses the facade's methods instead. */
-  readonly modelPool: ModelPool
+  /** The resident model session (one at a time). */
+  protected readonly modelPool: ModelPool
   /** List, add, remove, default, device, test run (CLI, IPC). */
   readonly modelService: ModelService
   private readonly scheduler: Dispatcher

@@ -3,13 +3,12 @@
  * as methods named for the need: a key, a job, the counts, the presets, a signed address, a
  * place in the data folder. Callers outside `src/main/engine` use these rather than the stores,
  * so that a store can change shape without touching them. Each is a thin delegation; the
- * stores themselves are the `Engine`'s (this class only declares what it reads of them); the
- * protected ones are reached only through these methods, the public ones (`paths`, `db`,
- * `jobs`, `keys`, `modelPool`) are public for tests that set up or inspect a data folder only.
+ * stores themselves are the `Engine`'s (this class only declares what it reads of them), all
+ * protected: outside the engine, tests included, they are reached only through these methods.
  */
 import { EventEmitter } from 'node:events'
 import { join } from 'node:path'
-import type { Mode } from '../../shared/api'
+import type { JobStatus, Mode } from '../../shared/api'
 import type { ErrorDetail } from '../../shared/errors'
 import type { ParamValues } from '../../shared/params'
 import type { JobParams } from '../../shared/params-types'
@@ -33,17 +32,17 @@ import type { MaskCache } from './store/mask-cache'
 import type { PresetStore } from './store/presets'
 
 export abstract class EngineFacade extends EventEmitter<EngineEvents> {
-  abstract readonly paths: DataPaths
-  abstract readonly db: Db
-  abstract readonly jobs: JobStore
-  abstract readonly keys: KeyStore
+  protected abstract readonly paths: DataPaths
+  protected abstract readonly db: Db
+  protected abstract readonly jobs: JobStore
+  protected abstract readonly keys: KeyStore
   protected abstract readonly presets: PresetStore
   protected abstract readonly signer: ResultSigner
   protected abstract readonly sandbox: DecodeSandbox
   protected abstract readonly jobParams: JobParamsStore
   protected abstract readonly maskCache: MaskCache
   protected abstract readonly models: ModelRegistry
-  abstract readonly modelPool: ModelPool
+  protected abstract readonly modelPool: ModelPool
 
   // ── keys ────────────────────────────────────────────────────────────────────────────────
 
@@ -122,6 +121,14 @@ export abstract class EngineFacade extends EventEmitter<EngineEvents> {
   /** One key's jobs, newest first, queued before `beforeSeq` (null: from the newest), at most `limit`, each with its cursor. */
   jobsOfKey(keyId: string, beforeSeq: number | null, limit: number): { job: JobRecord; seq: number }[] {
     return this.jobs.pageForKey(keyId, beforeSeq, limit)
+  }
+
+  /**
+   * How many jobs have this status, of every key (the app's own too); without one, how many
+   * jobs there are. Jobs swept after the retention time are not counted.
+   */
+  jobCount(status?: JobStatus): number {
+    return status === undefined ? this.jobs.count() : this.jobs.countByStatus(status)
   }
 
   /** How many jobs are queued, of every key. */

@@ -26,8 +26,8 @@ export function sampleImage(): SegmentInput {
 
 export class ModelService {
   constructor(
-    readonly registry: ModelRegistry,
-    readonly pool: ModelPool
+    private readonly registry: ModelRegistry,
+    private readonly pool: ModelPool
   ) {}
 
   list(): ModelInfo[] {

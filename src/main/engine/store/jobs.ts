@@ -163,6 +163,11 @@ export class JobStore {
     return row ? toRecord(row) : null
   }
 
+  /** How many jobs there are, of every status. */
+  count(): number {
+    return Number((prepared(this.db, 'SELECT count(*) AS n FROM jobs').get() as { n: number }).n)
+  }
+
   countByStatus(status: JobStatus): number {
     return Number((prepared(this.db, 'SELECT count(*) AS n FROM jobs WHERE status = ?').get(status) as { n: number }).n)
   }
