@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
-import { ACCEPTED_MIME_TYPES, MODES, type Mode, type UploadAccepted, type UploadFields } from '../../../shared/api'
+import { MODES, type Mode, type UploadAccepted, type UploadFields } from '../../../shared/api'
+import { ACCEPTED_MIME_TYPES } from '../../../shared/image-types'
 import { validateUpload, type UploadRequest } from '../../../shared/upload'
 import { explainProblem } from '../../../shared/explain'
 import { jobMode } from '../../../shared/params-mode'
@@ -64,7 +65,7 @@ async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDe
   // `application/octet-stream` says "bytes of some kind" (what curl and many clients send for a
   // file they do not know): not a claim to check, the bytes are sniffed either way.
   const declared = file.mimeType?.toLowerCase() ?? null
-  if (declared !== null && declared !== 'application/octet-stream' && !(ACCEPTED_MIME_TYPES as readonly string[]).includes(declared)) {
+  if (declared !== null && declared !== 'application/octet-stream' && !ACCEPTED_MIME_TYPES.includes(declared)) {
     throw new ApiError('validation_failed', 'The file type is not supported.', {
       details: [{ field: 'file', issue: `MIME type ${file.mimeType} is not one of ${ACCEPTED_MIME_TYPES.join(', ')}` }]
     })
