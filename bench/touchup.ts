@@ -93,13 +93,11 @@ export async function main(args: string[]): Promise<number> {
   try {
     for (const file of files) {
       const bytes = await readFile(file)
-      const res = await engine.upload({
-        fields: { output_format: 'png' },
-        file: { bytes, mimeType: null, filename: basename(file) },
-        keyId: null
-      })
-      if (!('job_id' in res.body)) throw new Error(`${file}: ${res.body.error.message}`)
-      const jobId = res.body.job_id
+      const { job_id: jobId } = await engine
+        .upload({ fields: { output_format: 'png' }, file: { bytes, mimeType: null, filename: basename(file) }, keyId: null })
+        .catch((err: Error) => {
+          throw new Error(`${file}: ${err.message}`)
+        })
       await ends.wait(jobId)
       const job = engine.job(jobId)!
       if (job.status !== 'done') throw new Error(`${file}: the job ended ${job.status}: ${job.errorMessage ?? ''}`)

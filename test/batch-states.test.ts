@@ -17,6 +17,7 @@ import { scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
 import { readOnlyFolder } from './helpers/read-only'
 import { CLIPPING, address, settled, until } from './helpers/batches'
+import { ERROR_STATUS } from '../src/shared/errors'
 
 let root: string
 let engine: Engine
@@ -54,7 +55,7 @@ describe('the destination, checked once before anything is sent', () => {
   ])('refuses %s with 422 and the reason in plain words', async (_name, dest, message) => {
     writeFileSync(join(root, 'a-file'), 'a file')
     const err = await refusal(service.create({ request: CLIPPING, destination: dest() }))
-    expect(err.status).toBe(422)
+    expect(ERROR_STATUS[err.code]).toBe(422)
     expect(err.code).toBe('validation_failed')
     expect(err.message).toBe(message())
     expect(err.details?.[0]).toEqual({ field: 'destination', issue: message() })
@@ -159,7 +160,7 @@ describe('retry', () => {
     expect(item.error).toBe('This JPEG is damaged: it ends early (the file was cut short)')
     rmSync(engine.job(item.job_id!)!.inputPath!, { force: true }) // swept after the retention time
     const err = await refusal(service.retry({ batch_id: batch.id, item_id: item.id }))
-    expect(err.status).toBe(404)
+    expect(ERROR_STATUS[err.code]).toBe(404)
     expect(err.code).toBe('not_found')
     expect(err.message).toBe(
       'This file cannot be retried: the uploaded original is no longer kept (uploads are kept for the retention time). Add it to a batch again.'

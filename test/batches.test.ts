@@ -126,7 +126,7 @@ describe('batches on a real engine', () => {
       file: { bytes: png, mimeType: 'image/png' },
       keyId: null
     })
-    const jobId = (uploaded.body as { job_id: string }).job_id
+    const jobId = uploaded.job_id
     const added = await service.add(batch.id, [
       { job_id: jobId, rel_path: '../up/ball.png' },
       { path: join(dir, 'a.jpg') },

@@ -157,7 +157,7 @@ describe('batches', () => {
       .png()
       .toBuffer()
     const res = await engine.upload({ fields: { output_format: 'png' }, file: { bytes, mimeType: 'image/png' }, keyId: null })
-    const jobId = (res.body as { job_id: string }).job_id
+    const jobId = res.job_id
     await waitFor('the job done', () => engine.job(jobId)?.status === 'done')
     const dest = join(root, 'dest2')
     const batch = await service.create({

@@ -15,6 +15,7 @@ import { WatchStore } from '../src/main/watch/store'
 import { blockPng } from './helpers/cutout'
 import { multipart, startTestServer, tempDir, type TestServer } from './helpers/engine'
 import { json } from './helpers/http'
+import { ERROR_STATUS } from '../src/shared/errors'
 
 let server: TestServer
 let png: Buffer
@@ -155,7 +156,7 @@ describe('watched folders: the same rule when the folder is saved', () => {
     }
     expect(refusal).toBeInstanceOf(ApiError)
     expect((refusal as ApiError).code).toBe('validation_failed')
-    expect((refusal as ApiError).status).toBe(422)
+    expect(ERROR_STATUS[(refusal as ApiError).code]).toBe(422)
     expect((refusal as ApiError).details!.map((d) => d.field).sort()).toEqual(['params.background', 'params.primary', 'params.shadow'])
   })
 })
@@ -169,7 +170,7 @@ describe('batches: the same rule when the batch is created', () => {
       .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ApiError)
     expect((err as ApiError).code).toBe('validation_failed')
-    expect((err as ApiError).status).toBe(422)
+    expect(ERROR_STATUS[(err as ApiError).code]).toBe(422)
     expect((err as ApiError).details).toEqual([
       { field: 'params.background', issue: expect.stringContaining('does not apply to mode=clipping') }
     ])

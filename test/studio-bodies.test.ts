@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Engine } from '../src/main/engine/engine'
+import { ApiError } from '../src/main/engine/errors'
 import { startHttpServer, type HttpListener } from '../src/main/http/server'
 import { startWorkerListener } from '../src/main/http/worker-listener'
 import type { StudioCoordinator } from '../src/main/studio/coordinator'
@@ -62,13 +63,19 @@ describe.skipIf(!REDIS_SERVER)('studio bodies', () => {
   })
 
   const newJob = async (): Promise<string> => {
-    let answer: Awaited<ReturnType<Engine['upload']>> | null = null
+    let jobId: string | null = null
     // The coordinator takes uploads once it has seen Redis answer.
     await waitFor('the coordinator to take an upload', async () => {
-      answer = await engine.upload({ fields: {}, file: { bytes: await tinyPng(), mimeType: 'image/png' }, keyId: clientId })
-      return answer.status === 202
+      const accepted = await engine
+        .upload({ fields: {}, file: { bytes: await tinyPng(), mimeType: 'image/png' }, keyId: clientId })
+        .catch((err: unknown) => {
+          if (err instanceof ApiError) return null
+          throw err
+        })
+      jobId = accepted?.job_id ?? null
+      return jobId !== null
     })
-    return (answer!.body as { job_id: string }).job_id
+    return jobId!
   }
 
   const studioHead = (port: number, path: string, key: string, extra: string, token?: string): string =>

@@ -34,13 +34,11 @@ afterAll(async () => {
 
 describe('the touch-up preview and the model session', () => {
   it('opening the editor loads the session the pool let go, without running the model for the preview', { timeout: 240_000 }, async () => {
-    const res = await engine.upload({
+    const { job_id: jobId } = await engine.upload({
       fields: { output_format: 'png' },
       file: { bytes: await scenePng(), mimeType: 'image/png', filename: 'ball.png' },
       keyId: null
     })
-    if (!('job_id' in res.body)) throw new Error(res.body.error.message)
-    const jobId = res.body.job_id
     const ends = new JobEnds(engine)
     try {
       await ends.wait(jobId)

@@ -25,6 +25,7 @@ import { tempDir } from './helpers/engine'
 import { address } from './helpers/batches'
 import { filesUnder, waitFor } from './helpers/watch'
 import { withDataFolderDb } from './helpers/data-folder'
+import { ERROR_STATUS } from '../src/shared/errors'
 
 const { width, height } = SCENE
 /** A background rectangle (right of the ball) marked keep, and the ball's middle marked remove: [x, y, w, h]. */
@@ -202,7 +203,7 @@ describe('touch-up of a watched folder file', () => {
     const expectRefused = async (call: Promise<unknown>, code: string, status: number, field?: string): Promise<void> => {
       const err = await refusal(call)
       expect(err, `expected ${code}`).toBeInstanceOf(ApiError)
-      expect([err!.code, err!.status]).toEqual([code, status])
+      expect([err!.code, ERROR_STATUS[err!.code]]).toEqual([code, status])
       if (field) expect(err!.details?.[0]?.field).toBe(field)
     }
     // Unknown folder, unknown file, a file of another folder.

@@ -17,22 +17,6 @@ export type DeliveryMode = (typeof DELIVERY_MODES)[number]
 export const VARIATIONS = ['clipping', 'background', 'compose', 'shadowTop', 'mask'] as const
 export type Variation = (typeof VARIATIONS)[number]
 
-/** MIME types accepted for `file` (seed §2.1). */
-export const ACCEPTED_MIME_TYPES = [
-  'image/png',
-  'image/jpeg',
-  'image/webp',
-  'image/gif',
-  'image/avif',
-  'image/tiff',
-  'image/x-tiff',
-  'application/tiff',
-  'image/vnd.adobe.photoshop',
-  'application/vnd.adobe.photoshop',
-  'image/svg+xml'
-] as const
-export type AcceptedMimeType = (typeof ACCEPTED_MIME_TYPES)[number]
-
 export const JOB_STATUSES = ['queued', 'fetching', 'segmenting', 'pending_compose', 'encoding', 'done', 'failed', 'cancelled'] as const
 export type JobStatus = (typeof JOB_STATUSES)[number]
 

@@ -1,8 +1,9 @@
 /**
  * The one list of file endings taken as images: what a dropped folder, `clipdesk process` and a
  * watched folder send to the engine, what the renderer offers and labels "not an image", and the
- * MIME type a browser upload is sent with when the browser knows none. A file named on its own
- * is always tried whatever its ending: the engine reads what it really is (its bytes).
+ * MIME type a browser upload is sent with when the browser knows none; and the MIME types an
+ * upload may declare (`ACCEPTED_MIME_TYPES`). A file named on its own is always tried whatever
+ * its ending: the engine reads what it really is (its bytes).
  * No Node, no DOM.
  */
 
@@ -20,6 +21,18 @@ export const IMAGE_TYPES: Readonly<Record<string, string>> = {
   psd: 'image/vnd.adobe.photoshop',
   svg: 'image/svg+xml'
 }
+
+/** Other names clients send for some of those types, accepted as the type itself. */
+const MIME_ALIASES: Readonly<Record<string, readonly string[]>> = {
+  'image/tiff': ['image/x-tiff', 'application/tiff'],
+  'image/vnd.adobe.photoshop': ['application/vnd.adobe.photoshop']
+}
+
+/** The MIME types accepted for an uploaded `file` (docs/api.md §6.2): each image type, then its other names. */
+export const ACCEPTED_MIME_TYPES: readonly string[] = [...new Set(Object.values(IMAGE_TYPES))].flatMap((type) => [
+  type,
+  ...(MIME_ALIASES[type] ?? [])
+])
 
 /** The endings with their dot, as `path.extname` gives them: `.png`, `.jpg`, … */
 export const IMAGE_EXTENSIONS: readonly string[] = Object.keys(IMAGE_TYPES).map((e) => `.${e}`)

@@ -3,7 +3,8 @@ import { basename } from 'node:path'
 import type { StatusResponse, UploadResponse } from '../../shared/api'
 import type { IpcHandlers, IpcUploadRequest } from '../../shared/ipc'
 import { ApiError } from '../engine/errors'
-import { errorResponse, type Engine } from '../engine/engine'
+import type { Engine } from '../engine/engine'
+import { errorAnswer, statusAnswer, uploadAnswer } from './answers'
 import type { UploadInput } from '../engine/intake/upload'
 import { createModelHandlers, type ModelHandlers } from './models'
 import { createPresetHandlers, type PresetHandlers } from './presets'
@@ -53,15 +54,13 @@ export function createEngineHandlers(engine: Engine, watch: WatchService | null 
         if (typeof request !== 'object' || request === null) throw new ApiError('malformed_request', 'The request must be an object.')
         const { file: _file, ...fields } = request
         const file = await fileOf(request, engine.options.maxUploadBytes)
-        const { status, body } = await engine.upload(file ? { fields, file, keyId: null } : { fields, keyId: null })
-        return { status, body }
+        return await uploadAnswer(engine, file ? { fields, file, keyId: null } : { fields, keyId: null })
       } catch (err) {
-        const { status, body } = errorResponse(err)
-        return { status, body }
+        return errorAnswer(err)
       }
     },
     async status(jobId: string): Promise<StatusResponse> {
-      return engine.status(jobId, resultAddress)
+      return statusAnswer(engine, jobId, resultAddress)
     },
     ...createPresetHandlers(engine),
     ...createWatchHandlers(watch),

@@ -1,8 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { JOB_ID_PATTERN, type StatusResponse, type UploadResponse, type Variation } from '../../shared/api'
+import { JOB_ID_PATTERN, type JobStatusBody, type UploadAccepted, type Variation } from '../../shared/api'
 import { ApiError, JobFailure } from './errors'
-import { errorResponse } from './error-response'
 import { healthBody, type HealthBody } from './health'
 import { EngineFacade } from './facade'
 import { acceptUpload, admitKey, type UploadInput } from './intake/upload'
@@ -31,12 +30,11 @@ import { PresetStore } from './store/presets'
 import { getOrCreateSecret } from './store/meta'
 import { RunLock } from './store/run-lock'
 
-/** After a failed model load, uploads are refused (503) for this long, then a job tries again. */
+/** After a failed model load, uploads are refused (`unavailable`) for this long, then a job tries again. */
 const MODEL_RETRY_MS = 60_000
 /** How often finished jobs past the retention time are swept. */
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000
 
-export { errorResponse } from './error-response'
 export type { HealthBody, HealthSession } from './health'
 export type { EngineEvents, JobEvent } from './events'
 
@@ -77,7 +75,7 @@ export class Engine extends EngineFacade {
   /** List, add, remove, default, device, test run (CLI, IPC). */
   readonly modelService: ModelService
   private readonly scheduler: Dispatcher
-  /** The last failure to load each model (by name), and when; its uploads answer 503 for a minute after it. */
+  /** The last failure to load each model (by name), and when; its uploads are refused (`unavailable`) for a minute after it. */
   private readonly modelErrors = new Map<string, { error: Error; at: number }>()
   private sweepTimer: NodeJS.Timeout | null = null
   private started = false
@@ -137,7 +135,7 @@ export class Engine extends EngineFacade {
 
   /**
    * Deletes jobs that ended more than the retention time ago, with their upload and results
-   * (docs/api.md). Their status then answers 404.
+   * (docs/api.md). Their status is then `job_not_found`.
    */
   sweep(now = Date.now()): number {
     const ids = this.jobs.finishedBefore(now - this.options.retentionMs)
@@ -164,57 +162,52 @@ export class Engine extends EngineFacade {
     this.runLock = null
   }
 
-  /** Throws 402/429/503 when this key could not start a job now: checked before an upload's body is read. */
+  /** Throws `insufficient_credits`, `rate_limited` or `unavailable` when this key could not start a job now: checked before an upload's body is read. */
   admit(keyId: string | null): void {
     admitKey({ jobs: this.jobs, keys: this.keys, options: this.options }, keyId)
   }
 
-  async upload(input: UploadInput): Promise<UploadResponse & { headers?: Record<string, string> }> {
-    try {
-      const body = await acceptUpload(
-        {
-          db: this.db,
-          jobs: this.jobs,
-          keys: this.keys,
-          presets: this.presets,
-          jobParams: this.jobParams,
-          paths: this.paths,
-          options: this.options,
-          assertKnownModel: (model) => this.assertKnownModel(model),
-          assertAvailable: (model) => this.assertAvailable(model),
-          probe: (bytes) => this.sandbox.probe(bytes)
-        },
-        input
-      )
-      this.changed(body.job_id)
-      this.scheduler.wake()
-      return { status: 202, body }
-    } catch (err) {
-      return errorResponse(err)
-    }
+  /** Takes an upload as a queued job; throws the `ApiError` it is refused with. */
+  async upload(input: UploadInput): Promise<UploadAccepted> {
+    const body = await acceptUpload(
+      {
+        db: this.db,
+        jobs: this.jobs,
+        keys: this.keys,
+        presets: this.presets,
+        jobParams: this.jobParams,
+        paths: this.paths,
+        options: this.options,
+        assertKnownModel: (model) => this.assertKnownModel(model),
+        assertAvailable: (model) => this.assertAvailable(model),
+        probe: (bytes) => this.sandbox.probe(bytes)
+      },
+      input
+    )
+    this.changed(body.job_id)
+    this.scheduler.wake()
+    return body
   }
 
-  /** The status of a job. `address` turns results into fetchable addresses for this transport. */
-  status(jobId: unknown, address: ResultAddress): StatusResponse {
+  /**
+   * The status of a job (with `error` once it failed or was cancelled); throws `validation_failed`
+   * for a job id missing or malformed and `job_not_found` for an unknown one. `address` turns
+   * results into fetchable addresses for this transport.
+   */
+  status(jobId: unknown, address: ResultAddress): JobStatusBody {
     if (typeof jobId !== 'string' || jobId === '') {
-      return errorResponse(
-        new ApiError('validation_failed', 'The query parameter job_id is required.', {
-          details: [{ field: 'job_id', issue: 'missing' }]
-        })
-      )
+      throw new ApiError('validation_failed', 'The query parameter job_id is required.', {
+        details: [{ field: 'job_id', issue: 'missing' }]
+      })
     }
     if (!JOB_ID_PATTERN.test(jobId)) {
-      return errorResponse(
-        new ApiError('validation_failed', 'job_id is not a job id.', {
-          details: [{ field: 'job_id', issue: 'expected a job id as returned by the upload (a UUID)' }]
-        }),
-        jobId
-      )
+      throw new ApiError('validation_failed', 'job_id is not a job id.', {
+        details: [{ field: 'job_id', issue: 'expected a job id as returned by the upload (a UUID)' }]
+      })
     }
     const job = this.jobs.get(jobId)
-    if (!job) return errorResponse(new ApiError('job_not_found', `No job with id ${jobId}.`), jobId)
-    const body = statusBody(job, this.jobs.results(jobId), address, this.options.retentionMs, this.jobParams.get(jobId)?.primary)
-    return { status: body.error ? 500 : 200, body }
+    if (!job) throw new ApiError('job_not_found', `No job with id ${jobId}.`)
+    return statusBody(job, this.jobs.results(jobId), address, this.options.retentionMs, this.jobParams.get(jobId)?.primary)
   }
 
   /** A finished result's file, for serving it. */
@@ -252,7 +245,7 @@ export class Engine extends EngineFacade {
 
   /**
    * The session of `model` (null: the default). A failure to load a model also makes uploads
-   * that would use it answer 503 for a minute; the job itself fails `model_unavailable`.
+   * that would use it refused (`unavailable`) for a minute; the job itself fails `model_unavailable`.
    */
   private async segmenter(model: string | null | undefined): Promise<Segmenter> {
     const name = model || this.models.defaultModel()
@@ -279,7 +272,7 @@ export class Engine extends EngineFacade {
     const failed = this.modelErrors.get(name)
     if (failed && Date.now() - failed.at < MODEL_RETRY_MS) {
       throw new ApiError('unavailable', `The segmentation model ${name} could not be loaded: ${failed.error.message}`, {
-        headers: { 'Retry-After': '60' }
+        retryAfterSeconds: 60
       })
     }
   }

@@ -1,6 +1,6 @@
-import { ERROR_STATUS, type ErrorCode, type ErrorDetail, type FailureReason } from '../../shared/errors'
+import type { ErrorCode, ErrorDetail, FailureReason } from '../../shared/errors'
 
-/** Details kept in an error body: enough to fix a request, never megabytes of them. */
+/** Details an error keeps: enough to fix a request, never megabytes of them. */
 export const MAX_ERROR_DETAILS = 20
 
 /** The first `MAX_ERROR_DETAILS` details, plus one saying how many more there were. */
@@ -14,26 +14,36 @@ export function capDetails(details: ErrorDetail[]): ErrorDetail[] {
 }
 
 /**
- * An error the API answers with: a code from the shared table, a human message and optional
- * per-field details. Thrown anywhere in the engine; mapped to `{status, body}` in one place.
+ * The API's error, by code: a code from the shared table, a human message, optional per-field
+ * details, how long to wait before asking again, and for a method refused the methods taken.
+ * Thrown anywhere in the engine, the features and the app API; each transport says it in its
+ * own terms (`app-api/answers.ts`, `http/error-response.ts`).
  */
 export class ApiError extends Error {
   readonly code: ErrorCode
   readonly details?: ErrorDetail[]
-  /** Extra response headers, e.g. Retry-After for 429/503. */
-  readonly headers?: Record<string, string>
+  /** How many seconds to wait before asking again (busy, a full queue, a key's share spent, a job held). */
+  readonly retryAfterSeconds?: number
+  /** With `method_not_allowed`: the methods the path takes (`['GET', 'POST']`). */
+  readonly allowedMethods?: readonly string[]
 
-  constructor(code: ErrorCode, message: string, opts: { details?: ErrorDetail[]; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { details?: ErrorDetail[]; retryAfterSeconds?: number; allowedMethods?: readonly string[] } = {}
+  ) {
     super(message)
     this.name = 'ApiError'
     this.code = code
     this.details = opts.details && capDetails(opts.details)
-    this.headers = opts.headers
+    this.retryAfterSeconds = opts.retryAfterSeconds
+    this.allowedMethods = opts.allowedMethods
   }
+}
 
-  get status(): number {
-    return ERROR_STATUS[this.code]
-  }
+/** Any thrown error as the API's error: itself, or `internal_error` with a message that tells nothing of it. */
+export function asApiError(err: unknown): ApiError {
+  return err instanceof ApiError ? err : new ApiError('internal_error', 'An unexpected error occurred.')
 }
 
 /**

@@ -166,7 +166,7 @@ export abstract class EngineFacade extends EventEmitter<EngineEvents> {
     return paramsProblems(this.presets, mode, params)
   }
 
-  /** Saves a user preset (checked: 422 naming the field). */
+  /** Saves a user preset (checked: `validation_failed` naming the field). */
   savePreset(request: PresetSaveRequest): PresetInfo {
     return this.presets.save(request)
   }

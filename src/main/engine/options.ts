@@ -17,9 +17,9 @@ export interface EngineOptions {
    * model's runs are short (many cores), docs/pipeline.md "Using the cores"
    */
   concurrency?: number
-  /** @default 10_000 waiting jobs; more → 503 */
+  /** @default 10_000 waiting jobs; more → `unavailable` */
   maxQueuedJobs?: number
-  /** Waiting jobs of one API key; more → 429, so that other keys still get in. @default a quarter of `maxQueuedJobs` */
+  /** Waiting jobs of one API key; more → `rate_limited`, so that other keys still get in. @default a quarter of `maxQueuedJobs` */
   maxQueuedJobsPerKey?: number
   /** @default 50 MB */
   maxUploadBytes?: number

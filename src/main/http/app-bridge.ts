@@ -20,6 +20,7 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { extname, join, resolve } from 'node:path'
+import { imageMimeOf } from '../../shared/image-types'
 import { IPC_METHODS, type IpcHandlers, type IpcMethod } from '../../shared/ipc'
 import { isPreviewKind } from '../../shared/previews'
 import type { AppEvents, AppFiles, PreviewAddress } from '../app-api/files'
@@ -52,16 +53,14 @@ const KEEPALIVE_PROBE_MS = 15_000
 /** The renderer in a browser: only its own files, no inline scripts, no framing. */
 export const RENDERER_CSP = rendererCsp()
 
+/** The renderer's files that are not images; an image's type is the one list's (`shared/image-types.ts`). */
 const STATIC_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
   '.ico': 'image/x-icon',
   '.json': 'application/json; charset=utf-8',
-  '.woff2': 'font/woff2',
-  '.webp': 'image/webp'
+  '.woff2': 'font/woff2'
 }
 
 const FILE_PATH = /^\/api\/app\/files\/([0-9a-f-]{36})\/([a-z-]+)$/
@@ -206,7 +205,7 @@ async function serveStatic(root: string, path: string, res: ServerResponse): Pro
   const info = await stat(target).catch(() => null)
   if (!info?.isFile()) return false
   res.writeHead(200, {
-    'Content-Type': STATIC_TYPES[extname(target).toLowerCase()] ?? 'application/octet-stream',
+    'Content-Type': STATIC_TYPES[extname(target).toLowerCase()] ?? imageMimeOf(target) ?? 'application/octet-stream',
     'Content-Length': info.size,
     'Cache-Control': 'no-cache',
     'Content-Security-Policy': RENDERER_CSP,

@@ -7,7 +7,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { ApiError } from '../engine/errors'
-import { errorResponse, type Engine } from '../engine/engine'
+import type { Engine } from '../engine/engine'
+import { errorResponse } from './error-response'
 import { BadKeyLimiter, limiterClient } from './guard'
 import { enforceHeaderDeadline } from './header-deadline'
 import { discardRest, rememberSocket } from './read-body'
@@ -41,7 +42,7 @@ export function keyCheck(engine: Engine): Authenticate {
     }
     if (wait > 0) {
       throw new ApiError('rate_limited', 'Too many requests with a bad API key; wait before trying again.', {
-        headers: { 'Retry-After': String(wait) }
+        retryAfterSeconds: wait
       })
     }
     limiter.fail(client)
@@ -54,7 +55,7 @@ export function methodCheck(req: IncomingMessage, path: string): (methods: strin
   const method = req.method ?? 'GET'
   return (methods) => {
     if (!methods.split(', ').includes(method)) {
-      throw new ApiError('method_not_allowed', `Use ${methods} on ${path}.`, { headers: { Allow: methods } })
+      throw new ApiError('method_not_allowed', `Use ${methods} on ${path}.`, { allowedMethods: methods.split(', ') })
     }
   }
 }

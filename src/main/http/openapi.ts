@@ -1,9 +1,11 @@
-import { ACCEPTED_MIME_TYPES, DELIVERY_MODES, JOB_STATUSES, MODES, OUTPUT_FORMATS, VARIATIONS } from '../../shared/api'
+import { DELIVERY_MODES, JOB_STATUSES, MODES, OUTPUT_FORMATS, VARIATIONS } from '../../shared/api'
 import { ERROR_STATUS, FAILURE_REASONS } from '../../shared/errors'
+import { ACCEPTED_MIME_TYPES, IMAGE_TYPES } from '../../shared/image-types'
 import { DEVICES } from '../../shared/models'
 import { LIKELY_WRONG, TO_CHECK, WORTH_A_LOOK } from '../../shared/review'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
 import { MAX_REGIONS, MAX_REGIONS_LENGTH, MIN_REGION_SIDE } from '../../shared/regions'
+import { HINT_TYPES } from '../engine/pipeline/guide/hint'
 import { JOBS_PAGE } from './jobs-routes'
 import { removeBgPaths, removeBgSchemas } from './removebg/openapi'
 
@@ -258,7 +260,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
                 },
                 encoding: {
                   file: { contentType: ACCEPTED_MIME_TYPES.join(', ') },
-                  hint: { contentType: 'image/png, image/jpeg, image/webp' }
+                  hint: { contentType: HINT_TYPES.map((t) => IMAGE_TYPES[t]).join(', ') }
                 }
               }
             }

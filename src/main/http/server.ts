@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { VARIATIONS, type Variation } from '../../shared/api'
 import { ApiError } from '../engine/errors'
 import type { Engine } from '../engine/engine'
+import { statusAnswer } from '../app-api/answers'
+import { errorResponse } from './error-response'
 import { handleAppRequest, type AppBridgeOptions } from './app-bridge'
 import { readUpload } from './body'
 import { isAllowedHost } from './guard'
@@ -53,7 +55,7 @@ function busy(): ApiError {
     'unavailable',
     'The server is receiving too many uploads at once, or this API key is already sending its share of them; try again shortly.',
     {
-      headers: { 'Retry-After': '5' }
+      retryAfterSeconds: 5
     }
   )
 }
@@ -101,8 +103,13 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
           meter: (bytes) => (reservation.count(bytes) ? null : busy()),
           floor: opts.bodyRateFloor
         })
-        const { status, body, headers } = await engine.upload({ ...parsed, keyId })
-        sendJson(res, status, body, headers)
+        let answer: { status: number; body: unknown; headers?: Record<string, string> }
+        try {
+          answer = { status: 202, body: await engine.upload({ ...parsed, keyId }) }
+        } catch (err) {
+          answer = errorResponse(err)
+        }
+        sendJson(res, answer.status, answer.body, answer.headers)
       } finally {
         // The bytes are stored (or refused) by now: nothing of this request is held any more.
         reservation.release()
@@ -113,7 +120,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
       allow('GET')
       authenticate(req)
       const jobId = url.searchParams.get('job_id') ?? undefined
-      const { status, body } = engine.status(jobId, (id, variation, ext, expires) => {
+      const { status, body } = statusAnswer(engine, jobId, (id, variation, ext, expires) => {
         const file = `${variation}.${ext}`
         return `${base}/api/v1/results/${id}/${file}?expires=${expires}&sig=${engine.signAddress(id, file, expires)}`
       })

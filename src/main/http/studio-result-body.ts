@@ -132,7 +132,7 @@ function parse(req: IncomingMessage, opts: ReceiveOptions, files: StagedFile[], 
         new Promise<void>((done) => {
           out.on('close', done)
           out.on('error', (err: Error) => {
-            fail(new ApiError('unavailable', `The result could not be stored: ${err.message}`, { headers: { 'Retry-After': '60' } }))
+            fail(new ApiError('unavailable', `The result could not be stored: ${err.message}`, { retryAfterSeconds: 60 }))
             done()
           })
         })

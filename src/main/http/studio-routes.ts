@@ -55,7 +55,7 @@ function busy(): ApiError {
   return new ApiError(
     'unavailable',
     'The coordinator is receiving too many results at once, or this worker key is already sending its share of them; try again shortly.',
-    { headers: { 'Retry-After': '5' } }
+    { retryAfterSeconds: 5 }
   )
 }
 

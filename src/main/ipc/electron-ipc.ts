@@ -11,7 +11,8 @@ import { IPC_METHODS, ipcChannel, type IpcErrorEnvelope, type IpcHandlers } from
 import { isPreviewKind } from '../../shared/previews'
 import { RESULT_PROTOCOL } from '../app-api/engine-handlers'
 import type { AppFiles, PreviewAddress } from '../app-api/files'
-import { errorResponse, type Engine } from '../engine/engine'
+import { errorBody } from '../app-api/answers'
+import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 
 export { RESULT_PROTOCOL }
@@ -51,7 +52,7 @@ export function handleIpc(api: IpcHandlers, trusted: (event: IpcMainInvokeEvent)
         return await (api[name] as (a: unknown) => ReturnType<IpcHandlers[typeof name]>)(arg)
       } catch (err) {
         // The renderer is the owner: it may see the message of an unexpected error too.
-        const { body } = errorResponse(err)
+        const body = errorBody(err)
         if (!(err instanceof ApiError)) console.error(`clipdesk: ${name} failed:`, err)
         const envelope: IpcErrorEnvelope = {
           ipcError: err instanceof ApiError ? body.error : { ...body.error, message: err instanceof Error ? err.message : String(err) }

@@ -10,6 +10,7 @@ import { roundUncertainty } from '../../shared/review'
 import { warningText } from '../../shared/vocabulary'
 import type { RegionBox } from '../../shared/regions'
 import type { Engine } from '../engine/engine'
+import { asApiError } from '../engine/errors'
 import { jobError, primaryVariation } from '../engine/status-view'
 
 export interface JobRequest {
@@ -37,11 +38,19 @@ export async function submitFile(
   if (request.params !== null) fields.params = request.params
   if (file.regions?.length) fields.regions = JSON.stringify(file.regions)
   const hint = file.hint ? { hint: { bytes: file.hint } } : {}
-  const res = await engine.upload({ fields, file: { bytes: file.bytes, mimeType: null, filename: file.filename }, ...hint, keyId: null })
-  if ('job_id' in res.body) return { ok: true, jobId: res.body.job_id }
-  const e = res.body.error
-  const details = e.details?.length ? ` (${e.details.map((d) => `${d.field}: ${d.issue}`).join('; ')})` : ''
-  return { ok: false, code: e.code, message: `${e.message}${details}`, retryable: res.status === 503, details: e.details ?? [] }
+  try {
+    const accepted = await engine.upload({
+      fields,
+      file: { bytes: file.bytes, mimeType: null, filename: file.filename },
+      ...hint,
+      keyId: null
+    })
+    return { ok: true, jobId: accepted.job_id }
+  } catch (err) {
+    const e = asApiError(err)
+    const details = e.details?.length ? ` (${e.details.map((d) => `${d.field}: ${d.issue}`).join('; ')})` : ''
+    return { ok: false, code: e.code, message: `${e.message}${details}`, retryable: e.code === 'unavailable', details: e.details ?? [] }
+  }
 }
 
 export interface ResultFile {

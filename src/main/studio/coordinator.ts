@@ -99,7 +99,7 @@ export class StudioCoordinator implements Dispatcher {
 
   assertAvailable(): void {
     if (!this.offers.available) {
-      throw new ApiError('unavailable', 'The job queue (Redis) cannot be reached; try again shortly.', { headers: { 'Retry-After': '5' } })
+      throw new ApiError('unavailable', 'The job queue (Redis) cannot be reached; try again shortly.', { retryAfterSeconds: 5 })
     }
   }
 

@@ -21,8 +21,7 @@ export class LocalLink implements CoordinatorLink {
     try {
       answer = await this.runs.claim(jobId, this.identity, { local: true, signal })
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'job_held')
-        throw new HostUnavailable(err.message, Number(err.headers?.['Retry-After'] ?? 1) * 1000)
+      if (err instanceof ApiError && err.code === 'job_held') throw new HostUnavailable(err.message, (err.retryAfterSeconds ?? 1) * 1000)
       throw err
     }
     if (!answer.claimed) return null

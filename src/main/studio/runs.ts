@@ -84,7 +84,7 @@ export class StudioRuns {
         'job_held',
         `Job ${jobId} is held by a worker whose lease is live; it may be claimed again once the lease lapses.`,
         {
-          headers: { 'Retry-After': String(seconds) }
+          retryAfterSeconds: seconds
         }
       )
     }
@@ -169,7 +169,7 @@ export class StudioRuns {
   /** Marks the job's result as being received (503 while another upload of it is). Call the returned function when done. */
   beginStore(jobId: string): () => void {
     if (this.storing.has(jobId)) {
-      throw new ApiError('unavailable', "This job's results are being stored now; try again shortly.", { headers: { 'Retry-After': '1' } })
+      throw new ApiError('unavailable', "This job's results are being stored now; try again shortly.", { retryAfterSeconds: 1 })
     }
     this.storing.add(jobId)
     return () => this.storing.delete(jobId)

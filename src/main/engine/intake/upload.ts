@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
-import { ACCEPTED_MIME_TYPES, MODES, type Mode, type UploadAccepted, type UploadFields } from '../../../shared/api'
+import { MODES, type Mode, type UploadAccepted, type UploadFields } from '../../../shared/api'
+import { ACCEPTED_MIME_TYPES } from '../../../shared/image-types'
 import { validateUpload, type UploadRequest } from '../../../shared/upload'
 import { explainProblem } from '../../../shared/explain'
 import { jobMode } from '../../../shared/params-mode'
@@ -44,7 +45,7 @@ interface IntakeDeps {
   jobParams: JobParamsStore
   paths: DataPaths
   options: ResolvedEngineOptions
-  /** Throws 422 `validation_failed` (`params.model`) when the set names a model the registry does not have. */
+  /** Throws `validation_failed` (`params.model`) when the set names a model the registry does not have. */
   assertKnownModel(model: string | null): void
   /**
    * Throws ApiError('unavailable') when the engine cannot take jobs now, or cannot load the
@@ -64,7 +65,7 @@ async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDe
   // `application/octet-stream` says "bytes of some kind" (what curl and many clients send for a
   // file they do not know): not a claim to check, the bytes are sniffed either way.
   const declared = file.mimeType?.toLowerCase() ?? null
-  if (declared !== null && declared !== 'application/octet-stream' && !(ACCEPTED_MIME_TYPES as readonly string[]).includes(declared)) {
+  if (declared !== null && declared !== 'application/octet-stream' && !ACCEPTED_MIME_TYPES.includes(declared)) {
     throw new ApiError('validation_failed', 'The file type is not supported.', {
       details: [{ field: 'file', issue: `MIME type ${file.mimeType} is not one of ${ACCEPTED_MIME_TYPES.join(', ')}` }]
     })
@@ -127,7 +128,7 @@ async function checkHint(bytes: Buffer, image: { width: number; height: number }
   }
 }
 
-/** The look-again boxes clipped to the image's upright size; a box outside it is refused (422 naming `regions`). */
+/** The look-again boxes clipped to the image's upright size; a box outside it is refused (`validation_failed` naming `regions`). */
 function checkRegions(boxes: readonly RegionBox[], image: { width: number; height: number }): RegionBox[] {
   const fitted = fitRegions(boxes, image.width, image.height)
   if (!fitted.ok)
@@ -153,13 +154,13 @@ function checkOutputs(params: JobParams, input: { width: number; height: number 
 }
 
 /**
- * Room in the queue: the whole queue (503), and this key's share of it (429), so that one key
+ * Room in the queue: the whole queue (`unavailable`), and this key's share of it (`rate_limited`), so that one key
  * cannot take every slot and keep every other key out. The machine's owner is not rationed:
  * the desktop app (no key) and owner keys, with which the app runs in a browser, the same way.
  */
 function assertRoom(deps: Pick<IntakeDeps, 'jobs' | 'keys' | 'options'>, keyId: string | null): void {
   if (deps.jobs.countByStatus('queued') >= deps.options.maxQueuedJobs) {
-    throw new ApiError('unavailable', 'The queue is full; try again later.', { headers: { 'Retry-After': '30' } })
+    throw new ApiError('unavailable', 'The queue is full; try again later.', { retryAfterSeconds: 30 })
   }
   const share = deps.options.maxQueuedJobsPerKey
   if (keyId !== null && !deps.keys.get(keyId)?.admin && deps.jobs.countQueuedForKey(keyId) >= share) {
@@ -167,7 +168,7 @@ function assertRoom(deps: Pick<IntakeDeps, 'jobs' | 'keys' | 'options'>, keyId: 
       'rate_limited',
       `This API key already has ${share.toLocaleString('en-US')} jobs waiting, the most one key may have; wait for some to start.`,
       {
-        headers: { 'Retry-After': '30' }
+        retryAfterSeconds: 30
       }
     )
   }
@@ -181,8 +182,8 @@ function shortOf(deps: Pick<IntakeDeps, 'keys'>, keyId: string | null, cost: num
 }
 
 /**
- * What a key must have before anything of its upload is read: a credit (402) and room in the
- * queue (503/429). Checked by the HTTP listener before it reserves any bytes for the body, so
+ * What a key must have before anything of its upload is read: a credit (`insufficient_credits`)
+ * and room in the queue (`unavailable`, `rate_limited`). Checked by the HTTP listener before it reserves any bytes for the body, so
  * that a key that could not start a job never holds the upload budget, and again at acceptance.
  */
 export function admitKey(deps: Pick<IntakeDeps, 'jobs' | 'keys' | 'options'>, keyId: string | null): void {
@@ -193,7 +194,7 @@ export function admitKey(deps: Pick<IntakeDeps, 'jobs' | 'keys' | 'options'>, ke
 
 /**
  * Accepts a job: validates, stores the input, inserts the job and charges what its outputs
- * cost (docs/api.md §3) in one transaction. Returns the 202 body; throws ApiError for every
+ * cost (docs/api.md §3) in one transaction. Returns the job's id; throws ApiError for every
  * refusal.
  */
 export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promise<UploadAccepted> {
@@ -251,7 +252,7 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
       rmSync(inputPath, { force: true })
       rmSync(hintPath, { force: true })
       throw new ApiError('unavailable', `The upload could not be stored: ${(err as Error).message}`, {
-        headers: { 'Retry-After': '60' }
+        retryAfterSeconds: 60
       })
     }
   }

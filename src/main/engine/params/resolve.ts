@@ -3,7 +3,7 @@
  * (grammar and layering in `shared/params.ts`, presets from the PresetStore).
  *
  * Resolved once, when the upload is accepted, and stored with the job: a bad set is refused
- * with 422 before a job exists, and editing or deleting a preset later does not change jobs
+ * (`validation_failed`) before a job exists, and editing or deleting a preset later does not change jobs
  * already queued.
  */
 import type { DeliveryMode, Mode } from '../../../shared/api'
@@ -78,7 +78,7 @@ export function narrowForDelivery(params: JobParams, deliveryMode: DeliveryMode)
   return { ...params, variations: [...variations] }
 }
 
-/** At upload: the job's parameter set, or ApiError 422 `validation_failed` naming each bad key. */
+/** At upload: the job's parameter set, or ApiError `validation_failed` naming each bad key. */
 export function resolveUploadParams(presets: Presets, mode: Mode, params: RawParams, deliveryMode: DeliveryMode): JobParams {
   const r = resolve(presets, mode, params)
   if (!r.ok) throw new ApiError('validation_failed', 'The parameter set failed validation.', { details: r.details })

@@ -14,7 +14,7 @@ export interface Dispatcher {
   readonly activeCount: number
   /** Stops taking work; running jobs go back to the queue. */
   stop(): Promise<void>
-  /** Throws ApiError 503 `unavailable` when new jobs cannot be dispatched now. */
+  /** Throws ApiError `unavailable` when new jobs cannot be dispatched now. */
   assertAvailable?(): void
   /**
    * Whether jobs that were active when the engine last stopped go back to `queued` at start.

@@ -18,7 +18,7 @@
  * photo's refine (`startLooks`, a second refine thread). Opening the editor loads the
  * model's session if the pool let it go, so that a first box costs one model run.
  * They are bounded as a job's are (`fitRegions`: at most `MAX_REGIONS` boxes covering the
- * photo's area once between them, else 422 naming `regions`).
+ * photo's area once between them, else `validation_failed` naming `regions`).
  */
 import { readFile } from 'node:fs/promises'
 import sharp from 'sharp'

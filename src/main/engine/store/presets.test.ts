@@ -5,6 +5,7 @@ import { tempDir } from '../../../../test/helpers/engine'
 import { ApiError } from '../errors'
 import { openDatabase, type Db } from './db'
 import { PresetStore } from './presets'
+import { ERROR_STATUS } from '../../../shared/errors'
 
 let dir: string
 let db: Db
@@ -104,7 +105,7 @@ describe('PresetStore', () => {
 
   it('refuses, naming each bad field: name, description, params keys, unknown base, self reference', () => {
     const err = refusal(() => presets.save({ name: 'Bad Name', params: 'size=0;colour=red', description: 'x'.repeat(501) }))
-    expect([err.status, err.code]).toEqual([422, 'validation_failed'])
+    expect([ERROR_STATUS[err.code], err.code]).toEqual([422, 'validation_failed'])
     expect(err.details!.map((d) => d.field).sort()).toEqual(['description', 'name', 'params.colour', 'params.size'])
     expect(refusal(() => presets.save({ name: 'a', params: 'nope;shadow=none' })).details).toEqual([
       { field: 'params.preset', issue: 'no preset named "nope"' }
@@ -121,14 +122,14 @@ describe('PresetStore', () => {
     ])
     expect(presets.list()).toHaveLength(4)
     const malformed = refusal(() => presets.save(null as never))
-    expect([malformed.status, malformed.code]).toEqual([400, 'malformed_request'])
+    expect([ERROR_STATUS[malformed.code], malformed.code]).toEqual([400, 'malformed_request'])
   })
 
   it('never changes or deletes a built-in', () => {
     const save = refusal(() => presets.save({ name: 'ecommerce-white', params: 'shadow=none' }))
-    expect([save.status, save.code, save.details![0]!.field]).toEqual([422, 'validation_failed', 'name'])
+    expect([ERROR_STATUS[save.code], save.code, save.details![0]!.field]).toEqual([422, 'validation_failed', 'name'])
     const del = refusal(() => presets.delete('social-blur'))
-    expect([del.status, del.code, del.details![0]!.field]).toEqual([422, 'validation_failed', 'name'])
+    expect([ERROR_STATUS[del.code], del.code, del.details![0]!.field]).toEqual([422, 'validation_failed', 'name'])
     expect(presets.get('social-blur')!.builtin).toBe(true)
   })
 })

@@ -65,7 +65,7 @@ export class PresetStore {
   /** The values of a preset, for `resolveParams`. */
   readonly lookup = (name: string): ParamValues | null => this.get(name)?.values ?? null
 
-  /** Creates a user preset, or replaces the one of that name. Throws ApiError 422 naming each bad field. */
+  /** Creates a user preset, or replaces the one of that name. Throws ApiError `validation_failed` naming each bad field. */
   save(request: PresetSaveRequest): PresetInfo {
     if (typeof request !== 'object' || request === null) throw new ApiError('malformed_request', 'The request must be an object.')
     const details: ErrorDetail[] = []
@@ -136,7 +136,7 @@ export class PresetStore {
     return this.get(name as string)!
   }
 
-  /** Deletes a user preset. False when there is none of that name; throws 422 for a built-in. */
+  /** Deletes a user preset. False when there is none of that name; throws `validation_failed` for a built-in. */
   delete(name: string): boolean {
     if (typeof name === 'string' && builtinPreset(name)) {
       throw invalid([{ field: 'name', issue: `"${name}" is a built-in preset and cannot be deleted` }])

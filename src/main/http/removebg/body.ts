@@ -14,7 +14,7 @@ import type { RateFloor } from '../read-body'
 /** The in-flight budget is spent: 503 with Retry-After, as for `/api/v1/upload`. */
 export function busy(): ApiError {
   return new ApiError('unavailable', 'The server is receiving too many uploads at once; try again shortly.', {
-    headers: { 'Retry-After': '5' }
+    retryAfterSeconds: 5
   })
 }
 

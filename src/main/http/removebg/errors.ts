@@ -5,7 +5,8 @@
  */
 import type { ServerResponse } from 'node:http'
 import { ApiError } from '../../engine/errors'
-import { errorResponse } from '../../engine/engine'
+import { ERROR_STATUS } from '../../../shared/errors'
+import { errorHeaders, errorResponse } from '../error-response'
 import { sendJson } from '../respond'
 
 export interface RemoveBgErrorItem {
@@ -57,8 +58,8 @@ export function toRemoveBgError(err: unknown): RemoveBgError {
   if (err instanceof ApiError) {
     const as = FROM_API[err.code]
     const detail = err.details?.length ? `${err.message} ${err.details.map((d) => `${d.field}: ${d.issue}`).join('; ')}` : err.message
-    if (as) return new RemoveBgError(as.status, [{ title: as.title, code: as.code, detail }], err.headers)
-    return new RemoveBgError(err.status, [{ title: 'Error', code: err.code, detail }], err.headers)
+    if (as) return new RemoveBgError(as.status, [{ title: as.title, code: as.code, detail }], errorHeaders(err))
+    return new RemoveBgError(ERROR_STATUS[err.code], [{ title: 'Error', code: err.code, detail }], errorHeaders(err))
   }
   const { status, body } = errorResponse(err)
   return new RemoveBgError(status, [{ title: 'Internal error', code: 'internal_error', detail: body.error.message }])

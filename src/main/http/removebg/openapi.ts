@@ -2,7 +2,11 @@
  * The remove.bg-compatible endpoints in the OpenAPI document (`http/openapi.ts`), beside
  * `/api/v1`: their fields, answers and remove.bg-shaped errors (docs/api.md "remove.bg compatibility").
  */
+import { IMAGE_TYPES } from '../../../shared/image-types'
 import { FORMATS, SHADOW_TYPES, SIZE_CAPS, TYPES } from './fields'
+
+/** The image answers: one per `format` that is an image (`png`, `jpg`, `webp`), by its MIME type. */
+const imageAnswers = Object.fromEntries(FORMATS.flatMap((f) => (IMAGE_TYPES[f] ? [[IMAGE_TYPES[f], {}]] : [])))
 
 const removeBgError = (description: string, headers?: Record<string, unknown>) => ({
   description,
@@ -162,9 +166,7 @@ export const removeBgPaths = {
             ...rateLimit
           },
           content: {
-            'image/png': {},
-            'image/jpeg': {},
-            'image/webp': {},
+            ...imageAnswers,
             'application/zip': {},
             'application/json': { schema: { $ref: '#/components/schemas/RemoveBgResult' } }
           }

@@ -6,9 +6,7 @@
  * remove.bg's error shape (`errors.ts`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { ErrorBody } from '../../../shared/errors'
 import type { Engine } from '../../engine/engine'
-import { ApiError } from '../../engine/errors'
 import { busy } from './body'
 import { type InFlightBytes, UploadReservation } from '../in-flight'
 import type { Authenticate } from '../listen'
@@ -41,12 +39,6 @@ function failedJob(reason: string | null, message: string | null): RemoveBgError
   if (reason === 'model_unavailable')
     return new RemoveBgError(503, [{ title: 'Service unavailable', code: 'unavailable', detail }], { 'Retry-After': '60' })
   return new RemoveBgError(500, [{ title: 'Processing failed', code: reason ?? 'processing_failed', detail }])
-}
-
-/** The engine's refusal of an upload, rethrown as the error it was (then translated like any other). */
-function refused(status: number, body: ErrorBody, headers?: Record<string, string>): ApiError {
-  const err = new ApiError(body.error.code, body.error.message, { details: body.error.details, headers })
-  return err.status === status ? err : new ApiError('internal_error', body.error.message)
 }
 
 async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res: ServerResponse, keyId: string): Promise<void> {
@@ -90,9 +82,8 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
     const size = await engine.probeImage(photo.bytes).catch(() => null)
     const mapped = await toUpload(options, photo, size, bgImage !== null, keyId)
     plan = mapped.plan
-    const accepted = await engine.upload(mapped.input)
-    if (accepted.status !== 202) throw refused(accepted.status, accepted.body as ErrorBody, accepted.headers)
-    job = (accepted.body as { job_id: string }).job_id
+    // The engine's refusal is thrown as it is, then translated like any other.
+    job = (await engine.upload(mapped.input)).job_id
   } finally {
     reservation.release()
   }

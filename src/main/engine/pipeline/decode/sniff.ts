@@ -1,6 +1,6 @@
 /**
  * Recognises the image types we accept from their first bytes, without decoding anything,
- * so that an upload whose bytes are not an image is refused (422) before it is queued.
+ * so that an upload whose bytes are not an image is refused (`validation_failed`) before it is queued.
  */
 export type SniffedType = 'png' | 'jpeg' | 'webp' | 'gif' | 'avif' | 'tiff' | 'psd' | 'svg'
 

@@ -1,6 +1,7 @@
 import { useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { OUTPUT_FORMATS } from '../../../../shared/api'
+import { IMAGE_EXTENSIONS } from '../../../../shared/image-types'
 import { plannedOutputs } from '../../../../shared/outputs'
 import { FROM_PRESET_LABEL, MODE_LABEL } from '../../../../shared/vocabulary'
 import { requestOf } from '../../store/batchSlice'
@@ -10,6 +11,8 @@ import { useStore } from '../../store'
 import { FolderField } from '../../components/FolderField'
 
 const SHOWN = 200
+/** What the file picker offers: images, and by ending the image types a browser may not call images (PSD, TIFF…). */
+const FILE_ACCEPT = ['image/*', ...IMAGE_EXTENSIONS].join(',')
 
 /** Staging a batch: files and folders in, preset or mode + format, destination, start. */
 export function NewBatch(): React.JSX.Element {
@@ -52,7 +55,7 @@ export function NewBatch(): React.JSX.Element {
           ref={filesInput}
           type="file"
           multiple
-          accept="image/*,.psd,.tif,.tiff,.avif,.svg"
+          accept={FILE_ACCEPT}
           hidden
           data-testid="file-input"
           onChange={(e) => {
