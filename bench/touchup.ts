@@ -45,7 +45,10 @@ const figures = (ms: number[]): { median: number; p90: number; max: number } => 
 /** A deterministic sequence in [0, 1). */
 function lcg(seed: number): () => number {
   let s = seed >>> 0
-  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
+    return s / 2 ** 32
+  }
 }
 
 export async function main(args: string[]): Promise<number> {
