@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useCallback, useEffect, useState } from 'react'
 import { DEVICES, KNOWN_MODEL_IDS, sessionSummary, type ModelInfo, type ModelTestRun } from '../../../../shared/models'
 import { ErrorNote } from '../../components/common'
 import { errorText, transport } from '../../transport'
@@ -25,16 +25,16 @@ export default function ModelsSection(): React.JSX.Element {
   const [serverPath, setServerPath] = useState('')
   const inApp = transport().kind === 'ipc'
 
-  const refresh = async (): Promise<void> => {
+  const refresh = useCallback(async (): Promise<void> => {
     try {
       setModels(await transport().modelsList())
     } catch (err) {
       setError(errorText(err))
     }
-  }
+  }, [])
   useEffect(() => {
     void refresh()
-  }, [])
+  }, [refresh])
 
   const act = async (label: string, work: () => Promise<unknown>): Promise<void> => {
     setBusy(label)
