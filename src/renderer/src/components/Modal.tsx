@@ -45,6 +45,7 @@ export function Modal(props: {
 
   const closeOnBackdrop = props.closeOnBackdrop ?? true
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: a press on the backdrop is a pointer shortcut; Esc and the dialog's own buttons close it from the keyboard
     <div className="modal-backdrop" onMouseDown={(e) => closeOnBackdrop && e.target === e.currentTarget && props.onClose()}>
       <div
         className={`card modal${props.className ? ` ${props.className}` : ''}`}

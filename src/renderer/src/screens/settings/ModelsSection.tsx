@@ -196,6 +196,7 @@ export default function ModelsSection(): React.JSX.Element {
         </label>
       </div>
       {inApp ? (
+        // biome-ignore lint/a11y/noStaticElementInteractions: dropping a file here is a pointer shortcut; the "Add an ONNX model…" picker inside does the same from the keyboard
         <div
           className="dropzone"
           onDragOver={(e) => e.preventDefault()}

@@ -85,7 +85,7 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
         </div>
       </div>
 
-      <div className="stats" aria-label="Counts" data-testid="watch-counts">
+      <div className="stats" data-testid="watch-counts">
         <span>
           Waiting <b>{c.waiting}</b>
         </span>
