@@ -62,7 +62,10 @@ async function ownSession(engine: Engine): Promise<Segmenter> {
 /** A deterministic sequence in [0, 1). */
 function lcg(seed: number): () => number {
   let s = seed >>> 0
-  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
+    return s / 2 ** 32
+  }
 }
 
 export async function main(args: string[]): Promise<number> {

@@ -74,6 +74,8 @@ export interface WatchFileView {
 export type WatchActivityKind = 'done' | 'failed' | 'skipped' | 'retried' | 'error' | 'note' | 'touched_up'
 
 export interface WatchActivity {
+  /** The event's own number, kept as long as the event (a list's key). */
+  id: number
   at: number
   kind: WatchActivityKind
   rel_path: string | null

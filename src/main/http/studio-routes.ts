@@ -47,7 +47,10 @@ export interface StudioRouteContext {
 const budgets = new WeakMap<StudioCoordinator, InFlightBytes>()
 function budgetOf(coordinator: StudioCoordinator): InFlightBytes {
   let b = budgets.get(coordinator)
-  if (!b) budgets.set(coordinator, (b = new InFlightBytes(2 * coordinator.maxResultBytes, coordinator.maxResultBytes)))
+  if (!b) {
+    b = new InFlightBytes(2 * coordinator.maxResultBytes, coordinator.maxResultBytes)
+    budgets.set(coordinator, b)
+  }
   return b
 }
 

@@ -417,15 +417,16 @@ export class WatchStore {
 
   recent(folderId: string, limit = 30): WatchActivity[] {
     return (
-      prepared(this.db, 'SELECT at, kind, rel_path, message FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT ?').all(
+      prepared(this.db, 'SELECT id, at, kind, rel_path, message FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT ?').all(
         folderId,
         limit
       ) as {
+        id: number
         at: number
         kind: WatchActivityKind
         rel_path: string | null
         message: string
       }[]
-    ).map((r) => ({ at: Number(r.at), kind: r.kind, rel_path: r.rel_path, message: r.message }))
+    ).map((r) => ({ id: Number(r.id), at: Number(r.at), kind: r.kind, rel_path: r.rel_path, message: r.message }))
   }
 }

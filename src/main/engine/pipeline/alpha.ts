@@ -215,13 +215,18 @@ function cropFinish(deps: AlphaDeps, params: Pick<JobParams, 'refine'>, signal: 
       made.catch(forget)
       return made
     }
-    const plain = (entry.plain ??= once(refined(crop, mask, deps, cropParams, signal), () => (entry.plain = undefined)))
+    entry.plain ??= once(refined(crop, mask, deps, cropParams, signal), () => {
+      entry.plain = undefined
+    })
+    const plain = entry.plain
     if (!cropStrokes || !hasStrokes(cropStrokes)) return plain
     const key = createHash('sha1').update(cropStrokes.data).digest('hex')
     if (entry.hinted?.key !== key) {
       const made = once(
         plain.then((p) => applyHint(crop, mask, p, cropStrokes, deps, cropParams, signal)),
-        () => entry.hinted?.made === made && (entry.hinted = undefined)
+        () => {
+          if (entry.hinted?.made === made) entry.hinted = undefined
+        }
       )
       entry.hinted = { key, made }
     }

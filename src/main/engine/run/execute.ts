@@ -167,7 +167,11 @@ export async function executeJob(deps: ExecutorDeps, plan: RunPlan, host: RunHos
       return { ...result, outputs, device: segmenter.device, deviceWarning: segmenter.deviceWarning }
     })
     signal.throwIfAborted()
-    if (made.deviceWarning) (made.warnings[plan.params.primary] ??= []).push(`device: ${made.deviceWarning}`)
+    if (made.deviceWarning) {
+      const list = made.warnings[plan.params.primary] ?? []
+      made.warnings[plan.params.primary] = list
+      list.push(`device: ${made.deviceWarning}`)
+    }
     const stored = await host.complete({
       outputs: made.outputs,
       warnings: made.warnings,

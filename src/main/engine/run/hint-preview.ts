@@ -191,8 +191,11 @@ export class HintPreviews {
   /** The model's run on `box`'s crop of the full-size image (none for a box over the whole frame), made once per job, box and model. */
   private look(session: Session, model: string, box: RegionBox): Promise<LookRun[]> {
     return this.cropMasks.get({ job: session.key, model, box }, async () => {
-      const decoding = (session.full ??= this.deps.decode(session.input))
-      decoding.catch(() => session.full === decoding && (session.full = undefined))
+      session.full ??= this.deps.decode(session.input)
+      const decoding = session.full
+      decoding.catch(() => {
+        if (session.full === decoding) session.full = undefined
+      })
       const full = await decoding
       const segmenter = await this.acquire(model)
       try {

@@ -28,6 +28,7 @@ export function Modal(props: {
   latest.current = props
   useReturnFocus(() => latest.current.returnFocusTo?.() ?? null)
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: focusKey is the trigger: another file shown in the same dialog moves the focus into it again
   useEffect(() => {
     dialog.current?.focus()
   }, [props.focusKey])
@@ -44,6 +45,7 @@ export function Modal(props: {
 
   const closeOnBackdrop = props.closeOnBackdrop ?? true
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: a press on the backdrop is a pointer shortcut; Esc and the dialog's own buttons close it from the keyboard
     <div className="modal-backdrop" onMouseDown={(e) => closeOnBackdrop && e.target === e.currentTarget && props.onClose()}>
       <div
         className={`card modal${props.className ? ` ${props.className}` : ''}`}
@@ -71,6 +73,7 @@ export function Modal(props: {
  * the keyboard at the top of the page.
  */
 function useReturnFocus(fallback: () => HTMLElement | null): void {
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once per dialog: the opener is what had the focus when it opened; `fallback` is only called at close, and Modal's reads the latest props
   useEffect(() => {
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
     return () => {

@@ -124,8 +124,7 @@ export function httpTransport(opts: HttpTransportOptions): Transport & { close()
           const { value, done } = await reader.read()
           if (done) break
           buffer += value
-          let end: number
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
+          for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
             const block = buffer.slice(0, end)
             buffer = buffer.slice(end + 2)
             let event = 'message'
@@ -155,7 +154,10 @@ export function httpTransport(opts: HttpTransportOptions): Transport & { close()
     kind: 'http',
     on<E extends IpcEvent>(event: E, listener: (payload: IpcEventMap[E]) => void): () => void {
       let set = listeners.get(event)
-      if (!set) listeners.set(event, (set = new Set()))
+      if (!set) {
+        set = new Set()
+        listeners.set(event, set)
+      }
       set.add(listener as (payload: never) => void)
       connect()
       return () => set.delete(listener as (payload: never) => void)

@@ -88,7 +88,9 @@ export async function composeVariations(
   }
   const warnings: Partial<Record<Variation, string[]>> = {}
   const note = (v: Variation, message: string): void => {
-    ;(warnings[v] ??= []).push(message)
+    const list = warnings[v] ?? []
+    warnings[v] = list
+    list.push(message)
   }
   const ignored: Variation[] = []
   const want = new Set(params.variations)

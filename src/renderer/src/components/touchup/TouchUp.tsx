@@ -51,7 +51,8 @@ export function TouchUp(): React.JSX.Element | null {
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       const target = e.target
-      if (target instanceof HTMLInputElement && target.type !== 'range') return
+      // A field being typed in keeps its keys; a slider and a tool (a radio) do not.
+      if (target instanceof HTMLInputElement && target.type !== 'range' && target.type !== 'radio') return
       if (target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement) return
       const mod = e.ctrlKey || e.metaKey
       const key = e.key.toLowerCase()
@@ -125,22 +126,20 @@ export function TouchUp(): React.JSX.Element | null {
       testId="touchup"
     >
       <div className="row small">
-        <div role="radiogroup" aria-label="Tool" className="row tight">
+        <fieldset className="row tight choices">
+          <legend className="sr-only">Tool</legend>
           {(['keep', 'remove', 'look'] as const).map((m) => (
-            <button
+            <label
               key={m}
-              type="button"
-              role="radio"
-              aria-checked={mode === m}
               className={`btn small${mode === m ? ' primary' : ''}`}
-              onClick={() => setMode(m)}
               title={m === 'look' ? 'Drag a box round a part the model got wrong: it looks again at that crop' : undefined}
               data-testid={`touchup-${m}`}
             >
+              <input type="radio" name="touchup-tool" value={m} checked={mode === m} onChange={() => setMode(m)} />
               {m === 'keep' ? 'Keep' : m === 'remove' ? 'Remove' : 'Look again'}
-            </button>
+            </label>
           ))}
-        </div>
+        </fieldset>
         <label className="row tight">
           Size
           <input

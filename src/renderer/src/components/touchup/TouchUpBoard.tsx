@@ -62,7 +62,9 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
 
   useEffect(() => {
     const down = (e: KeyboardEvent): void => {
-      if (e.code === 'Space' && !(e.target instanceof HTMLInputElement)) setSpace(e.type === 'keydown')
+      // Not while a field has the focus; a tool (a radio) is no field.
+      const field = e.target instanceof HTMLInputElement && e.target.type !== 'radio'
+      if (e.code === 'Space' && !field) setSpace(e.type === 'keydown')
     }
     window.addEventListener('keydown', down)
     window.addEventListener('keyup', down)

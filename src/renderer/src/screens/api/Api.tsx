@@ -10,9 +10,11 @@ import Workers from './Workers'
 function Listener(): React.JSX.Element {
   const { settings, settingsError } = useStore(useShallow((s) => ({ settings: s.settings, settingsError: s.settingsError })))
   const [port, setPort] = useState('')
+  // The field follows the saved port (not every change of the settings: a port being typed stays).
+  const savedPort = settings?.settings.port
   useEffect(() => {
-    if (settings) setPort(String(settings.settings.port))
-  }, [settings?.settings.port])
+    if (savedPort !== undefined) setPort(String(savedPort))
+  }, [savedPort])
   if (!settings) return <div className="card muted">Loading…</div>
   const { listener } = settings
   const portNumber = Number(port)

@@ -97,25 +97,28 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
   const ranOn = item.state === 'done' ? ranOnText(item) : null
   const tone = TONE[item.state]
   return (
-    <div
+    <tr
       className="vrow"
-      role="row"
+      aria-rowindex={pos + 1}
       style={{ top: pos * ROW_HEIGHT, height: ROW_HEIGHT }}
       data-testid="batch-item"
       data-state={item.not_image ? 'not-image' : item.state}
     >
-      <img
-        className="thumb"
-        src={item.thumb_url}
-        alt=""
-        loading="lazy"
-        decoding="async"
-        onError={(e) => (e.currentTarget.style.visibility = 'hidden')}
-        // In the app a done file's thumbnail drags the result itself into another application.
-        draggable={item.state === 'done' && item.outputs.length > 0}
-        onDragStart={(e) => startResultDrag(e, { batch_id: item.batch_id, item_id: item.id, output: 0 })}
-      />
-      <div className="shrink" role="cell" title={item.rel_path}>
+      <td>
+        {/* biome-ignore lint/a11y/noStaticElementInteractions: dragging the thumbnail out is a pointer shortcut; the row's Open with…, Show and Download buttons reach the same file from the keyboard */}
+        <img
+          className="thumb"
+          src={item.thumb_url}
+          alt=""
+          loading="lazy"
+          decoding="async"
+          onError={(e) => (e.currentTarget.style.visibility = 'hidden')}
+          // In the app a done file's thumbnail drags the result itself into another application.
+          draggable={item.state === 'done' && item.outputs.length > 0}
+          onDragStart={(e) => startResultDrag(e, { batch_id: item.batch_id, item_id: item.id, output: 0 })}
+        />
+      </td>
+      <td className="shrink" title={item.rel_path}>
         <div className="name">{item.name}</div>
         <RowLine item={item} folder={folder} />
         {item.state === 'pending' && (
@@ -123,8 +126,8 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
             <ProgressBar value={item.progress} label={`Progress of ${item.name}`} thin tone={tone} />
           </div>
         )}
-      </div>
-      <div role="cell">
+      </td>
+      <td>
         <span className={`badge ${item.state}`} data-testid="item-status">
           {statusText(item)}
         </span>
@@ -134,11 +137,11 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
             {ranOn}
           </div>
         )}
-      </div>
-      <div role="cell" className="progress-cell">
+      </td>
+      <td className="progress-cell">
         {!item.not_image && <ProgressBar value={item.progress} label={`Progress of ${item.name}`} thin tone={tone} />}
-      </div>
-      <div role="cell" className="actions">
+      </td>
+      <td className="actions">
         {item.state === 'done' && (
           <button
             type="button"
@@ -189,8 +192,8 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
             Retry
           </button>
         )}
-      </div>
-    </div>
+      </td>
+    </tr>
   )
 })
 
@@ -220,7 +223,8 @@ function ListTools({ counts }: { counts: Record<Exclude<ListFilter, 'all'>, numb
   const { setListView } = useStore.getState()
   return (
     <div className="list-tools" data-testid="list-tools">
-      <div className="segmented" role="group" aria-label="Show">
+      <fieldset className="segmented">
+        <legend className="sr-only">Show</legend>
         <button type="button" className="btn small" aria-pressed={filter === 'all'} onClick={() => setListView({ filter: 'all' })}>
           All files
         </button>
@@ -239,7 +243,7 @@ function ListTools({ counts }: { counts: Record<Exclude<ListFilter, 'all'>, numb
             </button>
           ) : null
         )}
-      </div>
+      </fieldset>
       <label className="small muted">
         Order{' '}
         <select
@@ -262,22 +266,15 @@ export function ItemList(): React.JSX.Element {
   const counts = useMemo(() => filterCounts(items), [items])
   const count = order.length
   const usual = useMemo(() => usualRanOn(items), [items])
-  const ref = useRef<HTMLDivElement>(null)
+  const ref = useRef<HTMLElement>(null)
   const { start, end } = useWindowedRows(ref, ROW_HEIGHT, count)
   const rows: React.JSX.Element[] = []
   for (let pos = start; pos < end; pos++) rows.push(<Row key={order[pos]} pos={pos} index={order[pos]!} usual={usual} />)
   return (
     <>
       <ListTools counts={counts} />
-      <div
-        className="vlist"
-        ref={ref}
-        role="table"
-        aria-label="Files of the batch"
-        aria-rowcount={count}
-        tabIndex={0}
-        data-testid="item-list"
-      >
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the list scrolls on its own, so it takes focus for the keyboard to scroll it; dialogs opened from a row give focus back to it */}
+      <section className="vlist" ref={ref} aria-label="Files of the batch" tabIndex={0} data-testid="item-list">
         {count === 0 && filter !== 'all' && (
           <p className="muted small" style={{ padding: '12px 14px', margin: 0 }} data-testid="none-to-check">
             {filter === 'touched-up'
@@ -285,8 +282,10 @@ export function ItemList(): React.JSX.Element {
               : `No cutouts to check${items.some((i) => i.state === 'pending') ? ' yet' : ''}.`}
           </p>
         )}
-        <div style={{ height: count * ROW_HEIGHT, position: 'relative' }}>{rows}</div>
-      </div>
+        <table className="vtable" aria-label="Files of the batch" aria-rowcount={count}>
+          <tbody style={{ height: count * ROW_HEIGHT }}>{rows}</tbody>
+        </table>
+      </section>
     </>
   )
 }

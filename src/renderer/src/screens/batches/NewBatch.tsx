@@ -92,9 +92,9 @@ export function NewBatch(): React.JSX.Element {
               Clear
             </button>
           </div>
-          <div className="staged-list" role="list" aria-label="Files ready to start">
+          <ul className="staged-list" aria-label="Files ready to start">
             {staged.slice(0, SHOWN).map((f, i) => (
-              <div key={f.id} role="listitem">
+              <li key={f.id}>
                 <span className="grow ellipsis">
                   {f.relPath}
                   <span className="muted" data-testid="planned-outputs">
@@ -105,10 +105,10 @@ export function NewBatch(): React.JSX.Element {
                 <button type="button" className="btn small" aria-label={`Remove ${f.relPath}`} onClick={() => unstage(f.id)}>
                   ×
                 </button>
-              </div>
+              </li>
             ))}
-            {staged.length > SHOWN && <div className="muted">and {staged.length - SHOWN} more</div>}
-          </div>
+            {staged.length > SHOWN && <li className="muted">and {staged.length - SHOWN} more</li>}
+          </ul>
         </div>
       )}
 

@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { useStore } from '../../store'
 import { connectWithKey } from '../../store/connect'
 
@@ -7,6 +7,11 @@ export default function Connect(): React.JSX.Element {
   const error = useStore((s) => s.connectError)
   const [key, setKey] = useState('')
   const [busy, setBusy] = useState(false)
+  // The page is this one field: the key can be typed (or pasted) at once.
+  const input = useRef<HTMLInputElement>(null)
+  useEffect(() => {
+    input.current?.focus()
+  }, [])
   return (
     <main className="connect card stack">
       <h1>Clipdesk</h1>
@@ -32,7 +37,7 @@ export default function Connect(): React.JSX.Element {
             onChange={(e) => setKey(e.target.value)}
             placeholder="cdk_…"
             autoComplete="off"
-            autoFocus
+            ref={input}
             aria-invalid={error ? true : undefined}
             data-testid="api-key-input"
           />

@@ -9,7 +9,7 @@ import { PresetEditor } from './PresetEditor'
 function PresetCard(props: { preset: PresetInfo; selected: boolean; onOpen: () => void; onDelete: () => void }): React.JSX.Element {
   const p = props.preset
   return (
-    <div className="preset-card" role="listitem" aria-current={props.selected} data-testid="preset-card" data-builtin={p.builtin}>
+    <li className="preset-card" aria-current={props.selected} data-testid="preset-card" data-builtin={p.builtin}>
       <button type="button" className="open" onClick={props.onOpen} aria-label={`Open preset ${p.title}`}>
         <div className="title">{p.title}</div>
         {p.description && <div className="muted small about">{p.description}</div>}
@@ -30,7 +30,7 @@ function PresetCard(props: { preset: PresetInfo; selected: boolean; onOpen: () =
           </button>
         )}
       </div>
-    </div>
+    </li>
   )
 }
 
@@ -82,22 +82,22 @@ export default function Presets(): React.JSX.Element {
       </div>
       <ErrorNote message={presetsError} onDismiss={() => useStore.setState({ presetsError: null })} />
       <div className="presets-layout">
-        <div className="card stack preset-list" aria-label="Presets" data-testid="preset-list">
+        <section className="card stack preset-list" aria-label="Presets" data-testid="preset-list">
           <h2 className="flush">Yours</h2>
           {presets === null ? (
             <span className="muted">Loading…</span>
           ) : user.length === 0 ? (
             <span className="muted small">No presets of your own yet. “New preset” makes one.</span>
           ) : (
-            <div className="cards" role="list" aria-label="Your presets">
+            <ul className="cards" aria-label="Your presets">
               {user.map(card)}
-            </div>
+            </ul>
           )}
           <h2 style={{ margin: '8px 0 0' }}>Built in</h2>
-          <div className="cards" role="list" aria-label="Built-in presets">
+          <ul className="cards" aria-label="Built-in presets">
             {builtin.map(card)}
-          </div>
-        </div>
+          </ul>
+        </section>
         {creating || editing ? (
           <PresetEditor
             key={editing?.name ?? 'new'}

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useCallback, useEffect, useState } from 'react'
 import { DEVICES, KNOWN_MODEL_IDS, sessionSummary, type ModelInfo, type ModelTestRun } from '../../../../shared/models'
 import { ErrorNote } from '../../components/common'
 import { errorText, transport } from '../../transport'
@@ -25,16 +25,16 @@ export default function ModelsSection(): React.JSX.Element {
   const [serverPath, setServerPath] = useState('')
   const inApp = transport().kind === 'ipc'
 
-  const refresh = async (): Promise<void> => {
+  const refresh = useCallback(async (): Promise<void> => {
     try {
       setModels(await transport().modelsList())
     } catch (err) {
       setError(errorText(err))
     }
-  }
+  }, [])
   useEffect(() => {
     void refresh()
-  }, [])
+  }, [refresh])
 
   const act = async (label: string, work: () => Promise<unknown>): Promise<void> => {
     setBusy(label)
@@ -196,6 +196,7 @@ export default function ModelsSection(): React.JSX.Element {
         </label>
       </div>
       {inApp ? (
+        // biome-ignore lint/a11y/noStaticElementInteractions: dropping a file here is a pointer shortcut; the "Add an ONNX model…" picker inside does the same from the keyboard
         <div
           className="dropzone"
           onDragOver={(e) => e.preventDefault()}

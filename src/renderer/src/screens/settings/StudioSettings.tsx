@@ -12,12 +12,14 @@ export default function StudioSettings(): React.JSX.Element | null {
   const [queueUrl, setQueueUrl] = useState('')
   const [localWorker, setLocalWorker] = useState(true)
   const [saved, setSaved] = useState(false)
+  // The fields follow the saved values (not every change of the settings: an address being typed stays).
+  const savedQueueUrl = view?.settings.queueUrl
+  const savedLocalWorker = view?.settings.localWorker
   useEffect(() => {
-    if (view) {
-      setQueueUrl(view.settings.queueUrl)
-      setLocalWorker(view.settings.localWorker)
-    }
-  }, [view?.settings.queueUrl, view?.settings.localWorker])
+    if (savedQueueUrl === undefined || savedLocalWorker === undefined) return
+    setQueueUrl(savedQueueUrl)
+    setLocalWorker(savedLocalWorker)
+  }, [savedQueueUrl, savedLocalWorker])
   if (!view) return null
   const problem = queueUrlProblem(queueUrl.trim())
   const pending = view.restartNeeded.filter((k) => k === 'queueUrl' || k === 'localWorker')

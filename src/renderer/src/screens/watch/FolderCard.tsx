@@ -85,7 +85,7 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
         </div>
       </div>
 
-      <div className="stats" aria-label="Counts" data-testid="watch-counts">
+      <div className="stats" data-testid="watch-counts">
         <span>
           Waiting <b>{c.waiting}</b>
         </span>
@@ -189,8 +189,8 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
           <p className="muted small">Nothing yet. New photos in the folder are cut out as soon as they are completely written.</p>
         ) : (
           <ul className="stack plain-list" data-testid="watch-recent">
-            {f.recent.map((a, i) => (
-              <li key={`${a.at}-${i}`} className="row small" style={{ flexWrap: 'nowrap', gap: 8 }}>
+            {f.recent.map((a) => (
+              <li key={a.id} className="row small" style={{ flexWrap: 'nowrap', gap: 8 }}>
                 <span className="muted" style={{ whiteSpace: 'nowrap' }}>
                   {formatDate(a.at)}
                 </span>
