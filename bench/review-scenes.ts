@@ -3,7 +3,7 @@
  * code from the corpus' reference cutouts (their alpha is the composite's true alpha, whatever
  * model made it) and the corpus photos:
  *
- * - per subject (one reference cutout per corpus photo), SCENES: the subject at every size — filling
+ * - per subject (one reference cutout per corpus photo), DRAWS times, SCENES: the subject at every size — filling
  *   the frame, cut by it, a half, a quarter, a few percent of it, next to another subject — over
  *   plain studio colours, gradients, blurred and sharp photos, noise and clutter, and once seen
  *   through (its alpha at GLASS: glass, a veil, a shadow-like subject);
@@ -110,21 +110,36 @@ export function reviewSubjects(refDir: string, photos: string[], limit?: number)
   }))
 }
 
-export async function* reviewComposites(refDir: string, photos: string[], limit?: number): AsyncGenerator<ReviewScene> {
+/** Draws of every subject's scenes: 2 doubles the composites that 1 gives, so one cutout moves a rate less. */
+export const DRAWS = 2
+
+/** The photo behind a subject's photo scenes in `draw`: another corpus photo, a different one per draw. */
+function otherPhoto(photos: string[], s: Subject, draw: number): string {
+  const others = photos.filter((p) => basename(p, extname(p)) !== s.group)
+  return others[(s.index + 3 * draw) % Math.max(1, others.length)] ?? s.other
+}
+
+export async function* reviewComposites(refDir: string, photos: string[], limit?: number, draws = DRAWS): AsyncGenerator<ReviewScene> {
   const subjects = reviewSubjects(refDir, photos, limit)
   // The held-aside part first: its figures are the ones the levels are judged by.
   for (const s of [...subjects.filter((m) => m.part === 'held-aside'), ...subjects.filter((m) => m.part === 'fit')]) {
     const cut = await loadCutout(s.file)
     const mates = subjects.filter((m) => m.part === s.part)
     const mate = mates[(mates.indexOf(s) + 1) % mates.length]!
-    const rand = xorshift(1000 + s.index)
-    for (const [k, spec] of SCENES.entries()) {
-      const second = spec.pair && mate !== s ? await loadCutout(mate.file) : null
-      const frame = await sceneFrame(cut, second, spec, rand)
-      const seed = 100 * s.index + k + 1
-      const bg = await ground(spec.ground, frame, s.other, seed, s.index + k)
-      const kind = `${spec.size}/${spec.ground}`
-      yield { kind, group: s.group, part: s.part, scene: composite(basename(s.file, '.png'), kind, frame, bg) }
+    for (let draw = 0; draw < draws; draw++) {
+      // Draw 0 is the set the score was first fitted on; each further draw places the subject
+      // anew, on another studio colour, texture and photo.
+      const rand = xorshift(1000 + s.index + 7919 * draw)
+      const other = otherPhoto(photos, s, draw)
+      const name = basename(s.file, '.png') + (draw === 0 ? '' : `~${draw + 1}`)
+      for (const [k, spec] of SCENES.entries()) {
+        const second = spec.pair && mate !== s ? await loadCutout(mate.file) : null
+        const frame = await sceneFrame(cut, second, spec, rand)
+        const seed = 100 * s.index + k + 1 + 10_000 * draw
+        const bg = await ground(spec.ground, frame, other, seed, s.index + k + draw)
+        const kind = `${spec.size}/${spec.ground}`
+        yield { kind, group: s.group, part: s.part, scene: composite(name, kind, frame, bg) }
+      }
     }
   }
   let n = 0

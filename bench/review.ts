@@ -1,5 +1,5 @@
 /**
- * `npm run bench:review -- [--corpus <dir>] [--variant small|medium] [--limit N] [--mask-cache <dir>] [--rows] [--from-rows <file>]`
+ * `npm run bench:review -- [--corpus <dir>] [--variant small|medium] [--limit N] [--draws N] [--mask-cache <dir>] [--rows] [--from-rows <file>]`
  *
  * How well the uncertainty score (`src/main/engine/pipeline/mask/uncertainty.ts`) and its review
  * levels (`src/shared/review.ts`) tell bad cutouts from good ones, printed as JSON (scores are
@@ -28,12 +28,12 @@ import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
 import { MODEL_SIZE } from '../src/main/engine/pipeline/mask/mask'
 import { MODEL, uncertainty, uncertaintyScore } from '../src/main/engine/pipeline/mask/uncertainty'
 import { LIKELY_WRONG, reviewLevel, WORTH_A_LOOK } from '../src/shared/review'
-import { corpusFiles, loadAverage, machine, median, options, round } from './lib'
+import { corpusFiles, loadAverage, machine, median, options, positiveInt, round } from './lib'
 import { iou } from './quality-metrics'
 import type { Scene } from './quality-scenes'
 import { openQualityRun, type CountingSource } from './quality-source'
 import { CANDIDATE_TERMS, candidateFeatures, SCORE_TERMS, type CandidateFeatures, type CandidateTerm } from './review-features'
-import { HELD_ASIDE, reviewComposites, reviewSubjects, SPLIT_SEED, type Part } from './review-scenes'
+import { DRAWS, HELD_ASIDE, reviewComposites, reviewSubjects, SPLIT_SEED, type Part } from './review-scenes'
 import { auc, fitLogistic, flagging, groupedOutOfFold, predict, spearman } from './review-stats'
 
 /** IoU below this: a cutout to check; at or above GOOD: a good one. */
@@ -84,11 +84,12 @@ export async function main(args: string[]): Promise<number> {
     console.log(JSON.stringify(opt.has('rows') ? { ...out, rows } : out, null, 1))
     return 0
   }
+  const draws = positiveInt(opt.get('draws'), DRAWS, '--draws')
   const { variant, limit, dir, refDir, loadStart, segmenter, source } = await openQualityRun(opt)
   try {
     const photos = corpusFiles(dir)
     const rows: Row[] = []
-    for await (const c of reviewComposites(refDir, photos, limit)) {
+    for await (const c of reviewComposites(refDir, photos, limit, draws)) {
       rows.push({ ...(await measure(c.scene, c.kind, source, c.group === 'empty')), group: c.group, part: c.part })
       // Progress on stderr (stdout is the JSON): a run without the mask cache takes a while.
       process.stderr.write(
@@ -99,6 +100,7 @@ export async function main(args: string[]): Promise<number> {
       seed: SPLIT_SEED,
       by: 'subject: the first held-aside-count subjects of a seeded shuffle, with every composite they appear in; the no-subject composites alternate',
       held_aside_count: HELD_ASIDE,
+      draws,
       held_aside_subjects: reviewSubjects(refDir, photos, limit)
         .filter((s) => s.part === 'held-aside')
         .map((s) => s.group)
