@@ -3,7 +3,7 @@ import { mkdir, rm } from 'node:fs/promises'
 import { extname, join } from 'node:path'
 import { writeFileAtomic } from '../engine/paths'
 import type { PreviewRequest } from '../engine/sandbox/protocol'
-import type { JobFraming } from '../engine/store/jobs'
+import type { JobFraming } from '../engine/facade'
 import type { ItemRecord } from './store'
 
 /** Images the list and the before/after view show for an item. */

@@ -1,10 +1,8 @@
 import type { BatchCounts, BatchItemStatus } from '../../shared/batches'
 import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
-import type { Db } from '../engine/store/db'
-import { applyMigrations } from '../engine/store/migrations'
+import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
 import { toBatch, toItem, type BatchRecord, type BatchRow, type ItemRecord, type ItemRow } from './records'
 import { BATCH_MIGRATIONS } from './schema/migrations'
-import { prepared } from '../engine/store/statements'
 
 export type { BatchRecord, ItemRecord } from './records'
 

@@ -18,6 +18,7 @@ import type { Dispatcher } from './queue/dispatcher'
 import { ACTIVE_STATUSES } from './queue/transitions'
 import { ResultSigner } from './results'
 import type { RunContext } from './run/context'
+import { dispatchAccess, type DispatchAccess } from './run/dispatch-access'
 import { runHere } from './run/local'
 import { claimJob, endUnsuccessfully, giveUpIfExhausted } from './run/record'
 import { statusBody, type ResultAddress } from './status-view'
@@ -40,8 +41,11 @@ export type { EngineEvents, JobEvent } from './events'
 
 /** Replaceable parts of an engine; the defaults are the embedded, single-process ones. */
 export interface EngineSeams {
-  /** Runs queued jobs. @default the in-process Scheduler */
-  dispatcher?: (engine: Engine, ctx: RunContext) => Dispatcher
+  /**
+   * Runs queued jobs. It is given the engine and what it may do with the engine's jobs
+   * (`run/dispatch-access.ts`), never the stores. @default the in-process Scheduler
+   */
+  dispatcher?: (engine: Engine, access: DispatchAccess) => Dispatcher
 }
 
 /**
@@ -111,7 +115,7 @@ export class Engine extends EngineFacade {
     })
     const ctx = this.runContext()
     this.scheduler = seams.dispatcher
-      ? seams.dispatcher(this, ctx)
+      ? seams.dispatcher(this, dispatchAccess(ctx))
       : new Scheduler({
           jobs: this.jobs,
           concurrency: this.options.concurrency,

@@ -31,6 +31,10 @@ import type { ApiKeyInfo, KeyKind, KeyStore } from './store/keys'
 import type { MaskCache } from './store/mask-cache'
 import type { PresetStore } from './store/presets'
 
+/** The rows the methods below return, for callers outside the engine. */
+export type { JobFraming, JobRecord, ResultRecord } from './store/jobs'
+export type { ApiKeyInfo, KeyKind } from './store/keys'
+
 export abstract class EngineFacade extends EventEmitter<EngineEvents> {
   protected abstract readonly paths: DataPaths
   protected abstract readonly db: Db

@@ -14,7 +14,7 @@ import { enforceHeaderDeadline } from './header-deadline'
 import { discardRest, rememberSocket } from './read-body'
 import { answerClientError, sendJson } from './respond'
 
-import type { KeyKind } from '../engine/store/keys'
+import type { KeyKind } from '../engine/facade'
 
 export type { KeyKind }
 /** Checks the request's X-API-Key for a key of `kind`; returns the key id or throws 401/403/429. */

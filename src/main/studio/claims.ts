@@ -11,10 +11,10 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { ApiError } from '../engine/errors'
-import type { RunPlan } from '../engine/run/execute'
-import type { RunRecord } from '../engine/run/record'
-import type { JobRecord } from '../engine/store/jobs'
+import type { JobRecord } from '../engine/facade'
 import { ACTIVE_STATUSES } from '../engine/queue/transitions'
+import type { DispatchedRun } from '../engine/run/dispatch-access'
+import type { RunPlan } from '../engine/run/execute'
 import type { WorkerIdentity } from './protocol'
 
 /** A token as we issue it: the attempt, a dot, 43 base64url characters (SHA-256). */
@@ -24,7 +24,7 @@ export interface Lease {
   jobId: string
   attempt: number
   /** The run as the job's record sees it (stage moves, results, ending). */
-  run: RunRecord
+  run: DispatchedRun
   /** What was claimed: the format, the variations and the model a result must match. */
   plan: RunPlan
   holder: WorkerIdentity
@@ -81,7 +81,7 @@ export class ClaimTable {
   }
 
   /** Records a new claim (a new attempt replaces any older lease of the job). */
-  take(run: RunRecord, plan: RunPlan, holder: WorkerIdentity, local: boolean): Lease {
+  take(run: DispatchedRun, plan: RunPlan, holder: WorkerIdentity, local: boolean): Lease {
     const now = this.now()
     this.leases.get(run.jobId)?.run.halt()
     const lease: Lease = { jobId: run.jobId, attempt: run.attempt, run, plan, holder, local, claimedAt: now, until: now + this.leaseMs }

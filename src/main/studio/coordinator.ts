@@ -10,9 +10,8 @@ import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import type { Dispatcher } from '../engine/queue/dispatcher'
 import { ACTIVE_STATUSES } from '../engine/queue/transitions'
-import type { RunContext } from '../engine/run/context'
-import { endUnsuccessfully } from '../engine/run/record'
-import { getOrCreateSecret } from '../engine/store/meta'
+import type { DispatchAccess } from '../engine/run/dispatch-access'
+import { getOrCreateSecret } from '../engine/feature-tables'
 import type { StudioView } from '../../shared/studio'
 import { JobOffers } from './offers'
 import { shownQueueUrl } from './protocol'
@@ -45,13 +44,18 @@ export class StudioCoordinator implements Dispatcher {
 
   constructor(
     private readonly engine: Engine,
-    private readonly ctx: RunContext,
+    private readonly access: DispatchAccess,
     private readonly opts: CoordinatorOptions
   ) {
     this.workers = new WorkerRegistry(engine.featureDatabase())
-    this.runs = new StudioRuns(ctx, this.workers, getOrCreateSecret(engine.featureDatabase(), 'studio-claim-key'), opts.leaseMs ?? 30_000)
+    this.runs = new StudioRuns(
+      access,
+      this.workers,
+      getOrCreateSecret(engine.featureDatabase(), 'studio-claim-key'),
+      opts.leaseMs ?? 30_000
+    )
     this.maxResultBytes = opts.maxResultBytes ?? 8 * engine.options.maxUploadBytes
-    this.offers = new JobOffers(opts.queueUrl, ctx.jobs, () => this.workers.emit('change'))
+    this.offers = new JobOffers(opts.queueUrl, access, () => this.workers.emit('change'))
   }
 
   /** What the app shows: the queue (without its password), whether it answers, the workers. */
@@ -107,7 +111,7 @@ export class StudioCoordinator implements Dispatcher {
   cancel(jobId: string): boolean {
     const job = this.engine.job(jobId)
     if (!job || !ACTIVE_STATUSES.includes(job.status)) return false
-    return endUnsuccessfully(this.ctx, job, job.status, 'cancelled', { attempt: job.attempts })
+    return this.access.cancel(job)
   }
 
   async stop(): Promise<void> {

@@ -11,8 +11,8 @@
  */
 import { Queue } from 'bullmq'
 import type { JobStatus } from '../../shared/api'
-import type { JobStore } from '../engine/store/jobs'
 import { ACTIVE_STATUSES } from '../engine/queue/transitions'
+import type { DispatchAccess } from '../engine/run/dispatch-access'
 import { STUDIO_QUEUE, redisConnection, type QueuedJob } from './protocol'
 
 /** Jobs offered per Redis call. */
@@ -39,7 +39,7 @@ export class JobOffers {
 
   constructor(
     queueUrl: string,
-    private readonly jobs: JobStore,
+    private readonly jobs: Pick<DispatchAccess, 'jobsPage'>,
     private readonly onHealth: (healthy: boolean) => void
   ) {
     // No offline queue: with Redis down a call fails at once (and uploads answer 503) rather
@@ -63,7 +63,7 @@ export class JobOffers {
       this.newPending = false
       if (!this.healthy) return // offered in full when Redis answers again
       for (;;) {
-        const page = this.jobs.pageByStatus(['queued'], this.offeredUpTo, PAGE)
+        const page = this.jobs.jobsPage(['queued'], this.offeredUpTo, PAGE)
         if (page.length === 0) return
         await this.add(page.map((p) => p.id))
         this.offeredUpTo = page.at(-1)!.seq
@@ -105,7 +105,7 @@ export class JobOffers {
     for (const status of statuses) {
       let after = 0
       for (;;) {
-        const page = this.jobs.pageByStatus([status], after, PAGE)
+        const page = this.jobs.jobsPage([status], after, PAGE)
         if (page.length === 0) break
         await this.add(page.map((p) => p.id))
         after = page.at(-1)!.seq

@@ -1,8 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { cleanText } from '../../shared/text'
-import type { Db } from '../engine/store/db'
-import { applyMigrations } from '../engine/store/migrations'
-import { prepared } from '../engine/store/statements'
+import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
 import { STUDIO_MIGRATIONS } from './schema/migrations'
 import type { WorkerIdentity, WorkerInfo } from './protocol'
 

@@ -12,7 +12,7 @@ import type { ErrorDetail } from '../../shared/errors'
 import { ApiError } from '../engine/errors'
 import { sniffImageType, type SniffedType } from '../engine/pipeline/decode/sniff'
 import { OUTPUT_LIMITS } from '../engine/params/output-budget'
-import type { StoredOutcome } from '../engine/run/record'
+import type { StoredOutcome } from '../engine/run/dispatch-access'
 import { imageSize } from './image-header'
 
 /** Warnings kept per variation, and characters per warning. */

@@ -1,21 +1,19 @@
 /**
  * What the coordinator does for a worker, its own or a remote one: claim a job (a lease and a
  * token), and, on a call that shows the token, move it, store its results or end it. Every
- * move goes through the job's run record (`engine/run/record.ts`), as a local run's does.
+ * move goes through the job's run record (the engine's `DispatchAccess`,
+ * `engine/run/dispatch-access.ts`), as a local run's does.
  */
 import { createHash } from 'node:crypto'
-import { createReadStream, existsSync } from 'node:fs'
+import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { FAILURE_REASONS, type FailureReason } from '../../shared/errors'
 import { cleanText } from '../../shared/text'
 import { ApiError, JobFailure } from '../engine/errors'
 import { canvasBound } from '../engine/params/output-budget'
 import type { PipelineStage } from '../engine/pipeline'
-import { resolveJobParams } from '../engine/params/resolve'
-import type { RunContext } from '../engine/run/context'
+import type { DispatchAccess, StoredOutcome } from '../engine/run/dispatch-access'
 import type { RunPlan } from '../engine/run/execute'
-import { planOf } from '../engine/run/local'
-import { claimJob, RunRecord, type StoredOutcome } from '../engine/run/record'
 import { isTerminal } from '../engine/queue/transitions'
 import { ClaimTable, type Lease } from './claims'
 import type { FailureReport, WorkerIdentity } from './protocol'
@@ -56,7 +54,7 @@ export class StudioRuns {
   private readonly storing = new Set<string>()
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly access: DispatchAccess,
     readonly workers: WorkerRegistry,
     secret: Buffer,
     leaseMs: number
@@ -75,7 +73,7 @@ export class StudioRuns {
     opts: { local: boolean; models?: readonly string[] | null; signal?: AbortSignal }
   ): Promise<ClaimAnswer> {
     this.workers.seen(holder)
-    const job = this.ctx.jobs.get(jobId)
+    const job = this.access.job(jobId)
     if (!job || isTerminal(job.status)) return { claimed: null }
     const held = this.claims.heldFor(job)
     if (held > 0) {
@@ -90,21 +88,20 @@ export class StudioRuns {
     }
     // A hint and look-again boxes are kept beside the coordinator's upload and not served to
     // workers elsewhere: their job waits for the coordinator's own worker (docs/studio.md).
-    if (!opts.local && (existsSync(this.ctx.paths.hint(jobId)) || existsSync(this.ctx.paths.regions(jobId))))
-      return { claimed: null, waitMs: MODEL_WAIT_MS }
+    if (!opts.local && (this.access.hasHint(jobId) || this.access.hasRegions(jobId))) return { claimed: null, waitMs: MODEL_WAIT_MS }
     if (opts.models) {
       let model: string | null = null
       try {
-        model = resolveJobParams(this.ctx, job).model ?? this.ctx.defaultModel()
+        model = this.access.modelOf(job)
       } catch {
         // A parameter set that no longer resolves fails the job once claimed, below.
       }
       if (model !== null && !opts.models.includes(model)) return { claimed: null, waitMs: MODEL_WAIT_MS }
     }
-    const run = claimJob(this.ctx, job)
+    const run = this.access.claim(job)
     if (!run) return { claimed: null }
     try {
-      const plan = planOf(this.ctx, run.job)
+      const plan = this.access.plan(run.job)
       let input: Claimed['input']
       if (!opts.local) {
         const path = await run.inputFile(opts.signal ?? new AbortController().signal)
@@ -126,7 +123,7 @@ export class StudioRuns {
    */
   verify(jobId: string, token: string | undefined, caller: WorkerIdentity): Lease {
     const attempt = this.claims.attemptOf(jobId, token, caller.keyId)
-    const job = this.ctx.jobs.get(jobId)
+    const job = this.access.job(jobId)
     if (!job || isTerminal(job.status) || job.status === 'queued' || job.attempts !== attempt) {
       throw new ApiError(
         'claim_ended',
@@ -139,8 +136,8 @@ export class StudioRuns {
       return {
         jobId,
         attempt,
-        run: new RunRecord(this.ctx, job),
-        plan: planOf(this.ctx, job),
+        run: this.access.record(job),
+        plan: this.access.plan(job),
         holder: caller,
         local: false,
         claimedAt: now,
@@ -207,8 +204,8 @@ export class StudioRuns {
       if (lease.local) continue
       if (!lease.run.current()) {
         this.claims.drop(lease.jobId, lease.attempt)
-      } else if (now > lease.claimedAt + this.ctx.options.jobTimeoutMs + this.claims.leaseMs) {
-        const seconds = Math.round(this.ctx.options.jobTimeoutMs / 1000)
+      } else if (now > lease.claimedAt + this.access.jobTimeoutMs + this.claims.leaseMs) {
+        const seconds = Math.round(this.access.jobTimeoutMs / 1000)
         await lease.run.end({
           kind: 'failed',
           reason: 'pipeline_timeout',

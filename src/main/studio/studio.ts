@@ -7,7 +7,6 @@ import { hostname } from 'node:os'
 import { Engine, type EngineSeams } from '../engine/engine'
 import type { EngineOptions } from '../engine/options'
 import type { Dispatcher } from '../engine/queue/dispatcher'
-import { engineExecutorDeps } from '../engine/run/local'
 import { StudioCoordinator } from './coordinator'
 import { LocalLink } from './local-link'
 import { StudioWorker } from './worker'
@@ -58,8 +57,8 @@ function withLocalWorker(coordinator: StudioCoordinator, worker: StudioWorker | 
 export function createStudioEngine(engineOptions: EngineOptions, opts: StudioOptions): Studio {
   const made: { coordinator?: StudioCoordinator } = {}
   const seams: EngineSeams = {
-    dispatcher: (engine, ctx) => {
-      const coordinator = new StudioCoordinator(engine, ctx, {
+    dispatcher: (engine, access) => {
+      const coordinator = new StudioCoordinator(engine, access, {
         queueUrl: opts.queueUrl,
         leaseMs: opts.lockMs,
         maxResultBytes: opts.maxResultBytes
@@ -71,7 +70,7 @@ export function createStudioEngine(engineOptions: EngineOptions, opts: StudioOpt
           : new StudioWorker({
               queueUrl: opts.queueUrl,
               link: new LocalLink(coordinator.runs, { keyId: LOCAL_WORKER_KEY, name: `${hostname()} (coordinator)`, device: 'cpu' }),
-              deps: engineExecutorDeps(ctx),
+              deps: access.executorDeps(),
               concurrency: engine.options.concurrency,
               lockMs: opts.lockMs
             })

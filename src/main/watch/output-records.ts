@@ -4,11 +4,10 @@
  * released name, whose original was moved to `clipdesk-done`, belongs to no one and is not
  * given again). This table is the watch's storage behind the writer's `ResumeRecord`.
  */
-import type { Db } from '../engine/store/db'
+import { prepared, type Db } from '../engine/feature-tables'
 import type { ResultFile } from '../outputs/engine-jobs'
 import type { ResumeRecord } from '../outputs/write'
 import type { OutputRecord, WatchFileRecord } from './records'
-import { prepared } from '../engine/store/statements'
 
 /** macOS and Windows compare names without case: so do the records there. */
 const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32'

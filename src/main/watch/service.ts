@@ -19,7 +19,7 @@ import type {
   WatchUpdateRequest
 } from '../../shared/watch'
 import type { TouchUpTarget } from '../../shared/touchup'
-import type { Db } from '../engine/store/db'
+import type { Db } from '../engine/feature-tables'
 import { PresetStore } from '../engine/store/presets'
 import type { TouchUpFile } from '../touchup/touchups'
 import { isStrictlyInside, relativeName } from '../outputs/paths'

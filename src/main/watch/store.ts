@@ -6,8 +6,7 @@
  */
 import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
 import type { WatchActivity, WatchActivityKind, WatchCounts } from '../../shared/watch'
-import type { Db } from '../engine/store/db'
-import { applyMigrations } from '../engine/store/migrations'
+import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
 import { WatchOutputs } from './output-records'
 import {
   toFile,
@@ -20,7 +19,6 @@ import {
   type WatchFolderRecord
 } from './records'
 import { WATCH_MIGRATIONS } from './schema/migrations'
-import { prepared } from '../engine/store/statements'
 
 export { doneDirOf, outputDirOf, type FileDbState, type OutputRecord, type WatchFileRecord, type WatchFolderRecord } from './records'
 

@@ -1,5 +1,5 @@
 /** The batch tables' migrations, applied by `BatchStore` when it opens (names as shipped; see engine/store/migrations.ts). */
-import type { Migration } from '../../engine/store/migrations'
+import type { Migration } from '../../engine/feature-tables'
 import batches from './005-batches'
 import batchResume from './007-batch-resume'
 import batchInterrupted from './009-batch-interrupted'

@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http'
 import type { JobStatus } from '../../../shared/api'
 import type { Engine, JobEvent } from '../../engine/engine'
-import type { JobRecord } from '../../engine/store/jobs'
+import type { JobRecord } from '../../engine/facade'
 
 const ENDED: ReadonlySet<JobStatus> = new Set(['done', 'failed', 'cancelled'])
 

@@ -1,5 +1,5 @@
 /** The watch tables' migrations, applied by `WatchStore` when it opens (names as shipped; see engine/store/migrations.ts). */
-import type { Migration } from '../../engine/store/migrations'
+import type { Migration } from '../../engine/feature-tables'
 import watch from './004-watch'
 import noLease from './011-watch-no-lease'
 import fileUncertainty from './013-watch-file-uncertainty'
