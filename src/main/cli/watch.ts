@@ -3,10 +3,7 @@ import { reviewLevel, reviewText } from '../../shared/review'
 import { describeJob } from '../../shared/vocabulary'
 import type { WatchFolderView } from '../../shared/watch'
 import { ApiError } from '../engine/errors'
-import { DataPaths } from '../engine/paths'
-import { openDatabase } from '../engine/store/db'
-import { RunLock } from '../engine/store/run-lock'
-import { PresetStore } from '../engine/store/presets'
+import { openDataFolder } from '../engine/data-folder'
 import { checkWatchOutput, WatchFolders } from '../watch/config'
 import { WatchStore } from '../watch/store'
 import { offlineViews } from '../watch/views'
@@ -64,10 +61,10 @@ export async function runWatch(args: string[]): Promise<number> {
     json: { type: 'boolean', default: false }
   })
   const [sub, target, extra] = positionals
-  const db = openDatabase(new DataPaths(dataDir).db)
-  const store = new WatchStore(db)
-  const folders = new WatchFolders(store, new PresetStore(db).lookup)
-  const views = (): WatchFolderView[] => offlineViews(store, RunLock.holder(dataDir))
+  const folder = openDataFolder(dataDir)
+  const store = new WatchStore(folder.db)
+  const folders = new WatchFolders(store, folder.presetLookup)
+  const views = (): WatchFolderView[] => offlineViews(store, folder.holder())
   const viewOf = (id: string): WatchFolderView => views().find((v) => v.id === id)!
   try {
     switch (sub) {
@@ -127,7 +124,7 @@ export async function runWatch(args: string[]): Promise<number> {
   } catch (err) {
     throw asCliError(err)
   } finally {
-    db.close()
+    folder.db.close()
   }
 }
 

@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { tempDir } from '../../../test/helpers/engine'
 import { ApiError } from '../engine/errors'
-import { openDatabase, type Db } from '../engine/store/db'
+import { openDataFolder } from '../engine/data-folder'
+import type { Db } from '../engine/feature-tables'
 import { WatchFolders } from './config'
 import { WatchStore } from './store'
 
@@ -14,7 +15,7 @@ let folders: WatchFolders
 beforeEach(() => {
   dir = tempDir()
   mkdirSync(join(dir, 'in'))
-  db = openDatabase(join(dir, 'test.db'))
+  db = openDataFolder(dir).db
   folders = new WatchFolders(new WatchStore(db))
 })
 afterEach(() => {

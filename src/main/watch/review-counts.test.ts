@@ -3,7 +3,8 @@ import { rmSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { tempDir } from '../../../test/helpers/engine'
 import { LIKELY_WRONG, WORTH_A_LOOK } from '../../shared/review'
-import { openDatabase, type Db } from '../engine/store/db'
+import { openDataFolder } from '../engine/data-folder'
+import type { Db } from '../engine/feature-tables'
 import { WatchStore } from './store'
 
 let dir: string
@@ -12,7 +13,7 @@ let store: WatchStore
 
 beforeEach(() => {
   dir = tempDir()
-  db = openDatabase(join(dir, 'test.db'))
+  db = openDataFolder(dir).db
   store = new WatchStore(db)
 })
 afterEach(() => {

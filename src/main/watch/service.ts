@@ -20,7 +20,7 @@ import type {
 } from '../../shared/watch'
 import type { TouchUpTarget } from '../../shared/touchup'
 import type { Db } from '../engine/feature-tables'
-import { PresetStore } from '../engine/store/presets'
+import { presetLookupIn } from '../engine/data-folder'
 import type { TouchUpFile } from '../touchup/touchups'
 import { isStrictlyInside, relativeName } from '../outputs/paths'
 import { sweepTempFiles } from '../outputs/temp-sweep'
@@ -88,7 +88,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
   constructor(opts: WatchServiceOptions) {
     super()
     this.store = new WatchStore(opts.db)
-    this.folders = new WatchFolders(this.store, new PresetStore(opts.db).lookup)
+    this.folders = new WatchFolders(this.store, presetLookupIn(opts.db))
     this.processor = opts.processor
     this.o = {
       stableMs: opts.stableMs ?? 2000,

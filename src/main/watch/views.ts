@@ -4,7 +4,7 @@
  */
 import { explainProblem } from '../../shared/explain'
 import type { WatchFileView, WatchFolderState, WatchFolderView } from '../../shared/watch'
-import type { RunLockHolder } from '../engine/store/run-lock'
+import type { RunLockHolder } from '../engine/data-folder'
 import { outputDirOf, type WatchFileRecord, type WatchFolderRecord, type WatchStore } from './store'
 
 /** Processes that run watched folders while they hold the run lock (`clipdesk process` holds it too, and does not). */
