@@ -175,13 +175,7 @@ export class Engine extends EngineFacade {
   async upload(input: UploadInput): Promise<UploadAccepted> {
     const body = await acceptUpload(
       {
-        db: this.db,
-        jobs: this.jobs,
-        keys: this.keys,
-        presets: this.presets,
-        jobParams: this.jobParams,
-        paths: this.paths,
-        options: this.options,
+        ...this.stores(),
         assertKnownModel: (model) => this.assertKnownModel(model),
         assertAvailable: (model) => this.assertAvailable(model),
         probe: (bytes) => this.sandbox.probe(bytes)
@@ -312,7 +306,8 @@ export class Engine extends EngineFacade {
     }
   }
 
-  private runContext(): RunContext {
+  /** The stores and options that intake and runs share. */
+  private stores(): Pick<RunContext, 'db' | 'jobs' | 'keys' | 'presets' | 'jobParams' | 'paths' | 'options'> {
     return {
       db: this.db,
       jobs: this.jobs,
@@ -320,7 +315,13 @@ export class Engine extends EngineFacade {
       presets: this.presets,
       jobParams: this.jobParams,
       paths: this.paths,
-      options: this.options,
+      options: this.options
+    }
+  }
+
+  private runContext(): RunContext {
+    return {
+      ...this.stores(),
       defaultModel: () => this.models.defaultModel(),
       segmenter: (model) => this.segmenter(model),
       releaseSegmenter: (s) => this.modelPool.release(s),
