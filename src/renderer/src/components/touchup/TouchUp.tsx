@@ -151,9 +151,7 @@ export function TouchUp(): React.JSX.Element | null {
             disabled={mode === 'look'}
             data-testid="touchup-size"
           />
-          <span className="muted" style={{ minWidth: '7ch', fontVariantNumeric: 'tabular-nums' }}>
-            {brushSize} px
-          </span>
+          <span className="muted touchup-size">{brushSize} px</span>
         </label>
         <label className="row tight">
           Hardness

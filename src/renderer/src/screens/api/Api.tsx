@@ -51,15 +51,10 @@ function Listener(): React.JSX.Element {
                 value={port}
                 onChange={(e) => setPort(e.target.value)}
                 aria-invalid={!portValid || undefined}
-                style={{ width: 120 }}
+                className="api-port"
               />
             </label>
-            <button
-              type="submit"
-              className="btn"
-              disabled={!portValid || portNumber === settings.settings.port}
-              style={{ alignSelf: 'flex-end' }}
-            >
+            <button type="submit" className="btn self-end" disabled={!portValid || portNumber === settings.settings.port}>
               Apply
             </button>
           </form>
@@ -91,7 +86,7 @@ function KeyRow({ k }: { k: ApiKeyView }): React.JSX.Element {
   return (
     <tr data-testid="key-row" data-key-id={k.id} data-state={revoked ? 'revoked' : 'active'}>
       <td>
-        <div style={{ fontWeight: 600 }}>{k.name ?? '(no name)'}</div>
+        <div className="api-key-name">{k.name ?? '(no name)'}</div>
         <div className="mono muted small">
           {k.id} · {k.prefix}…
         </div>
@@ -104,8 +99,7 @@ function KeyRow({ k }: { k: ApiKeyView }): React.JSX.Element {
         {k.credits === null ? 'unlimited' : k.credits}
         {!revoked && k.credits !== null && (
           <form
-            className="row"
-            style={{ marginTop: 4, flexWrap: 'nowrap' }}
+            className="row nowrap api-add-credits"
             onSubmit={(e) => {
               e.preventDefault()
               if (Number.isInteger(n) && n > 0)
@@ -120,7 +114,6 @@ function KeyRow({ k }: { k: ApiKeyView }): React.JSX.Element {
               min={1}
               value={adding}
               onChange={(e) => setAdding(e.target.value)}
-              style={{ width: 80 }}
               aria-label={`Credits to add to ${k.name ?? k.id}`}
               placeholder="+ n"
             />
@@ -164,7 +157,7 @@ function Keys(): React.JSX.Element {
         <div className="secret stack" role="status" data-testid="created-key">
           <strong>Copy the key of “{createdKey.info.name ?? createdKey.info.id}” now: it is shown only this once.</strong>
           <div className="row nowrap">
-            <code className="mono grow" style={{ wordBreak: 'break-all' }} data-testid="created-key-secret">
+            <code className="mono grow api-secret" data-testid="created-key-secret">
               {createdKey.key}
             </code>
             <CopyButton text={createdKey.key} />
@@ -211,14 +204,14 @@ function Keys(): React.JSX.Element {
             value={credits}
             onChange={(e) => setCredits(e.target.value)}
             aria-invalid={!creditsValid || undefined}
-            style={{ width: 140 }}
+            className="api-credits"
           />
         </label>
-        <label className="row small" style={{ alignSelf: 'flex-end', paddingBottom: 6 }}>
+        <label className="row small api-owner">
           <input type="checkbox" checked={admin} onChange={(e) => setAdmin(e.target.checked)} />
           Owner (may open the app in a browser and manage keys)
         </label>
-        <button type="submit" className="btn primary" style={{ alignSelf: 'flex-end' }} disabled={!creditsValid} data-testid="create-key">
+        <button type="submit" className="btn primary self-end" disabled={!creditsValid} data-testid="create-key">
           Create key
         </button>
       </form>
@@ -311,7 +304,7 @@ export default function Api(): React.JSX.Element {
     void useStore.getState().loadKeys()
   }, [])
   return (
-    <div className="stack" style={{ maxWidth: 980 }}>
+    <div className="stack api-screen">
       <h1>API</h1>
       <Listener />
       <Keys />

@@ -68,7 +68,7 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
   const total = Math.max(c.total, pending > 0 || starting ? (batch.expected_files ?? 0) : 0)
 
   return (
-    <div className="batch-head stack" style={{ gap: 10 }}>
+    <div className="batch-head stack">
       <div className="batch-head-grid">
         <div className="shrink">
           <h2 id="current-title" className="batch-title" title={batch.name}>

@@ -25,12 +25,12 @@ function History(): React.JSX.Element | null {
           return (
             <div key={b.id} className="history-entry">
               <button type="button" className="open" aria-current={b.id === currentBatchId} onClick={() => void openBatch(b.id)}>
-                <div className="name" style={{ fontWeight: 600 }} title={b.name}>
+                <div className="name" title={b.name}>
                   {b.name}
                 </div>
                 <div className="muted small">
                   {formatDate(b.created_at)} ·{' '}
-                  <span className="outcome small" data-kind={outcome.kind} style={{ fontSize: 12 }}>
+                  <span className="outcome small" data-kind={outcome.kind}>
                     {stoppedTitle(b.counts, b.counts.total, live) ?? outcome.title}
                   </span>
                 </div>
@@ -92,7 +92,7 @@ function CurrentBatch(): React.JSX.Element {
           <div className="error" role="alert">
             <div>
               {refused.length} {refused.length === 1 ? 'file was' : 'files were'} not added:
-              <ul style={{ margin: '4px 0 0', paddingLeft: 18 }}>
+              <ul className="refused-list">
                 {refused.slice(0, 5).map((r) => (
                   <li key={r.rel_path}>
                     {r.rel_path}: {r.error}

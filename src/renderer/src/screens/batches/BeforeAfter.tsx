@@ -105,12 +105,8 @@ export function BeforeAfter(): React.JSX.Element | null {
           </div>
         )}
         <div className="viewer-divider" style={{ left: `${split}%` }} data-testid="viewer-divider" />
-        <span className="viewer-label" style={{ left: 8 }}>
-          Before
-        </span>
-        <span className="viewer-label" style={{ right: 8 }}>
-          After
-        </span>
+        <span className="viewer-label before">Before</span>
+        <span className="viewer-label after">After</span>
       </div>
       <div className="row">
         <label className="grow row nowrap">

@@ -12,6 +12,7 @@ import { ResultActions } from './ResultActions'
 import { ProgressBar, type Tone } from '../../components/common'
 import { ReviewBadge } from '../../components/ReviewBadge'
 
+/** A file row's height: set on each row here (not in batches.css) so that the windowing counts with the same number. */
 const ROW_HEIGHT = 64
 
 const STATUS_TEXT: Record<BatchItemView['status'], string> = {
@@ -63,18 +64,13 @@ export function RowLine({ item, folder }: { item: BatchItemView; folder: string 
   const showFolder = folder !== '' && !(item.error && item.state !== 'done')
   return (
     <div className="muted small line">
-      {showFolder && (
-        <span className="text" style={{ flex: '0 1 auto', maxWidth: '45%' }}>
-          {folder}
-        </span>
-      )}
+      {showFolder && <span className="text folder">{folder}</span>}
       {showFolder && text && <span aria-hidden="true">·</span>}
       {text}
       {item.error && item.error_detail && item.state !== 'done' && (
         <button
           type="button"
           className="btn small"
-          style={{ flex: 'none' }}
           onClick={() => setProblem(item.id)}
           aria-label={`Details of the problem with ${item.name}`}
           data-testid="item-error-details"
@@ -276,7 +272,7 @@ export function ItemList(): React.JSX.Element {
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the list scrolls on its own, so it takes focus for the keyboard to scroll it; dialogs opened from a row give focus back to it */}
       <section className="vlist" ref={ref} aria-label="Files of the batch" tabIndex={0} data-testid="item-list">
         {count === 0 && filter !== 'all' && (
-          <p className="muted small" style={{ padding: '12px 14px', margin: 0 }} data-testid="none-to-check">
+          <p className="muted small vlist-note" data-testid="none-to-check">
             {filter === 'touched-up'
               ? 'No file touched up yet.'
               : `No cutouts to check${items.some((i) => i.state === 'pending') ? ' yet' : ''}.`}

@@ -43,7 +43,7 @@ export function NewBatch(): React.JSX.Element {
       <h2 id="new-batch-title">New batch</h2>
       <div className="dropzone">
         <div>Drop files or folders anywhere in the window</div>
-        <div className="row" style={{ justifyContent: 'center', marginTop: 8 }}>
+        <div className="row dropzone-actions">
           <button type="button" className="btn" onClick={() => filesInput.current?.click()}>
             Add files…
           </button>
@@ -77,7 +77,7 @@ export function NewBatch(): React.JSX.Element {
       </div>
 
       {staged.length > 0 && (
-        <div className="stack" style={{ gap: 6 }}>
+        <div className="stack gap-6">
           <div className="row">
             <strong className="grow" data-testid="staged-count">
               {images} {images === 1 ? 'file' : 'files'} ready ({formatBytes(total)})
@@ -112,7 +112,7 @@ export function NewBatch(): React.JSX.Element {
         </div>
       )}
 
-      <div className="form-grid" style={{ gridTemplateColumns: '1fr 1fr' }}>
+      <div className="form-grid halves">
         <label className="field">
           <span>Preset</span>
           <select value={draft.preset} onChange={(e) => setDraft({ preset: e.target.value })} data-testid="batch-preset">

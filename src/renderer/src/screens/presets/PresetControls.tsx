@@ -57,7 +57,7 @@ export function PresetControls(props: {
 }): React.JSX.Element {
   const { form, set, errors } = props
   return (
-    <fieldset className="form-grid" style={{ border: 0, padding: 0, margin: 0 }} disabled={props.readOnly}>
+    <fieldset className="form-grid unframed" disabled={props.readOnly}>
       <legend className="sr-only">Settings</legend>
       <Select
         form={form}
@@ -216,10 +216,8 @@ export function PresetControls(props: {
           ['never', 'Keep their own size']
         ]}
       />
-      <fieldset className="field" style={{ border: 0, padding: 0, margin: 0, gridColumn: '1 / -1' }}>
-        <legend style={{ fontWeight: 600, fontSize: 12, marginBottom: 4 }} className="muted">
-          Versions of each photo
-        </legend>
+      <fieldset className="field unframed span-all">
+        <legend className="muted variations-legend">Versions of each photo</legend>
         <div className="variation-choices">
           {VARIATION_OPTIONS.map(([v, text]) => (
             <label key={v} className="check small">

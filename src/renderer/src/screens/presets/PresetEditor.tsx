@@ -98,7 +98,7 @@ export function PresetEditor(props: { editing: PresetInfo | null; onDone: (name:
       data-testid="preset-editor"
     >
       <div className="row nowrap">
-        <h2 className="grow" style={{ margin: 0, overflowWrap: 'anywhere' }}>
+        <h2 className="grow flush wrap-anywhere">
           {readOnly ? `${editing!.title} (built in)` : editing && !copied ? `Edit ${editing.title}` : 'New preset'}
         </h2>
         {!readOnly && (
@@ -138,7 +138,7 @@ export function PresetEditor(props: { editing: PresetInfo | null; onDone: (name:
       <div className="editor-columns">
         <div className="stack">
           <div className="form-grid">
-            <label className="field" style={{ gridColumn: '1 / -1' }}>
+            <label className="field span-all">
               <span>Name</span>
               <input
                 type="text"
@@ -162,7 +162,7 @@ export function PresetEditor(props: { editing: PresetInfo | null; onDone: (name:
                 )
               )}
             </label>
-            <label className="field" style={{ gridColumn: '1 / -1' }}>
+            <label className="field span-all">
               <span>Description</span>
               <input
                 type="text"
@@ -178,7 +178,7 @@ export function PresetEditor(props: { editing: PresetInfo | null; onDone: (name:
           {errors.params && <div className="field-error">{errors.params}</div>}
           <details>
             <summary className="small muted">Use these settings in the command line or the API</summary>
-            <pre className="code mono" data-testid="preset-params" style={{ marginTop: 6 }}>
+            <pre className="code mono preset-params" data-testid="preset-params">
               {params || '(every setting at its default)'}
             </pre>
           </details>

@@ -21,15 +21,13 @@ export function PresetPreview(props: { hasSettings: boolean; onSample: (file: Bl
         {preview.status === 'done' && preview.url ? (
           <img src={preview.url} alt="Preview of the preset on the sample image: the whole output frame" data-testid="preset-preview" />
         ) : preview.status === 'running' ? (
-          <div style={{ width: '70%' }}>
+          <div className="preview-progress">
             <ProgressBar value={preview.progress} label="Preview progress" />
           </div>
         ) : preview.status === 'failed' ? (
-          <span className="field-error" style={{ padding: 12 }}>
-            {preview.error}
-          </span>
+          <span className="field-error preview-message">{preview.error}</span>
         ) : (
-          <span className="muted small" style={{ padding: 12, textAlign: 'center' }}>
+          <span className="muted small preview-message preview-hint">
             {props.hasSettings ? 'Change a setting to see it on the sample' : 'Choose a setting to see a preview'}
           </span>
         )}

@@ -93,7 +93,7 @@ export default function Presets(): React.JSX.Element {
               {user.map(card)}
             </ul>
           )}
-          <h2 style={{ margin: '8px 0 0' }}>Built in</h2>
+          <h2 className="builtin-title">Built in</h2>
           <ul className="cards" aria-label="Built-in presets">
             {builtin.map(card)}
           </ul>

@@ -72,7 +72,7 @@ export default function ModelsSection(): React.JSX.Element {
   return (
     <section className="card stack" aria-labelledby="models-title" data-testid="models">
       <h2 id="models-title">Models</h2>
-      <label className="field" style={{ maxWidth: 320 }}>
+      <label className="field device-field">
         <span>Device</span>
         <select
           value={device}

@@ -40,11 +40,11 @@ export default function Settings(): React.JSX.Element {
   const valid = draft !== null && concurrencyOk && retention >= 1 && retention <= 8760
 
   return (
-    <div className="stack" style={{ maxWidth: 760 }}>
+    <div className="stack settings-screen">
       <h1>Settings</h1>
       <section className="card stack" aria-labelledby="look-title">
         <h2 id="look-title">Appearance</h2>
-        <label className="field" style={{ maxWidth: 240 }}>
+        <label className="field theme-field">
           <span>Theme</span>
           <select value={theme} onChange={(e) => useStore.getState().setTheme(e.target.value as Theme)} data-testid="theme">
             <option value="system">Like the system</option>

@@ -47,9 +47,9 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
   const title = (name: string): string => presets?.find((p) => p.name === name)?.title ?? name
   return (
     <section className="card stack" aria-label={`Watched folder ${f.path}`} data-testid={`watch-folder-${f.id}`}>
-      <div className="row" style={{ flexWrap: 'nowrap', alignItems: 'flex-start' }}>
-        <div className="grow stack" style={{ gap: 4, minWidth: 0 }}>
-          <div className="row" style={{ gap: 8 }}>
+      <div className="row nowrap align-start">
+        <div className="grow stack tight">
+          <div className="row">
             <span className={`badge ${STATE_CLASS[f.state]}`} data-testid="watch-state">
               {STATE_TEXT[f.state]}
             </span>
@@ -121,14 +121,14 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
       </div>
 
       {f.failed.length > 0 && (
-        <div className="stack" style={{ gap: 6 }}>
+        <div className="stack gap-6">
           <div className="row">
             <strong className="grow">Failed files</strong>
             <button type="button" className="btn small" onClick={() => void s().retryWatch(f.id)} data-testid="watch-retry-all">
               Retry all ({f.failed.length})
             </button>
           </div>
-          <ul className="stack" style={{ gap: 4, listStyle: 'none', margin: 0, padding: 0 }} aria-label="Failed files">
+          <ul className="stack tight bare-list" aria-label="Failed files">
             {f.failed.map((file) => (
               <li key={file.id} className="row nowrap">
                 <div className="grow shrink">
@@ -190,10 +190,8 @@ export function FolderCard(props: { folder: WatchFolderView; onEdit: () => void 
         ) : (
           <ul className="stack plain-list" data-testid="watch-recent">
             {f.recent.map((a) => (
-              <li key={a.id} className="row small" style={{ flexWrap: 'nowrap', gap: 8 }}>
-                <span className="muted" style={{ whiteSpace: 'nowrap' }}>
-                  {formatDate(a.at)}
-                </span>
+              <li key={a.id} className="row small nowrap">
+                <span className="muted no-break">{formatDate(a.at)}</span>
                 <span className={`badge ${ACTIVITY_CLASS[a.kind]}`}>{ACTIVITY_TEXT[a.kind]}</span>
                 <span className="mono grow ellipsis" title={`${a.rel_path ?? ''} ${a.message}`}>
                   {a.rel_path ? `${a.rel_path} ` : ''}

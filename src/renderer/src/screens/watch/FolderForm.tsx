@@ -219,7 +219,7 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
           </span>
         )}
       </label>
-      <div className="row" style={{ gap: 8, columnGap: 20 }}>
+      <div className="row watch-options">
         <label className="check small">
           <input type="checkbox" checked={form.recursive} onChange={(e) => set({ recursive: e.target.checked })} />
           <span>Include sub-folders</span>

@@ -12,7 +12,7 @@ export function WatchFileRow(props: { file: WatchFileView }): React.JSX.Element 
   const open = (): void =>
     void useStore.getState().openTouchUp({ kind: 'watch', folder_id: file.folder_id, file_id: file.id }, file.rel_path)
   return (
-    <li className="row small" style={{ flexWrap: 'nowrap', gap: 8 }} data-testid="watch-file">
+    <li className="row small nowrap" data-testid="watch-file">
       <ReviewBadge uncertainty={file.uncertainty} touchUps={file.touch_ups} />
       <span className="mono grow ellipsis" title={file.outputs.join('\n')}>
         {file.rel_path}
