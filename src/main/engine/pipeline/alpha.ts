@@ -45,6 +45,11 @@ export interface AlphaDeps {
   segmenter: MaskSource
   /** Masks by input content + model; without it every job runs the model. */
   maskCache?: MaskCache
+  /**
+   * Refine on a spare refine thread when the first is busy (`refineOffThread`): the touch-up
+   * preview's crops, refined beside the whole photo. Jobs leave it unset and keep to one thread.
+   */
+  spareRefine?: boolean
 }
 
 export interface AlphaResult {
@@ -245,7 +250,7 @@ export async function refined(
   params: Pick<JobParams, 'refine'>,
   signal?: AbortSignal
 ): Promise<AlphaPixels> {
-  if (params.refine !== 'none') return refineOffThread(image, mask, signal)
+  if (params.refine !== 'none') return refineOffThread(image, mask, signal, deps.spareRefine)
   const alpha = deps.segmenter.segmentAtModelSize
     ? await upscaleMask(mask.data, image.width, image.height, mask.width, mask.height)
     : await resizeMask(mask, image.width, image.height)

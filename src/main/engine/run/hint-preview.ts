@@ -117,7 +117,8 @@ export class HintPreviews {
       const strokes = plane && hasStrokes(plane) ? plane : null
       // The boxes' crops refined with their strokes beside the whole photo's (on a second refine
       // thread), not after it: a stroke after a box costs about what one without does.
-      const crops = runs.length > 0 ? startLooks(small, runs, looks.full, { segmenter }, { refine }, strokes, session.crops) : null
+      const crops =
+        runs.length > 0 ? startLooks(small, runs, looks.full, { segmenter, spareRefine: true }, { refine }, strokes, session.crops) : null
       crops?.catch(() => undefined) // the error is applyLooks' to give
       alpha = strokes ? await applyHint(small, mask, plain, strokes, { segmenter }, { refine }) : plain
       if (runs.length > 0)

@@ -96,19 +96,25 @@ describe('refine thread', () => {
     expect(threadNices().get(process.pid)).toBe(mainNice)
   })
 
-  it('two refines at once run on two threads (where the machine has two cores), each with the in-thread result', async () => {
+  it('a spare refine runs on a second thread beside the jobs’ (where the machine has two cores); a job’s refines keep to one', async () => {
     const a = fuzzyComposite(480, 360, FOLIAGE)
     const b = fuzzyComposite(320, 240, FOLIAGE)
     const [ma, mb] = await Promise.all([modelLikeMask(a), modelLikeMask(b)])
-    const [ra, rb] = await Promise.all([
+    // Two job refines at once: one thread, the second waits.
+    await Promise.all([
       refineOffThread({ data: a.image, width: a.width, height: a.height }, ma),
       refineOffThread({ data: b.image, width: b.width, height: b.height }, mb)
+    ])
+    expect(refineThreadCount()).toBe(1)
+    const [ra, rb] = await Promise.all([
+      refineOffThread({ data: a.image, width: a.width, height: a.height }, ma),
+      refineOffThread({ data: b.image, width: b.width, height: b.height }, mb, undefined, true)
     ])
     expect(refineThreadCount()).toBe(Math.min(2, MAX_REFINE_THREADS))
     expect(ra.alpha.equals((await refineEdges({ data: a.image, width: a.width, height: a.height }, ma)).alpha)).toBe(true)
     expect(rb.alpha.equals((await refineEdges({ data: b.image, width: b.width, height: b.height }, mb)).alpha)).toBe(true)
-    // One at a time after that: the idle thread serves it, no third starts.
-    await refineOffThread({ data: b.image, width: b.width, height: b.height }, mb)
+    // Another spare refine takes the same spare thread: no third starts.
+    await refineOffThread({ data: b.image, width: b.width, height: b.height }, mb, undefined, true)
     expect(refineThreadCount()).toBe(Math.min(2, MAX_REFINE_THREADS))
   })
 

@@ -12,12 +12,13 @@
  *
  * The thread is `out/main/refine-thread.js`, an entry of the main build; it starts when the engine
  * warms up (or on the first refine) and stops after `IDLE_STOP_MS` without one, so an idle
- * engine holds no second heap. A refine asked for while every thread is busy starts one more, up
- * to `MAX_REFINE_THREADS`: the touch-up editor refines a stroke on the whole photo and on a
- * look-again box's crop at once, and with one thread the second waits for the first (a stroke
- * after a box would cost both refines instead of the longer one). A job's refines come one at a
- * time per model worker, so on a machine of two cores the second thread runs only where two
- * refines meet.
+ * engine holds no second heap. Jobs keep to that one thread. A refine asked for on the spare
+ * thread (`spare`) runs on a second one, started the same way (not on a one-core machine): the
+ * touch-up editor refines a stroke on the whole photo and on a look-again box's crop at once, and
+ * with one thread the second waits for the first (a stroke after a box would cost both refines
+ * instead of the longer one). Jobs do not: measured on the speed bench, a second thread for
+ * jobs cost `clipdesk process` about 6 % (another heap and its code compiled, and refines
+ * contending with the model) for nothing a user waits on.
  * Where it is not built (unit tests of the sources) or cannot start, the refine runs in-thread,
  * with the same result: also when the thread fails before it ever answered (it cannot load
  * here), and from then on. A thread that dies later fails only the refines it held, and the
@@ -65,7 +66,8 @@ interface Pending {
 /** At most this many refine threads: two where the machine has two cores or more. */
 export const MAX_REFINE_THREADS = Math.max(1, Math.min(2, availableParallelism()))
 
-let threads: RefineThread[] = []
+/** The jobs' refine thread (slot 0) and the spare one (slot 1), each started when first asked for. */
+const slots: Array<RefineThread | null> = [null, null]
 let unavailable = false
 /** The built entry, looked up once (undefined: not yet). */
 let builtScript: string | null | undefined
@@ -74,9 +76,9 @@ let builtScript: string | null | undefined
  * `refineEdges` with the default options, on the refine thread when there is one. The image's
  * pixels are copied to the thread (the caller keeps its own).
  */
-export async function refineOffThread(image: RgbaInput, mask: MaskPlane, signal?: AbortSignal): Promise<RefinedPixels> {
+export async function refineOffThread(image: RgbaInput, mask: MaskPlane, signal?: AbortSignal, spare = false): Promise<RefinedPixels> {
   signal?.throwIfAborted()
-  const t = refineThread()
+  const t = refineThread(spare)
   if (!t) return refineEdges(image, mask, {}, signal)
   return t.refine(image, mask, signal)
 }
@@ -92,40 +94,38 @@ export function prewarmRefineThread(): void {
 }
 
 /**
- * A refine thread: an idle one, else a new one while fewer than MAX_REFINE_THREADS run, else the
- * one with the fewest refines waiting; null where none can run (the refine then runs in-thread).
+ * The jobs' refine thread, or for a `spare` refine the spare one (the jobs' on a one-core
+ * machine), started if it does not run; null where none can run (the refine then runs in-thread).
  */
-function refineThread(): RefineThread | null {
+function refineThread(spare = false): RefineThread | null {
   if (unavailable) return null
-  const idle = threads.find((t) => t.waiting === 0)
-  if (idle) return idle
-  if (threads.length < MAX_REFINE_THREADS) {
-    if (builtScript === undefined) builtScript = findBuiltScript(REFINE_THREAD_SCRIPT)
-    const script = process.env.CLIPDESK_REFINE_SCRIPT ?? builtScript
-    if (!script) {
-      unavailable = threads.length === 0
-      return threads[0] ?? null
-    }
-    const started: RefineThread = new RefineThread(script, (usable) => {
-      threads = threads.filter((t) => t !== started)
-      if (!usable) unavailable = true
-    })
-    threads.push(started)
-    return started
+  const slot = spare && MAX_REFINE_THREADS > 1 ? 1 : 0
+  const running = slots[slot]
+  if (running) return running
+  if (builtScript === undefined) builtScript = findBuiltScript(REFINE_THREAD_SCRIPT)
+  const script = process.env.CLIPDESK_REFINE_SCRIPT ?? builtScript
+  if (!script) {
+    unavailable = true
+    return null
   }
-  return threads.reduce((a, b) => (b.waiting < a.waiting ? b : a))
+  const started: RefineThread = new RefineThread(script, (usable) => {
+    if (slots[slot] === started) slots[slot] = null
+    if (!usable) unavailable = true
+  })
+  slots[slot] = started
+  return started
 }
 
 /** Stops the refine threads now, if any run (tests; the engine lets them stop when idle). */
 export async function stopRefineThread(): Promise<void> {
-  const running = threads
-  threads = []
+  const running = slots.filter((t) => t !== null)
+  slots.fill(null)
   await Promise.all(running.map((t) => t.stop()))
 }
 
 /** How many refine threads run now (tests). */
 export function refineThreadCount(): number {
-  return threads.length
+  return slots.filter((t) => t !== null).length
 }
 
 class RefineThread {
@@ -148,11 +148,6 @@ class RefineThread {
     // After the listeners: adding a 'message' listener refs the worker again.
     this.worker.unref()
     this.armIdle()
-  }
-
-  /** Refines sent and not yet answered. */
-  get waiting(): number {
-    return this.pending.size
   }
 
   refine(image: RgbaInput, mask: MaskPlane, signal?: AbortSignal): Promise<RefinedPixels> {
