@@ -32,9 +32,71 @@ export interface CandidateFeatures extends UncertaintyFeatures {
   frame: number
   /** Mean |final − model| (0–1) over the cells either keeps. */
   disagreement: number
+  /**
+   * Share of the outline where the photo looks the same on both sides (mean RGB difference below
+   * WEAK, a few cells in from either side): where a cutout runs through one surface (a piece of
+   * the background kept, a part of the subject dropped) rather than along an edge. 0 without an
+   * image or an outline.
+   */
+  weakEdge: number
+  /** Mean RGB difference (0–1) across the outline, the same cells as `weakEdge`. */
+  edgeContrast: number
 }
 
-export function candidateFeatures(model: MaskPlane, alpha: MaskPlane): CandidateFeatures {
+/** Cells in from the outline on each side where the two colours are read (past the soft edge). */
+const STEP = 3
+/** Below this mean RGB difference (0–1) the two sides look the same. */
+const WEAK = 0.06
+
+/** The image's RGB sampled at the centres of a GRID × GRID square's cells (nearest pixel), as `toGrid` samples a plane. */
+function rgbGrid(image: { data: Uint8Array; width: number; height: number; channels: number }): Uint8Array {
+  const { data, width, height, channels } = image
+  const out = new Uint8Array(GRID * GRID * 3)
+  for (let y = 0; y < GRID; y++) {
+    const row = Math.min(height - 1, Math.floor(((y + 0.5) * height) / GRID)) * width
+    for (let x = 0; x < GRID; x++) {
+      const from = (row + Math.min(width - 1, Math.floor(((x + 0.5) * width) / GRID))) * channels
+      out.set(data.subarray(from, from + 3), (y * GRID + x) * 3)
+    }
+  }
+  return out
+}
+
+/** `weakEdge` and `edgeContrast` of the kept cells `keep` over the image's grid colours. */
+function edgeFeatures(keep: Uint8Array, rgb: Uint8Array): { weakEdge: number; edgeContrast: number } {
+  let edges = 0
+  let weak = 0
+  let sum = 0
+  const at = (x: number, y: number): number => (Math.min(GRID - 1, Math.max(0, y)) * GRID + Math.min(GRID - 1, Math.max(0, x))) * 3
+  const across = (xi: number, yi: number, xo: number, yo: number): void => {
+    const a = at(xi, yi)
+    const b = at(xo, yo)
+    const d = (Math.abs(rgb[a]! - rgb[b]!) + Math.abs(rgb[a + 1]! - rgb[b + 1]!) + Math.abs(rgb[a + 2]! - rgb[b + 2]!)) / 765
+    edges++
+    sum += d
+    if (d < WEAK) weak++
+  }
+  for (let y = 0; y < GRID; y++)
+    for (let x = 0; x < GRID; x++) {
+      const k = keep[y * GRID + x]!
+      if (x + 1 < GRID && k !== keep[y * GRID + x + 1]!) {
+        // Inside is the kept side: step away from the edge on each side.
+        if (k) across(x - STEP + 1, y, x + STEP, y)
+        else across(x + STEP, y, x - STEP + 1, y)
+      }
+      if (y + 1 < GRID && k !== keep[(y + 1) * GRID + x]!) {
+        if (k) across(x, y - STEP + 1, x, y + STEP)
+        else across(x, y + STEP, x, y - STEP + 1)
+      }
+    }
+  return edges === 0 ? { weakEdge: 0, edgeContrast: 0 } : { weakEdge: weak / edges, edgeContrast: sum / edges }
+}
+
+export function candidateFeatures(
+  model: MaskPlane,
+  alpha: MaskPlane,
+  image?: { data: Uint8Array; width: number; height: number; channels: number }
+): CandidateFeatures {
   const own = uncertaintyFeatures(model, alpha)
   const p = toGrid(model)
   const a = toGrid(alpha)
@@ -85,7 +147,8 @@ export function candidateFeatures(model: MaskPlane, alpha: MaskPlane): Candidate
     islands: Math.max(0, regions.length - 1),
     holes: kept === 0 ? 0 : enclosed / ((x1 - x0 + 1) * (y1 - y0 + 1)),
     frame: frame / (4 * GRID - 4),
-    disagreement: diff / 255 / Math.max(1, union)
+    disagreement: diff / 255 / Math.max(1, union),
+    ...(image ? edgeFeatures(keep, rgbGrid(image)) : { weakEdge: 0, edgeContrast: 0 })
   }
 }
 
@@ -105,7 +168,9 @@ export const CANDIDATE_TERMS = {
   islands: (f: CandidateFeatures) => Math.log2(1 + f.islands),
   holes: (f: CandidateFeatures) => f.holes,
   frame: (f: CandidateFeatures) => f.frame,
-  disagreement: (f: CandidateFeatures) => f.disagreement
+  disagreement: (f: CandidateFeatures) => f.disagreement,
+  weakEdge: (f: CandidateFeatures) => f.weakEdge ?? 0,
+  edgeContrast: (f: CandidateFeatures) => f.edgeContrast ?? 0
 } satisfies Record<string, (f: CandidateFeatures) => number>
 
 export type CandidateTerm = keyof typeof CANDIDATE_TERMS

@@ -142,7 +142,7 @@ async function measure(scene: Scene, family: string, source: CountingSource, emp
     iou: truth,
     score: result.uncertainty,
     ms,
-    features: candidateFeatures(model, alpha)
+    features: candidateFeatures(model, alpha, { data: scene.image, width: scene.width, height: scene.height, channels: 4 })
   }
 }
 
