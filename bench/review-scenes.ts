@@ -82,8 +82,6 @@ interface Subject {
   file: string
   index: number
   part: Part
-  /** Another corpus photo (the photo backgrounds). */
-  other: string
 }
 
 /** One reference cutout per corpus photo (`<photo>.u2net.png`, else the first by name), split into the two parts. */
@@ -105,8 +103,7 @@ export function reviewSubjects(refDir: string, photos: string[], limit?: number)
   return found.slice(0, limit).map((s, index) => ({
     ...s,
     index,
-    part: aside.has(index) ? 'held-aside' : 'fit',
-    other: photos.filter((p) => basename(p, extname(p)) !== s.group)[index % Math.max(1, photos.length - 1)]!
+    part: aside.has(index) ? 'held-aside' : 'fit'
   }))
 }
 
@@ -116,7 +113,7 @@ export const DRAWS = 2
 /** The photo behind a subject's photo scenes in `draw`: another corpus photo, a different one per draw. */
 function otherPhoto(photos: string[], s: Subject, draw: number): string {
   const others = photos.filter((p) => basename(p, extname(p)) !== s.group)
-  return others[(s.index + 3 * draw) % Math.max(1, others.length)] ?? s.other
+  return others[(s.index + 3 * draw) % Math.max(1, others.length)]!
 }
 
 export async function* reviewComposites(refDir: string, photos: string[], limit?: number, draws = DRAWS): AsyncGenerator<ReviewScene> {

@@ -46,8 +46,8 @@ export interface AlphaDeps {
   /** Masks by input content + model; without it every job runs the model. */
   maskCache?: MaskCache
   /**
-   * Refine on a spare refine thread when the first is busy (`refineOffThread`): the touch-up
-   * preview's crops, refined beside the whole photo. Jobs leave it unset and keep to one thread.
+   * Refine on the spare refine thread (`refineOffThread`): the touch-up preview's crops, refined
+   * beside the whole photo on the jobs' thread. Jobs leave it unset and keep to one thread.
    */
   spareRefine?: boolean
 }
