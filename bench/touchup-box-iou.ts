@@ -1,6 +1,6 @@
 /**
  * bench:touchup's check that a look-again box never makes a cutout worse where the box is
- * (docs/review.md "Look again"): on composites with a known alpha (bench:quality's, from the
+ * (docs/touch-up.md "Look again"): on composites with a known alpha (bench:quality's, from the
  * corpus' reference cutouts: a different subject and background family for each reference, the
  * small-subject scene among them; one reference per photo), the job's alpha is made without a box and with one, as a
  * job makes it (`computeAlpha`, `refine=edges`), and the IoU with the true alpha is measured

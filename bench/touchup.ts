@@ -1,6 +1,6 @@
 /**
  * `npm run bench:touchup -- [--corpus <dir>] [--limit N] [--strokes N] [--composites N]
- * [--mask-cache <dir>]`: how long the touch-up editor's preview takes per stroke (docs/review.md
+ * [--mask-cache <dir>]`: how long the touch-up editor's preview takes per stroke (docs/touch-up.md
  * "Touch-up"), on corpus photos, with the real engine (decode sandbox, mask cache, refine
  * thread). Each photo runs once as a job (the model makes its mask, which the cache keeps), then
  * the editor is opened on it and strokes are added one by one, keep and remove in turn: each

@@ -2,7 +2,7 @@
  * The touch-up preview opened after the model's session was let go (the pool closes it when
  * idle, docs/pipeline.md): the first preview takes the mask from the cache without the model,
  * and loads the session meanwhile, so that a first look-again box costs its model run and not
- * the session's load too (docs/review.md "Touch-up"). Real engine, real model (one job).
+ * the session's load too (docs/touch-up.md "Touch-up"). Real engine, real model (one job).
  */
 import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

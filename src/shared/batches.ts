@@ -75,7 +75,7 @@ export interface BatchItemView {
   finished_at: number | null
   /** Not an image: listed with the reason (`error`), never processed, not in the counts of photos. */
   not_image: boolean
-  /** Times the file's outputs were replaced by a touch-up (docs/review.md "Touch-up"), and when last. */
+  /** Times the file's outputs were replaced by a touch-up (docs/touch-up.md "Touch-up"), and when last. */
   touch_ups: number
   touched_up_at: number | null
 }

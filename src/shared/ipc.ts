@@ -60,11 +60,11 @@ export interface IpcInvokeMap {
   /** A signed address that downloads every written file of a batch as one zip, streamed (the browser app). */
   batchDownload: [string, ResultDownload]
   /**
-   * Touch-up of a done file of a batch or of a watched folder (docs/review.md "Touch-up"): the
+   * Touch-up of a done file of a batch or of a watched folder (docs/touch-up.md "Touch-up"): the
    * cutout with the strokes so far at the preview's size, without running the model. 404
    * not_found (batch, folder, file, original gone), 409 conflict (not done), 422
    * validation_failed naming `hint`, `regions` or the target's field. With look-again `regions`
-   * it runs the model once per new box, on its crop (docs/review.md "Look again").
+   * it runs the model once per new box, on its crop (docs/touch-up.md "Look again").
    */
   touchUpPreview: [TouchUpPreviewRequest, TouchUpPreview]
   /** Saves a touch-up: every output of the file replaced, the previous version kept beside it. Refusals as the preview's, and 409 conflict while one is under way. */

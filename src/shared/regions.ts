@@ -2,7 +2,7 @@
  * Look-again boxes of an upload (docs/api.md "Look-again regions"): the field `regions`, a JSON
  * array of at most `MAX_REGIONS` boxes `{x, y, width, height}` in the input's upright pixels,
  * covering at most `MAX_REGIONS_AREA` times the photo's area between them. The model runs again
- * on each box's crop (docs/review.md "Look again"), and the refine step on the crop again: each
+ * on each box's crop (docs/touch-up.md "Look again"), and the refine step on the crop again: each
  * box costs about what the job's own run costs on that much of the photo, so both the count and
  * the area are bounded (eight near-full boxes were nine times the work of the job they came with).
  *

@@ -1,5 +1,5 @@
 /**
- * Touch-up of a done file of a batch or of a watched folder (docs/review.md "Touch-up"): the
+ * Touch-up of a done file of a batch or of a watched folder (docs/touch-up.md "Touch-up"): the
  * editor's preview and Save.
  * Images travel as base64 PNG text, so that the same argument crosses IPC and the app
  * bridge's JSON alike.
@@ -34,7 +34,7 @@ export type TouchUpPreviewRequest = z.infer<typeof touchUpPreviewSchema>
 
 /**
  * Save: the strokes at the input's upright size (`TouchUpPreview.width` × `height`). `regions`
- * (in a preview too): look-again boxes in the input's upright pixels (docs/review.md "Look again").
+ * (in a preview too): look-again boxes in the input's upright pixels (docs/touch-up.md "Look again").
  */
 export const touchUpSaveSchema = z.object({ target: touchUpTargetSchema, hint: base64Png, regions: regionsSchema.optional() })
 export type TouchUpSaveRequest = z.infer<typeof touchUpSaveSchema>

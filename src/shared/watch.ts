@@ -60,7 +60,7 @@ export interface WatchFileView {
    * decimals; "to check" from TO_CHECK (src/shared/review.ts; docs/review.md). Null otherwise.
    */
   uncertainty: number | null
-  /** How many times its result was touched up in the app (docs/review.md "Touch-up"), and when last (ms). */
+  /** How many times its result was touched up in the app (docs/touch-up.md "Touch-up"), and when last (ms). */
   touch_ups: number
   touched_up_at: number | null
   updated_at: number

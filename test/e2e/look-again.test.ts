@@ -1,5 +1,5 @@
 /**
- * End to end, the touch-up editor's Look again box (docs/review.md "Look again"): a batch of one
+ * End to end, the touch-up editor's Look again box (docs/touch-up.md "Look again"): a batch of one
  * photo made in code whose small subject the model misses on the whole frame; in the editor a box
  * dragged round it (the preview runs the model on that crop, showing that it is busy), undone and
  * redone, then Save; the destination's file then has the small subject and its previous version

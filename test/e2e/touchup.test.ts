@@ -1,5 +1,5 @@
 /**
- * End to end, touch-up of a done file (docs/review.md "Touch-up"): a batch of one photo made in
+ * End to end, touch-up of a done file (docs/touch-up.md "Touch-up"): a batch of one photo made in
  * code (a ball on a gradient), "Touch up" on its row, a Remove stroke over part of the ball and a
  * Keep stroke over the background, undo and redo, Save; the destination's file then has the
  * strokes (alpha ≤ 0.1 and ≥ 0.9 there) and its previous version beside it, and the report notes

@@ -39,7 +39,7 @@ export interface ItemRecord {
   device: string | null
   /** The cutout's uncertainty score (docs/review.md), 3 decimals; null until done, and for items done before scores. */
   uncertainty: number | null
-  /** Times the file's outputs were replaced by a touch-up (docs/review.md "Touch-up"), and when last. */
+  /** Times the file's outputs were replaced by a touch-up (docs/touch-up.md "Touch-up"), and when last. */
   touchUps: number
   touchedUpAt: number | null
 }

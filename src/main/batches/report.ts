@@ -26,7 +26,7 @@ export interface BatchReport extends RunReport {
     likely_wrong: number
   }
   cancelled: string[]
-  /** Files whose outputs were replaced by a touch-up, the previous versions kept beside them (docs/review.md "Touch-up"). */
+  /** Files whose outputs were replaced by a touch-up, the previous versions kept beside them (docs/touch-up.md "Touch-up"). */
   touched_up: Array<{ input: string; times: number; at: string }>
 }
 

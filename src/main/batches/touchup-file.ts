@@ -1,5 +1,5 @@
 /**
- * A done batch file as the touch-up sees it (`touchup/touchups.ts`; docs/review.md
+ * A done batch file as the touch-up sees it (`touchup/touchups.ts`; docs/touch-up.md
  * "Touch-up"): its job, its stored input (else the file it was added from), the batch's own
  * request and format, its outputs in the batch's destination; the touch-up is recorded on the
  * item (`touch_ups`, `touched_up_at`, the new job) and the batch's report is written again.

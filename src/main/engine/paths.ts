@@ -20,12 +20,12 @@ export class DataPaths {
     return join(this.uploads, jobId)
   }
 
-  /** A job's hint (docs/review.md "Hints"), beside its upload and removed with it. */
+  /** A job's hint (docs/touch-up.md "Hints"), beside its upload and removed with it. */
   hint(jobId: string): string {
     return join(this.uploads, `${jobId}.hint`)
   }
 
-  /** A job's look-again boxes as JSON (docs/review.md "Look again"), beside its upload and removed with it. */
+  /** A job's look-again boxes as JSON (docs/touch-up.md "Look again"), beside its upload and removed with it. */
   regions(jobId: string): string {
     return join(this.uploads, `${jobId}.regions`)
   }

@@ -25,8 +25,8 @@ export type SubmitResult =
   | { ok: false; code: string; message: string; retryable: boolean; details?: Array<{ field: string; issue: string }> }
 
 /**
- * Hands a file to the engine (with a hint: its keep and remove strokes, docs/review.md
- * "Hints"; with look-again boxes: docs/review.md "Look again"); a refusal comes back with its
+ * Hands a file to the engine (with a hint: its keep and remove strokes, docs/touch-up.md
+ * "Hints"; with look-again boxes: docs/touch-up.md "Look again"); a refusal comes back with its
  * message and the fields it names.
  */
 export async function submitFile(

@@ -1,6 +1,6 @@
 /**
  * Replacing a feature's own outputs with a new version while keeping the one before beside it
- * (a touch-up: docs/review.md "Touch-up"): `photo.png` is first copied to the first free
+ * (a touch-up: docs/touch-up.md "Touch-up"): `photo.png` is first copied to the first free
  * `photo.prev-1.png`, `photo.prev-2.png`… in the same folder (by the one placer, `place.ts`:
  * never over another file), then the new result is renamed over `photo.png` by the
  * one writer (`write.ts`), as its own earlier output. Every output is checked before anything is

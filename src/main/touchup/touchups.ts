@@ -1,5 +1,5 @@
 /**
- * Touch-up of a done file (docs/review.md "Touch-up"), whichever feature made it: the editor's
+ * Touch-up of a done file (docs/touch-up.md "Touch-up"), whichever feature made it: the editor's
  * preview, and Save, which runs the file's stored input again through the engine with the
  * feature's own request and the strokes as a hint (the model's mask comes from the mask cache),
  * then replaces every output of the file in its destination with the new version, keeping the

@@ -50,7 +50,7 @@ export interface WatchFileRecord {
   duplicateOf: string | null
   /** The cutout's uncertainty score once done (docs/review.md), 3 decimals; null otherwise. */
   uncertainty: number | null
-  /** How many times the done result was touched up in the app (docs/review.md "Touch-up"), and when last. */
+  /** How many times the done result was touched up in the app (docs/touch-up.md "Touch-up"), and when last. */
   touchUps: number
   touchedUpAt: number | null
   createdAt: number

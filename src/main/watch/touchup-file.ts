@@ -1,6 +1,6 @@
 /**
  * A done file of a watched folder as the touch-up sees it (`touchup/touchups.ts`;
- * docs/review.md "Touch-up"): its job, its stored input (else the file in the folder, while it
+ * docs/touch-up.md "Touch-up"): its job, its stored input (else the file in the folder, while it
  * still has the content that was processed), the folder's request, its written outputs. The
  * touch-up is recorded on the file (`touch_ups`, `touched_up_at`, the new job, which its
  * outputs now belong to), the previous versions as names given out (never given to another

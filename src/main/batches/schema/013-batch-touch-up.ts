@@ -1,5 +1,5 @@
 /**
- * Touch-ups of a done file (docs/review.md "Touch-up"): how many times its outputs were
+ * Touch-ups of a done file (docs/touch-up.md "Touch-up"): how many times its outputs were
  * replaced by a touched-up version, and when last. 0 and NULL for files never touched up.
  */
 export default `

@@ -28,7 +28,7 @@ export interface UploadInput {
   /** The uploaded file, if any. `mimeType` null means the transport did not declare one (IPC). */
   file?: { bytes: Buffer; mimeType: string | null; filename?: string }
   /**
-   * The optional hint image (docs/review.md "Hints"): only with `file`. Its declared type is
+   * The optional hint image (docs/touch-up.md "Hints"): only with `file`. Its declared type is
    * never trusted: its bytes are sniffed and its header read in the sandbox.
    */
   hint?: { bytes: Buffer }

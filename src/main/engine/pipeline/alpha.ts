@@ -10,9 +10,9 @@
  *   model run on a small subject's box (`detail.ts`). `refine=none`: the mask upscaled.
  * - With the model: how much the cutout needs a person's look (`uncertainty.ts`,
  *   docs/review.md), from the model's first mask and the final alpha.
- * - A hint (`hint.ts`, docs/review.md "Hints"): its strokes set on the result, the edges refined
+ * - A hint (`hint.ts`, docs/touch-up.md "Hints"): its strokes set on the result, the edges refined
  *   again within a band around them; the cached mask stays the model's own.
- * - Look-again boxes (`look-again.ts`, docs/review.md "Look again"): the model again on each
+ * - Look-again boxes (`look-again.ts`, docs/touch-up.md "Look again"): the model again on each
  *   box's crop, its result inside the box; the strokes win over it. Only the first run's mask
  *   is cached.
  */
@@ -124,7 +124,7 @@ export async function computeAlpha(
 /**
  * The strokes of a hint on `plain` (the alpha and colours made from `mask` without them): the
  * refine step again on a copy of the model's mask that takes the strokes, merged within a band
- * around them. The model's mask stays as the cache holds it (docs/review.md "Hints"). The
+ * around them. The model's mask stays as the cache holds it (docs/touch-up.md "Hints"). The
  * touch-up editor's preview calls it with the plain result it keeps.
  */
 export async function applyHint(

@@ -1,6 +1,6 @@
 /**
  * The model's masks of look-again crops made for the touch-up editor's preview, kept by job, box
- * and model (docs/review.md "Touch-up"): a box costs one model run the first time it is
+ * and model (docs/touch-up.md "Touch-up"): a box costs one model run the first time it is
  * previewed, and every later stroke, undo or redo with it reuses the mask. A few recent entries
  * are kept (a crop's mask is the model's 1024² grid, 1 MiB), least recently used first to go,
  * so that an editor closed and opened again on the same file, or a box undone and redone, does

@@ -64,9 +64,9 @@ export type RunOutcome = 'done' | 'failed' | 'cancelled' | 'requeued' | 'dropped
 export interface RunHost {
   /** The input's bytes (a URL job's source is fetched by the record's side). */
   input(signal: AbortSignal): Promise<Buffer>
-  /** The job's hint's bytes (docs/review.md "Hints"), or null when it has none. Absent: never one. */
+  /** The job's hint's bytes (docs/touch-up.md "Hints"), or null when it has none. Absent: never one. */
   hint?(signal: AbortSignal): Promise<Buffer | null>
-  /** The job's look-again boxes (docs/review.md "Look again"), or null when it has none. Absent: never any. */
+  /** The job's look-again boxes (docs/touch-up.md "Look again"), or null when it has none. Absent: never any. */
   regions?(signal: AbortSignal): Promise<LookBox[] | null>
   /**
    * The input's size is known, before the model runs: the record's side settles the job's

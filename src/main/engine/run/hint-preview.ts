@@ -1,5 +1,5 @@
 /**
- * The touch-up editor's preview (docs/review.md "Touch-up"): a job's cutout with a hint's
+ * The touch-up editor's preview (docs/touch-up.md "Touch-up"): a job's cutout with a hint's
  * strokes, at most `TOUCHUP_PREVIEW_EDGE` pixels on its long side, without running the model.
  *
  * The stored input is decoded once per editing session in the decode sandbox (untrusted bytes,
@@ -10,7 +10,7 @@
  * whatever the image's size, so the preview applies the strokes as the saved job will.
  * `refine=detail` previews as `edges` (its second model run is left to Save).
  *
- * Look-again boxes (docs/review.md "Look again") do run the model: once per box, on its crop of
+ * Look-again boxes (docs/touch-up.md "Look again") do run the model: once per box, on its crop of
  * the full-size image (the one decoded when the editor opened, kept for the newest session), as
  * the saved job does. The crop's mask is kept by job, box and model (`crop-masks.ts`) and the
  * crop's results per session (`CropResults`), so a stroke after a box costs no model run and

@@ -1,5 +1,5 @@
 /**
- * Keep and Remove strokes of the touch-up editor, and the hint they make (docs/review.md
+ * Keep and Remove strokes of the touch-up editor, and the hint they make (docs/touch-up.md
  * "Hints"): a grey picture where white is keep, black is remove and mid grey leaves the pixel
  * to the model. Strokes are kept in the input's own pixels, so the same list paints the small
  * hint of a preview and the full-size one that Save sends, and undo is dropping the last one.
@@ -111,7 +111,7 @@ export function base64(bytes: Uint8Array): string {
 }
 
 /**
- * A look-again box (docs/review.md "Look again"): the model runs again on its crop. Kept in the
+ * A look-again box (docs/touch-up.md "Look again"): the model runs again on its crop. Kept in the
  * input's pixels in the same undo list as the strokes.
  */
 export interface LookEdit {

@@ -3,7 +3,7 @@ import { boxesOf, hintPng, strokesOf, type Edit } from '../lib/brush'
 import { errorText, transport } from '../transport'
 import type { Slice } from './types'
 
-/** The touch-up editor of one done file of a batch or a watched folder (docs/review.md "Touch-up"). */
+/** The touch-up editor of one done file of a batch or a watched folder (docs/touch-up.md "Touch-up"). */
 export interface TouchUpState {
   target: TouchUpTarget
   /** Names the file (`touchUpKey`): answers for another file opened since are dropped. */

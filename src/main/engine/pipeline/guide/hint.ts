@@ -1,5 +1,5 @@
 /**
- * A job's hint (docs/review.md "Hints"): a grey plane the size of the upright image where
+ * A job's hint (docs/touch-up.md "Hints"): a grey plane the size of the upright image where
  * white (≥ `HINT_KEEP`) means "keep", black (≤ `HINT_REMOVE`) means "remove" and any other grey
  * leaves the pixel to the model. The strokes are hard constraints:
  *

@@ -1,5 +1,5 @@
 /**
- * Look-again boxes (docs/review.md "Look again"): the user marks a region the model got wrong,
+ * Look-again boxes (docs/touch-up.md "Look again"): the user marks a region the model got wrong,
  * and the model runs again on that crop, as the detail pass does for a small subject
  * (`detail.ts`: the same context margin and crop rule). The crop is refined as a photo of its
  * own, and its result replaces the job's inside the box where the crop's answer is sure

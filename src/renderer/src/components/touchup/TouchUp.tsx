@@ -11,7 +11,7 @@ import { TouchUpBoard, type Backdrop } from './TouchUpBoard'
 export const DISCARD_QUESTION = 'Discard your unsaved strokes and boxes?'
 
 /**
- * The touch-up editor of one done file (docs/review.md "Touch-up"): Keep and Remove brushes
+ * The touch-up editor of one done file (docs/touch-up.md "Touch-up"): Keep and Remove brushes
  * (size, hardness) painted over the cut-out, each stroke previewed by the app without running
  * the model; a Look again box, for which the model runs again on that crop (one model run);
  * undo and redo (Ctrl+Z, Ctrl+Shift+Z), zoom at the cursor and pan (`useZoomPan`, as the

@@ -5,7 +5,7 @@ import { useStore } from '../../store'
 /**
  * One done file of a watched folder in its lists (to check, latest done): its review badge
  * ("Likely wrong 0.99", "Worth a look 0.62", "Touched up", as a batch's row shows it), and Touch
- * up, which opens the same editor as a batch's file (docs/review.md "Touch-up").
+ * up, which opens the same editor as a batch's file (docs/touch-up.md "Touch-up").
  */
 export function WatchFileRow(props: { file: WatchFileView }): React.JSX.Element {
   const file = props.file
