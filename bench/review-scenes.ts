@@ -5,8 +5,9 @@
  *
  * - per subject (one reference cutout per corpus photo), DRAWS times, SCENES: the subject at every size — filling
  *   the frame, cut by it, a half, a quarter, a few percent of it, next to another subject — over
- *   plain studio colours, gradients, blurred and sharp photos, noise and clutter, and once seen
- *   through (its alpha at GLASS: glass, a veil, a shadow-like subject);
+ *   plain studio colours, gradients, blurred photos, busy sharp photos without a subject of their
+ *   own, noise and clutter, and once seen through (its alpha at GLASS: glass, a veil, a
+ *   shadow-like subject); and once over another photo with its own subject (SECOND_SUBJECT);
  * - `empty/<texture>`: no subject at all: noise, clutter, a gradient, plain colours, and the
  *   parts of corpus photos that their reference cutout leaves out entirely (a background alone).
  *
@@ -25,7 +26,7 @@ export type Part = 'fit' | 'held-aside'
 
 export interface ReviewScene {
   scene: Scene
-  /** `<size>/<background>` (`medium/photo`), or `empty/<texture>`. */
+  /** `<size>/<background>` (`medium/busy-photo`), or `empty/<texture>`. */
   kind: string
   /** The corpus photo whose subject it shows (cross-validation folds), or `empty`. */
   group: string
@@ -47,7 +48,7 @@ const STUDIO = [
   [44, 46, 52]
 ]
 
-type Ground = Family | 'plain' | 'photo' | 'clutter'
+type Ground = Family | 'plain' | 'other-subject' | 'busy-photo' | 'clutter'
 interface SceneSpec {
   size: string
   ground: Ground
@@ -63,13 +64,24 @@ const SCENES: SceneSpec[] = [
   { size: 'large', ground: 'plain', share: 0.85, at: [0.5, 0.5] },
   { size: 'cut', ground: 'blurred-photo', share: 1.3, at: [0.5, 0.62] },
   { size: 'medium', ground: 'gradient', share: 0.55, at: null },
-  { size: 'medium', ground: 'photo', share: 0.55, at: null },
+  // Another corpus photo whole, its own subject included: two subjects, one of them true.
+  { size: 'medium', ground: 'other-subject', share: 0.55, at: null },
   { size: 'glass', ground: 'noise', share: 0.55, at: null, opacity: GLASS },
   { size: 'small', ground: 'clutter', share: 0.25, at: null },
   { size: 'small', ground: 'blurred-photo', share: 0.22, at: null },
   { size: 'tiny', ground: 'plain', share: 0.08, at: null },
-  { size: 'pair', ground: 'plain', share: 0.45, at: null, pair: true }
+  { size: 'pair', ground: 'plain', share: 0.45, at: null, pair: true },
+  // Last, so that the scenes before it draw the same places as before it was added.
+  { size: 'medium', ground: 'busy-photo', share: 0.55, at: null }
 ]
+
+/**
+ * The scene whose truth is ambiguous: the photo behind the subject has a subject of its own (an
+ * elephant, a car, a person), which a cutout that keeps it is not wrong to keep, and which no
+ * cutout of the photo alone could tell from the one pasted. Its composites are measured and
+ * reported (`second_subject`), not counted in either class.
+ */
+export const SECOND_SUBJECT = 'medium/other-subject'
 
 const TEXTURE = { width: 1200, height: 900 }
 /** A background crop: reference alpha at most this everywhere (3 %), and at least this share of the photo. */
@@ -128,12 +140,13 @@ export async function* reviewComposites(refDir: string, photos: string[], limit?
       // anew, on another studio colour, texture and photo.
       const rand = xorshift(1000 + s.index + 7919 * draw)
       const other = otherPhoto(photos, s, draw)
+      const busy = await busyPhoto(photos, refDir, other)
       const name = basename(s.file, '.png') + (draw === 0 ? '' : `~${draw + 1}`)
       for (const [k, spec] of SCENES.entries()) {
         const second = spec.pair && mate !== s ? await loadCutout(mate.file) : null
         const frame = await sceneFrame(cut, second, spec, rand)
         const seed = 100 * s.index + k + 1 + 10_000 * draw
-        const bg = await ground(spec.ground, frame, other, seed, s.index + k + draw)
+        const bg = await ground(spec.ground, frame, other, busy, seed, s.index + k + draw)
         const kind = `${spec.size}/${spec.ground}`
         yield { kind, group: s.group, part: s.part, scene: composite(name, kind, frame, bg) }
       }
@@ -199,12 +212,47 @@ function paste(frame: Rgba, sub: Rgba, x: number, y: number, opacity: number): v
     }
 }
 
-async function ground(kind: Ground, frame: Rgba, other: string, seed: number, k: number): Promise<Buffer> {
+async function ground(kind: Ground, frame: Rgba, other: string, busy: Rgb, seed: number, k: number): Promise<Buffer> {
   const { width, height } = frame
+  if (kind === 'busy-photo') return mirrored(busy, width, height)
   if (kind === 'plain') return plain(width, height, STUDIO[k % STUDIO.length]!)
-  if (kind === 'photo') return photoBackground(other, width, height)
+  if (kind === 'other-subject') return photoBackground(other, width, height)
   if (kind === 'clutter') return clutter(width, height, seed)
   return background(kind, width, height, frame, other, seed)
+}
+
+/**
+ * A busy, sharp photo with no subject: the part of a corpus photo that its reference cutout leaves
+ * out (`backgroundCrop`: houses, a field, trees, a street), of `other` or, when it has none, of the
+ * next photo that has one.
+ */
+const crops = new Map<string, Awaited<ReturnType<typeof backgroundCrop>>>()
+async function busyPhoto(photos: string[], refDir: string, other: string): Promise<Rgb> {
+  const from = photos.indexOf(other)
+  for (let i = 0; i < photos.length; i++) {
+    const photo = photos[(from + i) % photos.length]!
+    if (!crops.has(photo)) crops.set(photo, await backgroundCrop(photo, refDir))
+    const crop = crops.get(photo)
+    if (crop) return crop
+  }
+  throw new Error('no corpus photo has a part without its subject')
+}
+
+export type Rgb = { rgb: Buffer; width: number; height: number }
+
+/** `crop` at its own scale, mirrored to cover width × height (so it stays as sharp as the photo). */
+export function mirrored(crop: Rgb, width: number, height: number): Buffer {
+  const out = Buffer.alloc(width * height * 3)
+  const fold = (v: number, n: number): number => {
+    const m = v % (2 * n)
+    return m < n ? m : 2 * n - 1 - m
+  }
+  for (let y = 0; y < height; y++) {
+    const sy = fold(y, crop.height)
+    for (let x = 0; x < width; x++)
+      crop.rgb.copy(out, (y * width + x) * 3, (sy * crop.width + fold(x, crop.width)) * 3, (sy * crop.width + fold(x, crop.width)) * 3 + 3)
+  }
+  return out
 }
 
 /** The composites with no subject, as the fit and the held-aside parts share them out. */
@@ -285,7 +333,7 @@ export async function clutter(width: number, height: number, seed: number): Prom
  * entirely (alpha ≤ EMPTY_ALPHA), as RGB; null when none is big enough. Small strips are
  * doubled so the model sees more than a thumbnail.
  */
-async function backgroundCrop(photo: string, refDir: string): Promise<{ name: string; rgb: Buffer; width: number; height: number } | null> {
+async function backgroundCrop(photo: string, refDir: string): Promise<(Rgb & { name: string }) | null> {
   const base = basename(photo, extname(photo))
   const ref = join(refDir, `${base}.u2net.png`)
   let alpha: Buffer

@@ -33,7 +33,7 @@ import { iou } from './quality-metrics'
 import type { Scene } from './quality-scenes'
 import { openQualityRun, type CountingSource } from './quality-source'
 import { CANDIDATE_TERMS, candidateFeatures, SCORE_TERMS, type CandidateFeatures, type CandidateTerm } from './review-features'
-import { DRAWS, HELD_ASIDE, reviewComposites, reviewSubjects, SPLIT_SEED, type Part } from './review-scenes'
+import { DRAWS, HELD_ASIDE, reviewComposites, reviewSubjects, SECOND_SUBJECT, SPLIT_SEED, type Part } from './review-scenes'
 import { auc, fitLogistic, flagging, groupedOutOfFold, predict, spearman } from './review-stats'
 
 /** IoU below this: a cutout to check; at or above GOOD: a good one. */
@@ -234,7 +234,10 @@ function recommend(rows: Row[], scores: number[]): { worth_a_look: number; likel
   return { worth_a_look: worth, likely_wrong: wrong }
 }
 
-function summarise(rows: Row[]): Record<string, unknown> {
+function summarise(allRows: Row[]): Record<string, unknown> {
+  // The second-subject scene's truth is one of two subjects: it is in no class, no fit and no
+  // rate, and is said apart (`second_subject`, `by_kind`).
+  const rows = allRows.filter((r) => r.family !== SECOND_SUBJECT)
   const fit = rows.filter((r) => r.part === 'fit')
   const aside = rows.filter((r) => r.part === 'held-aside')
   const scoresOf = (rs: Row[]): number[] => rs.map((r) => r.score)
@@ -258,8 +261,8 @@ function summarise(rows: Row[]): Record<string, unknown> {
   const recommended = recommend(subject(fit), scoresOf(subject(fit)))
   const recommendedRefit = recommend(subject(fit), refitScores(subject(fit)))
   const byKind = Object.fromEntries(
-    [...new Set(rows.map((r) => r.family))].sort().map((f) => {
-      const rs = rows.filter((r) => r.family === f)
+    [...new Set(allRows.map((r) => r.family))].sort().map((f) => {
+      const rs = allRows.filter((r) => r.family === f)
       return [
         f,
         {
@@ -296,7 +299,20 @@ function summarise(rows: Row[]): Record<string, unknown> {
       of_them_likely_wrong: kept.filter((r) => r.score >= LIKELY_WRONG).length
     }
   }
-  const partFigures = (all: Row[]): Record<string, unknown> => {
+  // The scene with a second subject in the photo behind, said apart: how many of its cutouts that
+  // keep more than the pasted subject (IoU < BAD with it) get a level.
+  const secondSubject = (part: Part): Record<string, unknown> => {
+    const two = allRows.filter((r) => r.family === SECOND_SUBJECT && r.part === part)
+    const flagged = (t: (r: Row) => boolean): string =>
+      `${two.filter((r) => t(r) && r.score >= WORTH_A_LOOK).length} of ${two.filter(t).length}`
+    return {
+      composites: two.length,
+      kept_other_subject_iou_below_0_9_at_a_level: flagged((r) => r.iou < BAD),
+      iou_0_95_up_at_a_level: flagged((r) => r.iou >= GOOD)
+    }
+  }
+  const partFigures = (part: Part): Record<string, unknown> => {
+    const all = rows.filter((r) => r.part === part)
     const rs = subject(all)
     return {
       with_a_subject: 'the figures below are on the composites with a subject; no_subject and all_composites after them',
@@ -311,15 +327,16 @@ function summarise(rows: Row[]): Record<string, unknown> {
       keeping_nothing: rs.filter((r) => r.features.foreground === 0).length,
       ...levelFigures(rs, scoresOf(rs), WORTH_A_LOOK, LIKELY_WRONG),
       no_subject: noSubject(all),
+      second_subject: secondSubject(part),
       all_composites: pick(levelFigures(all, scoresOf(all), WORTH_A_LOOK, LIKELY_WRONG))
     }
   }
   return {
-    composites: { all: rows.length, fit: fit.length, held_aside: aside.length },
+    composites: { all: allRows.length, fit: fit.length, held_aside: aside.length, second_subject: allRows.length - rows.length },
     levels: { worth_a_look: WORTH_A_LOOK, likely_wrong: LIKELY_WRONG, classes: `IoU < ${BAD} to catch, IoU ≥ ${GOOD} not to flag` },
-    held_aside: partFigures(aside),
+    held_aside: partFigures('held-aside'),
     fit: {
-      ...partFigures(fit),
+      ...partFigures('fit'),
       auc_out_of_fold: round(
         aucOf(
           subject(fit),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { candidateFeatures, components } from '../bench/review-features'
+import { mirrored } from '../bench/review-scenes'
 import { auc, fitLogistic, flagging, groupedOutOfFold, predict, ranks, spearman } from '../bench/review-stats'
 
 /** A plane from rows of '#' (1) and '.' (0). */
@@ -87,5 +88,17 @@ describe('review benchmark candidate features', () => {
     expect(f.foreground).toBeCloseTo(0.5, 2)
     expect(f.frame).toBeCloseTo(0.5, 2) // top and bottom half, the left edge whole: (0.5 + 0.5 + 1) / 4
     expect([f.islands, f.fragments, f.holes, f.disagreement, f.undecided]).toEqual([0, 0, 0, 0, 0])
+  })
+})
+
+describe('review benchmark scenes', () => {
+  it('mirrors a background crop to cover a larger frame at its own scale, folding at each edge', () => {
+    // A 2 × 2 crop, one grey per pixel: 10 20 / 30 40.
+    const crop = { rgb: Buffer.from([10, 10, 10, 20, 20, 20, 30, 30, 30, 40, 40, 40]), width: 2, height: 2 }
+    const out = mirrored(crop, 5, 3)
+    const grey = Array.from({ length: 15 }, (_, i) => out[i * 3]!)
+    expect(grey).toEqual([10, 20, 20, 10, 10, 30, 40, 40, 30, 30, 30, 40, 40, 30, 30])
+    // Every channel of a pixel comes from the same source pixel.
+    expect(out.equals(Buffer.from(grey.flatMap((g) => [g, g, g])))).toBe(true)
   })
 })
