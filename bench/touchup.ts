@@ -12,7 +12,8 @@
  * on the box's crop of the full-size image (`box_preview_ms`), set beside one model run on the
  * same crop measured right after it (`model_run_on_crop_ms`, and the ratio). Then
  * BOX_STROKES more strokes, each previewed with the box kept (`stroke_after_box_ms`: the crop's
- * mask reused) and without it (`stroke_without_box_ms`), in turn.
+ * mask reused) and without it (`stroke_without_box_ms`, in an editing session of its own), in
+ * turn.
  *
  * `box_iou` (`touchup-box-iou.ts`): on composites with a known alpha, the IoU inside a box with
  * the box and without it.
@@ -161,6 +162,11 @@ export async function main(args: string[]): Promise<number> {
       t = performance.now()
       await lookRuns(full, [box], segmenter)
       const runMs = performance.now() - t
+      // The strokes without the box in an editing session of their own (the same job and photo):
+      // each session previews every stroke from its own last result, so neither call finds the
+      // other's refine done. It starts where the box's session is, untimed.
+      const apart = { ...source, key: `${jobId} without the box` }
+      await previews.preview(apart, png)
       const after: number[] = []
       const without: number[] = []
       for (let s = 0; s < BOX_STROKES; s++) {
@@ -171,7 +177,7 @@ export async function main(args: string[]): Promise<number> {
         // In turn first, so neither gains from the other's warm caches.
         for (const withIt of s % 2 === 0 ? [true, false] : [false, true]) {
           t = performance.now()
-          await previews.preview(source, png, withIt ? [box] : [])
+          await (withIt ? previews.preview(source, png, [box]) : previews.preview(apart, png))
           ;(withIt ? after : without).push(performance.now() - t)
         }
       }

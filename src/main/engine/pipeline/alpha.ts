@@ -21,11 +21,12 @@ import type { JobParams } from '../../../shared/params-types'
 import { inputHash, type MaskCache } from '../store/mask-cache'
 import type { DecodedImage } from './decode/decode'
 import { detailPass } from './mask/detail'
-import { constrainMask, hasStrokes, hintBand, mergeHinted, type AlphaPixels, type HintPlane } from './guide/hint'
+import { changedStrokes, constrainMask, grown, hasStrokes, hintBand, mergeHinted, type AlphaPixels, type HintPlane } from './guide/hint'
+import type { Region } from './guide/region'
 import { cropInput, lookAgain, mergeLooks, wholeFrame, type FinishCrop, type LookBox, type LookRun } from './guide/look-again'
 import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask/mask'
 import type { ModelVariant } from './mask/model'
-import { resizeMask, type MaskPlane } from './refine/refine'
+import { refineReach, resizeMask, type MaskPlane } from './refine/refine'
 import { refineOffThread } from './refine/refine-thread'
 import { uncertainty } from './mask/uncertainty'
 
@@ -125,7 +126,12 @@ export async function computeAlpha(
  * The strokes of a hint on `plain` (the alpha and colours made from `mask` without them): the
  * refine step again on a copy of the model's mask that takes the strokes, merged within a band
  * around them. The model's mask stays as the cache holds it (docs/touch-up.md "Hints"). The
- * touch-up editor's preview calls it with the plain result it keeps.
+ * touch-up editor's preview calls it with the plain result it keeps, and with its last result
+ * (`before`): then only the strokes added or taken back since are refined.
+ *
+ * A stroke moves the result only within the band around it (where the strokes are merged) and
+ * the refine's reach beyond that (what its constrained cells change), so the refine works only
+ * there (`within`): what a stroke costs follows its own size, not the subject's outline.
  */
 export async function applyHint(
   image: DecodedImage,
@@ -134,10 +140,25 @@ export async function applyHint(
   strokes: HintPlane,
   deps: AlphaDeps,
   params: Pick<JobParams, 'refine'>,
-  signal?: AbortSignal
+  signal?: AbortSignal,
+  before?: HintedPixels
 ): Promise<AlphaPixels> {
-  const hinted = await refined(image, constrainMask(mask, strokes), deps, params, signal)
-  return mergeHinted(plain, hinted, strokes, image.data, hintBand(image.width, image.height))
+  const { width, height } = image
+  const changed = changedStrokes(before?.strokes ?? null, strokes)
+  if (!changed) return before?.result ?? plain
+  const band = hintBand(width, height)
+  // A stroke pixel sets the mask cells it covers, and each of those reaches the guide grid's
+  // cells around it: a few model cells more.
+  const cell = Math.ceil(Math.max(width / mask.width, height / mask.height))
+  const area = grown(changed, band + refineReach(width, height) + 3 * cell + 4, width, height)
+  const hinted = await refined(image, constrainMask(mask, strokes), deps, params, signal, area)
+  return mergeHinted(plain, hinted, strokes, image.data, band, { onto: before?.result ?? plain, area })
+}
+
+/** A result with a hint's strokes, and the strokes it was made with (`applyHint`'s `before`). */
+export interface HintedPixels {
+  strokes: HintPlane
+  result: AlphaPixels
 }
 
 /** Look-again runs made already (the touch-up editor's preview: from the full-size image, applied to its scaled copy). */
@@ -227,30 +248,43 @@ function cropFinish(deps: AlphaDeps, params: Pick<JobParams, 'refine'>, signal: 
     if (!cropStrokes || !hasStrokes(cropStrokes)) return plain
     const key = createHash('sha1').update(cropStrokes.data).digest('hex')
     if (entry.hinted?.key !== key) {
+      // From the crop's last result with strokes: only the strokes changed since are refined.
+      const last = entry.hinted
       const made = once(
-        plain.then((p) => applyHint(crop, mask, p, cropStrokes, deps, cropParams, signal)),
+        plain.then(async (p) => {
+          const result = await last?.made.catch(() => undefined)
+          const before = last && result ? { strokes: last.strokes, result } : undefined
+          return applyHint(crop, mask, p, cropStrokes, deps, cropParams, signal, before)
+        }),
         () => {
           if (entry.hinted?.made === made) entry.hinted = undefined
         }
       )
-      entry.hinted = { key, made }
+      entry.hinted = { key, strokes: cropStrokes, made }
     }
     return entry.hinted.made
   }
 }
 
 /** A crop's results kept between calls by its mask (`applyLooks`): without strokes, and the last with them (by a hash of the strokes inside it). */
-export type CropResults = WeakMap<MaskPlane, { plain?: Promise<AlphaPixels>; hinted?: { key: string; made: Promise<AlphaPixels> } }>
+export type CropResults = WeakMap<
+  MaskPlane,
+  { plain?: Promise<AlphaPixels>; hinted?: { key: string; strokes: HintPlane; made: Promise<AlphaPixels> } }
+>
 
-/** The refine step on a mask (`refine=edges`/`detail`), or the mask upscaled (`refine=none`). */
+/**
+ * The refine step on a mask (`refine=edges`/`detail`), or the mask upscaled (`refine=none`).
+ * `within`: the only pixels the caller reads (`RefineOptions.within`).
+ */
 export async function refined(
   image: DecodedImage,
   mask: MaskPlane,
   deps: AlphaDeps,
   params: Pick<JobParams, 'refine'>,
-  signal?: AbortSignal
+  signal?: AbortSignal,
+  within?: Region
 ): Promise<AlphaPixels> {
-  if (params.refine !== 'none') return refineOffThread(image, mask, signal, deps.spareRefine)
+  if (params.refine !== 'none') return refineOffThread(image, mask, signal, deps.spareRefine, within)
   const alpha = deps.segmenter.segmentAtModelSize
     ? await upscaleMask(mask.data, image.width, image.height, mask.width, mask.height)
     : await resizeMask(mask, image.width, image.height)

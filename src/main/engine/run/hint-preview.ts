@@ -6,7 +6,8 @@
  * as a job's) and scaled down; each stroke then costs the hint's decode (in the sandbox too),
  * the hint applied as a job applies it (`applyHint`, its refine off the thread) on the small
  * image with the model's mask from the mask cache, and a PNG encode; the result without strokes
- * is made once per session. The mask is the model's 1024² grid
+ * is made once per session, and each preview starts from the last one's result, so a stroke
+ * refines only its own neighbourhood. The mask is the model's 1024² grid
  * whatever the image's size, so the preview applies the strokes as the saved job will.
  * `refine=detail` previews as `edges` (its second model run is left to Save).
  *
@@ -26,7 +27,17 @@ import { TOUCHUP_PREVIEW_EDGE, type TouchUpPreview } from '../../../shared/touch
 import type { JobParams } from '../../../shared/params-types'
 import { ApiError } from '../errors'
 import { fitRegions, type RegionBox } from '../../../shared/regions'
-import { applyHint, applyLooks, computeAlpha, lookRuns, maskModelKey, refined, startLooks, type CropResults } from '../pipeline/alpha'
+import {
+  applyHint,
+  applyLooks,
+  computeAlpha,
+  lookRuns,
+  maskModelKey,
+  refined,
+  startLooks,
+  type CropResults,
+  type HintedPixels
+} from '../pipeline/alpha'
 import type { LookRun } from '../pipeline/guide/look-again'
 import { makeCutout } from '../pipeline/compose/cutout'
 import type { DecodedImage } from '../pipeline/decode/decode'
@@ -65,6 +76,8 @@ interface Session {
   photo: string
   /** The cutout without strokes (an opaque photo's), made at the first preview. */
   plain?: Promise<AlphaPixels>
+  /** The last cutout with strokes and its strokes: the next stroke refines only what changed since. */
+  hinted?: Promise<HintedPixels>
   /** The input's bytes, and the full-size image: kept from the opening while this is the newest session, decoded again for a box otherwise. */
   input: Buffer
   full?: Promise<DecodedImage>
@@ -120,7 +133,16 @@ export class HintPreviews {
       const crops =
         runs.length > 0 ? startLooks(small, runs, looks.full, { segmenter, spareRefine: true }, { refine }, strokes, session.crops) : null
       crops?.catch(() => undefined) // the error is applyLooks' to give
-      alpha = strokes ? await applyHint(small, mask, plain, strokes, { segmenter }, { refine }) : plain
+      if (strokes) {
+        const before = await session.hinted?.catch(() => undefined)
+        const made = applyHint(small, mask, plain, strokes, { segmenter }, { refine }, undefined, before)
+        session.hinted = made.then((result) => ({ strokes, result }))
+        session.hinted.catch(() => undefined) // this call gives the error
+        alpha = await made
+      } else {
+        session.hinted = undefined
+        alpha = plain
+      }
       if (runs.length > 0)
         alpha = await applyLooks(small, alpha, runs, looks.full, { segmenter }, { refine }, strokes, undefined, session.crops)
     } else {

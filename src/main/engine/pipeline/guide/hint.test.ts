@@ -1,9 +1,20 @@
 import sharp from 'sharp'
 import { describe, expect, it, vi } from 'vitest'
 import { JobFailure } from '../../errors'
-import { computeAlpha, type MaskSource } from '../alpha'
+import { applyHint, computeAlpha, refined, type MaskSource } from '../alpha'
 import type { DecodedImage } from '../decode/decode'
-import { constrainMask, hasStrokes, hintBand, HINT_KEEP, HINT_REMOVE, mergeHinted, strokeBand, type HintPlane } from './hint'
+import {
+  changedStrokes,
+  constrainMask,
+  grown,
+  hasStrokes,
+  hintBand,
+  HINT_KEEP,
+  HINT_REMOVE,
+  mergeHinted,
+  strokeBand,
+  type HintPlane
+} from './hint'
 import { decodeHint } from '../decode/hint-decode'
 import { MODEL_SIZE } from '../mask/mask'
 import { fuzzyComposite, SKY } from '../../../../../test/fixtures/refine-fixtures'
@@ -74,9 +85,39 @@ describe('mergeHinted', () => {
     expect(plain.alpha[10]).toBe(7) // inputs are not modified
   })
 
+  it('with an update, makes only its area so and keeps the earlier result everywhere else', () => {
+    const w = 40
+    const plain = { alpha: Buffer.alloc(w, 7), foreground: Buffer.alloc(w * 4, 1) }
+    const hinted = { alpha: Buffer.alloc(w, 99), foreground: Buffer.alloc(w * 4, 2) }
+    const onto = { alpha: Buffer.alloc(w, 50), foreground: Buffer.alloc(w * 4, 5) }
+    const hint = hintOf(w, 1, [[20, 0, 1, 1, 255]])
+    const out = mergeHinted(plain, hinted, hint, Buffer.alloc(w * 4, 3), 2, { onto, area: { x: 15, y: 0, width: 10, height: 1 } })
+    const expected = (x: number): number => (x < 15 || x >= 25 ? 50 : x === 20 ? 255 : x >= 18 && x <= 22 ? 99 : 7)
+    for (let x = 0; x < w; x++) expect(out.alpha[x], `x=${x}`).toBe(expected(x))
+    expect(onto.alpha[20]).toBe(50) // the earlier result is not modified
+  })
+
   it("the band is the refine step's reach, at least 16 pixels", () => {
     expect(hintBand(300, 200)).toBe(16)
     expect(hintBand(4096, 3000)).toBe(160)
+  })
+})
+
+describe('changedStrokes', () => {
+  it('boxes the pixels whose stroke was added, taken back or turned', () => {
+    const before = hintOf(30, 20, [[2, 2, 3, 3, 255]])
+    expect(changedStrokes(before, before)).toBeNull()
+    expect(changedStrokes(null, hintOf(30, 20, []))).toBeNull()
+    expect(changedStrokes(null, before)).toEqual({ x: 2, y: 2, width: 3, height: 3 })
+    // A grey that is no stroke stays none; keep turned to remove, and a new stroke, count.
+    const after = hintOf(30, 20, [
+      [2, 2, 3, 3, 255],
+      [4, 4, 1, 1, 0],
+      [20, 10, 2, 5, 0],
+      [0, 19, 30, 1, 200]
+    ])
+    expect(changedStrokes(before, after)).toEqual({ x: 4, y: 4, width: 18, height: 11 })
+    expect(grown({ x: 4, y: 4, width: 18, height: 11 }, 5, 30, 20)).toEqual({ x: 0, y: 0, width: 27, height: 20 })
   })
 })
 
@@ -121,6 +162,37 @@ describe('computeAlpha with a hint', () => {
       if (refine === 'edges') expect(changedNear).toBeGreaterThan(0) // the edges next to the strokes were refined again
     }
   )
+
+  it("from the last result, a stroke's preview is what all the strokes at once give", async () => {
+    const params = { refine: 'edges' } as const
+    const deps = { segmenter: standIn() }
+    const run = await deps.segmenter.segmentAtModelSize!(image)
+    const mask = { data: run.mask, width: MODEL_SIZE, height: MODEL_SIZE }
+    const plain = await refined(image, mask, deps, params)
+    // Two strokes far apart on the subject's edge (x 120), then a third near the first.
+    const first = hintOf(width, height, [[110, 20, 12, 6, 255]])
+    const second = hintOf(width, height, [
+      [110, 20, 12, 6, 255],
+      [112, 130, 14, 8, 0]
+    ])
+    const third = hintOf(width, height, [
+      [110, 20, 12, 6, 255],
+      [112, 130, 14, 8, 0],
+      [118, 32, 10, 6, 0]
+    ])
+    let before = { strokes: first, result: await applyHint(image, mask, plain, first, deps, params) }
+    for (const strokes of [second, third]) {
+      const step = await applyHint(image, mask, plain, strokes, deps, params, undefined, before)
+      const once = await applyHint(image, mask, plain, strokes, deps, params)
+      let worst = 0
+      for (let i = 0; i < width * height; i++) worst = Math.max(worst, Math.abs(step.alpha[i]! - once.alpha[i]!))
+      for (let i = 0; i < step.foreground.length; i++) worst = Math.max(worst, Math.abs(step.foreground[i]! - once.foreground[i]!))
+      expect(worst).toBeLessThanOrEqual(1) // float rounding in running sums that start elsewhere
+      before = { strokes, result: step }
+    }
+    // The same strokes again: the last result as it is, nothing refined.
+    expect(await applyHint(image, mask, plain, third, deps, params, undefined, before)).toBe(before.result)
+  })
 
   it('an all-grey hint changes nothing', async () => {
     const params = { alpha: 'auto', refine: 'edges' } as const

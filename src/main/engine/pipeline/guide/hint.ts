@@ -13,6 +13,7 @@
 import type { SniffedType } from '../decode/sniff'
 import { resizeGrey } from '../mask/resample'
 import type { MaskPlane } from '../refine/refine'
+import type { Region } from './region'
 
 /** The image types a hint may be. */
 export const HINT_TYPES: readonly SniffedType[] = ['png', 'jpeg', 'webp']
@@ -51,6 +52,43 @@ export function hintBand(width: number, height: number): number {
 export function hasStrokes(hint: HintPlane): boolean {
   for (const v of hint.data) if (v >= HINT_KEEP || v <= HINT_REMOVE) return true
   return false
+}
+
+/** A hint value's stroke: 1 keep, 2 remove, 0 left to the model. */
+function strokeOf(v: number): number {
+  return v >= HINT_KEEP ? 1 : v <= HINT_REMOVE ? 2 : 0
+}
+
+/**
+ * The box of the pixels whose stroke differs between `before` (null: no strokes) and `hint`
+ * (the same size), or null when no pixel's does: the strokes a touch-up added or took back
+ * since its last preview.
+ */
+export function changedStrokes(before: HintPlane | null, hint: HintPlane): Region | null {
+  const { width, height } = hint
+  let x0 = width
+  let y0 = height
+  let x1 = -1
+  let y1 = -1
+  for (let y = 0; y < height; y++) {
+    const row = y * width
+    for (let x = 0; x < width; x++) {
+      const was = before ? strokeOf(before.data[row + x]!) : 0
+      if (strokeOf(hint.data[row + x]!) === was) continue
+      if (x < x0) x0 = x
+      if (x > x1) x1 = x
+      if (y < y0) y0 = y
+      y1 = y
+    }
+  }
+  return x1 < 0 ? null : { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 }
+}
+
+/** `r` grown by `by` pixels each way, within width × height. */
+export function grown(r: Region, by: number, width: number, height: number): Region {
+  const x = Math.max(0, r.x - by)
+  const y = Math.max(0, r.y - by)
+  return { x, y, width: Math.min(width, r.x + r.width + by) - x, height: Math.min(height, r.y + r.height + by) - y }
 }
 
 /**
@@ -106,23 +144,43 @@ export function strokeBand(hint: HintPlane, band: number): Uint8Array {
  * constrained mask) within `band` pixels of a stroke, `plain` (the job without a hint)
  * everywhere else. Keep pixels take the photo's own colour (`image`, RGBA): they are subject.
  * Only colours are copied: each A channel stays `plain`'s (the input's, or opaque).
+ * With `update`, only `update.area` is made so: every pixel outside it is `update.onto`'s (an
+ * earlier result whose strokes differ from `hint` only well inside the area).
  */
-export function mergeHinted(plain: AlphaPixels, hinted: AlphaPixels, hint: HintPlane, image: Buffer, band: number): AlphaPixels {
+export function mergeHinted(
+  plain: AlphaPixels,
+  hinted: AlphaPixels,
+  hint: HintPlane,
+  image: Buffer,
+  band: number,
+  update?: { onto: AlphaPixels; area: Region }
+): AlphaPixels {
   const near = strokeBand(hint, band)
-  const alpha = Buffer.from(plain.alpha)
-  const foreground = Buffer.from(plain.foreground)
-  for (let i = 0, o = 0; i < alpha.length; i++, o += 4) {
-    if (!near[i]) continue
-    const v = hint.data[i]!
-    if (v >= HINT_KEEP) {
-      alpha[i] = 255
-      image.copy(foreground, o, o, o + 3)
-    } else if (v <= HINT_REMOVE) {
-      alpha[i] = 0
-      hinted.foreground.copy(foreground, o, o, o + 3)
-    } else {
-      alpha[i] = hinted.alpha[i]!
-      hinted.foreground.copy(foreground, o, o, o + 3)
+  const base = update?.onto ?? plain
+  const alpha = Buffer.from(base.alpha)
+  const foreground = Buffer.from(base.foreground)
+  const width = hint.width
+  const area = update?.area ?? { x: 0, y: 0, width, height: hint.height }
+  for (let y = area.y; y < area.y + area.height; y++) {
+    for (let x = area.x, i = y * width + x, o = i * 4; x < area.x + area.width; x++, i++, o += 4) {
+      if (!near[i]) {
+        if (update) {
+          alpha[i] = plain.alpha[i]!
+          plain.foreground.copy(foreground, o, o, o + 3)
+        }
+        continue
+      }
+      const v = hint.data[i]!
+      if (v >= HINT_KEEP) {
+        alpha[i] = 255
+        image.copy(foreground, o, o, o + 3)
+      } else if (v <= HINT_REMOVE) {
+        alpha[i] = 0
+        hinted.foreground.copy(foreground, o, o, o + 3)
+      } else {
+        alpha[i] = hinted.alpha[i]!
+        hinted.foreground.copy(foreground, o, o, o + 3)
+      }
     }
   }
   return { alpha, foreground }

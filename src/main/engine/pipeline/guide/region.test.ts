@@ -1,6 +1,6 @@
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
-import { refineEdges } from '../refine/refine'
+import { refineEdges, refineReach } from '../refine/refine'
 import { fuzzyComposite, SKY } from '../../../../../test/fixtures/refine-fixtures'
 import { crop, paste, softBounds, widen } from './region'
 
@@ -109,5 +109,41 @@ describe('refineEdges on a small subject', () => {
     for (let i = 0; i < W * H; i++) if (refined.alpha[i]! > 0 && refined.alpha[i]! < 255) soft++
     expect(soft).toBeGreaterThan(0)
     expect(refined.alpha[W * H - 1]).toBe(0)
+  })
+
+  it('with `within`: works near those pixels only, and gives them what the whole photo gives', async () => {
+    const { W, H, input, plane } = await smallSubject([1024, 1024])
+    const whole = await refineEdges(input, plane, { wholePhoto: true })
+    // A window across the subject's left edge: where the whole photo's alpha is soft.
+    let left = W
+    let row = 0
+    for (let i = 0; i < whole.alpha.length; i++)
+      if (whole.alpha[i]! > 0 && whole.alpha[i]! < 255 && i % W < left) [left, row] = [i % W, Math.floor(i / W)]
+    const within = { x: left - 30, y: row - 45, width: 120, height: 90 }
+    const near = await refineEdges(input, plane, { within })
+    // No farther from it than the soft band that can reach it, and that band's own reach (and a cell).
+    const reach = 2 * refineReach(W, H) + 12
+    expect(near.region!.x).toBeGreaterThanOrEqual(within.x - reach)
+    expect(near.region!.y).toBeGreaterThanOrEqual(within.y - reach)
+    expect(near.region!.x + near.region!.width).toBeLessThanOrEqual(within.x + within.width + reach)
+    expect(near.region!.y + near.region!.height).toBeLessThanOrEqual(within.y + within.height + reach)
+    let worst = 0
+    let soft = 0
+    for (let y = within.y; y < within.y + within.height; y++)
+      for (let x = within.x; x < within.x + within.width; x++) {
+        const i = y * W + x
+        worst = Math.max(worst, Math.abs(near.alpha[i]! - whole.alpha[i]!))
+        for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(near.foreground[i * 4 + c]! - whole.foreground[i * 4 + c]!))
+        if (whole.alpha[i]! > 0 && whole.alpha[i]! < 255) soft++
+      }
+    expect(soft).toBeGreaterThan(100) // the window holds refined edge, not only certain mask
+    expect(worst).toBeLessThanOrEqual(1)
+
+    // Far from the subject: no soft band reaches it, and its pixels are the certain mask, snapped.
+    const far = { x: 100, y: 100, width: 50, height: 40 }
+    const away = await refineEdges(input, plane, { within: far })
+    expect(away.region!.width * away.region!.height).toBeLessThanOrEqual((far.width + reach) * (far.height + reach))
+    for (let y = far.y; y < far.y + far.height; y++)
+      for (let x = far.x; x < far.x + far.width; x++) expect(away.alpha[y * W + x]).toBe(whole.alpha[y * W + x])
   })
 })

@@ -55,7 +55,7 @@ async function run(req: RefineRequest): Promise<void> {
   try {
     const image = { data: asBuffer(req.image.data), width: req.image.width, height: req.image.height }
     const mask = { data: asBuffer(req.mask.data), width: req.mask.width, height: req.mask.height }
-    const r = await refineEdges(image, mask)
+    const r = await refineEdges(image, mask, { within: req.within })
     const alpha = owned(r.alpha)
     const foreground = owned(r.foreground)
     transfer.push(alpha.buffer as ArrayBuffer)

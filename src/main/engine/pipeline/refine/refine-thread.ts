@@ -29,6 +29,7 @@ import { Worker } from 'node:worker_threads'
 import { asBuffer } from '../../as-buffer'
 import { findBuiltScript } from '../../built-script'
 import { JobFailure } from '../../errors'
+import type { Region } from '../guide/region'
 import { refineEdges, type MaskPlane, type RgbaInput } from './refine'
 
 export const REFINE_THREAD_SCRIPT = 'refine-thread.js'
@@ -40,6 +41,8 @@ export interface RefineRequest {
   id: number
   image: { data: Uint8Array; width: number; height: number }
   mask: { data: Uint8Array; width: number; height: number }
+  /** `RefineOptions.within`. */
+  within?: Region
 }
 
 /** To the thread: a refine of a made-up photo whose result is dropped (`prewarmRefineThread`). */
@@ -73,14 +76,21 @@ let unavailable = false
 let builtScript: string | null | undefined
 
 /**
- * `refineEdges` with the default options, on the refine thread when there is one. The image's
- * pixels are copied to the thread (the caller keeps its own).
+ * `refineEdges` with the default options (and `within`, the pixels the caller reads), on the
+ * refine thread when there is one. The image's pixels are copied to the thread (the caller keeps
+ * its own).
  */
-export async function refineOffThread(image: RgbaInput, mask: MaskPlane, signal?: AbortSignal, spare = false): Promise<RefinedPixels> {
+export async function refineOffThread(
+  image: RgbaInput,
+  mask: MaskPlane,
+  signal?: AbortSignal,
+  spare = false,
+  within?: Region
+): Promise<RefinedPixels> {
   signal?.throwIfAborted()
   const t = refineThread(spare)
-  if (!t) return refineEdges(image, mask, {}, signal)
-  return t.refine(image, mask, signal)
+  if (!t) return refineEdges(image, mask, { within }, signal)
+  return t.refine(image, mask, signal, within)
 }
 
 /**
@@ -150,7 +160,7 @@ class RefineThread {
     this.armIdle()
   }
 
-  refine(image: RgbaInput, mask: MaskPlane, signal?: AbortSignal): Promise<RefinedPixels> {
+  refine(image: RgbaInput, mask: MaskPlane, signal?: AbortSignal, within?: Region): Promise<RefinedPixels> {
     const id = this.nextId++
     return new Promise<RefinedPixels>((resolve, reject) => {
       const onAbort = (): void => {
@@ -160,7 +170,7 @@ class RefineThread {
       }
       signal?.addEventListener('abort', onAbort, { once: true })
       this.pending.set(id, {
-        inThread: () => refineEdges(image, mask, {}, signal),
+        inThread: () => refineEdges(image, mask, { within }, signal),
         resolve: (r) => {
           signal?.removeEventListener('abort', onAbort)
           resolve(r)
@@ -176,7 +186,8 @@ class RefineThread {
       const request: RefineRequest = {
         id,
         image: { data: image.data, width: image.width, height: image.height },
-        mask: { data: mask.data, width: mask.width, height: mask.height }
+        mask: { data: mask.data, width: mask.width, height: mask.height },
+        ...(within ? { within } : {})
       }
       this.worker.postMessage(request)
     })

@@ -56,6 +56,13 @@ export interface RefineOptions {
   alphaOnly?: boolean
   /** Work on the whole photo even where the soft band leaves most of it out (tests: the crop must change nothing). @default false */
   wholePhoto?: boolean
+  /**
+   * The only pixels whose result the caller reads (a stroke's neighbourhood, `applyHint`): the
+   * work region is the soft band near them with its margin, so inside `within` every result is
+   * what the whole photo gives, and outside it the result is the model's certain mask or a
+   * refine with less context.
+   */
+  within?: Region
 }
 
 export interface RefinedEdges {
@@ -108,7 +115,6 @@ export async function refineEdges(
 ): Promise<RefinedEdges> {
   const { width, height } = image
   const n = width * height
-  const radiusModel = opts.radius ?? 9
   const eps = opts.eps ?? 1e-5
 
   // The guide grid: one cell per step × step full-res pixels, `step` the smallest integer that
@@ -116,7 +122,9 @@ export async function refineEdges(
   // (a widened triangle) and the same cell geometry (with a partial last cell the grid spans a
   // little more than the photo): coefficients fitted between them then apply to the full-res
   // photo without a shift. (A box average for the photo measured 16 % worse alpha.)
-  const step = Math.max(1, Math.ceil(Math.sqrt(n / (opts.guideMaxPixels ?? GUIDE_MAX_PIXELS))))
+  // `r`: the filter's radius on that grid, `radius` pixels of the 1024² model grid, scaled.
+  // Known-colour means: cells of `knownStep`² pixels, a window of `radius` cells.
+  const { step, r, knownStep, radius, margin } = windows(width, height, opts)
   const gw = Math.ceil(width / step)
   const gh = Math.ceil(height / step)
   const guideMask =
@@ -125,22 +133,19 @@ export async function refineEdges(
       : resizeGrey(mask.data, mask.width, mask.height, gw, gh, (step * mask.width) / width, (step * mask.height) / height)
   signal?.throwIfAborted()
 
-  // Radius on the guide grid: `radius` pixels of the 1024² model grid, scaled.
-  const r = Math.max(1, Math.round((radiusModel * Math.max(gw, gh)) / 1024))
-  const soft = softBounds(guideMask, gw, gh, BAND_LOW, BAND_HIGH)
-  if (!soft) {
+  const anywhere = softBounds(guideMask, gw, gh, BAND_LOW, BAND_HIGH)
+  if (!anywhere) {
     // A hard mask (no soft band anywhere): nothing to refine.
     return { alpha: await resizeMask(mask, width, height), foreground: image.data, bandPixels: 0, region: null }
   }
-  // Known-colour means: cells of `knownStep`² pixels, a window of `radius` cells.
-  const knownStep = Math.max(1, Math.ceil(Math.sqrt(n / KNOWN_MAX_CELLS)))
-  const radius = Math.max(2, Math.round((KNOWN_RADIUS * Math.max(width, height)) / knownStep / 1024))
+  // With `within`: the soft band that can reach it, else (none can) a cell of it, so that its
+  // pixels come out as the whole photo's would, the certain mask snapped to 0 and 255.
+  const soft = opts.within ? (nearWithin(anywhere, opts.within, step, margin) ?? cellOf(opts.within, step, gw, gh)) : anywhere
   const nearRadius = Math.min(radius - 1, Math.max(1, Math.round((KNOWN_NEAR_RADIUS * Math.max(width, height)) / knownStep / 1024)))
   // The work region: the soft band plus the reach of the guided filter (two box means and the
   // bilinear sampling of their result) and of the known-colour windows around the pixels it
   // unmixes, on cell boundaries of both grids. Within it every result is what the whole photo
   // would give; outside, the mask is certain.
-  const margin = (2 * r + 2) * step + (radius + 2) * knownStep
   let region = widen(soft, step, margin, step * knownStep, width, height)
   if (opts.wholePhoto || region.width * region.height > CROP_WORTHWHILE * n) region = { x: 0, y: 0, width, height }
   const whole = region.width === width && region.height === height
@@ -174,6 +179,56 @@ export async function refineEdges(
   const fullForeground = clearTransparent(image.data, fullAlpha)
   paste(fullForeground, width, 4, region, foreground)
   return { alpha: fullAlpha, foreground: fullForeground, bandPixels, region }
+}
+
+/**
+ * The grids and windows of a width × height photo: the guide grid's cell (`step`) and the
+ * guided filter's radius on it (`r`), the known-colour cells (`knownStep`) and their window
+ * (`radius` cells), and `margin`, the reach in pixels of both around a pixel they change.
+ */
+function windows(
+  width: number,
+  height: number,
+  opts: Pick<RefineOptions, 'radius' | 'guideMaxPixels'> = {}
+): { step: number; r: number; knownStep: number; radius: number; margin: number } {
+  const n = width * height
+  const step = Math.max(1, Math.ceil(Math.sqrt(n / (opts.guideMaxPixels ?? GUIDE_MAX_PIXELS))))
+  const r = Math.max(1, Math.round(((opts.radius ?? 9) * Math.max(Math.ceil(width / step), Math.ceil(height / step))) / 1024))
+  const knownStep = Math.max(1, Math.ceil(Math.sqrt(n / KNOWN_MAX_CELLS)))
+  const radius = Math.max(2, Math.round((KNOWN_RADIUS * Math.max(width, height)) / knownStep / 1024))
+  return { step, r, knownStep, radius, margin: (2 * r + 2) * step + (radius + 2) * knownStep }
+}
+
+/** The guide-grid cell (of `step` pixels) at the top left of `within`, within the gw × gh grid. */
+function cellOf(within: Region, step: number, gw: number, gh: number): Region {
+  return {
+    x: Math.min(gw - 1, Math.max(0, Math.floor(within.x / step))),
+    y: Math.min(gh - 1, Math.max(0, Math.floor(within.y / step))),
+    width: 1,
+    height: 1
+  }
+}
+
+/**
+ * How far (pixels) a change of the mask can move the refined result of a width × height photo
+ * with the default options: the work region's margin. A stroke changes nothing farther away.
+ */
+export function refineReach(width: number, height: number): number {
+  return windows(width, height).margin
+}
+
+/**
+ * The soft band's box (guide-grid cells of `step` pixels) cut to the cells within `reach`
+ * pixels of `within` (full-size pixels): the soft band that can reach a pixel the caller reads.
+ * Null when none can; the whole box without `within`.
+ */
+function nearWithin(soft: Region | null, within: Region | undefined, step: number, reach: number): Region | null {
+  if (!soft || !within) return soft
+  const x0 = Math.max(soft.x, Math.floor((within.x - reach) / step))
+  const y0 = Math.max(soft.y, Math.floor((within.y - reach) / step))
+  const x1 = Math.min(soft.x + soft.width, Math.ceil((within.x + within.width + reach) / step))
+  const y1 = Math.min(soft.y + soft.height, Math.ceil((within.y + within.height + reach) / step))
+  return x1 > x0 && y1 > y0 ? { x: x0, y: y0, width: x1 - x0, height: y1 - y0 } : null
 }
 
 /**
