@@ -10,6 +10,7 @@
  *    strokes themselves to 255 and 0, and leaves every other pixel exactly as the job without a
  *    hint would have made it.
  */
+import { alphaBounds } from '../compose/placement'
 import type { SniffedType } from '../decode/sniff'
 import { resizeGrey } from '../mask/resample'
 import type { MaskPlane } from '../refine/refine'
@@ -65,23 +66,9 @@ function strokeOf(v: number): number {
  * since its last preview.
  */
 export function changedStrokes(before: HintPlane | null, hint: HintPlane): Region | null {
-  const { width, height } = hint
-  let x0 = width
-  let y0 = height
-  let x1 = -1
-  let y1 = -1
-  for (let y = 0; y < height; y++) {
-    const row = y * width
-    for (let x = 0; x < width; x++) {
-      const was = before ? strokeOf(before.data[row + x]!) : 0
-      if (strokeOf(hint.data[row + x]!) === was) continue
-      if (x < x0) x0 = x
-      if (x > x1) x1 = x
-      if (y < y0) y0 = y
-      y1 = y
-    }
-  }
-  return x1 < 0 ? null : { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 }
+  const changed = new Uint8Array(hint.width * hint.height)
+  for (let i = 0; i < changed.length; i++) if (strokeOf(hint.data[i]!) !== (before ? strokeOf(before.data[i]!) : 0)) changed[i] = 1
+  return alphaBounds(changed, hint.width, hint.height, { threshold: 1 })
 }
 
 /** `r` grown by `by` pixels each way, within width × height. */
