@@ -150,8 +150,18 @@ export async function applyHint(
   // A stroke pixel sets the mask cells it covers, and each of those reaches the guide grid's
   // cells around it: a few model cells more.
   const cell = Math.ceil(Math.max(width / mask.width, height / mask.height))
-  const area = grown(changed, band + refineReach(width, height) + 3 * cell + 4, width, height)
-  const hinted = await refined(image, constrainMask(mask, strokes), deps, params, signal, area)
+  const reach = refineReach(width, height)
+  const area = grown(changed, band + reach + 3 * cell + 4, width, height)
+  // The refine reads the mask within its reach of the soft band within its reach of `area`:
+  // only those cells need the strokes.
+  const read = grown(area, 2 * reach + 3 * cell + 4, width, height)
+  const cells = {
+    x: Math.floor((read.x * mask.width) / width),
+    y: Math.floor((read.y * mask.height) / height),
+    width: Math.ceil(((read.x + read.width) * mask.width) / width) - Math.floor((read.x * mask.width) / width),
+    height: Math.ceil(((read.y + read.height) * mask.height) / height) - Math.floor((read.y * mask.height) / height)
+  }
+  const hinted = await refined(image, constrainMask(mask, strokes, cells), deps, params, signal, area)
   return mergeHinted(plain, hinted, strokes, image.data, band, { onto: before?.result ?? plain, area })
 }
 

@@ -61,6 +61,22 @@ describe('constrainMask', () => {
     expect(out.data[5]).toBe(100)
     expect([...mask.data].every((v) => v === 100)).toBe(true)
   })
+
+  it("with a box of cells, sets those as without the box and leaves the others the model's", () => {
+    const mask = { data: Buffer.alloc(64 * 48, 100), width: 64, height: 48 }
+    const hint = hintOf(50, 40, [
+      [3, 3, 20, 10, 255],
+      [30, 20, 15, 15, 0]
+    ])
+    const whole = constrainMask(mask, hint)
+    const cells = { x: 10, y: 8, width: 40, height: 30 }
+    const some = constrainMask(mask, hint, cells)
+    for (let y = 0; y < 48; y++)
+      for (let x = 0; x < 64; x++) {
+        const inside = x >= 10 && x < 50 && y >= 8 && y < 38
+        expect(some.data[y * 64 + x], `${x},${y}`).toBe(inside ? whole.data[y * 64 + x] : 100)
+      }
+  })
 })
 
 describe('mergeHinted', () => {

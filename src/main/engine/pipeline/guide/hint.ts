@@ -80,9 +80,11 @@ export function grown(r: Region, by: number, width: number, height: number): Reg
 
 /**
  * The strokes on the mask's grid: a cell becomes 255 (0) where keep (remove) strokes cover at
- * least half of it. Returns a new mask; `mask` (perhaps the cache's) is not changed.
+ * least half of it. Returns a new mask; `mask` (perhaps the cache's) is not changed. With `cells`
+ * (a box of the mask's cells) only those take the strokes, each as it would without the box: a
+ * caller that reads the refine near a stroke needs no more.
  */
-export function constrainMask(mask: MaskPlane, hint: HintPlane): MaskPlane {
+export function constrainMask(mask: MaskPlane, hint: HintPlane, cells?: Region): MaskPlane {
   const n = hint.width * hint.height
   const keep = Buffer.alloc(n)
   const remove = Buffer.alloc(n)
@@ -92,12 +94,20 @@ export function constrainMask(mask: MaskPlane, hint: HintPlane): MaskPlane {
     else if (v <= HINT_REMOVE) remove[i] = 255
   }
   const same = mask.width === hint.width && mask.height === hint.height
-  const keepCells = same ? keep : resizeGrey(keep, hint.width, hint.height, mask.width, mask.height)
-  const removeCells = same ? remove : resizeGrey(remove, hint.width, hint.height, mask.width, mask.height)
+  const cover = (plane: Buffer): Buffer =>
+    same ? plane : resizeGrey(plane, hint.width, hint.height, mask.width, mask.height, undefined, undefined, cells)
+  const keepCells = cover(keep)
+  const removeCells = cover(remove)
   const data = Buffer.from(mask.data)
-  for (let i = 0; i < data.length; i++) {
-    if (keepCells[i]! >= CELL_COVER && keepCells[i]! >= removeCells[i]!) data[i] = 255
-    else if (removeCells[i]! >= CELL_COVER) data[i] = 0
+  const x0 = cells ? Math.max(0, cells.x) : 0
+  const y0 = cells ? Math.max(0, cells.y) : 0
+  const x1 = cells ? Math.min(mask.width, cells.x + cells.width) : mask.width
+  const y1 = cells ? Math.min(mask.height, cells.y + cells.height) : mask.height
+  for (let y = y0; y < y1; y++) {
+    for (let i = y * mask.width + x0; i < y * mask.width + x1; i++) {
+      if (keepCells[i]! >= CELL_COVER && keepCells[i]! >= removeCells[i]!) data[i] = 255
+      else if (removeCells[i]! >= CELL_COVER) data[i] = 0
+    }
   }
   return { data, width: mask.width, height: mask.height }
 }

@@ -53,6 +53,24 @@ describe('resizeGrey', () => {
     expect([...resizeGrey(Uint8Array.from([0, 100, 200, 200]), 4, 1, 2, 1)]).toEqual([71, 186])
   })
 
+  it('with a part, makes those pixels exactly as the whole resize does and leaves the rest 0', () => {
+    const src = Uint8Array.from({ length: 97 * 61 }, (_, i) => (i * 37 + (i >> 5) * 11) % 256)
+    for (const [dw, dh] of [
+      [128, 80],
+      [40, 33],
+      [97, 61]
+    ] as const) {
+      const whole = resizeGrey(src, 97, 61, dw, dh)
+      const part = { x: 5, y: 3, width: Math.floor(dw / 3), height: Math.floor(dh / 2) }
+      const some = resizeGrey(src, 97, 61, dw, dh, undefined, undefined, part)
+      for (let y = 0; y < dh; y++)
+        for (let x = 0; x < dw; x++) {
+          const inside = x >= part.x && x < part.x + part.width && y >= part.y && y < part.y + part.height
+          expect(some[y * dw + x], `${dw}x${dh} at ${x},${y}`).toBe(inside ? whole[y * dw + x] : 0)
+        }
+    }
+  })
+
   it('refuses a source shorter than its size', () => {
     expect(() => resizeGrey(new Uint8Array(3), 2, 2, 1, 1)).toThrow('resizeGrey: source does not match its size')
   })

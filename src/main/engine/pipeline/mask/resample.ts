@@ -186,7 +186,8 @@ function enlargeRowsToPlanes(
 
 /**
  * One 8-bit channel of `width × height` → `dw × dh`, rounded. `scaleX`/`scaleY` (source
- * pixels per output pixel) default to the ratio of the sizes.
+ * pixels per output pixel) default to the ratio of the sizes. With `part` (output pixels) only
+ * those are made, each exactly as the whole resize makes it, and the rest of the output is 0.
  */
 export function resizeGrey(
   src: Uint8Array,
@@ -195,27 +196,37 @@ export function resizeGrey(
   dw: number,
   dh: number,
   scaleX = width / dw,
-  scaleY = height / dh
+  scaleY = height / dh,
+  part?: { x: number; y: number; width: number; height: number }
 ): Buffer {
   if (src.length < width * height) throw new RangeError('resizeGrey: source does not match its size')
-  const out = Buffer.allocUnsafe(dw * dh)
-  if (dw === width && dh === height && scaleX === 1 && scaleY === 1) {
+  if (dw === width && dh === height && scaleX === 1 && scaleY === 1 && !part) {
+    const out = Buffer.allocUnsafe(dw * dh)
     out.set(src.subarray(0, width * height))
     return out
   }
+  const out = part ? Buffer.alloc(dw * dh) : Buffer.allocUnsafe(dw * dh)
+  const px0 = part ? Math.max(0, part.x) : 0
+  const py0 = part ? Math.max(0, part.y) : 0
+  const px1 = part ? Math.min(dw, part.x + part.width) : dw
+  const py1 = part ? Math.min(dh, part.y + part.height) : dh
+  if (px1 <= px0 || py1 <= py0) return out
   const tx = triangleTaps(width, dw, scaleX)
   const ty = triangleTaps(height, dh, scaleY)
+  // The source columns the part's taps read: each output pixel sums the same taps as in the whole.
+  const sx0 = tx.start[px0]!
+  const sx1 = Math.min(width, tx.start[px1 - 1]! + tx.taps)
   const row = new Float32Array(width)
-  for (let y = 0; y < dh; y++) {
-    row.fill(0)
+  for (let y = py0; y < py1; y++) {
+    row.fill(0, sx0, sx1)
     const y0 = ty.start[y]!
     for (let k = 0; k < ty.taps; k++) {
       const w = ty.weights[y * ty.taps + k]!
       const base = (y0 + k) * width
-      for (let x = 0; x < width; x++) row[x]! += w * src[base + x]!
+      for (let x = sx0; x < sx1; x++) row[x]! += w * src[base + x]!
     }
     const o = y * dw
-    for (let x = 0; x < dw; x++) {
+    for (let x = px0; x < px1; x++) {
       const x0 = tx.start[x]!
       const wb = x * tx.taps
       let v = 0

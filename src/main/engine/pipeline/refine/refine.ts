@@ -59,8 +59,9 @@ export interface RefineOptions {
   /**
    * The only pixels whose result the caller reads (a stroke's neighbourhood, `applyHint`): the
    * work region is the soft band near them with its margin, so inside `within` every result is
-   * what the whole photo gives, and outside it the result is the model's certain mask or a
-   * refine with less context.
+   * what the whole photo gives (a mask with no soft band there comes out snapped to 0 and 255),
+   * and outside it the result is the model's certain mask or a refine with less context. The
+   * mask is read only within `refineReach` of the soft band within `refineReach` of `within`.
    */
   within?: Region
 }
@@ -134,13 +135,14 @@ export async function refineEdges(
   signal?.throwIfAborted()
 
   const anywhere = softBounds(guideMask, gw, gh, BAND_LOW, BAND_HIGH)
-  if (!anywhere) {
+  // With `within`: the soft band that can reach it, else (none can, or there is none) a cell of
+  // it, so that its pixels come out as the whole photo's would, the certain mask snapped to 0
+  // and 255 — whatever the mask is farther away, which the caller may have left as it was.
+  const soft = opts.within ? (nearWithin(anywhere, opts.within, step, margin) ?? cellOf(opts.within, step, gw, gh)) : anywhere
+  if (!soft) {
     // A hard mask (no soft band anywhere): nothing to refine.
     return { alpha: await resizeMask(mask, width, height), foreground: image.data, bandPixels: 0, region: null }
   }
-  // With `within`: the soft band that can reach it, else (none can) a cell of it, so that its
-  // pixels come out as the whole photo's would, the certain mask snapped to 0 and 255.
-  const soft = opts.within ? (nearWithin(anywhere, opts.within, step, margin) ?? cellOf(opts.within, step, gw, gh)) : anywhere
   const nearRadius = Math.min(radius - 1, Math.max(1, Math.round((KNOWN_NEAR_RADIUS * Math.max(width, height)) / knownStep / 1024)))
   // The work region: the soft band plus the reach of the guided filter (two box means and the
   // bilinear sampling of their result) and of the known-colour windows around the pixels it
@@ -211,10 +213,12 @@ function cellOf(within: Region, step: number, gw: number, gh: number): Region {
 
 /**
  * How far (pixels) a change of the mask can move the refined result of a width × height photo
- * with the default options: the work region's margin. A stroke changes nothing farther away.
+ * with the default options: the work region's margin, and its snap to the cell grids. A stroke
+ * changes nothing farther away.
  */
 export function refineReach(width: number, height: number): number {
-  return windows(width, height).margin
+  const { margin, step, knownStep } = windows(width, height)
+  return margin + step * knownStep
 }
 
 /**
