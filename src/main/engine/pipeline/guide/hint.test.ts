@@ -6,7 +6,6 @@ import type { DecodedImage } from '../decode/decode'
 import {
   changedStrokes,
   constrainMask,
-  grown,
   hasStrokes,
   hintBand,
   HINT_KEEP,
@@ -16,6 +15,7 @@ import {
   type HintPlane
 } from './hint'
 import { decodeHint } from '../decode/hint-decode'
+import { grown } from './region'
 import { MODEL_SIZE } from '../mask/mask'
 import { fuzzyComposite, SKY } from '../../../../../test/fixtures/refine-fixtures'
 

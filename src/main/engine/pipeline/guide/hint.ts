@@ -71,13 +71,6 @@ export function changedStrokes(before: HintPlane | null, hint: HintPlane): Regio
   return alphaBounds(changed, hint.width, hint.height, { threshold: 1 })
 }
 
-/** `r` grown by `by` pixels each way, within width × height. */
-export function grown(r: Region, by: number, width: number, height: number): Region {
-  const x = Math.max(0, r.x - by)
-  const y = Math.max(0, r.y - by)
-  return { x, y, width: Math.min(width, r.x + r.width + by) - x, height: Math.min(height, r.y + r.height + by) - y }
-}
-
 /**
  * The strokes on the mask's grid: a cell becomes 255 (0) where keep (remove) strokes cover at
  * least half of it. Returns a new mask; `mask` (perhaps the cache's) is not changed. With `cells`

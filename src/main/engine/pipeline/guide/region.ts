@@ -53,3 +53,10 @@ export function paste(dst: Uint8Array, width: number, channels: number, r: Regio
     dst.set(src.subarray(y * rowBytes, (y + 1) * rowBytes), ((r.y + y) * width + r.x) * channels)
   }
 }
+
+/** `r` grown by `by` pixels each way, within width × height. */
+export function grown(r: Region, by: number, width: number, height: number): Region {
+  const x = Math.max(0, r.x - by)
+  const y = Math.max(0, r.y - by)
+  return { x, y, width: Math.min(width, r.x + r.width + by) - x, height: Math.min(height, r.y + r.height + by) - y }
+}

@@ -29,7 +29,7 @@ import { boxMean } from './box-filter'
 import { guidedCoefficients, type GuidedCoefficients, type U8Pixels } from './guided-filter'
 import { knownMeans } from './known-colours'
 import { bilinearColumns, resizeGrey, resizeRgb } from '../mask/resample'
-import { crop, paste, softBounds, widen, type Region } from '../guide/region'
+import { crop, grown, paste, softBounds, widen, type Region } from '../guide/region'
 import { boundToSide } from './side-bound'
 import { scratchPlanes } from './scratch'
 import type { RgbaImage } from '../compose/variation'
@@ -60,8 +60,9 @@ export interface RefineOptions {
    * The only pixels whose result the caller reads (a stroke's neighbourhood, `applyHint`): the
    * work region is the soft band near them with its margin, so inside `within` every result is
    * what the whole photo gives (a mask with no soft band there comes out snapped to 0 and 255),
-   * and outside it the result is the model's certain mask or a refine with less context. The
-   * mask is read only within `refineReach` of the soft band within `refineReach` of `within`.
+   * and outside it the result is not to be read (a refine with less context; farther away, 0,
+   * the mask not even resampled there). The mask is read only within `refineReach` of the soft
+   * band within `refineReach` of `within`.
    */
   within?: Region
 }
@@ -128,10 +129,19 @@ export async function refineEdges(
   const { step, r, knownStep, radius, margin } = windows(width, height, opts)
   const gw = Math.ceil(width / step)
   const gh = Math.ceil(height / step)
+  // With `within`, the work region lies within twice the margin and a cell snap of it: only
+  // the guide cells and the pixels there are resampled (each as the whole resize makes it).
+  const reads = opts.within && grown(opts.within, 2 * margin + (knownStep + 2) * step, width, height)
+  const guidePart = reads && {
+    x: Math.floor(reads.x / step),
+    y: Math.floor(reads.y / step),
+    width: Math.ceil((reads.x + reads.width) / step) - Math.floor(reads.x / step),
+    height: Math.ceil((reads.y + reads.height) / step) - Math.floor(reads.y / step)
+  }
   const guideMask =
     step === 1
-      ? await resizeMask(mask, gw, gh)
-      : resizeGrey(mask.data, mask.width, mask.height, gw, gh, (step * mask.width) / width, (step * mask.height) / height)
+      ? await resizeMask(mask, gw, gh, guidePart)
+      : resizeGrey(mask.data, mask.width, mask.height, gw, gh, (step * mask.width) / width, (step * mask.height) / height, guidePart)
   signal?.throwIfAborted()
 
   const anywhere = softBounds(guideMask, gw, gh, BAND_LOW, BAND_HIGH)
@@ -149,10 +159,11 @@ export async function refineEdges(
   // unmixes, on cell boundaries of both grids. Within it every result is what the whole photo
   // would give; outside, the mask is certain.
   let region = widen(soft, step, margin, step * knownStep, width, height)
-  if (opts.wholePhoto || region.width * region.height > CROP_WORTHWHILE * n) region = { x: 0, y: 0, width, height }
+  // (With `within` the planes are made near it only: the region stays the part that is read.)
+  if (opts.wholePhoto || (!reads && region.width * region.height > CROP_WORTHWHILE * n)) region = { x: 0, y: 0, width, height }
   const whole = region.width === width && region.height === height
   // With one pixel per cell the guide grid's mask is this same resize: used for both (read only).
-  const sides = step === 1 ? guideMask : await resizeMask(mask, width, height)
+  const sides = step === 1 ? guideMask : await resizeMask(mask, width, height, reads)
   signal?.throwIfAborted()
 
   const cw = region.width
@@ -265,9 +276,9 @@ function clearTransparent(rgba: Buffer, alpha: Buffer): Buffer {
 }
 
 /** A mask plane at another size, or itself. */
-export async function resizeMask(mask: MaskPlane, width: number, height: number): Promise<Buffer> {
+export async function resizeMask(mask: MaskPlane, width: number, height: number, part?: Region): Promise<Buffer> {
   if (mask.width === width && mask.height === height) return mask.data
-  return resizeGrey(mask.data, mask.width, mask.height, width, height)
+  return resizeGrey(mask.data, mask.width, mask.height, width, height, undefined, undefined, part)
 }
 
 /** Flags on the guide grid: 1 where the guided filter may change the mask. */
