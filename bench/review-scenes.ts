@@ -226,13 +226,10 @@ async function ground(kind: Ground, frame: Rgba, other: string, busy: Rgb, seed:
  * out (`backgroundCrop`: houses, a field, trees, a street), of `other` or, when it has none, of the
  * next photo that has one.
  */
-const crops = new Map<string, Awaited<ReturnType<typeof backgroundCrop>>>()
 async function busyPhoto(photos: string[], refDir: string, other: string): Promise<Rgb> {
   const from = photos.indexOf(other)
   for (let i = 0; i < photos.length; i++) {
-    const photo = photos[(from + i) % photos.length]!
-    if (!crops.has(photo)) crops.set(photo, await backgroundCrop(photo, refDir))
-    const crop = crops.get(photo)
+    const crop = await backgroundCrop(photos[(from + i) % photos.length]!, refDir)
     if (crop) return crop
   }
   throw new Error('no corpus photo has a part without its subject')
@@ -333,7 +330,18 @@ export async function clutter(width: number, height: number, seed: number): Prom
  * entirely (alpha ≤ EMPTY_ALPHA), as RGB; null when none is big enough. Small strips are
  * doubled so the model sees more than a thumbnail.
  */
-async function backgroundCrop(photo: string, refDir: string): Promise<(Rgb & { name: string }) | null> {
+function backgroundCrop(photo: string, refDir: string): Promise<(Rgb & { name: string }) | null> {
+  // Made once per photo: the busy-photo scenes of every subject and the no-subject frames share it.
+  const key = `${refDir}\0${photo}`
+  const kept = crops.get(key)
+  if (kept) return kept
+  const made = findBackgroundCrop(photo, refDir)
+  crops.set(key, made)
+  return made
+}
+const crops = new Map<string, Promise<(Rgb & { name: string }) | null>>()
+
+async function findBackgroundCrop(photo: string, refDir: string): Promise<(Rgb & { name: string }) | null> {
   const base = basename(photo, extname(photo))
   const ref = join(refDir, `${base}.u2net.png`)
   let alpha: Buffer

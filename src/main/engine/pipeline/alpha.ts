@@ -22,7 +22,7 @@ import { inputHash, type MaskCache } from '../store/mask-cache'
 import type { DecodedImage } from './decode/decode'
 import { detailPass } from './mask/detail'
 import { changedStrokes, constrainMask, hasStrokes, hintBand, mergeHinted, type AlphaPixels, type HintPlane } from './guide/hint'
-import { grown, type Region } from './guide/region'
+import { cellsUnder, grown, type Region } from './guide/region'
 import { cropInput, lookAgain, mergeLooks, wholeFrame, type FinishCrop, type LookBox, type LookRun } from './guide/look-again'
 import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask/mask'
 import type { ModelVariant } from './mask/model'
@@ -154,13 +154,7 @@ export async function applyHint(
   const area = grown(changed, band + reach + 3 * cell + 4, width, height)
   // The refine reads the mask within its reach of the soft band within its reach of `area`:
   // only those cells need the strokes.
-  const read = grown(area, 2 * reach + 3 * cell + 4, width, height)
-  const cells = {
-    x: Math.floor((read.x * mask.width) / width),
-    y: Math.floor((read.y * mask.height) / height),
-    width: Math.ceil(((read.x + read.width) * mask.width) / width) - Math.floor((read.x * mask.width) / width),
-    height: Math.ceil(((read.y + read.height) * mask.height) / height) - Math.floor((read.y * mask.height) / height)
-  }
+  const cells = cellsUnder(grown(area, 2 * reach + 3 * cell + 4, width, height), width / mask.width, height / mask.height)
   const hinted = await refined(image, constrainMask(mask, strokes, cells), deps, params, signal, area)
   return mergeHinted(plain, hinted, strokes, image.data, band, { onto: before?.result ?? plain, area })
 }

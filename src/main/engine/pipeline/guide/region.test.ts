@@ -2,7 +2,7 @@ import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { refineEdges, refineReach } from '../refine/refine'
 import { fuzzyComposite, SKY } from '../../../../../test/fixtures/refine-fixtures'
-import { crop, paste, softBounds, widen } from './region'
+import { cellsUnder, crop, overlap, paste, softBounds, widen } from './region'
 
 describe('softBounds', () => {
   it('boxes the values strictly between low and high', () => {
@@ -27,6 +27,20 @@ describe('widen', () => {
     expect(widen({ x: 10, y: 0, width: 10, height: 3 }, 2, 5, 4, 100, 50)).toEqual({ x: 12, y: 0, width: 36, height: 12 })
     // Past the far edges: clamped to the image, which may end off the alignment.
     expect(widen({ x: 40, y: 20, width: 10, height: 5 }, 2, 5, 4, 99, 49)).toEqual({ x: 72, y: 32, width: 27, height: 17 })
+  })
+})
+
+describe('cellsUnder and overlap', () => {
+  it('gives the grid cells a pixel box touches, and where two boxes meet', () => {
+    // Cells of 4 × 2 px: pixels 5–12 × 3–4 touch cell columns 1–3 and rows 1–2.
+    expect(cellsUnder({ x: 5, y: 3, width: 8, height: 2 }, 4, 2)).toEqual({ x: 1, y: 1, width: 3, height: 2 })
+    expect(overlap({ x: 0, y: 0, width: 10, height: 10 }, { x: 5, y: 8, width: 10, height: 10 })).toEqual({
+      x: 5,
+      y: 8,
+      width: 5,
+      height: 2
+    })
+    expect(overlap({ x: 0, y: 0, width: 5, height: 5 }, { x: 5, y: 0, width: 5, height: 5 })).toBeNull()
   })
 })
 

@@ -60,3 +60,19 @@ export function grown(r: Region, by: number, width: number, height: number): Reg
   const y = Math.max(0, r.y - by)
   return { x, y, width: Math.min(width, r.x + r.width + by) - x, height: Math.min(height, r.y + r.height + by) - y }
 }
+
+/** The cells of a grid of `cellWidth` × `cellHeight` pixels that `r` (in pixels) touches, as a box of cells. */
+export function cellsUnder(r: Region, cellWidth: number, cellHeight: number): Region {
+  const x = Math.floor(r.x / cellWidth)
+  const y = Math.floor(r.y / cellHeight)
+  return { x, y, width: Math.ceil((r.x + r.width) / cellWidth) - x, height: Math.ceil((r.y + r.height) / cellHeight) - y }
+}
+
+/** Where `a` and `b` overlap, or null. */
+export function overlap(a: Region, b: Region): Region | null {
+  const x = Math.max(a.x, b.x)
+  const y = Math.max(a.y, b.y)
+  const x1 = Math.min(a.x + a.width, b.x + b.width)
+  const y1 = Math.min(a.y + a.height, b.y + b.height)
+  return x1 > x && y1 > y ? { x, y, width: x1 - x, height: y1 - y } : null
+}

@@ -29,7 +29,7 @@ import { boxMean } from './box-filter'
 import { guidedCoefficients, type GuidedCoefficients, type U8Pixels } from './guided-filter'
 import { knownMeans } from './known-colours'
 import { bilinearColumns, resizeGrey, resizeRgb } from '../mask/resample'
-import { crop, grown, paste, softBounds, widen, type Region } from '../guide/region'
+import { cellsUnder, crop, grown, overlap, paste, softBounds, widen, type Region } from '../guide/region'
 import { boundToSide } from './side-bound'
 import { scratchPlanes } from './scratch'
 import type { RgbaImage } from '../compose/variation'
@@ -132,12 +132,7 @@ export async function refineEdges(
   // With `within`, the work region lies within twice the margin and a cell snap of it: only
   // the guide cells and the pixels there are resampled (each as the whole resize makes it).
   const reads = opts.within && grown(opts.within, 2 * margin + (knownStep + 2) * step, width, height)
-  const guidePart = reads && {
-    x: Math.floor(reads.x / step),
-    y: Math.floor(reads.y / step),
-    width: Math.ceil((reads.x + reads.width) / step) - Math.floor(reads.x / step),
-    height: Math.ceil((reads.y + reads.height) / step) - Math.floor(reads.y / step)
-  }
+  const guidePart = reads && cellsUnder(reads, step, step)
   const guideMask =
     step === 1
       ? await resizeMask(mask, gw, gh, guidePart)
@@ -148,7 +143,8 @@ export async function refineEdges(
   // With `within`: the soft band that can reach it, else (none can, or there is none) a cell of
   // it, so that its pixels come out as the whole photo's would, the certain mask snapped to 0
   // and 255 — whatever the mask is farther away, which the caller may have left as it was.
-  const soft = opts.within ? (nearWithin(anywhere, opts.within, step, margin) ?? cellOf(opts.within, step, gw, gh)) : anywhere
+  const near = opts.within && anywhere && overlap(anywhere, cellsUnder(grown(opts.within, margin, width, height), step, step))
+  const soft = opts.within ? near || cellOf(opts.within, step, gw, gh) : anywhere
   if (!soft) {
     // A hard mask (no soft band anywhere): nothing to refine.
     return { alpha: await resizeMask(mask, width, height), foreground: image.data, bandPixels: 0, region: null }
@@ -230,20 +226,6 @@ function cellOf(within: Region, step: number, gw: number, gh: number): Region {
 export function refineReach(width: number, height: number): number {
   const { margin, step, knownStep } = windows(width, height)
   return margin + step * knownStep
-}
-
-/**
- * The soft band's box (guide-grid cells of `step` pixels) cut to the cells within `reach`
- * pixels of `within` (full-size pixels): the soft band that can reach a pixel the caller reads.
- * Null when none can; the whole box without `within`.
- */
-function nearWithin(soft: Region | null, within: Region | undefined, step: number, reach: number): Region | null {
-  if (!soft || !within) return soft
-  const x0 = Math.max(soft.x, Math.floor((within.x - reach) / step))
-  const y0 = Math.max(soft.y, Math.floor((within.y - reach) / step))
-  const x1 = Math.min(soft.x + soft.width, Math.ceil((within.x + within.width + reach) / step))
-  const y1 = Math.min(soft.y + soft.height, Math.ceil((within.y + within.height + reach) / step))
-  return x1 > x0 && y1 > y0 ? { x: x0, y: y0, width: x1 - x0, height: y1 - y0 } : null
 }
 
 /**
