@@ -1,8 +1,9 @@
 /**
- * One engine per data folder, across real processes: a second `clipdesk process` or `serve` on
- * a folder that a running `clipdesk serve` uses is refused with the reason, and the folder is
- * free again the moment that serve is gone, even killed with SIGKILL and not yet reaped. A lock
- * file naming a live process that holds no lock (a crash's, an id reused) refuses nobody.
+ * One engine per data folder, across real processes: a second `serve` (paused or not) on a
+ * folder that a running `clipdesk serve` uses is refused with the reason (`clipdesk process`
+ * works through it instead: cli-beside-server.test.ts), and the folder is free again the moment
+ * that serve is gone, even killed with SIGKILL and not yet reaped. A lock file naming a live
+ * process that holds no lock (a crash's, an id reused) refuses nobody.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
@@ -25,34 +26,40 @@ beforeAll(async () => {
 })
 
 describe('one engine per data folder', () => {
-  it('refuses process and serve while serve runs on the folder; frees it when serve is killed', async () => {
+  it('refuses a second serve while serve runs on the folder, paused or not; frees it when serve is killed', async () => {
     const dataDir = join(root, 'data')
-    const serve = await startServe(dataDir, ['--paused'])
-    // `--paused` takes no work, so it holds no lock: a paused serve and process may share a folder.
-    const paused = runCli(['process', join(root, 'in'), '--out', join(root, 'out-paused'), '--data-dir', dataDir, '--params', 'alpha=keep'])
-    serve.child.kill('SIGKILL')
-    await serve.exited
-    expect(paused.code, paused.stderr).toBe(0)
-
-    const running = await startServe(dataDir)
+    // A paused serve still writes (keys, uploads, batches): it holds the folder like any server.
+    const paused = await startServe(dataDir, ['--paused'])
     try {
-      const again = runCli(['process', join(root, 'in'), '--out', join(root, 'out'), '--data-dir', dataDir])
-      expect(again.code).toBe(1)
-      expect(again.stderr).toContain(`clipdesk: another Clipdesk process (pid ${running.child.pid}, running since `)
-      expect(again.stderr).toContain(`is using the data folder ${dataDir}; stop it first`)
       const second = await startServe(dataDir).then(
         () => 'listening',
         (err: Error) => err.message
       )
       expect(second).toMatch(/^serve exited \(1\) before listening/)
-      expect(second).toContain(`another Clipdesk process (pid ${running.child.pid}`)
+      expect(second).toContain(`another Clipdesk process (pid ${paused.child.pid}`)
+    } finally {
+      paused.child.kill('SIGKILL')
+    }
+    await paused.exited
+
+    const running = await startServe(dataDir)
+    try {
+      const second = await startServe(dataDir, ['--paused']).then(
+        () => 'listening',
+        (err: Error) => err.message
+      )
+      expect(second).toMatch(/^serve exited \(1\) before listening/)
+      expect(second).toContain(`another Clipdesk process (pid ${running.child.pid}, running since `)
+      expect(second).toContain(`is using the data folder ${dataDir}; stop it first`)
     } finally {
       running.child.kill('SIGKILL')
     }
     // Killed, and started again at once: `runCli` blocks this process, so the killed serve is
-    // not reaped yet (a zombie, whose id still answers `kill(pid, 0)`). The kernel dropped its lock.
+    // not reaped yet (a zombie, whose id still answers `kill(pid, 0)`). The kernel dropped its
+    // lock, and the owner note it left (owner.json) names a process that holds nothing.
     const after = runCli(['process', join(root, 'in'), '--out', join(root, 'out'), '--data-dir', dataDir, '--params', 'alpha=keep'])
     expect(after.code, after.stderr).toBe(0)
+    expect(after.stdout).not.toContain('Using the Clipdesk server')
     expect(after.stdout).toContain('Done: 1 file.')
     await running.exited
   })

@@ -12,6 +12,7 @@ import type { IpcHandlers } from '../shared/ipc'
 import { createAppApi, type AppHost } from './app-api/app-api'
 import { appEvents, batchAppFiles, type AppEvents, type AppFiles, type PreviewAddress } from './app-api/files'
 import { BatchService } from './batches/service'
+import { holdDataFolder } from './engine/data-folder'
 import { Engine } from './engine/engine'
 import type { EngineOptions } from './engine/options'
 import { FileSettings } from './settings'
@@ -39,8 +40,9 @@ export interface Services {
   /**
    * Starts the engine (taking the data folder's run lock: throws `DataDirBusy` when another
    * process has it), then the batches and the watched folders. `paused`: the engine takes no
-   * work and holds no lock, so the folders are not watched (the process that runs the engine
-   * watches them); batches still accept files.
+   * work, but the folder is held all the same (a paused server still writes: keys, uploads,
+   * batches), so nothing starts unless it is the folder's one owner; the folders are not
+   * watched; batches still accept files.
    */
   start(opts?: { paused?: boolean }): Promise<void>
   /** The app API over these services, for one host and its preview addresses. */
@@ -59,13 +61,16 @@ export function composeServices(engineOptions: EngineOptions, studioOptions: Stu
   const batches = new BatchService(engine)
   const watch = new WatchService({ db: engine.featureDatabase(), processor: engineProcessor(engine) })
   const coordinator = studio?.coordinator ?? null
+  let pausedHold: { release(): void } | null = null
   return {
     engine,
     studio: coordinator,
     batches,
     watch,
     async start(opts = {}) {
-      if (!opts.paused) engine.start()
+      // The lock before anything writes: `batches.start()` marks a running batch interrupted.
+      if (opts.paused) pausedHold = holdDataFolder(engine.options.dataDir, engine.options.role)
+      else engine.start()
       // Uploads are refused (503) while Redis is not known to answer: know it before listening.
       if (!opts.paused) await coordinator?.checked()
       batches.start()
@@ -78,6 +83,8 @@ export function composeServices(engineOptions: EngineOptions, studioOptions: Stu
       await watch.stop()
       await batches.stop()
       await engine.stop()
+      pausedHold?.release()
+      pausedHold = null
     }
   }
 }

@@ -31,6 +31,7 @@ import { createResultHandlers, type ResultHost } from './app-api/results'
 import { dragHandler, type DragEvent } from './shell/drag'
 import { applicationDialog, launchDetached, openWith } from './shell/open-with'
 import { composeServices } from './compose-services'
+import { newOwnerToken, removeOwnerNote, writeOwnerNote } from './owner-note'
 import { DataDirBusy } from './engine/data-folder'
 import { startHttpServer, type HttpListener } from './http/server'
 import { appPreviewAddress, handleIpc, RESULT_PROTOCOL, registerResultScheme, serveResultProtocol } from './ipc/electron-ipc'
@@ -191,15 +192,19 @@ async function main(): Promise<void> {
     error: listenerError,
     managed: true
   })
+  // While it listens, `clipdesk process` on this data folder works through the app (owner-note.ts).
+  const ownerToken = newOwnerToken()
   const applyListener = async (s: AppSettings): Promise<void> => {
     if (listener && (!s.listenerEnabled || listener.port !== s.port)) {
+      removeOwnerNote(dataDir, ownerToken)
       await listener.close()
       listener = null
     }
     listenerError = null
     if (s.listenerEnabled && !listener) {
       try {
-        listener = await startHttpServer(engine, { port: s.port, studio: studio ?? undefined })
+        listener = await startHttpServer(engine, { port: s.port, studio: studio ?? undefined, ownerToken })
+        writeOwnerNote(dataDir, { pid: process.pid, url: listener.url, token: ownerToken, paused: false })
       } catch (err) {
         listenerError = `Cannot listen on 127.0.0.1:${s.port}: ${(err as Error).message}`
       }
@@ -297,6 +302,7 @@ async function main(): Promise<void> {
     if (stopping) return
     stopping = true
     void (async () => {
+      removeOwnerNote(dataDir, ownerToken)
       await listener?.close()
       await services.stop()
     })()

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { DEVICES, sessionSummary, type ModelInfo } from '../../shared/models'
 import { Engine } from '../engine/engine'
 import { ApiError, JobFailure } from '../engine/errors'
+import { withDataFolder } from './folder-hold'
 import { CliError, parse } from './args'
 import { say } from './print'
 
@@ -50,75 +51,80 @@ export async function runModels(args: string[]): Promise<number> {
   if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}"\n${USAGE}`)
   const json = values.json as boolean
   const out = (value: unknown, text: string): void => (json ? console.log(JSON.stringify(value, null, 2)) : say(...text.split('\n')))
-  const engine = new Engine({ dataDir })
-  const svc = engine.modelService
-  try {
-    switch (sub) {
-      case 'list': {
-        const list = svc.list()
-        out(list, ['  name\tfamily\tinput\tsize\tspeed\tdevice (setting)\tsession on this machine\tlicence', ...list.map(line)].join('\n'))
-        return 0
-      }
-      case 'add': {
-        if (!arg) throw new CliError(USAGE)
-        let descriptor: unknown
-        if (values.descriptor) {
-          try {
-            descriptor = JSON.parse(readFileSync(values.descriptor as string, 'utf8'))
-          } catch (err) {
-            throw new CliError(`cannot read the descriptor ${values.descriptor}: ${(err as Error).message}`)
+  return withDataFolder(dataDir, 'models', async () => {
+    const engine = new Engine({ dataDir })
+    const svc = engine.modelService
+    try {
+      switch (sub) {
+        case 'list': {
+          const list = svc.list()
+          out(
+            list,
+            ['  name\tfamily\tinput\tsize\tspeed\tdevice (setting)\tsession on this machine\tlicence', ...list.map(line)].join('\n')
+          )
+          return 0
+        }
+        case 'add': {
+          if (!arg) throw new CliError(USAGE)
+          let descriptor: unknown
+          if (values.descriptor) {
+            try {
+              descriptor = JSON.parse(readFileSync(values.descriptor as string, 'utf8'))
+            } catch (err) {
+              throw new CliError(`cannot read the descriptor ${values.descriptor}: ${(err as Error).message}`)
+            }
           }
+          const added = await svc
+            .add({ file: arg, name: values.name as string | undefined, as: values.as as string | undefined, descriptor })
+            .catch(explain)
+          const t = added.test
+          out(
+            added,
+            `Added model ${added.model.name} (${added.model.family}, ${mb(added.model.bytes)}); test run on ${t.device} in ${t.inferenceMs} ms${t.deviceWarning ? `\nwarning: ${t.deviceWarning}` : ''}`
+          )
+          return 0
         }
-        const added = await svc
-          .add({ file: arg, name: values.name as string | undefined, as: values.as as string | undefined, descriptor })
-          .catch(explain)
-        const t = added.test
-        out(
-          added,
-          `Added model ${added.model.name} (${added.model.family}, ${mb(added.model.bytes)}); test run on ${t.device} in ${t.inferenceMs} ms${t.deviceWarning ? `\nwarning: ${t.deviceWarning}` : ''}`
-        )
-        return 0
-      }
-      case 'remove': {
-        if (!arg) throw new CliError(USAGE)
-        try {
-          svc.remove(arg)
-        } catch (err) {
-          explain(err)
+        case 'remove': {
+          if (!arg) throw new CliError(USAGE)
+          try {
+            svc.remove(arg)
+          } catch (err) {
+            explain(err)
+          }
+          out({ removed: arg }, `Removed model ${arg}`)
+          return 0
         }
-        out({ removed: arg }, `Removed model ${arg}`)
-        return 0
-      }
-      case 'default': {
-        if (!arg) throw new CliError(USAGE)
-        try {
-          svc.setDefault(arg)
-        } catch (err) {
-          explain(err)
+        case 'default': {
+          if (!arg) throw new CliError(USAGE)
+          try {
+            svc.setDefault(arg)
+          } catch (err) {
+            explain(err)
+          }
+          out({ default: arg }, `Default model: ${arg}`)
+          return 0
         }
-        out({ default: arg }, `Default model: ${arg}`)
-        return 0
-      }
-      case 'device': {
-        if (!arg) throw new CliError(USAGE)
-        try {
-          svc.setDevice(arg)
-        } catch (err) {
-          explain(err)
+        case 'device': {
+          if (!arg) throw new CliError(USAGE)
+          try {
+            svc.setDevice(arg)
+          } catch (err) {
+            explain(err)
+          }
+          out({ device: arg }, `Device: ${arg} (a provider that cannot load falls back to the CPU)`)
+          return 0
         }
-        out({ device: arg }, `Device: ${arg} (a provider that cannot load falls back to the CPU)`)
-        return 0
+        case 'test': {
+          if (!arg) throw new CliError(USAGE)
+          const t = await svc.test(arg).catch(explain)
+          out(t, `${t.name}: ran on ${t.device} in ${t.inferenceMs} ms${t.deviceWarning ? `\nwarning: ${t.deviceWarning}` : ''}`)
+          return 0
+        }
+        default:
+          throw new CliError(USAGE)
       }
-      case 'test': {
-        if (!arg) throw new CliError(USAGE)
-        const t = await svc.test(arg).catch(explain)
-        out(t, `${t.name}: ran on ${t.device} in ${t.inferenceMs} ms${t.deviceWarning ? `\nwarning: ${t.deviceWarning}` : ''}`)
-        return 0
-      }
-      default:
-        throw new CliError(USAGE)
+    } finally {
+      await engine.stop()
     }
-  } finally {
-    await engine.stop()
-  }
+  })
 }

@@ -2,6 +2,7 @@ import { PRESET_NAME_PATTERN } from '../../shared/params'
 import { presetSlug } from '../../shared/presets'
 import { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
+import { withDataFolder } from './folder-hold'
 import { CliError, parse } from './args'
 import { field, say } from './print'
 
@@ -30,54 +31,56 @@ export async function runPresets(args: string[]): Promise<number> {
   const title = given !== undefined && !PRESET_NAME_PATTERN.test(given) ? given.trim() : null
   const name = title !== null ? presetSlug(title) || given : given
   if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (quote a params string that has spaces or ;)\n${USAGE}`)
-  const engine = new Engine({ dataDir })
-  try {
-    switch (sub) {
-      case 'create': {
-        if (!name || params === undefined) throw new CliError(USAGE)
-        const existing = engine.preset(name)
-        if (existing && !existing.builtin && !values.replace)
-          throw new CliError(`a preset named "${name}" exists; add --replace to replace it`)
-        let info
-        try {
-          info = engine.savePreset({
-            name,
-            title: title ?? existing?.title ?? null,
-            params,
-            description: (values.description as string | undefined) ?? existing?.description ?? null
-          })
-        } catch (err) {
-          explain(err)
-        }
-        say(
-          `${existing ? 'Replaced' : 'Created'} preset ${info.title === info.name ? info.name : `"${info.title}" (use it as ${info.name})`}: ${info.params}`
-        )
-        return 0
-      }
-      case 'list': {
-        for (const p of engine.presetsList()) {
+  return withDataFolder(dataDir, 'presets', async () => {
+    const engine = new Engine({ dataDir })
+    try {
+      switch (sub) {
+        case 'create': {
+          if (!name || params === undefined) throw new CliError(USAGE)
+          const existing = engine.preset(name)
+          if (existing && !existing.builtin && !values.replace)
+            throw new CliError(`a preset named "${name}" exists; add --replace to replace it`)
+          let info
+          try {
+            info = engine.savePreset({
+              name,
+              title: title ?? existing?.title ?? null,
+              params,
+              description: (values.description as string | undefined) ?? existing?.description ?? null
+            })
+          } catch (err) {
+            explain(err)
+          }
           say(
-            `${field(p.name)}\t${field(p.title)}\t${p.builtin ? 'built-in' : 'user'}\t${field(p.params)}${p.description ? `\t${field(p.description)}` : ''}`
+            `${existing ? 'Replaced' : 'Created'} preset ${info.title === info.name ? info.name : `"${info.title}" (use it as ${info.name})`}: ${info.params}`
           )
+          return 0
         }
-        return 0
-      }
-      case 'delete': {
-        if (!name) throw new CliError(USAGE)
-        let deleted = false
-        try {
-          deleted = engine.deletePreset(name)
-        } catch (err) {
-          explain(err)
+        case 'list': {
+          for (const p of engine.presetsList()) {
+            say(
+              `${field(p.name)}\t${field(p.title)}\t${p.builtin ? 'built-in' : 'user'}\t${field(p.params)}${p.description ? `\t${field(p.description)}` : ''}`
+            )
+          }
+          return 0
         }
-        if (!deleted) throw new CliError(`no user preset named "${name}"`)
-        say(`Deleted preset ${name}`)
-        return 0
+        case 'delete': {
+          if (!name) throw new CliError(USAGE)
+          let deleted = false
+          try {
+            deleted = engine.deletePreset(name)
+          } catch (err) {
+            explain(err)
+          }
+          if (!deleted) throw new CliError(`no user preset named "${name}"`)
+          say(`Deleted preset ${name}`)
+          return 0
+        }
+        default:
+          throw new CliError(USAGE)
       }
-      default:
-        throw new CliError(USAGE)
+    } finally {
+      await engine.stop()
     }
-  } finally {
-    await engine.stop()
-  }
+  })
 }

@@ -5,10 +5,9 @@ import { explainProblem } from '../../shared/explain'
 import { dateToken, DEFAULT_TEMPLATES, MIRRORS_FOLDER_NAME, outputNames } from '../../shared/names'
 import { writesAllVariations } from '../../shared/outputs'
 import { countOf, countsLine } from '../../shared/vocabulary'
-import { Engine } from '../engine/engine'
 import { checkDestination, DestinationProblem, estimateOutputBytes } from '../outputs/destination'
 import { expandInput, type InputFile } from '../outputs/inputs'
-import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
+import type { JobOutcome, JobRequest } from '../outputs/engine-jobs'
 import { relativeName, resolveInside } from '../outputs/paths'
 import { reportCutouts, toCheckSummary, writeRunReport, type RunReport } from '../outputs/report'
 import { sweepTempFiles } from '../outputs/temp-sweep'
@@ -19,6 +18,8 @@ import { ProcessLedger, settingsKey } from './process-ledger'
 import { checkProcessOptions } from './process-options'
 import { inLanes } from '../../shared/lanes'
 import { ProcessProgress } from './process-progress'
+import { folderOwner, ownerBackend } from './owner-client'
+import { localBackend, type ProcessBackend } from './process-backend'
 
 interface ProcessReport extends RunReport {
   counts: {
@@ -63,7 +64,8 @@ async function collect(paths: string[]): Promise<{ images: InputFile[]; notImage
 
 /**
  * `clipdesk process`: the main job without a server. Runs the same engine in-process over
- * files and folders and writes each photo's result into --out (the primary variation, or all
+ * files and folders (or, when a server owns the data folder, has that server do the work as
+ * its client: `owner-client.ts`) and writes each photo's result into --out (the primary variation, or all
  * with --all-variations), with a progress bar. Every option, and --out itself, is checked
  * before a photo is read (`process-options.ts`, `outputs/destination.ts`). Photos already done
  * with the same settings are skipped (--overwrite to redo them), so a stopped run continues
@@ -81,15 +83,20 @@ export async function runProcess(args: string[]): Promise<number> {
     'all-variations': { type: 'boolean', default: false },
     overwrite: { type: 'boolean', default: false }
   })
-  const engine = new Engine({ dataDir, role: 'process' })
+  // A server owning the folder does the work (never a second writer on its database); else
+  // this command runs its own engine (`process-backend.ts`, `owner-client.ts`).
+  const owner = folderOwner(dataDir)
+  const backend = owner ? ownerBackend(dataDir, owner) : localBackend(dataDir)
   try {
-    return await run(engine, checkProcessOptions(values, positionals, { lookup: engine.presetLookup, list: () => engine.presetsList() }))
+    const options = checkProcessOptions(values, positionals, backend.presets)
+    if (owner) say(`Using the Clipdesk server running on this data folder (pid ${owner.note.pid})`)
+    return await run(backend, options)
   } finally {
-    await engine.stop()
+    await backend.close()
   }
 }
 
-async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): Promise<number> {
+async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOptions>): Promise<number> {
   const { images, notImages } = await collect(o.inputs)
   if (images.length === 0) throw new CliError('no images found in the given files and folders')
   const request: JobRequest = { mode: o.mode, output_format: o.format, params: o.params }
@@ -151,24 +158,38 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
     report.failed.push({ input: input.path, reason: message, ...(detail ? { details: detail } : {}) })
   }
 
-  const ends = new JobEnds(engine)
   let stopping = false
   const interrupt = (): void => {
     stopping = true
-    for (const id of ends.waiting()) engine.cancel(id)
+    backend.cancelWaiting()
   }
   process.once('SIGINT', interrupt)
   process.once('SIGTERM', interrupt)
   const date = dateToken(new Date())
 
   /** One photo, to its end: 'stopped' when Ctrl-C stopped it (not progress, not a failure), else written or failed. */
-  const one = async ({ input, seq, size, mtimeMs }: Todo): Promise<'stopped' | void> => {
+  const one = async (todo: Todo): Promise<'stopped' | void> => {
+    const { input } = todo
     const bytes = await readFile(input.path).catch((err: Error) => err)
     if (bytes instanceof Error) return fail(input, `The file cannot be read: ${bytes.message}`)
-    const submitted = await submitFile(engine, request, { bytes, filename: input.path })
-    if (!submitted.ok) return fail(input, submitted.message)
-    await ends.wait(submitted.jobId)
-    const outcome = jobOutcome(engine, submitted.jobId, all)
+    const submitted = await backend.submit(request, { bytes, filename: input.path })
+    if (!submitted.ok) {
+      // The owner gone: not this photo's failure; the run stops and the next one does it.
+      if (!backend.lost()) return fail(input, submitted.message)
+      interrupt()
+      report.counts.stopped++
+      return 'stopped'
+    }
+    try {
+      return await written(todo, await backend.outcome(submitted.jobId, all))
+    } finally {
+      await backend.finished(submitted.jobId)
+    }
+  }
+
+  /** A job's end: its files written and recorded, or why not. */
+  const written = async ({ input, seq, size, mtimeMs }: Todo, outcome: JobOutcome): Promise<'stopped' | void> => {
+    if (backend.lost() && !stopping) interrupt()
     if (outcome.state === 'failed' && outcome.code === 'cancelled' && stopping) {
       report.counts.stopped++ // stopped by Ctrl-C: not a failure, the next run does it
       return 'stopped'
@@ -209,31 +230,26 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   const startBar = (): void => {
     if (modelReady && photoRunning && !stopping) progress.photoStarted()
   }
-  const onJob = (e: { status: string }): void => {
-    if (e.status === 'queued' || photoRunning) return
-    photoRunning = true
-    startBar()
-  }
   let taken = 0
   const started = Date.now()
   try {
-    engine.on('job', onJob)
-    engine.start()
-    if (todo.length > 0) {
-      progress.loading()
-      void engine
-        .warmUp()
-        .then(
-          (w) => say(`Model ${w.model} on ${w.device} ready${w.warning ? ` (${w.warning})` : ''}`),
-          (err: Error) => complain(`The model could not be loaded: ${err.message}`)
-        )
-        .finally(() => {
+    if (todo.length > 0 && backend.loadsModel) progress.loading()
+    backend.start(
+      {
+        modelReady: () => {
           modelReady = true
           startBar()
-        })
-    }
+        },
+        photoRunning: () => {
+          if (photoRunning) return
+          photoRunning = true
+          startBar()
+        }
+      },
+      todo.length
+    )
     // A few photos handed to the engine at a time: a stop leaves little queued behind.
-    const lanes = Math.max(2, 2 * engine.options.concurrency)
+    const lanes = backend.lanes
     await inLanes(
       todo,
       lanes,
@@ -246,10 +262,8 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
     )
   } finally {
     progress.close()
-    engine.off('job', onJob)
     process.off('SIGINT', interrupt)
     process.off('SIGTERM', interrupt)
-    ends.close()
   }
   const c = report.counts
   c.failed = report.failed.length
@@ -296,7 +310,9 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   const ran = c.done + c.failed
   const rate =
     ran > 0 ? `${countOf(ran, 'image')} in ${seconds.toFixed(1)} s (${(seconds / ran).toFixed(2)} s per image)` : `${seconds.toFixed(1)} s`
-  if (stopping) say('Stopped. Run the same command to continue.')
+  const lost = backend.lost()
+  if (lost) complain(`${lost}: this run stopped. Run the same command to continue.`)
+  else if (stopping) say('Stopped. Run the same command to continue.')
   say(`${report.outcome}. ${rate}; ${c.skipped} skipped (already done); ${countOf(c.files_written, 'file')} written to ${outDir}`)
   if (c.to_check > 0) say(`${toCheckSummary(report.cutouts)}: see ${reportFile}`)
   if (c.failed > 0 || c.not_images > 0) {

@@ -11,6 +11,7 @@ import { parseWorkerListen, startWorkerListener, type WorkerAddress } from '../h
 import { shownQueueUrl } from '../studio/protocol'
 import { APP_VERSION } from '../version'
 import { defaultOutputDir } from '../data-dir'
+import { newOwnerToken, removeOwnerNote, writeOwnerNote } from '../owner-note'
 import { discardSpareSessionWorker } from '../engine/pipeline/mask/session-worker'
 import { CliError, parse } from './args'
 import { complain, say } from './print'
@@ -127,9 +128,13 @@ export async function runServe(args: string[]): Promise<number> {
   )
   const rendererDir = defaultRendererDir()
   const app = { handlers, engine, files: services.files, events: services.events(address), rendererDir }
-  const listener = await startHttpServer(engine, { port, app, studio: studio ?? undefined })
+  // A command started beside this server (`clipdesk process`) works through it: the address and
+  // the owner token in `owner.json` (mode 0600), removed when the server stops (owner-note.ts).
+  const ownerToken = newOwnerToken()
+  const listener = await startHttpServer(engine, { port, app, studio: studio ?? undefined, ownerToken })
   const workerListener = studio && workerAddress ? await startWorkerListener(engine, studio, workerAddress) : null
   url = listener.url
+  writeOwnerNote(dataDir, { pid: process.pid, url: listener.url, token: ownerToken, paused: values.paused as boolean })
   say(`Data folder: ${dataDir}`, `Listening on ${listener.url}`)
   const watched = services.watch.list()
   if (watched.length > 0) say(`Watching ${watched.filter((f) => f.state === 'active').length} of ${watched.length} folders`)
@@ -147,6 +152,7 @@ export async function runServe(args: string[]): Promise<number> {
 
   await stopped
   say('Stopping…')
+  removeOwnerNote(dataDir, ownerToken)
   await listener.close()
   await workerListener?.close()
   await services.stop()

@@ -6,11 +6,15 @@
  * Nothing here hands out a store: a lookup function, the lock holder's note, and the `Db` that
  * `feature-tables.ts` is for.
  */
+import Database from 'libsql'
+import { existsSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import type { ParamValues } from '../../shared/params'
+import type { PresetInfo } from '../../shared/presets'
 import { DataPaths } from './paths'
 import { openDatabase, type Db } from './store/db'
 import { PresetStore } from './store/presets'
-import { RunLock, type RunLockHolder } from './store/run-lock'
+import { DataDirBusy, RunLock, type RunLockHolder } from './store/run-lock'
 
 export { DataDirBusy, type RunLockHolder } from './store/run-lock'
 
@@ -33,4 +37,39 @@ export interface OfflineDataFolder {
 export function openDataFolder(dataDir: string): OfflineDataFolder {
   const db = openDatabase(new DataPaths(dataDir).db)
   return { db, presetLookup: presetLookupIn(db), holder: () => RunLock.holder(dataDir) }
+}
+
+/** Who runs an engine (or holds the folder for a command) on `dataDir` now; null: nobody. */
+export function folderHolder(dataDir: string): RunLockHolder | null {
+  return RunLock.holder(dataDir)
+}
+
+/**
+ * Holds the data folder for a process that writes it without running an engine (a paused
+ * server, `clipdesk keys|presets|models`): no engine starts on it meanwhile. Throws
+ * `DataDirBusy` when another process holds it. `release()` gives it back.
+ */
+export function holdDataFolder(dataDir: string, role: string): { release(): void } {
+  return RunLock.acquire(dataDir, role)
+}
+
+/** The presets of a data folder another process owns, read on a read-only connection. */
+export interface ReadOnlyPresets {
+  lookup: PresetLookup
+  list(): PresetInfo[]
+  close(): void
+}
+
+/**
+ * The presets of a data folder whose owner runs in another process, for a command that works
+ * through that owner (`clipdesk process` beside a server): the database is opened read-only
+ * (SQLite's `mode=ro`, no migration, no checkpoint), so this process never writes it.
+ */
+export function readOnlyPresets(dataDir: string): ReadOnlyPresets {
+  const file = new DataPaths(dataDir).db
+  if (!existsSync(file)) throw new DataDirBusy(dataDir, folderHolder(dataDir))
+  const db = new Database(`${pathToFileURL(file).href}?mode=ro`) as Db
+  db.exec('PRAGMA busy_timeout = 5000')
+  const store = new PresetStore(db)
+  return { lookup: store.lookup, list: () => store.list(), close: () => db.close() }
 }

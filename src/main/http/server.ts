@@ -13,6 +13,7 @@ import { declaredLength, type RateFloor } from './read-body'
 import { openApiDocument } from './openapi'
 import { handleStudioRequest } from './studio-routes'
 import { handleJobsRequest } from './jobs-routes'
+import { ownerCheck } from './owner-token'
 import { handleRemoveBgRequest } from './removebg/route'
 // The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StudioCoordinator } from '../studio/coordinator'
@@ -48,6 +49,8 @@ export interface HttpServerOptions {
   headersTimeoutMs?: number
   /** Studio mode: the coordinator whose workers call `/api/v1/studio/*`. @default none */
   studio?: StudioCoordinator
+  /** The owner token a local command sends to upload as the owner (`owner-token.ts`). @default none */
+  ownerToken?: string
 }
 
 function busy(): ApiError {
@@ -59,6 +62,9 @@ function busy(): ApiError {
     }
   )
 }
+
+/** The upload budget's share of the owner's own uploads (key ids never take this form). */
+const OWNER_SHARE = '(owner)'
 
 const RESULT_PATH = /^\/api\/v1\/results\/([0-9a-f-]{36})\/([A-Za-z]+)\.([a-z]+)$/
 
@@ -77,6 +83,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   let port = 0
 
   const authenticate = keyCheck(engine)
+  const isOwner = ownerCheck(opts.ownerToken)
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!isAllowedHost(req.headers.host, port)) {
@@ -89,11 +96,12 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
 
     if (url.pathname === '/api/v1/upload') {
       allow('POST')
-      const keyId = authenticate(req)
+      // The owner's own work (a command beside this server) has no key and pays no credit.
+      const keyId = isOwner(req) ? null : authenticate(req)
       // A key that could not start a job (no credit, no room in the queue) is refused before
       // a byte of its body is reserved or read: it never holds the budget of those that can.
       engine.admit(keyId)
-      const reservation = new UploadReservation(inFlight, keyId)
+      const reservation = new UploadReservation(inFlight, keyId ?? OWNER_SHARE)
       try {
         const declared = declaredLength(req)
         // An oversized declaration is refused as too large by readUpload, not counted here.
@@ -118,7 +126,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     }
     if (url.pathname === '/api/v1/status') {
       allow('GET')
-      authenticate(req)
+      if (!isOwner(req)) authenticate(req)
       const jobId = url.searchParams.get('job_id') ?? undefined
       const { status, body } = statusAnswer(engine, jobId, (id, variation, ext, expires) => {
         const file = `${variation}.${ext}`
