@@ -99,17 +99,23 @@ describe('clipdesk process beside clipdesk serve', () => {
     expect(again.code, again.stderr).toBe(0)
     expect(again.stdout).toContain('1 of 1 images already done with these settings: skipped')
 
-    // No second writer: keys and presets are refused with one line naming the server.
-    for (const args of [
-      ['keys', 'list'],
-      ['presets', 'create', 'x', 'size=10x10']
-    ]) {
-      const refused = runCli([...args, '--data-dir', dataDir])
-      expect(refused.code).toBe(1)
-      expect(refused.stderr.trim().split('\n')).toEqual([
-        `clipdesk: the Clipdesk server (pid ${s.child.pid}) owns the data folder ${dataDir}; use its app for this (http://127.0.0.1:${s.port}/, signed in with an owner key), or stop it and run \`clipdesk ${args[0]}\` again`
-      ])
-    }
+    // No second writer: keys and presets go through the server too (its app methods, the owner token).
+    const through = `Using the Clipdesk server running on this data folder (pid ${s.child.pid})`
+    const created = runCli(['keys', 'create', '--credits', '3', '--name', 'beside', '--data-dir', dataDir])
+    expect(created.code, created.stderr).toBe(0)
+    expect(created.stderr.trim()).toBe(through)
+    const key = created.stdout.trim().split('\n').at(-1)!
+    const listed = runCli(['keys', 'list', '--data-dir', dataDir])
+    expect(listed.stdout).toMatch(/\tcredits: 3\tbeside\n/)
+    const byKey = await fetch(`http://127.0.0.1:${s.port}/api/v1/status?job_id=nope`, { headers: { 'X-API-Key': key } })
+    expect(byKey.status).toBe(422) // the key made through the server is the server's
+    expect(runCli(['presets', 'list', '--data-dir', dataDir]).stdout).toContain('shop-beige\tshop-beige\tuser\t')
+    const worker = runCli(['keys', 'create', '--worker', '--data-dir', dataDir])
+    expect(worker.code).toBe(2)
+    expect(worker.stderr.trim().split('\n')).toEqual([
+      through,
+      'clipdesk: a worker key is made with the server stopped (clipdesk keys create --worker)'
+    ])
     await stop(s)
     expect(existsSync(note)).toBe(false) // removed on a clean exit
     expect(integrity(dataDir)).toBe('ok')
@@ -133,9 +139,12 @@ describe('clipdesk process beside clipdesk serve', () => {
     expect(status.status).toBe(401)
   })
 
-  it('says in one line that the server is paused, and does not wait for it', async () => {
+  it('says in one line that the server is paused, and does not wait for it; keys still go through it', async () => {
     const dataDir = join(root, 'data-paused')
     const s = await serve(dataDir, ['--paused'])
+    const keys = runCli(['keys', 'create', '--data-dir', dataDir])
+    expect(keys.code, keys.stderr).toBe(0) // a paused server still writes: keys
+    expect(keys.stderr.trim()).toBe(`Using the Clipdesk server running on this data folder (pid ${s.child.pid})`)
     const run = runCli(['process', join(root, 'one'), '--out', join(root, 'out-paused'), '--data-dir', dataDir])
     expect(run.code).toBe(1)
     expect(run.stderr.trim().split('\n')).toEqual([
@@ -176,6 +185,24 @@ describe('clipdesk process beside clipdesk serve', () => {
     expect(again.stdout).toContain(`${doneFirst} of 3 images already done with these settings: skipped`)
     expect(again.stdout).toContain('Done: all 3 files.')
     for (const i of [1, 2, 3]) expect(existsSync(join(out, `disc-${i}.png`))).toBe(true)
+  })
+})
+
+describe('keys beside a process that takes no work from commands', () => {
+  it('refuses them with one line while a clipdesk process run holds the folder', async () => {
+    const dataDir = join(root, 'data-process')
+    const child = spawn(process.execPath, [CLI, 'process', join(root, 'one'), '--out', join(root, 'out-process'), '--data-dir', dataDir], {
+      stdio: 'ignore'
+    })
+    const ended = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    const info = join(dataDir, 'engine.lock')
+    await waitFor('the run holding the folder', () => existsSync(info) && readFileSync(info, 'utf8').includes('"role":"process"'))
+    const refused = runCli(['keys', 'list', '--data-dir', dataDir])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      `clipdesk: another Clipdesk process (pid ${child.pid}, process) owns the data folder ${dataDir}; use the app for this, or stop it and run \`clipdesk keys\` again`
+    ])
+    expect(await ended).toBe(0)
   })
 })
 

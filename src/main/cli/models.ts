@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
-import { DEVICES, sessionSummary, type ModelInfo } from '../../shared/models'
+import { DEVICES, sessionSummary, type ModelAddResult, type ModelInfo, type ModelTestRun } from '../../shared/models'
 import { Engine } from '../engine/engine'
 import { ApiError, JobFailure } from '../engine/errors'
-import { withDataFolder } from './folder-hold'
+import { withDataFolder, type OwnerApp } from './folder-hold'
 import { CliError, parse } from './args'
 import { say } from './print'
 
@@ -36,6 +36,39 @@ function line(m: ModelInfo): string {
   ].join('\t')
 }
 
+/** The model registry of the folder, from its engine or from the owning server's app methods. */
+interface Models {
+  list(): Promise<ModelInfo[]>
+  add(request: { file: string; name?: string; as?: string; descriptor?: unknown }): Promise<ModelAddResult>
+  remove(name: string): Promise<void>
+  setDefault(name: string): Promise<void>
+  setDevice(device: string): Promise<void>
+  test(name: string): Promise<ModelTestRun>
+}
+
+function engineModels(engine: Engine): Models {
+  const svc = engine.modelService
+  return {
+    list: async () => svc.list(),
+    add: (request) => svc.add(request),
+    remove: async (name) => svc.remove(name),
+    setDefault: async (name) => svc.setDefault(name),
+    setDevice: async (device) => svc.setDevice(device),
+    test: (name) => svc.test(name)
+  }
+}
+
+function ownerModels(app: OwnerApp): Models {
+  return {
+    list: async () => (await app('modelsList')) as ModelInfo[],
+    add: async ({ file, ...rest }) => (await app('modelsAdd', { file: { path: file }, ...rest })) as ModelAddResult,
+    remove: async (name) => void (await app('modelsRemove', name)),
+    setDefault: async (name) => void (await app('modelsSetDefault', name)),
+    setDevice: async (device) => void (await app('modelsSetDevice', device)),
+    test: async (name) => (await app('modelsTest', name)) as ModelTestRun
+  }
+}
+
 /**
  * `clipdesk models list|add|remove|default|device|test`: the model registry of a data folder
  * (the same as the app's Models settings and the `models:*` IPC calls).
@@ -51,13 +84,13 @@ export async function runModels(args: string[]): Promise<number> {
   if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}"\n${USAGE}`)
   const json = values.json as boolean
   const out = (value: unknown, text: string): void => (json ? console.log(JSON.stringify(value, null, 2)) : say(...text.split('\n')))
-  return withDataFolder(dataDir, 'models', async () => {
-    const engine = new Engine({ dataDir })
-    const svc = engine.modelService
+  return withDataFolder(dataDir, 'models', async (owner) => {
+    const engine = owner ? null : new Engine({ dataDir })
+    const svc = owner ? ownerModels(owner) : engineModels(engine!)
     try {
       switch (sub) {
         case 'list': {
-          const list = svc.list()
+          const list = await svc.list()
           out(
             list,
             ['  name\tfamily\tinput\tsize\tspeed\tdevice (setting)\tsession on this machine\tlicence', ...list.map(line)].join('\n')
@@ -87,7 +120,7 @@ export async function runModels(args: string[]): Promise<number> {
         case 'remove': {
           if (!arg) throw new CliError(USAGE)
           try {
-            svc.remove(arg)
+            await svc.remove(arg)
           } catch (err) {
             explain(err)
           }
@@ -97,7 +130,7 @@ export async function runModels(args: string[]): Promise<number> {
         case 'default': {
           if (!arg) throw new CliError(USAGE)
           try {
-            svc.setDefault(arg)
+            await svc.setDefault(arg)
           } catch (err) {
             explain(err)
           }
@@ -107,7 +140,7 @@ export async function runModels(args: string[]): Promise<number> {
         case 'device': {
           if (!arg) throw new CliError(USAGE)
           try {
-            svc.setDevice(arg)
+            await svc.setDevice(arg)
           } catch (err) {
             explain(err)
           }
@@ -124,7 +157,7 @@ export async function runModels(args: string[]): Promise<number> {
           throw new CliError(USAGE)
       }
     } finally {
-      await engine.stop()
+      await engine?.stop()
     }
   })
 }

@@ -1,8 +1,8 @@
 import { PRESET_NAME_PATTERN } from '../../shared/params'
-import { presetSlug } from '../../shared/presets'
+import { presetSlug, type PresetInfo, type PresetSaveRequest } from '../../shared/presets'
 import { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
-import { withDataFolder } from './folder-hold'
+import { withDataFolder, type OwnerApp } from './folder-hold'
 import { CliError, parse } from './args'
 import { field, say } from './print'
 
@@ -15,6 +15,33 @@ function explain(err: unknown): never {
     throw new CliError([err.message, ...lines].join('\n'))
   }
   throw err
+}
+
+/** The presets of the folder, from its engine or from the owning server's app methods. */
+interface Presets {
+  get(name: string): Promise<PresetInfo | null>
+  save(request: PresetSaveRequest): Promise<PresetInfo>
+  list(): Promise<PresetInfo[]>
+  remove(name: string): Promise<boolean>
+}
+
+function enginePresets(engine: Engine): Presets {
+  return {
+    get: async (name) => engine.preset(name),
+    save: async (request) => engine.savePreset(request),
+    list: async () => engine.presetsList(),
+    remove: async (name) => engine.deletePreset(name)
+  }
+}
+
+function ownerPresets(app: OwnerApp): Presets {
+  const list = async (): Promise<PresetInfo[]> => (await app('presetsList')) as PresetInfo[]
+  return {
+    get: async (name) => (await list()).find((p) => p.name === name) ?? null,
+    save: async (request) => (await app('presetsSave', request)) as PresetInfo,
+    list,
+    remove: async (name) => (await app('presetsDelete', name)) as boolean
+  }
 }
 
 /**
@@ -31,18 +58,19 @@ export async function runPresets(args: string[]): Promise<number> {
   const title = given !== undefined && !PRESET_NAME_PATTERN.test(given) ? given.trim() : null
   const name = title !== null ? presetSlug(title) || given : given
   if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (quote a params string that has spaces or ;)\n${USAGE}`)
-  return withDataFolder(dataDir, 'presets', async () => {
-    const engine = new Engine({ dataDir })
+  return withDataFolder(dataDir, 'presets', async (owner) => {
+    const engine = owner ? null : new Engine({ dataDir })
+    const presets = owner ? ownerPresets(owner) : enginePresets(engine!)
     try {
       switch (sub) {
         case 'create': {
           if (!name || params === undefined) throw new CliError(USAGE)
-          const existing = engine.preset(name)
+          const existing = await presets.get(name)
           if (existing && !existing.builtin && !values.replace)
             throw new CliError(`a preset named "${name}" exists; add --replace to replace it`)
           let info
           try {
-            info = engine.savePreset({
+            info = await presets.save({
               name,
               title: title ?? existing?.title ?? null,
               params,
@@ -57,7 +85,7 @@ export async function runPresets(args: string[]): Promise<number> {
           return 0
         }
         case 'list': {
-          for (const p of engine.presetsList()) {
+          for (const p of await presets.list()) {
             say(
               `${field(p.name)}\t${field(p.title)}\t${p.builtin ? 'built-in' : 'user'}\t${field(p.params)}${p.description ? `\t${field(p.description)}` : ''}`
             )
@@ -68,7 +96,7 @@ export async function runPresets(args: string[]): Promise<number> {
           if (!name) throw new CliError(USAGE)
           let deleted = false
           try {
-            deleted = engine.deletePreset(name)
+            deleted = await presets.remove(name)
           } catch (err) {
             explain(err)
           }
@@ -80,7 +108,7 @@ export async function runPresets(args: string[]): Promise<number> {
           throw new CliError(USAGE)
       }
     } finally {
-      await engine.stop()
+      await engine?.stop()
     }
   })
 }

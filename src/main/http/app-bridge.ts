@@ -82,6 +82,8 @@ export interface BridgeContext {
   allow(methods: string): void
   /** The listener's floor on a body's rate. @default DEFAULT_RATE_FLOOR */
   floor?: RateFloor
+  /** True for a request with the server's owner token (`owner-token.ts`): a command beside it, as the owner. */
+  isOwner?(req: IncomingMessage): boolean
 }
 
 /**
@@ -97,6 +99,7 @@ export async function handleAppRequest(
 ): Promise<boolean> {
   const path = url.pathname
   const owner = (): void => {
+    if (ctx.isOwner?.(req)) return
     const keyId = ctx.authenticate(req)
     if (!opts.engine.key(keyId)?.admin) {
       throw new ApiError('forbidden', 'This API key cannot use the app; use an owner key (clipdesk keys create --admin).')

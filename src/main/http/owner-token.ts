@@ -1,8 +1,9 @@
 /**
  * The owner token of a local server (`owner-note.ts`): a command beside the server on the same
  * data folder (`clipdesk process`) sends it instead of an API key, and its uploads are the
- * owner's own work, like a batch of the app: no key, no credit. Only `/api/v1/upload` and
- * `/api/v1/status` take it; results are fetched from their signed addresses as any client does.
+ * owner's own work, like a batch of the app: no key, no credit. `/api/v1/upload`,
+ * `/api/v1/status` and the app bridge's methods (`clipdesk keys|presets|models` through the
+ * server) take it; results are fetched from their signed addresses as any client does.
  */
 import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'

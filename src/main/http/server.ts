@@ -177,7 +177,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
       return
     if (
       opts.app &&
-      (await handleAppRequest(opts.app, req, res, url, { authenticate: (r) => authenticate(r), allow, floor: opts.bodyRateFloor }))
+      (await handleAppRequest(opts.app, req, res, url, { authenticate: (r) => authenticate(r), allow, floor: opts.bodyRateFloor, isOwner }))
     )
       return
     throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
