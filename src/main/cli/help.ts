@@ -65,7 +65,8 @@ export const COMMANDS: Record<string, CommandHelp> = {
     ],
     notes: [
       'Photos already done with the same settings are skipped; Ctrl-C stops, and the same command continues.',
-      'clipdesk-report.json and clipdesk-report.txt in --out list what failed and why. Exit code 0: all done; 1: some failed or stopped; 2: a usage mistake.'
+      'clipdesk-report.json and clipdesk-report.txt in --out list what failed and why. Exit code 0: all done; 1: some failed or stopped; 2: a usage mistake.',
+      'Beside clipdesk serve (or the app with its API on) on the same data folder, it works through that server: its presets, no credits.'
     ]
   },
   serve: {
