@@ -188,6 +188,34 @@ describe('clipdesk process beside clipdesk serve', () => {
   })
 })
 
+describe('Ctrl-C in a run through the server', () => {
+  it('stops the run and cancels its jobs on the server; every one of them ends', async () => {
+    const dataDir = join(root, 'data-stop')
+    mkdirSync(dataDir, { recursive: true })
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ concurrency: 1 }))
+    const s = await serve(dataDir)
+    const out = join(root, 'out-stop')
+    const ledger = join(out, '.clipdesk-process.jsonl')
+    const child = spawn(process.execPath, [CLI, 'process', join(root, 'three'), '--out', out, '--data-dir', dataDir], {
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    let output = ''
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()))
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()))
+    const code = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    await waitFor('the first photo written', () => existsSync(ledger) && readFileSync(ledger, 'utf8').includes('"done"'))
+    child.kill('SIGINT')
+    expect(await code, output).toBe(1)
+    expect(output).toContain('Stopped. Run the same command to continue.')
+    const statuses = (): string[] =>
+      withDataFolderDb(dataDir, (db) => (db.prepare('SELECT status FROM jobs').all() as Array<{ status: string }>).map((r) => r.status))
+    const ended = ['done', 'failed', 'cancelled']
+    await waitFor('every job of the run ended', () => statuses().every((st) => ended.includes(st)))
+    expect(statuses()).toContain('cancelled')
+    expect(s.child.exitCode).toBeNull() // the server runs on
+  })
+})
+
 describe('keys beside a process that takes no work from commands', () => {
   it('refuses them with one line while a clipdesk process run holds the folder', async () => {
     const dataDir = join(root, 'data-process')

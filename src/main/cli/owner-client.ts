@@ -68,6 +68,8 @@ export function ownerBackend(dataDir: string, owner: FolderOwner): ProcessBacken
   let gone: string | null = null
   let temp: string | null = null
   let hooks: { photoRunning(): void } | null = null
+  /** Cancels sent at a stop, awaited before the command ends. */
+  const cancels: Array<Promise<unknown>> = []
 
   const call = async (path: string, init: RequestInit = {}): Promise<Response> => {
     if (gone) throw new OwnerGone(gone)
@@ -141,9 +143,15 @@ export function ownerBackend(dataDir: string, owner: FolderOwner): ProcessBacken
     },
     cancelWaiting() {
       stopped = true
+      // The server's jobs stopped too (its app method; the app's listener has none, it finishes them).
+      for (const id of waiting) {
+        const init = { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(id) }
+        cancels.push(call('/api/app/jobCancel', init).catch(() => undefined))
+      }
     },
     lost: () => gone,
     async close() {
+      await Promise.all(cancels)
       presets.close()
       if (temp) await rm(temp, { recursive: true, force: true })
     }

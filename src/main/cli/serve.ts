@@ -96,11 +96,6 @@ export async function runServe(args: string[]): Promise<number> {
     throw new CliError((err as Error).message)
   }
   const { engine, studio } = services
-  if (engine.keyCount() === 0) {
-    // The first key is the owner's: it also opens the app in a browser (the app bridge).
-    const { key } = engine.createKey({ credits: null, name: 'first key', admin: true })
-    say(`API key: ${key}`)
-  }
   // Signal handlers first: a supervisor may signal as soon as it reads the "Listening" line.
   let stop: () => void = () => undefined
   const stopped = new Promise<void>((resolve) => (stop = resolve))
@@ -109,6 +104,12 @@ export async function runServe(args: string[]): Promise<number> {
 
   // The engine, batches and watched folders (clipdesk watch add …: active while serve runs, unless paused).
   await services.start({ paused: values.paused as boolean })
+  // Once the folder is this server's (a refused serve writes nothing, not even a first key).
+  if (engine.keyCount() === 0) {
+    // The first key is the owner's: it also opens the app in a browser (the app bridge).
+    const { key } = engine.createKey({ credits: null, name: 'first key', admin: true })
+    say(`API key: ${key}`)
+  }
   let url: string | null = null
   const listenerStatus = (): ListenerStatus => ({ running: url !== null, url, error: null, managed: false })
   const address = signedPreviewAddress(engine)
