@@ -217,7 +217,7 @@ describe('Ctrl-C in a run through the server', () => {
 })
 
 describe('keys beside a process that takes no work from commands', () => {
-  it('refuses them with one line while a clipdesk process run holds the folder', async () => {
+  it('refuses them, and a second run, with one line while a clipdesk process run holds the folder', async () => {
     const dataDir = join(root, 'data-process')
     const child = spawn(process.execPath, [CLI, 'process', join(root, 'one'), '--out', join(root, 'out-process'), '--data-dir', dataDir], {
       stdio: 'ignore'
@@ -230,6 +230,10 @@ describe('keys beside a process that takes no work from commands', () => {
     expect(refused.stderr.trim().split('\n')).toEqual([
       `clipdesk: another Clipdesk process (pid ${child.pid}, process) owns the data folder ${dataDir}; use the app for this, or stop it and run \`clipdesk keys\` again`
     ])
+    // A second run: the first takes no work from commands (it leaves no owner note), so it is refused.
+    const second = runCli(['process', join(root, 'one'), '--out', join(root, 'out-process-2'), '--data-dir', dataDir])
+    expect(second.code).toBe(1)
+    expect(second.stderr).toContain(`clipdesk: another Clipdesk process (pid ${child.pid}, running since `)
     expect(await ended).toBe(0)
   })
 })
