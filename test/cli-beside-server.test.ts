@@ -111,11 +111,12 @@ describe('clipdesk process beside clipdesk serve', () => {
     expect(byKey.status).toBe(422) // the key made through the server is the server's
     expect(runCli(['presets', 'list', '--data-dir', dataDir]).stdout).toContain('shop-beige\tshop-beige\tuser\t')
     const worker = runCli(['keys', 'create', '--worker', '--data-dir', dataDir])
-    expect(worker.code).toBe(2)
-    expect(worker.stderr.trim().split('\n')).toEqual([
-      through,
-      'clipdesk: a worker key is made with the server stopped (clipdesk keys create --worker)'
-    ])
+    expect(worker.code, worker.stderr).toBe(0)
+    expect(worker.stdout).toContain('worker: may only take work and return results')
+    // The server's refusal in one line, as the command's own would be.
+    const refused = runCli(['keys', 'credit', 'key_nope', '5', '--data-dir', dataDir])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr.trim().split('\n')).toEqual([through, 'clipdesk: no key with id "key_nope"'])
     await stop(s)
     expect(existsSync(note)).toBe(false) // removed on a clean exit
     expect(integrity(dataDir)).toBe('ok')

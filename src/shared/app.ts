@@ -130,13 +130,16 @@ export interface KeyCreateRequest {
   /** null or absent: unlimited. */
   credits?: number | null
   admin?: boolean
+  /** `worker`: a studio worker's key (`clipdesk keys create --worker` beside a server). @default client */
+  kind?: 'client' | 'worker'
 }
 
 export const keyCreateSchema = z
   .object({
     name: z.string().max(100).optional(),
     credits: z.number().int().min(0).max(1_000_000_000).nullable().optional(),
-    admin: z.boolean().optional()
+    admin: z.boolean().optional(),
+    kind: z.enum(['client', 'worker']).optional()
   })
   .strict()
 

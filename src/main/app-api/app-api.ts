@@ -191,8 +191,12 @@ export function createAppApi({ engine, batches, host, address, watch, studio }: 
       return engine.keysList().map(keyView)
     },
     async keysCreate(req) {
-      const { name, credits, admin } = parseArg(keyCreateSchema, req ?? {}, 'key')
-      const { key, info } = engine.createKey({ credits: credits ?? null, name: name?.trim() || undefined, admin: admin ?? false })
+      const { name, credits, admin, kind } = parseArg(keyCreateSchema, req ?? {}, 'key')
+      if (admin && kind === 'worker')
+        throw new ApiError('validation_failed', 'A key is either an owner key or a worker key.', {
+          details: [{ field: 'key.kind', issue: 'a worker key cannot be an owner key' }]
+        })
+      const { key, info } = engine.createKey({ credits: credits ?? null, name: name?.trim() || undefined, admin: admin ?? false, kind })
       return { key, info: keyView(info) }
     },
     async keysRevoke(id) {

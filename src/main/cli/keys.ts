@@ -45,8 +45,11 @@ function ownerKeys(app: OwnerApp): Keys {
     })
   return {
     async create(o) {
-      if (o.worker) throw new CliError('a worker key is made with the server stopped (clipdesk keys create --worker)')
-      const made = (await app('keysCreate', { credits: o.credits, name: o.name, admin: o.admin })) as { key: string; info: ApiKeyView }
+      const kind = o.worker ? 'worker' : 'client'
+      const made = (await app('keysCreate', { credits: o.credits, name: o.name, admin: o.admin, kind })) as {
+        key: string
+        info: ApiKeyView
+      }
       return { key: made.key, info: line(made.info) }
     },
     list: async () => ((await app('keysList')) as ApiKeyView[]).map(line),
