@@ -127,7 +127,7 @@ export function ownerBackend(dataDir: string, owner: FolderOwner): ProcessBacken
               message: error.message
             }
           }
-          // Stopped (Ctrl-C, or the owner gone): the job is left to the owner, this run ends.
+          // Stopped (Ctrl-C): its cancel is on its way to the owner (`cancelWaiting`); this run ends.
           if (stopped) return { state: 'failed', code: 'cancelled', message: 'Stopped.' }
           await new Promise((r) => setTimeout(r, POLL_MS))
         }
