@@ -12,6 +12,7 @@ const TONE: Record<BatchOutcomeKind, Tone> = {
   running: 'running',
   interrupted: 'stopped',
   done: 'done',
+  'done-with-warnings': 'warn',
   'done-with-errors': 'warn',
   stopped: 'stopped',
   failed: 'failed'
