@@ -113,7 +113,8 @@ export function NewBatch(): React.JSX.Element {
       )}
 
       <div className="form-grid halves">
-        <label className="field">
+        {/* The menus whose choices are long take a whole line: "None: choose a mode", "Cut-out (transparent)", a preset's title. */}
+        <label className="field span-all">
           <span>Preset</span>
           <select value={draft.preset} onChange={(e) => setDraft({ preset: e.target.value })} data-testid="batch-preset">
             <option value="">None: choose a mode</option>
@@ -128,7 +129,7 @@ export function NewBatch(): React.JSX.Element {
             ))}
           </select>
         </label>
-        <label className="field">
+        <label className="field span-all">
           <span>Mode</span>
           <select
             value={draft.preset ? 'params' : draft.mode}
@@ -214,8 +215,8 @@ export function NewBatch(): React.JSX.Element {
       >
         {starting
           ? `Sending ${starting.sent}/${starting.total}…`
-          : staged.length > 0
-            ? `Start (${staged.length} ${staged.length === 1 ? 'file' : 'files'})`
+          : images > 0
+            ? `Start (${images} ${images === 1 ? 'file' : 'files'})`
             : 'Start'}
       </button>
     </section>
