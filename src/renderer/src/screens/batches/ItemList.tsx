@@ -37,14 +37,13 @@ function statusText(item: BatchItemView): string {
 const TONE: Record<BatchItemView['state'], Tone> = { pending: 'running', done: 'done', failed: 'failed', cancelled: 'stopped' }
 
 /**
- * The second line of a row (exported for its test): the folder, then why it failed (with its
- * details), why the last try failed, its first warning in its own words (the others counted
- * after it, all in the tooltip), or what it wrote.
+ * The lines of a row under its name (exported for their test): the folder and what it wrote, or
+ * why it failed (with its details) or why the last try failed; then, on a line of its own, its
+ * first warning in its own words (the others counted after it, all of them in the tooltip).
  */
 export function RowLine({ item, folder }: { item: BatchItemView; folder: string }): React.JSX.Element {
   const { setProblem } = useStore.getState()
   const problem = item.error !== null && item.state !== 'done'
-  const warned = !problem && item.warnings.length > 0
   let text: React.JSX.Element | null = null
   if (problem) {
     // While a retry runs, the last try's problem stays visible until the new result.
@@ -54,15 +53,9 @@ export function RowLine({ item, folder }: { item: BatchItemView; folder: string 
         {words}
       </span>
     )
-  } else if (warned) {
-    text = (
-      <span className="text warn" title={item.warnings.join('\n')} data-testid="item-warning">
-        ⚠ {item.warnings[0]}
-      </span>
-    )
   } else if (item.state === 'done') {
     text = (
-      <span className="text">
+      <span className="written">
         {item.outputs.length} file{item.outputs.length === 1 ? '' : 's'} written
       </span>
     )
@@ -70,27 +63,36 @@ export function RowLine({ item, folder }: { item: BatchItemView; folder: string 
   // A problem takes the whole line (the folder is in the row's tooltip); otherwise the folder leads.
   const showFolder = folder !== '' && !problem
   return (
-    <div className={`muted small line${warned ? ' warned' : ''}`}>
-      {showFolder && <MiddleEllipsis className="text folder" text={folder} folder testId="item-folder" />}
-      {showFolder && text && <span aria-hidden="true">·</span>}
-      {text}
-      {warned && item.warnings.length > 1 && (
-        <span className="more warn" title={item.warnings.join('\n')}>
-          +{item.warnings.length - 1} more
-        </span>
+    <>
+      <div className="muted small line">
+        {showFolder && <MiddleEllipsis className="folder" text={folder} folder testId="item-folder" />}
+        {showFolder && text && <span aria-hidden="true">·</span>}
+        {text}
+        {problem && item.error_detail && (
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => setProblem(item.id)}
+            aria-label={`Details of the problem with ${item.name}`}
+            data-testid="item-error-details"
+          >
+            Details
+          </button>
+        )}
+      </div>
+      {!problem && item.warnings.length > 0 && (
+        <div className="small line">
+          <span className="text warn" title={item.warnings.join('\n')} data-testid="item-warning">
+            ⚠ {item.warnings[0]}
+          </span>
+          {item.warnings.length > 1 && (
+            <span className="more warn" title={item.warnings.join('\n')}>
+              +{item.warnings.length - 1} more
+            </span>
+          )}
+        </div>
       )}
-      {problem && item.error_detail && (
-        <button
-          type="button"
-          className="btn small"
-          onClick={() => setProblem(item.id)}
-          aria-label={`Details of the problem with ${item.name}`}
-          data-testid="item-error-details"
-        >
-          Details
-        </button>
-      )}
-    </div>
+    </>
   )
 }
 
