@@ -67,7 +67,11 @@ export function createEngineHandlers(engine: Engine, watch: WatchService | null 
       // The status body of the preview's job (delivery_mode=final_url, as /api/v1 gives it) has
       // no warnings; these are the lines a batch, a watched folder or `clipdesk process` gives
       // the same job's main file.
-      if (typeof jobId !== 'string') throw new ApiError('validation_failed', 'Expected job_id to be an id.')
+      if (typeof jobId !== 'string' || jobId === '') {
+        throw new ApiError('validation_failed', 'Expected job_id to be an id.', {
+          details: [{ field: 'job_id', issue: 'expected a non-empty string' }]
+        })
+      }
       const outcome = jobOutcome(engine, jobId, false)
       if (outcome.state === 'missing') throw new ApiError('job_not_found', `No job with id ${jobId}.`)
       return outcome.state === 'done' ? outcome.warnings : []
