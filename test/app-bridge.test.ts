@@ -137,6 +137,19 @@ describe('app bridge', () => {
     expect(await resumed.json()).toMatchObject({ id: created.id, interrupted: false, counts: { total: 0 } })
   })
 
+  it('gives a job’s warnings: 404 job_not_found for an unknown job, 422 validation_failed without an id, 403 for a plain key', async () => {
+    const missing = await call('jobWarnings', '00000000-0000-4000-8000-000000000000')
+    expect(missing.status).toBe(404)
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('job_not_found')
+    const noId = await call('jobWarnings', 42)
+    expect(noId.status).toBe(422)
+    expect(((await noId.json()) as { error: { code: string; details: Array<{ field: string }> } }).error).toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'job_id' }]
+    })
+    expect((await call('jobWarnings', 'x', plain)).status).toBe(403)
+  })
+
   it('pushes batch events over Server-Sent Events to owner keys', async () => {
     expect((await fetch(`${http.url}/api/app/events`, { headers: { 'X-API-Key': plain } })).status).toBe(403)
     const controller = new AbortController()

@@ -41,6 +41,24 @@ describe('batchOutcome: what happened, in words, and a bar that is full and gree
     expect(outcome({ total: 5, failed: 5 }).title).toBe('Failed: none of the 5 files could be made')
   })
 
+  it('warnings: "Done with 2 warnings" in amber, never the green "Done: all"; with errors, both are said', () => {
+    expect(outcome({ total: 3, done: 3, warnings: 2 })).toEqual({ kind: 'done-with-warnings', title: 'Done with 2 warnings', bar: 100 })
+    expect(outcome({ total: 3, done: 3, warnings: 1 }).title).toBe('Done with 1 warning')
+    expect(outcome({ total: 4, done: 3, failed: 1, warnings: 2 })).toEqual({
+      kind: 'done-with-errors',
+      title: 'Done with 1 error, 2 warnings',
+      bar: 75
+    })
+    // No warnings counted (a count from before warnings were counted): the plain end state.
+    expect(outcome({ total: 3, done: 3, warnings: 0 }).kind).toBe('done')
+    expect(
+      batchOutcome({ counts: { ...counts({ total: 2, done: 2 }), warnings: undefined }, interrupted: false, progress: 100 }).title
+    ).toBe('Done: all 2 files')
+    // A stopped or running batch says how it stands first; its warnings wait for its end.
+    expect(outcome({ total: 4, done: 2, cancelled: 2, not_started: 2, warnings: 1 }).kind).toBe('stopped')
+    expect(outcome({ total: 4, done: 2, running: 2, warnings: 1 }, { progress: 60 }).kind).toBe('running')
+  })
+
   it('done, running, interrupted, empty', () => {
     expect(outcome({ total: 45, done: 45 })).toEqual({ kind: 'done', title: 'Done: all 45 files', bar: 100 })
     expect(outcome({ total: 1, done: 1 }).title).toBe('Done: 1 file')

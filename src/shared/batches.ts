@@ -100,6 +100,11 @@ export interface BatchCounts {
   likely_wrong: number
   /** Of `done`: files touched up and saved (they have left "to check"). */
   touched_up: number
+  /**
+   * The warnings about the done files' written files, in all (a file can have several: "enlarged
+   * 3.1×…", "metadata: …"); the end state says them ("Done with 2 warnings"). Absent: none counted.
+   */
+  warnings?: number
 }
 
 export interface BatchSummary {
@@ -233,11 +238,22 @@ export function itemState(status: BatchItemStatus): BatchItemState {
 }
 
 /** How a batch stands, as every screen, the tray and the report say it. */
-export type BatchOutcomeKind = 'empty' | 'running' | 'interrupted' | 'done' | 'done-with-errors' | 'stopped' | 'failed'
+export type BatchOutcomeKind =
+  | 'empty'
+  | 'running'
+  | 'interrupted'
+  | 'done'
+  | 'done-with-warnings'
+  | 'done-with-errors'
+  | 'stopped'
+  | 'failed'
 
 export interface BatchOutcome {
   kind: BatchOutcomeKind
-  /** One line: "Done: all 45 files", "Done with 2 errors", "Stopped: 9 done, 35 not started", "Failed: all 5 files". */
+  /**
+   * One line: "Done: all 45 files", "Done with 2 warnings", "Done with 2 errors", "Stopped: 9 done,
+   * 35 not started", "Failed: all 5 files".
+   */
   title: string
   /**
    * The overall bar: while running, the batch's progress; once ended, the share of files done
@@ -247,11 +263,14 @@ export interface BatchOutcome {
 }
 
 const files = (n: number): string => `${n} ${n === 1 ? 'file' : 'files'}`
+const count = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`
 
 /**
  * The end state of a batch in words: nothing reads as success unless every file succeeded. A
  * batch with cancelled files is "Stopped" (done, failed, stopped while running, not started);
- * one whose every file failed is "Failed"; one with some failures is "Done with N errors".
+ * one whose every file failed is "Failed"; one with some failures is "Done with N errors"; one
+ * whose written files carry warnings is "Done with N warnings" (with its errors, "Done with 1
+ * error, 2 warnings"): a warning is said where the batch's end is said, not only on its row.
  */
 export function batchOutcome(
   s: Pick<BatchSummary, 'counts' | 'interrupted' | 'progress'> & { expected_files?: number | null }
@@ -287,6 +306,14 @@ export function batchOutcome(
       title: c.failed === 1 ? 'Failed: the file could not be made' : `Failed: none of the ${c.failed} files could be made`,
       bar: 0
     }
-  if (c.failed > 0) return { kind: 'done-with-errors', title: `Done with ${c.failed} ${c.failed === 1 ? 'error' : 'errors'}`, bar: share }
+  const warnings = c.warnings ?? 0
+  const warningPart = warnings > 0 ? count(warnings, 'warning') : ''
+  if (c.failed > 0)
+    return {
+      kind: 'done-with-errors',
+      title: `Done with ${count(c.failed, 'error')}${warningPart ? `, ${warningPart}` : ''}`,
+      bar: share
+    }
+  if (warnings > 0) return { kind: 'done-with-warnings', title: `Done with ${warningPart}`, bar: 100 }
   return { kind: 'done', title: c.done === 1 ? 'Done: 1 file' : `Done: all ${files(c.done)}`, bar: 100 }
 }

@@ -71,6 +71,13 @@ export interface IpcInvokeMap {
   touchUp: [TouchUpSaveRequest, TouchUpResult]
   /** Cancels one job (e.g. a preset preview); false when it already ended. */
   jobCancel: [string, boolean]
+  /**
+   * A done job's warnings about the file it gives (its main file), in the words a batch's row
+   * says them ("With shadow: enlarged 3.1×: … looks soft"): what the preset editor's preview
+   * shows beside its picture. [] while it runs, when it failed and when there are none; 404
+   * job_not_found for an unknown job.
+   */
+  jobWarnings: [string, string[]]
   // The host, settings and the local listener.
   appInfo: [void, AppInfo]
   pickFolder: [void, string | null]
@@ -149,6 +156,7 @@ export const IPC_METHODS = [
   'touchUpPreview',
   'touchUp',
   'jobCancel',
+  'jobWarnings',
   'appInfo',
   'pickFolder',
   'settingsGet',

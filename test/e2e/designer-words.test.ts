@@ -155,7 +155,9 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.getByTestId('folder-input').setInputFiles(dir)
     await page.getByTestId('batch-destination').fill(join(root, 'out-framing'))
     await page.getByTestId('start-batch').click()
-    await expect.poll(() => page.getByTestId('batch-outcome').textContent(), { timeout: 240_000 }).toBe('Done: 1 file')
+    await expect.poll(() => page.getByTestId('batch-outcome').textContent(), { timeout: 240_000 }).toBe('Done with 1 warning')
+    // The ball enlarged to fill the 2000×2000 square: said in the end state and on the row.
+    expect(await page.getByTestId('item-warning').textContent()).toMatch(/^⚠ With shadow: enlarged [\d.]+×/)
     await page.getByTestId('open-viewer').click()
     await page.waitForFunction(() => {
       const imgs: any[] = [...(globalThis as any).document.querySelectorAll('[data-testid=viewer] img')]

@@ -84,3 +84,56 @@ export async function oneLine(l: Locator): Promise<void> {
   })
   expect((await box(l)).height).toBeLessThan(lineHeight * 1.6)
 }
+
+/**
+ * How much of a name is drawn: its box's width and about how many of its characters show (a part
+ * cut by an ellipsis counted by the share of it in view, the whole cut to what lies inside every
+ * ancestor that clips it). A name cut in its middle (`.middle-ellipsis`) counts its two parts.
+ */
+export async function shownText(l: Locator): Promise<{ text: string; width: number; shown: number }> {
+  return l.evaluate((el: any) => {
+    const g = globalThis as any
+    const parts: any[] = el.classList.contains('middle-ellipsis') ? [...el.children] : [el]
+    let shown = 0
+    for (const part of parts) {
+      const n = [...(part.textContent ?? '')].length
+      if (n > 0 && part.scrollWidth > 0) shown += Math.floor(n * Math.min(1, part.clientWidth / part.scrollWidth))
+    }
+    const r = el.getBoundingClientRect()
+    let left = r.left
+    let right = r.right
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      if (g.getComputedStyle(a).overflowX === 'visible') continue
+      const b = a.getBoundingClientRect()
+      left = Math.max(left, b.left)
+      right = Math.min(right, b.right)
+    }
+    const inView = r.width > 0 ? Math.max(0, right - left) / r.width : 0
+    return { text: el.textContent ?? '', width: r.width, shown: Math.floor(shown * Math.min(1, inView)) }
+  })
+}
+
+/** The name is drawn (a width above 0) and not cut to fewer than `min` characters (all of it when shorter). */
+export async function readable(l: Locator, what: string, min = 12): Promise<void> {
+  const s = await shownText(l)
+  expect(s.width, `${what} "${s.text}" is drawn`).toBeGreaterThan(0)
+  expect(s.shown, `${what} "${s.text}": characters shown`).toBeGreaterThanOrEqual(Math.min(min, [...s.text].length))
+}
+
+/**
+ * Each choice of a menu (<select>) fits its box whole when chosen: its text's width in the
+ * menu's font, against the box less its padding and the arrow.
+ */
+export async function menuFits(l: Locator, what: string): Promise<void> {
+  const sizes = await l.evaluate((sel: any) => {
+    const g = globalThis as any
+    const style = g.getComputedStyle(sel)
+    const ctx = g.document.createElement('canvas').getContext('2d')
+    ctx.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`
+    // Chromium draws the arrow in the padding box's right end, about 20 px wide.
+    const room = sel.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20
+    return [...sel.options].map((o: any) => ({ text: o.text as string, need: ctx.measureText(o.text).width as number, room }))
+  })
+  expect(sizes.length, `${what} has choices`).toBeGreaterThan(0)
+  for (const s of sizes) expect(s.need, `${what}: "${s.text}" fits its ${Math.round(s.room)} px`).toBeLessThanOrEqual(s.room)
+}

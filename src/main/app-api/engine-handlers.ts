@@ -7,6 +7,7 @@ import type { Engine } from '../engine/engine'
 import { errorAnswer, statusAnswer, uploadAnswer } from './answers'
 import type { UploadInput } from '../engine/intake/upload'
 import { createModelHandlers, type ModelHandlers } from './models'
+import { jobOutcome } from '../outputs/engine-jobs'
 import { createPresetHandlers, type PresetHandlers } from './presets'
 import type { WatchService } from '../watch/service'
 import { createWatchHandlers, type WatchHandlers } from './watch'
@@ -40,7 +41,7 @@ async function fileOf(request: IpcUploadRequest, maxBytes: number): Promise<Uplo
 }
 
 /** The methods answered by the engine alone; the app's other methods are composed in `app-api.ts`. */
-export type EngineHandlers = Pick<IpcHandlers, 'upload' | 'status'> & PresetHandlers & WatchHandlers & ModelHandlers
+export type EngineHandlers = Pick<IpcHandlers, 'upload' | 'status' | 'jobWarnings'> & PresetHandlers & WatchHandlers & ModelHandlers
 
 /**
  * The engine's methods of the app API (IPC in the Electron shell, the app bridge under
@@ -61,6 +62,19 @@ export function createEngineHandlers(engine: Engine, watch: WatchService | null 
     },
     async status(jobId: string): Promise<StatusResponse> {
       return statusAnswer(engine, jobId, resultAddress)
+    },
+    async jobWarnings(jobId: string): Promise<string[]> {
+      // The status body of the preview's job (delivery_mode=final_url, as /api/v1 gives it) has
+      // no warnings; these are the lines a batch, a watched folder or `clipdesk process` gives
+      // the same job's main file.
+      if (typeof jobId !== 'string' || jobId === '') {
+        throw new ApiError('validation_failed', 'Expected job_id to be an id.', {
+          details: [{ field: 'job_id', issue: 'expected a non-empty string' }]
+        })
+      }
+      const outcome = jobOutcome(engine, jobId, false)
+      if (outcome.state === 'missing') throw new ApiError('job_not_found', `No job with id ${jobId}.`)
+      return outcome.state === 'done' ? outcome.warnings : []
     },
     ...createPresetHandlers(engine),
     ...createWatchHandlers(watch),

@@ -50,7 +50,8 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
     not_images: items.length - images.length,
     to_check: 0,
     likely_wrong: 0,
-    touched_up: done.filter((i) => i.touchUps > 0).length
+    touched_up: done.filter((i) => i.touchUps > 0).length,
+    warnings: done.reduce((n, i) => n + i.warnings.length, 0)
   }
   // A touched-up file has left "to check" (docs/review.md): the counts and the list say so.
   const cutouts = reportCutouts(done.map((i) => ({ input: i.relPath, uncertainty: i.uncertainty, touchUps: i.touchUps })))

@@ -205,7 +205,8 @@ export class BatchStore {
                 sum(CASE WHEN started_at IS NULL THEN 1 ELSE 0 END) AS ns,
                 sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS tc,
                 sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS lw,
-                sum(CASE WHEN touch_ups > 0 THEN 1 ELSE 0 END) AS tu
+                sum(CASE WHEN touch_ups > 0 THEN 1 ELSE 0 END) AS tu,
+                sum(coalesce(json_array_length(warnings), 0)) AS w
            FROM batch_items WHERE batch_id = ? GROUP BY status, not_image`
     )
       // A touched-up file has been looked at and fixed: it leaves "to check" (src/shared/review.ts, fileReviewLevel).
@@ -220,6 +221,7 @@ export class BatchStore {
       tc: number | null
       lw: number | null
       tu: number | null
+      w: number | null
     }>
     const counts: BatchCounts = {
       total: 0,
@@ -232,7 +234,8 @@ export class BatchStore {
       not_images: 0,
       to_check: 0,
       likely_wrong: 0,
-      touched_up: 0
+      touched_up: 0,
+      warnings: 0
     }
     let progressSum = 0
     let startedAt: number | null = null
@@ -251,6 +254,7 @@ export class BatchStore {
         counts.to_check += Number(r.tc ?? 0)
         counts.likely_wrong += Number(r.lw ?? 0)
         counts.touched_up += Number(r.tu ?? 0)
+        counts.warnings = (counts.warnings ?? 0) + Number(r.w ?? 0)
       } else if (r.status === 'failed') counts.failed += n
       else if (r.status === 'cancelled') {
         counts.cancelled += n

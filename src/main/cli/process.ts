@@ -284,7 +284,8 @@ async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOpt
       not_images: c.not_images,
       to_check: c.to_check,
       likely_wrong: c.likely_wrong,
-      touched_up: 0
+      touched_up: 0,
+      warnings: report.warnings.length
     },
     interrupted: false,
     progress: 100

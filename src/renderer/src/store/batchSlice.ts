@@ -201,10 +201,11 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
     const destination = draft.destination.trim() || get().appInfo?.defaultDestination || ''
     const request = requestOf(draft)
     const t = transport()
-    set({ starting: { sent: 0, total: staged.length }, batchError: null, destinationProblem: null, refused: [], outputNotice: null })
     // Counted before the first file is sent: the destination is checked for the room they need,
-    // and the batch shows this total from the start.
+    // and the batch shows this total from the start. The files that are not images are listed
+    // with the batch but neither sent nor counted ("Start (15 files)", "Sending 3/15…").
     const images = staged.filter((f) => !f.notImage)
+    set({ starting: { sent: 0, total: images.length }, batchError: null, destinationProblem: null, refused: [], outputNotice: null })
     const expected = { files: images.length, bytes: images.reduce((n, f) => n + f.file.size, 0) }
     try {
       const summary = await t.batchCreate({ name: draft.name.trim() || undefined, request, destination, expected })
@@ -245,8 +246,10 @@ export const createBatchSlice: Slice<BatchSlice> = (set, get) => ({
               refs[i] = { refused: errorText(err), rel_path: f.relPath }
             }
           }
-          sent++
-          set({ starting: { sent, total: staged.length } })
+          if (!f.notImage) {
+            sent++
+            set({ starting: { sent, total: images.length } })
+          }
           while (next < refs.length && refs[next] !== undefined) {
             const ref = refs[next++]
             if (ref) pending.push(ref)

@@ -11,6 +11,8 @@ export interface PresetPreview {
   progress: number
   /** The result (primary variation) to show. */
   url: string | null
+  /** What the same job gives a batch's row about its main file ("With shadow: enlarged 3.1×: … looks soft"). */
+  warnings: string[]
   error: string | null
 }
 
@@ -27,7 +29,7 @@ export interface PresetsSlice {
   applyPreviewJob(e: IpcEventMap['job']): Promise<void>
 }
 
-const IDLE: PresetPreview = { jobId: null, status: 'idle', progress: 0, url: null, error: null }
+const IDLE: PresetPreview = { jobId: null, status: 'idle', progress: 0, url: null, warnings: [], error: null }
 
 export const createPresetsSlice: Slice<PresetsSlice> = (set, get) => ({
   presets: null,
@@ -80,10 +82,13 @@ export const createPresetsSlice: Slice<PresetsSlice> = (set, get) => ({
       set({ preview: { ...preview, progress: Math.max(preview.progress, e.progress) } })
       return
     }
-    const { body } = await transport().status(e.job_id)
-    if (get().preview.jobId !== e.job_id) return // a newer preview started meanwhile
+    const t = transport()
+    const { body } = await t.status(e.job_id)
     const job = body as JobStatusBody
-    if (job.status === 'done') set({ preview: { ...preview, status: 'done', progress: 100, url: job.final_url } })
+    // The status body of a final_url job carries no warnings: the app asks for the lines a batch would show.
+    const warnings = job.status === 'done' ? await t.jobWarnings(e.job_id).catch(() => []) : []
+    if (get().preview.jobId !== e.job_id) return // a newer preview started meanwhile
+    if (job.status === 'done') set({ preview: { ...preview, status: 'done', progress: 100, url: job.final_url, warnings } })
     else set({ preview: { ...preview, status: 'failed', error: job.error?.message ?? 'The preview failed.' } })
   }
 })

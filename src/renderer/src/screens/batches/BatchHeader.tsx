@@ -6,12 +6,14 @@ import { batchPace, formatDuration, stoppedTitle } from '../../lib/format'
 import { useStore } from '../../store'
 import { downloadBatch } from '../../lib/results'
 import { ProgressBar, type Tone } from '../../components/common'
+import { MiddleEllipsis } from '../../components/MiddleEllipsis'
 
 const TONE: Record<BatchOutcomeKind, Tone> = {
   empty: 'running',
   running: 'running',
   interrupted: 'stopped',
   done: 'done',
+  'done-with-warnings': 'warn',
   'done-with-errors': 'warn',
   stopped: 'stopped',
   failed: 'failed'
@@ -70,12 +72,13 @@ export function BatchHeader({ batch }: { batch: BatchSummary }): React.JSX.Eleme
   return (
     <div className="batch-head stack">
       <div className="batch-head-grid">
-        <div className="shrink">
-          <h2 id="current-title" className="batch-title" title={batch.name}>
+        <div className="batch-what">
+          <h2 id="current-title" className="batch-title" title={batch.name} data-testid="batch-title">
             {batch.name}
           </h2>
-          <div className="muted small wrap-anywhere">
-            {describeJob(batch.request, title)} → <span className="mono">{batch.destination}</span>
+          <div className="muted small batch-settings" data-testid="batch-settings">
+            <span>{describeJob(batch.request, title)} →</span>
+            <MiddleEllipsis className="mono" text={batch.destination} folder testId="batch-destination-line" />
           </div>
         </div>
         <div className="batch-actions">

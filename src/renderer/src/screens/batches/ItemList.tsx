@@ -11,6 +11,7 @@ import { startResultDrag } from '../../lib/results'
 import { ResultActions } from './ResultActions'
 import { ProgressBar, type Tone } from '../../components/common'
 import { ReviewBadge } from '../../components/ReviewBadge'
+import { MiddleEllipsis } from '../../components/MiddleEllipsis'
 
 /** A file row's height: set on each row here (not in batches.css) so that the windowing counts with the same number. */
 const ROW_HEIGHT = 64
@@ -35,50 +36,63 @@ function statusText(item: BatchItemView): string {
 
 const TONE: Record<BatchItemView['state'], Tone> = { pending: 'running', done: 'done', failed: 'failed', cancelled: 'stopped' }
 
-/** The second line of a row (exported for its test): why it failed (with its details), why the last try failed, its warnings, or what it wrote. */
+/**
+ * The lines of a row under its name (exported for their test): the folder and what it wrote, or
+ * why it failed (with its details) or why the last try failed; then, on a line of its own, its
+ * first warning in its own words (the others counted after it, all of them in the tooltip).
+ */
 export function RowLine({ item, folder }: { item: BatchItemView; folder: string }): React.JSX.Element {
   const { setProblem } = useStore.getState()
+  const problem = item.error !== null && item.state !== 'done'
   let text: React.JSX.Element | null = null
-  if (item.error && item.state !== 'done') {
+  if (problem) {
     // While a retry runs, the last try's problem stays visible until the new result.
     const words = item.state === 'pending' ? `Retrying; last try: ${item.error}` : item.error
     text = (
-      <span className={`text ${item.state === 'pending' ? 'warn' : 'field-error'}`} title={item.error} data-testid="item-error">
+      <span className={`text ${item.state === 'pending' ? 'warn' : 'field-error'}`} title={item.error ?? ''} data-testid="item-error">
         {words}
-      </span>
-    )
-  } else if (item.warnings.length > 0) {
-    text = (
-      <span className="text warn" title={item.warnings.join('\n')}>
-        ⚠ {item.warnings.length} warning{item.warnings.length > 1 ? 's' : ''}: {item.warnings[0]}
       </span>
     )
   } else if (item.state === 'done') {
     text = (
-      <span className="text">
+      <span className="written">
         {item.outputs.length} file{item.outputs.length === 1 ? '' : 's'} written
       </span>
     )
   }
   // A problem takes the whole line (the folder is in the row's tooltip); otherwise the folder leads.
-  const showFolder = folder !== '' && !(item.error && item.state !== 'done')
+  const showFolder = folder !== '' && !problem
   return (
-    <div className="muted small line">
-      {showFolder && <span className="text folder">{folder}</span>}
-      {showFolder && text && <span aria-hidden="true">·</span>}
-      {text}
-      {item.error && item.error_detail && item.state !== 'done' && (
-        <button
-          type="button"
-          className="btn small"
-          onClick={() => setProblem(item.id)}
-          aria-label={`Details of the problem with ${item.name}`}
-          data-testid="item-error-details"
-        >
-          Details
-        </button>
+    <>
+      <div className="muted small line">
+        {showFolder && <MiddleEllipsis className="folder" text={folder} folder testId="item-folder" />}
+        {showFolder && text && <span aria-hidden="true">·</span>}
+        {text}
+        {problem && item.error_detail && (
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => setProblem(item.id)}
+            aria-label={`Details of the problem with ${item.name}`}
+            data-testid="item-error-details"
+          >
+            Details
+          </button>
+        )}
+      </div>
+      {!problem && item.warnings.length > 0 && (
+        <div className="small line">
+          <span className="text warn" title={item.warnings.join('\n')} data-testid="item-warning">
+            ⚠ {item.warnings[0]}
+          </span>
+          {item.warnings.length > 1 && (
+            <span className="more warn" title={item.warnings.join('\n')}>
+              +{item.warnings.length - 1} more
+            </span>
+          )}
+        </div>
       )}
-    </div>
+    </>
   )
 }
 
@@ -115,7 +129,7 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
         />
       </td>
       <td className="shrink" title={item.rel_path}>
-        <div className="name">{item.name}</div>
+        <MiddleEllipsis className="name" text={item.name} testId="item-name" />
         <RowLine item={item} folder={folder} />
         {item.state === 'pending' && (
           <div className="inline-progress">
@@ -123,7 +137,7 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
           </div>
         )}
       </td>
-      <td>
+      <td className="states">
         <span className={`badge ${item.state}`} data-testid="item-status">
           {statusText(item)}
         </span>

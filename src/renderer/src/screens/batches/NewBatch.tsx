@@ -9,6 +9,7 @@ import { filesFromInput } from '../../lib/files'
 import { formatBytes } from '../../lib/format'
 import { useStore } from '../../store'
 import { FolderField } from '../../components/FolderField'
+import { MiddleEllipsis } from '../../components/MiddleEllipsis'
 
 const SHOWN = 200
 /** What the file picker offers: images, and by ending the image types a browser may not call images (PSD, TIFF…). */
@@ -94,13 +95,12 @@ export function NewBatch(): React.JSX.Element {
           </div>
           <ul className="staged-list" aria-label="Files ready to start">
             {staged.slice(0, SHOWN).map((f, i) => (
-              <li key={f.id}>
-                <span className="grow ellipsis">
-                  {f.relPath}
-                  <span className="muted" data-testid="planned-outputs">
-                    {' → '}
-                    {f.notImage ? 'not an image: listed, not processed' : (planFor(f.relPath, i + 1)?.join(', ') ?? '?')}
-                  </span>
+              <li key={f.id} title={f.relPath}>
+                {/* The file's own name leads, cut in its middle; its folder is in the tooltip. */}
+                <MiddleEllipsis className="staged-name" text={f.relPath.slice(f.relPath.lastIndexOf('/') + 1)} testId="staged-name" />
+                <span className="muted ellipsis staged-plan" data-testid="planned-outputs">
+                  {'→ '}
+                  {f.notImage ? 'not an image: listed, not processed' : (planFor(f.relPath, i + 1)?.join(', ') ?? '?')}
                 </span>
                 <button type="button" className="btn small" aria-label={`Remove ${f.relPath}`} onClick={() => unstage(f.id)}>
                   ×
@@ -113,7 +113,8 @@ export function NewBatch(): React.JSX.Element {
       )}
 
       <div className="form-grid halves">
-        <label className="field">
+        {/* The menus whose choices are long take a whole line: "None: choose a mode", "Cut-out (transparent)", a preset's title. */}
+        <label className="field span-all">
           <span>Preset</span>
           <select value={draft.preset} onChange={(e) => setDraft({ preset: e.target.value })} data-testid="batch-preset">
             <option value="">None: choose a mode</option>
@@ -128,7 +129,7 @@ export function NewBatch(): React.JSX.Element {
             ))}
           </select>
         </label>
-        <label className="field">
+        <label className="field span-all">
           <span>Mode</span>
           <select
             value={draft.preset ? 'params' : draft.mode}
@@ -214,8 +215,8 @@ export function NewBatch(): React.JSX.Element {
       >
         {starting
           ? `Sending ${starting.sent}/${starting.total}…`
-          : staged.length > 0
-            ? `Start (${staged.length} ${staged.length === 1 ? 'file' : 'files'})`
+          : images > 0
+            ? `Start (${images} ${images === 1 ? 'file' : 'files'})`
             : 'Start'}
       </button>
     </section>

@@ -61,4 +61,27 @@ describe('a row of the batch', () => {
     expect(done).toContain('1 file written')
     expect(done).toContain('shoot')
   })
+
+  it('a warning is said in its own words first, the others counted after it, all of them in the tooltip', () => {
+    const enlarged = 'With shadow: enlarged 3.1×: the subject (310×280 px) is small for a 2000×2000 canvas, so it looks soft'
+    const warned = line(
+      item({
+        status: 'done',
+        state: 'done',
+        error: null,
+        error_detail: null,
+        outputs: ['/out/cut.png'],
+        warnings: [enlarged, 'metadata: dropped']
+      })
+    )
+    expect(warned).toContain(`>⚠ ${enlarged}</span>`)
+    expect(warned).toContain('>+1 more</span>')
+    expect(warned).toContain(`title="${enlarged}\nmetadata: dropped"`)
+    expect(warned).not.toContain('2 warnings') // the count never comes before the words
+    expect(warned).toContain('shoot')
+    const one = line(
+      item({ status: 'done', state: 'done', error: null, error_detail: null, outputs: ['/out/cut.png'], warnings: [enlarged] })
+    )
+    expect(one).not.toContain('more')
+  })
 })

@@ -4,7 +4,7 @@ import { useStore } from '../../store'
 /**
  * The live preview beside the preset's controls: the result of a real job on the sample photo
  * (or the user's own), shown whole in a square box, so that a square result's margin and shadow
- * stay in view.
+ * stay in view; under it, the warnings the same job gives a batch ("enlarged 3.1×: … looks soft").
  */
 export function PresetPreview(props: { hasSettings: boolean; onSample: (file: Blob | null) => void }): React.JSX.Element {
   const preview = useStore((s) => s.preview)
@@ -32,6 +32,12 @@ export function PresetPreview(props: { hasSettings: boolean; onSample: (file: Bl
           </span>
         )}
       </div>
+      {preview.status === 'done' &&
+        preview.warnings.map((w) => (
+          <span key={w} className="warn small" role="status" data-testid="preview-warning">
+            ⚠ {w}
+          </span>
+        ))}
       <span className="muted small">The whole output, margins included, on a checkerboard where it is transparent.</span>
     </div>
   )
