@@ -19,6 +19,7 @@ import type { StudioCoordinator } from '../studio/coordinator'
 import { sendJson } from './respond'
 import { imageMimeOf } from '../../shared/image-types'
 import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
+import { processConnectionBudget, type ConnectionBudget } from './connection-cap'
 
 export type { HttpListener } from './listen'
 
@@ -48,6 +49,8 @@ export interface HttpServerOptions {
   headersTimeoutMs?: number
   /** Studio mode: the coordinator whose workers call `/api/v1/studio/*`. @default none */
   studio?: StudioCoordinator
+  /** The connection caps (connection-cap.ts). @default the process's, shared by all its listeners */
+  connections?: ConnectionBudget
 }
 
 function busy(): ApiError {
@@ -77,6 +80,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   let port = 0
 
   const authenticate = keyCheck(engine)
+  const connections = opts.connections ?? processConnectionBudget()
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!isAllowedHost(req.headers.host, port)) {
@@ -129,8 +133,10 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     }
     if (url.pathname === '/api/v1/health') {
       // No key needed: a supervisor's liveness probe. Names the model and device, no paths.
+      // 503 while the engine cannot work (a sandbox pool that cannot start processes).
       allow('GET')
-      sendJson(res, 200, engine.health())
+      const health = engine.health()
+      sendJson(res, health.status === 'ok' ? 200 : 503, { ...health, connections: connections.counts() })
       return
     }
     if (url.pathname === '/api/v1/openapi.json') {
@@ -175,7 +181,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
   }
 
-  const server = apiServer(handle, { idleTimeoutMs: opts.idleTimeoutMs, headersTimeoutMs: opts.headersTimeoutMs })
+  const server = apiServer(handle, { idleTimeoutMs: opts.idleTimeoutMs, headersTimeoutMs: opts.headersTimeoutMs, connections })
   const listener = await listen(server, opts.port ?? 7878, '127.0.0.1')
   port = listener.port
   return listener
