@@ -5,11 +5,12 @@
  * (`floodClient` below starts it through `sh` with `ulimit -Sn`), while the server it floods
  * runs with a low one.
  *
- * `node bench/flood-client.mjs <port> <count> <holdMs>` opens `count` connections to
+ * `node bench/flood-client.mjs <port> <count> <holdMs> [reopenMs]` opens `count` connections to
  * 127.0.0.1:<port>, 50 at a time, and sends nothing on them; holds what the server leaves open
- * for `holdMs`, then closes them. Prints one JSON line when all are opened
- * (`{"phase":"held",...}`) and one at the end (`{"phase":"done",...}`): connections opened,
- * closed by the server, still open, the most open at once, and connect errors by code.
+ * for `holdMs`, then closes them. With `reopenMs`, a connection the server closed is opened again
+ * that long after (an attacker who keeps the pressure on). Prints one JSON line when all are
+ * opened (`{"phase":"held",...}`) and one at the end (`{"phase":"done",...}`): connections
+ * opened, closed by the server, still open, the most open at once, and connect errors by code.
  */
 import { spawn } from 'node:child_process'
 import { connect } from 'node:net'
@@ -20,11 +21,20 @@ import { fileURLToPath } from 'node:url'
  * limit allows; else it runs with the limit it has and reports the EMFILEs). Resolves with
  * `{ child, held: Promise<report>, done: Promise<report> }`.
  */
-export function floodClient(port, count, holdMs) {
+export function floodClient(port, count, holdMs, reopenMs = 0) {
   const script = fileURLToPath(import.meta.url)
   const child = spawn(
     '/bin/sh',
-    ['-c', `ulimit -Sn ${count + 256} 2>/dev/null; exec "$0" "$@"`, process.execPath, script, String(port), String(count), String(holdMs)],
+    [
+      '-c',
+      `ulimit -Sn ${count + 256} 2>/dev/null; exec "$0" "$@"`,
+      process.execPath,
+      script,
+      String(port),
+      String(count),
+      String(holdMs),
+      String(reopenMs)
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] }
   )
   let out = ''
@@ -65,7 +75,7 @@ export function floodClient(port, count, holdMs) {
   return { child, held, done }
 }
 
-async function flood(port, count, holdMs) {
+async function flood(port, count, holdMs, reopenMs) {
   const sockets = new Set()
   const errors = {}
   let opened = 0
@@ -86,7 +96,9 @@ async function flood(port, count, holdMs) {
         resolve()
       })
       socket.once('close', () => {
-        if (sockets.delete(socket) && !ending) closedByServer++
+        if (!sockets.delete(socket) || ending) return
+        closedByServer++
+        if (reopenMs > 0) setTimeout(() => !ending && openOne(), reopenMs)
       })
       // Whatever the server sends (a 408 at its header deadline) is read and dropped.
       socket.resume()
@@ -104,6 +116,8 @@ async function flood(port, count, holdMs) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [port, count, holdMs] = process.argv.slice(2).map(Number)
-  await flood(port, count, holdMs)
+  const [port, count, holdMs, reopenMs] = process.argv.slice(2).map(Number)
+  await flood(port, count, holdMs, reopenMs || 0)
+  // Connections being opened again when it ended are dropped with the process.
+  process.exit(0)
 }

@@ -20,8 +20,9 @@
  *   header deadline (header-deadline.ts) closes those that stay anyway.
  *
  * The file limit is read without a native addon: /proc/self/limits on Linux, `ulimit -n` in a
- * shell elsewhere on Unix, 4,096 on Windows (no such limit on sockets there) or where neither
- * answers. `GET /api/v1/health` shows the counts (`connections`). docs/robustness.md, "Connection floods".
+ * shell elsewhere on Unix; on Windows (no such limit on sockets) or where neither answers the
+ * caps are the most. Node has raised the soft limit to the hard one as it started, so this is
+ * in effect the hard limit (`ulimit -n 1024` sets both). `GET /api/v1/health` shows the counts (`connections`). docs/robustness.md, "Connection floods".
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
