@@ -322,7 +322,10 @@ export class SandboxPool {
     this.armRetry()
   }
 
-  /** Tries again at `retryAt`: the waiting requests, or with none a process started idle (so that the pool is known to work again). */
+  /**
+   * Tries again at `retryAt`: the waiting requests, or with none a process started idle, so that
+   * the pool is known to work again (and `/health` says so) without waiting for a request.
+   */
   private armRetry(): void {
     if (this.closed) return
     if (!this.retryTimer) {
@@ -331,7 +334,7 @@ export class SandboxPool {
           this.retryTimer = null
           if (this.closed) return
           if (this.waiting.length > 0) this.dispatch()
-          else if (this.startFailures > 0 && this.slots.size === 0) this.idle(this.spawn())
+          else if (this.startFailures > 0 && this.slots.size < this.opts.size) this.idle(this.spawn())
         },
         Math.max(0, this.retryAt - Date.now())
       )
