@@ -15,7 +15,8 @@
  * - `ensureServer()`: starts serve again on the same data folder if an attack ended it;
  * - `key(args)`: `clipdesk keys create ...args` on the data folder, the new key;
  * - `dataDir`.
- * Modules run in this order: `inputs`, `bodies`, then the others by name.
+ * Modules run in this order: `inputs`, `bodies`, then the others by name. A module may start a
+ * server of its own instead (`flood`: one under a low file limit).
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'

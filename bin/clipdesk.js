@@ -72,6 +72,11 @@ function allocatorEnv() {
   return { GLIBC_TUNABLES: tunables ? `${tunables}:${TUNABLES}` : TUNABLES }
 }
 
+// The soft limit on open files needs no raising here (every connection, sandbox process and open
+// file counts against it, and the listener's connection caps derive from it): Node raises it to
+// the hard limit as it starts (PlatformInit in node.cc), and the hard limit is not ours to raise.
+// docs/robustness.md, "Connection floods".
+
 /** On the project's Node (or a new enough system one): the CLI, with the allocator set. */
 async function runHere() {
   // Run by npx with the project's Node on PATH while npm itself runs on the older system Node.

@@ -19,11 +19,17 @@ export interface ServeProcess {
   exited: Promise<number | string>
 }
 
-/** Starts `clipdesk serve --port 0` and waits for its "Listening on" line. */
-export function startServe(dataDir: string, extra: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
+/**
+ * Starts `clipdesk serve --port 0` and waits for its "Listening on" line. With `fileLimit`, it
+ * runs under `ulimit -n <fileLimit>` (soft and hard: the launcher cannot raise it again).
+ */
+export function startServe(dataDir: string, extra: string[] = [], opts: { fileLimit?: number } = {}): Promise<ServeProcess> {
+  const args = [CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...extra]
+  const child = opts.fileLimit
+    ? spawn('/bin/sh', ['-c', `ulimit -n ${opts.fileLimit} && exec "$0" "$@"`, process.execPath, ...args], {
+        stdio: ['ignore', 'pipe', 'pipe']
+      })
+    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
   return new Promise((resolve, reject) => {

@@ -225,7 +225,7 @@ export class Engine extends EngineFacade {
 
   /** `GET /api/v1/health`: up, the default model and the device that runs it (once loaded). */
   health(): HealthBody {
-    return healthBody(this.models, this.modelPool, this.jobs.countByStatus('queued'))
+    return healthBody(this.models, this.modelPool, this.jobs.countByStatus('queued'), this.sandbox.startProblems())
   }
 
   /**

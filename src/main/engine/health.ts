@@ -6,9 +6,15 @@ import type { SessionSettings } from '../../shared/models'
 import type { ModelPool } from './models/pool'
 import type { ModelRegistry } from './models/registry'
 
-/** Body of `GET /api/v1/health`. `device`: what runs the default model, null until it is loaded. */
+/**
+ * Body of `GET /api/v1/health`. `device`: what runs the default model, null until it is loaded.
+ * `degraded` (answered with 503) while a sandbox pool cannot start processes, `reason` saying
+ * why: jobs and uploads fail meanwhile, and a supervisor that only reads the status sees it.
+ */
 export interface HealthBody {
-  status: 'ok'
+  status: 'ok' | 'degraded'
+  /** Why the status is `degraded`; null when it is `ok`. */
+  reason: string | null
   model: string
   device_setting: string
   device: string | null
@@ -43,12 +49,16 @@ function healthSession(s: SessionSettings): HealthSession {
   }
 }
 
-/** `GET /api/v1/health`: up, the default model and the device that runs it (once loaded). */
-export function healthBody(models: ModelRegistry, pool: ModelPool, queued: number): HealthBody {
+/**
+ * `GET /api/v1/health`: up, the default model and the device that runs it (once loaded);
+ * `problems`: what keeps the engine from working now (`DecodeSandbox.startProblems`).
+ */
+export function healthBody(models: ModelRegistry, pool: ModelPool, queued: number, problems: readonly string[] = []): HealthBody {
   const model = models.defaultModel()
   const session = pool.status(model)
   return {
-    status: 'ok',
+    status: problems.length > 0 ? 'degraded' : 'ok',
+    reason: problems.length > 0 ? problems.join('; ') : null,
     model,
     device_setting: pool.device(),
     device: session?.activeDevice ?? null,

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { ApiError } from '../engine/errors'
 import type { Engine } from '../engine/engine'
 import { errorResponse } from './error-response'
+import { processConnectionBudget, type ConnectionBudget } from './connection-cap'
 import { BadKeyLimiter, limiterClient } from './guard'
 import { enforceHeaderDeadline } from './header-deadline'
 import { discardRest, rememberSocket } from './read-body'
@@ -73,6 +74,8 @@ export interface ServerTimeouts {
   idleTimeoutMs?: number
   /** A request's headers must have arrived this long after the connection opened or fell idle. @default 20 s */
   headersTimeoutMs?: number
+  /** The connection caps it counts against (connection-cap.ts). @default the process's, shared by all listeners */
+  connections?: ConnectionBudget
 }
 
 /** A server whose handler's throws become our error answers. */
@@ -100,6 +103,8 @@ export function apiServer(handle: (req: IncomingMessage, res: ServerResponse) =>
   // With no 'timeout' listener, Node destroys a socket idle this long (either direction).
   server.setTimeout(idleTimeoutMs)
   server.on('clientError', answerClientError)
+  // Before the process runs out of file descriptors, new connections are closed instead.
+  ;(timeouts.connections ?? processConnectionBudget()).watch(server)
   return server
 }
 

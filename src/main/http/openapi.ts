@@ -180,9 +180,28 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         },
         Health: {
           type: 'object',
-          required: ['status', 'model', 'device_setting', 'device', 'device_warning', 'queued', 'session'],
+          required: ['status', 'reason', 'model', 'device_setting', 'device', 'device_warning', 'queued', 'session', 'connections'],
           properties: {
-            status: { const: 'ok' },
+            status: {
+              type: 'string',
+              enum: ['ok', 'degraded'],
+              description: '`degraded` (answered with 503) while the engine cannot start its sandbox processes'
+            },
+            reason: { type: ['string', 'null'], description: 'Why the status is `degraded`; null when `ok`' },
+            connections: {
+              type: 'object',
+              description: "The listener's connection caps and counts (docs/robustness.md, Connection floods)",
+              required: ['open', 'idle', 'max', 'max_idle', 'refused', 'evicted', 'file_limit'],
+              properties: {
+                open: { type: 'integer', minimum: 0 },
+                idle: { type: 'integer', minimum: 0, description: 'Open connections that have not sent a whole request head yet' },
+                max: { type: 'integer', minimum: 1 },
+                max_idle: { type: 'integer', minimum: 1 },
+                refused: { type: 'integer', minimum: 0, description: 'Connections closed at once because `max` were open' },
+                evicted: { type: 'integer', minimum: 0, description: 'Idle connections closed to make room for a newer one' },
+                file_limit: { type: ['integer', 'null'], description: "The process's soft file limit the caps derive from" }
+              }
+            },
             model: { type: 'string', description: 'The default model' },
             device_setting: { type: 'string', enum: DEVICES, description: 'The device setting' },
             device: {
@@ -325,7 +344,11 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           summary: 'Liveness, the default model and the device that runs it (no key needed)',
           security: [],
           responses: {
-            '200': { description: 'Up', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } }
+            '200': { description: 'Up', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
+            '503': {
+              description: 'Degraded: the engine cannot start its sandbox processes (`reason` says why)',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } }
+            }
           }
         }
       },

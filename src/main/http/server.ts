@@ -20,6 +20,7 @@ import type { StudioCoordinator } from '../studio/coordinator'
 import { sendJson } from './respond'
 import { imageMimeOf } from '../../shared/image-types'
 import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
+import { processConnectionBudget, type ConnectionBudget } from './connection-cap'
 
 export type { HttpListener } from './listen'
 
@@ -51,6 +52,8 @@ export interface HttpServerOptions {
   studio?: StudioCoordinator
   /** The owner token a local command sends to upload as the owner (`owner-token.ts`). @default none */
   ownerToken?: string
+  /** The connection caps (connection-cap.ts). @default the process's, shared by all its listeners */
+  connections?: ConnectionBudget
 }
 
 function busy(): ApiError {
@@ -84,6 +87,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
 
   const authenticate = keyCheck(engine)
   const isOwner = ownerCheck(opts.ownerToken)
+  const connections = opts.connections ?? processConnectionBudget()
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!isAllowedHost(req.headers.host, port)) {
@@ -137,8 +141,10 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     }
     if (url.pathname === '/api/v1/health') {
       // No key needed: a supervisor's liveness probe. Names the model and device, no paths.
+      // 503 while the engine cannot work (a sandbox pool that cannot start processes).
       allow('GET')
-      sendJson(res, 200, engine.health())
+      const health = engine.health()
+      sendJson(res, health.status === 'ok' ? 200 : 503, { ...health, connections: connections.counts() })
       return
     }
     if (url.pathname === '/api/v1/openapi.json') {
@@ -183,7 +189,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
   }
 
-  const server = apiServer(handle, { idleTimeoutMs: opts.idleTimeoutMs, headersTimeoutMs: opts.headersTimeoutMs })
+  const server = apiServer(handle, { idleTimeoutMs: opts.idleTimeoutMs, headersTimeoutMs: opts.headersTimeoutMs, connections })
   const listener = await listen(server, opts.port ?? 7878, '127.0.0.1')
   port = listener.port
   return listener

@@ -20,6 +20,7 @@ import type { JobParams } from '../../../shared/params-types'
 import { HINT_TYPES } from '../pipeline/guide/hint'
 import { fitRegions, type RegionBox } from '../../../shared/regions'
 import { sniffImageType } from '../pipeline/decode/sniff'
+import { SandboxStartFailure } from '../sandbox/fork'
 
 /** An upload as every transport hands it to the engine. */
 export interface UploadInput {
@@ -79,6 +80,7 @@ async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDe
   try {
     return await probe(file.bytes)
   } catch (err) {
+    if (err instanceof SandboxStartFailure) throw cannotStart(err)
     if (err instanceof JobFailure && err.reason === 'image_too_large') {
       throw new ApiError('image_too_large', 'The image has more pixels than the limit.', {
         details: [{ field: 'file', issue: err.message }]
@@ -92,6 +94,11 @@ async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDe
       details: [{ field: 'file', issue }]
     })
   }
+}
+
+/** The sandbox could not be started to read the file (out of descriptors or processes): the server's trouble, not the file's. */
+function cannotStart(err: SandboxStartFailure): ApiError {
+  return new ApiError('unavailable', `The server cannot read images now: ${err.message}; try again shortly.`, { retryAfterSeconds: 5 })
 }
 
 /** Refuses a hint that cannot be one before anything is read: without a file, or over the upload limit. */
@@ -121,6 +128,7 @@ async function checkHint(bytes: Buffer, image: { width: number; height: number }
   try {
     size = await probe(bytes)
   } catch (err) {
+    if (err instanceof SandboxStartFailure) throw cannotStart(err)
     throw refuse(err instanceof JobFailure && err.reason !== 'pipeline_crashed' ? err.message : `the ${type} hint could not be read`)
   }
   if (size.width !== image.width || size.height !== image.height) {

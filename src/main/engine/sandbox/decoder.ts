@@ -118,6 +118,11 @@ export class DecodeSandbox {
     this.renders.prewarm()
   }
 
+  /** Why a pool cannot start processes now (`SandboxPool.startProblem`), one per pool that cannot; empty when all can. */
+  startProblems(): string[] {
+    return [this.jobs, this.interactive, this.renders].map((p) => p.startProblem()).filter((p) => p !== null)
+  }
+
   /** Sandbox processes alive now. */
   pids(): number[] {
     return [...this.jobs.pids(), ...this.interactive.pids(), ...this.renders.pids()]

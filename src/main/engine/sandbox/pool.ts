@@ -12,35 +12,36 @@
  * timeout, on abort, or when its resident memory passes the limit (watched from outside on
  * Linux, and by the process itself everywhere); one that grew large is replaced after its
  * request, and idle ones exit after a while, so nothing stays resident for nothing.
+ *
+ * A process that cannot be started (the process out of file descriptors, EMFILE; the system's
+ * table full, ENFILE; too many processes, EAGAIN; `fork` throwing) frees its place at once: the
+ * request it was for waits for one more try and then fails with the start's error, and the pool
+ * starts no process for a while (250 ms, doubling up to 10 s), then tries again, also with no
+ * request waiting, so that it is known to work again. Meanwhile `startProblem()` says why
+ * (`/api/v1/health` answers 503 `degraded` with it), until a process starts.
  */
-import { fork, type ChildProcess } from 'node:child_process'
+import type { ChildProcess, fork } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import type { FailureReason } from '../../../shared/errors'
 import { JobFailure } from '../errors'
+import { forkSandbox, SandboxStartFailure, startErrorText, takeStarted, type ForkSpec } from './fork'
 import { MEMORY_EXIT_CODE, type SandboxRequest, type ToChild, type ToParent } from './protocol'
 
-export interface PoolOptions {
-  /** The sandbox entry script (built `decode-child.js`). */
-  script: string
+export type { ForkSpec } from './fork'
+
+export interface PoolOptions extends ForkSpec {
   /** Processes at most. */
   size: number
-  /** Resident memory a process may reach before it is killed. */
-  memoryBytes: number
   /** An idle process exits after this long. @default 30 s */
   idleMs?: number
   /** A process that ended a request above this resident size is replaced. @default memoryBytes / 3 */
   recycleBytes?: number
-  /** Extra environment for the processes. */
-  env?: Record<string, string>
   /** What the processes do, in failure messages. @default 'decoding the image' */
   task?: string
   /** The failure reason of a request past its time limit. @default 'decode_timeout' */
   timeoutReason?: FailureReason
-  /**
-   * A nice value (1–19) the processes lower themselves to, so that their work yields the CPU to
-   * the engine's thread. @default none: normal priority
-   */
-  nice?: number
+  /** Starts the processes (tests: a `fork` that throws). @default node:child_process's fork */
+  forkFn?: typeof fork
 }
 
 export interface RunOptions {
@@ -53,10 +54,16 @@ interface Waiting {
   opts: RunOptions
   resolve(value: unknown): void
   reject(err: unknown): void
+  /** Processes that could not be started for this request; at `START_TRIES` it fails. */
+  failedStarts: number
 }
 
 const WATCH_MS = 100
-const START_TIMEOUT_MS = 30_000
+/** A request fails after this many processes could not be started for it. */
+const START_TRIES = 2
+/** The wait after a failed start: doubled after each one that follows, up to the most. */
+const RETRY_FIRST_MS = 250
+const RETRY_MOST_MS = 10_000
 
 /** One sandbox process and the request it is serving. */
 class Slot {
@@ -65,11 +72,20 @@ class Slot {
   /** Why the pool killed the process, reported to the request it was serving. */
   killedFor: JobFailure | Error | null = null
   exited = false
+  /** Said it is ready: a process that ends before is a failed start. */
+  started = false
+  /** Settles when the process has exited, or never ran. */
+  readonly gone: Promise<void>
+  markGone: () => void = () => undefined
 
   constructor(
     readonly child: ChildProcess,
     readonly ready: Promise<void>
-  ) {}
+  ) {
+    this.gone = new Promise((resolve) => {
+      this.markGone = resolve
+    })
+  }
 
   kill(reason: JobFailure | Error): void {
     this.killedFor ??= reason
@@ -82,6 +98,11 @@ export class SandboxPool {
   private readonly waiting: Waiting[] = []
   private nextId = 1
   private closed = false
+  /** Starts that failed in a row; no new process before `retryAt`. */
+  private startFailures = 0
+  private retryAt = 0
+  private retryTimer: NodeJS.Timeout | null = null
+  private lastStartError = ''
 
   private readonly task: string
 
@@ -94,7 +115,7 @@ export class SandboxPool {
     if (this.closed) return Promise.reject(new JobFailure('pipeline_crashed', 'the decoder is shut down'))
     opts.signal?.throwIfAborted()
     return new Promise((resolve, reject) => {
-      this.waiting.push({ request, opts, resolve, reject })
+      this.waiting.push({ request, opts, resolve, reject, failedStarts: 0 })
       this.dispatch()
     })
   }
@@ -104,21 +125,29 @@ export class SandboxPool {
    * process loads Node and libvips: ~0.3–0.5 s). It exits after the idle time like any other.
    */
   prewarm(): void {
-    if (this.closed || this.slots.size > 0) return
+    if (this.closed || this.slots.size > 0 || Date.now() < this.retryAt) return
     this.idle(this.spawn())
   }
 
   /** Processes running now (for tests and diagnostics). */
   pids(): number[] {
-    return [...this.slots].filter((s) => !s.exited).map((s) => s.child.pid ?? 0)
+    return [...this.slots].filter((s) => !s.exited && s.child.pid !== undefined).map((s) => s.child.pid ?? 0)
+  }
+
+  /** Why the pool cannot start processes now (the last start failed, and none has started since), else null. */
+  startProblem(): string | null {
+    if (this.startFailures === 0) return null
+    return `a process for ${this.task} could not be started (${this.lastStartError}); ${this.startFailures} failed start${this.startFailures === 1 ? '' : 's'} in a row`
   }
 
   async close(): Promise<void> {
     this.closed = true
+    if (this.retryTimer) clearTimeout(this.retryTimer)
+    this.retryTimer = null
     for (const w of this.waiting.splice(0)) w.reject(new JobFailure('pipeline_crashed', 'the decoder is shut down'))
     // An idle process is unref'd: ref it again, or the loop could end before its exit is seen.
     for (const s of this.slots) s.child.ref()
-    const exits = [...this.slots].map((s) => (s.exited ? Promise.resolve() : new Promise<void>((r) => s.child.once('exit', () => r()))))
+    const exits = [...this.slots].map((s) => s.gone)
     for (const s of this.slots) s.kill(new JobFailure('pipeline_crashed', 'the decoder is shut down'))
     await Promise.all(exits)
   }
@@ -129,6 +158,10 @@ export class SandboxPool {
       let slot = [...this.slots].find((s) => !s.job && !s.exited && !s.killedFor)
       if (!slot) {
         if (this.slots.size >= this.opts.size) return
+        if (Date.now() < this.retryAt) {
+          this.armRetry()
+          return
+        }
         slot = this.spawn()
       }
       const next = this.waiting.shift()!
@@ -141,12 +174,20 @@ export class SandboxPool {
   }
 
   private spawn(): Slot {
-    const { child, ready } = takeStarted(this.opts) ?? forkSandbox(this.opts)
+    const { child, ready } = takeStarted(this.opts) ?? forkSandbox(this.opts, this.opts.forkFn)
     const slot = new Slot(child, ready)
     this.slots.add(slot)
     child.on('message', (m: ToParent) => this.onMessage(slot, m))
-    child.on('error', (err) => slot.kill(err))
+    // A child with no pid never ran: no 'exit' will follow its 'error'.
+    child.on('error', (err) => (child.pid === undefined ? this.onStartFailed(slot, err) : slot.kill(err)))
     child.on('exit', (code, signal) => this.onExit(slot, code, signal))
+    ready.then(
+      () => {
+        slot.started = true
+        this.startFailures = 0
+      },
+      () => {} // the exit or error handler deals with it
+    )
     return slot
   }
 
@@ -171,7 +212,7 @@ export class SandboxPool {
       () => {
         if (slot.job?.id === id && !slot.exited) slot.child.send({ id, request: next.request } satisfies ToChild)
       },
-      () => {} // the exit handler fails the request
+      () => {} // the exit or error handler fails the request
     )
   }
 
@@ -196,7 +237,8 @@ export class SandboxPool {
     if (job.watch) clearInterval(job.watch)
     job.opts.signal?.removeEventListener('abort', job.abort)
     slot.job = null
-    return job
+    const { request, opts, resolve, reject, failedStarts } = job
+    return { request, opts, resolve, reject, failedStarts }
   }
 
   private onMessage(slot: Slot, m: ToParent): void {
@@ -220,11 +262,23 @@ export class SandboxPool {
     slot.idleTimer.unref()
   }
 
-  private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
+  /** The slot is gone: its place free, its timers stopped; the request it held, if any. */
+  private release(slot: Slot): Waiting | null {
     slot.exited = true
     if (slot.idleTimer) clearTimeout(slot.idleTimer)
     this.slots.delete(slot)
-    const job = this.finish(slot)
+    slot.markGone()
+    return this.finish(slot)
+  }
+
+  private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
+    if (slot.exited) return
+    const job = this.release(slot)
+    if (!slot.started && !slot.killedFor && !this.closed) {
+      // It ran but ended before it was ready (it could not load: out of descriptors or memory).
+      this.startFailed(job, new SandboxStartFailure(new Error(`it exited while starting, ${signal ?? `exit code ${code}`}`)))
+      return
+    }
     if (job) {
       const why =
         slot.killedFor ??
@@ -235,83 +289,60 @@ export class SandboxPool {
     }
     if (!this.closed) this.dispatch()
   }
-}
 
-/** What a sandbox process is started with: the pool's script, memory limit, priority and environment. */
-export type ForkSpec = Pick<PoolOptions, 'script' | 'memoryBytes' | 'nice' | 'env'>
-
-interface Started {
-  child: ChildProcess
-  /** Settles when the process says it is ready (or fails to start). */
-  ready: Promise<void>
-}
-
-function forkSandbox(spec: ForkSpec): Started {
-  const { execArgv, env } = forkOptions(spec)
-  const child = fork(spec.script, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv, env })
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new JobFailure('pipeline_crashed', 'the decoder process did not start')), START_TIMEOUT_MS)
-    child.once('message', (m: ToParent) => {
-      clearTimeout(timer)
-      if (m.type === 'ready') resolve()
-      else reject(new JobFailure('pipeline_crashed', 'the decoder process started wrongly'))
-    })
-    child.once('exit', () => {
-      clearTimeout(timer)
-      reject(new JobFailure('pipeline_crashed', 'the decoder process exited while starting'))
-    })
-  })
-  ready.catch(() => {}) // observed by the first request
-  return { child, ready }
-}
-
-function forkOptions(spec: ForkSpec): { execArgv: string[]; env: NodeJS.ProcessEnv } {
-  return {
-    execArgv: process.versions.electron ? [] : [`--max-old-space-size=${Math.max(256, Math.round(spec.memoryBytes / 2 ** 20 / 2))}`],
-    env: {
-      ...process.env,
-      ...spec.env,
-      CLIPDESK_SANDBOX_MEMORY_BYTES: String(spec.memoryBytes),
-      ...(spec.nice ? { CLIPDESK_SANDBOX_NICE: String(spec.nice) } : {}),
-      // Inside Electron, process.execPath is the app: run it as plain Node.
-      ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {})
+  /** The child never ran (`fork` threw, or spawn failed: EMFILE, ENFILE, EAGAIN, ENOENT…). */
+  private onStartFailed(slot: Slot, err: unknown): void {
+    if (slot.exited) return
+    const job = this.release(slot)
+    if (this.closed) {
+      job?.reject(new JobFailure('pipeline_crashed', 'the decoder is shut down'))
+      return
     }
+    this.startFailed(job, err instanceof SandboxStartFailure ? err : new SandboxStartFailure(err))
   }
-}
 
-/** Processes started ahead of any pool (`startSandboxAhead`), each waiting for a pool that forks exactly what it is. */
-const ahead: Array<Started & { key: string; timer: NodeJS.Timeout }> = []
-/** A process started ahead and not taken by then exits. */
-const AHEAD_UNUSED_MS = 30_000
+  /**
+   * A start failed: no new process for a while, and the request it was for is tried once more
+   * (first in line) or fails. With no process left at all, every request waiting has waited for
+   * this start too: each counts it, so that none waits for ever while nothing can start.
+   */
+  private startFailed(job: Waiting | null, failure: SandboxStartFailure): void {
+    this.startFailures++
+    this.lastStartError = startErrorText(failure.cause)
+    this.retryAt = Date.now() + Math.min(RETRY_MOST_MS, RETRY_FIRST_MS * 2 ** (this.startFailures - 1))
+    const charged = job ? [job] : []
+    if (this.slots.size === 0) charged.push(...this.waiting.splice(0))
+    const kept: Waiting[] = []
+    for (const w of charged) {
+      w.failedStarts++
+      if (w.failedStarts >= START_TRIES) w.reject(failure)
+      else kept.push(w)
+    }
+    this.waiting.unshift(...kept)
+    this.armRetry()
+  }
 
-const specKey = (spec: ForkSpec): string => JSON.stringify([spec.script, spec.memoryBytes, spec.nice ?? 0, spec.env ?? {}])
-
-/**
- * Starts a sandbox process before the engine exists (`clipdesk process` and `serve`, from
- * `cli.ts`): Node, sharp and the pipeline's code load (~0.2–0.3 s of CPU each) while the command
- * loads its own modules, rather than after, when the first photo's probe and decode wait for
- * them. The first pool that would fork the same process takes it; unused, it exits after 30 s
- * and never keeps this process alive.
- */
-export function startSandboxAhead(spec: ForkSpec): void {
-  const started = forkSandbox(spec)
-  const entry = { ...started, key: specKey(spec), timer: setTimeout(() => started.child.kill('SIGKILL'), AHEAD_UNUSED_MS) }
-  entry.timer.unref()
-  started.child.unref()
-  started.child.channel?.unref()
-  started.child.once('exit', () => {
-    const at = ahead.indexOf(entry)
-    if (at >= 0) ahead.splice(at, 1)
-  })
-  ahead.push(entry)
-}
-
-function takeStarted(spec: ForkSpec): Started | null {
-  const at = ahead.findIndex((e) => e.key === specKey(spec) && e.child.exitCode === null && e.child.signalCode === null)
-  if (at < 0) return null
-  const [entry] = ahead.splice(at, 1)
-  clearTimeout(entry!.timer)
-  return { child: entry!.child, ready: entry!.ready }
+  /**
+   * Tries again at `retryAt`: the waiting requests, or with none a process started idle, so that
+   * the pool is known to work again (and `/health` says so) without waiting for a request.
+   */
+  private armRetry(): void {
+    if (this.closed) return
+    if (!this.retryTimer) {
+      this.retryTimer = setTimeout(
+        () => {
+          this.retryTimer = null
+          if (this.closed) return
+          if (this.waiting.length > 0) this.dispatch()
+          else if (this.startFailures > 0 && this.slots.size < this.opts.size) this.idle(this.spawn())
+        },
+        Math.max(0, this.retryAt - Date.now())
+      )
+    }
+    // Requests waiting keep the process alive until they are served; a lone retry does not.
+    if (this.waiting.length > 0) this.retryTimer.ref()
+    else this.retryTimer.unref()
+  }
 }
 
 function memoryFailure(task: string, limit: number): JobFailure {

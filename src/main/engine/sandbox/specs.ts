@@ -5,7 +5,7 @@
  */
 import { findBuiltScript } from '../built-script'
 import { resolveOptions } from '../options'
-import { startSandboxAhead, type ForkSpec } from './pool'
+import { startSandboxAhead, type ForkSpec } from './fork'
 
 const SCRIPT = 'decode-child.js'
 

@@ -142,7 +142,7 @@ describe('refine thread', () => {
 })
 
 describe('refine thread that cannot start', () => {
-  it('runs the refine in this thread instead, with the same result', async () => {
+  it('runs the refine in this thread instead, with the same result; once a thread can start again, refines go back to one', async () => {
     const saved = process.env.CLIPDESK_REFINE_SCRIPT
     // A script that throws as it loads, as a broken build would.
     const { mkdtempSync, writeFileSync } = await import('node:fs')
@@ -154,9 +154,21 @@ describe('refine thread that cannot start', () => {
     process.env.CLIPDESK_REFINE_SCRIPT = script
     try {
       await expectInThreadResult(fuzzyComposite(160, 120, FOLIAGE))
+      expect(refineThreadCount()).toBe(0)
     } finally {
       if (saved === undefined) delete process.env.CLIPDESK_REFINE_SCRIPT
       else process.env.CLIPDESK_REFINE_SCRIPT = saved
     }
+    // The cause is gone (as descriptors come free after a flood): after the wait a new thread
+    // is tried, and the refines run there again, with the same result.
+    const t = fuzzyComposite(160, 120, FOLIAGE)
+    const mask = await modelLikeMask(t)
+    await expect
+      .poll(async () => {
+        await refineOffThread({ data: t.image, width: t.width, height: t.height }, mask)
+        return refineThreadCount()
+      })
+      .toBe(1)
+    await expectInThreadResult(t)
   })
 })

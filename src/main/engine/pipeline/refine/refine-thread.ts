@@ -19,10 +19,12 @@
  * instead of the longer one). Jobs do not: measured on the speed bench, a second thread for
  * jobs cost `clipdesk process` about 6 % (another heap and its code compiled, and refines
  * contending with the model) for nothing a user waits on.
- * Where it is not built (unit tests of the sources) or cannot start, the refine runs in-thread,
- * with the same result: also when the thread fails before it ever answered (it cannot load
- * here), and from then on. A thread that dies later fails only the refines it held, and the
- * next refine starts a new one.
+ * Where it is not built (unit tests of the sources) the refine runs in-thread, with the same
+ * result. So it does while a thread cannot start (it failed before it ever answered: the process
+ * out of file descriptors, EMFILE, or a build that cannot load here): its refines, and those
+ * after it for a while (1 s, doubling after each start that fails in a row, up to a minute),
+ * after which a new thread is tried; one that answers ends the outage. A thread that dies later
+ * fails only the refines it held, and the next refine starts a new one.
  */
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
@@ -71,7 +73,13 @@ export const MAX_REFINE_THREADS = Math.max(1, Math.min(2, availableParallelism()
 
 /** The jobs' refine thread (slot 0) and the spare one (slot 1), each started when first asked for. */
 const slots: Array<RefineThread | null> = [null, null]
+/** Not built: refines run in-thread for good. */
 let unavailable = false
+/** Threads that failed to start in a row; none is started again before `retryAt`. */
+let failedStarts = 0
+let retryAt = 0
+const RETRY_FIRST_MS = 1000
+const RETRY_MOST_MS = 60_000
 /** The built entry, looked up once (undefined: not yet). */
 let builtScript: string | null | undefined
 
@@ -112,18 +120,37 @@ function refineThread(spare = false): RefineThread | null {
   const slot = spare && MAX_REFINE_THREADS > 1 ? 1 : 0
   const running = slots[slot]
   if (running) return running
+  if (Date.now() < retryAt) return null
   if (builtScript === undefined) builtScript = findBuiltScript(REFINE_THREAD_SCRIPT)
   const script = process.env.CLIPDESK_REFINE_SCRIPT ?? builtScript
   if (!script) {
     unavailable = true
     return null
   }
-  const started: RefineThread = new RefineThread(script, (usable) => {
-    if (slots[slot] === started) slots[slot] = null
-    if (!usable) unavailable = true
-  })
+  let started: RefineThread
+  try {
+    started = new RefineThread(script, (outcome) => {
+      if (slots[slot] === started) slots[slot] = null
+      if (outcome === 'answered') failedStarts = 0
+      if (outcome === 'failed-to-start') startFailed()
+    })
+  } catch (err) {
+    startFailed(err)
+    return null
+  }
   slots[slot] = started
   return started
+}
+
+/** A thread could not start: refines run in-thread until `retryAt`. */
+function startFailed(err?: unknown): void {
+  failedStarts++
+  retryAt = Date.now() + Math.min(RETRY_MOST_MS, RETRY_FIRST_MS * 2 ** (failedStarts - 1))
+  if (err !== undefined && failedStarts === 1) {
+    console.warn(
+      `clipdesk: the refine thread could not start (${err instanceof Error ? err.message : String(err)}); the refine step runs on the main thread until it can`
+    )
+  }
 }
 
 /** Stops the refine threads now, if any run (tests; the engine lets them stop when idle). */
@@ -149,7 +176,8 @@ class RefineThread {
 
   constructor(
     script: string,
-    private readonly onGone: (usable: boolean) => void
+    /** Called once when it ends: after it answered, or having failed before it ever did, or stopped by us before that. */
+    private readonly onGone: (outcome: 'answered' | 'failed-to-start' | 'stopped') => void
   ) {
     this.worker = new Worker(script)
     this.worker.on('message', (reply: RefineReply) => this.settle(reply))
@@ -222,7 +250,7 @@ class RefineThread {
     if (this.idleTimer) clearTimeout(this.idleTimer)
     this.idleTimer = setTimeout(() => {
       if (this.pending.size > 0) return
-      this.onGone(true)
+      this.onGone(this.answered ? 'answered' : 'stopped')
       void this.stop()
     }, IDLE_STOP_MS)
     this.idleTimer.unref()
@@ -233,10 +261,11 @@ class RefineThread {
     const stopped = this.gone
     this.gone = true
     if (this.idleTimer) clearTimeout(this.idleTimer)
-    // Never answered and not stopped by us: it cannot run here (a missing or broken build).
+    // Never answered and not stopped by us: it could not start (out of descriptors, a broken build).
     const unusable = !this.answered && !stopped
-    if (unusable) console.warn(`clipdesk: ${message}; the refine step runs on the main thread from now on`)
-    this.onGone(!unusable)
+    if (unusable && failedStarts === 0)
+      console.warn(`clipdesk: ${message}; the refine step runs on the main thread until it can start again`)
+    this.onGone(unusable ? 'failed-to-start' : this.answered ? 'answered' : 'stopped')
     const held = [...this.pending.values()]
     this.pending.clear()
     const failure = new JobFailure('pipeline_crashed', message)
