@@ -55,9 +55,10 @@ async function parseJson(req: IncomingMessage, opts: UploadBodyOptions): Promise
 
 async function parseUrlencoded(req: IncomingMessage, opts: UploadBodyOptions): Promise<Omit<UploadInput, 'keyId'>> {
   const raw = await readBody(req, { limit: opts.maxTextBytes ?? MAX_JSON_BYTES, meter: opts.meter, floor: opts.floor })
-  const fields: UploadFields = {}
+  // No prototype: a field named `constructor` or `toString` is a field like any other.
+  const fields: UploadFields = Object.create(null)
   for (const [name, value] of new URLSearchParams(raw.toString('utf8'))) {
-    if (name in fields) throw malformed(`The field "${name}" was sent more than once.`)
+    if (Object.hasOwn(fields, name)) throw malformed(`The field "${name}" was sent more than once.`)
     fields[name] = value
   }
   return { fields }
@@ -84,7 +85,8 @@ function parseMultipart(req: IncomingMessage, opts: UploadBodyOptions): Promise<
       reject(malformed(`The multipart body cannot be parsed: ${(err as Error).message}`))
       return
     }
-    const fields: UploadFields = {}
+    // No prototype: a part named `constructor` or `toString` is a field like any other.
+    const fields: UploadFields = Object.create(null)
     let file: UploadInput['file']
     let hint: UploadInput['hint']
     let failure: ApiError | null = null
@@ -99,7 +101,7 @@ function parseMultipart(req: IncomingMessage, opts: UploadBodyOptions): Promise<
     body.done.catch((err: ApiError) => fail(err))
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) fail(malformed(`The field "${name}" is too long.`))
-      else if (name in fields) fail(malformed(`The field "${name}" was sent more than once.`))
+      else if (Object.hasOwn(fields, name)) fail(malformed(`The field "${name}" was sent more than once.`))
       else fields[name] = value
     })
     const seen = new Set<string>()

@@ -18,7 +18,7 @@ import { RemoveBgError, sendRemoveBgError } from './errors'
 import { parseOptions } from './fields'
 import { toUpload } from './mapping'
 import { fetchImage, photoBytes, pickSource } from './source'
-import type { RateFloor } from '../read-body'
+import { discardRest, type RateFloor } from '../read-body'
 import { waitForEnd } from './wait'
 
 export interface RemoveBgContext {
@@ -126,12 +126,11 @@ export async function handleRemoveBgRequest(ctx: RemoveBgContext, req: IncomingM
       res.destroy()
       return true
     }
+    // A refusal before or while the body was read (no key, no credit, a budget full): what the
+    // client still sends is read and dropped, up to a bound, before the connection is closed,
+    // as on /api/v1, so that a client still sending reads this answer rather than a reset.
+    discardRest(req)
     sendRemoveBgError(res, err, keyId ? rateLimitHeaders(ctx.engine, keyId) : {})
-    // A refusal before the body was read: close rather than reuse the connection.
-    if (!req.complete) {
-      req.resume()
-      res.once('finish', () => req.socket.destroy())
-    }
   }
   return true
 }
