@@ -56,15 +56,15 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
   let options
   try {
     const body = await readRemoveBgBody(req, engine, reservation, ctx.floor)
-    const fields = body.fields as Record<string, unknown>
+    const fields = body.fields
     options = parseOptions(fields, body.hint !== undefined)
-    const source = pickSource(
-      fields,
-      body.file && { bytes: body.file.bytes, mimeType: body.file.mimeType, filename: body.file.filename ?? 'image_file' }
-    )
+    const source = pickSource(fields, {
+      file: body.file && { bytes: body.file.bytes, mimeType: body.file.mimeType, filename: body.file.filename ?? 'image_file' },
+      b64: body.b64
+    })
     const photo = await photoBytes(engine, source, stop.signal)
-    // Fetched and decoded bytes are held like uploaded ones, against the same budget.
-    if (source.kind !== 'file' && !reservation.count(photo.bytes.length)) throw busy()
+    // Fetched bytes are held like uploaded ones, against the same budget (a body's are counted as they arrive).
+    if (source.kind === 'url' && !reservation.count(photo.bytes.length)) throw busy()
     if (body.hint) bgImage = body.hint.bytes
     else if (options.bgImageUrl !== null) {
       bgImage = await fetchImage(engine, options.bgImageUrl, 'bg_image_url', stop.signal)
