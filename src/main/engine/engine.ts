@@ -173,6 +173,11 @@ export class Engine extends EngineFacade {
 
   /** Takes an upload as a queued job; throws the `ApiError` it is refused with. */
   async upload(input: UploadInput): Promise<UploadAccepted> {
+    const regions = input.fields.regions
+    this.scheduler.assertRunnable?.({
+      hint: input.hint !== undefined,
+      regions: regions !== undefined && regions !== null && regions !== ''
+    })
     const body = await acceptUpload(
       {
         ...this.stores(),

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Engine } from '../../engine/engine'
+import { ApiError } from '../../engine/errors'
 import { busy } from './body'
 import { type InFlightBytes, UploadReservation } from '../in-flight'
 import type { Authenticate } from '../listen'
@@ -39,6 +40,21 @@ function failedJob(reason: string | null, message: string | null): RemoveBgError
   if (reason === 'model_unavailable')
     return new RemoveBgError(503, [{ title: 'Service unavailable', code: 'unavailable', detail }], { 'Retry-After': '60' })
   return new RemoveBgError(500, [{ title: 'Processing failed', code: reason ?? 'processing_failed', detail }])
+}
+
+/**
+ * `roi` travels to the engine as a hint image (`mapping.ts`): a refusal of that hint is a refusal
+ * of `roi` to a remove.bg client (a coordinator without its own worker cannot apply one).
+ */
+function roiRefusal(err: unknown): unknown {
+  if (!(err instanceof ApiError) || err.code !== 'validation_failed' || !err.details?.some((d) => d.field === 'hint')) return err
+  return new RemoveBgError(400, [
+    {
+      title: 'Unsupported option',
+      code: 'unsupported_option',
+      detail: `roi: ${err.message.replaceAll('a hint', 'a region of interest').replace('without hint', 'without roi')}`
+    }
+  ])
 }
 
 async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res: ServerResponse, keyId: string): Promise<void> {
@@ -83,7 +99,12 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
     const mapped = await toUpload(options, photo, size, bgImage !== null, keyId)
     plan = mapped.plan
     // The engine's refusal is thrown as it is, then translated like any other.
-    job = (await engine.upload(mapped.input)).job_id
+    const withRoi = options.roi !== null
+    job = (
+      await engine.upload(mapped.input).catch((err: unknown) => {
+        throw withRoi ? roiRefusal(err) : err
+      })
+    ).job_id
   } finally {
     reservation.release()
   }
