@@ -101,11 +101,14 @@ describe('the budget refuses only what it could take later', () => {
     expect(JSON.parse(both.bytes.toString('utf8')).errors[0].code).toBe('multiple_sources')
   })
 
-  it('a JSON body that is no object, or a form field sent twice, is 400 invalid_request', async () => {
+  it('a JSON body that is no object, a form field sent twice, more than 64 fields or one over 64 KB is 400 invalid_request', async () => {
     for (const [body, type] of [
       ['[1,2]', 'application/json'],
       ['{"size":', 'application/json'],
-      ['size=auto&size=full', 'application/x-www-form-urlencoded']
+      ['size=auto&size=full', 'application/x-www-form-urlencoded'],
+      [JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`f${i}`, 1]))), 'application/json'],
+      [JSON.stringify({ size: 'x'.repeat(65 * 1024) }), 'application/json'],
+      [JSON.stringify({ size: { deep: 'x'.repeat(65 * 1024) } }), 'application/json']
     ] as const) {
       const { res, bytes } = await post(server.http.url, body, type)
       expect(res.status).toBe(400)

@@ -22,6 +22,8 @@ const TEXT_BODY_WORKER_SOURCE = String.raw`
 const { parentPort } = require('node:worker_threads')
 // One character class, anchored: linear, no backtracking.
 const BASE64 = /^[A-Za-z0-9+/=\s]*$/
+const MAX_FIELDS = 64
+const MAX_FIELD_CHARS = 64 * 1024
 
 function decodeBase64(text) {
   // A data: URL's header is taken off: clients paste those too.
@@ -56,6 +58,13 @@ function parse(kind, bytes, imageField) {
       fields.push([name, value])
     }
     text = null
+  }
+  // What goes back to the main thread is small: a few fields, each short (as multipart's text parts).
+  if (fields.length > MAX_FIELDS) return { error: 'Too many fields (at most ' + MAX_FIELDS + ').' }
+  for (const [name, value] of fields) {
+    if (name === imageField && typeof value === 'string') continue
+    const size = typeof value === 'string' ? value.length : (JSON.stringify(value) ?? '').length
+    if (name.length > MAX_FIELD_CHARS || size > MAX_FIELD_CHARS) return { error: 'The field "' + name.slice(0, 64) + '" is too long.' }
   }
   const at = fields.findIndex((f) => f[0] === imageField)
   // Absent, empty or not a string: left among the fields for the route to judge.
