@@ -164,7 +164,11 @@ function drop(slot: Slot): void {
 
 function giveBack(slot: Slot): void {
   slot.busy = false
-  slot.idle = setTimeout(() => void slot.worker.terminate(), IDLE_MS)
+  slot.idle = setTimeout(() => {
+    // Out of the pool first: no body is given to a worker that is ending.
+    drop(slot)
+    void slot.worker.terminate()
+  }, IDLE_MS)
   slot.idle.unref()
   waiting.shift()?.()
 }
