@@ -66,6 +66,14 @@ describe('help and version', () => {
     expect(r.stderr).toBe('')
   })
 
+  it('clipdesk serve --help names every studio option serve takes, --max-result-mb with its default', () => {
+    const r = runCli(['serve', '--help'])
+    expect(r.code).toBe(0)
+    for (const flag of ['--queue <redis://host:port>', '--no-local-worker', '--worker-listen <host:port>', '--lock-ms <ms>'])
+      expect(r.stdout).toContain(flag)
+    expect(r.stdout).toMatch(/--max-result-mb <n>.*\(default: 8 × the upload limit \(400\)\)/)
+  })
+
   it('clipdesk --version and clipdesk help answer', () => {
     const v = runCli(['--version'])
     expect(v.code).toBe(0)

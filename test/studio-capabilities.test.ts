@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDatabase, type Db } from '../src/main/engine/store/db'
 import type { ServeProcess } from './helpers/cli'
 import { multipart, tempDir } from './helpers/engine'
-import { tinyPng } from './helpers/fixtures'
+import { junkBodyPng, tinyPng } from './helpers/fixtures'
+import { MAX_REFUSED_RESULTS } from '../src/main/studio/runs'
 import { json } from './helpers/http'
 import {
   HandWorker,
@@ -193,8 +194,8 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
   })
 
   it('refuses a result with the wrong format, variation or bytes with 422, keeps nothing of it, then takes a right one', async () => {
-    const id = await newJob()
-    const claim = await honest.claimed(id)
+    let id = await newJob()
+    let claim = await honest.claimed(id)
     const send = (files: { name: string; bytes: Buffer }[], m: unknown = meta): Promise<Response> =>
       honest.result(id, claim.token, { meta: m, files })
     const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#ff0000' } })
@@ -241,7 +242,12 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
       ],
       ['the variation missing', () => send([], meta), /missing/]
     ]
-    for (const [what, call, issue] of cases) {
+    for (const [i, [what, call, issue]] of cases.entries()) {
+      // A job whose results are refused MAX_REFUSED_RESULTS times is given up: a fresh one every few cases.
+      if (i > 0 && i % (MAX_REFUSED_RESULTS - 1) === 0) {
+        id = await newJob()
+        claim = await honest.claimed(id)
+      }
       const body = await refused(call(), 422, 'validation_failed')
       expect(JSON.stringify(body.error.details), what).toMatch(issue)
       expect(resultFiles(id), what).toEqual([])
@@ -257,6 +263,47 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
     expect(st.status).toBe('done')
     expect(st.warnings).toEqual({ clipping: ['[31mred [0m second line'] })
     expect(resultFiles(id)).toEqual(['clipping.png'])
+  })
+
+  it('refuses a result whose header is right and whose pixels are junk (422, decoded in the sandbox); the job stays claimable', async () => {
+    const id = await newJob()
+    const claim = await honest.claimed(id)
+    const junk = junkBodyPng(8, 8)
+    const body = await refused(
+      honest.result(id, claim.token, { meta, files: [{ name: 'clipping.png', bytes: junk }] }),
+      422,
+      'validation_failed'
+    )
+    expect(body.error.details[0].field).toBe('clipping.png')
+    expect(body.error.details[0].issue).toMatch(/^the decoder says: /)
+    expect(resultFiles(id)).toEqual([])
+    expect((await status(id)).status).toBe('segmenting')
+    expect(ledger(id)).toEqual(['charge'])
+    // Still the worker's to finish: a right result is taken.
+    await finish(honest, id, claim.token, await png())
+    expect((await status(id)).status).toBe('done')
+    expect(ledger(id)).toEqual(['charge'])
+  })
+
+  it(`gives up a job whose results are refused ${MAX_REFUSED_RESULTS} times: failed with the reason, refunded, nothing kept`, async () => {
+    const id = await newJob()
+    const claim = await honest.claimed(id)
+    const send = (): Promise<Response> =>
+      honest.result(id, claim.token, { meta, files: [{ name: 'clipping.png', bytes: junkBodyPng(8, 8) }] })
+    for (let i = 1; i < MAX_REFUSED_RESULTS; i++) {
+      await refused(send(), 422, 'validation_failed')
+      expect((await status(id)).status, `after ${i} refusals`).toBe('segmenting')
+    }
+    const last = await refused(send(), 422, 'validation_failed')
+    expect(last.error.details.at(-1)).toEqual({ field: 'job', issue: 'given up: failed and refunded' })
+    const st = await status(id)
+    expect(st.status).toBe('failed')
+    expect(st.error.reason).toBe('pipeline_error')
+    expect(st.error.message).toContain(`refused ${MAX_REFUSED_RESULTS} times`)
+    expect(ledger(id)).toEqual(['charge', 'refund'])
+    expect(resultFiles(id)).toEqual([])
+    // Its claim has ended with it.
+    await refused(send(), 409, 'claim_ended')
   })
 
   it('answers an oversized result 413 without reading it into memory, and the job still takes its result', async () => {

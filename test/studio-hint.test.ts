@@ -1,8 +1,9 @@
 /**
- * Studio mode and hints: a job that came with a hint is not handed to a remote worker (the hint
- * stays with the coordinator's upload); the worker is told to offer it again later, and the job
- * waits in the queue for the coordinator's own worker. A job without a hint is claimed as usual.
- * Look-again boxes (the field `regions`) are kept the same way.
+ * Studio mode and hints: a hint (and look-again boxes, the field `regions`) stays with the
+ * coordinator's upload and only the coordinator's own worker applies it, so a coordinator
+ * without one (`--no-local-worker`) refuses such an upload at once, 422 naming the field (and
+ * remove.bg's `roi`, which travels as a hint, 400 `unsupported_option`), rather than leave a job
+ * queued that no worker may claim. A job without either is claimed as usual.
  * A real coordinator (`clipdesk serve --queue`, no local worker) on a real Redis; the test plays
  * the remote worker.
  */
@@ -46,7 +47,7 @@ describe.skipIf(!REDIS_SERVER)('studio: hinted jobs', () => {
     rmSync(data, { recursive: true, force: true })
   })
 
-  async function upload(withHint: boolean, regions?: string, side?: number): Promise<string> {
+  async function upload(withHint: boolean, regions?: string, side?: number): Promise<Response> {
     const form = new FormData()
     form.append('file', new Blob([new Uint8Array(await tinyPng(side ?? 16, side ?? 12))], { type: 'image/png' }), 'a.png')
     if (regions) form.append('regions', regions)
@@ -56,29 +57,47 @@ describe.skipIf(!REDIS_SERVER)('studio: hinted jobs', () => {
         .toBuffer()
       form.append('hint', new Blob([new Uint8Array(hint)], { type: 'image/png' }), 'hint.png')
     }
-    const res = await fetch(`${base()}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client }, body: form })
-    expect(res.status).toBe(202)
-    return (await json(res)).job_id
+    return fetch(`${base()}/api/v1/upload`, { method: 'POST', headers: { 'X-API-Key': client }, body: form })
   }
+  const jobCount = async (): Promise<number> =>
+    (await json(await fetch(`${base()}/api/v1/jobs?limit=100`, { headers: { 'X-API-Key': client } }))).jobs.length
 
-  it('a remote worker is told to wait for a hinted job, which stays queued; a job without a hint is claimed', async () => {
-    const hinted = await upload(true)
-    const res = await hand.claim(hinted)
-    expect(res.status).toBe(200)
+  it('refuses a hinted upload 422 naming hint (no worker here may apply it); a job without a hint is claimed', async () => {
+    const before = await jobCount()
+    const res = await upload(true)
+    expect(res.status).toBe(422)
     const body = await json(res)
-    expect(body).toEqual({ job: null, wait_ms: expect.any(Number) })
-    const status = await json(await fetch(`${base()}/api/v1/status?job_id=${hinted}`, { headers: { 'X-API-Key': client } }))
-    expect(status.status).toBe('queued')
+    expect(body.error.code).toBe('validation_failed')
+    expect(body.error.details).toEqual([{ field: 'hint', issue: expect.stringContaining('own worker') }])
+    expect(body.error.message).toContain('--no-local-worker')
+    expect(await jobCount()).toBe(before)
 
     const plain = await upload(false)
-    const claim = await hand.claimed(plain)
-    expect(claim.job_id).toBe(plain)
+    expect(plain.status).toBe(202)
+    const id = (await json(plain)).job_id
+    const claim = await hand.claimed(id)
+    expect(claim.job_id).toBe(id)
   })
 
-  it("a job with look-again boxes is kept for the coordinator's own worker too", async () => {
-    const boxed = await upload(false, JSON.stringify([{ x: 0, y: 0, width: 16, height: 16 }]), 32)
-    expect(await json(await hand.claim(boxed))).toEqual({ job: null, wait_ms: expect.any(Number) })
-    const status = await json(await fetch(`${base()}/api/v1/status?job_id=${boxed}`, { headers: { 'X-API-Key': client } }))
-    expect(status.status).toBe('queued')
+  it('refuses look-again boxes the same way, 422 naming regions', async () => {
+    const res = await upload(false, JSON.stringify([{ x: 0, y: 0, width: 16, height: 16 }]), 32)
+    expect(res.status).toBe(422)
+    const body = await json(res)
+    expect(body.error.code).toBe('validation_failed')
+    expect(body.error.details[0].field).toBe('regions')
+  })
+
+  it("refuses remove.bg's roi 400 unsupported_option naming roi, and makes no job", async () => {
+    const before = await jobCount()
+    const form = new FormData()
+    form.append('image_file', new Blob([new Uint8Array(await tinyPng(40, 30))], { type: 'image/png' }), 'a.png')
+    form.append('roi', '0% 0% 50% 50%')
+    const res = await fetch(`${base()}/v1.0/removebg`, { method: 'POST', headers: { 'X-API-Key': client }, body: form })
+    expect(res.status).toBe(400)
+    const body = await json(res)
+    expect(body.errors).toHaveLength(1)
+    expect(body.errors[0].code).toBe('unsupported_option')
+    expect(body.errors[0].detail).toMatch(/^roi: .*region of interest/)
+    expect(await jobCount()).toBe(before)
   })
 })

@@ -51,7 +51,8 @@ export const FAILURE_REASONS = [
   'decode_timeout',
   'pipeline_error',
   'storage_error',
-  'insufficient_credits'
+  'insufficient_credits',
+  'result_refused'
 ] as const
 
 export type FailureReason = (typeof FAILURE_REASONS)[number]

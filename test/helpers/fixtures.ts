@@ -2,6 +2,7 @@
  * Images drawn in code for the integration tests (tests never read the shared corpus).
  * The scene is one the model segments reliably: a shaded red ball on a soft gradient.
  */
+import { crc32 } from 'node:zlib'
 import sharp from 'sharp'
 
 export { SCENE, sceneSvg, sceneMaskScores } from '../fixtures/test-fixtures'
@@ -91,4 +92,32 @@ export async function clutterPng(seed = 2, width = 640, height = 480): Promise<B
   }
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="${colour()}"/>${shapes}</svg>`
   return sharp(Buffer.from(svg)).png().toBuffer()
+}
+
+/**
+ * A PNG whose signature and header (IHDR, `width` × `height`, 8-bit RGBA) are right but whose
+ * image data is junk: its header probes as an image, its pixels cannot be decoded.
+ */
+export function junkBodyPng(width = 64, height = 48): Buffer {
+  const chunk = (type: string, data: Buffer): Buffer => {
+    const head = Buffer.alloc(8)
+    head.writeUInt32BE(data.length, 0)
+    head.write(type, 4, 'latin1')
+    const crc = Buffer.alloc(4)
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0)
+    return Buffer.concat([head, data, crc])
+  }
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(width, 0)
+  ihdr.writeUInt32BE(height, 4)
+  ihdr[8] = 8 // bit depth
+  ihdr[9] = 6 // RGBA
+  const junk = Buffer.alloc(4096)
+  for (let i = 0; i < junk.length; i++) junk[i] = (i * 73 + 41) & 0xff
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', junk),
+    chunk('IEND', Buffer.alloc(0))
+  ])
 }

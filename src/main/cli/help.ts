@@ -85,6 +85,11 @@ export const COMMANDS: Record<string, CommandHelp> = {
       { flag: '--no-local-worker', text: 'studio mode: this machine only takes jobs, workers run them' },
       { flag: '--worker-listen <host:port>', text: 'studio mode: a listener for workers on other machines (worker endpoints only)' },
       { flag: '--lock-ms <ms>', text: "studio mode: how long a job stays a worker's without a heartbeat (from 1000)" },
+      {
+        flag: '--max-result-mb <n>',
+        text: "studio mode: the most one worker's result upload may carry, all its files together (MB, from 1)",
+        default: '8 × the upload limit (400)'
+      },
       DATA_DIR,
       HELP
     ],

@@ -173,6 +173,11 @@ export class Engine extends EngineFacade {
 
   /** Takes an upload as a queued job; throws the `ApiError` it is refused with. */
   async upload(input: UploadInput): Promise<UploadAccepted> {
+    const regions = input.fields.regions
+    this.scheduler.assertRunnable?.({
+      hint: input.hint !== undefined,
+      regions: regions !== undefined && regions !== null && regions !== ''
+    })
     const body = await acceptUpload(
       {
         ...this.stores(),
@@ -221,6 +226,18 @@ export class Engine extends EngineFacade {
     const job = this.jobs.get(jobId)
     if (job?.status !== 'queued') return false
     return endUnsuccessfully(this.runContext(), job, 'queued', 'cancelled', {})
+  }
+
+  /**
+   * Refuses a done job's result at no charge (remove.bg's `unknown_foreground` and
+   * `invalid_bg_image`): the job becomes `failed` with `result_refused` and this message, its
+   * results are deleted and its credit refunded (`endUnsuccessfully`, the one rule: charged
+   * only while a result can be fetched). False when the job is not done.
+   */
+  refuseResult(jobId: string, message: string): boolean {
+    const job = this.jobs.get(jobId)
+    if (job?.status !== 'done') return false
+    return endUnsuccessfully(this.runContext(), job, 'done', 'failed', { errorReason: 'result_refused', errorMessage: message })
   }
 
   /** `GET /api/v1/health`: up, the default model and the device that runs it (once loaded). */

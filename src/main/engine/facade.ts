@@ -90,11 +90,6 @@ export abstract class EngineFacade extends EventEmitter<EngineEvents> {
     return this.keys.heldBy(jobId)
   }
 
-  /** Gives a job's held credits back to its key. */
-  refund(keyId: string, jobId: string): void {
-    this.keys.refund(keyId, jobId)
-  }
-
   // ── jobs ────────────────────────────────────────────────────────────────────────────────
 
   /** The job with this id; null when there is none (or it was swept). */

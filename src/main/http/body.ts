@@ -19,14 +19,10 @@ export interface UploadBodyOptions {
   floor?: RateFloor
   /**
    * Beyond `/api/v1/upload`'s own shape: the compatible remove.bg endpoint names its parts
-   * `image_file` / `bg_image_file`, takes form-urlencoded bodies, and carries base64 images in JSON.
+   * `image_file` / `bg_image_file` (its JSON and form-urlencoded bodies are its own: `removebg/body.ts`).
    * @default { file: 'file', hint: 'hint' }
    */
   parts?: { file: string; hint: string }
-  /** Also read `application/x-www-form-urlencoded` bodies (fields only). @default false */
-  urlencoded?: boolean
-  /** Largest JSON or form-urlencoded body. @default 1 MB */
-  maxTextBytes?: number
 }
 
 function hintTooLarge(limit: number): ApiError {
@@ -40,7 +36,7 @@ function malformed(message: string): ApiError {
 }
 
 async function parseJson(req: IncomingMessage, opts: UploadBodyOptions): Promise<Omit<UploadInput, 'keyId'>> {
-  const raw = await readBody(req, { limit: opts.maxTextBytes ?? MAX_JSON_BYTES, meter: opts.meter, floor: opts.floor })
+  const raw = await readBody(req, { limit: MAX_JSON_BYTES, meter: opts.meter, floor: opts.floor })
   let value: unknown
   try {
     value = JSON.parse(raw.toString('utf8'))
@@ -51,16 +47,6 @@ async function parseJson(req: IncomingMessage, opts: UploadBodyOptions): Promise
     throw malformed('The JSON body must be an object of upload fields.')
   }
   return { fields: value as UploadFields }
-}
-
-async function parseUrlencoded(req: IncomingMessage, opts: UploadBodyOptions): Promise<Omit<UploadInput, 'keyId'>> {
-  const raw = await readBody(req, { limit: opts.maxTextBytes ?? MAX_JSON_BYTES, meter: opts.meter, floor: opts.floor })
-  const fields: UploadFields = {}
-  for (const [name, value] of new URLSearchParams(raw.toString('utf8'))) {
-    if (name in fields) throw malformed(`The field "${name}" was sent more than once.`)
-    fields[name] = value
-  }
-  return { fields }
 }
 
 /**
@@ -84,7 +70,8 @@ function parseMultipart(req: IncomingMessage, opts: UploadBodyOptions): Promise<
       reject(malformed(`The multipart body cannot be parsed: ${(err as Error).message}`))
       return
     }
-    const fields: UploadFields = {}
+    // No prototype: a part named `constructor` or `toString` is a field like any other.
+    const fields: UploadFields = Object.create(null)
     let file: UploadInput['file']
     let hint: UploadInput['hint']
     let failure: ApiError | null = null
@@ -99,7 +86,7 @@ function parseMultipart(req: IncomingMessage, opts: UploadBodyOptions): Promise<
     body.done.catch((err: ApiError) => fail(err))
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) fail(malformed(`The field "${name}" is too long.`))
-      else if (name in fields) fail(malformed(`The field "${name}" was sent more than once.`))
+      else if (Object.hasOwn(fields, name)) fail(malformed(`The field "${name}" was sent more than once.`))
       else fields[name] = value
     })
     const seen = new Set<string>()
@@ -141,10 +128,6 @@ function parseMultipart(req: IncomingMessage, opts: UploadBodyOptions): Promise<
 export async function readUpload(req: IncomingMessage, opts: UploadBodyOptions): Promise<Omit<UploadInput, 'keyId'>> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
   if (type === 'application/json') return parseJson(req, opts)
-  if (opts.urlencoded && type === 'application/x-www-form-urlencoded') return parseUrlencoded(req, opts)
   if (type === 'multipart/form-data') return parseMultipart(req, opts)
-  const accepted = opts.urlencoded
-    ? 'application/json, application/x-www-form-urlencoded or multipart/form-data'
-    : 'application/json or multipart/form-data'
-  throw malformed(`Unsupported content type "${type || '(none)'}": send ${accepted}.`)
+  throw malformed(`Unsupported content type "${type || '(none)'}": send application/json or multipart/form-data.`)
 }

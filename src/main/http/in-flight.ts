@@ -7,7 +7,10 @@
  * Each sender (an API key; a worker key on the workers' listener) may hold at most its share of
  * the cap: four slow connections of one key once reserved all of it and kept every other key,
  * the owner's included, out for minutes. Past its share a key's own next upload is refused
- * (503 the same way), never another key's.
+ * (503 the same way), never another key's. A sender's only request may pass its share (while the
+ * cap has room): the share bounds how many requests a key holds at once, never how large one may
+ * be; a lone body under its size limit refused 503 would be refused for ever, however long its
+ * client waited (a remove.bg base64 body is a third larger than the image it carries).
  */
 export class InFlightBytes {
   private used = 0
@@ -22,10 +25,14 @@ export class InFlightBytes {
     readonly share = limit
   ) {}
 
-  /** Reserves `n` more bytes for `owner`; false (nothing reserved) when that would pass the cap or its share. */
-  take(n: number, owner: string): boolean {
+  /**
+   * Reserves `n` more bytes for `owner`, of a request already holding `own` of them; false
+   * (nothing reserved) when that would pass the cap, or pass its share while the owner holds
+   * bytes for another request.
+   */
+  take(n: number, owner: string, own = 0): boolean {
     const mine = this.held.get(owner) ?? 0
-    if (n < 0 || this.used + n > this.limit || mine + n > this.share) return false
+    if (n < 0 || this.used + n > this.limit || (mine + n > this.share && mine > own)) return false
     this.used += n
     this.held.set(owner, mine + n)
     return true
@@ -61,9 +68,14 @@ export class UploadReservation {
     private readonly owner: string
   ) {}
 
+  /** The most all requests together may hold: a body larger than this could never be taken. */
+  get capacity(): number {
+    return this.budget.limit
+  }
+
   /** Reserves the declared length; false when the budget (or the owner's share) cannot hold it. */
   reserve(declared: number): boolean {
-    if (!this.budget.take(declared, this.owner)) return false
+    if (!this.budget.take(declared, this.owner, this.held)) return false
     this.held += declared
     return true
   }
@@ -73,8 +85,21 @@ export class UploadReservation {
     this.seen += bytes
     if (this.seen <= this.held) return true
     const extra = this.seen - this.held
-    if (!this.budget.take(extra, this.owner)) return false
+    if (!this.budget.take(extra, this.owner, this.held)) return false
     this.held += extra
+    return true
+  }
+
+  /**
+   * From now on the request holds `n` bytes: its body was read and turned into what it keeps
+   * (a base64 text into the smaller image), the rest given back. False when `n` is more than it
+   * holds and the budget cannot give the difference.
+   */
+  holdOnly(n: number): boolean {
+    if (n > this.held && !this.budget.take(n - this.held, this.owner, this.held)) return false
+    if (n < this.held) this.budget.give(this.held - n, this.owner)
+    this.held = n
+    this.seen = n
     return true
   }
 

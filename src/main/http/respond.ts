@@ -28,15 +28,23 @@ const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
  * listener Node does much the same but with an empty body.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
+  // The answer in flight on this connection, if any (Node's own `_httpMessage`): once its head
+  // went out, nothing more may be written after it.
+  const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy()
     return
   }
   const [status, reason] = CLIENT_ERROR_STATUS[err.code ?? ''] ?? [400, 'Bad Request']
+  const message = 'The request could not be parsed; its body may have ended early.'
+  // A remove.bg client reads remove.bg's error shape (removebg/errors.ts), whatever broke.
+  const removeBg = inFlight?.req?.url?.startsWith('/v1.0/') === true
   const body =
-    status === 400
-      ? JSON.stringify({ error: { code: 'malformed_request', message: 'The request could not be parsed; its body may have ended early.' } })
-      : ''
+    status !== 400
+      ? ''
+      : removeBg
+        ? JSON.stringify({ errors: [{ title: 'Invalid request', code: 'invalid_request', detail: message }] })
+        : JSON.stringify({ error: { code: 'malformed_request', message } })
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nCache-Control: no-store\r\n` +
       (body

@@ -15,6 +15,7 @@ import type { Engine } from '../engine/engine'
 import type { StudioCoordinator } from '../studio/coordinator'
 import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, type Claim, type WorkerIdentity } from '../studio/protocol'
 import { allowedParts, checkResult } from '../studio/result-check'
+import { MAX_REFUSED_RESULTS } from '../studio/runs'
 import { InFlightBytes, UploadReservation } from './in-flight'
 import { declaredLength, readJsonObject, type RateFloor } from './read-body'
 import { sendJson } from './respond'
@@ -214,8 +215,16 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
         meter: (bytes) => (reservation.count(bytes) ? null : busy()),
         floor: ctx.floor
       })
-      const outcome = await checkResult(expectation, received.meta, received.files).catch(async (err: unknown) => {
+      // Each file's pixels decoded whole in the decode sandbox, which answers only a small rendering.
+      const decodes = (path: string): Promise<unknown> => engine.previewInSandbox({ path, edge: 16, quality: 50 })
+      const outcome = await checkResult(expectation, received.meta, received.files, decodes).catch(async (err: unknown) => {
         await Promise.all(received.files.map((f) => rm(f.path, { force: true })))
+        // A job whose results keep being refused is given up (failed, refunded), not taken again for ever.
+        if (err instanceof ApiError && err.code === 'validation_failed' && (await runs.refused(lease, err))) {
+          throw new ApiError('validation_failed', `${err.message} The job was given up after ${MAX_REFUSED_RESULTS} refused results.`, {
+            details: [...(err.details ?? []), { field: 'job', issue: 'given up: failed and refunded' }]
+          })
+        }
         throw err
       })
       sendJson(res, 200, { stored: await runs.complete(lease, outcome) })

@@ -3,8 +3,10 @@
  * and the variations it asked for, each file real image bytes of that format (its signature
  * sniffed) with a size in its header within the output limits and a byte count plausible for
  * that size, and the size the job's parameters give for its input (a 1×1 image for a 600×399
- * job is no result); warnings and the ignored list bounded and cleaned of control characters. Every
- * refusal is 422 `validation_failed` naming the part and the problem.
+ * job is no result), and its pixels decoded whole in the decode sandbox (a right header over a
+ * junk body is no result either: a client would download bytes no viewer opens); warnings and
+ * the ignored list bounded and cleaned of control characters. Every refusal is 422
+ * `validation_failed` naming the part and the problem.
  */
 import type { OutputFormat, Variation } from '../../shared/api'
 import { cleanText } from '../../shared/text'
@@ -118,8 +120,20 @@ function parseMeta(text: string | null, e: ResultExpectation): Omit<StoredOutcom
   return { warnings, ignored: ignored as Variation[], device, uncertainty }
 }
 
+/**
+ * Decodes a staged file whole (header and every pixel) in the decode sandbox; rejects with the
+ * decoder's words when it cannot. The engine's `previewInSandbox` does this and answers only a
+ * small rendering.
+ */
+export type DecodeCheck = (path: string) => Promise<unknown>
+
 /** Checks a result upload; its outcome (the staged files, ready to store) or a 422. */
-export async function checkResult(e: ResultExpectation, metaText: string | null, files: StagedFile[]): Promise<StoredOutcome> {
+export async function checkResult(
+  e: ResultExpectation,
+  metaText: string | null,
+  files: StagedFile[],
+  decodes: DecodeCheck
+): Promise<StoredOutcome> {
   const meta = parseMeta(metaText, e)
   const byVariation = new Map(files.map((f) => [f.name.slice(0, f.name.lastIndexOf('.')) as Variation, f]))
   for (const v of e.variations) {
@@ -174,6 +188,12 @@ export async function checkResult(e: ResultExpectation, metaText: string | null,
         { field: f.name, issue: `${size.width}×${size.height}, expected ${want.exact ? '' : 'at most '}${want.width}×${want.height}` }
       ])
     }
+    // Last, as the dearest check: the bytes are untrusted, so only the sandbox reads their pixels.
+    await decodes(f.path).catch((err: Error) =>
+      refuse(`${f.name} cannot be decoded: its image data is damaged or is not image data.`, [
+        { field: f.name, issue: `the decoder says: ${cleanText(err.message, WARNING_CHARS)}` }
+      ])
+    )
     outputs.push({ variation, ext: e.format, staged: f.path, size: f.size })
   }
   return { ...meta, outputs, model: e.model }

@@ -20,6 +20,8 @@ import type { FailureReport, WorkerIdentity } from './protocol'
 import type { WorkerRegistry } from './registry'
 import type { ResultExpectation } from './result-check'
 
+/** Results of one job refused this many times (by any of its workers): the job is given up. */
+export const MAX_REFUSED_RESULTS = 5
 /** A worker that lacks a job's model is told to offer the job again after this long. */
 const MODEL_WAIT_MS = 10_000
 const MESSAGE_CHARS = 500
@@ -52,6 +54,8 @@ export class StudioRuns {
   readonly claims: ClaimTable
   /** Jobs whose result is being received or stored now: a second upload waits (503). */
   private readonly storing = new Set<string>()
+  /** Results refused so far, by job (forgotten when the job's result is stored or it is given up). */
+  private readonly refusals = new Map<string, number>()
 
   constructor(
     private readonly access: DispatchAccess,
@@ -172,8 +176,32 @@ export class StudioRuns {
     return () => this.storing.delete(jobId)
   }
 
+  /**
+   * Counts a refused result of this claim's job. The job stays claimable (the same worker may
+   * send a right result, or another worker take the job once the lease lapses) until its results
+   * have been refused `MAX_REFUSED_RESULTS` times: then it is failed with the last refusal as its
+   * reason, and refunded, rather than taken again for ever. True when it was given up.
+   */
+  async refused(lease: Lease, err: ApiError): Promise<boolean> {
+    const n = (this.refusals.get(lease.jobId) ?? 0) + 1
+    if (n < MAX_REFUSED_RESULTS) {
+      this.refusals.set(lease.jobId, n)
+      return false
+    }
+    this.refusals.delete(lease.jobId)
+    const last = cleanText(err.message, MESSAGE_CHARS)
+    await lease.run.end({
+      kind: 'failed',
+      reason: 'pipeline_error',
+      message: `The job was given up: its workers' results were refused ${n} times (the last: ${last}).`
+    })
+    this.claims.drop(lease.jobId, lease.attempt)
+    return true
+  }
+
   /** Stores a run's results and ends the claim; false when the job had left the run. */
   async complete(lease: Lease, outcome: StoredOutcome): Promise<boolean> {
+    this.refusals.delete(lease.jobId)
     const stored = await lease.run.store(outcome)
     // Busy time as the coordinator saw it: from its claim to its stored result.
     if (stored) this.workers.finished(lease.holder, Date.now() - lease.claimedAt)

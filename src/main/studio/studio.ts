@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os'
 import { Engine, type EngineSeams } from '../engine/engine'
+import { ApiError } from '../engine/errors'
 import type { EngineOptions } from '../engine/options'
 import type { Dispatcher } from '../engine/queue/dispatcher'
 import { StudioCoordinator } from './coordinator'
@@ -46,6 +47,19 @@ function withLocalWorker(coordinator: StudioCoordinator, worker: StudioWorker | 
       return coordinator.cancel(jobId)
     },
     assertAvailable: () => coordinator.assertAvailable(),
+    // A hint and look-again boxes stay beside the coordinator's upload and only its own worker
+    // applies them (`runs.ts`, `claim`): with none, such a job would wait in the queue for ever.
+    ...(worker === null && {
+      assertRunnable: (needs: { hint: boolean; regions: boolean }) => {
+        const field = needs.hint ? 'hint' : needs.regions ? 'regions' : null
+        if (field === null) return
+        throw new ApiError(
+          'validation_failed',
+          `This server runs no local worker (--no-local-worker), and ${field === 'hint' ? 'a hint' : 'look-again boxes'} can only be applied by the coordinator's own worker; send the photo without ${field}, or use a coordinator with its local worker.`,
+          { details: [{ field, issue: 'needs the coordinator’s own worker, which this server does not run' }] }
+        )
+      }
+    }),
     stop: async () => {
       // Jobs running here go back to the queue, as the local scheduler's do.
       await Promise.race([worker?.stop(true), new Promise((r) => setTimeout(r, 10_000).unref())])

@@ -17,6 +17,11 @@ export interface Dispatcher {
   /** Throws ApiError `unavailable` when new jobs cannot be dispatched now. */
   assertAvailable?(): void
   /**
+   * Throws ApiError `validation_failed` (naming the field) for an upload none of this
+   * dispatcher's workers could ever run, rather than leave its job queued for good.
+   */
+  assertRunnable?(needs: { hint: boolean; regions: boolean }): void
+  /**
    * Whether jobs that were active when the engine last stopped go back to `queued` at start.
    * A shared queue keeps them running on other machines, so it answers false.
    */

@@ -5,6 +5,7 @@
  * counted, stored and ended the same way whoever runs it. Every move is guarded by the run's
  * attempt: once a job has been claimed again, an older run can no longer move it.
  */
+import { rmSync } from 'node:fs'
 import { mkdir, readFile, rename, rm } from 'node:fs/promises'
 import type { JobStatus } from '../../../shared/api'
 import { JobFailure } from '../errors'
@@ -24,15 +25,32 @@ import type { LookBox } from '../pipeline/guide/look-again'
 const FORWARD: JobStatus[] = ['segmenting', 'pending_compose', 'encoding', 'done']
 const PROGRESS_TICK_MS = 250
 
-/** Ends a job as failed or cancelled and gives its credit back, in one transaction. */
+/**
+ * The one rule of money, for every way in (`/api/v1`, remove.bg's API, the app, studio workers):
+ * a job is charged if and only if a result can be fetched. Every refund is made here, and takes
+ * the job's results with it: in one transaction the job ends `failed` or `cancelled` (from a
+ * queued or running status; or from `done`, when the caller refuses the finished result at no
+ * charge, `Engine.refuseResult`), its stored results are forgotten and its credit given back;
+ * then its result files are removed. False (nothing changed) when the job was no longer `from`.
+ */
 export function endUnsuccessfully(ctx: RunContext, job: JobRecord, from: JobStatus, to: 'failed' | 'cancelled', patch: MovePatch): boolean {
   const moved = ctx.db.transaction(() => {
-    if (!ctx.jobs.move(job.id, from, to, patch)) return false
+    const ended =
+      from === 'done'
+        ? to === 'failed' &&
+          ctx.jobs.withdraw(job.id, patch.errorReason ?? 'result_refused', patch.errorMessage ?? 'The result was refused at no charge.')
+        : ctx.jobs.move(job.id, from, to, patch)
+    if (!ended) return false
+    ctx.jobs.deleteResults(job.id)
     if (job.keyId !== null) ctx.keys.refund(job.keyId, job.id)
     return true
   })()
-  if (moved) ctx.changed(job.id)
-  return moved
+  if (!moved) return false
+  // No route serves a job's files unless it is done (`Engine.result`): gone from every view
+  // already; the files go now too.
+  rmSync(ctx.paths.resultDir(job.id), { recursive: true, force: true })
+  ctx.changed(job.id)
+  return true
 }
 
 /**

@@ -305,6 +305,24 @@ export class JobStore {
     )
   }
 
+  /** Forgets a job's stored results (their files are removed by the caller). */
+  deleteResults(jobId: string): void {
+    prepared(this.db, 'DELETE FROM results WHERE job_id = ?').run(jobId)
+  }
+
+  /**
+   * Turns a done job into a failed one, for the one rule of money (`run/record.ts`,
+   * `endWithoutCharge`): outside the TRANSITIONS table, which keeps `done` an end for every run.
+   * False when the job is not done.
+   */
+  withdraw(id: string, reason: FailureReason, message: string): boolean {
+    const r = prepared(
+      this.db,
+      "UPDATE jobs SET status = 'failed', error_reason = ?, error_message = ?, updated_at = ? WHERE id = ? AND status = 'done'"
+    ).run(reason, message, Date.now(), id)
+    return r.changes > 0
+  }
+
   results(jobId: string): ResultRecord[] {
     const rows = prepared(this.db, 'SELECT variation, ext, path, bytes FROM results WHERE job_id = ? ORDER BY rowid').all(jobId) as {
       variation: Variation

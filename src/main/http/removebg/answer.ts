@@ -65,7 +65,11 @@ function encode(image: Sharp, format: 'png' | 'jpg' | 'webp'): Sharp {
       : image.webp({ quality: 90, alphaQuality: 100 })
 }
 
-/** The answer for a done job. Throws 400 `unknown_foreground` (the job's credits refunded) when nothing was found. */
+/**
+ * The answer for a done job. Throws 400 `unknown_foreground` when nothing was found and 400
+ * `invalid_bg_image` when the background cannot be decoded: remove.bg charges neither, so the job
+ * is refunded and its results deleted (`Engine.refuseResult`).
+ */
 export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bgImage: Buffer | null): Promise<Answer> {
   const ext = plan.outputFormat
   const maskBytes = await readResult(engine, job, 'mask', ext)
@@ -73,7 +77,8 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
   // A JPEG mask carries compression noise near 0: its threshold is higher.
   const found = foregroundBox(mask.data, mask.info.width, mask.info.height, ext === 'png' ? FOREGROUND_ALPHA : FOREGROUND_ALPHA + 16)
   if (!found) {
-    if (job.keyId) engine.refund(job.keyId, job.id)
+    // remove.bg answers this at no charge: the job's results go with its credit (one rule, `Engine.refuseResult`).
+    engine.refuseResult(job.id, 'No subject was found in the image; the result was deleted and no credits were charged.')
     throw new RemoveBgError(400, [
       {
         title: 'Could not identify foreground in image',
@@ -111,7 +116,10 @@ export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bg
   if (composited) {
     // Decoded in the sandbox like any client image; only its raw pixels reach this process.
     const bg = await engine.decodeImage(bgImage).catch((err: Error) => {
-      if (job.keyId) engine.refund(job.keyId, job.id)
+      engine.refuseResult(
+        job.id,
+        `The background image could not be read: ${err.message}; the result was deleted and no credits were charged.`
+      )
       throw new RemoveBgError(400, [
         {
           title: 'Invalid background image',

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Engine } from '../../engine/engine'
+import { ApiError } from '../../engine/errors'
 import { busy } from './body'
 import { type InFlightBytes, UploadReservation } from '../in-flight'
 import type { Authenticate } from '../listen'
@@ -18,7 +19,7 @@ import { RemoveBgError, sendRemoveBgError } from './errors'
 import { parseOptions } from './fields'
 import { toUpload } from './mapping'
 import { fetchImage, photoBytes, pickSource } from './source'
-import type { RateFloor } from '../read-body'
+import { discardRest, type RateFloor } from '../read-body'
 import { waitForEnd } from './wait'
 
 export interface RemoveBgContext {
@@ -41,6 +42,21 @@ function failedJob(reason: string | null, message: string | null): RemoveBgError
   return new RemoveBgError(500, [{ title: 'Processing failed', code: reason ?? 'processing_failed', detail }])
 }
 
+/**
+ * `roi` travels to the engine as a hint image (`mapping.ts`): a refusal of that hint is a refusal
+ * of `roi` to a remove.bg client (a coordinator without its own worker cannot apply one).
+ */
+function roiRefusal(err: unknown): unknown {
+  if (!(err instanceof ApiError) || err.code !== 'validation_failed' || !err.details?.some((d) => d.field === 'hint')) return err
+  return new RemoveBgError(400, [
+    {
+      title: 'Unsupported option',
+      code: 'unsupported_option',
+      detail: `roi: ${err.message.replaceAll('a hint', 'a region of interest').replace('without hint', 'without roi')}`
+    }
+  ])
+}
+
 async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res: ServerResponse, keyId: string): Promise<void> {
   const { engine } = ctx
   // Nothing is read, fetched or run for a key that cannot pay for one job or whose queue is full
@@ -56,15 +72,15 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
   let options
   try {
     const body = await readRemoveBgBody(req, engine, reservation, ctx.floor)
-    const fields = body.fields as Record<string, unknown>
+    const fields = body.fields
     options = parseOptions(fields, body.hint !== undefined)
-    const source = pickSource(
-      fields,
-      body.file && { bytes: body.file.bytes, mimeType: body.file.mimeType, filename: body.file.filename ?? 'image_file' }
-    )
+    const source = pickSource(fields, {
+      file: body.file && { bytes: body.file.bytes, mimeType: body.file.mimeType, filename: body.file.filename ?? 'image_file' },
+      b64: body.b64
+    })
     const photo = await photoBytes(engine, source, stop.signal)
-    // Fetched and decoded bytes are held like uploaded ones, against the same budget.
-    if (source.kind !== 'file' && !reservation.count(photo.bytes.length)) throw busy()
+    // Fetched bytes are held like uploaded ones, against the same budget (a body's are counted as they arrive).
+    if (source.kind === 'url' && !reservation.count(photo.bytes.length)) throw busy()
     if (body.hint) bgImage = body.hint.bytes
     else if (options.bgImageUrl !== null) {
       bgImage = await fetchImage(engine, options.bgImageUrl, 'bg_image_url', stop.signal)
@@ -83,7 +99,12 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
     const mapped = await toUpload(options, photo, size, bgImage !== null, keyId)
     plan = mapped.plan
     // The engine's refusal is thrown as it is, then translated like any other.
-    job = (await engine.upload(mapped.input)).job_id
+    const withRoi = options.roi !== null
+    job = (
+      await engine.upload(mapped.input).catch((err: unknown) => {
+        throw withRoi ? roiRefusal(err) : err
+      })
+    ).job_id
   } finally {
     reservation.release()
   }
@@ -126,12 +147,11 @@ export async function handleRemoveBgRequest(ctx: RemoveBgContext, req: IncomingM
       res.destroy()
       return true
     }
+    // A refusal before or while the body was read (no key, no credit, a budget full): what the
+    // client still sends is read and dropped, up to a bound, before the connection is closed,
+    // as on /api/v1, so that a client still sending reads this answer rather than a reset.
+    discardRest(req)
     sendRemoveBgError(res, err, keyId ? rateLimitHeaders(ctx.engine, keyId) : {})
-    // A refusal before the body was read: close rather than reuse the connection.
-    if (!req.complete) {
-      req.resume()
-      res.once('finish', () => req.socket.destroy())
-    }
   }
   return true
 }

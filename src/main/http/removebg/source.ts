@@ -19,15 +19,22 @@ export interface ImageBytes {
   filename: string
 }
 
-/** Only base64 characters and whitespace: checked without backtracking before decoding. */
+/** Only base64 characters and whitespace: one anchored character class, checked without backtracking before decoding. */
 const BASE64 = /^[A-Za-z0-9+/=\s]*$/
+
+/** The photo's source as the body gave it: a file part, a decoded `image_file_b64`, or the fields alone. */
+export interface BodyImages {
+  file?: ImageBytes
+  /** `image_file_b64` of a JSON or form-urlencoded body, decoded off the main thread (`text-body.ts`). */
+  b64?: { bytes: Buffer } | { error: string }
+}
 
 /** The one source of the photo: 400 `missing_source` without one, `multiple_sources` with more. */
 export function pickSource(
   fields: Record<string, unknown>,
-  file: ImageBytes | undefined
-): { kind: 'file'; image: ImageBytes } | { kind: 'b64'; text: string } | { kind: 'url'; url: string } {
-  const b64 = fields.image_file_b64
+  { file, b64: decoded }: BodyImages
+): { kind: 'file'; image: ImageBytes } | { kind: 'b64'; bytes: Buffer } | { kind: 'url'; url: string } {
+  const b64 = decoded ?? fields.image_file_b64
   const url = fields.image_url
   const given = [file !== undefined, b64 !== undefined && b64 !== '', url !== undefined && url !== ''].filter(Boolean).length
   if (given === 0)
@@ -43,14 +50,20 @@ export function pickSource(
       }
     ])
   if (file) return { kind: 'file', image: file }
+  if (decoded) {
+    if ('error' in decoded) throw badField('invalid_image_file_b64', `image_file_b64: ${decoded.error}`)
+    return { kind: 'b64', bytes: decoded.bytes }
+  }
   if (b64 !== undefined && b64 !== '') {
+    // A multipart text part (at most 64 KB) or a value that is no string.
     if (typeof b64 !== 'string') throw badField('invalid_image_file_b64', 'image_file_b64: expected a base64 string')
-    return { kind: 'b64', text: b64 }
+    return { kind: 'b64', bytes: decodeBase64(b64, 'image_file_b64') }
   }
   if (typeof url !== 'string') throw badField('invalid_image_url', 'image_url: expected an http(s) URL')
   return { kind: 'url', url }
 }
 
+/** A small base64 text (a multipart part, at most 64 KB) decoded here; large ones are decoded off the main thread. */
 export function decodeBase64(text: string, field: string): Buffer {
   // A data: URL's header is taken off: clients paste those too.
   const comma = text.startsWith('data:') ? text.indexOf(',') : -1
@@ -88,6 +101,6 @@ export async function fetchImage(engine: Engine, url: string, field: string, sig
 /** The photo's bytes, whichever way it came. */
 export async function photoBytes(engine: Engine, source: ReturnType<typeof pickSource>, signal: AbortSignal): Promise<ImageBytes> {
   if (source.kind === 'file') return source.image
-  if (source.kind === 'b64') return { bytes: decodeBase64(source.text, 'image_file_b64'), mimeType: null, filename: 'image_file_b64' }
+  if (source.kind === 'b64') return { bytes: source.bytes, mimeType: null, filename: 'image_file_b64' }
   return { bytes: await fetchImage(engine, source.url, 'image_url', signal), mimeType: null, filename: source.url }
 }
