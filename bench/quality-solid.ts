@@ -18,13 +18,13 @@
  * No model runs: the masks are made here, so the figures are the step's alone. Each family is
  * split by subject into a fitting part (even places) and a held-aside part (odd places): the
  * step's thresholds were chosen on the corpus photos and the fitting part; the held-aside part
- * scores them. Rows: "today" is the refine step alone, "solid" the refine step and the solid
- * step (what `refine=edges` runs), each scored with `quality-metrics.ts` plus the alpha MSE
+ * scores them. Rows: "today" is the refine step on the first mask, "solid" the refine step on
+ * it after the solid step (what `refine=edges` runs: `workingMask`), each scored with `quality-metrics.ts` plus the alpha MSE
  * over the whole frame.
  */
 import { refined, type MaskSource } from '../src/main/engine/pipeline/alpha'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
-import { solidAnalysis, solidSubject } from '../src/main/engine/pipeline/refine/solid'
+import { solidAnalysis, solidMask } from '../src/main/engine/pipeline/refine/solid'
 import { round } from './lib'
 import { contrastingColour, edgeBand, score, softBand } from './quality-metrics'
 import { background, composite, loadCutout, referenceCutouts, subjectBox, type Rgba, type Scene } from './quality-scenes'
@@ -88,13 +88,10 @@ async function measure(scene: Scene, first: Buffer, side: Side, part: SolidRow['
   const soft = softBand(scene.alpha)
   const edge = edgeBand(scene.alpha, scene.width, scene.height)
   const contrast = contrastingColour(scene, edge)
-  const today = await refined(
-    image,
-    { data: first, width: scene.width, height: scene.height },
-    { segmenter: fixedMask(first) },
-    { refine: 'edges' }
-  )
-  const solid = solidSubject(image, today)
+  const plane = { data: first, width: scene.width, height: scene.height }
+  const deps = { segmenter: fixedMask(first) }
+  const today = await refined(image, plane, deps, { refine: 'edges' })
+  const solid = await refined(image, solidMask(plane), deps, { refine: 'edges' })
   const scored = (c: { alpha: Buffer; foreground: Buffer }): Record<string, number> => {
     const s = score(scene, c, soft, edge, contrast)
     return {
@@ -111,7 +108,7 @@ async function measure(scene: Scene, first: Buffer, side: Side, part: SolidRow['
     family: scene.family,
     side,
     part,
-    acted: solidAnalysis(today.alpha, scene.width, scene.height).triggered,
+    acted: solidAnalysis(first, scene.width, scene.height).triggered,
     today: scored(today),
     solid: scored(solid)
   }

@@ -4,37 +4,33 @@
  * The model sometimes answers a solid subject with a broad half-transparent inside (a white
  * dress at 40 %, a shelf of pots at 20–80 %) or keeps a half-transparent ghost of something
  * behind the subject (a sign, a train). That is the model's doubt, not transparency: real
- * transparency at a subject's edge (hair, fur, a veil's hem) is a thin band between the
+ * transparency at a subject's edge (hair, fur, a veil's hem) is a narrow band between the
  * subject and the background, and a truly see-through subject (smoke, glass) has no
- * confident core at all. So, on the refined alpha:
+ * confident core at all. So, on the model's mask, before the refine step (`workingMask` in
+ * `alpha.ts`):
  *
  * 1. Trigger: the share of the subject's pixels that are half transparent (20–80 %) *and* far
- *    from any certain background (more than `BROAD_REACH` of the frame's long side). Hair and
- *    fur bands are narrow and never count; only a broad half-transparent interior does. Below
- *    `TRIGGER_SHARE` nothing changes (the photos the model gets right cost one pass over a
- *    512² grid).
+ *    from any certain background (more than `BROAD_REACH` of the grid's long side). Hair and
+ *    fur bands are narrow and never count; only a broad half-transparent inside does. Below
+ *    `TRIGGER_SHARE` (or without a confident core) the mask is returned as it is, at the cost
+ *    of one pass over a grid of at most 512².
  * 2. A trimap on that grid: the confident core (≥ 80 %, its large parts), the certain
- *    background (≤ 8 %), and the half-transparent regions between. A half-transparent region
- *    that borders the core along a good part of its outline belongs to the subject; one that
- *    touches it only at a seam or not at all (a ghost behind the figure, a sign beside it) is
- *    background, and goes to 0 with the small confident parts that stand apart.
- * 3. Inside the subject, alpha is stretched by the subject's own confidence level around each
- *    pixel (the local maximum of the model's alpha): where the model says 40 % across a whole
- *    dress, 40 % is its "opaque"; the refine step's photo-guided edge profile is kept, only
- *    rescaled, so the edge against the background stays as soft as the photo shows it. Pixels
- *    deep inside (farther than the reach from the certain background) are made opaque.
- *    Next to a confident core the level is 1 and hair keeps the refine step's alpha as it is.
- * 4. Where alpha rose, the foreground colour moves toward the photo's own colour (an opaque
- *    pixel's colour is the photo's; the refine step had unmixed it as a half-transparent one).
+ *    background (≤ 8 %), and the half-transparent regions between. A broad half-transparent
+ *    region that borders the core along a good part of its outline belongs to the subject; one
+ *    that touches it only at a seam or not at all (a ghost behind the figure, a sign beside it)
+ *    is background, and goes to 0 with the small confident parts that border it. Narrow
+ *    half-transparent regions are left as they are.
+ * 3. Inside the subject the mask is divided by the subject's own confidence around each pixel
+ *    (the local maximum of the mask): where the model says 40 % across a whole dress, 40 % is its
+ *    "opaque". Along the edge of a half-transparent inside the ramp is made steeper (its width is
+ *    the model's blur), and cells deeper than the reach from the certain background are opaque.
+ *    Next to a confident core the level is 1, so hair there keeps the model's values.
+ *
+ * The refine step then decides the band between the new certain subject and background from the
+ * photo (guided filter, colours of the known subject and background around each edge pixel), and
+ * unmixes the colours there as for any edge.
  */
-import type { RgbaInput } from './refine'
-
-/** The colours and alpha the step works on (as `AlphaPixels`). */
-export interface SolidPixels {
-  alpha: Buffer
-  /** RGBA. */
-  foreground: Buffer
-}
+import type { MaskPlane } from './refine'
 
 /** Long side of the analysis grid (cells of several pixels on larger photos). */
 const GRID_MAX_SIDE = 512
@@ -51,8 +47,8 @@ const CORE = 204
 const BROAD_REACH = 0.012
 /**
  * Share of the subject's pixels (over 8 %) that must be broad half-transparent inside to act.
- * On the corpus the photos the model gets right measure 0–2.2 % (fur and hair included), the
- * three with a half-transparent inside 9–27 %.
+ * On the corpus's model masks the photos the model gets right measure 0–2.7 % (fur and hair
+ * included), the three with a half-transparent inside 11–28 %.
  */
 export const TRIGGER_SHARE = 0.05
 /** The confident core must be at least this share of the subject's pixels for the step to act. */
@@ -61,14 +57,14 @@ const MIN_CORE = 0.1
 const SMALL_CORE = 0.1
 /**
  * A half-transparent region is the subject's when at least this share of its outline borders the
- * core. On the corpus: anime-girl-3's dress 0.48–0.52, plants-1's shelf 0.29 and 0.79, the ghost
- * train behind anime-girl-2 0.125, the sign beside her 0.
+ * core. On the corpus's model masks: anime-girl-3's dress 0.49–0.56, plants-1's shelf and pots
+ * 0.29–0.96, the ghost train behind anime-girl-2 0.12, the sign beside her 0.
  */
 const CONTACT_SHARE = 0.2
 /** A small confident part stands apart when at least this share of its outline borders a half-transparent region that does. */
 const APART_SHARE = 0.3
-/** Slope of the edge of a half-transparent inside made opaque: 25–75 % becomes 0–100 %. */
-const STEEPER = 2
+/** Slope of the edge of a half-transparent inside made opaque: its middle third becomes 0–100 %. */
+const STEEPER = 3
 
 export interface SolidAnalysis {
   /** Share of the subject's pixels that are broad half-transparent inside (the trigger). */
@@ -349,14 +345,14 @@ function sample(p: Float32Array, gw: number, gh: number, step: number, x: number
 }
 
 /**
- * The step: `pixels` as they are where the alpha has no broad half-transparent inside, else a
- * new alpha and foreground (see the file's comment). `image` is the photo the refine step read.
+ * The step on the model's mask: the same plane where it has no broad half-transparent inside,
+ * else a new one (see the file's comment). Applying it to its own result changes nothing.
  */
-export function solidSubject(image: RgbaInput, pixels: SolidPixels): SolidPixels {
-  const { width, height } = image
-  const grid = toGrid(pixels.alpha, width, height)
+export function solidMask(mask: MaskPlane): MaskPlane {
+  const { width, height } = mask
+  const grid = toGrid(mask.data, width, height)
   const { triggered, dist, reach } = analyse(grid)
-  if (!triggered) return pixels
+  if (!triggered) return mask
   const { g, gw, gh, step } = grid
   const n = gw * gh
   const cells = subjectCells(g, gw, gh, dist, reach)
@@ -377,12 +373,10 @@ export function solidSubject(image: RgbaInput, pixels: SolidPixels): SolidPixels
   const opaque = blur(inside, gw, gh, 1)
   const firmer = blur(firm, gw, gh, reach)
 
-  const alpha = Buffer.from(pixels.alpha)
-  const foreground = pixels.foreground === image.data ? Buffer.from(pixels.foreground) : pixels.foreground
-  const photo = image.data
+  const data = Buffer.from(mask.data)
   for (let y = 0; y < height; y++)
     for (let x = 0, i = y * width; x < width; x++, i++) {
-      const before = pixels.alpha[i]!
+      const before = mask.data[i]!
       if (before === 0) continue
       const a = before / 255
       const drop = sample(apart, gw, gh, step, x, y)
@@ -391,15 +385,7 @@ export function solidSubject(image: RgbaInput, pixels: SolidPixels): SolidPixels
       const k = sample(firmer, gw, gh, step, x, y)
       const edge = k > 0 ? stretched + k * (Math.min(1, Math.max(0, (stretched - 0.5) * STEEPER + 0.5)) - stretched) : stretched
       const deep = sample(opaque, gw, gh, step, x, y) * Math.min(1, before / LOW)
-      const after = Math.max(edge, deep) * (1 - drop)
-      const v = Math.round(after * 255)
-      alpha[i] = v
-      if (v > before && before < 255) {
-        // Toward the photo's own colour as the pixel becomes opaque.
-        const t = (after - a) / (1 - a)
-        const o = i * 4
-        for (let c = 0; c < 3; c++) foreground[o + c] = Math.round(foreground[o + c]! + (photo[o + c]! - foreground[o + c]!) * t)
-      }
+      data[i] = Math.round(Math.max(edge, deep) * (1 - drop) * 255)
     }
-  return { alpha, foreground }
+  return { data, width, height }
 }
