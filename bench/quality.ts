@@ -1,6 +1,6 @@
 /**
  * `npm run bench:quality -- [--corpus <dir>] [--variant small|medium] [--limit N] [--mask-cache <dir>]
- *                          [--no-small] [--no-photos]`
+ *                          [--no-small] [--no-photos] [--no-solid]`
  *
  * Cutout quality, printed as JSON (never asserted; figures are deterministic, times are not):
  * - composites: every reference cutout of the corpus (`<corpus>/../reference/*.png`, RGBA,
@@ -9,7 +9,12 @@
  *   the alpha step with `refine=none`, `edges` (the default) and `detail`. Scores
  *   (`quality-metrics.ts`): alpha IoU, alpha SAD and gradient error in the soft band, foreground
  *   colour error in the soft band, halo on a contrasting colour. `summary.default_vs_none`
- *   checks the bar the default refinement has to clear.
+ *   checks the bar the default refinement has to clear. Beside them, the peers' foreground
+ *   estimation on the same raw mask (`foreground-peers.ts`: blur fusion, multi-level), and
+ *   `summary.peers` sets their halo and colour error beside ours.
+ * - solid_subjects (`quality-solid.ts`): opaque subjects whose first mask is half transparent
+ *   and truly see-through ones (smoke, veils, glass, hair), split into a fitting and a
+ *   held-aside part, with and without the solid-subject step.
  * - photos: every corpus photo with `refine=none|edges|detail` against the same-weights
  *   reference (`isnet-general-use`: IoU, mean |Δα|) and against the strongest reference
  *   (`birefnet-massive`: agreement in its edge band), and the small-subject photos (car-1,
@@ -22,7 +27,9 @@ import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
 import { corpusFiles, loadAverage, machine, options, round } from './lib'
 import { contrastingColour, edgeBand, softBand, type Cutout, type Scores } from './quality-metrics'
 import { score } from './quality-metrics'
+import { blurFusion, multiLevel } from './foreground-peers'
 import { comparePhotos } from './quality-photos'
+import { solidFamilies } from './quality-solid'
 import { qualityComposites, type Scene } from './quality-scenes'
 import { openQualityRun, type CountingSource } from './quality-source'
 
@@ -45,6 +52,7 @@ export async function main(args: string[]): Promise<number> {
     for await (const c of qualityComposites(refDir, photos, { limit, small: !opt.has('no-small') }))
       rows.push(await measure(c.scene, source, c.small))
     const photoRows = opt.has('no-photos') ? null : await comparePhotos(source, photos, refDir)
+    const solid = opt.has('no-solid') ? null : await solidFamilies(refDir, photos, limit)
     console.log(
       JSON.stringify(
         {
@@ -54,6 +62,7 @@ export async function main(args: string[]): Promise<number> {
           machine: { ...machine(), load_average_start: loadStart, load_average_end: loadAverage() },
           summary: summarise(rows),
           photos: photoRows,
+          solid_subjects: solid,
           composites: rows
         },
         null,
@@ -76,7 +85,11 @@ async function measure(scene: Scene, source: CountingSource, small: boolean): Pr
     scores[name] = roundScores(score(scene, c, soft, edge, contrast))
   }
   const deps = { segmenter: source }
-  put('none', await computeAlpha(image, scene.image, deps, { alpha: 'auto', refine: 'none' }))
+  const raw = await computeAlpha(image, scene.image, deps, { alpha: 'auto', refine: 'none' })
+  put('none', raw)
+  // The peers' colours on the same raw mask (their alpha is the model's, as they ship it).
+  put('blur_fusion', { alpha: raw.alpha, foreground: blurFusion(image, raw.alpha) })
+  put('multilevel', { alpha: raw.alpha, foreground: multiLevel(image, raw.alpha) })
   let t = performance.now()
   put('edges', await computeAlpha(image, scene.image, deps, { alpha: 'auto', refine: 'edges' }))
   const edgesMs = performance.now() - t
@@ -97,6 +110,20 @@ async function measure(scene: Scene, source: CountingSource, small: boolean): Pr
     detail_ran: detailRan,
     detail_extra_ms: extra,
     scores
+  }
+}
+
+/** Halo and colour error of ours (`edges`) beside the peers' foreground estimation on the same raw mask. */
+function peers(t: Record<string, Record<string, number>>): Record<string, unknown> {
+  const pick = (m: string) => ({ halo: t[m]!.halo!, fg_error_band: t[m]!.fg_error_band! })
+  const ahead = (m: string): boolean => t.edges!.halo! < t[m]!.halo! && t.edges!.fg_error_band! < t[m]!.fg_error_band!
+  return {
+    ours: pick('edges'),
+    blur_fusion: pick('blur_fusion'),
+    multilevel: pick('multilevel'),
+    raw_mask: pick('none'),
+    ours_ahead_of_blur_fusion: ahead('blur_fusion'),
+    ours_ahead_of_multilevel: ahead('multilevel')
   }
 }
 
@@ -186,6 +213,7 @@ function summarise(rows: Row[]): Record<string, unknown> {
       extra_ms_per_image_where_ran: round(ran.reduce((s, r) => s + (r.detail_extra_ms ?? 0), 0) / Math.max(1, ran.length), 0)
     },
     detail_vs_none: versus('detail', rows),
+    peers: peers(table(rows)),
     mean_all: table(rows),
     mean_full_frame: table(full),
     mean_small_subject: table(small),

@@ -8,6 +8,8 @@
  * - `refine=edges` (default): guided-filter edges at full resolution and foreground colours
  *   without the old background's fringe (`refine.ts`). `refine=detail`: the same after a second
  *   model run on a small subject's box (`detail.ts`). `refine=none`: the mask upscaled.
+ *   Either refines the model's mask with a solid subject's broad half-transparent inside made
+ *   opaque (`workingMask`, `solid.ts`); `refine=none` upscales the mask as the model gave it.
  * - With the model: how much the cutout needs a person's look (`uncertainty.ts`,
  *   docs/review.md), from the model's first mask and the final alpha.
  * - A hint (`hint.ts`, docs/touch-up.md "Hints"): its strokes set on the result, the edges refined
@@ -28,6 +30,7 @@ import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask/mask'
 import type { ModelVariant } from './mask/model'
 import { refineReach, resizeMask, type MaskPlane } from './refine/refine'
 import { refineOffThread } from './refine/refine-thread'
+import { solidMask } from './refine/solid'
 import { uncertainty } from './mask/uncertainty'
 
 /**
@@ -113,6 +116,7 @@ export async function computeAlpha(
     signal?.throwIfAborted()
   }
 
+  mask = workingMask(mask, params)
   let { alpha, foreground } = await refined(image, mask, deps, params, signal)
   if (strokes) ({ alpha, foreground } = await applyHint(image, mask, { alpha, foreground }, strokes, deps, params, signal))
   const looks = isLookSet(regions) ? regions : { runs: await lookRuns(image, regions, deps.segmenter, signal), full: image }
@@ -120,6 +124,15 @@ export async function computeAlpha(
     ({ alpha, foreground } = await applyLooks(image, { alpha, foreground }, looks.runs, looks.full, deps, params, strokes, signal))
   if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
   return { alpha, foreground, warnings, source, uncertainty: uncertainty(first, { data: alpha, width: image.width, height: image.height }) }
+}
+
+/**
+ * The mask the refine step works from: the model's, with a solid subject's broad half-transparent
+ * inside made opaque and half-transparent structures apart from it dropped (`solid.ts`), unless
+ * `refine=none`. The touch-up preview starts from it too, so it shows what a job delivers.
+ */
+export function workingMask(mask: MaskPlane, params: Pick<JobParams, 'refine'>): MaskPlane {
+  return params.refine === 'none' ? mask : solidMask(mask)
 }
 
 /**

@@ -33,6 +33,7 @@ import {
   computeAlpha,
   lookRuns,
   maskModelKey,
+  workingMask,
   refined,
   startLooks,
   type CropResults,
@@ -188,7 +189,8 @@ export class HintPreviews {
       throw new ApiError('not_found', 'The original of this file is no longer kept; process it again to touch it up.')
     })
     const image = await this.deps.decode(input)
-    const mask = source.params.alpha === 'keep' && image.hasAlpha ? null : await this.modelMask(source.model, input, image)
+    const mask =
+      source.params.alpha === 'keep' && image.hasAlpha ? null : workingMask(await this.modelMask(source.model, input, image), source.params)
     const scale = Math.min(1, TOUCHUP_PREVIEW_EDGE / Math.max(image.width, image.height))
     const width = Math.max(1, Math.round(image.width * scale))
     const height = Math.max(1, Math.round(image.height * scale))
