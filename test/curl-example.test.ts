@@ -3,15 +3,16 @@
  * (`renderer/src/lib/curl-example.ts`), run by a real shell with real curl against a real
  * server and model, uploads photo.jpg, follows the job by the id from the answer and saves the
  * cut-out. With the key written in (just made in this window) and with the key typed at the
- * question (any other key); a wrong key shows the API's answer and stops.
+ * question (any other key); a wrong key shows the API's answer and stops. The preset editor's
+ * commands hand the command line and the API a set with `;` and `#` whole.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { curlExample } from '../src/shared/curl-example'
-import { startTestServer, tempDir, type TestServer } from './helpers/engine'
+import { curlExample, settingsCommands } from '../src/shared/curl-example'
+import { pollUntilSettled, startTestServer, tempDir, type TestServer } from './helpers/engine'
 import { sceneJpeg } from './helpers/fixtures'
 import { requireTool } from './helpers/require-tool'
 
@@ -71,4 +72,28 @@ it('a wrong key shows the API answer and runs nothing else', async (ctx) => {
   expect(run.code).not.toBe(0)
   expect(run.out).toContain('"code":"unauthorized"')
   expect(run.out).not.toContain('job:')
+})
+
+it("the preset editor's commands keep every setting of a set holding ; and # when pasted", async (ctx) => {
+  if (!hasCurl) return ctx.skip('curl is not installed')
+  const set = 'background=#F4F4F4;crop=subject;size=1600x1600;margin=6%'
+  const { cli, curl } = settingsCommands(set, server.url(''))
+  // The command line: the shell hands `--params` the whole set (bash, and zsh where installed).
+  const shells = ['bash', ...(spawnSync('zsh', ['--version']).status === 0 ? ['zsh'] : [])]
+  for (const shell of shells) {
+    const argv = spawnSync(shell, ['-c', cli.replace(/^npx clipdesk /, "printf '%s\\n' ")], { encoding: 'utf8' })
+    expect(argv.stdout.trim().split('\n'), shell).toEqual(['process', 'photos', '--out', 'cutouts', '--params', set])
+  }
+  // The API: curl sends the whole set; the job's file has the size and background it names.
+  const run = await paste(`CLIPDESK_KEY='${server.key}'\n${curl}`)
+  expect(run.code, run.out).toBe(0)
+  const jobId = /"job_id":"([0-9a-f-]{36})"/.exec(run.out)?.[1]
+  expect(jobId, run.out).toBeDefined()
+  const { body } = await pollUntilSettled(server, jobId!)
+  const file = Buffer.from(await (await fetch(body.final_url)).arrayBuffer())
+  const { data, info } = await sharp(file).raw().toBuffer({ resolveWithObject: true })
+  expect([info.width, info.height]).toEqual([1600, 1600])
+  expect([...data.subarray(0, 3)]).toEqual([0xf4, 0xf4, 0xf4])
+  // An empty set leaves `--params` out rather than handing an empty one.
+  expect(settingsCommands('', 'http://127.0.0.1:7878').cli).toBe('npx clipdesk process photos --out cutouts')
 })
