@@ -15,11 +15,12 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { initializeCanvas, readPsd, type Layer } from 'ag-psd'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ServeProcess, startServe } from './helpers/cli'
 import { tempDir } from './helpers/engine'
-import { smallSubjectPng } from './helpers/fixtures'
+import { smallSubjectPng, smallSubjectScores } from './helpers/fixtures'
 import { requireTool } from './helpers/require-tool'
 
 const ROOT = new URL('..', import.meta.url).pathname
@@ -126,6 +127,24 @@ function psdSize(bytes: Buffer): { width: number; height: number } {
   return { width: bytes.readUInt32BE(18), height: bytes.readUInt32BE(14) }
 }
 
+/** The box of a layered PSD's "Subject" layer mask where it is over half opaque, in canvas pixels. */
+function subjectBox(bytes: Buffer): { left: number; top: number; right: number; bottom: number } {
+  const psd = readPsd(bytes, { useImageData: true, skipCompositeImageData: true, skipThumbnail: true })
+  const mask = psd.children!.find((l: Layer) => l.name === 'Subject')!.mask!
+  const m = mask.imageData!
+  const box = { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity }
+  for (let y = 0; y < m.height; y++)
+    for (let x = 0; x < m.width; x++) {
+      if (m.data[(y * m.width + x) * 4]! <= 127) continue
+      const [cx, cy] = [x + (mask.left ?? 0), y + (mask.top ?? 0)]
+      box.left = Math.min(box.left, cx)
+      box.top = Math.min(box.top, cy)
+      box.right = Math.max(box.right, cx + 1)
+      box.bottom = Math.max(box.bottom, cy + 1)
+    }
+  return box
+}
+
 async function pixel(bytes: Buffer, x: number, y: number): Promise<number[]> {
   const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true })
   const at = (y * info.width + x) * info.channels
@@ -159,7 +178,10 @@ const CHECKS: Array<{ match: string; check: (r: Run) => Promise<void> }> = [
     async check(r) {
       expect(r.statuses).toEqual([202])
       expect(r.jobs.map((j) => j.state)).toEqual(['done'])
-      expect(await sharp(await download(r.jobs[0]!.final_url)).metadata()).toMatchObject({ format: 'png', ...photoSize })
+      const cutout = await download(r.jobs[0]!.final_url)
+      expect(await sharp(cutout).metadata()).toMatchObject({ format: 'png', ...photoSize })
+      // The box is round the small subject the model misses on the whole photo: the look again finds it.
+      expect(smallSubjectScores(await sharp(cutout).extractChannel(3).raw().toBuffer())).toBeGreaterThanOrEqual(200)
     }
   },
   {
@@ -200,6 +222,11 @@ const CHECKS: Array<{ match: string; check: (r: Run) => Promise<void> }> = [
       const psd = await download(preset!.final_url)
       expect(new URL(preset!.final_url).pathname).toMatch(/\.psd$/)
       expect(psdSize(psd)).toEqual({ width: 1600, height: 1600 })
+      // margin=6%: the subject stands on the bottom margin and fills the width between the side
+      // margins, 96 px of 1600 each (its layer mask's box; its soft edge a few pixels inside).
+      const box = subjectBox(psd)
+      for (const side of [box.left, 1600 - box.right, 1600 - box.bottom]) expect(side).toBeGreaterThanOrEqual(86)
+      for (const side of [box.left, 1600 - box.right, 1600 - box.bottom]) expect(side).toBeLessThanOrEqual(100)
       // The typed set: compose and mask only, 1200 on the long edge, on #F4F4F4.
       expect(Object.keys(typed!.final_urls).sort()).toEqual(['compose', 'mask'])
       const compose = await download(typed!.final_urls.compose)
@@ -262,6 +289,13 @@ const statusComments = (text: string): number[] => [...text.matchAll(/^# (\d{3})
 
 beforeAll(async () => {
   if (!hasTools) return
+  // ag-psd reads layer masks as image data; no canvas is drawn on.
+  initializeCanvas(
+    () => {
+      throw new Error('no canvas')
+    },
+    ((w: number, h: number) => ({ width: w, height: h, data: new Uint8ClampedArray(w * h * 4) })) as never
+  )
   dir = tempDir('clipdesk-docs-examples-')
   // The photo of the look-again example's box: a ball and, in the box, a small subject.
   photo = await sharp(await smallSubjectPng())
