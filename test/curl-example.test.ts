@@ -29,12 +29,12 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 /**
- * The example run as pasted into bash, in a folder holding photo.jpg; `typed`: what the user
- * types at the question. Asynchronous: the server answering it runs in this process.
+ * The example run as pasted into bash (or `shell`), in a folder holding photo.jpg; `typed`: what
+ * the user types at the question. Asynchronous: the server answering it runs in this process.
  */
-function paste(text: string, typed = ''): Promise<{ code: number | null; out: string }> {
+function paste(text: string, typed = '', shell = 'bash'): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', text], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(shell, ['-c', text], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] })
     let out = ''
     child.stdout.on('data', (c: Buffer) => (out += c.toString()))
     child.stderr.on('data', (c: Buffer) => (out += c.toString()))
@@ -85,15 +85,17 @@ it("the preset editor's commands keep every setting of a set holding ; and # whe
     expect(argv.stdout.trim().split('\n'), shell).toEqual(['process', 'photos', '--out', 'cutouts', '--params', set])
   }
   // The API: curl sends the whole set; the job's file has the size and background it names.
-  const run = await paste(`CLIPDESK_KEY='${server.key}'\n${curl}`)
-  expect(run.code, run.out).toBe(0)
-  const jobId = /"job_id":"([0-9a-f-]{36})"/.exec(run.out)?.[1]
-  expect(jobId, run.out).toBeDefined()
-  const { body } = await pollUntilSettled(server, jobId!)
-  const file = Buffer.from(await (await fetch(body.final_url)).arrayBuffer())
-  const { data, info } = await sharp(file).raw().toBuffer({ resolveWithObject: true })
-  expect([info.width, info.height]).toEqual([1600, 1600])
-  expect([...data.subarray(0, 3)]).toEqual([0xf4, 0xf4, 0xf4])
+  for (const shell of shells) {
+    const run = await paste(`CLIPDESK_KEY='${server.key}'\n${curl}`, '', shell)
+    expect(run.code, run.out).toBe(0)
+    const jobId = /"job_id":"([0-9a-f-]{36})"/.exec(run.out)?.[1]
+    expect(jobId, `${shell}: ${run.out}`).toBeDefined()
+    const { body } = await pollUntilSettled(server, jobId!)
+    const file = Buffer.from(await (await fetch(body.final_url)).arrayBuffer())
+    const { data, info } = await sharp(file).raw().toBuffer({ resolveWithObject: true })
+    expect([info.width, info.height], shell).toEqual([1600, 1600])
+    expect([...data.subarray(0, 3)], shell).toEqual([0xf4, 0xf4, 0xf4])
+  }
   // An empty set leaves `--params` out rather than handing an empty one.
   expect(settingsCommands('', 'http://127.0.0.1:7878').cli).toBe('npx clipdesk process photos --out cutouts')
 })

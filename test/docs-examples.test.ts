@@ -1,17 +1,18 @@
 /**
  * Every curl example of README.md and docs/api.md works as printed: each code block that runs
- * curl is run by bash with the real curl against a real `clipdesk serve` on a temp data folder.
+ * curl is pasted into bash and into an interactive zsh (no start-up files: `#` is no comment
+ * there), with the real curl, against a real `clipdesk serve` on a temp data folder.
  * What the page leaves to the reader (a key, the server's address, remote photos, a job id, a
  * photo in the current folder) is replaced by a local stand-in, and the test prints that list.
- * Each example's answer is checked to do what the page says: the status of each call (the
- * `# 400 …` under a command), and the files its jobs wrote, read back with sharp (sizes,
- * formats, colours). A new example without a check here fails the test.
+ * Each example's answer is checked to do what the page says: the status of each call, and the
+ * files its jobs wrote, read back with sharp (sizes, formats, colours, margins). A new example
+ * without a check here fails the test.
  *
  * One photo, made in code, stands for every photo named; its mask is cached after the first
  * job, so the examples cost two model runs (the photo, and a look-again box's crop).
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -89,30 +90,35 @@ async function settled(jobId: string): Promise<Record<string, any>> {
   }
 }
 
-/** Runs an example as pasted into bash, after the substitutions; curl is the real one, its statuses noted on stderr. */
-async function run(example: Example): Promise<Run> {
+/**
+ * Runs an example as pasted, after the substitutions: into bash, or into an interactive zsh
+ * with no start-up files (which, as a terminal's, reads `#` as a command: no comments allowed),
+ * fed line by line as a paste is. curl is the real one; each call's status is noted on stderr.
+ */
+async function run(example: Example, shell: 'bash' | 'zsh'): Promise<Run & { stderr: string }> {
   let text = example.text
   for (const [from, to] of substitutions) text = text.split(from).join(to)
   const before = new Set(await jobIds())
   // `command curl` is the real binary; `-w '%{stderr}…'` notes each call's status without touching what the example reads.
   const prelude = `curl() { command curl -w '%{stderr}@@status %{http_code}\\n' "$@"; }\n`
   const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn('bash', ['-c', prelude + text], {
-      cwd: dir,
-      env: { ...process.env, ...shellVars },
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
+    const env = { ...process.env, ...shellVars, ZDOTDIR: join(dir, 'zsh') }
+    const child =
+      shell === 'bash'
+        ? spawn('bash', ['-c', prelude + text], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+        : spawn('zsh', ['-i'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
     child.on('close', (code) => resolve({ code, stdout, stderr }))
+    if (shell === 'zsh') child.stdin!.end(`${prelude + text}\n`)
   })
   const statuses = [...result.stderr.matchAll(/@@status (\d+)/g)].map((m) => Number(m[1]))
   const made = (await jobIds()).filter((id) => !before.has(id)).reverse()
   const jobs = []
   for (const id of made) jobs.push(await settled(id))
-  return { code: result.code, stdout: result.stdout, statuses, jobs }
+  return { code: result.code, stdout: result.stdout, stderr: result.stderr, statuses, jobs }
 }
 
 async function download(url: string): Promise<Buffer> {
@@ -208,16 +214,22 @@ const CHECKS: Array<{ match: string; check: (r: Run) => Promise<void> }> = [
     }
   },
   {
-    // api.md §16: mode=background; a preset with overrides as PSD; a typed JSON set.
-    match: 'size=1600x1600;margin=6%',
+    // api.md §16: mode=background: a white background, the four variations, final_url the compose.
+    match: '-F mode=background',
     async check(r) {
-      expect(r.statuses).toEqual([202, 202, 202])
-      const [background, preset, typed] = r.jobs
-      // White background, the four variations, final_url the compose.
+      expect(r.statuses).toEqual([202])
+      const [background] = r.jobs
       expect(Object.keys(background!.final_urls).sort()).toEqual(['background', 'clipping', 'compose', 'shadowTop'])
       expect(new URL(background!.final_url).pathname).toMatch(/\/compose\.png$/)
       expect((await pixel(await download(background!.final_url), 0, 0)).slice(0, 3)).toEqual([255, 255, 255])
-      // The preset's size and margin overrides, in a PSD.
+    }
+  },
+  {
+    // api.md §16: a preset with size and margin overrides, as a layered PSD.
+    match: 'size=1600x1600;margin=6%',
+    async check(r) {
+      expect(r.statuses).toEqual([202])
+      const [preset] = r.jobs
       expect(preset!.state).toBe('done')
       const psd = await download(preset!.final_url)
       expect(new URL(preset!.final_url).pathname).toMatch(/\.psd$/)
@@ -227,7 +239,14 @@ const CHECKS: Array<{ match: string; check: (r: Run) => Promise<void> }> = [
       const box = subjectBox(psd)
       for (const side of [box.left, 1600 - box.right, 1600 - box.bottom]) expect(side).toBeGreaterThanOrEqual(86)
       for (const side of [box.left, 1600 - box.right, 1600 - box.bottom]) expect(side).toBeLessThanOrEqual(100)
-      // The typed set: compose and mask only, 1200 on the long edge, on #F4F4F4.
+    }
+  },
+  {
+    // api.md §16: a typed JSON set: compose and mask only, 1200 on the long edge, on #F4F4F4.
+    match: '"background": "#F4F4F4"',
+    async check(r) {
+      expect(r.statuses).toEqual([202])
+      const [typed] = r.jobs
       expect(Object.keys(typed!.final_urls).sort()).toEqual(['compose', 'mask'])
       const compose = await download(typed!.final_urls.compose)
       const meta = await sharp(compose).metadata()
@@ -253,9 +272,10 @@ const CHECKS: Array<{ match: string; check: (r: Run) => Promise<void> }> = [
     }
   },
   {
-    // api.md §16: error bodies, each as the comment under its command says.
-    match: '"missing_input"',
+    // api.md §16: error bodies, each as the page lists them.
+    match: "'Host: evil.example:7878'",
     async check(r) {
+      expect(r.statuses).toEqual([400, 422, 401, 404, 422, 403])
       expect(r.jobs).toEqual([])
       const said = [...r.stdout.matchAll(/"code":"([a-z_]+)"/g)].map((m) => m[1])
       expect(said).toEqual(['missing_input', 'validation_failed', 'unauthorized', 'job_not_found', 'validation_failed', 'forbidden_host'])
@@ -284,8 +304,7 @@ const CHECKS: Array<{ match: string; check: (r: Run) => Promise<void> }> = [
 ]
 
 const EXAMPLES = [...curlExamples('README.md'), ...curlExamples('docs/api.md')]
-/** Examples whose status comments say what each call answers: statuses checked from them too. */
-const statusComments = (text: string): number[] => [...text.matchAll(/^# (\d{3}) /gm)].map((m) => Number(m[1]))
+const hasZsh = spawnSync('zsh', ['--version']).status === 0
 
 beforeAll(async () => {
   if (!hasTools) return
@@ -304,6 +323,7 @@ beforeAll(async () => {
   const meta = await sharp(photo).metadata()
   photoSize = { width: meta.width!, height: meta.height! }
   for (const name of ['photo.jpg', 'shoe.jpg', 'portrait.jpg']) writeFileSync(join(dir, name), photo)
+  mkdirSync(join(dir, 'zsh')) // zsh's start-up files: none
   // The remote photos of the pages, served from this machine.
   photoServer = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'image/jpeg' }).end(photo))
   await new Promise<void>((resolve) => photoServer.listen(0, '127.0.0.1', resolve))
@@ -343,6 +363,8 @@ describe('documented curl examples', () => {
     expect(EXAMPLES.filter((e) => e.page === 'README.md').length).toBeGreaterThanOrEqual(2)
     expect(EXAMPLES.filter((e) => e.page === 'docs/api.md').length).toBeGreaterThanOrEqual(7)
     for (const e of EXAMPLES) {
+      // No comments in a block to paste: zsh, as a terminal runs it, reads `#` as a command.
+      expect(e.text, `${e.page}:${e.line}`).not.toMatch(/^\s*#|\s#\s/m)
       const found = CHECKS.filter((c) => e.text.includes(c.match))
       expect(found.length, `${e.page}:${e.line} has ${found.length} checks (want 1):\n${e.text}`).toBe(1)
     }
@@ -354,10 +376,13 @@ describe('documented curl examples', () => {
     async ({ example }, ctx) => {
       requireTool(hasTools, 'CLIPDESK_REQUIRE_CURL', 'SKIPPED: curl or jq is not installed')
       if (!hasTools) return ctx.skip()
-      const r = await run(example)
-      const said = statusComments(example.text)
-      if (said.length > 0) expect(r.statuses, r.stdout).toEqual(said)
-      await CHECKS.find((c) => example.text.includes(c.match))!.check(r)
+      requireTool(hasZsh, 'CLIPDESK_REQUIRE_CURL', 'SKIPPED: zsh is not installed')
+      for (const shell of hasZsh ? (['bash', 'zsh'] as const) : (['bash'] as const)) {
+        const r = await run(example, shell)
+        // Nothing of the paste is taken for a command it is not (a comment, to zsh).
+        expect(r.stderr, shell).not.toMatch(/command not found|parse error/)
+        await CHECKS.find((c) => example.text.includes(c.match))!.check(r)
+      }
     }
   )
 })
