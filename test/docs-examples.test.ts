@@ -12,7 +12,7 @@
  * job, so the examples cost two model runs (the photo, and a look-again box's crop).
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -356,6 +356,32 @@ afterAll(async () => {
   serve?.child.kill('SIGTERM')
   await serve?.exited
   await new Promise((r) => photoServer?.close(r))
+})
+
+/** Where a line of shell has a comment (`#` at a word's start, outside quotes), or -1. */
+function commentAt(line: string): number {
+  let quote: string | null = null
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!
+    if (quote) {
+      if (ch === quote) quote = null
+    } else if (ch === "'" || ch === '"') quote = ch
+    else if (ch === '#' && (i === 0 || line[i - 1] === ' ' || line[i - 1] === '\t')) return i
+  }
+  return -1
+}
+
+it('no shell block of README.md and docs/*.md holds a comment: pasted into zsh, `#` is a command', () => {
+  const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((p) => p.endsWith('.md'))
+  const found: string[] = []
+  for (const page of pages) {
+    let shell = false
+    for (const [n, line] of readFileSync(join(ROOT, page), 'utf8').split('\n').entries()) {
+      if (line.startsWith('```')) shell = !shell && ['sh', 'bash', 'shell'].includes(line.slice(3).trim())
+      else if (shell && commentAt(line) >= 0) found.push(`${page}:${n + 1}: ${line}`)
+    }
+  }
+  expect(found).toEqual([])
 })
 
 describe('documented curl examples', () => {
