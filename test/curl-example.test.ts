@@ -1,6 +1,6 @@
 /**
  * The API screen's curl example works when pasted: its text, as the screen shows it
- * (`renderer/src/lib/curl-example.ts`), run by a real shell with real curl against a real
+ * (`shared/curl-example.ts`), run by bash (and pasted into zsh) with real curl against a real
  * server and model, uploads photo.jpg, follows the job by the id from the answer and saves the
  * cut-out. With the key written in (just made in this window) and with the key typed at the
  * question (any other key); a wrong key shows the API's answer and stops. The preset editor's
@@ -43,6 +43,22 @@ function paste(text: string, typed = '', shell = 'bash'): Promise<{ code: number
   })
 }
 
+/** The text pasted into an interactive zsh with no start-up files, as a terminal reads a paste; its output. */
+function pasteIntoZsh(text: string): Promise<{ out: string; err: string }> {
+  return new Promise((resolve) => {
+    mkdirSync(join(dir, 'zsh'), { recursive: true })
+    const child = spawn('zsh', ['-i'], { cwd: dir, env: { ...process.env, ZDOTDIR: join(dir, 'zsh') }, stdio: ['pipe', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()))
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()))
+    child.on('close', () => resolve({ out, err }))
+    child.stdin.end(`${text}\n`)
+  })
+}
+
+const hasZsh = spawnSync('zsh', ['--version']).status === 0
+
 it('uploads, follows the job by its id and saves the cut-out, with the key written in or typed', async (ctx) => {
   requireTool(hasCurl, 'CLIPDESK_REQUIRE_CURL', 'SKIPPED: curl is not installed')
   if (!hasCurl) return ctx.skip('curl is not installed')
@@ -56,6 +72,13 @@ it('uploads, follows the job by its id and saves the cut-out, with the key writt
   expect(run.out).toContain('saved: photo.cut-out.png')
   const meta = await sharp(join(dir, 'photo.cut-out.png')).metadata()
   expect([meta.format, meta.channels]).toEqual(['png', 4])
+  if (hasZsh) {
+    // The same text pasted into zsh (a terminal's, no settings of its own) does the same.
+    const z = await pasteIntoZsh(written)
+    expect(z.err).not.toMatch(/command not found|parse error/)
+    expect(z.out).toMatch(/job: [0-9a-f-]{36}\n/)
+    expect(z.out).toContain('saved: photo.cut-out.png')
+  }
 
   const asked = curlExample(base, { name: 'script', prefix: server.key.slice(0, 8), secret: null })
   expect(asked).not.toContain(server.key)
@@ -79,7 +102,7 @@ it("the preset editor's commands keep every setting of a set holding ; and # whe
   const set = 'background=#F4F4F4;crop=subject;size=1600x1600;margin=6%'
   const { cli, curl } = settingsCommands(set, server.url(''))
   // The command line: the shell hands `--params` the whole set (bash, and zsh where installed).
-  const shells = ['bash', ...(spawnSync('zsh', ['--version']).status === 0 ? ['zsh'] : [])]
+  const shells = ['bash', ...(hasZsh ? ['zsh'] : [])]
   for (const shell of shells) {
     const argv = spawnSync(shell, ['-c', cli.replace(/^npx clipdesk /, "printf '%s\\n' ")], { encoding: 'utf8' })
     expect(argv.stdout.trim().split('\n'), shell).toEqual(['process', 'photos', '--out', 'cutouts', '--params', set])
