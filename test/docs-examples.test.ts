@@ -16,42 +16,18 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { initializeCanvas, readPsd, type Layer } from 'ag-psd'
+import { initializeCanvas } from 'ag-psd'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ServeProcess, startServe } from './helpers/cli'
+import { commentAt, curlExamples, type Example, psdSize, ROOT, subjectBox } from './helpers/doc-blocks'
 import { tempDir } from './helpers/engine'
 import { smallSubjectPng, smallSubjectScores } from './helpers/fixtures'
 import { requireTool } from './helpers/require-tool'
 
-const ROOT = new URL('..', import.meta.url).pathname
 const hasTools = spawnSync('curl', ['--version']).status === 0 && spawnSync('jq', ['--version']).status === 0
 /** The job id the pages use as an example. */
 const EXAMPLE_JOB = '3f2b8c1e-9a4d-4e7b-8c2f-5d6e7f8a9b0c'
-
-interface Example {
-  page: string
-  line: number
-  text: string
-}
-
-/** The fenced code blocks of a page that run curl, with the line each starts on. */
-function curlExamples(page: string): Example[] {
-  const lines = readFileSync(join(ROOT, page), 'utf8').split('\n')
-  const out: Example[] = []
-  let start = -1
-  for (const [i, line] of lines.entries()) {
-    if (!line.startsWith('```')) continue
-    if (start < 0) {
-      start = i
-      continue
-    }
-    const text = lines.slice(start + 1, i).join('\n')
-    if (text.split('\n').some((l) => /^\s*(\S+=\$\()?curl /.test(l))) out.push({ page, line: start + 1, text })
-    start = -1
-  }
-  return out
-}
 
 /** What one run of an example gave: its output, and each curl call's HTTP status in order. */
 interface Run {
@@ -125,30 +101,6 @@ async function download(url: string): Promise<Buffer> {
   const res = await fetch(url)
   expect(res.status, url).toBe(200)
   return Buffer.from(await res.arrayBuffer())
-}
-
-/** Width and height of a PSD file, from its header. */
-function psdSize(bytes: Buffer): { width: number; height: number } {
-  expect(bytes.subarray(0, 4).toString('latin1')).toBe('8BPS')
-  return { width: bytes.readUInt32BE(18), height: bytes.readUInt32BE(14) }
-}
-
-/** The box of a layered PSD's "Subject" layer mask where it is over half opaque, in canvas pixels. */
-function subjectBox(bytes: Buffer): { left: number; top: number; right: number; bottom: number } {
-  const psd = readPsd(bytes, { useImageData: true, skipCompositeImageData: true, skipThumbnail: true })
-  const mask = psd.children!.find((l: Layer) => l.name === 'Subject')!.mask!
-  const m = mask.imageData!
-  const box = { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity }
-  for (let y = 0; y < m.height; y++)
-    for (let x = 0; x < m.width; x++) {
-      if (m.data[(y * m.width + x) * 4]! <= 127) continue
-      const [cx, cy] = [x + (mask.left ?? 0), y + (mask.top ?? 0)]
-      box.left = Math.min(box.left, cx)
-      box.top = Math.min(box.top, cy)
-      box.right = Math.max(box.right, cx + 1)
-      box.bottom = Math.max(box.bottom, cy + 1)
-    }
-  return box
 }
 
 async function pixel(bytes: Buffer, x: number, y: number): Promise<number[]> {
@@ -357,19 +309,6 @@ afterAll(async () => {
   await serve?.exited
   await new Promise((r) => photoServer?.close(r))
 })
-
-/** Where a line of shell has a comment (`#` at a word's start, outside quotes), or -1. */
-function commentAt(line: string): number {
-  let quote: string | null = null
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!
-    if (quote) {
-      if (ch === quote) quote = null
-    } else if (ch === "'" || ch === '"') quote = ch
-    else if (ch === '#' && (i === 0 || line[i - 1] === ' ' || line[i - 1] === '\t')) return i
-  }
-  return -1
-}
 
 it('no shell block of README.md and docs/*.md holds a comment: pasted into zsh, `#` is a command', () => {
   const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((p) => p.endsWith('.md'))
