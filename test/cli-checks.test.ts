@@ -96,6 +96,25 @@ describe('help and version', () => {
     expect(r.code).toBe(2)
     expect(r.stderr.trim()).toBe("clipdesk: Unknown option '--fromat'; did you mean --format? (--help lists the options)")
   })
+
+  it('a misspelt command gets the nearest one as a suggestion, then the list of commands', () => {
+    for (const args of [
+      ['proces', input, '--out', join(root, 'o')],
+      ['help', 'prsets']
+    ]) {
+      const r = runCli(args)
+      expect(r.code).toBe(2)
+      const [first, blank, usage] = r.stderr.split('\n')
+      expect([first, blank, usage]).toEqual([
+        `clipdesk: unknown command "${args[0] === 'help' ? 'prsets' : 'proces'}"; did you mean "${args[0] === 'help' ? 'presets' : 'process'}"?`,
+        '',
+        'Usage: clipdesk <command> [options]'
+      ])
+      expect(existsSync(join(root, 'o'))).toBe(false)
+    }
+    // A word near no command gets the list alone.
+    expect(runCli(['frobnicate']).stderr.split('\n')[0]).toBe('clipdesk: unknown command "frobnicate"')
+  })
 })
 
 describe('clipdesk process checks every option before reading any photo', () => {

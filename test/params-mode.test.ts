@@ -16,6 +16,7 @@ import { blockPng } from './helpers/cutout'
 import { multipart, startTestServer, tempDir, type TestServer } from './helpers/engine'
 import { json } from './helpers/http'
 import { ERROR_STATUS } from '../src/shared/errors'
+import { modeConflictKeys, modeConflictLine } from '../src/shared/params-mode'
 
 let server: TestServer
 let png: Buffer
@@ -175,5 +176,20 @@ describe('batches: the same rule when the batch is created', () => {
       { field: 'params.background', issue: expect.stringContaining('does not apply to mode=clipping') }
     ])
     expect(service.list()).toHaveLength(before)
+  })
+})
+
+describe("the command line's line for keys a mode cannot apply", () => {
+  it('names each key once, the set own keys apart from those of its preset, and the way out once', () => {
+    const white = { kind: 'color' as const, rgba: [255, 255, 255, 255] as [number, number, number, number] }
+    const line = modeConflictLine(
+      'clipping',
+      modeConflictKeys('clipping', { background: white, variations: ['compose', 'shadowTop'] }, { shadow: 'top' }, 'shop-beige')
+    )
+    expect(line).toBe(
+      'background and variations (compose, shadowTop); shadow from the preset "shop-beige" do not apply to --mode clipping (the subject on transparency, no background or shadow); leave --mode out or use --mode params'
+    )
+    expect(line.split('--mode params')).toHaveLength(2)
+    expect(modeConflictKeys('background', { background: white }, {}, null)).toEqual([])
   })
 })

@@ -1,7 +1,7 @@
 /**
  * Results that leave the app, over the app API of `clipdesk serve` (real sockets, a real batch
  * run by the real model, real files): a signed download of one written file and a streamed zip
- * of the batch, checked by Python's zipfile; the refusals with their status and code (bad
+ * of the batch with its report, checked by Python's zipfile; the refusals with their status and code (bad
  * signature, unknown item, a file not done, a link or a pipe put in place of a result); and the
  * app host's Open with… / Show in folder handlers, which only ever hand out a written plain file.
  */
@@ -98,18 +98,24 @@ describe('downloads in the browser app', () => {
       'python3',
       [
         '-c',
-        'import sys, zipfile, json; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(json.dumps({i.filename: i.file_size for i in z.infolist()}))',
+        'import sys, zipfile, json; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(json.dumps({"sizes": {i.filename: i.file_size for i in z.infolist()}, "report": json.loads(z.read("clipdesk-report.json")), "text": z.read("clipdesk-report.txt").decode()}))',
         zipPath
       ],
       {
         encoding: 'utf8'
       }
     )
-    const sizes = JSON.parse(listing) as Record<string, number>
+    const { sizes, report, text } = JSON.parse(listing) as { sizes: Record<string, number>; report: any; text: string }
     expect(sizes).toEqual({
+      'clipdesk-report.json': expect.any(Number),
+      'clipdesk-report.txt': expect.any(Number),
       'photos/ball.png': readFileSync(itemNamed('ball.png').outputs[0]!).length,
       'photos/day1/dot.png': readFileSync(itemNamed('dot.png').outputs[0]!).length
     })
+    // The batch's report rides along: this batch's, as written into its destination when it ended.
+    expect(report).toMatchObject({ batch: { id: batch.id }, counts: { images: 2, done: 2, files_written: 2 } })
+    expect(report.cutouts.map((c: { input: string }) => c.input).sort()).toEqual(['photos/ball.png', 'photos/day1/dot.png'])
+    expect(text).toBe(readFileSync(join(destination(), 'clipdesk-report.txt'), 'utf8'))
   })
 
   it('refuses a bad signature (403), an unknown file (404) and a bad target (422)', async () => {

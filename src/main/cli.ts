@@ -5,7 +5,7 @@
  */
 import { escapeControls } from '../shared/text'
 import { CliError } from './cli/args'
-import { asksForHelp, commandHelp, COMMANDS, overview } from './cli/help'
+import { asksForHelp, commandHelp, COMMANDS, overview, unknownCommand } from './cli/help'
 import { lastSession } from './engine/models/last-session'
 import { machineCacheDir } from './engine/models/machine'
 import { prestartSessionWorker } from './engine/pipeline/mask/session-worker'
@@ -53,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
       const about = rest[0]
       if (about === undefined) console.log(overview())
       else if (Object.hasOwn(COMMANDS, about)) console.log(commandHelp(about))
-      else throw new CliError(`unknown command "${about}"\n\n${overview()}`)
+      else throw new CliError(unknownCommand(about))
       return 0
     }
     case undefined:
@@ -62,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(overview())
       return command === undefined ? 1 : 0
     default:
-      throw new CliError(`unknown command "${command}"\n\n${overview()}`)
+      throw new CliError(unknownCommand(command))
   }
 }
 

@@ -1,4 +1,7 @@
 /**
+ * Commands handed out to paste: the API screen's "Try it with curl" (`curlExample`) and the
+ * preset editor's "use these settings in the command line or the API" (`settingsCommands`).
+ *
  * The API screen's "Try it with curl": a command that works when pasted into a terminal (bash
  * or zsh) as it is. It uploads `photo.jpg` from the current folder, takes the job id from the
  * answer, asks for the status once a second until the job has ended, and downloads the result
@@ -37,4 +40,29 @@ export function curlExample(base: string, key: CurlKey): string {
     `echo "$STATUS" && \\`,
     `curl -s -o photo.cut-out.png "$(echo "$STATUS" | ${field('final_url')})" && echo 'saved: photo.cut-out.png'`
   ].join('\n')
+}
+
+/**
+ * The address of the local API as a command pasted on this machine reaches it: the listener's
+ * own address when it runs, the page's origin in the browser app, else the port in the settings.
+ */
+export function apiBase(listenerUrl: string | null | undefined, port: number | undefined, browserOrigin: string | null): string {
+  return listenerUrl ?? browserOrigin ?? `http://127.0.0.1:${port ?? 7878}`
+}
+
+/**
+ * A parameter set as the command line and the API take it, each a command that works when
+ * pasted into bash or zsh: the set in single quotes (it holds `;`, which ends a shell command,
+ * and `#`), and given to curl with `--form-string`, since `-F` reads what follows a `;` as the
+ * part's type or file name and drops it. An empty set (every setting at its default) is left out.
+ */
+export function settingsCommands(params: string, base: string): { cli: string; curl: string } {
+  const set = params.trim()
+  return {
+    cli: `npx clipdesk process photos --out cutouts${set ? ` --params ${quoted(set)}` : ''}`,
+    curl: [
+      `curl -sS -H "X-API-Key: $CLIPDESK_KEY" -F file=@photo.jpg${set ? ` --form-string ${quoted(`params=${set}`)}` : ''} \\`,
+      `  ${quoted(`${base}/api/v1/upload`)}`
+    ].join('\n')
+  }
 }

@@ -81,3 +81,13 @@ export function plannedOutputs(
   )
   return { variations: chosen.map((r) => r.variation), primary, names }
 }
+
+/**
+ * `{n}` of each file of a batch in the order given: photos count 1, 2, 3…, a file that is not an
+ * image takes no number (the value beside it repeats the last photo's). The batch screen's
+ * preview uses it; the batch store numbers its items the same way (016-batch-item-number).
+ */
+export function photoNumbers(files: ReadonlyArray<{ notImage?: boolean }>): number[] {
+  let n = 0
+  return files.map((f) => (f.notImage ? n : ++n))
+}

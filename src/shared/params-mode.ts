@@ -26,43 +26,76 @@ type Values = Partial<Pick<JobParams, 'background' | 'shadow' | 'variations' | '
 /** What `mode=clipping` makes: the subject on transparency (and, asked for, its mask). */
 const CLIPPING_VARIATIONS: readonly Variation[] = ['clipping', 'mask']
 
+/** A key of a set that the mode asked for cannot apply, and where it came from. */
+export interface ModeConflict {
+  key: keyof Values
+  /** The values at fault, for keys that name variations (`shadowTop`); null for the others. */
+  value: string | null
+  /** The preset the key came from; null when the set gives it itself. */
+  fromPreset: string | null
+}
+
+/**
+ * The keys of a set that do not apply to the mode asked for, in the order background, shadow,
+ * variations, primary. `own`: the set's own keys; `preset`: its preset's. Only `mode=clipping`
+ * limits keys: it makes the subject on transparency, so a background, a shadow or a variation
+ * with a background cannot apply. Every key applies to `background` (the mode gives defaults)
+ * and `params`.
+ */
+export function modeConflictKeys(mode: Mode, own: Values, preset: Values, presetName: string | null): ModeConflict[] {
+  if (mode !== 'clipping') return []
+  const conflicts: ModeConflict[] = []
+  const add = (key: keyof Values, value: string | null): void => {
+    conflicts.push({ key, value, fromPreset: own[key] === undefined ? presetName : null })
+  }
+  const background = own.background ?? preset.background
+  if (background && background.kind !== 'transparent') add('background', null)
+  if ((own.shadow ?? preset.shadow) === 'top') add('shadow', null)
+  const foreign = (own.variations ?? preset.variations)?.filter((v) => !CLIPPING_VARIATIONS.includes(v)) ?? []
+  if (foreign.length > 0) add('variations', foreign.join(', '))
+  const primary = own.primary ?? preset.primary
+  if (primary && !CLIPPING_VARIATIONS.includes(primary)) add('primary', primary)
+  return conflicts
+}
+
+const ADVICE = 'leave mode out (a parameter set alone runs as mode=params) or use mode=params'
+const MAKES: Record<keyof Values, string> = {
+  background: 'which makes the subject on transparency',
+  shadow: 'which makes no shadow',
+  variations: `which makes ${CLIPPING_VARIATIONS.join(' and ')}`,
+  primary: `which makes ${CLIPPING_VARIATIONS.join(' and ')}`
+}
+
 /**
  * The keys of a set that do not apply to the mode asked for, one detail each (`params.<key>`),
- * the mode named in the issue. `own`: the set's own keys; `preset`: its preset's, named in the
- * issue as where the key came from. Only `mode=clipping` limits keys: it makes the subject on
- * transparency, so a background, a shadow or a variation with a background cannot apply. Every
- * key applies to `background` (the mode gives defaults) and `params`.
+ * the mode named in the issue and where the key came from (`modeConflictKeys`): the API's and
+ * the app's 422, where each field carries its own issue.
  */
 export function modeConflicts(mode: Mode, own: Values, preset: Values, presetName: string | null): ErrorDetail[] {
-  if (mode !== 'clipping') return []
-  const details: ErrorDetail[] = []
-  const from = (key: keyof Values): string => (own[key] === undefined && presetName ? ` (from the preset "${presetName}")` : '')
-  const advice = 'leave mode out (a parameter set alone runs as mode=params) or use mode=params'
-  const background = own.background ?? preset.background
-  if (background && background.kind !== 'transparent') {
-    details.push({
-      field: 'params.background',
-      issue: `does not apply to mode=clipping, which makes the subject on transparency${from('background')}; ${advice}`
-    })
-  }
-  const shadow = own.shadow ?? preset.shadow
-  if (shadow === 'top') {
-    details.push({ field: 'params.shadow', issue: `does not apply to mode=clipping, which makes no shadow${from('shadow')}; ${advice}` })
-  }
-  const variations = own.variations ?? preset.variations
-  const foreign = variations?.filter((v) => !CLIPPING_VARIATIONS.includes(v)) ?? []
-  if (foreign.length > 0) {
-    details.push({
-      field: 'params.variations',
-      issue: `${foreign.join(', ')} ${foreign.length === 1 ? 'does' : 'do'} not apply to mode=clipping, which makes ${CLIPPING_VARIATIONS.join(' and ')}${from('variations')}; ${advice}`
-    })
-  }
-  const primary = own.primary ?? preset.primary
-  if (primary && !CLIPPING_VARIATIONS.includes(primary)) {
-    details.push({
-      field: 'params.primary',
-      issue: `${primary} does not apply to mode=clipping, which makes ${CLIPPING_VARIATIONS.join(' and ')}${from('primary')}; ${advice}`
-    })
-  }
-  return details
+  return modeConflictKeys(mode, own, preset, presetName).map((c) => {
+    const from = c.fromPreset ? ` (from the preset "${c.fromPreset}")` : ''
+    const subject = c.value === null ? 'does not' : `${c.value} ${c.value.includes(',') ? 'do' : 'does'} not`
+    return { field: `params.${c.key}`, issue: `${subject} apply to mode=${mode}, ${MAKES[c.key]}${from}; ${ADVICE}` }
+  })
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+const listed = (words: string[]): string => (words.length < 2 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`)
+
+/**
+ * The same refusal as one short line for the command line: each key named once, where it came
+ * from, what the mode makes and the way out once (`background, shadow and primary (shadowTop)
+ * from the preset "ecommerce-white" do not apply to --mode clipping (…); leave --mode out or
+ * use --mode params`), where the details repeat the mode and the advice for each key.
+ */
+export function modeConflictLine(mode: Mode, conflicts: readonly ModeConflict[]): string {
+  const name = (c: ModeConflict): string => (c.value === null ? c.key : `${c.key} (${c.value})`)
+  const own = conflicts.filter((c) => c.fromPreset === null).map(name)
+  const presets = [...new Set(conflicts.flatMap((c) => (c.fromPreset === null ? [] : [c.fromPreset])))]
+  const groups = [
+    ...(own.length > 0 ? [listed(own)] : []),
+    ...presets.map((p) => `${listed(conflicts.filter((c) => c.fromPreset === p).map(name))} from the preset "${p}"`)
+  ]
+  const plural = conflicts.length > 1 || conflicts[0]?.value?.includes(',')
+  return `${groups.join('; ')} ${plural ? 'do' : 'does'} not apply to --mode ${mode} (the subject on transparency, no background or shadow); leave --mode out or use --mode params`
 }

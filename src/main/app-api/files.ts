@@ -21,8 +21,8 @@ export interface AppFiles {
   previewFile(itemId: string, kind: PreviewKind): Promise<string | null>
   /** An item's n-th written file; null when there is no such item (an `ApiError` when it has no such file). */
   writtenFile(itemId: string, output: number): AppFile | null
-  /** Every written file of a batch, and the batch's name. */
-  batchFiles(batchId: string): { files: AppFile[]; name: string }
+  /** Every written file of a batch, the batch's name, and its report once it has ended (`clipdesk-report.json`, `.txt`). */
+  batchFiles(batchId: string): { files: AppFile[]; name: string; reports: Array<{ name: string; text: string }> }
 }
 
 /** Subscribes to the app's events (the contract's `IpcEventMap`); returns the function that ends the subscription. */

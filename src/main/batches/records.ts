@@ -1,6 +1,6 @@
 /**
  * Batches and items as the code handles them, and how they are read from their rows (tables of
- * migrations 005-batches, 007, 009, 010, 012 and 013).
+ * migrations 005-batches, 007, 009, 010, 012, 013 and 016).
  */
 import type { BatchItemStatus, BatchRequest } from '../../shared/batches'
 
@@ -42,6 +42,8 @@ export interface ItemRecord {
   /** Times the file's outputs were replaced by a touch-up (docs/touch-up.md "Touch-up"), and when last. */
   touchUps: number
   touchedUpAt: number | null
+  /** The photo's number in its batch (`{n}`), from 1 in the order added; null for a file that is not an image. */
+  number: number | null
 }
 
 export interface BatchRow {
@@ -79,6 +81,7 @@ export interface ItemRow {
   uncertainty?: number | null
   touch_ups?: number
   touched_up_at?: number | null
+  n: number | null
 }
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v))
@@ -122,6 +125,7 @@ export function toItem(r: ItemRow): ItemRecord {
     device: r.device,
     uncertainty: num(r.uncertainty ?? null),
     touchUps: Number(r.touch_ups ?? 0),
-    touchedUpAt: num(r.touched_up_at ?? null)
+    touchedUpAt: num(r.touched_up_at ?? null),
+    number: num(r.n)
   }
 }

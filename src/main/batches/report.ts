@@ -8,7 +8,7 @@ import { batchOutcome, type BatchCounts } from '../../shared/batches'
 import { explainProblem } from '../../shared/explain'
 import { countOf, countsLine } from '../../shared/vocabulary'
 import type { RunReport } from '../outputs/report'
-import { reportCutouts, writeRunReport } from '../outputs/report'
+import { reportCutouts, runReportFiles, writeRunReport } from '../outputs/report'
 import type { BatchRecord, BatchStore, ItemRecord } from './store'
 
 export interface BatchReport extends RunReport {
@@ -95,6 +95,17 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
 
 /** Writes the report of an ended batch into its destination; returns the readable file. */
 export async function writeBatchReport(batch: BatchRecord, items: ItemRecord[]): Promise<string> {
+  const { report, title, summary } = reportParts(batch, items)
+  return writeRunReport(batch.destination, report, title, summary)
+}
+
+/** The report's two files as they are written (`clipdesk-report.json` and `.txt`), for the batch's zip. */
+export function batchReportFiles(batch: BatchRecord, items: ItemRecord[]): Array<{ name: string; text: string }> {
+  const { report, title, summary } = reportParts(batch, items)
+  return runReportFiles(report, title, summary)
+}
+
+function reportParts(batch: BatchRecord, items: ItemRecord[]): { report: BatchReport; title: string; summary: string } {
   const r = batchReport(batch, items)
   const c = r.counts
   const touched =
@@ -112,7 +123,7 @@ export async function writeBatchReport(batch: BatchRecord, items: ItemRecord[]):
     `; ${countOf(c.files_written, 'file')} written` +
     (c.not_images > 0 ? `; ${countOf(c.not_images, 'other file')} skipped (not ${c.not_images === 1 ? 'an image' : 'images'})` : '') +
     touched
-  return writeRunReport(batch.destination, r, `clipdesk batch "${batch.name}"`, summary)
+  return { report: r, title: `clipdesk batch "${batch.name}"`, summary }
 }
 
 /**

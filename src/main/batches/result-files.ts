@@ -1,11 +1,12 @@
 /**
  * The written files of a batch, as results that leave the app (open with, show in folder, drag,
  * download): only paths the batch recorded as its outputs, named by their place in the
- * destination.
+ * destination; and, for the batch's zip, its report.
  */
 import { ApiError } from '../engine/errors'
 import { isStrictlyInside, relativeName } from '../outputs/paths'
-import type { BatchStore } from './store'
+import { batchReportFiles } from './report'
+import { type BatchStore, TERMINAL_ITEM } from './store'
 
 export interface WrittenFile {
   /** Absolute path in the destination. */
@@ -25,17 +26,28 @@ export function resultFile(store: BatchStore, target: { batch_id: string; item_i
   return { path, name: relativeName(batch.destination, path) }
 }
 
-/** Every file the batch wrote, in the order of its items. */
-export function batchFiles(store: BatchStore, batchId: string): { files: WrittenFile[]; name: string } {
+/** A file made for a download that is not in the destination as the batch's own (its report). */
+export interface MadeFile {
+  name: string
+  text: string
+}
+
+/**
+ * Every file the batch wrote, in the order of its items, and once no file of it is pending its
+ * report (`clipdesk-report.json` and `.txt`, made from the batch's records: the destination's
+ * copy may be another batch's that wrote there later).
+ */
+export function batchFiles(store: BatchStore, batchId: string): { files: WrittenFile[]; name: string; reports: MadeFile[] } {
   const batch = store.batch(batchId)
   if (!batch) throw new ApiError('not_found', 'There is no such batch.')
-  const files = store
-    .items(batchId)
+  const items = store.items(batchId)
+  const ended = items.every((item) => TERMINAL_ITEM.includes(item.status))
+  const files = items
     .filter((item) => item.status === 'done')
     .flatMap((item) =>
       item.outputs
         .filter((p) => isStrictlyInside(batch.destination, p))
         .map((path) => ({ path, name: relativeName(batch.destination, path) }))
     )
-  return { files, name: batch.name }
+  return { files, name: batch.name, reports: ended ? batchReportFiles(batch, items) : [] }
 }

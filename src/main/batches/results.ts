@@ -29,7 +29,8 @@ export async function copyResults(
     mode: request.mode,
     params: request.params,
     date: dateToken(new Date(createdAt)),
-    seq: item.seq + 1
+    // The photo's number in its batch, as the form's preview counts them (only photos are written).
+    seq: item.number ?? 1
   }
   const files = outputNames(naming, results).map((name, i) => ({ from: results[i]!.path, target: resolveInside(destination, name) }))
   const record: ResumeRecord = {

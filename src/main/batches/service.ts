@@ -26,7 +26,7 @@ import type { TouchUpTarget } from '../../shared/touchup'
 import type { TouchUpFile } from '../touchup/touchups'
 import { batchTouchUpFile } from './touchup-file'
 import { batchSummary, itemView, type PreviewAddress } from './view'
-import { batchFiles, resultFile, type WrittenFile } from './result-files'
+import { batchFiles, type MadeFile, resultFile, type WrittenFile } from './result-files'
 
 export type { PreviewAddress } from './view'
 
@@ -149,8 +149,8 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     return resultFile(this.store, target)
   }
 
-  /** Every written file of a batch, for its zip. */
-  batchFiles(batchId: string): { files: WrittenFile[]; name: string } {
+  /** Every written file of a batch, and its report once it has ended, for its zip. */
+  batchFiles(batchId: string): { files: WrittenFile[]; name: string; reports: MadeFile[] } {
     return batchFiles(this.store, batchId)
   }
 

@@ -89,7 +89,9 @@ export class BatchStore {
   ): ItemRecord {
     prepared(
       this.db,
-      'INSERT INTO batch_items (id, batch_id, rel_path, source_path, job_id, status, not_image, error, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
+      // A photo takes the batch's next number (`{n}`, 016-batch-item-number); a file that is not an image none.
+      `INSERT INTO batch_items (id, batch_id, rel_path, source_path, job_id, status, not_image, error, finished_at, n)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN NULL ELSE (SELECT coalesce(max(n), 0) + 1 FROM batch_items WHERE batch_id = ?) END)`
     ).run(
       item.id,
       item.batchId,
@@ -99,7 +101,9 @@ export class BatchStore {
       item.status,
       item.notImage ? 1 : 0,
       item.error ?? null,
-      item.finishedAt ?? null
+      item.finishedAt ?? null,
+      item.notImage ? 1 : 0,
+      item.batchId
     )
     return this.item(item.id)!
   }

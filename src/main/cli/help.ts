@@ -4,6 +4,7 @@
  * the commands' modules so that asking for help loads none of them (no engine, no model).
  * The words are the designer's (docs/vocabulary.md): "cut-out", "with shadow", not API names.
  */
+import { closest } from '../../shared/suggest'
 
 export interface OptionHelp {
   /** `--out <dir>` */
@@ -254,4 +255,13 @@ export function overview(): string {
     'clipdesk <command> --help shows its options, with their defaults and an example.',
     'clipdesk --version shows the version.'
   ].join('\n')
+}
+
+/**
+ * What a command name that is none says: the nearest command when it is a slip (`proces` →
+ * `process`, as options and preset names are answered), then the list of commands.
+ */
+export function unknownCommand(typed: string): string {
+  const near = closest(typed, Object.keys(COMMANDS))
+  return `unknown command "${typed}"${near ? `; did you mean "${near}"?` : ''}\n\n${overview()}`
 }

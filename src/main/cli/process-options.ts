@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 import { MODES, OUTPUT_FORMATS, type Mode, type OutputFormat } from '../../shared/api'
 import { templateProblem } from '../../shared/names'
 import { jobMode, parseParams, resolveParams, type PresetLookup } from '../../shared/params'
+import { modeConflictKeys, modeConflictLine, modeConflicts } from '../../shared/params-mode'
 import { suggestPresets } from '../../shared/suggest'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
 import { CliError } from './args'
@@ -56,10 +57,20 @@ export function checkProcessOptions(
           resolved.details,
           presets.list().map((p) => p.name)
         )
-    if (!resolved.ok)
-      throw new CliError(
-        `--params${values.mode === undefined || mode === 'params' ? '' : ` with --mode ${mode}`}: ${details.map((d) => `${d.field.replace(/^params\.?/, '') || 'params'}: ${d.issue}`).join('; ')}`
-      )
+    if (!resolved.ok) {
+      // Keys the mode cannot apply are said in one sentence, each named once (shared/params-mode.ts).
+      const set = parsed.ok ? parsed.value : null
+      const own = set?.values ?? {}
+      const preset = (set?.preset ? presets.lookup(set.preset) : null) ?? {}
+      const conflicts = modeConflictKeys(mode as Mode, own, preset, set?.preset ?? null)
+      const conflictIssues = new Set(modeConflicts(mode as Mode, own, preset, set?.preset ?? null).map((d) => d.issue))
+      const others = details.filter((d) => !conflictIssues.has(d.issue))
+      const said = [
+        ...(conflicts.length > 0 ? [modeConflictLine(mode as Mode, conflicts)] : []),
+        ...others.map((d) => `${d.field.replace(/^params\.?/, '') || 'params'}: ${d.issue}`)
+      ]
+      throw new CliError(`--params${values.mode === undefined || mode === 'params' ? '' : ` with --mode ${mode}`}: ${said.join('; ')}`)
+    }
   }
   const template = (values.template as string | undefined) ?? null
   const problem = template === null ? null : templateProblem(template)

@@ -6,7 +6,7 @@
  * - `GET /api/app/download/<item>/<n>?expires=&sig=`: the item's n-th written file, as it is.
  * - `GET /api/app/download-batch/<batch>.zip?expires=&sig=`: a zip streamed file by file (stored,
  *   not deflated: the images are compressed already), never held in memory whole; each file is
- *   opened only when its turn comes.
+ *   opened only when its turn comes. An ended batch's report (`clipdesk-report.json`, `.txt`) leads.
  *
  * Files are read through `openResult` (the writer's no-follow opener): a link, pipe or device put in place of a result is
  * refused (422), never followed or waited on.
@@ -84,9 +84,11 @@ export async function handleDownload(
     allow('GET')
     const batchId = batch[1]!
     verified(opts.engine, url, batchId, 'download-batch')
-    const { files, name } = opts.files.batchFiles(batchId)
+    const { files, name, reports } = opts.files.batchFiles(batchId)
     if (files.length === 0) throw new ApiError('conflict', 'This batch has no written files yet.')
     const zip = new ZipFile()
+    // The batch's report beside its files, as in the destination (made from the batch's records).
+    for (const r of reports) zip.addBuffer(Buffer.from(r.text), r.name)
     let aborted = false
     const open = new Set<Readable>()
     for (const f of files) {

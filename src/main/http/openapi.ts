@@ -267,7 +267,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
                       type: 'string',
                       contentMediaType: 'application/octet-stream',
                       description:
-                        "Optional, only with file: a PNG, JPEG or WebP of the image's size after its EXIF orientation, read as grey: white (>= 250) = keep, black (<= 5) = remove, other grey = the model decides (docs/api.md 6.4)"
+                        "Optional, only with file: a PNG, JPEG or WebP of the image's size after its EXIF orientation, read as grey: white (>= 224) = keep, black (<= 32) = remove, mid grey (97-159) = the model decides, the greys between a stroke's rim (alpha taken down or lifted in proportion; docs/api.md 6.4)"
                     },
                     regions: {
                       type: 'string',

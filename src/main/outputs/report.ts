@@ -102,10 +102,16 @@ export function toCheckSummary(cutouts: ReadonlyArray<ReportCutout>): string {
   return `${toCheckText(total)}: ${parts.join(', ')}`
 }
 
+/** The two files of a report, named and written out: for the destination, or a batch's zip. */
+export function runReportFiles(report: RunReport, title: string, summary: string): Array<{ name: string; text: string }> {
+  return [
+    { name: REPORT_JSON, text: `${JSON.stringify(report, null, 2)}\n` },
+    { name: REPORT_TXT, text: `${reportText(title, summary, report)}\n` }
+  ]
+}
+
 /** Writes both files into `dir`; returns the path of the readable one. */
 export async function writeRunReport(dir: string, report: RunReport, title: string, summary: string): Promise<string> {
-  await writeReplacing(join(dir, REPORT_JSON), `${JSON.stringify(report, null, 2)}\n`)
-  const txt = join(dir, REPORT_TXT)
-  await writeReplacing(txt, `${reportText(title, summary, report)}\n`)
-  return txt
+  for (const file of runReportFiles(report, title, summary)) await writeReplacing(join(dir, file.name), file.text)
+  return join(dir, REPORT_TXT)
 }

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Engine } from '../../engine/engine'
 import { ApiError } from '../../engine/errors'
+import { jobError } from '../../engine/status-view'
 import { busy } from './body'
 import { type InFlightBytes, UploadReservation } from '../in-flight'
 import type { Authenticate } from '../listen'
@@ -117,7 +118,8 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
     if (res.writableEnded || res.destroyed) return
     throw new RemoveBgError(500, [{ title: 'Cancelled', code: 'cancelled', detail: 'The job was cancelled.' }])
   }
-  if (ended.status === 'failed') throw failedJob(ended.errorReason, ended.errorMessage)
+  // In plain words where /api/v1's status has them (a damaged file: `jobError`), the decoder's text not shown raw.
+  if (ended.status === 'failed') throw failedJob(ended.errorReason, jobError(ended)?.message ?? ended.errorMessage)
   const answer = await buildAnswer(engine, ended, plan, bgImage)
   const asJson = (req.headers.accept ?? '').toLowerCase().includes('application/json')
   sendAnswer(

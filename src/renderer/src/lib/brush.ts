@@ -31,8 +31,8 @@ export const OVERLAY_COLOUR: Record<BrushMode, [number, number, number]> = { kee
 
 /**
  * Paints `strokes` on `ctx`, whose pixels are the input's scaled by `scale`. A stroke is a
- * chain of discs; its soft edge is a radial fade from the colour to transparent, so only its
- * hard core reaches the hint's keep (≥ 250) or remove (≤ 5) values.
+ * chain of discs; its soft edge is a radial fade from the colour to transparent: the hint's
+ * stroke rim, which takes the alpha down (or up) in proportion (docs/touch-up.md "Hints").
  */
 export function paintStrokes(
   ctx: Ctx,

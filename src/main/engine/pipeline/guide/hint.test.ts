@@ -10,7 +10,10 @@ import {
   hintBand,
   HINT_KEEP,
   HINT_REMOVE,
+  HINT_SOFT_KEEP,
+  HINT_SOFT_REMOVE,
   mergeHinted,
+  rimAlpha,
   strokeBand,
   type HintPlane
 } from './hint'
@@ -34,14 +37,33 @@ describe('strokeBand', () => {
       for (let x = 0; x < 20; x++) expect(near[y * 20 + x]).toBe(Math.abs(x - 5) <= 2 && Math.abs(y - 4) <= 2 ? 1 : 0)
   })
 
-  it('counts keep and remove as strokes, and every other grey as none', () => {
+  it('counts keep and remove and their rims as strokes, and mid grey (JPEG noise included) as none', () => {
     const grey = hintOf(8, 8, [
-      [0, 0, 8, 4, HINT_KEEP - 1],
-      [0, 4, 8, 4, HINT_REMOVE + 1]
+      [0, 0, 8, 4, HINT_SOFT_KEEP - 1],
+      [0, 4, 8, 4, HINT_SOFT_REMOVE + 1]
     ])
     expect(hasStrokes(grey)).toBe(false)
     expect([...strokeBand(grey, 3)].every((v) => v === 0)).toBe(true)
     expect(hasStrokes(hintOf(8, 8, [[7, 7, 1, 1, HINT_REMOVE]]))).toBe(true)
+    expect(hasStrokes(hintOf(8, 8, [[7, 7, 1, 1, HINT_SOFT_REMOVE]]))).toBe(true)
+    expect(hasStrokes(hintOf(8, 8, [[7, 7, 1, 1, HINT_SOFT_KEEP]]))).toBe(true)
+  })
+})
+
+describe('rimAlpha', () => {
+  it("takes a remove rim's alpha down and lifts a keep rim's, in proportion, and leaves mid grey's", () => {
+    for (const a of [0, 60, 128, 255]) {
+      expect(rimAlpha(HINT_REMOVE, a)).toBe(0)
+      expect(rimAlpha(0, a)).toBe(0)
+      expect(rimAlpha(HINT_SOFT_REMOVE, a)).toBe(a)
+      expect(rimAlpha(128, a)).toBe(a)
+      expect(rimAlpha(HINT_SOFT_KEEP, a)).toBe(a)
+      expect(rimAlpha(HINT_KEEP, a)).toBe(255)
+    }
+    expect(rimAlpha((HINT_REMOVE + HINT_SOFT_REMOVE) / 2, 200)).toBe(100)
+    expect(rimAlpha((HINT_SOFT_KEEP + HINT_KEEP) / 2, 55)).toBe(155)
+    // Darker is never more opaque: a stroke painted over again only takes more away.
+    for (let v = 1; v < 128; v++) expect(rimAlpha(v, 200)).toBeGreaterThanOrEqual(rimAlpha(v - 1, 200))
   })
 })
 
@@ -130,7 +152,7 @@ describe('changedStrokes', () => {
       [2, 2, 3, 3, 255],
       [4, 4, 1, 1, 0],
       [20, 10, 2, 5, 0],
-      [0, 19, 30, 1, 200]
+      [0, 19, 30, 1, 140]
     ])
     expect(changedStrokes(before, after)).toEqual({ x: 4, y: 4, width: 18, height: 11 })
     expect(grown({ x: 4, y: 4, width: 18, height: 11 }, 5, 30, 20)).toEqual({ x: 0, y: 0, width: 27, height: 20 })

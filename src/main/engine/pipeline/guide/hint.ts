@@ -1,14 +1,18 @@
 /**
  * A job's hint (docs/touch-up.md "Hints"): a grey plane the size of the upright image where
- * white (≥ `HINT_KEEP`) means "keep", black (≤ `HINT_REMOVE`) means "remove" and any other grey
- * leaves the pixel to the model. The strokes are hard constraints:
+ * white (≥ `HINT_KEEP`) means "keep", black (≤ `HINT_REMOVE`) means "remove", a grey between
+ * either and mid grey is a stroke's rim (a brush's fading edge), and mid grey
+ * (`HINT_SOFT_REMOVE` < v < `HINT_SOFT_KEEP`, JPEG noise included) leaves the pixel to the
+ * model. The strokes are hard constraints:
  *
  * 1. The model's mask (never the cached entry itself: a copy) takes the strokes on its own grid
  *    (`constrainMask`), and the refine step runs again on it, so the edges next to a stroke are
  *    fitted to the photo with the stroke known as subject or background.
  * 2. `mergeHinted` keeps that refined result only within `hintBand` pixels of a stroke, sets the
- *    strokes themselves to 255 and 0, and leaves every other pixel exactly as the job without a
- *    hint would have made it.
+ *    strokes themselves to 255 and 0, takes a rim's alpha down (a remove stroke's) or up (a
+ *    keep stroke's) in proportion to the stroke's strength there (`rimAlpha`), so that a remove
+ *    stroke leaves no faint wisps where it was painted, and leaves every other pixel exactly as
+ *    the job without a hint would have made it.
  */
 import { alphaBounds } from '../compose/placement'
 import type { SniffedType } from '../decode/sniff'
@@ -20,9 +24,16 @@ import type { Region } from './region'
 export const HINT_TYPES: readonly SniffedType[] = ['png', 'jpeg', 'webp']
 
 /** Hint values at or above this are "keep". */
-export const HINT_KEEP = 250
+export const HINT_KEEP = 224
 /** Hint values at or below this are "remove". */
-export const HINT_REMOVE = 5
+export const HINT_REMOVE = 32
+/**
+ * A remove stroke's rim (a brush's fading edge, as the app paints it): between `HINT_REMOVE`
+ * and this grey the alpha is taken down in proportion to the stroke's strength.
+ */
+export const HINT_SOFT_REMOVE = 96
+/** A keep stroke's rim: between this grey and `HINT_KEEP` the alpha is lifted in proportion. */
+export const HINT_SOFT_KEEP = 160
 /** Share of a mask cell a stroke must cover to set that cell of the model's mask. */
 const CELL_COVER = 128
 
@@ -49,15 +60,33 @@ export function hintBand(width: number, height: number): number {
   return Math.max(16, Math.ceil((40 * Math.max(width, height)) / 1024))
 }
 
-/** Whether the hint marks any pixel keep or remove (an all-grey hint changes nothing). */
+/** Whether a hint value is part of a stroke (its core or its rim), not mid grey left to the model. */
+function inStroke(v: number): boolean {
+  return v <= HINT_SOFT_REMOVE || v >= HINT_SOFT_KEEP
+}
+
+/** Whether the hint marks any pixel (an all-grey hint changes nothing). */
 export function hasStrokes(hint: HintPlane): boolean {
-  for (const v of hint.data) if (v >= HINT_KEEP || v <= HINT_REMOVE) return true
+  for (const v of hint.data) if (inStroke(v)) return true
   return false
 }
 
-/** A hint value's stroke: 1 keep, 2 remove, 0 left to the model. */
+/** A hint value as it acts: mid grey (any value the model decides) as one, every stroke value as itself. */
 function strokeOf(v: number): number {
-  return v >= HINT_KEEP ? 1 : v <= HINT_REMOVE ? 2 : 0
+  return inStroke(v) ? v : 128
+}
+
+/**
+ * The alpha of a pixel on a stroke's rim, from the model's `alpha` there: a remove rim takes it
+ * down in proportion to the stroke's strength (to 0 at `HINT_REMOVE`), a keep rim lifts it (to
+ * 255 at `HINT_KEEP`); mid grey leaves it as it is.
+ */
+export function rimAlpha(v: number, alpha: number): number {
+  if (v <= HINT_REMOVE) return 0
+  if (v < HINT_SOFT_REMOVE) return Math.round((alpha * (v - HINT_REMOVE)) / (HINT_SOFT_REMOVE - HINT_REMOVE))
+  if (v >= HINT_KEEP) return 255
+  if (v > HINT_SOFT_KEEP) return Math.round(alpha + ((255 - alpha) * (v - HINT_SOFT_KEEP)) / (HINT_KEEP - HINT_SOFT_KEEP))
+  return alpha
 }
 
 /**
@@ -67,7 +96,7 @@ function strokeOf(v: number): number {
  */
 export function changedStrokes(before: HintPlane | null, hint: HintPlane): Region | null {
   const changed = new Uint8Array(hint.width * hint.height)
-  for (let i = 0; i < changed.length; i++) if (strokeOf(hint.data[i]!) !== (before ? strokeOf(before.data[i]!) : 0)) changed[i] = 1
+  for (let i = 0; i < changed.length; i++) if (strokeOf(hint.data[i]!) !== (before ? strokeOf(before.data[i]!) : 128)) changed[i] = 1
   return alphaBounds(changed, hint.width, hint.height, { threshold: 1 })
 }
 
@@ -107,7 +136,8 @@ export function constrainMask(mask: MaskPlane, hint: HintPlane, cells?: Region):
 
 /**
  * 1 where a pixel lies within `band` pixels (horizontally and vertically: a square around
- * each stroke pixel) of a keep or remove stroke, else 0. Two separable passes of running counts.
+ * each stroke pixel) of a keep or remove stroke or its rim, else 0. Two separable passes of
+ * running counts.
  */
 export function strokeBand(hint: HintPlane, band: number): Uint8Array {
   const { width, height } = hint
@@ -117,7 +147,7 @@ export function strokeBand(hint: HintPlane, band: number): Uint8Array {
     const row = y * width
     for (let x = 0; x < width; x++) {
       const v = hint.data[row + x]!
-      counts[x + 1] = counts[x]! + (v >= HINT_KEEP || v <= HINT_REMOVE ? 1 : 0)
+      counts[x + 1] = counts[x]! + (inStroke(v) ? 1 : 0)
     }
     for (let x = 0; x < width; x++) rows[row + x] = counts[Math.min(width, x + band + 1)]! > counts[Math.max(0, x - band)]! ? 1 : 0
   }
@@ -131,8 +161,9 @@ export function strokeBand(hint: HintPlane, band: number): Uint8Array {
 
 /**
  * The hinted result: keep strokes 255, remove strokes 0, `hinted` (the refine on the
- * constrained mask) within `band` pixels of a stroke, `plain` (the job without a hint)
- * everywhere else. Keep pixels take the photo's own colour (`image`, RGBA): they are subject.
+ * constrained mask) within `band` pixels of a stroke, its alpha taken down or up on a stroke's
+ * rim (`rimAlpha`), `plain` (the job without a hint) everywhere else. Keep pixels take the
+ * photo's own colour (`image`, RGBA): they are subject.
  * Only colours are copied: each A channel stays `plain`'s (the input's, or opaque).
  * With `update`, only `update.area` is made so: every pixel outside it is `update.onto`'s (an
  * earlier result whose strokes differ from `hint` only well inside the area).
@@ -168,7 +199,7 @@ export function mergeHinted(
         alpha[i] = 0
         hinted.foreground.copy(foreground, o, o, o + 3)
       } else {
-        alpha[i] = hinted.alpha[i]!
+        alpha[i] = rimAlpha(v, hinted.alpha[i]!)
         hinted.foreground.copy(foreground, o, o, o + 3)
       }
     }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { ApiKeyView } from '../../../../shared/app'
 import { CopyButton, Empty, ErrorNote } from '../../components/common'
-import { curlExample } from '../../../../shared/curl-example'
+import { apiBase, curlExample } from '../../../../shared/curl-example'
 import { formatDate } from '../../lib/format'
 import { useStore } from '../../store'
 import Workers from './Workers'
@@ -248,8 +248,7 @@ function CurlExample(): React.JSX.Element {
   const { settings, host, keys, createdKey } = useStore(
     useShallow((s) => ({ settings: s.settings, host: s.appInfo?.host, keys: s.keys, createdKey: s.createdKey }))
   )
-  const base =
-    settings?.listener.url ?? (host === 'server' ? window.location.origin : `http://127.0.0.1:${settings?.settings.port ?? 7878}`)
+  const base = apiBase(settings?.listener.url, settings?.settings.port, host === 'server' ? window.location.origin : null)
   // Keys a program may use: active, not a studio worker's. The one made last is chosen first.
   const usable = (keys ?? []).filter((k) => k.revoked_at === null && k.kind === 'client')
   const [chosenId, setChosenId] = useState<string | null>(null)

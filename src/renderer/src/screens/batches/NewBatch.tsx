@@ -2,7 +2,7 @@ import { useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { OUTPUT_FORMATS } from '../../../../shared/api'
 import { IMAGE_EXTENSIONS } from '../../../../shared/image-types'
-import { plannedOutputs } from '../../../../shared/outputs'
+import { photoNumbers, plannedOutputs } from '../../../../shared/outputs'
 import { FROM_PRESET_LABEL, MODE_LABEL } from '../../../../shared/vocabulary'
 import { requestOf } from '../../store/batchSlice'
 import { filesFromInput } from '../../lib/files'
@@ -38,6 +38,8 @@ export function NewBatch(): React.JSX.Element {
   const lookup = (name: string) => presets?.find((p) => p.name === name)?.values ?? null
   const planFor = (relPath: string, seq = 1): string[] | null => plannedOutputs(request, relPath, lookup, seq)?.names ?? null
   const perPhoto = planFor('photo.jpg')
+  // `{n}` counts photos in the order shown, as the batch numbers them.
+  const numbers = photoNumbers(staged.slice(0, SHOWN))
 
   return (
     <section className="card stack" aria-labelledby="new-batch-title">
@@ -100,7 +102,7 @@ export function NewBatch(): React.JSX.Element {
                 <MiddleEllipsis className="staged-name" text={f.relPath.slice(f.relPath.lastIndexOf('/') + 1)} testId="staged-name" />
                 <span className="muted ellipsis staged-plan" data-testid="planned-outputs">
                   {'→ '}
-                  {f.notImage ? 'not an image: listed, not processed' : (planFor(f.relPath, i + 1)?.join(', ') ?? '?')}
+                  {f.notImage ? 'not an image: listed, not processed' : (planFor(f.relPath, numbers[i])?.join(', ') ?? '?')}
                 </span>
                 <button type="button" className="btn small" aria-label={`Remove ${f.relPath}`} onClick={() => unstage(f.id)}>
                   ×

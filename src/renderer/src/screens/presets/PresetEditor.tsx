@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
+import { apiBase, settingsCommands } from '../../../../shared/curl-example'
 import { presetSlug, type PresetInfo } from '../../../../shared/presets'
-import { ErrorNote } from '../../components/common'
+import { CopyButton, ErrorNote } from '../../components/common'
 import { checkForm, EMPTY_FORM, formFromValues, paramsOfForm, type PresetForm } from '../../lib/presetForm'
 import { sampleImage } from '../../lib/sample'
 import { useStore } from '../../store'
@@ -35,12 +36,21 @@ export function PresetEditor(props: { editing: PresetInfo | null; onDone: (name:
   const [saving, setSaving] = useState(false)
   const [sample, setSample] = useState<Blob | null>(null)
   const [copied, setCopied] = useState(false)
-  const { presets } = useStore(useShallow((s) => ({ presets: s.presets })))
+  const { presets, listenerUrl, port, host } = useStore(
+    useShallow((s) => ({
+      presets: s.presets,
+      listenerUrl: s.settings?.listener.url,
+      port: s.settings?.settings.port,
+      host: s.appInfo?.host
+    }))
+  )
   const set = (patch: Partial<PresetForm>): void => {
     setForm((f) => ({ ...f, ...patch }))
     setServerErrors({})
   }
   const params = paramsOfForm(form)
+  // Commands that work when pasted (the set quoted for the shell, `--form-string` for curl).
+  const commands = settingsCommands(params, apiBase(listenerUrl, port, host === 'server' ? window.location.origin : null))
   const errors = { ...checkForm(form), ...serverErrors }
   const readOnly = editing?.builtin === true && !copied
   // An existing user preset keeps its short name; a new one (or a copy) takes it from the name.
@@ -180,6 +190,20 @@ export function PresetEditor(props: { editing: PresetInfo | null; onDone: (name:
             <summary className="small muted">Use these settings in the command line or the API</summary>
             <pre className="code mono preset-params" data-testid="preset-params">
               {params || '(every setting at its default)'}
+            </pre>
+            <div className="row">
+              <span className="small muted grow">Command line</span>
+              <CopyButton text={commands.cli} />
+            </div>
+            <pre className="code mono preset-params" data-testid="preset-cli">
+              {commands.cli}
+            </pre>
+            <div className="row">
+              <span className="small muted grow">API (curl)</span>
+              <CopyButton text={commands.curl} />
+            </div>
+            <pre className="code mono preset-params" data-testid="preset-curl">
+              {commands.curl}
             </pre>
           </details>
         </div>
