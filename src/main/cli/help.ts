@@ -68,6 +68,24 @@ export const COMMANDS: Record<string, CommandHelp> = {
       'clipdesk-report.json and clipdesk-report.txt in --out list what failed and why. Exit code 0: all done; 1: some failed or stopped; 2: a usage mistake.'
     ]
   },
+  check: {
+    summary: 'Say which images a store will refuse (Amazon, eBay, Etsy, Shopify, Google), and why; any image, made here or not.',
+    usage: ['clipdesk check <files or folders...> --for <store or rule file> [--json]'],
+    options: [
+      {
+        flag: '--for <store>',
+        text: "amazon | ebay | etsy | shopify | google, a rule set of yours (<data folder>/rules/<name>.json) or a rule file's path; repeat for several"
+      },
+      { flag: '--json', text: "one JSON document: every file with each store's verdict and reasons" },
+      DATA_DIR,
+      HELP
+    ],
+    examples: ['clipdesk check ~/shop/catalogue --for amazon', 'clipdesk check out --for google --for agency.json --json'],
+    notes: [
+      'Checks the background along the edges and around the product, how much of the frame the product fills (the model finds it), a product cut by the edge, size, format, colours and transparency. Text and watermarks are not checked.',
+      'Runs beside the app or a server. Exit code 0: every file ready; 1: some not ready (or unreadable); 2: a usage mistake.'
+    ]
+  },
   serve: {
     summary: 'Run the local API (/api/v1), the app in a browser, and the watched folders.',
     usage: ['clipdesk serve [options]'],
