@@ -37,7 +37,7 @@ export const RuleSetSchema = z
          * subject; `share`, the part of those pixels that must meet it (JPEG's ringing beside
          * edges, a stray speck).
          */
-        background: z.strictObject({ border: channel, behind: channel, share: share.default(0.995), source, note }).optional(),
+        background: z.strictObject({ border: channel, behind: channel, share: share.default(0.98), source, note }).optional(),
         /** The subject's box as a share of the frame, on the axis it fills most. */
         fill: z
           .strictObject({ min: share, max: share.optional(), source, note })

@@ -10,7 +10,17 @@ import { checkDestination, DestinationProblem, estimateOutputBytes } from '../ou
 import { expandInput, type InputFile } from '../outputs/inputs'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
 import { relativeName, resolveInside } from '../outputs/paths'
-import { reportCutouts, toCheckSummary, writeRunReport, type RunReport } from '../outputs/report'
+import {
+  reportCutouts,
+  type ReportCheck,
+  storeCheckEntries,
+  storeCheckLines,
+  toCheckSummary,
+  writeRunReport,
+  type RunReport
+} from '../outputs/report'
+import type { RuleSet } from '../../shared/store-rules'
+import { findRuleSet, RuleSetProblem } from '../store-ready/rule-sets'
 import { sweepTempFiles } from '../outputs/temp-sweep'
 import { writeOutputs } from '../outputs/write'
 import { CliError, parse } from './args'
@@ -21,6 +31,7 @@ import { inLanes } from '../../shared/lanes'
 import { ProcessProgress } from './process-progress'
 
 interface ProcessReport extends RunReport {
+  checks: ReportCheck[]
   counts: {
     inputs: number
     done: number
@@ -36,6 +47,8 @@ interface ProcessReport extends RunReport {
     to_check: number
     /** Of `to_check`: those at "Likely wrong". */
     likely_wrong: number
+    /** Of `done`: files a store check found not ready (docs/store-ready.md). */
+    not_ready: number
   }
 }
 
@@ -76,20 +89,31 @@ export async function runProcess(args: string[]): Promise<number> {
     out: { type: 'string' },
     mode: { type: 'string' }, // none given: params when --params is, else clipping (checkProcessOptions)
     params: { type: 'string' },
-    format: { type: 'string', default: 'png' },
+    format: { type: 'string' }, // none given: the set's format (a store preset's), else png (checkProcessOptions)
+    check: { type: 'string', multiple: true },
     template: { type: 'string' },
     'all-variations': { type: 'boolean', default: false },
     overwrite: { type: 'boolean', default: false }
   })
+  // The rule sets of --check, found (and a bad one refused) before the engine opens.
+  const checks = ((values.check as string[] | undefined) ?? []).map((name) => {
+    try {
+      return findRuleSet(name, dataDir)
+    } catch (err) {
+      throw err instanceof RuleSetProblem ? new CliError(`--check: ${err.message}`) : err
+    }
+  })
   const engine = new Engine({ dataDir, role: 'process' })
   try {
-    return await run(engine, checkProcessOptions(values, positionals, { lookup: engine.presetLookup, list: () => engine.presetsList() }))
+    const options = checkProcessOptions(values, positionals, { lookup: engine.presetLookup, list: () => engine.presetsList() })
+    if (options.formatWarning) complain(`warning: ${options.formatWarning}`)
+    return await run(engine, options, checks)
   } finally {
     await engine.stop()
   }
 }
 
-async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): Promise<number> {
+async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>, extraChecks: RuleSet[]): Promise<number> {
   const { images, notImages } = await collect(o.inputs)
   if (images.length === 0) throw new CliError('no images found in the given files and folders')
   const request: JobRequest = { mode: o.mode, output_format: o.format, params: o.params }
@@ -134,12 +158,14 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
       not_images: notImages.length,
       files_written: 0,
       to_check: 0,
-      likely_wrong: 0
+      likely_wrong: 0,
+      not_ready: 0
     },
     failed: [],
     not_images: notImages,
     warnings: [],
-    cutouts: []
+    cutouts: [],
+    checks: []
   }
   const scored: Array<{ input: string; uncertainty: number | null }> = before.map((e) => ({
     input: e.input,
@@ -198,6 +224,11 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
     })
     report.counts.done++
     report.counts.files_written += written.length
+    // The store its preset is named for (checked by the engine) and those of --check.
+    const own = engine.jobChecks(submitted.jobId) ?? []
+    const extra = extraChecks.filter((s) => !own.some((c) => c.store === s.name))
+    const checks = [...own, ...(extra.length > 0 ? await engine.checkJobResult(submitted.jobId, extra) : [])]
+    if (checks.length > 0) report.checks.push(...storeCheckEntries(input.path, relativeName(outDir, written[0]!), checks))
     scored.push({ input: input.path, uncertainty: outcome.uncertainty })
     for (const warning of outcome.warnings) report.warnings.push({ input: input.path, warning })
   }
@@ -257,6 +288,7 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   report.cutouts = reportCutouts(scored)
   c.to_check = report.cutouts.filter((x) => x.to_check).length
   c.likely_wrong = report.cutouts.filter((x) => x.review === 'likely_wrong').length
+  c.not_ready = new Set(report.checks.filter((x) => !x.passed).map((x) => x.input)).size
   // The run as a whole: a continued run's photos done before count as done ("Done: all 15 files").
   const outcome = batchOutcome({
     counts: {
@@ -299,6 +331,7 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
   if (stopping) say('Stopped. Run the same command to continue.')
   say(`${report.outcome}. ${rate}; ${c.skipped} skipped (already done); ${countOf(c.files_written, 'file')} written to ${outDir}`)
   if (c.to_check > 0) say(`${toCheckSummary(report.cutouts)}: see ${reportFile}`)
+  for (const line of storeCheckLines(report.checks)) say(line)
   if (c.failed > 0 || c.not_images > 0) {
     say(
       `${countsLine([

@@ -11,8 +11,8 @@ import type { RuleSet, StoreCheck } from '../../shared/store-rules'
 import { StandaloneModels } from '../engine/models/standalone'
 import { resolveOptions } from '../engine/options'
 import { DecodeSandbox } from '../engine/sandbox/decoder'
-import { analyseImage, type AnalyseDeps } from './analyse'
-import { evaluate } from './evaluate'
+import { analyseImage, type SegmentDeps } from '../engine/checks/analyse'
+import { evaluate } from '../engine/checks/evaluate'
 
 export interface FileCheck {
   /** The file as given or found (`shop/a.jpg`). */
@@ -44,7 +44,7 @@ export class FileChecker {
   private readonly sandbox: DecodeSandbox
   private readonly models: StandaloneModels
   private readonly maxBytes: number
-  private readonly deps: AnalyseDeps
+  private readonly deps: SegmentDeps
 
   constructor(opts: { threads?: number; model?: string } = {}) {
     const o = resolveOptions({ dataDir: '' })

@@ -3,7 +3,7 @@
  * where Clipdesk has one (docs/store-ready.md). Pure: the same for `clipdesk check`, the check
  * after a job, and the tests.
  */
-import type { CheckFailure, RuleSet, StoreCheck } from '../../shared/store-rules'
+import type { CheckFailure, RuleSet, StoreCheck } from '../../../shared/store-rules'
 import { shareAtLeast, type ImageFacts } from './facts'
 
 const pct = (x: number): string => `${Math.round(x * 100)} %`

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { parseRuleSet } from '../../shared/store-rules'
-import { BUILTIN_RULE_SETS, builtinRuleSet } from '../../shared/store-rules/index'
+import { parseRuleSet } from '../../../shared/store-rules'
+import { BUILTIN_RULE_SETS, builtinRuleSet } from '../../../shared/store-rules/index'
 import { evaluate, fillOf } from './evaluate'
 import { factsFromFraming, factsFromMask, type FileFacts } from './facts'
 

@@ -5,7 +5,7 @@
  * the decoded 8-bit sRGB RGBA the engine's sandbox gives; the subject comes from the model's
  * mask (a file of any origin) or from the job's framing (a file a job just wrote).
  */
-import { alphaBounds, cutSides, type CutSides, type Rect } from '../engine/pipeline/compose/placement'
+import { alphaBounds, cutSides, type CutSides, type Rect } from '../pipeline/compose/placement'
 
 export type ColourSpace = 'srgb' | 'cmyk' | 'other-rgb' | 'grey'
 
@@ -151,4 +151,17 @@ export function factsFromFraming(
   }
   const enlargement = Math.max(target.width / source.width, target.height / source.height)
   return { ...file, width, height, subject: target, cut, border, behind, enlargement }
+}
+
+/** Lowest channel under which a pixel is not white background, for `factsFromPixels`. */
+const NOT_BACKGROUND = 250
+
+/**
+ * Facts of a picture a job composed without recording a framing (the photo kept as it was): the
+ * subject is what is not background, a pixel darker than near-white or not mostly opaque.
+ */
+export function factsFromPixels(file: FileFacts, rgba: Buffer, width: number, height: number): ImageFacts {
+  const mask = new Uint8Array(width * height)
+  for (let p = 0; p < width * height; p++) if (rgba[p * 4 + 3]! >= 128 && lowest(rgba, p) < NOT_BACKGROUND) mask[p] = 255
+  return factsFromMask(file, rgba, width, height, mask)
 }
