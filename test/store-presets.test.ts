@@ -11,7 +11,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
+import { settled, until } from './helpers/batches'
 import { runCli } from './helpers/cli'
 import { blockPng, rgbaOf } from './helpers/cutout'
 import { withDataFolderDb } from './helpers/data-folder'
@@ -213,5 +215,36 @@ describe('clipdesk process with a store preset', () => {
     expect(webp.stderr).toContain("warning: --format webp wins over the set's format=jpg: the files will not pass Amazon's rules")
     expect(webp.stdout).toContain('0 of 1 file ready for Amazon')
     rmSync(dir, { recursive: true, force: true })
+  })
+})
+
+describe('a batch with a store preset', () => {
+  it('keeps each file’s check on its item: Ready for Amazon, or Not ready with the reason', async () => {
+    const root = tempDir()
+    const engine = new Engine({ dataDir: join(root, 'data') })
+    engine.start()
+    const service = new BatchService(engine)
+    service.start()
+    try {
+      const batch = await service.create({
+        request: { mode: 'params', output_format: 'jpg', params: 'amazon;alpha=keep' },
+        destination: join(root, 'out')
+      })
+      await service.add(batch.id, [
+        { bytes: await blockPng(2400, 1800, { x: 600, y: 450, width: 1100, height: 800 }), rel_path: 'big.png' },
+        { bytes: await blockPng(1600, 1200, { x: 300, y: 400, width: 1000, height: 800 }), rel_path: 'cut.png' }
+      ])
+      await until(service, batch.id, settled)
+      const items = service.detail(batch.id, () => '').items
+      expect(items.map((i) => [i.name, i.checks?.map((c) => [c.title, c.passed])])).toEqual([
+        ['big.png', [['Amazon', true]]],
+        ['cut.png', [['Amazon', false]]]
+      ])
+      expect(items[1]!.checks![0]!.failures[0]!.rule).toBe('wholeSubject')
+    } finally {
+      await service.stop()
+      await engine.stop()
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 })
