@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from './helpers/cli'
+import { runCli, startServe } from './helpers/cli'
 
 /** A red ball (the product, which the model finds) whose box spans `fill` of a `size` square on `bg`. */
 function productSvg(size: number, fill: number, bg: string, extra = ''): Buffer {
@@ -79,6 +79,25 @@ describe('clipdesk check', () => {
       [join(photos, 'ready.jpg'), false]
     ])
     expect(body.files[1].checks[0].failures[0].reason).toMatch(/^the product fills 8\d % of the frame; the agency asks at most 70 %$/)
+  })
+
+  it('runs while a server holds the data folder: it reads the rules folder and takes no engine lock', async () => {
+    const data = join(dir, 'served')
+    mkdirSync(join(data, 'rules'), { recursive: true })
+    writeFileSync(
+      join(data, 'rules', 'shop.json'),
+      JSON.stringify({ name: 'shop', title: 'the shop', source: 'us', rules: { formats: { allowed: ['png'], source: 'us' } } })
+    )
+    const serve = await startServe(data)
+    try {
+      // An unreadable file never loads the model: the answer is about the file, not the folder's lock.
+      const r = runCli(['check', join(photos, 'broken.jpg'), '--for', 'shop', '--data-dir', data])
+      expect(r.code, r.stderr).toBe(1)
+      expect(r.stdout).toMatch(/broken\.jpg: Not ready for the shop: it cannot be read: /)
+    } finally {
+      serve.child.kill('SIGTERM')
+      await serve.exited
+    }
   })
 
   it('a missing --for, an unknown store and a broken rule file are usage mistakes (exit 2)', () => {

@@ -45,7 +45,11 @@ export const COMMANDS: Record<string, CommandHelp> = {
         flag: '--params <set>',
         text: 'a preset name or settings, e.g. ecommerce-white or "background=white;size=1600x1600"; done as it says (with --mode clipping, a key it cannot apply, such as a background or a shadow, is refused)'
       },
-      { flag: '--format <format>', text: 'png | jpg | jpeg | webp | tiff | psd (layered, the cut-out as a layer mask)', default: 'png' },
+      {
+        flag: '--format <format>',
+        text: 'png | jpg | jpeg | webp | tiff | psd (layered, the cut-out as a layer mask)',
+        default: "the preset's (a store preset: jpg), else png"
+      },
       {
         flag: '--all-variations',
         text: 'write every version of each photo (cut-out, on background, with shadow…), not only the main file'
@@ -56,12 +60,17 @@ export const COMMANDS: Record<string, CommandHelp> = {
         default: '{name}.{ext}, or {name}.{variation}.{ext} with several files'
       },
       { flag: '--overwrite', text: 'process photos again that a previous run already did' },
+      {
+        flag: '--check <store>',
+        text: "hold each file against a store's rules (amazon, ebay, etsy, shopify, google) or a rule file; a store preset is checked without it"
+      },
       DATA_DIR,
       HELP
     ],
     examples: [
       'clipdesk process ~/Pictures/shoot --out ~/Pictures/shoot-cutouts',
-      'clipdesk process shoot --out web --params ecommerce-white --format jpg'
+      'clipdesk process shoot --out web --params ecommerce-white --format jpg',
+      'clipdesk process shoot --out amazon --params amazon'
     ],
     notes: [
       'Photos already done with the same settings are skipped; Ctrl-C stops, and the same command continues.',
