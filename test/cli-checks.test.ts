@@ -57,7 +57,7 @@ describe('help and version', () => {
 
   it('clipdesk process --help names the defaults and the designer words', () => {
     const r = runCli(['process', '--help'])
-    expect(r.stdout).toContain('(default: png)')
+    expect(r.stdout).toContain("(default: the preset's (a store preset: jpg), else png)")
     expect(r.stdout).toContain('(default: params with --params, else clipping)')
     expect(r.stdout).toContain('with --mode clipping, a key it cannot apply, such as a background or a shadow, is refused')
     expect(r.stdout).toContain('cut-out')

@@ -124,7 +124,7 @@ describe('presets over IPC, used by an upload', () => {
     expect(saved).toMatchObject({ name: 'ipc-shop', builtin: false, description: 'Shop' })
     expect(saved.params).toContain('size=1000x1000')
     const list = await ipc.presetsList()
-    expect(list.filter((p) => p.builtin)).toHaveLength(4)
+    expect(list.filter((p) => p.builtin)).toHaveLength(9)
     expect(list.map((p) => p.name)).toContain('ipc-shop')
 
     const accepted = await upload({ mode: 'params', params: 'ipc-shop;quality=70' })

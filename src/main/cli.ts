@@ -1,5 +1,5 @@
 /**
- * `clipdesk` on plain Node: serve | process | keys | presets | watch | models | worker | workers. Never imports electron.
+ * `clipdesk` on plain Node: serve | process | check | keys | presets | watch | models | worker | workers. Never imports electron.
  * Each command's module is imported when it runs: `process` then loads neither BullMQ nor the
  * HTTP server, which is part of what a user waits for before the first cutout.
  */
@@ -32,6 +32,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/serve')).runServe(rest)
     case 'process':
       return (await import('./cli/process')).runProcess(rest)
+    case 'check':
+      return (await import('./cli/check')).runCheck(rest)
     case 'keys':
       return (await import('./cli/keys')).runKeys(rest)
     case 'presets':

@@ -2,6 +2,7 @@
  * The /api/v1 contract shared by every process: field enums, request and response bodies.
  * No Node, no DOM, no Electron here.
  */
+import type { StoreCheck } from './store-rules'
 import type { ErrorBody, FailureReason } from './errors'
 import type { Review } from './review'
 
@@ -88,6 +89,11 @@ export interface JobStatusBody {
   uncertainty?: number
   /** With `uncertainty`: its review level ("likely_wrong", "worth_a_look", null: none) and the score. */
   review?: Review
+  /**
+   * Done jobs made with a store preset (`amazon`, `ebay`, `etsy`, `shopify`, `google`): the
+   * written file held against that store's rules (docs/store-ready.md).
+   */
+  checks?: StoreCheck[]
   error?: ErrorBody['error'] & { reason?: FailureReason }
 }
 

@@ -3,6 +3,7 @@
  * its items look like on the wire, and the zod schemas that check the arguments at the trust
  * boundary (IPC handler or bridge). No Node, no DOM.
  */
+import type { StoreCheck } from './store-rules'
 import { z } from 'zod'
 import { MODES, OUTPUT_FORMATS, type JobStatus, type Mode, type OutputFormat } from './api'
 import { templateProblem } from './names'
@@ -59,6 +60,11 @@ export interface BatchItemView {
    * Null until done, and for files done before scores.
    */
   uncertainty: number | null
+  /**
+   * The written file against the store its preset is named for (`amazon`…): "Ready for Amazon",
+   * or "Not ready" with the reasons (docs/store-ready.md); null for other presets, and until done.
+   */
+  checks?: StoreCheck[] | null
   /** The model that made the result (registry name, e.g. `medium`); null until done. */
   model: string | null
   /**

@@ -3,7 +3,7 @@
  * after presets and defaults for the mode are applied. The grammar that produces it lives in
  * `params.ts`.
  */
-import type { Mode, Variation } from './api'
+import type { Mode, OutputFormat, Variation } from './api'
 
 export type BackgroundSpec =
   | { kind: 'transparent' }
@@ -79,6 +79,21 @@ export function positionOf(x: HorizontalAlign, y: VerticalAlign): PositionSpec {
  */
 export const UPSCALE_WARN_FACTOR = 2
 
+/**
+ * `upscale=<f>x` or `upscale=<f>x,<floor>` (`2x,1000`): the placed part is enlarged at most f×;
+ * where filling the canvas `size` asks would take more, the canvas shrinks, in proportion, to
+ * the largest that keeps to it, but not under `floor` px on its long edge (there the part is
+ * enlarged further, with the warning). What the store presets use (docs/store-ready.md).
+ */
+export type UpscaleLimit = `${number}x` | `${number}x,${number}`
+
+/** The factor and floor of an `upscale` limit; null for `allow` and `never`. */
+export function upscaleLimit(u: JobParams['upscale']): { max: number; floor: number } | null {
+  if (u === undefined || u === 'allow' || u === 'never') return null
+  const [factor, floor] = u.split(',')
+  return { max: Number(factor!.slice(0, -1)), floor: floor === undefined ? 1 : Number(floor) }
+}
+
 export interface JobParams {
   background: BackgroundSpec
   shadow: 'none' | 'top'
@@ -91,7 +106,13 @@ export interface JobParams {
    * `UPSCALE_WARN_FACTOR`; `never`: it is never enlarged, it keeps the photo's own size.
    * Absent in sets stored before the key existed (read as `allow`, what they did).
    */
-  upscale?: 'allow' | 'never'
+  upscale?: 'allow' | 'never' | UpscaleLimit
+  /**
+   * The file format the set writes (`format=jpg`): what a job runs with when its request names
+   * none (a store preset writes what the store takes); a format the request names wins.
+   * Absent: the request's, else PNG.
+   */
+  format?: OutputFormat
   /** Variations to make, in order. */
   variations: Variation[]
   /** The variation `final_url` points at. */

@@ -241,7 +241,12 @@ describe('parseParams: forms', () => {
     expect(formatParams({ background: { kind: 'color', rgba: [1, 2, 3, 4] }, size: { kind: 'long', max: 900 } }, 'base')).toBe(
       'base;background=#01020304;size=900'
     )
-    expect(PARAM_KEYS).toHaveLength(14)
+    expect(PARAM_KEYS).toHaveLength(15)
+    expect(values('format=jpg;upscale=2x,1000')).toEqual({ format: 'jpg', upscale: '2x,1000' })
+    expect(values('upscale=1.5x')).toEqual({ upscale: '1.5x' })
+    expect(fields('upscale=0.5x')).toEqual(['params.upscale'])
+    expect(fields('upscale=2x,0')).toEqual(['params.upscale'])
+    expect(fields('format=bmp')).toEqual(['params.format'])
     expect(fields('metadata=all')).toEqual(['params.metadata'])
     expect(values('metadata=strip')).toEqual({ metadata: 'strip' })
     expect(fields('model=Big Model')).toEqual(['params.model'])
@@ -316,8 +321,18 @@ describe('resolveParams', () => {
 })
 
 describe('built-in presets', () => {
-  it('are the four of docs/params.md, parse, and resolve in every mode', () => {
-    expect(BUILTIN_PRESETS.map((p) => p.name)).toEqual(['ecommerce-white', 'transparent-square', 'marketplace-1600', 'social-blur'])
+  it('are the nine of docs/params.md, parse, and resolve in every mode', () => {
+    expect(BUILTIN_PRESETS.map((p) => p.name)).toEqual([
+      'ecommerce-white',
+      'transparent-square',
+      'marketplace-1600',
+      'social-blur',
+      'amazon',
+      'ebay',
+      'etsy',
+      'shopify',
+      'google'
+    ])
     for (const p of BUILTIN_PRESETS) {
       expect(p.builtin).toBe(true)
       expect(values(p.params)).toEqual(p.values)

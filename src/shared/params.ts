@@ -14,7 +14,7 @@
  * key (`params.<key>`), all of them at once. No Node, no DOM here.
  */
 import { z } from 'zod'
-import { VARIATIONS, type Mode, type Variation } from './api'
+import { OUTPUT_FORMATS, VARIATIONS, type Mode, type Variation } from './api'
 import type { ErrorDetail } from './errors'
 import { COLOUR_NAMES } from './colours'
 import { MODEL_NAME_PATTERN } from './models'
@@ -51,7 +51,8 @@ export const PARAM_KEYS = [
   'refine',
   'alpha',
   'model',
-  'metadata'
+  'metadata',
+  'format'
 ] as const
 export type ParamKey = (typeof PARAM_KEYS)[number]
 
@@ -76,14 +77,15 @@ export const PARAM_EXPECTED: Record<ParamKey, string> = {
   size: `original, <W>x<H> or <max> (whole numbers from 1 to ${MAX_OUTPUT_SIDE})`,
   margin: `<n>% (0 to under ${MARGIN_PERCENT_LIMIT}) or <n>px (0 to ${MAX_MARGIN_PX}), or four of them for top,right,bottom,left (4%,6%,8%,6%)`,
   position: 'center, top, bottom, left, right, or <x>,<y> (x: left, center, right; y: top, center, bottom)',
-  upscale: `allow (enlarged to fit, said in warnings beyond ${UPSCALE_WARN_FACTOR}×) or never (kept at the photo's own size)`,
+  upscale: `allow (enlarged to fit, said in warnings beyond ${UPSCALE_WARN_FACTOR}×), never (kept at the photo's own size), or <f>x[,<px>] (at most f× (1–10): the canvas shrinks to keep to it, not under <px> on its long edge)`,
   variations: `a comma-separated list of ${VARIATIONS.join(', ')} (each at most once)`,
   primary: `one of ${VARIATIONS.join(', ')}`,
   quality: 'a whole number from 1 to 100',
   refine: 'none, edges or detail',
   alpha: 'auto or keep',
   model: 'a model name from the model registry (clipdesk models list), e.g. medium',
-  metadata: 'keep, keep-gps or strip'
+  metadata: 'keep, keep-gps or strip',
+  format: `the file format when the request names none: ${OUTPUT_FORMATS.join(', ')}`
 }
 
 function describe(value: unknown): string {
@@ -163,7 +165,18 @@ const SCHEMAS: { [K in ParamKey]: z.ZodType<NonNullable<JobParams[K]>, unknown> 
     const r = readPosition(v)
     return r.ok ? r.value : issue(ctx, r.issue ?? '')
   }),
-  upscale: z.enum(['allow', 'never']),
+  upscale: z.union([z.number(), z.string().trim()]).transform((v, ctx): NonNullable<JobParams['upscale']> => {
+    if (v === 'allow' || v === 'never') return v
+    // `2x`, `1.5x`, `2x,1000`: anchored, no nested repetition.
+    const m = typeof v === 'string' ? /^(\d{1,2}(?:\.\d{1,2})?)x(?:,(\d{1,5}))?$/.exec(v) : null
+    if (!m) return issue(ctx, '')
+    const factor = Number(m[1])
+    const floor = m[2] === undefined ? null : Number(m[2])
+    if (factor < 1 || factor > 10) return issue(ctx, `the most a photo may be enlarged is from 1x to 10x, got ${describe(v)}`)
+    if (floor !== null && !isWhole(floor, 1, MAX_OUTPUT_SIDE))
+      return issue(ctx, `the smallest canvas is a whole number of pixels from 1 to ${MAX_OUTPUT_SIDE}, got ${describe(v)}`)
+    return floor === null ? `${factor}x` : `${factor}x,${floor}`
+  }),
   variations: z.union([z.array(z.string()), z.string()]).transform((v, ctx): Variation[] => {
     const names = (typeof v === 'string' ? v.split(',') : v).map((n) => n.trim())
     if (names.length === 0 || names.every((n) => n === '')) return issue(ctx, 'name at least one variation')
@@ -181,7 +194,8 @@ const SCHEMAS: { [K in ParamKey]: z.ZodType<NonNullable<JobParams[K]>, unknown> 
   alpha: z.enum(['auto', 'keep']),
   // Only the name's form is checked here; whether the model exists is the engine's question.
   model: z.string().trim().regex(MODEL_NAME_PATTERN),
-  metadata: z.enum(['keep', 'keep-gps', 'strip'])
+  metadata: z.enum(['keep', 'keep-gps', 'strip']),
+  format: z.enum(OUTPUT_FORMATS)
 }
 
 const isParamKey = (k: string): k is ParamKey => (PARAM_KEYS as readonly string[]).includes(k)

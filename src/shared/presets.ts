@@ -89,7 +89,7 @@ const DEFINITIONS: BuiltinDefinition[] = [
     name: 'marketplace-1600',
     title: 'Marketplace 1600',
     description:
-      'Marketplace listing image: white 1600×1600, subject cropped and centred with an 8 % margin, no shadow; a small photo is enlarged to fill, with a warning beyond 2×.',
+      'Marketplace listing image: white 1600×1600, subject cropped and centred with an 8 % margin, no shadow; a small photo is enlarged to fill, with a warning beyond 2×. Written in the format you choose and checked against no store: for a store, use its own preset (amazon, ebay, etsy, shopify, google), which also sets the format and is checked after each job.',
     params: 'background=#FFFFFF;shadow=none;crop=subject;size=1600x1600;margin=8%;position=center;upscale=allow;quality=90'
   },
   {
@@ -99,6 +99,62 @@ const DEFINITIONS: BuiltinDefinition[] = [
     params: 'background=blur;shadow=none;crop=subject;size=1080x1080;margin=10%;position=center;upscale=allow'
   }
 ]
+
+/**
+ * The store presets (docs/store-ready.md): each frames, sizes, colours and encodes so that the
+ * written file passes that store's rule set (`store-rules/<store>.ts`) by construction, and each
+ * job made with one is checked against it. A white background composed exactly (255), no
+ * shadow, the subject centred with the margin that puts its longest side where the store asks,
+ * enlarged at most 2× (Google: not at all), the canvas shrinking to keep to that but not under
+ * the store's minimum, and the format the store takes.
+ */
+const STORE_DEFINITIONS: BuiltinDefinition[] = [
+  {
+    name: 'amazon',
+    title: 'Amazon',
+    description:
+      "Amazon's main image: the product on pure white (255), its longest side 88 % of a 2000×2000 JPEG (sRGB), no shadow. A small photo is enlarged at most 2× and the square shrinks to keep to that, never under 1000 px; what Amazon would refuse is written and marked Not ready with the reason.",
+    params:
+      'background=#FFFFFF;shadow=none;crop=subject;size=2000x2000;margin=6%;position=center;upscale=2x,1000;quality=90;variations=compose;format=jpg'
+  },
+  {
+    name: 'ebay',
+    title: 'eBay',
+    description:
+      "eBay's listing photo: the product on white, its longest side 88 % of a 1600×1600 JPEG, no shadow; enlarged at most 2×, never under 500 px.",
+    params:
+      'background=#FFFFFF;shadow=none;crop=subject;size=1600x1600;margin=6%;position=center;upscale=2x,500;quality=90;variations=compose;format=jpg'
+  },
+  {
+    name: 'etsy',
+    title: 'Etsy',
+    description:
+      "Etsy's first photo: the product on white, centred with an 8 % margin on a 2000×2000 JPEG (square, so its 4:3 and square thumbnails keep it whole); enlarged at most 2×, never under 635 px.",
+    params:
+      'background=#FFFFFF;shadow=none;crop=subject;size=2000x2000;margin=8%;position=center;upscale=2x,635;quality=90;variations=compose;format=jpg'
+  },
+  {
+    name: 'shopify',
+    title: 'Shopify',
+    description:
+      "Shopify's product image: the product on white, its longest side 88 % of a 2048×2048 JPEG (Shopify's recommended square, for zoom); enlarged at most 2×.",
+    params:
+      'background=#FFFFFF;shadow=none;crop=subject;size=2048x2048;margin=6%;position=center;upscale=2x;quality=90;variations=compose;format=jpg'
+  },
+  {
+    name: 'google',
+    title: 'Google Shopping',
+    description:
+      "Google Merchant Center's image: the product on white taking 86 % of a square JPEG of up to 1600 px, never enlarged (Google refuses upscaled images): a small photo gives a smaller square, not under 100 px.",
+    params:
+      'background=#FFFFFF;shadow=none;crop=subject;size=1600x1600;margin=7%;position=center;upscale=1x,100;quality=90;variations=compose;format=jpg'
+  }
+]
+
+/** Whether `name` is a store preset (a job made with it is checked against that store's rules). */
+export function isStorePreset(name: string | null | undefined): boolean {
+  return name !== null && name !== undefined && STORE_DEFINITIONS.some((d) => d.name === name)
+}
 
 function definitionToInfo(d: BuiltinDefinition): PresetInfo {
   const parsed = parseParams(d.params)
@@ -116,7 +172,7 @@ function definitionToInfo(d: BuiltinDefinition): PresetInfo {
   }
 }
 
-export const BUILTIN_PRESETS: readonly PresetInfo[] = DEFINITIONS.map(definitionToInfo)
+export const BUILTIN_PRESETS: readonly PresetInfo[] = [...DEFINITIONS, ...STORE_DEFINITIONS].map(definitionToInfo)
 
 export function builtinPreset(name: string): PresetInfo | null {
   return BUILTIN_PRESETS.find((p) => p.name === name) ?? null

@@ -8,12 +8,15 @@ describe('validateUpload', () => {
       value: {
         mode: 'clipping',
         output_format: 'png',
+        formatGiven: false,
         delivery_mode: 'url',
         params: null,
         file_url: 'https://example.com/a.png',
         regions: null
       }
     })
+    const named = validateUpload({ file_url: 'https://example.com/a.png', output_format: 'png' }, false)
+    expect(named.ok && named.value.formatGiven).toBe(true)
   })
 
   it('reads look-again boxes from JSON text or an array, with a file only', () => {

@@ -14,7 +14,10 @@ export { MAX_PARAMS_LENGTH }
 
 export interface UploadRequest {
   mode: Mode
+  /** The format asked for, else PNG; a parameter set's `format` takes the place of PNG when none was asked for (`formatGiven`). */
   output_format: OutputFormat
+  /** Whether the request named `output_format` itself. */
+  formatGiven: boolean
   delivery_mode: DeliveryMode
   params: string | Record<string, unknown> | null
   file_url: string | null
@@ -143,6 +146,7 @@ export function validateUpload(fields: UploadFields, hasFile: boolean): UploadVa
     value: {
       mode: mode as Mode,
       output_format: format as OutputFormat,
+      formatGiven: f.output_format !== undefined && f.output_format !== null,
       delivery_mode: deliveryMode as DeliveryMode,
       params,
       file_url: fileUrl,

@@ -2,6 +2,7 @@
  * Batches and items as the code handles them, and how they are read from their rows (tables of
  * migrations 005-batches, 007, 009, 010, 012, 013 and 016).
  */
+import type { StoreCheck } from '../../shared/store-rules'
 import type { BatchItemStatus, BatchRequest } from '../../shared/batches'
 
 export interface BatchRecord {
@@ -39,6 +40,8 @@ export interface ItemRecord {
   device: string | null
   /** The cutout's uncertainty score (docs/review.md), 3 decimals; null until done, and for items done before scores. */
   uncertainty: number | null
+  /** The written file against the store its preset is named for (docs/store-ready.md); null: none. */
+  checks: StoreCheck[] | null
   /** Times the file's outputs were replaced by a touch-up (docs/touch-up.md "Touch-up"), and when last. */
   touchUps: number
   touchedUpAt: number | null
@@ -79,6 +82,7 @@ export interface ItemRow {
   model: string | null
   device: string | null
   uncertainty?: number | null
+  checks?: string | null
   touch_ups?: number
   touched_up_at?: number | null
   n: number | null
@@ -124,6 +128,7 @@ export function toItem(r: ItemRow): ItemRecord {
     model: r.model,
     device: r.device,
     uncertainty: num(r.uncertainty ?? null),
+    checks: r.checks ? (JSON.parse(r.checks) as StoreCheck[]) : null,
     touchUps: Number(r.touch_ups ?? 0),
     touchedUpAt: num(r.touched_up_at ?? null),
     number: num(r.n)

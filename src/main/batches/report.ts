@@ -8,7 +8,8 @@ import { batchOutcome, type BatchCounts } from '../../shared/batches'
 import { explainProblem } from '../../shared/explain'
 import { countOf, countsLine } from '../../shared/vocabulary'
 import type { RunReport } from '../outputs/report'
-import { reportCutouts, runReportFiles, writeRunReport } from '../outputs/report'
+import { reportCutouts, runReportFiles, storeCheckEntries, writeRunReport } from '../outputs/report'
+import { basename } from 'node:path'
 import type { BatchRecord, BatchStore, ItemRecord } from './store'
 
 export interface BatchReport extends RunReport {
@@ -89,6 +90,8 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
     cancelled: cancelled.map((i) => i.relPath),
     warnings: images.flatMap((i) => i.warnings.map((warning) => ({ input: i.relPath, warning }))),
     cutouts,
+    // Each file a store preset made, against that store (docs/store-ready.md), named by its written file.
+    checks: done.flatMap((i) => (i.checks ? storeCheckEntries(i.relPath, basename(i.outputs[0] ?? i.relPath), i.checks) : [])),
     touched_up: done.filter((i) => i.touchUps > 0).map((i) => ({ input: i.relPath, times: i.touchUps, at: iso(i.touchedUpAt) }))
   }
 }

@@ -1,3 +1,4 @@
+import type { StoreCheck } from '../../shared/store-rules'
 import type { BatchCounts, BatchItemStatus } from '../../shared/batches'
 import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
 import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
@@ -25,6 +26,7 @@ export interface ItemPatch {
   model?: string | null
   device?: string | null
   uncertainty?: number | null
+  checks?: StoreCheck[] | null
   touchUps?: number
   touchedUpAt?: number | null
 }
@@ -186,6 +188,7 @@ export class BatchStore {
     if (patch.model !== undefined) set('model', patch.model)
     if (patch.device !== undefined) set('device', patch.device)
     if (patch.uncertainty !== undefined) set('uncertainty', patch.uncertainty)
+    if (patch.checks !== undefined) set('checks', patch.checks === null ? null : JSON.stringify(patch.checks))
     if (patch.touchUps !== undefined) set('touch_ups', patch.touchUps)
     if (patch.touchedUpAt !== undefined) set('touched_up_at', patch.touchedUpAt)
     if (sets.length === 0) return false

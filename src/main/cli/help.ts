@@ -46,7 +46,11 @@ export const COMMANDS: Record<string, CommandHelp> = {
         flag: '--params <set>',
         text: 'a preset name or settings, e.g. ecommerce-white or "background=white;size=1600x1600"; done as it says (with --mode clipping, a key it cannot apply, such as a background or a shadow, is refused)'
       },
-      { flag: '--format <format>', text: 'png | jpg | jpeg | webp | tiff | psd (layered, the cut-out as a layer mask)', default: 'png' },
+      {
+        flag: '--format <format>',
+        text: 'png | jpg | jpeg | webp | tiff | psd (layered, the cut-out as a layer mask)',
+        default: "the preset's (a store preset: jpg), else png"
+      },
       {
         flag: '--all-variations',
         text: 'write every version of each photo (cut-out, on background, with shadow…), not only the main file'
@@ -57,17 +61,40 @@ export const COMMANDS: Record<string, CommandHelp> = {
         default: '{name}.{ext}, or {name}.{variation}.{ext} with several files'
       },
       { flag: '--overwrite', text: 'process photos again that a previous run already did' },
+      {
+        flag: '--check <store>',
+        text: "hold each file against a store's rules (amazon, ebay, etsy, shopify, google) or a rule file; a store preset is checked without it"
+      },
       DATA_DIR,
       HELP
     ],
     examples: [
       'clipdesk process ~/Pictures/shoot --out ~/Pictures/shoot-cutouts',
-      'clipdesk process shoot --out web --params ecommerce-white --format jpg'
+      'clipdesk process shoot --out web --params ecommerce-white --format jpg',
+      'clipdesk process shoot --out amazon --params amazon'
     ],
     notes: [
       'Photos already done with the same settings are skipped; Ctrl-C stops, and the same command continues.',
       'clipdesk-report.json and clipdesk-report.txt in --out list what failed and why. Exit code 0: all done; 1: some failed or stopped; 2: a usage mistake.',
       'Beside clipdesk serve (or the app with its API on) on the same data folder, it works through that server: its presets, no credits.'
+    ]
+  },
+  check: {
+    summary: 'Say which images a store will refuse (Amazon, eBay, Etsy, Shopify, Google), and why; any image, made here or not.',
+    usage: ['clipdesk check <files or folders...> --for <store or rule file> [--json]'],
+    options: [
+      {
+        flag: '--for <store>',
+        text: "amazon | ebay | etsy | shopify | google, a rule set of yours (<data folder>/rules/<name>.json) or a rule file's path; repeat for several"
+      },
+      { flag: '--json', text: "one JSON document: every file with each store's verdict and reasons" },
+      DATA_DIR,
+      HELP
+    ],
+    examples: ['clipdesk check ~/shop/catalogue --for amazon', 'clipdesk check out --for google --for agency.json --json'],
+    notes: [
+      'Checks the background along the edges and around the product, how much of the frame the product fills (the model finds it), a product cut by the edge, size, format, colours and transparency. Text and watermarks are not checked.',
+      'Runs beside the app or a server. Exit code 0: every file ready; 1: some not ready (or unreadable); 2: a usage mistake.'
     ]
   },
   serve: {

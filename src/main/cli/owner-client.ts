@@ -17,6 +17,8 @@ import { resultsToWrite } from '../../shared/outputs'
 import { DataDirBusy, folderHolder, readOnlyPresets, type RunLockHolder } from '../engine/data-folder'
 import { warningLines, type JobOutcome, type SubmitResult } from '../outputs/engine-jobs'
 import { OWNER_TOKEN_HEADER, readOwnerNote, type OwnerNote } from '../owner-note'
+import type { StoreCheck } from '../../shared/store-rules'
+import { FileChecker } from '../store-ready/checker'
 import type { ProcessBackend } from './process-backend'
 
 const SAFE_PART = /^[A-Za-z0-9_]{1,32}$/
@@ -68,6 +70,9 @@ export function ownerBackend(dataDir: string, owner: FolderOwner): ProcessBacken
   let gone: string | null = null
   let temp: string | null = null
   let hooks: { photoRunning(): void } | null = null
+  /** The store checks the owner made of each done job, until the command asks for them. */
+  const ownChecks = new Map<string, StoreCheck[]>()
+  let checker: FileChecker | null = null
   /** Cancels sent at a stop, awaited before the command ends. */
   const cancels: Array<Promise<unknown>> = []
 
@@ -118,7 +123,10 @@ export function ownerBackend(dataDir: string, owner: FolderOwner): ProcessBacken
           if (res.status === 404) return { state: 'missing' }
           const body = (await res.json()) as JobStatusBody
           if (body.status !== 'queued') hooks?.photoRunning()
-          if (body.state === 'done') return await downloaded(jobId, body, all)
+          if (body.state === 'done') {
+            ownChecks.set(jobId, body.checks ?? [])
+            return await downloaded(jobId, body, all)
+          }
           if (body.state === 'failed' || body.error) {
             const error = body.error ?? { code: 'job_failed', message: 'The job failed.' }
             return {
@@ -149,9 +157,20 @@ export function ownerBackend(dataDir: string, owner: FolderOwner): ProcessBacken
         cancels.push(call('/api/app/jobCancel', init).catch(() => undefined))
       }
     },
+    async checks(jobId, extra, written) {
+      // The owner checked the store its preset names (the status's `checks`); a `--check` set is
+      // checked here on the written file, the way `clipdesk check` does (`store-ready/checker.ts`).
+      const own = ownChecks.get(jobId) ?? []
+      ownChecks.delete(jobId)
+      const more = extra.filter((s) => !own.some((c) => c.store === s.name))
+      if (more.length === 0) return own
+      checker ??= new FileChecker()
+      return [...own, ...(await checker.check(written, basename(written), more)).checks]
+    },
     lost: () => gone,
     async close() {
       await Promise.all(cancels)
+      await checker?.close()
       presets.close()
       if (temp) await rm(temp, { recursive: true, force: true })
     }

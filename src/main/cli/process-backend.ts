@@ -7,6 +7,7 @@
  */
 import type { PresetInfo } from '../../shared/presets'
 import type { PresetLookup } from '../../shared/params'
+import type { RuleSet, StoreCheck } from '../../shared/store-rules'
 import { Engine } from '../engine/engine'
 import { JobEnds, jobOutcome, submitFile, type JobOutcome, type JobRequest, type SubmitResult } from '../outputs/engine-jobs'
 import { complain, say } from './print'
@@ -34,6 +35,12 @@ export interface ProcessBackend {
   finished(jobId: string): Promise<void>
   /** Stops the jobs being waited on (Ctrl-C); the next run does them. */
   cancelWaiting(): void
+  /**
+   * The store checks of a done job (docs/store-ready.md): the store its preset is named for, as
+   * the engine checked it, and each of `extra` (`--check`) not among those; `written` is the
+   * job's main file as this command wrote it.
+   */
+  checks(jobId: string, extra: readonly RuleSet[], written: string): Promise<StoreCheck[]>
   /** Why the run cannot go on (the owner stopped), or null. */
   lost(): string | null
   close(): Promise<void>
@@ -72,6 +79,11 @@ export function localBackend(dataDir: string): ProcessBackend {
     finished: async () => undefined, // the engine keeps its results until the retention sweep
     cancelWaiting() {
       for (const id of ends?.waiting() ?? []) engine.cancel(id)
+    },
+    async checks(jobId, extra) {
+      const own = engine.jobChecks(jobId) ?? []
+      const more = extra.filter((s) => !own.some((c) => c.store === s.name))
+      return [...own, ...(more.length > 0 ? await engine.checkJobResult(jobId, more) : [])]
     },
     lost: () => null,
     async close() {

@@ -9,6 +9,8 @@ import { MODES, OUTPUT_FORMATS, type Mode, type OutputFormat } from '../../share
 import { templateProblem } from '../../shared/names'
 import { jobMode, parseParams, resolveParams, type PresetLookup } from '../../shared/params'
 import { modeConflictKeys, modeConflictLine, modeConflicts } from '../../shared/params-mode'
+import { isStorePreset } from '../../shared/presets'
+import { builtinRuleSet } from '../../shared/store-rules/index'
 import { suggestPresets } from '../../shared/suggest'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
 import { CliError } from './args'
@@ -16,12 +18,24 @@ import { CliError } from './args'
 export interface ProcessOptions {
   outDir: string
   mode: Mode
+  /** The format written: --format, else the set's `format` (a store preset's), else PNG. */
   format: OutputFormat
+  /** Said before the run: an explicit --format over a store preset's (its files will not pass). */
+  formatWarning: string | null
   params: string | null
   template: string | null
   allVariations: boolean
   overwrite: boolean
   inputs: string[]
+}
+
+/** The store whose preset leads `params` (`amazon;…`) when its rules refuse `format`: the store's name; else null. */
+function refusingStore(params: string | null, format: string): string | null {
+  const parsed = params === null ? null : parseParams(params)
+  const preset = parsed?.ok ? parsed.value.preset : null
+  const rules = preset && isStorePreset(preset) ? builtinRuleSet(preset) : null
+  const allowed = rules?.rules.formats?.allowed as string[] | undefined
+  return rules && allowed && !allowed.includes(format === 'jpg' ? 'jpeg' : format) ? rules.title : null
 }
 
 const oneOf = (name: string, value: string, list: readonly string[]): string =>
@@ -42,8 +56,10 @@ export function checkProcessOptions(
   // --params without --mode runs as --mode params: the rule of every way in (shared/params-mode.ts).
   const mode = jobMode(values.mode, params) as string
   if (!(MODES as readonly string[]).includes(mode)) throw new CliError(oneOf('mode', mode, MODES))
-  const format = values.format as string
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) throw new CliError(oneOf('format', format, OUTPUT_FORMATS))
+  const given = values.format as string | undefined
+  if (given !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(given))
+    throw new CliError(oneOf('format', given, OUTPUT_FORMATS))
+  let setFormat: OutputFormat | undefined
   if (mode === 'params' && params === null)
     throw new CliError('--mode params needs --params <preset or settings>, e.g. --params ecommerce-white')
   if (params !== null) {
@@ -57,6 +73,7 @@ export function checkProcessOptions(
           resolved.details,
           presets.list().map((p) => p.name)
         )
+    if (resolved.ok) setFormat = resolved.value.format
     if (!resolved.ok) {
       // Keys the mode cannot apply are said in one sentence, each named once (shared/params-mode.ts).
       const set = parsed.ok ? parsed.value : null
@@ -72,13 +89,20 @@ export function checkProcessOptions(
       throw new CliError(`--params${values.mode === undefined || mode === 'params' ? '' : ` with --mode ${mode}`}: ${said.join('; ')}`)
     }
   }
+  const format = (given as OutputFormat | undefined) ?? setFormat ?? 'png'
+  const same = (a: string, b: string): boolean => a.replace('jpeg', 'jpg') === b.replace('jpeg', 'jpg')
+  const formatWarning =
+    given !== undefined && setFormat !== undefined && !same(given, setFormat)
+      ? `--format ${given} wins over the set's format=${setFormat}${refusingStore(params, given) ? `: the files will not pass ${refusingStore(params, given)}'s rules` : ''}`
+      : null
   const template = (values.template as string | undefined) ?? null
   const problem = template === null ? null : templateProblem(template)
   if (problem) throw new CliError(`--template: ${problem}`)
   return {
     outDir: resolve(values.out as string),
     mode: mode as Mode,
-    format: format as OutputFormat,
+    format,
+    formatWarning,
     params,
     template,
     allVariations: values['all-variations'] === true,

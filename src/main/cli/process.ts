@@ -9,7 +9,17 @@ import { checkDestination, DestinationProblem, estimateOutputBytes } from '../ou
 import { expandInput, type InputFile } from '../outputs/inputs'
 import type { JobOutcome, JobRequest } from '../outputs/engine-jobs'
 import { relativeName, resolveInside } from '../outputs/paths'
-import { reportCutouts, toCheckSummary, writeRunReport, type RunReport } from '../outputs/report'
+import {
+  reportCutouts,
+  type ReportCheck,
+  storeCheckEntries,
+  storeCheckLines,
+  toCheckSummary,
+  writeRunReport,
+  type RunReport
+} from '../outputs/report'
+import type { RuleSet } from '../../shared/store-rules'
+import { findRuleSet, RuleSetProblem } from '../store-ready/rule-sets'
 import { sweepTempFiles } from '../outputs/temp-sweep'
 import { writeOutputs } from '../outputs/write'
 import { CliError, parse } from './args'
@@ -22,6 +32,7 @@ import { folderOwner, ownerBackend } from './owner-client'
 import { localBackend, type ProcessBackend } from './process-backend'
 
 interface ProcessReport extends RunReport {
+  checks: ReportCheck[]
   counts: {
     inputs: number
     done: number
@@ -37,6 +48,8 @@ interface ProcessReport extends RunReport {
     to_check: number
     /** Of `to_check`: those at "Likely wrong". */
     likely_wrong: number
+    /** Of `done`: files a store check found not ready (docs/store-ready.md). */
+    not_ready: number
   }
 }
 
@@ -78,10 +91,19 @@ export async function runProcess(args: string[]): Promise<number> {
     out: { type: 'string' },
     mode: { type: 'string' }, // none given: params when --params is, else clipping (checkProcessOptions)
     params: { type: 'string' },
-    format: { type: 'string', default: 'png' },
+    format: { type: 'string' }, // none given: the set's format (a store preset's), else png (checkProcessOptions)
+    check: { type: 'string', multiple: true },
     template: { type: 'string' },
     'all-variations': { type: 'boolean', default: false },
     overwrite: { type: 'boolean', default: false }
+  })
+  // The rule sets of --check, found (and a bad one refused) before anything starts.
+  const checks = ((values.check as string[] | undefined) ?? []).map((name) => {
+    try {
+      return findRuleSet(name, dataDir)
+    } catch (err) {
+      throw err instanceof RuleSetProblem ? new CliError(`--check: ${err.message}`) : err
+    }
   })
   // A server owning the folder does the work (never a second writer on its database); else
   // this command runs its own engine (`process-backend.ts`, `owner-client.ts`).
@@ -90,13 +112,14 @@ export async function runProcess(args: string[]): Promise<number> {
   try {
     const options = checkProcessOptions(values, positionals, backend.presets)
     if (owner) say(`Using the Clipdesk server running on this data folder (pid ${owner.note.pid})`)
-    return await run(backend, options)
+    if (options.formatWarning) complain(`warning: ${options.formatWarning}`)
+    return await run(backend, options, checks)
   } finally {
     await backend.close()
   }
 }
 
-async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOptions>): Promise<number> {
+async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOptions>, extraChecks: RuleSet[]): Promise<number> {
   const { images, notImages } = await collect(o.inputs)
   if (images.length === 0) throw new CliError('no images found in the given files and folders')
   const request: JobRequest = { mode: o.mode, output_format: o.format, params: o.params }
@@ -141,12 +164,14 @@ async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOpt
       not_images: notImages.length,
       files_written: 0,
       to_check: 0,
-      likely_wrong: 0
+      likely_wrong: 0,
+      not_ready: 0
     },
     failed: [],
     not_images: notImages,
     warnings: [],
-    cutouts: []
+    cutouts: [],
+    checks: []
   }
   const scored: Array<{ input: string; uncertainty: number | null }> = before.map((e) => ({
     input: e.input,
@@ -181,14 +206,14 @@ async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOpt
       return 'stopped'
     }
     try {
-      return await written(todo, await backend.outcome(submitted.jobId, all))
+      return await written(todo, submitted.jobId, await backend.outcome(submitted.jobId, all))
     } finally {
       await backend.finished(submitted.jobId)
     }
   }
 
   /** A job's end: its files written and recorded, or why not. */
-  const written = async ({ input, seq, size, mtimeMs }: Todo, outcome: JobOutcome): Promise<'stopped' | void> => {
+  const written = async ({ input, seq, size, mtimeMs }: Todo, jobId: string, outcome: JobOutcome): Promise<'stopped' | void> => {
     if (backend.lost() && !stopping) interrupt()
     if (outcome.state === 'failed' && outcome.code === 'cancelled' && stopping) {
       report.counts.stopped++ // stopped by Ctrl-C: not a failure, the next run does it
@@ -219,6 +244,9 @@ async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOpt
     })
     report.counts.done++
     report.counts.files_written += written.length
+    // The store its preset is named for (checked by the engine) and those of --check.
+    const checks = written[0] ? await backend.checks(jobId, extraChecks, written[0]) : []
+    if (checks.length > 0) report.checks.push(...storeCheckEntries(input.path, relativeName(outDir, written[0]!), checks))
     scored.push({ input: input.path, uncertainty: outcome.uncertainty })
     for (const warning of outcome.warnings) report.warnings.push({ input: input.path, warning })
   }
@@ -271,6 +299,7 @@ async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOpt
   report.cutouts = reportCutouts(scored)
   c.to_check = report.cutouts.filter((x) => x.to_check).length
   c.likely_wrong = report.cutouts.filter((x) => x.review === 'likely_wrong').length
+  c.not_ready = new Set(report.checks.filter((x) => !x.passed).map((x) => x.input)).size
   // The run as a whole: a continued run's photos done before count as done ("Done: all 15 files").
   const outcome = batchOutcome({
     counts: {
@@ -316,6 +345,7 @@ async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOpt
   else if (stopping) say('Stopped. Run the same command to continue.')
   say(`${report.outcome}. ${rate}; ${c.skipped} skipped (already done); ${countOf(c.files_written, 'file')} written to ${outDir}`)
   if (c.to_check > 0) say(`${toCheckSummary(report.cutouts)}: see ${reportFile}`)
+  for (const line of storeCheckLines(report.checks)) say(line)
   if (c.failed > 0 || c.not_images > 0) {
     say(
       `${countsLine([

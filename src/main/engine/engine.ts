@@ -94,6 +94,11 @@ export class Engine extends EngineFacade {
     this.jobs = new JobStore(this.db)
     this.keys = new KeyStore(this.db)
     this.presets = new PresetStore(this.db)
+    // Said once, by the first engine that opens the folder after the store presets came in.
+    for (const r of this.presets.takeRenames())
+      (opts.log ?? ((m: string) => console.warn(`clipdesk: ${m}`)))(
+        `your preset "${r.from}" is now "${r.to}": "${r.from}" is the built-in store preset (docs/store-ready.md)`
+      )
     this.jobParams = new JobParamsStore(this.db)
     this.signer = new ResultSigner(getOrCreateSecret(this.db, 'result-signing-key'))
     this.maskCache = new MaskCache(this.db)
@@ -210,7 +215,14 @@ export class Engine extends EngineFacade {
     }
     const job = this.jobs.get(jobId)
     if (!job) throw new ApiError('job_not_found', `No job with id ${jobId}.`)
-    return statusBody(job, this.jobs.results(jobId), address, this.options.retentionMs, this.jobParams.get(jobId)?.primary)
+    return statusBody(
+      job,
+      this.jobs.results(jobId),
+      address,
+      this.options.retentionMs,
+      this.jobParams.get(jobId)?.primary,
+      this.jobs.checks(jobId)
+    )
   }
 
   /** A finished result's file, for serving it. */

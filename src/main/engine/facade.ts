@@ -13,6 +13,8 @@ import type { ErrorDetail } from '../../shared/errors'
 import type { ParamValues } from '../../shared/params'
 import type { JobParams } from '../../shared/params-types'
 import type { PresetInfo, PresetSaveRequest } from '../../shared/presets'
+import type { RuleSet, StoreCheck } from '../../shared/store-rules'
+import { checkResultFile } from './checks/job-check'
 import type { EngineEvents } from './events'
 import { type DataPaths, tempPathFor } from './paths'
 import type { ModelPool } from './models/pool'
@@ -100,6 +102,26 @@ export abstract class EngineFacade extends EventEmitter<EngineEvents> {
   /** How a done job framed its subject (for before/after views); null when not recorded (a studio worker's job, or an older one). */
   jobFraming(id: string): JobFraming | null {
     return this.jobs.framing(id)
+  }
+
+  /** A done job's store checks (the store its preset is named for); null when it was held against none. */
+  jobChecks(id: string): StoreCheck[] | null {
+    return this.jobs.checks(id)
+  }
+
+  /**
+   * A done job's main file held against rule sets of the caller's choosing (`--check agency`),
+   * its subject where the job's framing put it; decoded in the sandbox. Not stored.
+   */
+  async checkJobResult(id: string, sets: readonly RuleSet[]): Promise<StoreCheck[]> {
+    const results = this.jobs.results(id)
+    const primary = this.jobParams.get(id)?.primary
+    const file = results.find((r) => r.variation === primary) ?? results[0]
+    if (!file) return []
+    return checkResultFile(file.path, this.jobs.framing(id), sets, {
+      probe: (bytes) => this.sandbox.probe(bytes),
+      decode: (bytes) => this.sandbox.decode(bytes)
+    })
   }
 
   /** The newest job submitted under this file name (the upload's `filename`); null when none is. */

@@ -1,6 +1,7 @@
 import { STATE_OF, type JobStatusBody, type Variation } from '../../shared/api'
 import { explainProblem } from '../../shared/explain'
 import { reviewOf, roundUncertainty } from '../../shared/review'
+import type { StoreCheck } from '../../shared/store-rules'
 import type { JobRecord, ResultRecord } from './store/jobs'
 
 /** Turns a stored result into an address the caller can fetch (signed HTTP URL, app protocol…). */
@@ -25,7 +26,8 @@ export function statusBody(
   results: ResultRecord[],
   address: ResultAddress,
   retentionMs: number,
-  primary?: Variation | null
+  primary?: Variation | null,
+  checks?: StoreCheck[] | null
 ): JobStatusBody {
   const body: JobStatusBody = {
     job_id: job.id,
@@ -49,6 +51,7 @@ export function statusBody(
       body.uncertainty = roundUncertainty(job.uncertainty)
       body.review = reviewOf(job.uncertainty)
     }
+    if (checks) body.checks = checks
     if (job.deliveryMode === 'url') {
       body.final_urls = Object.fromEntries(results.map((r) => [r.variation, urlOf(r)]))
       if (Object.keys(job.warnings).length > 0) body.warnings = job.warnings

@@ -175,6 +175,38 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
                 score: { type: 'number', minimum: 0, maximum: 1 }
               }
             },
+            checks: {
+              type: 'array',
+              description:
+                "Done jobs made with a store preset (amazon, ebay, etsy, shopify, google): the main file held against that store's rules (docs/store-ready.md)",
+              items: {
+                type: 'object',
+                required: ['store', 'title', 'passed', 'failures'],
+                additionalProperties: false,
+                properties: {
+                  store: { type: 'string', description: 'The rule set, e.g. amazon' },
+                  title: { type: 'string', description: 'The store in words: "Ready for <title>"' },
+                  passed: { type: 'boolean' },
+                  failures: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      required: ['rule', 'reason', 'fix'],
+                      additionalProperties: false,
+                      properties: {
+                        rule: {
+                          type: 'string',
+                          description:
+                            'background, fill, wholeSubject, size, formats, colourSpace, noAlpha, fileSize, enlargement or readable'
+                        },
+                        reason: { type: 'string', description: 'In plain words' },
+                        fix: { type: ['string', 'null'], description: 'What to do, when Clipdesk has a fix' }
+                      }
+                    }
+                  }
+                }
+              }
+            },
             error: errorBody.properties.error
           }
         },

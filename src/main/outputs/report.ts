@@ -12,6 +12,7 @@
  */
 import { join } from 'node:path'
 import { fileReviewLevel, REVIEW_LEVEL_LABELS, reviewText, toCheckText, type ReviewLevel } from '../../shared/review'
+import type { CheckFailure, StoreCheck } from '../../shared/store-rules'
 import { escapeControls } from '../../shared/text'
 import { describeSettings, type RunSettings } from '../../shared/vocabulary'
 import { writeReplacing } from './place'
@@ -36,6 +37,40 @@ export interface RunReport {
   warnings: Array<{ input: string; warning: string }>
   /** Every cutout made that has a score, most uncertain first (`reportCutouts`). */
   cutouts: ReportCutout[]
+  /** Files held against a store's rules (a store preset, `--check`), one entry per file and store (docs/store-ready.md). */
+  checks?: ReportCheck[]
+}
+
+/** A written file against one store: "Ready for Amazon", or "Not ready" with each reason and its fix. */
+export interface ReportCheck {
+  input: string
+  /** The file written, inside the output folder. */
+  output: string
+  store: string
+  passed: boolean
+  failures: CheckFailure[]
+}
+
+/** The report's entries of one file's checks. */
+export function storeCheckEntries(input: string, output: string, checks: readonly StoreCheck[]): ReportCheck[] {
+  return checks.map((c) => ({ input, output, store: c.title, passed: c.passed, failures: c.failures }))
+}
+
+/** "12 of 14 files ready for Amazon", then one line per file not ready with its reasons and fixes. */
+export function storeCheckLines(checks: readonly ReportCheck[]): string[] {
+  const lines: string[] = []
+  for (const store of [...new Set(checks.map((c) => c.store))]) {
+    const of = checks.filter((c) => c.store === store)
+    const ready = of.filter((c) => c.passed).length
+    lines.push(`${ready} of ${of.length} ${of.length === 1 ? 'file' : 'files'} ready for ${store}`)
+    for (const c of of.filter((x) => !x.passed)) {
+      const fixes = [...new Set(c.failures.map((f) => f.fix).filter((f): f is string => f !== null))]
+      lines.push(
+        `  ${c.output}: Not ready for ${store}: ${c.failures.map((f) => f.reason).join('; ')}${fixes.length > 0 ? ` (${fixes.join('; ')})` : ''}`
+      )
+    }
+  }
+  return lines
 }
 
 /**
@@ -87,6 +122,7 @@ export function reportText(title: string, summary: string, r: RunReport): string
     lines.push('')
   }
   if (r.not_images.length > 0) lines.push('Not images (skipped):', ...r.not_images.map((f) => `  ${f}`), '')
+  if (r.checks && r.checks.length > 0) lines.push(...storeCheckLines(r.checks), '')
   if (r.warnings.length > 0) lines.push('Warnings:', ...r.warnings.map((w) => `  ${w.input}: ${w.warning}`), '')
   return lines.map(escapeControls).join('\n')
 }

@@ -8,6 +8,7 @@ import batchExpected from './012-batch-expected'
 import batchItemUncertainty from './013-batch-item-uncertainty'
 import batchTouchUp from './013-batch-touch-up'
 import batchItemNumber from './016-batch-item-number'
+import batchItemChecks from './019-batch-item-checks'
 
 export const BATCH_MIGRATIONS: Migration[] = [
   { name: '005-batches', sql: batches },
@@ -17,5 +18,6 @@ export const BATCH_MIGRATIONS: Migration[] = [
   { name: '012-batch-expected', sql: batchExpected },
   { name: '013-batch-item-uncertainty', sql: batchItemUncertainty },
   { name: '013-batch-touch-up', sql: batchTouchUp },
-  { name: '016-batch-item-number', sql: batchItemNumber }
+  { name: '016-batch-item-number', sql: batchItemNumber },
+  { name: '019-batch-item-checks', sql: batchItemChecks }
 ]

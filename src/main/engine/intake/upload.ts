@@ -272,7 +272,8 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
       id,
       keyId: input.keyId,
       mode: request.mode,
-      outputFormat: request.output_format,
+      // A store preset writes the format the store takes unless the request named one (docs/params.md "format").
+      outputFormat: request.formatGiven ? request.output_format : (params.format ?? request.output_format),
       deliveryMode: request.delivery_mode,
       params: request.params,
       sourceKind: input.file ? 'file' : 'url',

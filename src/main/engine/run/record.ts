@@ -12,11 +12,13 @@ import { JobFailure } from '../errors'
 import { fetchToFile } from '../fetch/fetch-url'
 import { writeFileAtomic } from '../paths'
 import type { PipelineStage } from '../pipeline'
-import type { JobRecord, MovePatch } from '../store/jobs'
+import type { JobFraming, JobRecord, MovePatch } from '../store/jobs'
 import { canTransition, isTerminal } from '../queue/transitions'
 import type { RunContext } from './context'
 import type { RunEnding, RunHost, RunOutput, RunResult } from './execute'
 import type { JobParams } from '../../../shared/params-types'
+import type { StoreCheck } from '../../../shared/store-rules'
+import { checkResultFile, storeRulesOf } from '../checks/job-check'
 import { settleOutputCost } from '../intake/output-cost'
 import { parseRegions } from '../../../shared/regions'
 import type { LookBox } from '../pipeline/guide/look-again'
@@ -191,11 +193,14 @@ export class RunRecord implements RunHost {
         files.push({ variation: out.variation, ext: out.ext, path, bytes: 'bytes' in out ? out.bytes.length : out.size })
       }
     }
+    // A job made with a store preset is held against that store's rules before it is done, so its status says so.
+    const checks = files.length > 0 ? await this.storeChecks(files, outcome.placement ?? null) : null
     this.halt()
     const stored = this.ctx.db.transaction(() => {
       const job = this.current()
       if (!job) return false
       for (const f of files) this.ctx.jobs.addResult(this.jobId, f)
+      if (checks) this.ctx.jobs.setChecks(this.jobId, checks)
       this.ctx.jobs.setModelRun(this.jobId, outcome.model, outcome.device)
       this.ctx.jobs.setUncertainty(this.jobId, outcome.uncertainty)
       if (outcome.placement) this.ctx.jobs.setFraming(this.jobId, outcome.placement) // for before/after views
@@ -212,6 +217,15 @@ export class RunRecord implements RunHost {
     if (!stored && this.ctx.jobs.get(this.jobId)?.status !== 'done') await rm(dir, { recursive: true, force: true })
     this.ctx.changed(this.jobId)
     return stored
+  }
+
+  /** The primary file against the rules of the store the job's preset is named for; null: no store. */
+  private async storeChecks(files: { variation: string; path: string }[], framing: JobFraming | null): Promise<StoreCheck[] | null> {
+    const params = this.ctx.jobParams.get(this.jobId)
+    const sets = storeRulesOf(params)
+    if (sets.length === 0) return null
+    const primary = files.find((f) => f.variation === params?.primary) ?? files[0]!
+    return checkResultFile(primary.path, framing, sets, { decode: (bytes) => this.ctx.decode(bytes, new AbortController().signal) })
   }
 
   /** Ends the run: failed or cancelled (refunded), or back to the queue with its attempt given back. */

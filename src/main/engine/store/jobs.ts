@@ -1,3 +1,4 @@
+import type { StoreCheck } from '../../../shared/store-rules'
 import type { DeliveryMode, JobStatus, Mode, OutputFormat, Variation } from '../../../shared/api'
 import type { FailureReason } from '../../../shared/errors'
 import { PROGRESS_AT } from '../../../shared/api'
@@ -345,6 +346,16 @@ export class JobStore {
   /** Records how a done job framed its subject (for before/after views: `schema/job-framing.ts`). */
   setFraming(jobId: string, framing: JobFraming): void {
     prepared(this.db, 'INSERT OR REPLACE INTO job_framing (job_id, framing) VALUES (?, ?)').run(jobId, JSON.stringify(framing))
+  }
+
+  setChecks(jobId: string, checks: StoreCheck[]): void {
+    prepared(this.db, 'INSERT OR REPLACE INTO job_checks (job_id, checks) VALUES (?, ?)').run(jobId, JSON.stringify(checks))
+  }
+
+  /** A done job's store checks (docs/store-ready.md); null when it was held against no store. */
+  checks(jobId: string): StoreCheck[] | null {
+    const row = prepared(this.db, 'SELECT checks FROM job_checks WHERE job_id = ?').get(jobId) as { checks: string } | undefined
+    return row ? (JSON.parse(row.checks) as StoreCheck[]) : null
   }
 
   /** How a done job framed its subject; null when not recorded (a studio worker's job, or an older one). */

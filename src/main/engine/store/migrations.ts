@@ -22,6 +22,8 @@ import presetsTitle from './schema/presets-title'
 import jobFraming from './schema/job-framing'
 import jobUncertainty from './schema/job-uncertainty'
 import jobsQueuedKey from './schema/jobs-queued-key'
+import storePresetNames from './schema/017-store-preset-names'
+import jobChecks from './schema/018-job-checks'
 import { keysAdmin, keysKind } from './schema/keys-columns'
 import { prepared } from './statements'
 
@@ -43,7 +45,9 @@ export const ENGINE_MIGRATIONS: Migration[] = [
   { name: '012-presets-title', sql: presetsTitle },
   { name: '012-job-framing', sql: jobFraming },
   { name: '013-job-uncertainty', sql: jobUncertainty },
-  { name: '015-jobs-queued-key', sql: jobsQueuedKey }
+  { name: '015-jobs-queued-key', sql: jobsQueuedKey },
+  { name: '017-store-preset-names', sql: storePresetNames },
+  { name: '018-job-checks', sql: jobChecks }
 ]
 
 /** Applies the migrations of `list` not yet recorded, in order, each in its own transaction (taken at once: two processes opening one folder apply each migration once). */

@@ -5,6 +5,7 @@ import { tempDir } from '../../../../test/helpers/engine'
 import { ApiError } from '../errors'
 import { openDatabase, type Db } from './db'
 import { PresetStore } from './presets'
+import { BUILTIN_PRESETS } from '../../../shared/presets'
 import { ERROR_STATUS } from '../../../shared/errors'
 
 let dir: string
@@ -32,13 +33,18 @@ function refusal(run: () => unknown): ApiError {
 }
 
 describe('PresetStore', () => {
-  it('lists the four built-ins first, marked builtin, with their params', () => {
+  it('lists the nine built-ins first, marked builtin, with their params', () => {
     const list = presets.list()
     expect(list.map((p) => [p.name, p.builtin])).toEqual([
       ['ecommerce-white', true],
       ['transparent-square', true],
       ['marketplace-1600', true],
-      ['social-blur', true]
+      ['social-blur', true],
+      ['amazon', true],
+      ['ebay', true],
+      ['etsy', true],
+      ['shopify', true],
+      ['google', true]
     ])
     expect(list[0]!.params).toBe(
       'background=#FFFFFF;shadow=top;crop=subject;size=2000x2000;margin=5%;position=bottom;upscale=allow;primary=shadowTop'
@@ -120,7 +126,7 @@ describe('PresetStore', () => {
     expect(refusal(() => presets.save({ name: 'a', params: 'ecommerce-white;variations=compose' })).details!.map((d) => d.field)).toEqual([
       'params.primary'
     ])
-    expect(presets.list()).toHaveLength(4)
+    expect(presets.list()).toHaveLength(BUILTIN_PRESETS.length)
     const malformed = refusal(() => presets.save(null as never))
     expect([ERROR_STATUS[malformed.code], malformed.code]).toEqual([400, 'malformed_request'])
   })

@@ -62,6 +62,19 @@ export class PresetStore {
     return row ? toInfo(row) : null
   }
 
+  /**
+   * User presets renamed because a built-in took their name (migration 016), not yet said:
+   * returned once, then marked told.
+   */
+  takeRenames(): { from: string; to: string }[] {
+    const rows = prepared(this.db, 'SELECT old_name AS "from", new_name AS "to" FROM preset_renames WHERE told = 0').all() as {
+      from: string
+      to: string
+    }[]
+    if (rows.length > 0) prepared(this.db, 'UPDATE preset_renames SET told = 1 WHERE told = 0').run()
+    return rows
+  }
+
   /** The values of a preset, for `resolveParams`. */
   readonly lookup = (name: string): ParamValues | null => this.get(name)?.values ?? null
 

@@ -30,7 +30,17 @@ describe("listOrder (the batch list's review filters and sort)", () => {
     expect(listOrder(items, 'worth-a-look', 'added')).toEqual([2, 5])
     // Touched up and saved: out of "to check" and of its level, in its own filter.
     expect(listOrder(items, 'touched-up', 'added')).toEqual([6])
-    expect(filterCounts(items)).toEqual({ 'to-check': 3, 'likely-wrong': 1, 'worth-a-look': 2, 'touched-up': 1 })
+    expect(filterCounts(items)).toEqual({ 'to-check': 3, 'likely-wrong': 1, 'worth-a-look': 2, 'touched-up': 1, 'not-ready': 0 })
+  })
+  it('shows the files a store check found not ready under "Not ready"', () => {
+    const checked = [
+      { ...f(0.05), checks: [{ passed: true }] },
+      { ...f(0.05), checks: [{ passed: false }] },
+      { ...f(0.05), checks: null },
+      { ...f(0.05), checks: [{ passed: true }, { passed: false }] }
+    ]
+    expect(listOrder(checked, 'not-ready', 'added')).toEqual([1, 3])
+    expect(filterCounts(checked)['not-ready']).toBe(2)
   })
   it('sorts the most uncertain first, files without a score last, ties in batch order', () => {
     expect(listOrder(items, 'all', 'uncertainty')).toEqual([6, 3, 5, 2, 4, 0, 1])

@@ -24,13 +24,16 @@ export interface PresetForm {
   margin: string
   marginUnit: '%' | 'px'
   position: '' | PositionSpec
-  upscale: '' | 'allow' | 'never'
+  /** `allow`, `never`, or a limit a preset came with (`2x,1000`), kept as it is. */
+  upscale: '' | NonNullable<ParamValues['upscale']>
   variations: Variation[]
   primary: '' | Variation
   quality: string
   refine: '' | 'none' | 'edges' | 'detail'
   alpha: '' | 'auto' | 'keep'
   metadata: '' | 'keep' | 'keep-gps' | 'strip'
+  /** The file format a preset writes when the job names none (a store preset's `jpg`), kept as it came. */
+  format: '' | NonNullable<ParamValues['format']>
 }
 
 export const EMPTY_FORM: PresetForm = {
@@ -54,7 +57,8 @@ export const EMPTY_FORM: PresetForm = {
   quality: '',
   refine: '',
   alpha: '',
-  metadata: ''
+  metadata: '',
+  format: ''
 }
 
 /** A preset's typed values → the form. */
@@ -91,6 +95,7 @@ export function formFromValues(name: string, description: string | null, v: Para
   if (v.refine) f.refine = v.refine
   if (v.alpha) f.alpha = v.alpha
   if (v.metadata) f.metadata = v.metadata
+  if (v.format) f.format = v.format
   return f
 }
 
@@ -126,6 +131,7 @@ export function paramsOfForm(f: PresetForm): string {
   put('refine', f.refine)
   put('alpha', f.alpha)
   put('metadata', f.metadata)
+  put('format', f.format)
   return parts.join(';')
 }
 

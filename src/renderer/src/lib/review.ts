@@ -2,10 +2,10 @@ import { fileReviewLevel, type ReviewLevel } from '../../../shared/review'
 
 /**
  * Which files the batch list shows (docs/review.md): all; those to check (either level); those at
- * one level ("Likely wrong", "Worth a look"); or those touched up and saved, which have left
- * "to check".
+ * one level ("Likely wrong", "Worth a look"); those touched up and saved, which have left
+ * "to check"; or those a store check found not ready (docs/store-ready.md).
  */
-export type ListFilter = 'all' | 'to-check' | 'likely-wrong' | 'worth-a-look' | 'touched-up'
+export type ListFilter = 'all' | 'to-check' | 'likely-wrong' | 'worth-a-look' | 'touched-up' | 'not-ready'
 /** The list's order: as the files were added, or the most uncertain cutouts first. */
 export type ListSort = 'added' | 'uncertainty'
 
@@ -13,6 +13,8 @@ export type ListSort = 'added' | 'uncertainty'
 export interface ReviewedFile {
   uncertainty: number | null
   touch_ups: number
+  /** Store checks (docs/store-ready.md): a file "Not ready" for a store is under `not-ready`. */
+  checks?: ReadonlyArray<{ passed: boolean }> | null
 }
 
 const LEVEL_OF_FILTER: Partial<Record<ListFilter, ReviewLevel>> = { 'likely-wrong': 'likely_wrong', 'worth-a-look': 'worth_a_look' }
@@ -21,13 +23,14 @@ const LEVEL_OF_FILTER: Partial<Record<ListFilter, ReviewLevel>> = { 'likely-wron
 export function shownBy(file: ReviewedFile, filter: ListFilter): boolean {
   if (filter === 'all') return true
   if (filter === 'touched-up') return file.touch_ups > 0
+  if (filter === 'not-ready') return file.checks?.some((c) => !c.passed) ?? false
   const level = fileReviewLevel(file.uncertainty, file.touch_ups)
   return filter === 'to-check' ? level !== null : level === LEVEL_OF_FILTER[filter]
 }
 
 /** How many files each filter shows (the filter buttons' counts). */
 export function filterCounts(items: ReadonlyArray<ReviewedFile>): Record<Exclude<ListFilter, 'all'>, number> {
-  const c = { 'to-check': 0, 'likely-wrong': 0, 'worth-a-look': 0, 'touched-up': 0 }
+  const c = { 'to-check': 0, 'likely-wrong': 0, 'worth-a-look': 0, 'touched-up': 0, 'not-ready': 0 }
   for (const item of items) for (const f of Object.keys(c) as Array<keyof typeof c>) if (shownBy(item, f)) c[f]++
   return c
 }

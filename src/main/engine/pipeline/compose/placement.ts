@@ -17,10 +17,20 @@
  * - a side where the photo's edge cuts the subject (a torso cut at the bottom) has no margin:
  *   the subject stays on the canvas's edge there, whatever `position` says for that axis.
  * - `upscale=never` never enlarges the placed part; `allow` does, and says so beyond
- *   `UPSCALE_WARN_FACTOR`.
+ *   `UPSCALE_WARN_FACTOR`; `<f>x[,<floor>]` enlarges it at most f×, the canvas shrinking in
+ *   proportion to the largest that keeps to it (not under `floor` px on its long edge, where it
+ *   is enlarged further and says so).
  */
 import sharp from 'sharp'
-import { marginSides, positionAxes, UPSCALE_WARN_FACTOR, type JobParams, type MarginLength } from '../../../../shared/params-types'
+import {
+  marginSides,
+  positionAxes,
+  upscaleLimit,
+  UPSCALE_WARN_FACTOR,
+  type JobParams,
+  type MarginLength,
+  type SizeSpec
+} from '../../../../shared/params-types'
 import { JobFailure } from '../../errors'
 
 export interface Rect {
@@ -171,30 +181,43 @@ export function planPlacement(
   const edgeFor = (length: number, axis: { fixed: number; share: number }): number =>
     Math.max(1, Math.round((length + axis.fixed) / (1 - axis.share)))
 
-  let width: number
-  let height: number
-  let scale: number
-  switch (size.kind) {
-    case 'original':
-      scale = 1
-      width = edgeFor(cw, h)
-      height = edgeFor(ch, v)
-      break
-    case 'box':
-      width = size.width
-      height = size.height
-      scale = Math.min(Math.max(1, width * (1 - h.share) - h.fixed) / cw, Math.max(1, height * (1 - v.share) - v.fixed) / ch)
-      break
-    case 'long': {
-      // The long edge of the placed part spans the canvas's long edge minus its margins.
-      const landscape = cw >= ch
-      const axis = landscape ? h : v
-      scale = Math.max(1, size.max * (1 - axis.share) - axis.fixed) / (landscape ? cw : ch)
-      width = landscape ? size.max : edgeFor(cw * scale, h)
-      height = landscape ? edgeFor(ch * scale, v) : size.max
-      break
+  // The canvas a size asks for, and the scale that fills it inside the margins.
+  const frame = (size: SizeSpec): { width: number; height: number; scale: number } => {
+    switch (size.kind) {
+      case 'original':
+        return { scale: 1, width: edgeFor(cw, h), height: edgeFor(ch, v) }
+      case 'box': {
+        const { width, height } = size
+        const scale = Math.min(Math.max(1, width * (1 - h.share) - h.fixed) / cw, Math.max(1, height * (1 - v.share) - v.fixed) / ch)
+        return { width, height, scale }
+      }
+      case 'long': {
+        // The long edge of the placed part spans the canvas's long edge minus its margins.
+        const landscape = cw >= ch
+        const axis = landscape ? h : v
+        const scale = Math.max(1, size.max * (1 - axis.share) - axis.fixed) / (landscape ? cw : ch)
+        return {
+          scale,
+          width: landscape ? size.max : edgeFor(cw * scale, h),
+          height: landscape ? edgeFor(ch * scale, v) : size.max
+        }
+      }
     }
   }
+  let { width, height, scale } = frame(size)
+  const limit = upscaleLimit(params.upscale)
+  if (limit && scale > limit.max && size.kind !== 'original') {
+    // The canvas shrinks in proportion until the part is enlarged no more than the limit
+    // (floored, so that rounding never passes it), but not under the floor.
+    const long = Math.max(width, height)
+    const k = Math.min(1, Math.max(limit.floor / long, limit.max / scale))
+    const shrunk: SizeSpec =
+      size.kind === 'box'
+        ? { kind: 'box', width: Math.max(1, Math.floor(width * k + 1e-6)), height: Math.max(1, Math.floor(height * k + 1e-6)) }
+        : { kind: 'long', max: Math.max(1, Math.floor(size.max * k + 1e-6)) }
+    ;({ width, height, scale } = frame(shrunk))
+  }
+  const warnFactor = limit ? limit.max : UPSCALE_WARN_FACTOR
   if (scale > 1 && params.upscale === 'never') {
     // Never enlarged: the part keeps the photo's own size; a canvas given only by its long
     // edge shrinks to it, a <W>x<H> canvas stays as asked.
@@ -203,7 +226,7 @@ export function planPlacement(
       width = edgeFor(cw, h)
       height = edgeFor(ch, v)
     }
-  } else if (scale > UPSCALE_WARN_FACTOR) {
+  } else if (scale > warnFactor + 1e-9) {
     const what = source === whole ? 'photo' : 'subject'
     warnings.push(
       `enlarged ${scale.toFixed(1)}×: the ${what} (${cw}×${ch} px) is small for a ${width}×${height} canvas, so it looks soft; upscale=never keeps its own size`

@@ -119,6 +119,8 @@ export interface ProbedImage {
   /** Upright (after the EXIF orientation), as `decodeImage` gives it. */
   width: number
   height: number
+  /** libvips's interpretation from the header (`srgb`, `cmyk`, `b-w`, `rgb16`…); absent for PSD. For the store check's colour space. */
+  space?: string
 }
 
 /**
@@ -137,7 +139,7 @@ export async function probeImage(bytes: Buffer, opts: DecodeOptions): Promise<Pr
   }
   const { meta } = await checkedHeader(bytes, type, opts.maxPixels)
   // Upright, as decoding gives it (an EXIF orientation may turn it): the output cost is counted on it.
-  return { type, width: meta.autoOrient?.width ?? meta.width!, height: meta.autoOrient?.height ?? meta.height! }
+  return { type, width: meta.autoOrient?.width ?? meta.width!, height: meta.autoOrient?.height ?? meta.height!, space: meta.space }
 }
 
 /**

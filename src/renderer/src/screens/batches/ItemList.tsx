@@ -12,6 +12,7 @@ import { ResultActions } from './ResultActions'
 import { ProgressBar, type Tone } from '../../components/common'
 import { ReviewBadge } from '../../components/ReviewBadge'
 import { MiddleEllipsis } from '../../components/MiddleEllipsis'
+import { StoreBadge } from '../../components/StoreBadge'
 
 /** A file row's height: set on each row here (not in batches.css) so that the windowing counts with the same number. */
 const ROW_HEIGHT = 64
@@ -142,6 +143,7 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
           {statusText(item)}
         </span>
         {item.state === 'done' && <ReviewBadge uncertainty={item.uncertainty} touchUps={item.touch_ups} />}
+        {item.state === 'done' && <StoreBadge checks={item.checks} />}
         {ranOn && ranOn !== usual && (
           <div className="muted small ran-on" data-testid="item-device" title={`The model and the device that ran it: ${ranOn}`}>
             {ranOn}
@@ -224,7 +226,8 @@ const FILTERS: Array<[Exclude<ListFilter, 'all'>, string]> = [
   ['to-check', TO_CHECK_LABEL],
   ['likely-wrong', REVIEW_LEVEL_LABELS.likely_wrong],
   ['worth-a-look', REVIEW_LEVEL_LABELS.worth_a_look],
-  ['touched-up', TOUCHED_UP_LABEL]
+  ['touched-up', TOUCHED_UP_LABEL],
+  ['not-ready', 'Not ready']
 ]
 
 /** The list's filter ("All files" / "To check (3)" / "Likely wrong (1)" / …) and order (as added / most uncertain first). */
@@ -289,7 +292,9 @@ export function ItemList(): React.JSX.Element {
           <p className="muted small vlist-note" data-testid="none-to-check">
             {filter === 'touched-up'
               ? 'No file touched up yet.'
-              : `No cutouts to check${items.some((i) => i.state === 'pending') ? ' yet' : ''}.`}
+              : filter === 'not-ready'
+                ? 'No file is Not ready for its store.'
+                : `No cutouts to check${items.some((i) => i.state === 'pending') ? ' yet' : ''}.`}
           </p>
         )}
         <table className="vtable" aria-label="Files of the batch" aria-rowcount={count}>

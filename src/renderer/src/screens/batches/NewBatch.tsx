@@ -118,7 +118,15 @@ export function NewBatch(): React.JSX.Element {
         {/* The menus whose choices are long take a whole line: "None: choose a mode", "Cut-out (transparent)", a preset's title. */}
         <label className="field span-all">
           <span>Preset</span>
-          <select value={draft.preset} onChange={(e) => setDraft({ preset: e.target.value })} data-testid="batch-preset">
+          <select
+            value={draft.preset}
+            // A preset that sets a format (a store preset's JPEG) sets the batch's; the Format field can change it after.
+            onChange={(e) => {
+              const format = presets?.find((p) => p.name === e.target.value)?.values.format
+              setDraft({ preset: e.target.value, ...(format && { output_format: format === 'jpeg' ? 'jpg' : format }) })
+            }}
+            data-testid="batch-preset"
+          >
             <option value="">None: choose a mode</option>
             {/* A preset kept from an earlier visit that is gone since: shown as it is, the plan says it cannot be read. */}
             {draft.preset && presets && !presets.some((p) => p.name === draft.preset) && (
