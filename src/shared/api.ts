@@ -4,6 +4,7 @@
  */
 import type { ErrorBody, FailureReason } from './errors'
 import type { Review } from './review'
+import type { SecondLook } from './params-types'
 
 export const MODES = ['clipping', 'background', 'params'] as const
 export type Mode = (typeof MODES)[number]
@@ -88,6 +89,8 @@ export interface JobStatusBody {
   uncertainty?: number
   /** With `uncertainty`: its review level ("likely_wrong", "worth_a_look", null: none) and the score. */
   review?: Review
+  /** Done jobs whose photo got a second look (docs/pipeline.md "Second look"): the model runs beyond the first, and why. */
+  second_look?: SecondLook
   error?: ErrorBody['error'] & { reason?: FailureReason }
 }
 

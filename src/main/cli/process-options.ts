@@ -1,6 +1,6 @@
 /**
  * The options of `clipdesk process`, every one checked before any work: a bad `--mode`,
- * `--format`, `--params` (grammar and preset names), `--template` or `--out` stops the command
+ * `--format`, `--params` (grammar and preset names), `--second-look`, `--template` or `--out` stops the command
  * with one line and exit code 2 before a photo is read, instead of 500 photos failing one by
  * one with the API's wording.
  */
@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 import { MODES, OUTPUT_FORMATS, type Mode, type OutputFormat } from '../../shared/api'
 import { templateProblem } from '../../shared/names'
 import { jobMode, parseParams, resolveParams, type PresetLookup } from '../../shared/params'
+import { SECOND_LOOK_SETTINGS } from '../../shared/params-types'
 import { suggestPresets } from '../../shared/suggest'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
 import { CliError } from './args'
@@ -37,9 +38,14 @@ export function checkProcessOptions(
 ): ProcessOptions {
   if (!values.out) throw new CliError('missing --out <dir>: the folder the results go to (clipdesk process --help)')
   if (positionals.length === 0) throw new CliError('name at least one file or folder to process (clipdesk process --help)')
-  const params = (values.params as string | undefined)?.trim() || null
+  const given = (values.params as string | undefined)?.trim() || null
   // --params without --mode runs as --mode params: the rule of every way in (shared/params-mode.ts).
-  const mode = jobMode(values.mode, params) as string
+  const mode = jobMode(values.mode, given) as string
+  // --second-look is the `look` key of the set (docs/params.md), added to whatever --params says.
+  const look = values['second-look'] as string | undefined
+  if (look !== undefined && !(SECOND_LOOK_SETTINGS as readonly string[]).includes(look))
+    throw new CliError(oneOf('second-look', look, SECOND_LOOK_SETTINGS))
+  const params = look === undefined ? given : given === null ? `look=${look}` : `${given};look=${look}`
   if (!(MODES as readonly string[]).includes(mode)) throw new CliError(oneOf('mode', mode, MODES))
   const format = values.format as string
   if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) throw new CliError(oneOf('format', format, OUTPUT_FORMATS))

@@ -18,6 +18,7 @@ import { complain, say } from './print'
 import { ProcessLedger, settingsKey } from './process-ledger'
 import { checkProcessOptions } from './process-options'
 import { inLanes } from '../../shared/lanes'
+import type { SecondLook } from '../../shared/params-types'
 import { ProcessProgress } from './process-progress'
 
 interface ProcessReport extends RunReport {
@@ -76,6 +77,7 @@ export async function runProcess(args: string[]): Promise<number> {
     out: { type: 'string' },
     mode: { type: 'string' }, // none given: params when --params is, else clipping (checkProcessOptions)
     params: { type: 'string' },
+    'second-look': { type: 'string' },
     format: { type: 'string', default: 'png' },
     template: { type: 'string' },
     'all-variations': { type: 'boolean', default: false },
@@ -141,9 +143,10 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
     warnings: [],
     cutouts: []
   }
-  const scored: Array<{ input: string; uncertainty: number | null }> = before.map((e) => ({
+  const scored: Array<{ input: string; uncertainty: number | null; secondLook?: SecondLook | null }> = before.map((e) => ({
     input: e.input,
-    uncertainty: e.uncertainty ?? null
+    uncertainty: e.uncertainty ?? null,
+    secondLook: e.secondLook ?? null
   }))
   for (const e of before) for (const warning of e.warnings ?? []) report.warnings.push({ input: e.input, warning })
   const fail = (input: InputFile, raw: string): void => {
@@ -194,11 +197,12 @@ async function run(engine: Engine, o: ReturnType<typeof checkProcessOptions>): P
       outputs: written.map((p) => relativeName(outDir, p)),
       state: 'done',
       uncertainty: outcome.uncertainty,
+      ...(outcome.secondLook ? { secondLook: outcome.secondLook } : {}),
       warnings: outcome.warnings
     })
     report.counts.done++
     report.counts.files_written += written.length
-    scored.push({ input: input.path, uncertainty: outcome.uncertainty })
+    scored.push({ input: input.path, uncertainty: outcome.uncertainty, secondLook: outcome.secondLook })
     for (const warning of outcome.warnings) report.warnings.push({ input: input.path, warning })
   }
 

@@ -21,6 +21,7 @@ import models from './schema/006-models'
 import presetsTitle from './schema/presets-title'
 import jobFraming from './schema/job-framing'
 import jobUncertainty from './schema/job-uncertainty'
+import jobSecondLook from './schema/job-second-look'
 import jobsQueuedKey from './schema/jobs-queued-key'
 import { keysAdmin, keysKind } from './schema/keys-columns'
 import { prepared } from './statements'
@@ -43,7 +44,8 @@ export const ENGINE_MIGRATIONS: Migration[] = [
   { name: '012-presets-title', sql: presetsTitle },
   { name: '012-job-framing', sql: jobFraming },
   { name: '013-job-uncertainty', sql: jobUncertainty },
-  { name: '015-jobs-queued-key', sql: jobsQueuedKey }
+  { name: '015-jobs-queued-key', sql: jobsQueuedKey },
+  { name: '016-job-second-look', sql: jobSecondLook }
 ]
 
 /** Applies the migrations of `list` not yet recorded, in order, each in its own transaction (taken at once: two processes opening one folder apply each migration once). */

@@ -1,0 +1,183 @@
+/**
+ * The second look (docs/pipeline.md "Second look"): when the model's first mask of a photo is
+ * doubtful — its review score says check it, its subject is small, or it found none — the model
+ * looks again at other views of the photo (`views.ts`) and the masks are merged, each part kept
+ * as the views that are surest of it say (`merge`).
+ *
+ * - `auto` (default): only where the first mask is doubtful (`doubt`); a photo whose first mask
+ *   is sure costs nothing more. `off`: never. `always`: every photo (`refine=detail`'s old
+ *   meaning, now its alias).
+ * - The views (`plan`): a small subject's box zoomed, and the same mirrored (the model gets the
+ *   whole of its grid for the subject: 2 runs); otherwise 2×2 overlapping tiles of the frame, each
+ *   seen at the model's full size (4 runs), for subjects the first run missed or only half saw.
+ */
+import type { MaskSource } from '../alpha'
+import type { MaskPlane } from '../refine/refine'
+import { cropAround, CONTEXT_MARGIN, edgeWeight, type Crop } from './detail'
+import type { SegmentInput } from './mask'
+import { resizeGrey } from './resample'
+import { uncertainty } from './uncertainty'
+import { LIKELY_WRONG } from '../../../../shared/review'
+import { runView, tiles, type View, type ViewSpec } from './views'
+import type { SecondLook, SecondLookReason, SecondLookSetting } from '../../../../shared/params-types'
+
+export type { SecondLook, SecondLookReason }
+
+/** The most views a second look takes (2×2 tiles). */
+export const MAX_SECOND_LOOK_VIEWS = 4
+
+/** Mask values at or above this are the subject. */
+const SUBJECT = 128
+/**
+ * A subject whose box covers at most this share of the frame is small: the model sees it on a few
+ * hundred of its grid's pixels, and a zoom gives it the whole grid.
+ */
+export const SMALL_BOX = 0.15
+/**
+ * The first mask's review score (on itself) from which it is doubtful: the review's "Likely wrong"
+ * level. Lower, at "Worth a look", a photo the model gets right (corpus girl-1: 0.64) would pay for
+ * a second look.
+ */
+export const DOUBTFUL = LIKELY_WRONG
+
+/** Why the first mask (the model's, any size) is doubtful, or null when it is sure. */
+export function doubt(first: MaskPlane): SecondLookReason | null {
+  const box = subjectBox(first)
+  if (!box) return 'empty'
+  if (uncertainty(first, first) >= DOUBTFUL) return 'uncertain'
+  if ((box.width * box.height) / (first.width * first.height) <= SMALL_BOX) return 'small'
+  return null
+}
+
+/** The views a second look takes of a width × height photo whose first mask is `first`. */
+export function plan(first: MaskPlane, width: number, height: number, reason: SecondLookReason): ViewSpec[] {
+  const box = subjectBox(first)
+  if (box && (reason === 'small' || (reason === 'asked' && isSmall(box, first)))) {
+    const sx = width / first.width
+    const sy = height / first.height
+    const x = Math.floor(box.left * sx)
+    const y = Math.floor(box.top * sy)
+    const w = Math.min(width, Math.ceil((box.left + box.width) * sx)) - x
+    const h = Math.min(height, Math.ceil((box.top + box.height) * sy)) - y
+    const crop = cropAround(x, y, w, h, width, height, CONTEXT_MARGIN)
+    return [
+      { crop, mirror: false },
+      { crop, mirror: true }
+    ]
+  }
+  return tiles(width, height).map((crop) => ({ crop, mirror: false }))
+}
+
+function isSmall(box: Crop, plane: MaskPlane): boolean {
+  return (box.width * box.height) / (plane.width * plane.height) <= SMALL_BOX
+}
+
+/**
+ * The second look at `image` given its first mask, or null when `setting` asks for none here.
+ * The merged mask is at the working size (`workSize`), which the refine step takes as it takes
+ * the model's.
+ */
+export async function secondLook(
+  image: SegmentInput,
+  first: MaskPlane,
+  source: MaskSource,
+  setting: SecondLookSetting,
+  signal?: AbortSignal
+): Promise<{ mask: MaskPlane; look: SecondLook } | null> {
+  const reason = lookReason(first, setting)
+  if (!reason) return null
+  const specs = plan(first, image.width, image.height, reason)
+  const views: View[] = []
+  for (const spec of specs) views.push(await runView(image, spec, source, signal))
+  signal?.throwIfAborted()
+  return { mask: surer(first, merge(first, views, image.width, image.height)), look: { views: views.length, reason } }
+}
+
+/**
+ * The merged mask where the model is surer of it than of its first one as a whole (a lower
+ * review score on itself), else the first: a second look never leaves a photo's mask less sure.
+ */
+export function surer(first: MaskPlane, merged: MaskPlane): MaskPlane {
+  return uncertainty(merged, merged) < uncertainty(first, first) ? merged : first
+}
+
+/** Why `setting` gives this first mask a second look, or null for none. */
+export function lookReason(first: MaskPlane, setting: SecondLookSetting): SecondLookReason | null {
+  if (setting === 'off') return null
+  return doubt(first) ?? (setting === 'always' ? 'asked' : null)
+}
+
+/** The merged mask's size: the photo's, its long side at most this (a zoomed view holds more than the model's 1024²). */
+export const WORK_SIDE = 2048
+
+export function workSize(width: number, height: number): { width: number; height: number } {
+  const s = Math.min(1, WORK_SIDE / Math.max(width, height))
+  return { width: Math.max(1, Math.round(width * s)), height: Math.max(1, Math.round(height * s)) }
+}
+
+/**
+ * The first mask and the views' merged, pixel by pixel: each view's answer weighs 1 inside its
+ * crop, falling to 0 towards the crop's edges that lie inside the photo (there the model saw
+ * the subject cut off, and guesses), and the first mask weighs 1 everywhere. Each pixel takes
+ * the answer of the view surest of it (farthest from 50 %) among those that weigh at least
+ * half there (`SURE_WEIGHT`).
+ */
+export function merge(first: MaskPlane, views: readonly View[], width: number, height: number): MaskPlane {
+  const out = workSize(width, height)
+  const data = resizeGrey(first.data, first.width, first.height, out.width, out.height)
+  const mode = process.env.CLIPDESK_LOOK_MERGE ?? 'surest'
+  const sum = new Float32Array(data.length)
+  const weight = new Float32Array(data.length)
+  for (let i = 0; i < data.length; i++) {
+    sum[i] = data[i]!
+    weight[i] = 1
+  }
+  const sx = out.width / width
+  const sy = out.height / height
+  for (const view of views) {
+    const c = view.crop
+    const left = Math.round(c.left * sx)
+    const top = Math.round(c.top * sy)
+    const w = Math.max(1, Math.min(out.width, Math.round((c.left + c.width) * sx)) - left)
+    const h = Math.max(1, Math.min(out.height, Math.round((c.top + c.height) * sy)) - top)
+    const m = resizeGrey(view.mask.data, view.mask.width, view.mask.height, w, h)
+    const ramp = Math.max(1, Math.round(EDGE_RAMP * Math.min(w, h)))
+    const edge = edgeWeight({ left, top, width: w, height: h }, out.width, out.height, ramp)
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) {
+        const i = (top + y) * out.width + left + x
+        const d = m[y * w + x]!
+        const k = edge(x, y)
+        sum[i]! += k * d
+        weight[i]! += k
+        if (mode === 'surest' && k >= SURE_WEIGHT && Math.abs(d - 127.5) > Math.abs(data[i]! - 127.5)) data[i] = d
+      }
+  }
+  if (mode === 'mean') for (let i = 0; i < data.length; i++) data[i] = Math.round(sum[i]! / weight[i]!)
+  return { data, width: out.width, height: out.height }
+}
+
+/** A view's weight falls from 1 to 0 over this share of its crop's shorter side, towards an edge inside the photo. */
+export const EDGE_RAMP = 0.1
+/** A view weighing less than this at a pixel does not take it (`merge`). */
+export const SURE_WEIGHT = 0.5
+
+/** The box of the plane's subject pixels, or null. */
+export function subjectBox(plane: MaskPlane): Crop | null {
+  const { data, width, height } = plane
+  let x0 = width
+  let y0 = height
+  let x1 = -1
+  let y1 = -1
+  for (let y = 0; y < height; y++) {
+    const row = y * width
+    for (let x = 0; x < width; x++) {
+      if (data[row + x]! < SUBJECT) continue
+      if (x < x0) x0 = x
+      if (x > x1) x1 = x
+      if (y < y0) y0 = y
+      y1 = y
+    }
+  }
+  return x1 < 0 ? null : { left: x0, top: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 }
+}
