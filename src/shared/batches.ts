@@ -3,6 +3,7 @@
  * its items look like on the wire, and the zod schemas that check the arguments at the trust
  * boundary (IPC handler or bridge). No Node, no DOM.
  */
+import type { SecondLook } from './params-types'
 import { z } from 'zod'
 import { MODES, OUTPUT_FORMATS, type JobStatus, type Mode, type OutputFormat } from './api'
 import { templateProblem } from './names'
@@ -59,6 +60,8 @@ export interface BatchItemView {
    * Null until done, and for files done before scores.
    */
   uncertainty: number | null
+  /** The second look its photo got (docs/pipeline.md "Second look"): views beyond the first and why; null: none. */
+  second_look?: SecondLook | null
   /** The model that made the result (registry name, e.g. `medium`); null until done. */
   model: string | null
   /**

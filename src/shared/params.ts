@@ -20,7 +20,15 @@ import { COLOUR_NAMES } from './colours'
 import { MODEL_NAME_PATTERN } from './models'
 import { marginRoomProblem, MAX_MARGIN_PX, MARGIN_PERCENT_LIMIT, readMargin, readPosition } from './params-framing'
 import { modeConflicts } from './params-mode'
-import { MODE_DEFAULTS, SECOND_LOOK_SETTINGS, UPSCALE_WARN_FACTOR, type BackgroundSpec, type JobParams, type MarginSpec, type SizeSpec } from './params-types'
+import {
+  MODE_DEFAULTS,
+  SECOND_LOOK_SETTINGS,
+  UPSCALE_WARN_FACTOR,
+  type BackgroundSpec,
+  type JobParams,
+  type MarginSpec,
+  type SizeSpec
+} from './params-types'
 
 export { COLOUR_NAMES } from './colours'
 export { MAX_MARGIN_PX, MARGIN_PERCENT_LIMIT } from './params-framing'

@@ -2,6 +2,7 @@
  * Batches and items as the code handles them, and how they are read from their rows (tables of
  * migrations 005-batches, 007, 009, 010, 012 and 013).
  */
+import type { SecondLook } from '../../shared/params-types'
 import type { BatchItemStatus, BatchRequest } from '../../shared/batches'
 
 export interface BatchRecord {
@@ -39,6 +40,8 @@ export interface ItemRecord {
   device: string | null
   /** The cutout's uncertainty score (docs/review.md), 3 decimals; null until done, and for items done before scores. */
   uncertainty: number | null
+  /** The second look its photo got (docs/pipeline.md "Second look"); null: none, or not done. */
+  secondLook: SecondLook | null
   /** Times the file's outputs were replaced by a touch-up (docs/touch-up.md "Touch-up"), and when last. */
   touchUps: number
   touchedUpAt: number | null
@@ -77,6 +80,7 @@ export interface ItemRow {
   model: string | null
   device: string | null
   uncertainty?: number | null
+  second_look?: string | null
   touch_ups?: number
   touched_up_at?: number | null
 }
@@ -121,6 +125,7 @@ export function toItem(r: ItemRow): ItemRecord {
     model: r.model,
     device: r.device,
     uncertainty: num(r.uncertainty ?? null),
+    secondLook: r.second_look ? (JSON.parse(r.second_look) as SecondLook) : null,
     touchUps: Number(r.touch_ups ?? 0),
     touchedUpAt: num(r.touched_up_at ?? null)
   }

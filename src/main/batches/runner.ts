@@ -220,6 +220,7 @@ export class BatchRunner {
           model: outcome.model,
           device: outcome.device,
           uncertainty: outcome.uncertainty,
+          secondLook: outcome.secondLook,
           startedAt: item.startedAt ?? job.createdAt,
           finishedAt: Date.now()
         },

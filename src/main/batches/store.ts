@@ -1,4 +1,5 @@
 import type { BatchCounts, BatchItemStatus } from '../../shared/batches'
+import type { SecondLook } from '../../shared/params-types'
 import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
 import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
 import { toBatch, toItem, type BatchRecord, type BatchRow, type ItemRecord, type ItemRow } from './records'
@@ -25,6 +26,7 @@ export interface ItemPatch {
   model?: string | null
   device?: string | null
   uncertainty?: number | null
+  secondLook?: SecondLook | null
   touchUps?: number
   touchedUpAt?: number | null
 }
@@ -182,6 +184,7 @@ export class BatchStore {
     if (patch.model !== undefined) set('model', patch.model)
     if (patch.device !== undefined) set('device', patch.device)
     if (patch.uncertainty !== undefined) set('uncertainty', patch.uncertainty)
+    if (patch.secondLook !== undefined) set('second_look', patch.secondLook === null ? null : JSON.stringify(patch.secondLook))
     if (patch.touchUps !== undefined) set('touch_ups', patch.touchUps)
     if (patch.touchedUpAt !== undefined) set('touched_up_at', patch.touchedUpAt)
     if (sets.length === 0) return false

@@ -30,6 +30,7 @@ export function itemView(item: ItemRecord, address: PreviewAddress, rev: number)
     model: item.model,
     device: item.device,
     uncertainty: item.uncertainty,
+    second_look: item.secondLook,
     thumb_url: address(item.id, item.status === 'done' ? 'thumb-after' : 'thumb-before', version),
     before_url: address(item.id, 'before', version),
     after_url: item.status === 'done' ? address(item.id, 'after', version) : null,

@@ -91,7 +91,10 @@ export class HttpLink implements CoordinatorLink {
 
   async claim(jobId: string, signal: AbortSignal, lost: () => void): Promise<ClaimedJob | null> {
     const started = performance.now()
-    const res = await this.call('/api/v1/studio/claim', { json: { job_id: jobId, models: this.opts.models(), features: [...WORKER_FEATURES] }, signal })
+    const res = await this.call('/api/v1/studio/claim', {
+      json: { job_id: jobId, models: this.opts.models(), features: [...WORKER_FEATURES] },
+      signal
+    })
     if (res.status === 409) {
       const e = await errorOf(res)
       const wait = Number(res.headers.get('retry-after'))

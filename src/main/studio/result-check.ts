@@ -128,7 +128,10 @@ function parseMeta(text: string | null, e: ResultExpectation): Omit<StoredOutcom
       !(SECOND_LOOK_REASONS as readonly unknown[]).includes(look.reason))
   ) {
     refuse('secondLook must say how many views and why.', [
-      { field: 'meta.secondLook', issue: `expected null or { views: 1–${MAX_SECOND_LOOK_VIEWS}, reason: ${SECOND_LOOK_REASONS.join(' | ')} }` }
+      {
+        field: 'meta.secondLook',
+        issue: `expected null or { views: 1–${MAX_SECOND_LOOK_VIEWS}, reason: ${SECOND_LOOK_REASONS.join(' | ')} }`
+      }
     ])
   }
   return {

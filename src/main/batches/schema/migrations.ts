@@ -7,6 +7,7 @@ import batchItemDevice from './010-batch-item-device'
 import batchExpected from './012-batch-expected'
 import batchItemUncertainty from './013-batch-item-uncertainty'
 import batchTouchUp from './013-batch-touch-up'
+import batchItemSecondLook from './016-batch-item-second-look'
 
 export const BATCH_MIGRATIONS: Migration[] = [
   { name: '005-batches', sql: batches },
@@ -15,5 +16,6 @@ export const BATCH_MIGRATIONS: Migration[] = [
   { name: '010-batch-item-device', sql: batchItemDevice },
   { name: '012-batch-expected', sql: batchExpected },
   { name: '013-batch-item-uncertainty', sql: batchItemUncertainty },
-  { name: '013-batch-touch-up', sql: batchTouchUp }
+  { name: '013-batch-touch-up', sql: batchTouchUp },
+  { name: '016-batch-item-second-look', sql: batchItemSecondLook }
 ]

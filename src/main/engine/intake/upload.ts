@@ -15,7 +15,15 @@ import type { KeyStore } from '../store/keys'
 import type { JobParamsStore } from '../store/job-params'
 import type { PresetStore } from '../store/presets'
 import { mergeDetails, paramsProblems, resolveUploadParams } from '../params/resolve'
-import { creditsFor, OUTPUT_LIMITS, outputBound, overLimit, regionCredits, secondLookCredits, type OutputBound } from '../params/output-budget'
+import {
+  creditsFor,
+  OUTPUT_LIMITS,
+  outputBound,
+  overLimit,
+  regionCredits,
+  secondLookCredits,
+  type OutputBound
+} from '../params/output-budget'
 import type { JobParams } from '../../../shared/params-types'
 import { HINT_TYPES } from '../pipeline/guide/hint'
 import { fitRegions, type RegionBox } from '../../../shared/regions'
@@ -299,7 +307,9 @@ function insufficientCredits(cost: JobCost, balance: number): ApiError {
   const total = cost.outputs + cost.boxes + cost.look
   const outputs = `one per started ${OUTPUT_LIMITS.creditPixels / 1e6} MP of output`
   const extras = [
-    ...(cost.boxes > 0 ? [`${cost.boxes} for its ${cost.boxes === 1 ? 'look-again box' : `${cost.boxes} look-again boxes`}, one each`] : []),
+    ...(cost.boxes > 0
+      ? [`${cost.boxes} for its ${cost.boxes === 1 ? 'look-again box' : `${cost.boxes} look-again boxes`}, one each`]
+      : []),
     ...(cost.look > 0 ? [`${cost.look} for the second look it asks for (look=always), one per view`] : [])
   ]
   const costs =

@@ -121,7 +121,14 @@ export async function computeAlpha(
     ({ alpha, foreground } = await applyLooks(image, { alpha, foreground }, looks.runs, looks.full, deps, params, strokes, signal))
   if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
   const secondLook = look ? { views: look.views, reason: look.reason } : null
-  return { alpha, foreground, warnings, source, uncertainty: uncertainty(mask, { data: alpha, width: image.width, height: image.height }), secondLook }
+  return {
+    alpha,
+    foreground,
+    warnings,
+    source,
+    uncertainty: uncertainty(mask, { data: alpha, width: image.width, height: image.height }),
+    secondLook
+  }
 }
 
 /**
@@ -141,7 +148,8 @@ async function lookedAgain(
   const seg = deps.segmenter
   const key = seg.segmentAtModelSize ? (seg.modelKey ?? seg.variant) : undefined
   const run = async (): Promise<MaskPlane> => (await secondLook(image, first, seg, setting, signal))!.mask
-  if (!deps.maskCache || !key) return { mask: await run(), look: { views: plan(first, image.width, image.height, reason).length, reason, cached: false } }
+  if (!deps.maskCache || !key)
+    return { mask: await run(), look: { views: plan(first, image.width, image.height, reason).length, reason, cached: false } }
   const { mask, hit } = await deps.maskCache.getOrCompute(inputHash(input), `${maskModelKey(key)}+look=${setting}`, run)
   return { mask, look: { views: plan(first, image.width, image.height, reason).length, reason, cached: hit } }
 }

@@ -107,7 +107,13 @@ export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPla
   plan.onStage?.('pending_compose')
   const request: RenderInput = {
     image,
-    alpha: { alpha: alpha.alpha, foreground: alpha.foreground, source: alpha.source, warnings: alpha.warnings, secondLook: alpha.secondLook },
+    alpha: {
+      alpha: alpha.alpha,
+      foreground: alpha.foreground,
+      source: alpha.source,
+      warnings: alpha.warnings,
+      secondLook: alpha.secondLook
+    },
     params,
     format: plan.format
   }

@@ -29,6 +29,7 @@ export interface PresetForm {
   primary: '' | Variation
   quality: string
   refine: '' | 'none' | 'edges' | 'detail'
+  look: '' | 'auto' | 'off' | 'always'
   alpha: '' | 'auto' | 'keep'
   metadata: '' | 'keep' | 'keep-gps' | 'strip'
 }
@@ -53,6 +54,7 @@ export const EMPTY_FORM: PresetForm = {
   primary: '',
   quality: '',
   refine: '',
+  look: '',
   alpha: '',
   metadata: ''
 }
@@ -89,6 +91,7 @@ export function formFromValues(name: string, description: string | null, v: Para
   if (v.primary) f.primary = v.primary
   if (v.quality !== undefined && v.quality !== null) f.quality = String(v.quality)
   if (v.refine) f.refine = v.refine
+  if (v.look) f.look = v.look
   if (v.alpha) f.alpha = v.alpha
   if (v.metadata) f.metadata = v.metadata
   return f
@@ -124,6 +127,7 @@ export function paramsOfForm(f: PresetForm): string {
   put('primary', f.primary)
   put('quality', f.quality)
   put('refine', f.refine)
+  put('look', f.look)
   put('alpha', f.alpha)
   put('metadata', f.metadata)
   return parts.join(';')

@@ -1,15 +1,16 @@
 /**
  * The second look (docs/pipeline.md "Second look"): when the model's first mask of a photo is
  * doubtful — its review score says check it, its subject is small, or it found none — the model
- * looks again at other views of the photo (`views.ts`) and the masks are merged, each part kept
- * as the views that are surest of it say (`merge`).
+ * looks again at other views of the photo (`views.ts`), the masks are merged (`merge`), and the
+ * merged mask is kept only where the model is surer of it than of the first (`kept`).
  *
  * - `auto` (default): only where the first mask is doubtful (`doubt`); a photo whose first mask
  *   is sure costs nothing more. `off`: never. `always`: every photo (`refine=detail`'s old
  *   meaning, now its alias).
- * - The views (`plan`): a small subject's box zoomed, and the same mirrored (the model gets the
- *   whole of its grid for the subject: 2 runs); otherwise 2×2 overlapping tiles of the frame, each
- *   seen at the model's full size (4 runs), for subjects the first run missed or only half saw.
+ * - The views (`plan`, at most MAX_SECOND_LOOK_VIEWS runs): none found, 2×2 overlapping tiles of
+ *   the frame, each at the model's full size (4 runs); a small subject, its box zoomed, as it is
+ *   and mirrored (2 runs: the model gets its whole grid for the subject); a larger one, the photo
+ *   mirrored and its box zoomed (1–2 runs).
  */
 import type { MaskSource } from '../alpha'
 import type { MaskPlane } from '../refine/refine'
@@ -44,29 +45,36 @@ export const DOUBTFUL = LIKELY_WRONG
 export function doubt(first: MaskPlane): SecondLookReason | null {
   const box = subjectBox(first)
   if (!box) return 'empty'
-  if (uncertainty(first, first) >= DOUBTFUL) return 'uncertain'
-  if ((box.width * box.height) / (first.width * first.height) <= SMALL_BOX) return 'small'
-  return null
+  if (isSmall(box, first)) return 'small'
+  return uncertainty(first, first) >= DOUBTFUL ? 'uncertain' : null
 }
 
 /** The views a second look takes of a width × height photo whose first mask is `first`. */
 export function plan(first: MaskPlane, width: number, height: number, reason: SecondLookReason): ViewSpec[] {
   const box = subjectBox(first)
-  if (box && (reason === 'small' || (reason === 'asked' && isSmall(box, first)))) {
-    const sx = width / first.width
-    const sy = height / first.height
-    const x = Math.floor(box.left * sx)
-    const y = Math.floor(box.top * sy)
-    const w = Math.min(width, Math.ceil((box.left + box.width) * sx)) - x
-    const h = Math.min(height, Math.ceil((box.top + box.height) * sy)) - y
-    const crop = cropAround(x, y, w, h, width, height, CONTEXT_MARGIN)
+  // Nothing found: the frame in four overlapping tiles, each at the model's full size.
+  if (!box || reason === 'empty') return tiles(width, height).map((crop) => ({ crop, mirror: false }))
+  const sx = width / first.width
+  const sy = height / first.height
+  const x = Math.floor(box.left * sx)
+  const y = Math.floor(box.top * sy)
+  const w = Math.min(width, Math.ceil((box.left + box.width) * sx)) - x
+  const h = Math.min(height, Math.ceil((box.top + box.height) * sy)) - y
+  const crop = cropAround(x, y, w, h, width, height, CONTEXT_MARGIN)
+  // A small subject: its box zoomed, as it is and mirrored.
+  if (isSmall(box, first))
     return [
       { crop, mirror: false },
       { crop, mirror: true }
     ]
-  }
-  return tiles(width, height).map((crop) => ({ crop, mirror: false }))
+  // A larger one: the photo mirrored, and the subject's box zoomed where that shows it larger.
+  const whole = { left: 0, top: 0, width, height }
+  const zoomed = crop.width * crop.height <= ZOOM_AT_MOST * width * height
+  return [{ crop: whole, mirror: true }, ...(zoomed ? [{ crop, mirror: false }] : [])]
 }
+
+/** A subject's zoomed box is a view of its own only when it covers at most this share of the photo (else it is the photo again). */
+const ZOOM_AT_MOST = 0.6
 
 function isSmall(box: Crop, plane: MaskPlane): boolean {
   return (box.width * box.height) / (plane.width * plane.height) <= SMALL_BOX
@@ -75,7 +83,7 @@ function isSmall(box: Crop, plane: MaskPlane): boolean {
 /**
  * The second look at `image` given its first mask, or null when `setting` asks for none here.
  * The merged mask is at the working size (`workSize`), which the refine step takes as it takes
- * the model's.
+ * the model's. It is the first mask again when the views left the model no surer (`kept`).
  */
 export async function secondLook(
   image: SegmentInput,
@@ -86,25 +94,28 @@ export async function secondLook(
 ): Promise<{ mask: MaskPlane; look: SecondLook } | null> {
   const reason = lookReason(first, setting)
   if (!reason) return null
-  const specs = plan(first, image.width, image.height, reason)
   const views: View[] = []
-  for (const spec of specs) views.push(await runView(image, spec, source, signal))
+  for (const spec of plan(first, image.width, image.height, reason)) views.push(await runView(image, spec, source, signal))
   signal?.throwIfAborted()
-  return { mask: surer(first, merge(first, views, image.width, image.height)), look: { views: views.length, reason } }
-}
-
-/**
- * The merged mask where the model is surer of it than of its first one as a whole (a lower
- * review score on itself), else the first: a second look never leaves a photo's mask less sure.
- */
-export function surer(first: MaskPlane, merged: MaskPlane): MaskPlane {
-  return uncertainty(merged, merged) < uncertainty(first, first) ? merged : first
+  return { mask: kept(first, merge(first, views, image.width, image.height, reason), reason), look: { views: views.length, reason } }
 }
 
 /** Why `setting` gives this first mask a second look, or null for none. */
 export function lookReason(first: MaskPlane, setting: SecondLookSetting): SecondLookReason | null {
   if (setting === 'off') return null
   return doubt(first) ?? (setting === 'always' ? 'asked' : null)
+}
+
+/**
+ * The merged mask where the model is surer of it than of its first one as a whole (a lower
+ * review score, each on itself), else the first: a second look never leaves a photo's mask less
+ * sure. Where the first found nothing (its score is the review's lowest level by convention), the
+ * merged one is kept when it is no longer doubtful.
+ */
+export function kept(first: MaskPlane, merged: MaskPlane, reason: SecondLookReason): MaskPlane {
+  const score = uncertainty(merged, merged)
+  if (reason === 'empty') return subjectBox(merged) && score < DOUBTFUL ? merged : first
+  return score < uncertainty(first, first) ? merged : first
 }
 
 /** The merged mask's size: the photo's, its long side at most this (a zoomed view holds more than the model's 1024²). */
@@ -116,22 +127,29 @@ export function workSize(width: number, height: number): { width: number; height
 }
 
 /**
- * The first mask and the views' merged, pixel by pixel: each view's answer weighs 1 inside its
- * crop, falling to 0 towards the crop's edges that lie inside the photo (there the model saw
- * the subject cut off, and guesses), and the first mask weighs 1 everywhere. Each pixel takes
- * the answer of the view surest of it (farthest from 50 %) among those that weigh at least
- * half there (`SURE_WEIGHT`).
+ * The first mask and the views' merged. Each view's answer weighs 1 inside its crop, falling to
+ * 0 towards the crop's edges that lie inside the photo (there the model saw the subject cut off,
+ * and guesses).
+ *
+ * - Where the first found nothing (`empty`), it says nothing: each pixel takes the answer of the
+ *   tile surest of it (farthest from 50 %) among those that weigh at least SURE_WEIGHT there.
+ * - Otherwise each pixel is the weighted mean of the first mask (weight 1) and the views that saw
+ *   it: a zoomed box's two views outweigh the first two to one inside the box, and what the
+ *   model says only in one of the views is halved. (Measured on the size scenes' fit part,
+ *   docs/pipeline.md "Second look": the surest answer instead takes the background's own objects
+ *   that a view sees confidently, and undoes cutouts that were right.)
  */
-export function merge(first: MaskPlane, views: readonly View[], width: number, height: number): MaskPlane {
+export function merge(first: MaskPlane, views: readonly View[], width: number, height: number, reason: SecondLookReason): MaskPlane {
   const out = workSize(width, height)
-  const data = resizeGrey(first.data, first.width, first.height, out.width, out.height)
-  const mode = process.env.CLIPDESK_LOOK_MERGE ?? 'surest'
+  const empty = reason === 'empty'
+  const data = empty ? Buffer.alloc(out.width * out.height) : resizeGrey(first.data, first.width, first.height, out.width, out.height)
+  const sure = new Float32Array(data.length) // the chosen answer's sureness (empty), or the weights' sum
   const sum = new Float32Array(data.length)
-  const weight = new Float32Array(data.length)
-  for (let i = 0; i < data.length; i++) {
-    sum[i] = data[i]!
-    weight[i] = 1
-  }
+  if (!empty)
+    for (let i = 0; i < data.length; i++) {
+      sum[i] = data[i]!
+      sure[i] = 1
+    }
   const sx = out.width / width
   const sy = out.height / height
   for (const view of views) {
@@ -141,25 +159,28 @@ export function merge(first: MaskPlane, views: readonly View[], width: number, h
     const w = Math.max(1, Math.min(out.width, Math.round((c.left + c.width) * sx)) - left)
     const h = Math.max(1, Math.min(out.height, Math.round((c.top + c.height) * sy)) - top)
     const m = resizeGrey(view.mask.data, view.mask.width, view.mask.height, w, h)
-    const ramp = Math.max(1, Math.round(EDGE_RAMP * Math.min(w, h)))
-    const edge = edgeWeight({ left, top, width: w, height: h }, out.width, out.height, ramp)
+    const edge = edgeWeight({ left, top, width: w, height: h }, out.width, out.height, Math.max(1, Math.round(EDGE_RAMP * Math.min(w, h))))
     for (let y = 0; y < h; y++)
       for (let x = 0; x < w; x++) {
         const i = (top + y) * out.width + left + x
         const d = m[y * w + x]!
         const k = edge(x, y)
-        sum[i]! += k * d
-        weight[i]! += k
-        if (mode === 'surest' && k >= SURE_WEIGHT && Math.abs(d - 127.5) > Math.abs(data[i]! - 127.5)) data[i] = d
+        if (!empty) {
+          sum[i]! += k * d
+          sure[i]! += k
+        } else if (k >= SURE_WEIGHT && (Math.abs(d - 127.5) > sure[i]! || (Math.abs(d - 127.5) === sure[i]! && d > data[i]!))) {
+          data[i] = d
+          sure[i] = Math.abs(d - 127.5)
+        }
       }
   }
-  if (mode === 'mean') for (let i = 0; i < data.length; i++) data[i] = Math.round(sum[i]! / weight[i]!)
+  if (!empty) for (let i = 0; i < data.length; i++) data[i] = Math.round(sum[i]! / sure[i]!)
   return { data, width: out.width, height: out.height }
 }
 
 /** A view's weight falls from 1 to 0 over this share of its crop's shorter side, towards an edge inside the photo. */
 export const EDGE_RAMP = 0.1
-/** A view weighing less than this at a pixel does not take it (`merge`). */
+/** A tile weighing less than this at a pixel does not take it (`merge`, `empty`). */
 export const SURE_WEIGHT = 0.5
 
 /** The box of the plane's subject pixels, or null. */

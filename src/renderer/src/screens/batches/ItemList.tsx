@@ -11,6 +11,7 @@ import { startResultDrag } from '../../lib/results'
 import { ResultActions } from './ResultActions'
 import { ProgressBar, type Tone } from '../../components/common'
 import { ReviewBadge } from '../../components/ReviewBadge'
+import { SecondLookBadge } from '../../components/SecondLookBadge'
 
 /** A file row's height: set on each row here (not in batches.css) so that the windowing counts with the same number. */
 const ROW_HEIGHT = 64
@@ -128,6 +129,7 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
           {statusText(item)}
         </span>
         {item.state === 'done' && <ReviewBadge uncertainty={item.uncertainty} touchUps={item.touch_ups} />}
+        {item.state === 'done' && <SecondLookBadge look={item.second_look} />}
         {ranOn && ranOn !== usual && (
           <div className="muted small ran-on" data-testid="item-device" title={`The model and the device that ran it: ${ranOn}`}>
             {ranOn}
