@@ -29,7 +29,13 @@ export interface SizeRow {
   extra_runs: number
 }
 
-export async function sizeRows(source: CountingSource, refDir: string, photos: string[], limit?: number, part?: string): Promise<SizeRow[]> {
+export async function sizeRows(
+  source: CountingSource,
+  refDir: string,
+  photos: string[],
+  limit?: number,
+  part?: string
+): Promise<SizeRow[]> {
   const rows: SizeRow[] = []
   for await (const s of sizeComposites(refDir, photos, limit)) {
     if (part && s.part !== part) continue

@@ -55,7 +55,8 @@ function coarse(): Buffer {
   const m = Buffer.alloc(MODEL_SIZE * MODEL_SIZE)
   const sx = MODEL_SIZE / W
   const sy = MODEL_SIZE / H
-  for (let y = Math.round(66 * sy); y < Math.round(114 * sy); y++) m.fill(200, y * MODEL_SIZE + Math.round(276 * sx), y * MODEL_SIZE + Math.round(324 * sx))
+  for (let y = Math.round(66 * sy); y < Math.round(114 * sy); y++)
+    m.fill(200, y * MODEL_SIZE + Math.round(276 * sx), y * MODEL_SIZE + Math.round(324 * sx))
   return m
 }
 
