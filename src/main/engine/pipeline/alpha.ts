@@ -143,7 +143,7 @@ async function lookedAgain(
   setting: SecondLookSetting,
   signal?: AbortSignal
 ): Promise<{ mask: MaskPlane; look: (SecondLook & { cached: boolean }) | null }> {
-  const reason = lookReason(first, setting)
+  const reason = lookReason(first, setting, image.width, image.height)
   if (!reason) return { mask: first, look: null }
   const seg = deps.segmenter
   const key = seg.segmentAtModelSize ? (seg.modelKey ?? seg.variant) : undefined

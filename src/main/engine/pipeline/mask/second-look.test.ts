@@ -8,7 +8,7 @@ import { openDatabase, type Db } from '../../store/db'
 import { MaskCache } from '../../store/mask-cache'
 import { MODEL_SIZE, type SegmentInput } from './mask'
 import { resizeGrey } from './resample'
-import { doubt, MAX_SECOND_LOOK_VIEWS, plan, subjectBox } from './second-look'
+import { doubt, lookReason, MAX_SECOND_LOOK_VIEWS, plan, subjectBox } from './second-look'
 import { mirrorRows, runView, tiles } from './views'
 
 // The stand-in models below threshold the red channel, so the right answer at any view is known
@@ -68,6 +68,10 @@ describe('doubt and plan', () => {
   it('an empty first mask gets the 2×2 tiles; a small subject its box zoomed and mirrored; a large sure one nothing', () => {
     const empty = plane(Buffer.alloc(MODEL_SIZE * MODEL_SIZE))
     expect(doubt(empty)).toBe('empty')
+    expect(lookReason(empty, 'auto', W, H)).toBe('empty')
+    expect(lookReason(empty, 'off', W, H)).toBeNull()
+    // A photo this small is seen enlarged already: no view would show more.
+    expect(lookReason(empty, 'always', 200, 150)).toBeNull()
     const four = plan(empty, W, H, 'empty')
     expect(four.map((v) => v.crop)).toEqual(tiles(W, H))
     expect(four.length).toBe(MAX_SECOND_LOOK_VIEWS)

@@ -24,6 +24,9 @@ import type { SecondLook, SecondLookReason, SecondLookSetting } from '../../../.
 
 export type { SecondLook, SecondLookReason }
 
+/** A photo's long side under which it gets no second look (`lookReason`). */
+export const MIN_LOOK_SIDE = 256
+
 /** The most views a second look takes (2×2 tiles). */
 export const MAX_SECOND_LOOK_VIEWS = 4
 
@@ -92,7 +95,7 @@ export async function secondLook(
   setting: SecondLookSetting,
   signal?: AbortSignal
 ): Promise<{ mask: MaskPlane; look: SecondLook } | null> {
-  const reason = lookReason(first, setting)
+  const reason = lookReason(first, setting, image.width, image.height)
   if (!reason) return null
   const views: View[] = []
   for (const spec of plan(first, image.width, image.height, reason)) views.push(await runView(image, spec, source, signal))
@@ -100,9 +103,13 @@ export async function secondLook(
   return { mask: kept(first, merge(first, views, image.width, image.height, reason), reason), look: { views: views.length, reason } }
 }
 
-/** Why `setting` gives this first mask a second look, or null for none. */
-export function lookReason(first: MaskPlane, setting: SecondLookSetting): SecondLookReason | null {
-  if (setting === 'off') return null
+/**
+ * Why `setting` gives this first mask of a width × height photo a second look, or null for none.
+ * A photo under MIN_LOOK_SIDE on its long side gets none: the model already sees it enlarged, and
+ * a crop of it would show nothing the first look did not.
+ */
+export function lookReason(first: MaskPlane, setting: SecondLookSetting, width: number, height: number): SecondLookReason | null {
+  if (setting === 'off' || Math.max(width, height) < MIN_LOOK_SIDE) return null
   return doubt(first) ?? (setting === 'always' ? 'asked' : null)
 }
 
