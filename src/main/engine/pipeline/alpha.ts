@@ -84,6 +84,11 @@ export const KEEP_WITHOUT_ALPHA_WARNING = 'alpha=keep: the input has no transpar
  */
 const MASK_FORMAT_VERSION = 1
 
+/** The cache's key of the mask a second look made under `setting`, beside the first's (`model`: `maskModelKey`'s). */
+export function lookMaskKey(model: string, setting: SecondLookSetting): string {
+  return `${model}+look=${setting}`
+}
+
 /** The cache's `model` key for a variant (or a registry model's key). */
 export function maskModelKey(variant: ModelVariant | string): string {
   return `${variant === 'small' || variant === 'medium' ? `isnet-${variant}` : variant}/${MASK_FORMAT_VERSION}`
@@ -150,7 +155,7 @@ async function lookedAgain(
   const run = async (): Promise<MaskPlane> => (await secondLook(image, first, seg, setting, signal))!.mask
   if (!deps.maskCache || !key)
     return { mask: await run(), look: { views: plan(first, image.width, image.height, reason).length, reason, cached: false } }
-  const { mask, hit } = await deps.maskCache.getOrCompute(inputHash(input), `${maskModelKey(key)}+look=${setting}`, run)
+  const { mask, hit } = await deps.maskCache.getOrCompute(inputHash(input), lookMaskKey(maskModelKey(key), setting), run)
   return { mask, look: { views: plan(first, image.width, image.height, reason).length, reason, cached: hit } }
 }
 
