@@ -1,12 +1,13 @@
 /**
  * `npm run bench:quality -- [--corpus <dir>] [--variant small|medium] [--limit N] [--mask-cache <dir>]
- *                          [--no-small] [--no-photos] [--no-solid]`
+ *                          [--no-small] [--no-photos] [--no-solid] [--no-sizes] [--sizes-part fit|held-aside] [--only-sizes]`
  *
  * Cutout quality, printed as JSON (never asserted; figures are deterministic, times are not):
  * - composites: every reference cutout of the corpus (`<corpus>/../reference/*.png`, RGBA,
  *   except the same-weights `isnet-general-use` one) over each background family of
  *   `quality-scenes.ts`, plus one "small subject" scene per cutout; each through the model and
- *   the alpha step with `refine=none`, `edges` (the default) and `detail`. Scores
+ *   the alpha step with `refine=none` and `edges` (the default) on the first look's mask
+ *   (`look=off`), and `detail` (edges with the second look forced, `look=always`). Scores
  *   (`quality-metrics.ts`): alpha IoU, alpha SAD and gradient error in the soft band, foreground
  *   colour error in the soft band, halo on a contrasting colour. `summary.default_vs_none`
  *   checks the bar the default refinement has to clear. Beside them, the peers' foreground
@@ -19,8 +20,11 @@
  *   reference (`isnet-general-use`: IoU, mean |Δα|) and against the strongest reference
  *   (`birefnet-massive`: agreement in its edge band), and the small-subject photos (car-1,
  *   girl-1) against their references.
- * - the detail pass' time: extra milliseconds per image where it ran (the second model run, as
- *   timed inside the session, plus crop and merge).
+ * - the forced second look's time: extra milliseconds per image (its model runs, as timed inside
+ *   the session, plus crops and merge).
+ * - sizes (`quality-sizes.ts`): subjects at a third, a sixth and a twelfth of the frame on busy
+ *   photos and filling it on busy and soft ones, the first look alone against the default second
+ *   look, per part (fit, held-aside) and family, with the model on the subject's true box.
  */
 import { computeAlpha } from '../src/main/engine/pipeline/alpha'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
@@ -32,6 +36,7 @@ import { comparePhotos } from './quality-photos'
 import { solidFamilies } from './quality-solid'
 import { qualityComposites, type Scene } from './quality-scenes'
 import { openQualityRun, type CountingSource } from './quality-source'
+import { sizeRows, summariseSizes } from './quality-sizes'
 
 type Row = {
   scene: string
@@ -49,10 +54,13 @@ export async function main(args: string[]): Promise<number> {
   try {
     const photos = corpusFiles(dir)
     const rows: Row[] = []
-    for await (const c of qualityComposites(refDir, photos, { limit, small: !opt.has('no-small') }))
-      rows.push(await measure(c.scene, source, c.small))
-    const photoRows = opt.has('no-photos') ? null : await comparePhotos(source, photos, refDir)
-    const solid = opt.has('no-solid') ? null : await solidFamilies(refDir, photos, limit)
+    const only = opt.has('only-sizes')
+    if (!only)
+      for await (const c of qualityComposites(refDir, photos, { limit, small: !opt.has('no-small') }))
+        rows.push(await measure(c.scene, source, c.small))
+    const photoRows = opt.has('no-photos') || only ? null : await comparePhotos(source, photos, refDir)
+    const sizes = opt.has('no-sizes') ? null : await sizeRows(source, refDir, photos, limit, opt.get('sizes-part'))
+    const solid = opt.has('no-solid') || only ? null : await solidFamilies(refDir, photos, limit)
     console.log(
       JSON.stringify(
         {
@@ -60,7 +68,8 @@ export async function main(args: string[]): Promise<number> {
           corpus: dir,
           variant,
           machine: { ...machine(), load_average_start: loadStart, load_average_end: loadAverage() },
-          summary: summarise(rows),
+          summary: only ? null : summarise(rows),
+          sizes: sizes && { summary: summariseSizes(sizes), composites: sizes },
           photos: photoRows,
           solid_subjects: solid,
           composites: rows
@@ -85,23 +94,23 @@ async function measure(scene: Scene, source: CountingSource, small: boolean): Pr
     scores[name] = roundScores(score(scene, c, soft, edge, contrast))
   }
   const deps = { segmenter: source }
-  const raw = await computeAlpha(image, scene.image, deps, { alpha: 'auto', refine: 'none' })
+  const raw = await computeAlpha(image, scene.image, deps, { alpha: 'auto', refine: 'none', look: 'off' })
   put('none', raw)
   // The peers' colours on the same raw mask (their alpha is the model's, as they ship it).
   put('blur_fusion', { alpha: raw.alpha, foreground: blurFusion(image, raw.alpha) })
   put('multilevel', { alpha: raw.alpha, foreground: multiLevel(image, raw.alpha) })
   let t = performance.now()
-  put('edges', await computeAlpha(image, scene.image, deps, { alpha: 'auto', refine: 'edges' }))
+  put('edges', await computeAlpha(image, scene.image, deps, { alpha: 'auto', refine: 'edges', look: 'off' }))
   const edgesMs = performance.now() - t
   source.reset()
   t = performance.now()
   put('detail', await computeAlpha(image, scene.image, deps, { alpha: 'auto', refine: 'detail' }))
   const detailMs = performance.now() - t
-  // The detail run asks for the first mask again (from memory, as the edges run did) and, if the
-  // subject is small, for the crop's: its model time counts even when it came from the cache.
-  const crop = source.calls[1]
-  const detailRan = crop !== undefined
-  const extra = crop ? round(detailMs - edgesMs + (crop.cached ? crop.inferenceMs : 0), 0) : null
+  // The detail run asks for the first mask again (from memory, as the edges run did) and then for
+  // the second look's views: their model time counts even when it came from the cache.
+  const views = source.calls.slice(1)
+  const detailRan = views.length > 0
+  const extra = detailRan ? round(detailMs - edgesMs + views.reduce((s, v) => s + (v.cached ? v.inferenceMs : 0), 0), 0) : null
   return {
     scene: scene.name,
     family: scene.family,

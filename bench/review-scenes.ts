@@ -89,7 +89,7 @@ const EMPTY_ALPHA = 8
 const EMPTY_MIN_SHARE = 0.15
 const EMPTY_MIN_SIDE = 160
 
-interface Subject {
+export interface Subject {
   group: string
   file: string
   index: number
@@ -226,7 +226,7 @@ async function ground(kind: Ground, frame: Rgba, other: string, busy: Rgb, seed:
  * out (`backgroundCrop`: houses, a field, trees, a street), of `other` or, when it has none, of the
  * next photo that has one.
  */
-async function busyPhoto(photos: string[], refDir: string, other: string): Promise<Rgb> {
+export async function busyPhoto(photos: string[], refDir: string, other: string): Promise<Rgb> {
   const from = photos.indexOf(other)
   for (let i = 0; i < photos.length; i++) {
     const crop = await backgroundCrop(photos[(from + i) % photos.length]!, refDir)

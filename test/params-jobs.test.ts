@@ -85,6 +85,7 @@ describe('parameter sets are checked at upload: 422 naming each key, no job, no 
     ['primary outside its own variations', { mode: 'params', params: 'variations=compose;primary=clipping' }, ['params.primary']],
     ['margin leaves no room', { mode: 'params', params: 'size=200x200;margin=100px' }, ['params.margin']],
     ['margin 50 %', { mode: 'params', params: 'margin=50%' }, ['params.margin']],
+    ['second look misspelt', { mode: 'clipping', params: 'look=allways' }, ['params.look']],
     ['bad set without a mode (runs as params)', { params: 'crop=all' }, ['params.crop']],
     ['JSON in a multipart text part', { mode: 'params', params: '{"size": 20000, "foo": 1}' }, ['params.foo', 'params.size']],
     ['broken JSON', { mode: 'params', params: '{"size": ' }, ['params']],
@@ -114,6 +115,15 @@ describe('parameter sets are checked at upload: 422 naming each key, no job, no 
     expect(status).toBe(422)
     expect(body.error.code).toBe('validation_failed')
     expect(body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['params.quality', 'params.size'])
+  })
+
+  it('a misspelt second look names the key and the values it takes', async () => {
+    const { status, body } = await uploadJson({ file_url: 'https://example.com/a.png', mode: 'clipping', params: { look: 'sometimes' } })
+    expect(status).toBe(422)
+    expect(body.error.code).toBe('validation_failed')
+    expect(body.error.details).toEqual([
+      { field: 'params.look', issue: 'expected auto (a second look where the first is doubtful), off or always, got "sometimes"' }
+    ])
   })
 })
 

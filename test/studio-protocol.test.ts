@@ -148,6 +148,19 @@ describe.skipIf(!REDIS_SERVER)('studio coordinator protocol', () => {
     expect(await json(await hand.fail(id, 'pipeline_error', 'test cleanup', claim.token))).toEqual({ failed: true })
   })
 
+  it('leaves a job that may get a second look to workers that can give one', async () => {
+    const id = await newJob()
+    const without = await hand.claim(id, undefined, [])
+    expect(without.status).toBe(200)
+    expect(await json(without)).toEqual({ job: null, wait_ms: expect.any(Number) })
+    const badFeatures = await hand.post('claim', { job_id: id, features: 'second-look' })
+    expect(badFeatures.status).toBe(422)
+    expect((await json(badFeatures)).error.code).toBe('validation_failed')
+    const claim = await hand.claimed(id)
+    expect(claim.job_id).toBe(id)
+    expect(await json(await hand.fail(id, 'pipeline_error', 'test cleanup', claim.token))).toEqual({ failed: true })
+  })
+
   it('fails and refunds a job whose runs keep dying, after the attempt limit', async () => {
     const before = credits()
     const id = await newJob()

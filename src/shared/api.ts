@@ -5,6 +5,7 @@
 import type { StoreCheck } from './store-rules'
 import type { ErrorBody, FailureReason } from './errors'
 import type { Review } from './review'
+import type { SecondLook } from './params-types'
 
 export const MODES = ['clipping', 'background', 'params'] as const
 export type Mode = (typeof MODES)[number]
@@ -94,6 +95,8 @@ export interface JobStatusBody {
    * written file held against that store's rules (docs/store-ready.md).
    */
   checks?: StoreCheck[]
+  /** Done jobs whose photo got a second look (docs/pipeline.md "Second look"): the model runs beyond the first, and why. */
+  second_look?: SecondLook
   error?: ErrorBody['error'] & { reason?: FailureReason }
 }
 

@@ -4,6 +4,7 @@
  * boundary (IPC handler or bridge). No Node, no DOM.
  */
 import type { StoreCheck } from './store-rules'
+import type { SecondLook } from './params-types'
 import { z } from 'zod'
 import { MODES, OUTPUT_FORMATS, type JobStatus, type Mode, type OutputFormat } from './api'
 import { templateProblem } from './names'
@@ -65,6 +66,8 @@ export interface BatchItemView {
    * or "Not ready" with the reasons (docs/store-ready.md); null for other presets, and until done.
    */
   checks?: StoreCheck[] | null
+  /** The second look its photo got (docs/pipeline.md "Second look"): views beyond the first and why; null: none. */
+  second_look?: SecondLook | null
   /** The model that made the result (registry name, e.g. `medium`); null until done. */
   model: string | null
   /**

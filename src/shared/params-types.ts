@@ -119,7 +119,14 @@ export interface JobParams {
   primary: Variation
   /** 1–100 for jpg/webp; null: the encoder's default. */
   quality: number | null
+  /** `detail` is an alias of `edges` with `look=always` (the second look on every photo). */
   refine: 'none' | 'edges' | 'detail'
+  /**
+   * The second look (docs/pipeline.md "Second look"): `auto` where the first mask is doubtful
+   * (uncertain, small or empty), `off` never, `always` on every photo. Absent in sets stored
+   * before the key existed (read as `auto`).
+   */
+  look?: SecondLookSetting
   alpha: 'auto' | 'keep'
   /** The registry model that makes the mask; null: the default model setting. */
   model: string | null
@@ -131,6 +138,24 @@ export interface JobParams {
   metadata: 'keep' | 'keep-gps' | 'strip'
   /** The preset the set started from, if any (for names and display). */
   preset: string | null
+}
+
+export const SECOND_LOOK_SETTINGS = ['auto', 'off', 'always'] as const
+export type SecondLookSetting = (typeof SECOND_LOOK_SETTINGS)[number]
+
+/** Why a photo got a second look: its first mask's review score, a small subject, none found, or the setting `always`. */
+export const SECOND_LOOK_REASONS = ['uncertain', 'small', 'empty', 'asked'] as const
+export type SecondLookReason = (typeof SECOND_LOOK_REASONS)[number]
+
+/** The second look a photo got: how many views the model saw beyond the first (one run each), and why. */
+export interface SecondLook {
+  views: number
+  reason: SecondLookReason
+}
+
+/** The second look a job asks for: `look`, with `refine=detail` as its old name for `always`. */
+export function secondLookSetting(p: Pick<JobParams, 'refine' | 'look'>): SecondLookSetting {
+  return p.refine === 'detail' ? 'always' : (p.look ?? 'auto')
 }
 
 /** What a `clipping` job does: the subject on a transparent canvas of the input's size. */
@@ -146,6 +171,7 @@ export const CLIPPING_DEFAULTS: JobParams = {
   primary: 'clipping',
   quality: null,
   refine: 'edges',
+  look: 'auto',
   alpha: 'auto',
   model: null,
   metadata: 'keep',

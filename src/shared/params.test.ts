@@ -232,10 +232,10 @@ describe('parseParams: forms', () => {
 
   it('formatParams writes what parseParams reads back', () => {
     const text =
-      'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite;metadata=keep-gps'
+      'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;look=always;alpha=keep;model=birefnet-lite;metadata=keep-gps'
     const v = values(text)
     expect(formatParams(v)).toBe(
-      'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;alpha=keep;model=birefnet-lite;metadata=keep-gps'
+      'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;look=always;alpha=keep;model=birefnet-lite;metadata=keep-gps'
     )
     expect(values(formatParams(v))).toEqual(v)
     expect(formatParams({ background: { kind: 'color', rgba: [1, 2, 3, 4] }, size: { kind: 'long', max: 900 } }, 'base')).toBe(
@@ -247,6 +247,8 @@ describe('parseParams: forms', () => {
     expect(fields('upscale=0.5x')).toEqual(['params.upscale'])
     expect(fields('upscale=2x,0')).toEqual(['params.upscale'])
     expect(fields('format=bmp')).toEqual(['params.format'])
+    expect(fields('look=allways')).toEqual(['params.look'])
+    expect(values('look=off')).toEqual({ look: 'off' })
     expect(fields('metadata=all')).toEqual(['params.metadata'])
     expect(values('metadata=strip')).toEqual({ metadata: 'strip' })
     expect(fields('model=Big Model')).toEqual(['params.model'])

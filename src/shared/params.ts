@@ -20,7 +20,15 @@ import { COLOUR_NAMES } from './colours'
 import { MODEL_NAME_PATTERN } from './models'
 import { marginRoomProblem, MAX_MARGIN_PX, MARGIN_PERCENT_LIMIT, readMargin, readPosition } from './params-framing'
 import { modeConflicts } from './params-mode'
-import { MODE_DEFAULTS, UPSCALE_WARN_FACTOR, type BackgroundSpec, type JobParams, type MarginSpec, type SizeSpec } from './params-types'
+import {
+  MODE_DEFAULTS,
+  SECOND_LOOK_SETTINGS,
+  UPSCALE_WARN_FACTOR,
+  type BackgroundSpec,
+  type JobParams,
+  type MarginSpec,
+  type SizeSpec
+} from './params-types'
 
 export { COLOUR_NAMES } from './colours'
 export { MAX_MARGIN_PX, MARGIN_PERCENT_LIMIT } from './params-framing'
@@ -49,6 +57,7 @@ export const PARAM_KEYS = [
   'primary',
   'quality',
   'refine',
+  'look',
   'alpha',
   'model',
   'metadata',
@@ -82,6 +91,7 @@ export const PARAM_EXPECTED: Record<ParamKey, string> = {
   primary: `one of ${VARIATIONS.join(', ')}`,
   quality: 'a whole number from 1 to 100',
   refine: 'none, edges or detail',
+  look: 'auto (a second look where the first is doubtful), off or always',
   alpha: 'auto or keep',
   model: 'a model name from the model registry (clipdesk models list), e.g. medium',
   metadata: 'keep, keep-gps or strip',
@@ -191,6 +201,7 @@ const SCHEMAS: { [K in ParamKey]: z.ZodType<NonNullable<JobParams[K]>, unknown> 
   primary: z.enum(VARIATIONS),
   quality: z.union([z.number(), z.string().trim().regex(WHOLE).transform(Number)]).pipe(z.number().int().min(1).max(100)),
   refine: z.enum(['none', 'edges', 'detail']),
+  look: z.enum(SECOND_LOOK_SETTINGS),
   alpha: z.enum(['auto', 'keep']),
   // Only the name's form is checked here; whether the model exists is the engine's question.
   model: z.string().trim().regex(MODEL_NAME_PATTERN),

@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { connect, createServer } from 'node:net'
-import { STUDIO_PROTOCOL } from '../../src/main/studio/protocol'
+import { STUDIO_PROTOCOL, WORKER_FEATURES } from '../../src/main/studio/protocol'
 import { CLI, runCli, startServe, type ServeProcess } from './cli'
 import { requireTool } from './require-tool'
 import { waitFor } from './wait'
@@ -175,8 +175,9 @@ export class HandWorker {
     return fetch(`${this.base()}/api/v1/studio/${path}`, { method: 'POST', headers: this.headers(token), body: JSON.stringify(body) })
   }
 
-  claim(jobId: string, models?: string[]): Promise<Response> {
-    return this.post('claim', models ? { job_id: jobId, models } : { job_id: jobId })
+  /** A claim as this version's workers make it: with the features they have (`WORKER_FEATURES`) unless others are given. */
+  claim(jobId: string, models?: string[], features: readonly string[] = WORKER_FEATURES): Promise<Response> {
+    return this.post('claim', { job_id: jobId, ...(models ? { models } : {}), features })
   }
 
   /** Claims and returns the claim; throws when the answer is not one. */

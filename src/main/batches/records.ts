@@ -3,6 +3,7 @@
  * migrations 005-batches, 007, 009, 010, 012, 013 and 016).
  */
 import type { StoreCheck } from '../../shared/store-rules'
+import type { SecondLook } from '../../shared/params-types'
 import type { BatchItemStatus, BatchRequest } from '../../shared/batches'
 
 export interface BatchRecord {
@@ -42,6 +43,8 @@ export interface ItemRecord {
   uncertainty: number | null
   /** The written file against the store its preset is named for (docs/store-ready.md); null: none. */
   checks: StoreCheck[] | null
+  /** The second look its photo got (docs/pipeline.md "Second look"); null: none, or not done. */
+  secondLook: SecondLook | null
   /** Times the file's outputs were replaced by a touch-up (docs/touch-up.md "Touch-up"), and when last. */
   touchUps: number
   touchedUpAt: number | null
@@ -83,6 +86,7 @@ export interface ItemRow {
   device: string | null
   uncertainty?: number | null
   checks?: string | null
+  second_look?: string | null
   touch_ups?: number
   touched_up_at?: number | null
   n: number | null
@@ -129,6 +133,7 @@ export function toItem(r: ItemRow): ItemRecord {
     device: r.device,
     uncertainty: num(r.uncertainty ?? null),
     checks: r.checks ? (JSON.parse(r.checks) as StoreCheck[]) : null,
+    secondLook: r.second_look ? (JSON.parse(r.second_look) as SecondLook) : null,
     touchUps: Number(r.touch_ups ?? 0),
     touchedUpAt: num(r.touched_up_at ?? null),
     number: num(r.n)

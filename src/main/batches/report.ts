@@ -55,7 +55,9 @@ export function batchReport(batch: BatchRecord, items: ItemRecord[]): BatchRepor
     warnings: done.reduce((n, i) => n + i.warnings.length, 0)
   }
   // A touched-up file has left "to check" (docs/review.md): the counts and the list say so.
-  const cutouts = reportCutouts(done.map((i) => ({ input: i.relPath, uncertainty: i.uncertainty, touchUps: i.touchUps })))
+  const cutouts = reportCutouts(
+    done.map((i) => ({ input: i.relPath, uncertainty: i.uncertainty, touchUps: i.touchUps, secondLook: i.secondLook }))
+  )
   counts.to_check = cutouts.filter((c) => c.to_check).length
   counts.likely_wrong = cutouts.filter((c) => c.review === 'likely_wrong').length
   return {

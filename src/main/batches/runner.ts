@@ -221,6 +221,7 @@ export class BatchRunner {
           device: outcome.device,
           uncertainty: outcome.uncertainty,
           checks: this.d.engine.jobChecks(jobId),
+          secondLook: outcome.secondLook,
           startedAt: item.startedAt ?? job.createdAt,
           finishedAt: Date.now()
         },

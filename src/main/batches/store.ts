@@ -1,5 +1,6 @@
 import type { StoreCheck } from '../../shared/store-rules'
 import type { BatchCounts, BatchItemStatus } from '../../shared/batches'
+import type { SecondLook } from '../../shared/params-types'
 import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
 import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
 import { toBatch, toItem, type BatchRecord, type BatchRow, type ItemRecord, type ItemRow } from './records'
@@ -27,6 +28,7 @@ export interface ItemPatch {
   device?: string | null
   uncertainty?: number | null
   checks?: StoreCheck[] | null
+  secondLook?: SecondLook | null
   touchUps?: number
   touchedUpAt?: number | null
 }
@@ -189,6 +191,7 @@ export class BatchStore {
     if (patch.device !== undefined) set('device', patch.device)
     if (patch.uncertainty !== undefined) set('uncertainty', patch.uncertainty)
     if (patch.checks !== undefined) set('checks', patch.checks === null ? null : JSON.stringify(patch.checks))
+    if (patch.secondLook !== undefined) set('second_look', patch.secondLook === null ? null : JSON.stringify(patch.secondLook))
     if (patch.touchUps !== undefined) set('touch_ups', patch.touchUps)
     if (patch.touchedUpAt !== undefined) set('touched_up_at', patch.touchedUpAt)
     if (sets.length === 0) return false

@@ -31,6 +31,7 @@ export function itemView(item: ItemRecord, address: PreviewAddress, rev: number)
     device: item.device,
     uncertainty: item.uncertainty,
     checks: item.checks,
+    second_look: item.secondLook,
     thumb_url: address(item.id, item.status === 'done' ? 'thumb-after' : 'thumb-before', version),
     before_url: address(item.id, 'before', version),
     after_url: item.status === 'done' ? address(item.id, 'after', version) : null,

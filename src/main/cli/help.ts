@@ -52,6 +52,11 @@ export const COMMANDS: Record<string, CommandHelp> = {
         default: "the preset's (a store preset: jpg), else png"
       },
       {
+        flag: '--second-look <when>',
+        text: 'auto (the model looks again where its first mask is doubtful) | off | always; the same as look=<when> in --params',
+        default: 'auto'
+      },
+      {
         flag: '--all-variations',
         text: 'write every version of each photo (cut-out, on background, with shadow…), not only the main file'
       },

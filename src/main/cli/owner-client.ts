@@ -207,7 +207,8 @@ export function ownerBackend(dataDir: string, owner: FolderOwner): ProcessBacken
       ),
       model: body.model ?? null,
       device: body.device ?? null,
-      uncertainty: body.uncertainty ?? null
+      uncertainty: body.uncertainty ?? null,
+      secondLook: body.second_look ?? null
     }
   }
 }

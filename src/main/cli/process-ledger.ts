@@ -10,6 +10,7 @@
  * (killed mid-append) is ignored. Outputs take their names atomically (link or rename), so a
  * listed output is always complete.
  */
+import type { SecondLook } from '../../shared/params-types'
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
@@ -35,6 +36,8 @@ export interface LedgerEntry {
    * written before they were kept: such a photo is reported without a score.
    */
   uncertainty?: number | null
+  /** On `done`: the second look the photo got, when it got one. */
+  secondLook?: SecondLook | null
   warnings?: string[]
 }
 

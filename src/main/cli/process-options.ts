@@ -1,6 +1,6 @@
 /**
  * The options of `clipdesk process`, every one checked before any work: a bad `--mode`,
- * `--format`, `--params` (grammar and preset names), `--template` or `--out` stops the command
+ * `--format`, `--params` (grammar and preset names), `--second-look`, `--template` or `--out` stops the command
  * with one line and exit code 2 before a photo is read, instead of 500 photos failing one by
  * one with the API's wording.
  */
@@ -11,6 +11,7 @@ import { jobMode, parseParams, resolveParams, type PresetLookup } from '../../sh
 import { modeConflictKeys, modeConflictLine, modeConflicts } from '../../shared/params-mode'
 import { isStorePreset } from '../../shared/presets'
 import { builtinRuleSet } from '../../shared/store-rules/index'
+import { SECOND_LOOK_SETTINGS } from '../../shared/params-types'
 import { suggestPresets } from '../../shared/suggest'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
 import { CliError } from './args'
@@ -52,13 +53,18 @@ export function checkProcessOptions(
 ): ProcessOptions {
   if (!values.out) throw new CliError('missing --out <dir>: the folder the results go to (clipdesk process --help)')
   if (positionals.length === 0) throw new CliError('name at least one file or folder to process (clipdesk process --help)')
-  const params = (values.params as string | undefined)?.trim() || null
+  const given = (values.params as string | undefined)?.trim() || null
   // --params without --mode runs as --mode params: the rule of every way in (shared/params-mode.ts).
-  const mode = jobMode(values.mode, params) as string
+  const mode = jobMode(values.mode, given) as string
+  // --second-look is the `look` key of the set (docs/params.md), added to whatever --params says.
+  const look = values['second-look'] as string | undefined
+  if (look !== undefined && !(SECOND_LOOK_SETTINGS as readonly string[]).includes(look))
+    throw new CliError(oneOf('second-look', look, SECOND_LOOK_SETTINGS))
+  const params = look === undefined ? given : given === null ? `look=${look}` : `${given};look=${look}`
   if (!(MODES as readonly string[]).includes(mode)) throw new CliError(oneOf('mode', mode, MODES))
-  const given = values.format as string | undefined
-  if (given !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(given))
-    throw new CliError(oneOf('format', given, OUTPUT_FORMATS))
+  const formatGiven = values.format as string | undefined
+  if (formatGiven !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(formatGiven))
+    throw new CliError(oneOf('format', formatGiven, OUTPUT_FORMATS))
   let setFormat: OutputFormat | undefined
   if (mode === 'params' && params === null)
     throw new CliError('--mode params needs --params <preset or settings>, e.g. --params ecommerce-white')
@@ -89,11 +95,11 @@ export function checkProcessOptions(
       throw new CliError(`--params${values.mode === undefined || mode === 'params' ? '' : ` with --mode ${mode}`}: ${said.join('; ')}`)
     }
   }
-  const format = (given as OutputFormat | undefined) ?? setFormat ?? 'png'
+  const format = (formatGiven as OutputFormat | undefined) ?? setFormat ?? 'png'
   const same = (a: string, b: string): boolean => a.replace('jpeg', 'jpg') === b.replace('jpeg', 'jpg')
   const formatWarning =
-    given !== undefined && setFormat !== undefined && !same(given, setFormat)
-      ? `--format ${given} wins over the set's format=${setFormat}${refusingStore(params, given) ? `: the files will not pass ${refusingStore(params, given)}'s rules` : ''}`
+    formatGiven !== undefined && setFormat !== undefined && !same(formatGiven, setFormat)
+      ? `--format ${formatGiven} wins over the set's format=${setFormat}${refusingStore(params, formatGiven) ? `: the files will not pass ${refusingStore(params, formatGiven)}'s rules` : ''}`
       : null
   const template = (values.template as string | undefined) ?? null
   const problem = template === null ? null : templateProblem(template)

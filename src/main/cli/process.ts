@@ -27,6 +27,7 @@ import { complain, say } from './print'
 import { ProcessLedger, settingsKey } from './process-ledger'
 import { checkProcessOptions } from './process-options'
 import { inLanes } from '../../shared/lanes'
+import type { SecondLook } from '../../shared/params-types'
 import { ProcessProgress } from './process-progress'
 import { folderOwner, ownerBackend } from './owner-client'
 import { localBackend, type ProcessBackend } from './process-backend'
@@ -91,6 +92,7 @@ export async function runProcess(args: string[]): Promise<number> {
     out: { type: 'string' },
     mode: { type: 'string' }, // none given: params when --params is, else clipping (checkProcessOptions)
     params: { type: 'string' },
+    'second-look': { type: 'string' },
     format: { type: 'string' }, // none given: the set's format (a store preset's), else png (checkProcessOptions)
     check: { type: 'string', multiple: true },
     template: { type: 'string' },
@@ -173,9 +175,10 @@ async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOpt
     cutouts: [],
     checks: []
   }
-  const scored: Array<{ input: string; uncertainty: number | null }> = before.map((e) => ({
+  const scored: Array<{ input: string; uncertainty: number | null; secondLook?: SecondLook | null }> = before.map((e) => ({
     input: e.input,
-    uncertainty: e.uncertainty ?? null
+    uncertainty: e.uncertainty ?? null,
+    secondLook: e.secondLook ?? null
   }))
   for (const e of before) for (const warning of e.warnings ?? []) report.warnings.push({ input: e.input, warning })
   const fail = (input: InputFile, raw: string): void => {
@@ -240,6 +243,7 @@ async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOpt
       outputs: written.map((p) => relativeName(outDir, p)),
       state: 'done',
       uncertainty: outcome.uncertainty,
+      ...(outcome.secondLook ? { secondLook: outcome.secondLook } : {}),
       warnings: outcome.warnings
     })
     report.counts.done++
@@ -247,7 +251,7 @@ async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOpt
     // The store its preset is named for (checked by the engine) and those of --check.
     const checks = written[0] ? await backend.checks(jobId, extraChecks, written[0]) : []
     if (checks.length > 0) report.checks.push(...storeCheckEntries(input.path, relativeName(outDir, written[0]!), checks))
-    scored.push({ input: input.path, uncertainty: outcome.uncertainty })
+    scored.push({ input: input.path, uncertainty: outcome.uncertainty, secondLook: outcome.secondLook })
     for (const warning of outcome.warnings) report.warnings.push({ input: input.path, warning })
   }
 
@@ -299,6 +303,8 @@ async function run(backend: ProcessBackend, o: ReturnType<typeof checkProcessOpt
   report.cutouts = reportCutouts(scored)
   c.to_check = report.cutouts.filter((x) => x.to_check).length
   c.likely_wrong = report.cutouts.filter((x) => x.review === 'likely_wrong').length
+  // Photos end in any order (several at a time): the report and the lines list them by file.
+  report.checks.sort((a, b) => (a.input < b.input ? -1 : a.input > b.input ? 1 : 0))
   c.not_ready = new Set(report.checks.filter((x) => !x.passed).map((x) => x.input)).size
   // The run as a whole: a continued run's photos done before count as done ("Done: all 15 files").
   const outcome = batchOutcome({

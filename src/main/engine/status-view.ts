@@ -52,6 +52,7 @@ export function statusBody(
       body.review = reviewOf(job.uncertainty)
     }
     if (checks) body.checks = checks
+    if (job.secondLook) body.second_look = { views: job.secondLook.views, reason: job.secondLook.reason }
     if (job.deliveryMode === 'url') {
       body.final_urls = Object.fromEntries(results.map((r) => [r.variation, urlOf(r)]))
       if (Object.keys(job.warnings).length > 0) body.warnings = job.warnings

@@ -4,6 +4,7 @@ import { ACCEPTED_MIME_TYPES, IMAGE_TYPES } from '../../shared/image-types'
 import { DEVICES } from '../../shared/models'
 import { LIKELY_WRONG, TO_CHECK, WORTH_A_LOOK } from '../../shared/review'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
+import { SECOND_LOOK_REASONS } from '../../shared/params-types'
 import { MAX_REGIONS, MAX_REGIONS_LENGTH, MIN_REGION_SIDE } from '../../shared/regions'
 import { HINT_TYPES } from '../engine/pipeline/guide/hint'
 import { JOBS_PAGE } from './jobs-routes'
@@ -205,6 +206,17 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
                     }
                   }
                 }
+              }
+            },
+            second_look: {
+              type: 'object',
+              required: ['views', 'reason'],
+              additionalProperties: false,
+              description:
+                'Done jobs whose photo got a second look (docs/pipeline.md "Second look"): the views the model saw beyond the first (one run each), and why — uncertain, small or empty first mask, or asked (look=always)',
+              properties: {
+                views: { type: 'integer', minimum: 1 },
+                reason: { type: 'string', enum: [...SECOND_LOOK_REASONS] }
               }
             },
             error: errorBody.properties.error

@@ -13,7 +13,7 @@ import { ApiError } from '../engine/errors'
 import type { Engine } from '../engine/engine'
 // The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StudioCoordinator } from '../studio/coordinator'
-import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, type Claim, type WorkerIdentity } from '../studio/protocol'
+import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, WORKER_FEATURES, type Claim, type WorkerIdentity } from '../studio/protocol'
 import { allowedParts, checkResult } from '../studio/result-check'
 import { MAX_REFUSED_RESULTS } from '../studio/runs'
 import { InFlightBytes, UploadReservation } from './in-flight'
@@ -84,6 +84,18 @@ function modelsOf(body: Record<string, unknown>): string[] | null {
   return m as string[]
 }
 
+/** The claim's `features` (`WORKER_FEATURES`); a worker that says none has none. */
+function featuresOf(body: Record<string, unknown>): string[] {
+  const f = body.features
+  if (f === undefined) return []
+  if (!Array.isArray(f) || f.length > WORKER_FEATURES.length * 4 || !f.every((n) => typeof n === 'string' && n.length <= 64)) {
+    throw new ApiError('validation_failed', 'features must list feature names.', {
+      details: [{ field: 'features', issue: `expected a list of names such as ${WORKER_FEATURES.join(', ')}` }]
+    })
+  }
+  return f as string[]
+}
+
 function identityOf(req: IncomingMessage, keyId: string): WorkerIdentity {
   const header = (name: string): string => {
     const v = req.headers[name]
@@ -140,7 +152,7 @@ export async function handleStudioRequest(ctx: StudioRouteContext, req: Incoming
     const body = await readJsonObject(req, { limit: 16_384, floor: ctx.floor })
     const jobId = jobIdOf(body)
     const models = modelsOf(body)
-    const answer = await runs.claim(jobId, worker, { local: false, models })
+    const answer = await runs.claim(jobId, worker, { local: false, models, features: featuresOf(body) })
     if (!answer.claimed) {
       sendJson(res, 200, answer.waitMs ? { job: null, wait_ms: answer.waitMs } : { job: null })
       return true

@@ -9,6 +9,7 @@ import { resultsToWrite } from '../../shared/outputs'
 import { roundUncertainty } from '../../shared/review'
 import { warningText } from '../../shared/vocabulary'
 import type { RegionBox } from '../../shared/regions'
+import type { SecondLook } from '../../shared/params-types'
 import type { Engine } from '../engine/engine'
 import { asApiError } from '../engine/errors'
 import { jobError, primaryVariation } from '../engine/status-view'
@@ -66,7 +67,16 @@ export type JobOutcome =
    * `results`: what to write, primary first; `warnings`: lines about those files (`warningLines`);
    * `uncertainty`: the cutout's score as the status response gives it (null for a job done before scores).
    */
-  | { state: 'done'; results: ResultFile[]; warnings: string[]; model: string | null; device: string | null; uncertainty: number | null }
+  | {
+      state: 'done'
+      results: ResultFile[]
+      warnings: string[]
+      model: string | null
+      device: string | null
+      uncertainty: number | null
+      /** The second look the photo got (docs/pipeline.md "Second look"); null: none. */
+      secondLook: SecondLook | null
+    }
   /** `code`: the failure reason (`pipeline_error`, …), or `cancelled`. */
   | { state: 'failed'; code: string; message: string }
   /** The job is unknown (swept after the retention time). */
@@ -106,7 +116,8 @@ export function jobOutcome(engine: Engine, jobId: string, allVariations: boolean
       ),
       model: job.model,
       device: job.device,
-      uncertainty
+      uncertainty,
+      secondLook: job.secondLook
     }
   }
   const error = jobError(job)

@@ -43,4 +43,28 @@ describe("a report's cutouts and their levels", () => {
     )
     expect(text).not.toContain('fixed.jpg')
   })
+
+  it('names the photos that got a second look, with their views and why', () => {
+    const cutouts = reportCutouts([
+      { input: 'ball.png', uncertainty: 0.05 },
+      { input: 'tiny.jpg', uncertainty: 0.2, secondLook: { views: 4, reason: 'empty' } },
+      { input: 'far.jpg', uncertainty: 0.1, secondLook: { views: 2, reason: 'small' } }
+    ])
+    expect(cutouts.find((c) => c.input === 'tiny.jpg')!.second_look).toEqual({ views: 4, reason: 'empty' })
+    expect(cutouts.find((c) => c.input === 'ball.png')).not.toHaveProperty('second_look')
+    const text = reportText('clipdesk process', 'summary', {
+      started_at: 's',
+      finished_at: 'f',
+      settings: { mode: 'clipping', format: 'png' },
+      outcome: 'Done: all 3 files',
+      counts: {},
+      failed: [],
+      not_images: [],
+      warnings: [],
+      cutouts
+    })
+    expect(text).toContain(
+      'Second look:\n  tiny.jpg: 4 more views: the first look found no subject\n  far.jpg: 2 more views: the subject was small\n'
+    )
+  })
 })

@@ -15,6 +15,8 @@ import { fileReviewLevel, REVIEW_LEVEL_LABELS, reviewText, toCheckText, type Rev
 import type { CheckFailure, StoreCheck } from '../../shared/store-rules'
 import { escapeControls } from '../../shared/text'
 import { describeSettings, type RunSettings } from '../../shared/vocabulary'
+import type { SecondLook } from '../../shared/params-types'
+import { secondLookText } from '../../shared/second-look'
 import { writeReplacing } from './place'
 
 /** Names starting with this are a run's own reports, never inputs. */
@@ -84,12 +86,16 @@ export interface ReportCutout {
   review: ReviewLevel | null
   to_check: boolean
   touched_up?: true
+  /** The second look the photo got (docs/pipeline.md "Second look"); absent: none. */
+  second_look?: SecondLook
 }
 
 /** The report's cutouts from the files done: those with a score, most uncertain first (then by name, so a report reads the same each time). */
-export function reportCutouts(done: ReadonlyArray<{ input: string; uncertainty: number | null; touchUps?: number }>): ReportCutout[] {
+export function reportCutouts(
+  done: ReadonlyArray<{ input: string; uncertainty: number | null; touchUps?: number; secondLook?: SecondLook | null }>
+): ReportCutout[] {
   return done
-    .filter((d): d is { input: string; uncertainty: number; touchUps?: number } => d.uncertainty !== null)
+    .filter((d): d is { input: string; uncertainty: number; touchUps?: number; secondLook?: SecondLook | null } => d.uncertainty !== null)
     .map((d) => {
       const review = fileReviewLevel(d.uncertainty, d.touchUps ?? 0)
       return {
@@ -97,7 +103,8 @@ export function reportCutouts(done: ReadonlyArray<{ input: string; uncertainty: 
         uncertainty: d.uncertainty,
         review,
         to_check: review !== null,
-        ...((d.touchUps ?? 0) > 0 ? { touched_up: true as const } : {})
+        ...((d.touchUps ?? 0) > 0 ? { touched_up: true as const } : {}),
+        ...(d.secondLook ? { second_look: { views: d.secondLook.views, reason: d.secondLook.reason } } : {})
       }
     })
     .sort((a, b) => b.uncertainty - a.uncertainty || (a.input < b.input ? -1 : a.input > b.input ? 1 : 0))
@@ -112,6 +119,8 @@ export function reportText(title: string, summary: string, r: RunReport): string
   lines.push('')
   if (toCheck.length > 0)
     lines.push('To check (most uncertain first):', ...toCheck.map((c) => `  ${c.input}: ${reviewText(c.review!, c.uncertainty)}`), '')
+  const looked = r.cutouts.filter((c) => c.second_look)
+  if (looked.length > 0) lines.push('Second look:', ...looked.map((c) => `  ${c.input}: ${secondLookText(c.second_look!)}`), '')
   if (r.failed.length > 0) {
     lines.push('Failed:')
     for (const f of r.failed) {

@@ -5,7 +5,7 @@
  * `RemoteHost` holding the claim's token.
  */
 import { HostUnavailable } from '../engine/run/execute'
-import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, type Claim } from './protocol'
+import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, WORKER_FEATURES, type Claim } from './protocol'
 import { errorOf } from './error-of'
 import { RemoteHost } from './remote-host'
 import type { ClaimedJob, CoordinatorLink } from './worker'
@@ -91,7 +91,10 @@ export class HttpLink implements CoordinatorLink {
 
   async claim(jobId: string, signal: AbortSignal, lost: () => void): Promise<ClaimedJob | null> {
     const started = performance.now()
-    const res = await this.call('/api/v1/studio/claim', { json: { job_id: jobId, models: this.opts.models() }, signal })
+    const res = await this.call('/api/v1/studio/claim', {
+      json: { job_id: jobId, models: this.opts.models(), features: [...WORKER_FEATURES] },
+      signal
+    })
     if (res.status === 409) {
       const e = await errorOf(res)
       const wait = Number(res.headers.get('retry-after'))

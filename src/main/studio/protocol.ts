@@ -3,6 +3,7 @@
  * calls for the coordinator's own worker). The queue (BullMQ) carries only job ids: the
  * coordinator's SQLite store stays the record of every job, key, credit and result.
  */
+import type { SecondLook } from '../../shared/params-types'
 import type { OutputFormat, Variation } from '../../shared/api'
 import { queueUrlProblem } from '../../shared/app'
 import type { FailureReason } from '../../shared/errors'
@@ -26,6 +27,14 @@ export const CLAIM_HEADER = 'x-clipdesk-claim'
 export interface QueuedJob {
   jobId: string
 }
+
+/**
+ * What a worker can do beyond the pipeline every worker runs, said in its claims (`features`):
+ * `second-look` (docs/pipeline.md "Second look"). A job that needs one a worker lacks is left to
+ * other workers (`jobNeeds`).
+ */
+export const WORKER_FEATURES = ['second-look'] as const
+export type WorkerFeature = (typeof WORKER_FEATURES)[number]
 
 /** A job handed to a worker: everything it needs to run the pipeline, and its capability. */
 export interface Claim {
@@ -63,6 +72,8 @@ export interface ResultMeta {
   device: string
   /** The cutout's uncertainty, 0 (sure) to 1 (check this): docs/review.md. */
   uncertainty: number
+  /** The second look the photo got (docs/pipeline.md "Second look"); absent or null: none. */
+  secondLook?: SecondLook | null
 }
 
 export interface FailureReport {

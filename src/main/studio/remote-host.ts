@@ -137,7 +137,13 @@ export class RemoteHost implements RunHost {
       )
     }
     const form = new FormData()
-    const meta: ResultMeta = { warnings: result.warnings, ignored: result.ignored, device: result.device, uncertainty: result.uncertainty }
+    const meta: ResultMeta = {
+      warnings: result.warnings,
+      ignored: result.ignored,
+      device: result.device,
+      uncertainty: result.uncertainty,
+      secondLook: result.secondLook ?? null
+    }
     form.append('meta', JSON.stringify(meta))
     for (const o of outputs) form.append(`${o.variation}.${o.ext}`, new Blob([o.bytes]), `${o.variation}.${o.ext}`)
     const res = await this.report(`/api/v1/studio/result/${this.claim.job_id}`, { body: form })

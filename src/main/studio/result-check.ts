@@ -8,6 +8,8 @@
  * the ignored list bounded and cleaned of control characters. Every refusal is 422
  * `validation_failed` naming the part and the problem.
  */
+import { SECOND_LOOK_REASONS, type SecondLookReason } from '../../shared/params-types'
+import { MAX_SECOND_LOOK_VIEWS } from '../engine/pipeline/mask/second-look'
 import type { OutputFormat, Variation } from '../../shared/api'
 import { cleanText } from '../../shared/text'
 import type { ErrorDetail } from '../../shared/errors'
@@ -117,7 +119,30 @@ function parseMeta(text: string | null, e: ResultExpectation): Omit<StoredOutcom
   if (typeof uncertainty !== 'number' || !(uncertainty >= 0 && uncertainty <= 1)) {
     refuse('uncertainty must be a number from 0 to 1.', [{ field: 'meta.uncertainty', issue: 'expected a number from 0 to 1' }])
   }
-  return { warnings, ignored: ignored as Variation[], device, uncertainty }
+  const look = (meta.secondLook ?? null) as { views?: unknown; reason?: unknown } | null
+  if (
+    look !== null &&
+    (typeof look !== 'object' ||
+      typeof look.views !== 'number' ||
+      !Number.isSafeInteger(look.views) ||
+      look.views < 1 ||
+      look.views > MAX_SECOND_LOOK_VIEWS ||
+      !(SECOND_LOOK_REASONS as readonly unknown[]).includes(look.reason))
+  ) {
+    refuse('secondLook must say how many views and why.', [
+      {
+        field: 'meta.secondLook',
+        issue: `expected null or { views: 1–${MAX_SECOND_LOOK_VIEWS}, reason: ${SECOND_LOOK_REASONS.join(' | ')} }`
+      }
+    ])
+  }
+  return {
+    warnings,
+    ignored: ignored as Variation[],
+    device,
+    uncertainty,
+    ...(look ? { secondLook: { views: look.views as number, reason: look.reason as SecondLookReason } } : {})
+  }
 }
 
 /**

@@ -74,7 +74,7 @@ export class StudioRuns {
   async claim(
     jobId: string,
     holder: WorkerIdentity,
-    opts: { local: boolean; models?: readonly string[] | null; signal?: AbortSignal }
+    opts: { local: boolean; models?: readonly string[] | null; features?: readonly string[]; signal?: AbortSignal }
   ): Promise<ClaimAnswer> {
     this.workers.seen(holder)
     const job = this.access.job(jobId)
@@ -93,6 +93,9 @@ export class StudioRuns {
     // A hint and look-again boxes are kept beside the coordinator's upload and not served to
     // workers elsewhere: their job waits for the coordinator's own worker (docs/studio.md).
     if (!opts.local && (this.access.hasHint(jobId) || this.access.hasRegions(jobId))) return { claimed: null, waitMs: MODEL_WAIT_MS }
+    // A worker elsewhere that cannot give the second look the job asks for leaves it to one that can.
+    if (!opts.local && !(opts.features ?? []).includes('second-look') && this.access.needsSecondLook(job))
+      return { claimed: null, waitMs: MODEL_WAIT_MS }
     if (opts.models) {
       let model: string | null = null
       try {

@@ -9,6 +9,7 @@ import batchItemUncertainty from './013-batch-item-uncertainty'
 import batchTouchUp from './013-batch-touch-up'
 import batchItemNumber from './016-batch-item-number'
 import batchItemChecks from './019-batch-item-checks'
+import batchItemSecondLook from './021-batch-item-second-look'
 
 export const BATCH_MIGRATIONS: Migration[] = [
   { name: '005-batches', sql: batches },
@@ -19,5 +20,6 @@ export const BATCH_MIGRATIONS: Migration[] = [
   { name: '013-batch-item-uncertainty', sql: batchItemUncertainty },
   { name: '013-batch-touch-up', sql: batchTouchUp },
   { name: '016-batch-item-number', sql: batchItemNumber },
-  { name: '019-batch-item-checks', sql: batchItemChecks }
+  { name: '019-batch-item-checks', sql: batchItemChecks },
+  { name: '021-batch-item-second-look', sql: batchItemSecondLook }
 ]

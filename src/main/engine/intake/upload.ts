@@ -15,7 +15,15 @@ import type { KeyStore } from '../store/keys'
 import type { JobParamsStore } from '../store/job-params'
 import type { PresetStore } from '../store/presets'
 import { mergeDetails, paramsProblems, resolveUploadParams } from '../params/resolve'
-import { creditsFor, OUTPUT_LIMITS, outputBound, overLimit, regionCredits, type OutputBound } from '../params/output-budget'
+import {
+  creditsFor,
+  OUTPUT_LIMITS,
+  outputBound,
+  overLimit,
+  regionCredits,
+  secondLookCredits,
+  type OutputBound
+} from '../params/output-budget'
 import type { JobParams } from '../../../shared/params-types'
 import { HINT_TYPES } from '../pipeline/guide/hint'
 import { fitRegions, type RegionBox } from '../../../shared/regions'
@@ -196,7 +204,7 @@ function shortOf(deps: Pick<IntakeDeps, 'keys'>, keyId: string | null, cost: num
  */
 export function admitKey(deps: Pick<IntakeDeps, 'jobs' | 'keys' | 'options'>, keyId: string | null): void {
   const broke = shortOf(deps, keyId, 1)
-  if (broke !== null) throw insufficientCredits({ outputs: 1, boxes: 0 }, broke)
+  if (broke !== null) throw insufficientCredits({ outputs: 1, boxes: 0, look: 0 }, broke)
   assertRoom(deps, keyId)
 }
 
@@ -240,9 +248,10 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   const regions = request.regions && size ? checkRegions(request.regions, size) : null
   const cost: JobCost = {
     outputs: creditsFor(checkOutputs(params, size).pixels),
-    boxes: regions && size ? regionCredits(regions, size) : 0
+    boxes: regions && size ? regionCredits(regions, size) : 0,
+    look: secondLookCredits(params)
   }
-  const total = cost.outputs + cost.boxes
+  const total = cost.outputs + cost.boxes + cost.look
   const short = shortOf(deps, input.keyId, total)
   if (short !== null) throw insufficientCredits(cost, short)
 
@@ -297,18 +306,25 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   return { job_id: id, status: 'queued', mode: request.mode }
 }
 
-/** What a job is charged (docs/api.md §3): for its outputs, and for its look-again boxes. */
+/** What a job is charged (docs/api.md §3): for its outputs, its look-again boxes and a forced second look. */
 interface JobCost {
   outputs: number
   boxes: number
+  look: number
 }
 
 function insufficientCredits(cost: JobCost, balance: number): ApiError {
-  const total = cost.outputs + cost.boxes
+  const total = cost.outputs + cost.boxes + cost.look
   const outputs = `one per started ${OUTPUT_LIMITS.creditPixels / 1e6} MP of output`
+  const extras = [
+    ...(cost.boxes > 0
+      ? [`${cost.boxes} for its ${cost.boxes === 1 ? 'look-again box' : `${cost.boxes} look-again boxes`}, one each`]
+      : []),
+    ...(cost.look > 0 ? [`${cost.look} for the second look it asks for (look=always), one per view`] : [])
+  ]
   const costs =
-    cost.boxes > 0
-      ? `this job costs ${total} credits (${cost.outputs} for its outputs, ${outputs}, and ${cost.boxes} for its ${cost.boxes === 1 ? 'look-again box' : `${cost.boxes} look-again boxes`}, one each)`
+    extras.length > 0
+      ? `this job costs ${total} credits (${cost.outputs} for its outputs, ${outputs}, and ${extras.join(', and ')})`
       : total === 1
         ? 'a job costs 1 credit'
         : `this job costs ${total} credits (${outputs})`

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { resolveParams, parseParams } from '../../../shared/params'
 import type { JobParams } from '../../../shared/params-types'
-import { canvasBound, creditsFor, OUTPUT_LIMITS, outputBound, overLimit } from './output-budget'
+import { canvasBound, creditsFor, OUTPUT_LIMITS, outputBound, overLimit, secondLookCredits } from './output-budget'
 
 function set(text: string, mode: 'clipping' | 'params' = 'params'): JobParams {
   const parsed = parseParams(text)
@@ -65,5 +65,15 @@ describe('credits and limits', () => {
     expect(overLimit(outputBound(set('size=10000x10000;variations=clipping'), null))).toBeNull()
     expect(overLimit(outputBound(set('size=original', 'params'), { width: 9504, height: 6336 }))).toBeNull()
     expect(overLimit(outputBound(set('size=original'), null))).toBeNull() // not known yet: checked once it is
+  })
+})
+
+describe('the second look', () => {
+  it('forced (look=always, or refine=detail) costs one credit per view it may take; the default and off cost nothing', () => {
+    expect(secondLookCredits(set('look=always'))).toBe(4)
+    expect(secondLookCredits(set('refine=detail'))).toBe(4)
+    expect(secondLookCredits(set('look=auto'))).toBe(0)
+    expect(secondLookCredits(set('look=off'))).toBe(0)
+    expect(secondLookCredits(set('size=100'))).toBe(0)
   })
 })

@@ -12,7 +12,8 @@
  * bound where the canvas depends on the subject (`crop=subject` with `size=<max>` is charged as
  * a square) and exact otherwise; a skipped `shadowTop` is charged all the same.
  */
-import type { JobParams } from '../../../shared/params-types'
+import { secondLookSetting, type JobParams } from '../../../shared/params-types'
+import { MAX_SECOND_LOOK_VIEWS } from '../pipeline/mask/second-look'
 import { planPlacement } from '../pipeline/compose/placement'
 import { wholeFrame, type LookBox } from '../pipeline/guide/look-again'
 
@@ -73,6 +74,15 @@ export function creditsFor(pixels: number | null): number {
  */
 export function regionCredits(boxes: readonly LookBox[], input: Size): number {
   return boxes.filter((b) => !wholeFrame(b, input.width, input.height)).length
+}
+
+/**
+ * Credits a forced second look adds (`look=always`, or `refine=detail`; docs/api.md §3): as a
+ * look-again box, one per model run it may take, MAX_SECOND_LOOK_VIEWS. The second look the
+ * default (`look=auto`) gives a doubtful photo costs nothing: it is part of making the cutout.
+ */
+export function secondLookCredits(params: Pick<JobParams, 'refine' | 'look'>): number {
+  return secondLookSetting(params) === 'always' ? MAX_SECOND_LOOK_VIEWS : 0
 }
 
 /** The first limit `bound` passes, as a sentence naming the numbers; null when it fits. */

@@ -5,13 +5,15 @@
  * - `alpha=keep` and an input with a real alpha channel: that alpha, no model.
  * - Otherwise the model's 1024² mask, from the mask cache when the same input was seen with
  *   the same model (content hash), else from the segmenter (and then cached).
+ * - The second look (`second-look.ts`, docs/pipeline.md "Second look"): where the first mask is
+ *   doubtful (`look=auto`, default) or on every photo (`look=always`, `refine=detail`), the model
+ *   again on more views of the photo, merged. Cached beside the first mask, keyed by the setting.
  * - `refine=edges` (default): guided-filter edges at full resolution and foreground colours
- *   without the old background's fringe (`refine.ts`). `refine=detail`: the same after a second
- *   model run on a small subject's box (`detail.ts`). `refine=none`: the mask upscaled.
+ *   without the old background's fringe (`refine.ts`). `refine=none`: the mask upscaled.
  *   Either refines the model's mask with a solid subject's broad half-transparent inside made
  *   opaque (`workingMask`, `solid.ts`); `refine=none` upscales the mask as the model gave it.
  * - With the model: how much the cutout needs a person's look (`uncertainty.ts`,
- *   docs/review.md), from the model's first mask and the final alpha.
+ *   docs/review.md), from the mask delivered (after any second look) and the final alpha.
  * - A hint (`hint.ts`, docs/touch-up.md "Hints"): its strokes set on the result, the edges refined
  *   again within a band around them; the cached mask stays the model's own.
  * - Look-again boxes (`look-again.ts`, docs/touch-up.md "Look again"): the model again on each
@@ -19,10 +21,9 @@
  *   is cached.
  */
 import { createHash } from 'node:crypto'
-import type { JobParams } from '../../../shared/params-types'
+import { secondLookSetting, type JobParams, type SecondLookSetting } from '../../../shared/params-types'
 import { inputHash, type MaskCache } from '../store/mask-cache'
 import type { DecodedImage } from './decode/decode'
-import { detailPass } from './mask/detail'
 import { changedStrokes, constrainMask, hasStrokes, hintBand, mergeHinted, type AlphaPixels, type HintPlane } from './guide/hint'
 import { cellsUnder, grown, type Region } from './guide/region'
 import { cropInput, lookAgain, mergeLooks, wholeFrame, type FinishCrop, type LookBox, type LookRun } from './guide/look-again'
@@ -32,6 +33,7 @@ import { refineReach, resizeMask, type MaskPlane } from './refine/refine'
 import { refineOffThread } from './refine/refine-thread'
 import { solidMask } from './refine/solid'
 import { uncertainty } from './mask/uncertainty'
+import { lookReason, plan, secondLook, type SecondLook } from './mask/second-look'
 
 /**
  * What makes masks. `segment` (full-size mask) is enough; a real `Segmenter` also gives the
@@ -73,6 +75,8 @@ export interface AlphaResult {
    * user gave the alpha; no model ran).
    */
   uncertainty: number
+  /** The second look this photo got (docs/pipeline.md "Second look"), or null for none. */
+  secondLook: SecondLook | null
 }
 
 export const KEEP_WITHOUT_ALPHA_WARNING = 'alpha=keep: the input has no transparency, so the model made the mask'
@@ -83,6 +87,11 @@ export const KEEP_WITHOUT_ALPHA_WARNING = 'alpha=keep: the input has no transpar
  */
 const MASK_FORMAT_VERSION = 1
 
+/** The cache's key of the mask a second look made under `setting`, beside the first's (`model`: `maskModelKey`'s). */
+export function lookMaskKey(model: string, setting: SecondLookSetting): string {
+  return `${model}+look=${setting}`
+}
+
 /** The cache's `model` key for a variant (or a registry model's key). */
 export function maskModelKey(variant: ModelVariant | string): string {
   return `${variant === 'small' || variant === 'medium' ? `isnet-${variant}` : variant}/${MASK_FORMAT_VERSION}`
@@ -92,7 +101,7 @@ export async function computeAlpha(
   image: DecodedImage,
   input: Buffer,
   deps: AlphaDeps,
-  params: Pick<JobParams, 'alpha' | 'refine'>,
+  params: Pick<JobParams, 'alpha' | 'refine' | 'look'>,
   signal?: AbortSignal,
   hint?: HintPlane,
   regions: readonly LookBox[] | LookSet = []
@@ -107,23 +116,51 @@ export async function computeAlpha(
     }
     warnings.push(KEEP_WITHOUT_ALPHA_WARNING)
   }
-  let { mask, source } = await modelMask(image, input, deps, signal)
-  const first = mask
+  const first = await modelMask(image, input, deps, signal)
   signal?.throwIfAborted()
-  if (params.refine === 'detail') {
-    const seg = deps.segmenter
-    mask = (await detailPass(image, mask, (crop, s) => seg.segment(crop, s), {}, signal))?.mask ?? mask
-    signal?.throwIfAborted()
-  }
+  const { mask: looked, look } = await lookedAgain(image, input, first.mask, deps, secondLookSetting(params), signal)
+  const source = look && !look.cached ? 'model' : first.source
+  signal?.throwIfAborted()
 
-  mask = workingMask(mask, params)
+  const mask = workingMask(looked, params)
   let { alpha, foreground } = await refined(image, mask, deps, params, signal)
   if (strokes) ({ alpha, foreground } = await applyHint(image, mask, { alpha, foreground }, strokes, deps, params, signal))
   const looks = isLookSet(regions) ? regions : { runs: await lookRuns(image, regions, deps.segmenter, signal), full: image }
   if (looks.runs.length > 0)
     ({ alpha, foreground } = await applyLooks(image, { alpha, foreground }, looks.runs, looks.full, deps, params, strokes, signal))
   if (image.hasAlpha) ({ alpha, foreground } = foldInputAlpha(image, alpha, foreground))
-  return { alpha, foreground, warnings, source, uncertainty: uncertainty(first, { data: alpha, width: image.width, height: image.height }) }
+  const secondLook = look ? { views: look.views, reason: look.reason } : null
+  return {
+    alpha,
+    foreground,
+    warnings,
+    source,
+    uncertainty: uncertainty(mask, { data: alpha, width: image.width, height: image.height }),
+    secondLook
+  }
+}
+
+/**
+ * The mask after the second look the setting asks for (`second-look.ts`), or the first when none.
+ * Cached beside the first mask under the setting's key, so the same photo again costs no run.
+ */
+async function lookedAgain(
+  image: DecodedImage,
+  input: Buffer,
+  first: MaskPlane,
+  deps: AlphaDeps,
+  setting: SecondLookSetting,
+  signal?: AbortSignal
+): Promise<{ mask: MaskPlane; look: (SecondLook & { cached: boolean }) | null }> {
+  const reason = lookReason(first, setting, image.width, image.height)
+  if (!reason) return { mask: first, look: null }
+  const seg = deps.segmenter
+  const key = seg.segmentAtModelSize ? (seg.modelKey ?? seg.variant) : undefined
+  const run = async (): Promise<MaskPlane> => (await secondLook(image, first, seg, setting, signal))!.mask
+  if (!deps.maskCache || !key)
+    return { mask: await run(), look: { views: plan(first, image.width, image.height, reason).length, reason, cached: false } }
+  const { mask, hit } = await deps.maskCache.getOrCompute(inputHash(input), lookMaskKey(maskModelKey(key), setting), run)
+  return { mask, look: { views: plan(first, image.width, image.height, reason).length, reason, cached: hit } }
 }
 
 /**
@@ -338,7 +375,7 @@ function keepInputAlpha(image: DecodedImage): AlphaResult {
     alpha[i] = foreground[a]!
     foreground[a] = 255
   }
-  return { alpha, foreground, warnings: [], source: 'input', uncertainty: 0 }
+  return { alpha, foreground, warnings: [], source: 'input', uncertainty: 0, secondLook: null }
 }
 
 /**

@@ -4,7 +4,7 @@
  * `render.ts`, which the engine runs in a sandbox process.
  */
 import type { OutputFormat } from '../../../shared/api'
-import type { JobParams } from '../../../shared/params-types'
+import type { JobParams, SecondLook } from '../../../shared/params-types'
 import { computeAlpha, type AlphaDeps } from './alpha'
 import { decodeImage, type DecodedImage } from './decode/decode'
 import type { HintPlane } from './guide/hint'
@@ -35,8 +35,11 @@ export {
   type StoredOutput
 } from './compose/render'
 
-/** A job's outputs with the cutout's uncertainty: 0 (sure) to 1 (check this); 0 when the input's own alpha was kept (docs/review.md). */
-export type ProcessedJob<O = JobOutput> = JobResult<O> & { uncertainty: number }
+/**
+ * A job's outputs with the cutout's uncertainty: 0 (sure) to 1 (check this); 0 when the input's own
+ * alpha was kept (docs/review.md); and the second look it got (null: none).
+ */
+export type ProcessedJob<O = JobOutput> = JobResult<O> & { uncertainty: number; secondLook: SecondLook | null }
 
 /** The job statuses the pipeline moves through (the queue maps them onto the job record). */
 export type PipelineStage = 'segmenting' | 'pending_compose' | 'encoding'
@@ -104,7 +107,13 @@ export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPla
   plan.onStage?.('pending_compose')
   const request: RenderInput = {
     image,
-    alpha: { alpha: alpha.alpha, foreground: alpha.foreground, source: alpha.source, warnings: alpha.warnings },
+    alpha: {
+      alpha: alpha.alpha,
+      foreground: alpha.foreground,
+      source: alpha.source,
+      warnings: alpha.warnings,
+      secondLook: alpha.secondLook
+    },
     params,
     format: plan.format
   }
@@ -112,8 +121,8 @@ export async function processJob<O>(input: Buffer, deps: AlphaDeps, plan: JobPla
     const result = await plan.render(request)
     signal?.throwIfAborted()
     plan.onStage?.('encoding')
-    return { ...result, uncertainty: alpha.uncertainty }
+    return { ...result, uncertainty: alpha.uncertainty, secondLook: alpha.secondLook }
   }
   const rendered = await renderOutputs(request, { toNative: plan.toNative, signal, onEncoding: () => plan.onStage?.('encoding') })
-  return { ...rendered, uncertainty: alpha.uncertainty }
+  return { ...rendered, uncertainty: alpha.uncertainty, secondLook: alpha.secondLook }
 }

@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs'
 import type { JobStatus } from '../../../shared/api'
-import type { JobParams } from '../../../shared/params-types'
+import { secondLookSetting, type JobParams } from '../../../shared/params-types'
 import { resolveJobParams } from '../params/resolve'
 import type { LookBox } from '../pipeline/guide/look-again'
 import type { JobRecord } from '../store/jobs'
@@ -63,6 +63,8 @@ export interface DispatchAccess {
   plan(job: JobRecord): RunPlan
   /** The model `job` runs with (its own, or the default). Throws `JobFailure` when its parameter set no longer resolves. */
   modelOf(job: JobRecord): string
+  /** Whether `job` may get a second look (`look` other than `off`): a worker must have the `second-look` feature to claim it. */
+  needsSecondLook(job: JobRecord): boolean
   /**
    * Ends an active job as cancelled at its current status and attempt, and gives its credit
    * back, in one transaction; false when it moved meanwhile.
@@ -87,6 +89,13 @@ export function dispatchAccess(ctx: RunContext): DispatchAccess {
     record: (job) => new RunRecord(ctx, job),
     plan: (job) => planOf(ctx, job),
     modelOf: (job) => resolveJobParams(ctx, job).model ?? ctx.defaultModel(),
+    needsSecondLook: (job) => {
+      try {
+        return secondLookSetting(resolveJobParams(ctx, job)) !== 'off'
+      } catch {
+        return false // a set that no longer resolves fails the job once claimed
+      }
+    },
     cancel: (job) => endUnsuccessfully(ctx, job, job.status, 'cancelled', { attempt: job.attempts }),
     hasHint: (jobId) => existsSync(ctx.paths.hint(jobId)),
     hasRegions: (jobId) => existsSync(ctx.paths.regions(jobId)),

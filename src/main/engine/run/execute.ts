@@ -8,7 +8,7 @@
  */
 import type { OutputFormat } from '../../../shared/api'
 import type { FailureReason } from '../../../shared/errors'
-import type { JobParams } from '../../../shared/params-types'
+import type { JobParams, SecondLook } from '../../../shared/params-types'
 import { JobFailure } from '../errors'
 import { outputBound, overLimit } from '../params/output-budget'
 import { processJob, type JobResult, type PipelineStage, type RenderInput, type StoredOutput } from '../pipeline'
@@ -49,6 +49,8 @@ export interface RunResult {
   ignored: JobResult['ignored']
   /** 0 (sure) to 1 (check this): docs/review.md. */
   uncertainty: number
+  /** The second look the photo got (docs/pipeline.md); null or absent: none. */
+  secondLook?: SecondLook | null
   /** How the subject was framed, for before/after views; absent when a worker elsewhere ran it. */
   placement?: JobResult['placement']
   /** The model and the device that made the mask (after any fallback to the CPU). */
@@ -177,6 +179,7 @@ export async function executeJob(deps: ExecutorDeps, plan: RunPlan, host: RunHos
       warnings: made.warnings,
       ignored: made.ignored,
       uncertainty: made.uncertainty,
+      secondLook: made.secondLook,
       placement: made.placement,
       model: plan.model,
       device: made.device

@@ -7,9 +7,9 @@
  * the hint applied as a job applies it (`applyHint`, its refine off the thread) on the small
  * image with the model's mask from the mask cache, and a PNG encode; the result without strokes
  * is made once per session, and each preview starts from the last one's result, so a stroke
- * refines only its own neighbourhood. The mask is the model's 1024² grid
- * whatever the image's size, so the preview applies the strokes as the saved job will.
- * `refine=detail` previews as `edges` (its second model run is left to Save).
+ * refines only its own neighbourhood. The mask is the one the job delivered — the model's 1024²
+ * grid, or the mask its second look made (cached beside it) — whatever the image's size, so the
+ * preview applies the strokes as the saved job will. `refine=detail` previews as `edges`.
  *
  * Look-again boxes (docs/touch-up.md "Look again") do run the model: once per box, on its crop of
  * the full-size image (the one decoded when the editor opened, kept for the newest session), as
@@ -24,7 +24,7 @@
 import { readFile } from 'node:fs/promises'
 import sharp from 'sharp'
 import { TOUCHUP_PREVIEW_EDGE, type TouchUpPreview } from '../../../shared/touchup'
-import type { JobParams } from '../../../shared/params-types'
+import { secondLookSetting, type JobParams, type SecondLookSetting } from '../../../shared/params-types'
 import { ApiError } from '../errors'
 import { fitRegions, type RegionBox } from '../../../shared/regions'
 import {
@@ -32,6 +32,7 @@ import {
   applyLooks,
   computeAlpha,
   lookRuns,
+  lookMaskKey,
   maskModelKey,
   workingMask,
   refined,
@@ -65,7 +66,7 @@ export interface PreviewSource {
   inputPath: string
   /** The registry name of the model that made the job's mask. */
   model: string
-  params: Pick<JobParams, 'alpha' | 'refine'>
+  params: Pick<JobParams, 'alpha' | 'refine' | 'look'>
 }
 
 interface Session {
@@ -147,7 +148,16 @@ export class HintPreviews {
       if (runs.length > 0)
         alpha = await applyLooks(small, alpha, runs, looks.full, { segmenter }, { refine }, strokes, undefined, session.crops)
     } else {
-      alpha = await computeAlpha(small, Buffer.alloc(0), { segmenter }, { alpha: source.params.alpha, refine }, undefined, plane, looks)
+      // The mask is the one the job delivered: no second look here.
+      alpha = await computeAlpha(
+        small,
+        Buffer.alloc(0),
+        { segmenter },
+        { alpha: source.params.alpha, refine, look: 'off' },
+        undefined,
+        plane,
+        looks
+      )
     }
     const rgba = makeCutout({ data: alpha.foreground, width: small.width, height: small.height, channels: 4 }, alpha.alpha)
     const png = await sharp(rgba, { raw: { width: small.width, height: small.height, channels: 4 } })
@@ -190,7 +200,9 @@ export class HintPreviews {
     })
     const image = await this.deps.decode(input)
     const mask =
-      source.params.alpha === 'keep' && image.hasAlpha ? null : workingMask(await this.modelMask(source.model, input, image), source.params)
+      source.params.alpha === 'keep' && image.hasAlpha
+        ? null
+        : workingMask(await this.modelMask(source.model, input, image, secondLookSetting(source.params)), source.params)
     const scale = Math.min(1, TOUCHUP_PREVIEW_EDGE / Math.max(image.width, image.height))
     const width = Math.max(1, Math.round(image.width * scale))
     const height = Math.max(1, Math.round(image.height * scale))
@@ -250,13 +262,22 @@ export class HintPreviews {
     )
   }
 
-  /** The model's mask of the input: from the mask cache; on a miss (swept) the model runs once and the cache keeps it. */
-  private async modelMask(model: string, input: Buffer, image: DecodedImage): Promise<CachedMask> {
+  /**
+   * The mask the job delivered: the one its second look made when it got one (kept beside the
+   * model's under the job's `look` setting, docs/pipeline.md "Second look"), else the model's;
+   * from the mask cache; on a miss (swept) the model runs once and the cache keeps its mask.
+   */
+  private async modelMask(model: string, input: Buffer, image: DecodedImage, look: SecondLookSetting): Promise<CachedMask> {
     const registered = this.deps.models.get(model)
     if (!registered) throw new ApiError('not_found', `The model ${model} that made this cutout is no longer installed.`)
     // The key the model's session gives its masks (`Segmenter.modelKey`).
     const key = maskModelKey(registered.builtin ? `isnet-${registered.variant}` : this.deps.models.modelId(registered))
     const hash = inputHash(input)
+    const looked = look === 'off' ? null : await this.deps.maskCache.get(hash, lookMaskKey(key, look))
+    if (looked) {
+      this.warm(model)
+      return looked
+    }
     const cached = await this.deps.maskCache.get(hash, key)
     if (cached) {
       this.warm(model)

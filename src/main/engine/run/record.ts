@@ -203,6 +203,7 @@ export class RunRecord implements RunHost {
       if (checks) this.ctx.jobs.setChecks(this.jobId, checks)
       this.ctx.jobs.setModelRun(this.jobId, outcome.model, outcome.device)
       this.ctx.jobs.setUncertainty(this.jobId, outcome.uncertainty)
+      if (outcome.secondLook) this.ctx.jobs.setSecondLook(this.jobId, outcome.secondLook)
       if (outcome.placement) this.ctx.jobs.setFraming(this.jobId, outcome.placement) // for before/after views
       let at = job.status
       for (let i = FORWARD.indexOf(at) + 1; i < FORWARD.length; i++) {

@@ -1,6 +1,7 @@
 import type { StoreCheck } from '../../../shared/store-rules'
 import type { DeliveryMode, JobStatus, Mode, OutputFormat, Variation } from '../../../shared/api'
 import type { FailureReason } from '../../../shared/errors'
+import type { SecondLook } from '../../../shared/params-types'
 import { PROGRESS_AT } from '../../../shared/api'
 import { assertTransition } from '../queue/transitions'
 import type { Db } from './db'
@@ -32,6 +33,8 @@ export interface JobRecord {
   device: string | null
   /** The cutout's uncertainty, 0 (sure) to 1 (check this), once done (docs/review.md); null before, and for older jobs. */
   uncertainty: number | null
+  /** The second look the photo got once done (docs/pipeline.md "Second look"); null: none, or not done. */
+  secondLook: SecondLook | null
 }
 
 type Rect = { x: number; y: number; width: number; height: number }
@@ -77,6 +80,7 @@ interface JobRow {
   model?: string | null
   device?: string | null
   uncertainty?: number | null
+  second_look?: string | null
 }
 
 function toRecord(r: JobRow): JobRecord {
@@ -102,7 +106,8 @@ function toRecord(r: JobRow): JobRecord {
     finishedAt: r.finished_at === null ? null : Number(r.finished_at),
     model: r.model ?? null,
     device: r.device ?? null,
-    uncertainty: r.uncertainty === null || r.uncertainty === undefined ? null : Number(r.uncertainty)
+    uncertainty: r.uncertainty === null || r.uncertainty === undefined ? null : Number(r.uncertainty),
+    secondLook: r.second_look ? (JSON.parse(r.second_look) as SecondLook) : null
   }
 }
 
@@ -289,6 +294,11 @@ export class JobStore {
   /** Records which model and device made the job's mask. */
   setModelRun(jobId: string, model: string, device: string): void {
     prepared(this.db, 'UPDATE jobs SET model = ?, device = ? WHERE id = ?').run(model, device, jobId)
+  }
+
+  /** Records the second look the photo got (written with the results, in the same transaction). */
+  setSecondLook(jobId: string, look: SecondLook): void {
+    prepared(this.db, 'UPDATE jobs SET second_look = ? WHERE id = ?').run(JSON.stringify({ views: look.views, reason: look.reason }), jobId)
   }
 
   /** Records the cutout's uncertainty score (written with the results, in the same transaction). */

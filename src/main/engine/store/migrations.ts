@@ -21,6 +21,7 @@ import models from './schema/006-models'
 import presetsTitle from './schema/presets-title'
 import jobFraming from './schema/job-framing'
 import jobUncertainty from './schema/job-uncertainty'
+import jobSecondLook from './schema/job-second-look'
 import jobsQueuedKey from './schema/jobs-queued-key'
 import storePresetNames from './schema/017-store-preset-names'
 import jobChecks from './schema/018-job-checks'
@@ -47,7 +48,8 @@ export const ENGINE_MIGRATIONS: Migration[] = [
   { name: '013-job-uncertainty', sql: jobUncertainty },
   { name: '015-jobs-queued-key', sql: jobsQueuedKey },
   { name: '017-store-preset-names', sql: storePresetNames },
-  { name: '018-job-checks', sql: jobChecks }
+  { name: '018-job-checks', sql: jobChecks },
+  { name: '020-job-second-look', sql: jobSecondLook }
 ]
 
 /** Applies the migrations of `list` not yet recorded, in order, each in its own transaction (taken at once: two processes opening one folder apply each migration once). */

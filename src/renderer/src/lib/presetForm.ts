@@ -30,6 +30,7 @@ export interface PresetForm {
   primary: '' | Variation
   quality: string
   refine: '' | 'none' | 'edges' | 'detail'
+  look: '' | 'auto' | 'off' | 'always'
   alpha: '' | 'auto' | 'keep'
   metadata: '' | 'keep' | 'keep-gps' | 'strip'
   /** The file format a preset writes when the job names none (a store preset's `jpg`), kept as it came. */
@@ -56,6 +57,7 @@ export const EMPTY_FORM: PresetForm = {
   primary: '',
   quality: '',
   refine: '',
+  look: '',
   alpha: '',
   metadata: '',
   format: ''
@@ -93,6 +95,7 @@ export function formFromValues(name: string, description: string | null, v: Para
   if (v.primary) f.primary = v.primary
   if (v.quality !== undefined && v.quality !== null) f.quality = String(v.quality)
   if (v.refine) f.refine = v.refine
+  if (v.look) f.look = v.look
   if (v.alpha) f.alpha = v.alpha
   if (v.metadata) f.metadata = v.metadata
   if (v.format) f.format = v.format
@@ -129,6 +132,7 @@ export function paramsOfForm(f: PresetForm): string {
   put('primary', f.primary)
   put('quality', f.quality)
   put('refine', f.refine)
+  put('look', f.look)
   put('alpha', f.alpha)
   put('metadata', f.metadata)
   put('format', f.format)

@@ -9,7 +9,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { OutputFormat, Variation } from '../../../../shared/api'
-import type { JobParams } from '../../../../shared/params-types'
+import type { JobParams, SecondLook } from '../../../../shared/params-types'
 import { JobFailure } from '../../errors'
 import { OUTPUT_LIMITS } from '../../params/output-budget'
 import { resultName, writeFileAtomic } from '../../paths'
@@ -20,6 +20,7 @@ import { encodeVariation } from '../encode/encode'
 import { srgbToNative, type ToNative } from '../metadata/native-colour'
 import type { Placement } from './placement'
 import type { ExifFields, SourceMetadata } from '../metadata/source-info'
+import { withSecondLook } from '../metadata/second-look-xmp'
 
 export interface JobOutput {
   variation: Variation
@@ -47,7 +48,7 @@ export interface JobResult<O = JobOutput> {
 /** What the render step needs: plain data, so that it can be handed to another process. */
 export interface RenderInput {
   image: DecodedImage
-  alpha: Pick<AlphaResult, 'alpha' | 'foreground' | 'source' | 'warnings'>
+  alpha: Pick<AlphaResult, 'alpha' | 'foreground' | 'source' | 'warnings'> & { secondLook?: AlphaResult['secondLook'] }
   params: JobParams
   format: OutputFormat
 }
@@ -99,7 +100,7 @@ export async function renderOutputs<O>(input: RenderInput, opts: RenderOptions<O
   const warnings: Partial<Record<Variation, string[]>> = { ...composed.warnings }
   // Input-level warnings (e.g. an animated GIF) concern every output; they go with the primary.
   addWarnings(warnings, params.primary, [...image.warnings, ...alpha.warnings])
-  const kept = outputMetadata(image.metadata, params.metadata)
+  const kept = outputMetadata(image.metadata, params.metadata, alpha.secondLook ?? null)
   const outputs: O[] = []
   const maxBytes = opts.maxBytes ?? OUTPUT_LIMITS.jobBytes
   let bytes = 0
@@ -141,14 +142,17 @@ export async function renderToFiles(
 
 /**
  * The XMP, EXIF and IPTC an output carries under the job's `metadata` setting: `keep` without
- * any position (docs/pipeline.md, "Metadata"), `keep-gps` with it, `strip` none.
+ * any position (docs/pipeline.md, "Metadata"), `keep-gps` with it, `strip` none. Unless
+ * stripped, the XMP says which second look the photo got (`second-look-xmp.ts`).
  */
 export function outputMetadata(
   source: SourceMetadata | undefined,
-  setting: JobParams['metadata']
+  setting: JobParams['metadata'],
+  look: SecondLook | null = null
 ): { xmp: string | null; exif: ExifFields | null; iptc: Buffer | null } {
-  if (!source || setting === 'strip') return { xmp: null, exif: null, iptc: null }
+  if (setting === 'strip') return { xmp: null, exif: null, iptc: null }
+  if (!source) return { xmp: withSecondLook(null, look), exif: null, iptc: null }
   const gps = setting === 'keep-gps'
   const exif = source.exif && !gps ? { ...source.exif, gps: {} } : source.exif
-  return { xmp: gps ? source.xmpWithGps : source.xmp, exif, iptc: gps ? source.iptcWithGps : source.iptc }
+  return { xmp: withSecondLook(gps ? source.xmpWithGps : source.xmp, look), exif, iptc: gps ? source.iptcWithGps : source.iptc }
 }

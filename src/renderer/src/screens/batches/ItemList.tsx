@@ -13,6 +13,7 @@ import { ProgressBar, type Tone } from '../../components/common'
 import { ReviewBadge } from '../../components/ReviewBadge'
 import { MiddleEllipsis } from '../../components/MiddleEllipsis'
 import { StoreBadge } from '../../components/StoreBadge'
+import { SecondLookBadge } from '../../components/SecondLookBadge'
 
 /** A file row's height: set on each row here (not in batches.css) so that the windowing counts with the same number. */
 const ROW_HEIGHT = 64
@@ -144,6 +145,7 @@ const Row = memo(function Row({ pos, index, usual }: { pos: number; index: numbe
         </span>
         {item.state === 'done' && <ReviewBadge uncertainty={item.uncertainty} touchUps={item.touch_ups} />}
         {item.state === 'done' && <StoreBadge checks={item.checks} />}
+        {item.state === 'done' && <SecondLookBadge look={item.second_look} />}
         {ranOn && ranOn !== usual && (
           <div className="muted small ran-on" data-testid="item-device" title={`The model and the device that ran it: ${ranOn}`}>
             {ranOn}

@@ -268,8 +268,20 @@ export function PresetControls(props: {
         error={errors.refine}
         options={[
           ['edges', 'Refine edges'],
-          ['detail', 'Refine edges, second look at small subjects'],
+          ['detail', 'Refine edges, second look at every photo (look=always)'],
           ['none', 'As the model gives']
+        ]}
+      />
+      <Select
+        form={form}
+        set={set}
+        k="look"
+        label="Second look"
+        error={errors.look}
+        options={[
+          ['auto', 'Where the first is doubtful'],
+          ['off', 'Never'],
+          ['always', 'Every photo (costs more)']
         ]}
       />
       <Select
