@@ -11,16 +11,9 @@ import type { Engine } from '../../engine/engine'
 import { ApiError } from '../../engine/errors'
 import type { UploadInput } from '../../engine/intake/upload'
 import { readUpload } from '../body'
-import type { UploadReservation } from '../in-flight'
+import { busy, type UploadReservation } from '../in-flight'
 import { declaredLength, readBody, tooLarge, type RateFloor } from '../read-body'
 import { parseTextBody, type TextBody } from './text-body'
-
-/** The in-flight budget is spent: 503 with Retry-After, as for `/api/v1/upload`. */
-export function busy(): ApiError {
-  return new ApiError('unavailable', 'The server is receiving too many uploads at once; try again shortly.', {
-    retryAfterSeconds: 5
-  })
-}
 
 /** A multipart body carries its files and its text parts: at most this much beside the file limit (as `http/body.ts`). */
 const MULTIPART_TEXT_BYTES = 1024 * 1024
@@ -59,8 +52,8 @@ export async function readRemoveBgBody(
   // Retry-After would retry it for ever.
   if (declared !== null && declared <= limit && declared > reservation.capacity) throw tooLarge(reservation.capacity)
   // An oversized declaration is refused as too large by the reader, not counted here.
-  if (declared !== null && declared > 0 && declared <= limit && !reservation.reserve(declared)) throw busy()
-  const meter = (bytes: number): ApiError | null => (reservation.count(bytes) ? null : busy())
+  reservation.reserveDeclared(req, limit)
+  const meter = reservation.meter
   if (!text) return readUpload(req, { maxFileBytes: max, meter, floor, parts: { file: 'image_file', hint: 'bg_image_file' } })
 
   const raw = await readBody(req, { limit, meter, floor })
