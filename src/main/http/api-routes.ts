@@ -18,11 +18,11 @@ import { openApiDocument, operation } from './openapi'
 import type { RateFloor } from './read-body'
 import { sendJson } from './respond'
 import type { Route } from './route-table'
+import { idSegment } from './router'
 
 /** The upload budget's share of the owner's own uploads (key ids never take this form). */
 const OWNER_SHARE = '(owner)'
 
-const UUID_SEGMENT = (s: string): boolean => /^[0-9a-f-]{36}$/.test(s)
 /** `<variation>.<ext>`: letters, a dot, lower-case letters. */
 const RESULT_FILE = (s: string): boolean => /^[A-Za-z]+\.[a-z]+$/.test(s)
 
@@ -95,7 +95,7 @@ export function apiRoutes(ctx: ApiRouteContext): Route[] {
     {
       method: 'GET',
       path: '/api/v1/results/:job_id/:file',
-      params: { job_id: UUID_SEGMENT, file: RESULT_FILE },
+      params: { job_id: idSegment, file: RESULT_FILE },
       audience: 'public',
       key: 'signed',
       doc: operation('getResult'),

@@ -31,6 +31,7 @@ import { readJson, type RateFloor } from './read-body'
 import { sendJson } from './respond'
 import { downloadRoutes } from './app-downloads'
 import type { Route } from './route-table'
+import { idSegment } from './router'
 
 /** What the bridge serves: the app API's methods, files and events (made by `composeServices`), and the engine for keys and signatures. */
 export interface AppBridgeOptions {
@@ -79,8 +80,6 @@ export interface BridgeContext {
   floor?: RateFloor
 }
 
-const UUID_SEGMENT = (s: string): boolean => /^[0-9a-f-]{36}$/.test(s)
-
 /**
  * The app bridge's routes (`owner` key: an owner key or the owner token), the signed file and
  * download addresses, and the renderer's files for any other GET outside `/api/`.
@@ -92,7 +91,7 @@ export function appRoutes(opts: AppBridgeOptions, ctx: BridgeContext): Route[] {
     {
       method: 'GET',
       path: '/api/app/files/:item/:kind',
-      params: { item: UUID_SEGMENT, kind: (s) => /^[a-z-]+$/.test(s) },
+      params: { item: idSegment, kind: (s) => /^[a-z-]+$/.test(s) },
       audience: 'app',
       key: 'signed',
       async handle({ res, url, params }) {

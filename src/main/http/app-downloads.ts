@@ -20,6 +20,7 @@ import { openResult, type DownloadAddress } from '../app-api/results'
 import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import type { Route } from './route-table'
+import { idSegment } from './router'
 
 const ONE_HOUR = 3600
 
@@ -49,15 +50,13 @@ function verified(engine: Engine, url: URL, subject: string, purpose: string): v
   }
 }
 
-const UUID_SEGMENT = (s: string): boolean => /^[0-9a-f-]{36}$/.test(s)
-
 /** The two download routes of the app bridge (signed addresses, no key). */
 export function downloadRoutes(opts: { engine: Engine; files: AppFiles }): Route[] {
   return [
     {
       method: 'GET',
       path: '/api/app/download/:item/:n',
-      params: { item: UUID_SEGMENT, n: (s) => /^[0-9]{1,2}$/.test(s) },
+      params: { item: idSegment, n: (s) => /^[0-9]{1,2}$/.test(s) },
       audience: 'app',
       key: 'signed',
       handle: ({ res, url, params }) => downloadFile(opts, res, url, params.item!, params.n!)

@@ -3,8 +3,8 @@
  * (optionally checked by a test of the segment's text) and a trailing `*`. It only picks a route;
  * the request and its socket stay Node's own, as the hardening needs (body reader, drains,
  * deadlines, streams). Written here rather than taken from a package: the table has about forty
- * routes and needs nothing more. No regular expression runs on the path: it is split on `/` and
- * compared segment by segment.
+ * routes and needs nothing more. The path is split on `/` and compared segment by segment; a
+ * `:name` test sees one segment (the tests are simple patterns without backtracking).
  *
  * Precedence, segment by segment: an exact segment, then a `:name` segment whose test passes, then
  * `*`. A path whose best match has no route for the method answers 405 with the methods it has.
@@ -12,6 +12,9 @@
 
 /** A `:name` segment's test: a segment that fails it does not match (the path goes on to `*` or 404). */
 export type ParamTest = (segment: string) => boolean
+
+/** A segment of the form of our ids (a UUID's characters and length): jobs, items, batches. */
+export const idSegment: ParamTest = (s) => /^[0-9a-f-]{36}$/.test(s)
 
 export interface Routable {
   /** An HTTP method, or `*` for any. */

@@ -21,9 +21,13 @@ import { readJsonObject, type RateFloor } from './read-body'
 import { sendJson } from './respond'
 import { receiveResult } from './studio-result-body'
 import { nothingAt, type Route } from './route-table'
+import { idSegment } from './router'
 import type { Authenticate } from './listen'
 
 const STAGES = ['segmenting', 'pending_compose', 'encoding'] as const
+/** The JSON bodies of the protocol: a claim or a failure report, and the smaller renewal and progress. */
+const CLAIM_BODY = 16_384
+const SMALL_BODY = 4096
 /** Model names a worker may list in a claim. */
 const MAX_MODELS = 64
 
@@ -106,8 +110,6 @@ function tokenOf(req: IncomingMessage): string | undefined {
   return typeof t === 'string' ? t : undefined
 }
 
-const JOB_SEGMENT = (s: string): boolean => /^[0-9a-f-]{36}$/.test(s)
-
 /**
  * The studio protocol's routes: each needs a worker key speaking this protocol (the listener's
  * `worker` key check, `checkProtocol`), checked before the method or the path; every call about a
@@ -133,9 +135,9 @@ export function studioRoutes(ctx: StudioRouteContext): Route[] {
       path: '/api/v1/studio/claim',
       audience: 'worker',
       key: 'worker',
-      body: { reader: 'json-object', limit: 16_384 },
+      body: { reader: 'json-object', limit: CLAIM_BODY },
       async handle({ req, res, keyId }) {
-        const body = await readJsonObject(req, { limit: 16_384, floor: ctx.floor })
+        const body = await readJsonObject(req, { limit: CLAIM_BODY, floor: ctx.floor })
         const jobId = jobIdOf(body)
         const models = modelsOf(body)
         const answer = await runs.claim(jobId, worker(req, keyId), { local: false, models })
@@ -164,7 +166,7 @@ export function studioRoutes(ctx: StudioRouteContext): Route[] {
     {
       method: 'GET',
       path: '/api/v1/studio/input/:job_id',
-      params: { job_id: JOB_SEGMENT },
+      params: { job_id: idSegment },
       audience: 'worker',
       key: 'worker',
       handle({ req, res, params, keyId }) {
@@ -184,9 +186,9 @@ export function studioRoutes(ctx: StudioRouteContext): Route[] {
       path: '/api/v1/studio/renew',
       audience: 'worker',
       key: 'worker',
-      body: { reader: 'json-object', limit: 4096 },
+      body: { reader: 'json-object', limit: SMALL_BODY },
       async handle({ req, res, keyId }) {
-        runs.verify(jobIdOf(await readJsonObject(req, { limit: 4096, floor: ctx.floor })), tokenOf(req), worker(req, keyId))
+        runs.verify(jobIdOf(await readJsonObject(req, { limit: SMALL_BODY, floor: ctx.floor })), tokenOf(req), worker(req, keyId))
         sendJson(res, 200, { ok: true, lease_ms: runs.claims.leaseMs })
       }
     },
@@ -195,9 +197,9 @@ export function studioRoutes(ctx: StudioRouteContext): Route[] {
       path: '/api/v1/studio/progress',
       audience: 'worker',
       key: 'worker',
-      body: { reader: 'json-object', limit: 4096 },
+      body: { reader: 'json-object', limit: SMALL_BODY },
       async handle({ req, res, keyId }) {
-        const body = await readJsonObject(req, { limit: 4096, floor: ctx.floor })
+        const body = await readJsonObject(req, { limit: SMALL_BODY, floor: ctx.floor })
         const stage = body.stage
         if (typeof stage !== 'string' || !(STAGES as readonly string[]).includes(stage)) {
           throw new ApiError('validation_failed', 'stage is not a pipeline stage.', {
@@ -211,7 +213,7 @@ export function studioRoutes(ctx: StudioRouteContext): Route[] {
     {
       method: 'POST',
       path: '/api/v1/studio/result/:job_id',
-      params: { job_id: JOB_SEGMENT },
+      params: { job_id: idSegment },
       audience: 'worker',
       key: 'worker',
       body: { reader: 'result', limit: coordinator.maxResultBytes },
@@ -222,9 +224,9 @@ export function studioRoutes(ctx: StudioRouteContext): Route[] {
       path: '/api/v1/studio/fail',
       audience: 'worker',
       key: 'worker',
-      body: { reader: 'json-object', limit: 16_384 },
+      body: { reader: 'json-object', limit: CLAIM_BODY },
       async handle({ req, res, keyId }) {
-        const body = await readJsonObject(req, { limit: 16_384, floor: ctx.floor })
+        const body = await readJsonObject(req, { limit: CLAIM_BODY, floor: ctx.floor })
         const lease = runs.verify(jobIdOf(body), tokenOf(req), worker(req, keyId))
         await runs.fail(lease, { reason: body.reason as never, message: String(body.message ?? '') })
         sendJson(res, 200, { failed: true })

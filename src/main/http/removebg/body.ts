@@ -29,6 +29,12 @@ export interface RemoveBgBody {
   b64?: TextBody['b64']
 }
 
+/** The most a body may be for images of `max` bytes: as text (JSON, form), or multipart. */
+export function removeBgBodyLimit(max: number, text: boolean): number {
+  // Base64 takes 4 bytes for 3, plus the other fields.
+  return text ? Math.ceil((max * 4) / 3) + 1024 * 1024 : max + MULTIPART_TEXT_BYTES
+}
+
 /** Fields, the files `image_file` (as `file`) and `bg_image_file` (as `hint`), and a decoded `image_file_b64`. */
 export async function readRemoveBgBody(
   req: IncomingMessage,
@@ -45,8 +51,7 @@ export async function readRemoveBgBody(
       `Unsupported content type "${type || '(none)'}": send application/json, application/x-www-form-urlencoded or multipart/form-data.`
     )
   }
-  // Base64 takes 4 bytes for 3, plus the other fields.
-  const limit = text ? Math.ceil((max * 4) / 3) + 1024 * 1024 : max + MULTIPART_TEXT_BYTES
+  const limit = removeBgBodyLimit(max, text !== null)
   const declared = declaredLength(req)
   // A body all of the budget could never hold is too large, never "busy": a client following
   // Retry-After would retry it for ever.

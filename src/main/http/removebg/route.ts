@@ -14,7 +14,7 @@ import { nothingAt, type Route } from '../route-table'
 import { sendJson } from '../respond'
 import { accountBody, rateLimitHeaders } from './account'
 import { buildAnswer, sendAnswer } from './answer'
-import { readRemoveBgBody } from './body'
+import { readRemoveBgBody, removeBgBodyLimit } from './body'
 import { RemoveBgError, sendRemoveBgError } from './errors'
 import { parseOptions } from './fields'
 import { toUpload } from './mapping'
@@ -134,7 +134,7 @@ export function removeBgRoutes(ctx: RemoveBgContext): Route[] {
       path: '/v1.0/removebg',
       audience: 'public',
       key: 'client',
-      body: { reader: 'removebg', limit: Math.ceil((ctx.engine.options.maxUploadBytes * 4) / 3) + 1024 * 1024 },
+      body: { reader: 'removebg', limit: removeBgBodyLimit(ctx.engine.options.maxUploadBytes, true) },
       errors: 'removebg',
       answer: 'RemoveBgResult',
       doc: operation('removeBackground'),
