@@ -15,7 +15,7 @@ export interface RouteRequest {
   path: string
   key?: KeyOf
   /** Content-Type and body; none: no body. */
-  body?: { type: string; text: string }
+  body?: { type: string; text: string | Buffer }
   /** The Host header. @default 127.0.0.1:<port> */
   host?: string
 }
@@ -37,6 +37,13 @@ const multipart = (fields: Record<string, string>): { type: string; text: string
     .map(([k, v]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
     .join('')}--${BOUNDARY}--\r\n`
 })
+/** A 1×1 PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+const withFile = (fields: Record<string, string>): { type: string; text: Buffer } => {
+  const { type, text } = multipart(fields)
+  const head = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`
+  return { type, text: Buffer.concat([Buffer.from(head), PNG, Buffer.from('\r\n'), Buffer.from(text)]) }
+}
 const jsonBody = (text: string): { type: string; text: string } => ({ type: 'application/json', text })
 
 export const ROUTE_REQUESTS: RouteRequest[] = [
@@ -52,6 +59,8 @@ export const ROUTE_REQUESTS: RouteRequest[] = [
   { method: 'POST', path: '/api/v1/upload', key: 'client', body: multipart({ mode: 'clipping' }) },
   { method: 'POST', path: '/api/v1/upload', key: 'client', body: multipart({ file_url: 'http://example.com/a.png', mode: 'nope' }) },
   { method: 'GET', path: '/api/v1/upload', key: 'client' },
+  { method: 'POST', path: '/api/v1/upload', key: 'client', body: withFile({ mode: 'clipping' }) },
+  { method: 'POST', path: '/api/v1/upload', key: 'client', body: withFile({ mode: 'clipping', output_format: 'gif' }) },
   { method: 'GET', path: '/api/v1/status', key: 'none' },
   { method: 'GET', path: '/api/v1/status', key: 'bad' },
   { method: 'GET', path: '/api/v1/status', key: 'client' },
@@ -141,7 +150,7 @@ const KEPT = [
 const VARYING = new Set(['x-ratelimit-reset', 'content-security-policy'])
 
 export const describeRequest = (r: RouteRequest): string =>
-  `${r.method} ${r.path}${r.key ? ` key=${r.key}` : ''}${r.body ? ` body=${JSON.stringify(r.body.text).slice(0, 60)}` : ''}${r.host ? ` host=${r.host}` : ''}`
+  `${r.method} ${r.path}${r.key ? ` key=${r.key}` : ''}${r.body ? ` body=${JSON.stringify(typeof r.body.text === 'string' ? r.body.text : r.body.text.toString('latin1')).slice(0, 60)}` : ''}${r.host ? ` host=${r.host}` : ''}`
 
 /** Sends one request on a fresh connection and reads its answer's head and (for JSON) body. */
 export function send(port: number, r: RouteRequest, keys: Record<KeyOf, string | null>): Promise<RecordedAnswer> {
