@@ -108,3 +108,6 @@ export interface ApiResponse<B> {
 
 export type UploadResponse = ApiResponse<UploadAccepted | ErrorBody>
 export type StatusResponse = ApiResponse<JobStatusBody | ErrorBody>
+
+/** Page size of `GET /api/v1/jobs` unless `limit` says otherwise, and its largest value. */
+export const JOBS_PAGE = { default: 20, max: 100 } as const

@@ -29,7 +29,9 @@ import { ApiError } from '../engine/errors'
 import { isStrictlyInside } from '../engine/paths'
 import { readJson, type RateFloor } from './read-body'
 import { sendJson } from './respond'
-import { handleDownload } from './app-downloads'
+import { downloadRoutes } from './app-downloads'
+import type { Route } from './route-table'
+import { idSegment } from './router'
 
 /** What the bridge serves: the app API's methods, files and events (made by `composeServices`), and the engine for keys and signatures. */
 export interface AppBridgeOptions {
@@ -63,8 +65,6 @@ const STATIC_TYPES: Record<string, string> = {
   '.woff2': 'font/woff2'
 }
 
-const FILE_PATH = /^\/api\/app\/files\/([0-9a-f-]{36})\/([a-z-]+)$/
-
 /** Signed, same-origin preview addresses; stable for an hour so browsers can cache them. */
 export function signedPreviewAddress(engine: Engine): PreviewAddress {
   return (itemId, kind, version) => {
@@ -76,103 +76,98 @@ export function signedPreviewAddress(engine: Engine): PreviewAddress {
 }
 
 export interface BridgeContext {
-  /** The listener's key check (401/429); returns the key id. */
-  authenticate(req: IncomingMessage): string
-  /** Throws 405 unless the request uses one of `methods`. */
-  allow(methods: string): void
   /** The listener's floor on a body's rate. @default DEFAULT_RATE_FLOOR */
   floor?: RateFloor
-  /** True for a request with the server's owner token (`owner-token.ts`): a command beside it, as the owner. */
-  isOwner?(req: IncomingMessage): boolean
 }
 
 /**
- * Answers a request under /api/app/ or for the renderer's files. Returns false when the
- * path is none of these (the listener then answers 404).
+ * The app bridge's routes (`owner` key: an owner key or the owner token), the signed file and
+ * download addresses, and the renderer's files for any other GET outside `/api/`.
  */
-export async function handleAppRequest(
-  opts: AppBridgeOptions,
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  ctx: BridgeContext
-): Promise<boolean> {
-  const path = url.pathname
-  const owner = (): void => {
-    if (ctx.isOwner?.(req)) return
-    const keyId = ctx.authenticate(req)
-    if (!opts.engine.key(keyId)?.admin) {
-      throw new ApiError('forbidden', 'This API key cannot use the app; use an owner key (clipdesk keys create --admin).')
+export function appRoutes(opts: AppBridgeOptions, ctx: BridgeContext): Route[] {
+  const bridged = new Set<string>(IPC_METHODS.filter((m) => !NOT_BRIDGED.has(m)))
+  const routes: Route[] = [
+    ...downloadRoutes(opts),
+    {
+      method: 'GET',
+      path: '/api/app/files/:item/:kind',
+      params: { item: idSegment, kind: (s) => /^[a-z-]+$/.test(s) },
+      audience: 'app',
+      key: 'signed',
+      async handle({ res, url, params }) {
+        const itemId = params.item!
+        const kind = params.kind!
+        const expires = Number(url.searchParams.get('expires'))
+        if (!isPreviewKind(kind) || !opts.engine.verifyAddress(itemId, `app-${kind}`, expires, url.searchParams.get('sig') ?? '')) {
+          throw new ApiError('invalid_signature', 'The image address is not validly signed, or it expired.')
+        }
+        const found = await opts.files.previewFile(itemId, kind)
+        if (!found) throw new ApiError('not_found', 'This image is not available.')
+        const info = await stat(found)
+        res.writeHead(200, {
+          'Content-Type': 'image/webp',
+          'Content-Length': info.size,
+          'Cache-Control': 'private, max-age=3600',
+          'X-Content-Type-Options': 'nosniff'
+        })
+        createReadStream(found)
+          .on('error', () => res.destroy())
+          .pipe(res)
+      }
+    },
+    {
+      method: 'GET',
+      path: '/api/app/events',
+      audience: 'app',
+      key: 'owner',
+      handle({ res }) {
+        res.writeHead(200, {
+          'Content-Type': 'text/event-stream; charset=utf-8',
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+          Connection: 'keep-alive'
+        })
+        res.write(': connected\n\n')
+        const stop = opts.events((event, payload) => {
+          res.write(`event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`)
+        })
+        const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
+        heartbeat.unref()
+        res.on('close', () => {
+          clearInterval(heartbeat)
+          stop()
+        })
+      }
+    },
+    {
+      method: 'POST',
+      path: '/api/app/:method',
+      // A name that is no bridged method is no route: 404.
+      params: { method: (s) => bridged.has(s) },
+      audience: 'app',
+      key: 'owner',
+      body: { reader: 'json', limit: MAX_BODY_BYTES },
+      async handle({ req, res, params }) {
+        const arg = await readJson(req, { limit: MAX_BODY_BYTES, floor: ctx.floor })
+        const handler = opts.handlers[params.method as IpcMethod] as (a: unknown) => Promise<unknown>
+        const result = await workingUntilAnswered(req, () => handler(arg))
+        sendJson(res, 200, result === undefined ? null : result)
+      }
     }
-  }
-
-  // Downloads of results and batch zips (signed addresses, like the previews below).
-  if (await handleDownload(opts, req, res, url, ctx.allow)) return true
-
-  const file = FILE_PATH.exec(path)
-  if (file) {
-    ctx.allow('GET')
-    const [, itemId, kind] = file as unknown as [string, string, string]
-    const expires = Number(url.searchParams.get('expires'))
-    if (!isPreviewKind(kind) || !opts.engine.verifyAddress(itemId, `app-${kind}`, expires, url.searchParams.get('sig') ?? '')) {
-      throw new ApiError('invalid_signature', 'The image address is not validly signed, or it expired.')
-    }
-    const found = await opts.files.previewFile(itemId, kind)
-    if (!found) throw new ApiError('not_found', 'This image is not available.')
-    const info = await stat(found)
-    res.writeHead(200, {
-      'Content-Type': 'image/webp',
-      'Content-Length': info.size,
-      'Cache-Control': 'private, max-age=3600',
-      'X-Content-Type-Options': 'nosniff'
+  ]
+  if (opts.rendererDir) {
+    const root = opts.rendererDir
+    routes.push({
+      method: 'GET',
+      path: '/*',
+      audience: 'app',
+      key: 'none',
+      async handle({ res, url }) {
+        if (!(await serveStatic(root, url.pathname, res))) throw new ApiError('not_found', `No endpoint at ${url.pathname}.`)
+      }
     })
-    createReadStream(found)
-      .on('error', () => res.destroy())
-      .pipe(res)
-    return true
   }
-
-  if (path === '/api/app/events') {
-    ctx.allow('GET')
-    owner()
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
-      Connection: 'keep-alive'
-    })
-    res.write(': connected\n\n')
-    const stop = opts.events((event, payload) => {
-      res.write(`event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`)
-    })
-    const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
-    heartbeat.unref()
-    res.on('close', () => {
-      clearInterval(heartbeat)
-      stop()
-    })
-    return true
-  }
-
-  if (path.startsWith('/api/app/')) {
-    const name = path.slice('/api/app/'.length) as IpcMethod
-    if (!(IPC_METHODS as readonly string[]).includes(name) || NOT_BRIDGED.has(name)) {
-      throw new ApiError('not_found', `No app method "${name}".`)
-    }
-    ctx.allow('POST')
-    owner()
-    const arg = await readJson(req, { limit: MAX_BODY_BYTES, floor: ctx.floor })
-    const handler = opts.handlers[name] as (a: unknown) => Promise<unknown>
-    const result = await workingUntilAnswered(req, () => handler(arg))
-    sendJson(res, 200, result === undefined ? null : result)
-    return true
-  }
-
-  if (opts.rendererDir && !path.startsWith('/api/')) {
-    ctx.allow('GET')
-    return serveStatic(opts.rendererDir, path, res)
-  }
-  return false
+  return routes
 }
 
 /**

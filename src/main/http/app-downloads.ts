@@ -11,7 +11,7 @@
  * Files are read through `openResult` (the writer's no-follow opener): a link, pipe or device put in place of a result is
  * refused (422), never followed or waited on.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
 import { posix } from 'node:path'
 import type { Readable } from 'node:stream'
 import { ZipFile } from 'yazl'
@@ -19,10 +19,10 @@ import type { AppFiles } from '../app-api/files'
 import { openResult, type DownloadAddress } from '../app-api/results'
 import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
+import type { Route } from './route-table'
+import { idSegment } from './router'
 
 const ONE_HOUR = 3600
-const FILE_PATH = /^\/api\/app\/download\/([0-9a-f-]{36})\/([0-9]{1,2})$/
-const BATCH_PATH = /^\/api\/app\/download-batch\/([0-9a-f-]{36})\.zip$/
 
 /** Signs download addresses for the app API (the server host only). */
 export function signedDownloadAddress(engine: Engine): DownloadAddress {
@@ -50,80 +50,90 @@ function verified(engine: Engine, url: URL, subject: string, purpose: string): v
   }
 }
 
-/** Answers a download request; false when the path is none of ours. */
-export async function handleDownload(
+/** The two download routes of the app bridge (signed addresses, no key). */
+export function downloadRoutes(opts: { engine: Engine; files: AppFiles }): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/app/download/:item/:n',
+      params: { item: idSegment, n: (s) => /^[0-9]{1,2}$/.test(s) },
+      audience: 'app',
+      key: 'signed',
+      handle: ({ res, url, params }) => downloadFile(opts, res, url, params.item!, params.n!)
+    },
+    {
+      method: 'GET',
+      path: '/api/app/download-batch/:zip',
+      params: { zip: (s) => /^[0-9a-f-]{36}\.zip$/.test(s) },
+      audience: 'app',
+      key: 'signed',
+      handle: ({ res, url, params }) => downloadBatch(opts, res, url, params.zip!.slice(0, -'.zip'.length))
+    }
+  ]
+}
+
+async function downloadFile(
   opts: { engine: Engine; files: AppFiles },
-  _req: IncomingMessage,
   res: ServerResponse,
   url: URL,
-  allow: (methods: string) => void
-): Promise<boolean> {
-  const file = FILE_PATH.exec(url.pathname)
-  if (file) {
-    allow('GET')
-    const [, itemId, n] = file as unknown as [string, string, string]
-    verified(opts.engine, url, itemId, `download-${n}`)
-    const found = opts.files.writtenFile(itemId, Number(n))
-    if (!found) throw new ApiError('not_found', 'There is no such file.')
-    const { handle, size } = await openResult(found.path, found.name)
-    res.writeHead(200, {
-      'Content-Type': 'application/octet-stream',
-      'Content-Length': size,
-      'Content-Disposition': disposition(found.name),
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff'
-    })
-    const stream = handle.createReadStream()
-    stream.on('error', () => res.destroy()).pipe(res)
-    res.on('close', () => stream.destroy())
-    return true
-  }
+  itemId: string,
+  n: string
+): Promise<void> {
+  verified(opts.engine, url, itemId, `download-${n}`)
+  const found = opts.files.writtenFile(itemId, Number(n))
+  if (!found) throw new ApiError('not_found', 'There is no such file.')
+  const { handle, size } = await openResult(found.path, found.name)
+  res.writeHead(200, {
+    'Content-Type': 'application/octet-stream',
+    'Content-Length': size,
+    'Content-Disposition': disposition(found.name),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff'
+  })
+  const stream = handle.createReadStream()
+  stream.on('error', () => res.destroy()).pipe(res)
+  res.on('close', () => stream.destroy())
+}
 
-  const batch = BATCH_PATH.exec(url.pathname)
-  if (batch) {
-    allow('GET')
-    const batchId = batch[1]!
-    verified(opts.engine, url, batchId, 'download-batch')
-    const { files, name, reports } = opts.files.batchFiles(batchId)
-    if (files.length === 0) throw new ApiError('conflict', 'This batch has no written files yet.')
-    const zip = new ZipFile()
-    // The batch's report beside its files, as in the destination (made from the batch's records).
-    for (const r of reports) zip.addBuffer(Buffer.from(r.text), r.name)
-    let aborted = false
-    const open = new Set<Readable>()
-    for (const f of files) {
-      zip.addReadStreamLazy(f.name, { compress: false }, (cb) => {
-        if (aborted) return cb(new Error('download ended'), undefined as never)
-        openResult(f.path, f.name).then(
-          ({ handle }) => {
-            const stream = handle.createReadStream()
-            open.add(stream)
-            stream.once('close', () => open.delete(stream))
-            cb(null, stream)
-          },
-          (err: Error) => cb(err, undefined as never)
-        )
-      })
-    }
-    zip.end()
-    res.writeHead(200, {
-      'Content-Type': 'application/zip',
-      'Content-Disposition': disposition(`${name || 'batch'}.zip`),
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff'
+function downloadBatch(opts: { engine: Engine; files: AppFiles }, res: ServerResponse, url: URL, batchId: string): void {
+  verified(opts.engine, url, batchId, 'download-batch')
+  const { files, name, reports } = opts.files.batchFiles(batchId)
+  if (files.length === 0) throw new ApiError('conflict', 'This batch has no written files yet.')
+  const zip = new ZipFile()
+  // The batch's report beside its files, as in the destination (made from the batch's records).
+  for (const r of reports) zip.addBuffer(Buffer.from(r.text), r.name)
+  let aborted = false
+  const open = new Set<Readable>()
+  for (const f of files) {
+    zip.addReadStreamLazy(f.name, { compress: false }, (cb) => {
+      if (aborted) return cb(new Error('download ended'), undefined as never)
+      openResult(f.path, f.name).then(
+        ({ handle }) => {
+          const stream = handle.createReadStream()
+          open.add(stream)
+          stream.once('close', () => open.delete(stream))
+          cb(null, stream)
+        },
+        (err: Error) => cb(err, undefined as never)
+      )
     })
-    // A file that went (or became a link) after the listing ends the download unfinished: the
-    // browser shows it failed rather than a zip that silently lacks it.
-    zip.on('error', () => res.destroy())
-    zip.outputStream.pipe(res)
-    // A client that goes away: the file being read is closed and no other is opened.
-    res.on('close', () => {
-      if (res.writableFinished) return
-      aborted = true
-      zip.outputStream.unpipe(res)
-      for (const stream of open) stream.destroy()
-    })
-    return true
   }
-  return false
+  zip.end()
+  res.writeHead(200, {
+    'Content-Type': 'application/zip',
+    'Content-Disposition': disposition(`${name || 'batch'}.zip`),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff'
+  })
+  // A file that went (or became a link) after the listing ends the download unfinished: the
+  // browser shows it failed rather than a zip that silently lacks it.
+  zip.on('error', () => res.destroy())
+  zip.outputStream.pipe(res)
+  // A client that goes away: the file being read is closed and no other is opened.
+  res.on('close', () => {
+    if (res.writableFinished) return
+    aborted = true
+    zip.outputStream.unpipe(res)
+    for (const stream of open) stream.destroy()
+  })
 }

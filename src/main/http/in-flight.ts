@@ -12,6 +12,23 @@
  * be; a lone body under its size limit refused 503 would be refused for ever, however long its
  * client waited (a remove.bg base64 body is a third larger than the image it carries).
  */
+import type { IncomingMessage } from 'node:http'
+import { ApiError } from '../engine/errors'
+import { declaredLength } from './read-body'
+
+/** What a budget holds: the API's uploads, or the coordinator's results from its workers. */
+export type HeldBytes = 'uploads' | 'results'
+
+/** The budget (or the sender's share of it) is spent: 503 `unavailable` with Retry-After. */
+export function busy(what: HeldBytes = 'uploads'): ApiError {
+  const [who, sender] = what === 'uploads' ? ['The server', 'API key'] : ['The coordinator', 'worker key']
+  return new ApiError(
+    'unavailable',
+    `${who} is receiving too many ${what} at once, or this ${sender} is already sending its share of them; try again shortly.`,
+    { retryAfterSeconds: 5 }
+  )
+}
+
 export class InFlightBytes {
   private used = 0
   private readonly held = new Map<string, number>()
@@ -65,8 +82,21 @@ export class UploadReservation {
 
   constructor(
     private readonly budget: InFlightBytes,
-    private readonly owner: string
+    private readonly owner: string,
+    private readonly what: HeldBytes = 'uploads'
   ) {}
+
+  /**
+   * Reserves the request's declared length before its body is read; 503 `busy()` when the budget
+   * cannot hold it. A declaration over `max` is left to the body reader, which refuses it as too large.
+   */
+  reserveDeclared(req: IncomingMessage, max: number): void {
+    const declared = declaredLength(req)
+    if (declared !== null && declared > 0 && declared <= max && !this.reserve(declared)) throw busy(this.what)
+  }
+
+  /** The body reader's meter: counts each chunk as it arrives, `busy()` once the budget cannot hold it. */
+  readonly meter = (bytes: number): ApiError | null => (this.count(bytes) ? null : busy(this.what))
 
   /** The most all requests together may hold: a body larger than this could never be taken. */
   get capacity(): number {

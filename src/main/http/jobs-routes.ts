@@ -4,30 +4,25 @@
  * sees and cancels only the jobs it uploaded: another key's job answers 404 as if it did not exist,
  * so that job ids cannot be probed across keys.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import { JOB_ID_PATTERN, STATE_OF } from '../../shared/api'
+import type { IncomingMessage } from 'node:http'
+import { JOB_ID_PATTERN, JOBS_PAGE, STATE_OF } from '../../shared/api'
 import { ApiError } from '../engine/errors'
 import type { Engine } from '../engine/engine'
 import type { JobRecord } from '../engine/facade'
 import { readUpload } from './body'
-import type { Authenticate } from './listen'
+import { operation } from './openapi'
 import type { RateFloor } from './read-body'
 import { sendJson } from './respond'
-
-/** Page size of `GET /api/v1/jobs` unless `limit` says otherwise, and its largest value. */
-export const JOBS_PAGE = { default: 20, max: 100 } as const
+import type { Route } from './route-table'
 
 /** A cancel body holds one id: anything larger is not one. */
 const MAX_CANCEL_BODY = 64 * 1024
 
-const JOB_PATH = /^\/api\/v1\/jobs\/([^/]*)$/
 /** The cursor is the queue order of the last job of the previous page, as decimal digits. */
 const CURSOR = /^[1-9][0-9]{0,15}$/
 
 interface JobsContext {
   engine: Engine
-  authenticate: Authenticate
-  allow(methods: string): void
   /** The listener's slow-sender floor for the cancel body. */
   floor?: RateFloor
 }
@@ -99,26 +94,38 @@ async function cancelTarget(req: IncomingMessage, url: URL, floor: RateFloor | u
   return fields.job_id
 }
 
-/** Answers `/api/v1/jobs`, `/api/v1/jobs/<id>` and `/api/v1/cancel`; false for any other path. */
-export async function handleJobsRequest(ctx: JobsContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
-  const { engine, authenticate, allow } = ctx
-  if (url.pathname === '/api/v1/jobs') {
-    allow('GET')
-    sendJson(res, 200, listJobs(engine, authenticate(req), url))
-    return true
-  }
-  if (url.pathname === '/api/v1/cancel') {
-    allow('POST')
-    const keyId = authenticate(req)
-    sendJson(res, 200, cancelJob(engine, ownJob(engine, keyId, await cancelTarget(req, url, ctx.floor))))
-    return true
-  }
-  const one = JOB_PATH.exec(url.pathname)
-  if (one) {
-    allow('DELETE')
-    const keyId = authenticate(req)
-    sendJson(res, 200, cancelJob(engine, ownJob(engine, keyId, one[1])))
-    return true
-  }
-  return false
+/** `GET /api/v1/jobs`, `POST /api/v1/cancel` and `DELETE /api/v1/jobs/<id>`, for the listener's table. */
+export function jobsRoutes(ctx: JobsContext): Route[] {
+  const { engine } = ctx
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/jobs',
+      audience: 'public',
+      key: 'client',
+      answer: 'JobList',
+      doc: operation('listJobs'),
+      handle: ({ res, url, keyId }) => sendJson(res, 200, listJobs(engine, keyId!, url))
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/cancel',
+      audience: 'public',
+      key: 'client',
+      body: { reader: 'multipart', limit: MAX_CANCEL_BODY },
+      answer: 'Cancelled',
+      doc: operation('cancelJob'),
+      handle: async ({ req, res, url, keyId }) =>
+        sendJson(res, 200, cancelJob(engine, ownJob(engine, keyId!, await cancelTarget(req, url, ctx.floor))))
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/jobs/:job_id',
+      audience: 'public',
+      key: 'client',
+      answer: 'Cancelled',
+      doc: operation('deleteJob'),
+      handle: ({ res, params, keyId }) => sendJson(res, 200, cancelJob(engine, ownJob(engine, keyId!, params.job_id)))
+    }
+  ]
 }

@@ -16,6 +16,7 @@ import { discardRest, rememberSocket } from './read-body'
 import { answerClientError, sendJson } from './respond'
 
 import type { KeyKind } from '../engine/facade'
+import type { Route } from './route-table'
 
 export type { KeyKind }
 /** Checks the request's X-API-Key for a key of `kind`; returns the key id or throws 401/403/429. */
@@ -48,16 +49,6 @@ export function keyCheck(engine: Engine): Authenticate {
     }
     limiter.fail(client)
     throw new ApiError('unauthorized', secret ? 'The API key is not valid.' : 'The X-API-Key header is missing.')
-  }
-}
-
-/** Throws 405 (with Allow) unless the request's method is one of `methods` ("GET, POST"). */
-export function methodCheck(req: IncomingMessage, path: string): (methods: string) => void {
-  const method = req.method ?? 'GET'
-  return (methods) => {
-    if (!methods.split(', ').includes(method)) {
-      throw new ApiError('method_not_allowed', `Use ${methods} on ${path}.`, { allowedMethods: methods.split(', ') })
-    }
   }
 }
 
@@ -112,6 +103,8 @@ export interface HttpListener {
   server: Server
   port: number
   url: string
+  /** The route table it serves (route-table.ts). */
+  routes?: readonly Route[]
   close(): Promise<void>
 }
 

@@ -1,4 +1,4 @@
-import { DELIVERY_MODES, JOB_STATUSES, MODES, OUTPUT_FORMATS, VARIATIONS } from '../../shared/api'
+import { DELIVERY_MODES, JOB_STATUSES, JOBS_PAGE, MODES, OUTPUT_FORMATS, VARIATIONS } from '../../shared/api'
 import { ERROR_STATUS, FAILURE_REASONS } from '../../shared/errors'
 import { ACCEPTED_MIME_TYPES, IMAGE_TYPES } from '../../shared/image-types'
 import { DEVICES } from '../../shared/models'
@@ -7,8 +7,8 @@ import { MAX_PARAMS_LENGTH } from '../../shared/upload'
 import { SECOND_LOOK_REASONS } from '../../shared/params-types'
 import { MAX_REGIONS, MAX_REGIONS_LENGTH, MIN_REGION_SIDE } from '../../shared/regions'
 import { HINT_TYPES } from '../engine/pipeline/guide/hint'
-import { JOBS_PAGE } from './jobs-routes'
-import { removeBgPaths, removeBgSchemas } from './removebg/openapi'
+import { REMOVEBG_OPERATIONS, removeBgSchemas } from './removebg/openapi'
+import type { Route } from './route-table'
 
 /** Devices that actually run a model (the setting may also be `auto`). */
 const RUN_DEVICES = DEVICES.filter((d) => d !== 'auto')
@@ -53,34 +53,33 @@ const uploadFields = {
 const err = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } })
 
 type Operation = { operationId?: string; responses: Record<string, unknown>; [field: string]: unknown }
-type PathItem = Record<string, Operation>
 
-/** A name per operation, for generated clients (`client.createJob(…)`), by path and method. */
-const OPERATION_IDS: Record<string, string> = {
-  'post /api/v1/upload': 'createJob',
-  'get /api/v1/status': 'getJobStatus',
-  'get /api/v1/results/{job_id}/{file}': 'getResult',
-  'get /api/v1/health': 'getHealth',
-  'get /api/v1/openapi.json': 'getOpenApiDocument',
-  'get /api/v1/jobs': 'listJobs',
-  'post /api/v1/cancel': 'cancelJob',
-  'delete /api/v1/jobs/{job_id}': 'deleteJob',
-  'post /v1.0/removebg': 'removeBackground',
-  'get /v1.0/account': 'getAccount'
-}
+/** `/api/v1/jobs/:job_id` as OpenAPI writes it: `/api/v1/jobs/{job_id}`. */
+const openApiPath = (path: string): string =>
+  path
+    .split('/')
+    .map((s) => (s.startsWith(':') ? `{${s.slice(1)}}` : s))
+    .join('/')
 
 /**
- * Every operation gets its `operationId` and the 405 every path answers for another method
- * (with `Allow`), so that neither can be forgotten on a path added later.
+ * The document's paths, from the public routes of the table: each takes its route's operation,
+ * and the 405 every path answers for another method (with `Allow`), so that neither can be
+ * forgotten on a route added later. A public route without its operation, or whose answer is
+ * not the schema its operation names, cannot start the listener.
  */
-function finish(paths: Record<string, PathItem>): Record<string, PathItem> {
-  for (const [path, item] of Object.entries(paths)) {
-    for (const [method, op] of Object.entries(item)) {
-      const id = OPERATION_IDS[`${method} ${path}`]
-      if (!id) throw new Error(`no operationId for ${method} ${path}`)
-      op.operationId = id
-      op.responses['405'] ??= err(`Another method than ${method.toUpperCase()} (the Allow header lists the one to use)`)
+export function openApiPaths(routes: readonly Route[]): Record<string, Record<string, Operation>> {
+  const paths: Record<string, Record<string, Operation>> = {}
+  for (const route of routes) {
+    if (route.audience !== 'public' || route.method === '*') continue
+    if (!route.doc) throw new Error(`the public route ${route.method} ${route.path} has no OpenAPI operation`)
+    const method = route.method.toLowerCase()
+    const op: Operation = { ...route.doc, responses: { ...route.doc.responses } }
+    if (route.answer && !JSON.stringify(op.responses).includes(`"#/components/schemas/${route.answer}"`)) {
+      throw new Error(`the operation of ${route.method} ${route.path} does not answer its schema ${route.answer}`)
     }
+    op.responses['405'] ??= err(`Another method than ${route.method} (the Allow header lists the one to use)`)
+    const path = openApiPath(route.path)
+    paths[path] = { ...paths[path], [method]: op }
   }
   return paths
 }
@@ -99,7 +98,7 @@ function cancelResponses(): Record<string, unknown> {
 }
 
 /** The OpenAPI 3.1 document of `/api/v1`, served at `/api/v1/openapi.json`. */
-export function openApiDocument(serverUrl: string): Record<string, unknown> {
+export function openApiDocument(serverUrl: string, routes: readonly Route[]): Record<string, unknown> {
   return {
     openapi: '3.1.0',
     info: { title: 'Clipdesk local API', version: '1.0.0', license: { name: 'AGPL-3.0-or-later', identifier: 'AGPL-3.0-or-later' } },
@@ -293,142 +292,135 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         }
       }
     },
-    paths: finish({
-      '/api/v1/upload': {
-        post: {
-          summary: 'Create a job',
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': { schema: { type: 'object', properties: uploadFields } },
-              'multipart/form-data': {
-                schema: {
-                  type: 'object',
-                  properties: {
-                    ...uploadFields,
-                    file: { type: 'string', contentMediaType: 'application/octet-stream' },
-                    hint: {
-                      type: 'string',
-                      contentMediaType: 'application/octet-stream',
-                      description:
-                        "Optional, only with file: a PNG, JPEG or WebP of the image's size after its EXIF orientation, read as grey: white (>= 224) = keep, black (<= 32) = remove, mid grey (97-159) = the model decides, the greys between a stroke's rim (alpha taken down or lifted in proportion; docs/api.md 6.4)"
-                    },
-                    regions: {
-                      type: 'string',
-                      maxLength: MAX_REGIONS_LENGTH,
-                      description: `Optional, only with file: look-again boxes, a JSON array of at most ${MAX_REGIONS} objects {"x", "y", "width", "height"} (integers, pixels of the image after its EXIF orientation; sides at least ${MIN_REGION_SIDE}), covering at most the image's area between them. The model runs again on each box's crop and its result replaces the job's inside the box; a box reaching past the image is clipped to it. Each box costs 1 credit on top of the outputs (docs/api.md 3 and 6.5)`,
-                      examples: ['[{"x":620,"y":56,"width":80,"height":80}]']
-                    }
-                  }
-                },
-                encoding: {
-                  file: { contentType: ACCEPTED_MIME_TYPES.join(', ') },
-                  hint: { contentType: HINT_TYPES.map((t) => IMAGE_TYPES[t]).join(', ') }
-                }
+    paths: openApiPaths(routes)
+  }
+}
+
+/** The operation `id` of `/api/v1` or `/v1.0`, for its route's `doc`. */
+export function operation(id: keyof typeof API_OPERATIONS | keyof typeof REMOVEBG_OPERATIONS): Route['doc'] & {} {
+  const ops: Record<string, Operation> = { ...API_OPERATIONS, ...REMOVEBG_OPERATIONS }
+  return { ...(ops[id] as Operation), operationId: id }
+}
+
+/** The operations of `/api/v1`, by operationId: each route of the table (api-routes.ts, jobs-routes.ts) takes its own. */
+const API_OPERATIONS = {
+  createJob: {
+    summary: 'Create a job',
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': { schema: { type: 'object', properties: uploadFields } },
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            properties: {
+              ...uploadFields,
+              file: { type: 'string', contentMediaType: 'application/octet-stream' },
+              hint: {
+                type: 'string',
+                contentMediaType: 'application/octet-stream',
+                description:
+                  "Optional, only with file: a PNG, JPEG or WebP of the image's size after its EXIF orientation, read as grey: white (>= 224) = keep, black (<= 32) = remove, mid grey (97-159) = the model decides, the greys between a stroke's rim (alpha taken down or lifted in proportion; docs/api.md 6.4)"
+              },
+              regions: {
+                type: 'string',
+                maxLength: MAX_REGIONS_LENGTH,
+                description: `Optional, only with file: look-again boxes, a JSON array of at most ${MAX_REGIONS} objects {"x", "y", "width", "height"} (integers, pixels of the image after its EXIF orientation; sides at least ${MIN_REGION_SIDE}), covering at most the image's area between them. The model runs again on each box's crop and its result replaces the job's inside the box; a box reaching past the image is clipped to it. Each box costs 1 credit on top of the outputs (docs/api.md 3 and 6.5)`,
+                examples: ['[{"x":620,"y":56,"width":80,"height":80}]']
               }
             }
           },
-          responses: {
-            '202': {
-              description: 'Accepted',
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/UploadAccepted' } } }
-            },
-            '400': err('Malformed body, wrong field type, or neither file nor file_url (missing_input)'),
-            '401': err('Missing or invalid X-API-Key'),
-            '402': err('Not enough credits for this job: 1 credit per started 100 MP of output, summed over its variations, at least 1'),
-            '403': err('Host header not allowed'),
-            '408': err('request_timeout: the body arrived slower than 8 KiB/s over a 10 s window'),
-            '413': err('Upload (or its hint) larger than the limit, declared or as a chunked body arrives'),
-            '422': err(
-              'Validation failed (enums, both inputs, params, a key of params the explicit mode cannot apply, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large; a hint not a PNG, JPEG or WebP of the image size, or with file_url; regions not a JSON array of at most 8 boxes, a box under 16 pixels on a side or outside the image, or with file_url)'
-            ),
-            '429': err('Too many bad API keys, or this key already has its share of the queue waiting (a quarter of it); see Retry-After'),
-            '503': err(
-              'Queue full, the model the job would use failed to load in the last minute, too many upload bytes being received at once, or this key already sending its share of them (one whole upload); see Retry-After'
-            )
+          encoding: {
+            file: { contentType: ACCEPTED_MIME_TYPES.join(', ') },
+            hint: { contentType: HINT_TYPES.map((t) => IMAGE_TYPES[t]).join(', ') }
           }
         }
+      }
+    },
+    responses: {
+      '202': {
+        description: 'Accepted',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/UploadAccepted' } } }
       },
-      '/api/v1/status': {
-        get: {
-          summary: 'Read a job',
-          parameters: [{ name: 'job_id', in: 'query', required: true, schema: { type: 'string', format: 'uuid' } }],
-          responses: {
-            '200': { description: 'The job', content: { 'application/json': { schema: { $ref: '#/components/schemas/JobStatus' } } } },
-            '401': err('Missing or invalid X-API-Key'),
-            '404': err('No such job'),
-            '422': err('job_id missing or not a job id'),
-            '500': {
-              description:
-                'The job failed (error.code job_failed) or was cancelled (error.code cancelled); the body has the status fields too',
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/JobStatus' } } }
-            }
-          }
-        }
-      },
-      '/api/v1/results/{job_id}/{file}': {
-        get: {
-          summary: 'Download a result (signed address from the status endpoint; no API key)',
-          security: [],
-          parameters: [
-            { name: 'job_id', in: 'path', required: true, schema: { type: 'string' } },
-            { name: 'file', in: 'path', required: true, schema: { type: 'string' }, description: '<variation>.<ext>' },
-            { name: 'expires', in: 'query', required: true, schema: { type: 'integer' } },
-            { name: 'sig', in: 'query', required: true, schema: { type: 'string' } }
-          ],
-          responses: {
-            '200': { description: 'The image' },
-            '403': err('Bad or expired signature'),
-            '404': err('Result swept or not found')
-          }
-        }
-      },
-      '/api/v1/health': {
-        get: {
-          summary: 'Liveness, the default model and the device that runs it (no key needed)',
-          security: [],
-          responses: {
-            '200': { description: 'Up', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
-            '503': {
-              description: 'Degraded: the engine cannot start its sandbox processes (`reason` says why)',
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } }
-            }
-          }
-        }
-      },
-      '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } } },
-      '/api/v1/jobs': {
-        get: {
-          summary: "This key's own jobs, newest first, a page at a time",
-          parameters: [
-            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: JOBS_PAGE.max, default: JOBS_PAGE.default } },
-            { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'next_cursor of the previous page' }
-          ],
-          responses: {
-            '200': { description: 'A page', content: { 'application/json': { schema: { $ref: '#/components/schemas/JobList' } } } },
-            '401': err('Missing or invalid X-API-Key'),
-            '422': err('limit or cursor not valid')
-          }
-        }
-      },
-      '/api/v1/cancel': {
-        post: {
-          summary: "Cancel one of this key's jobs that has not ended (job_id in the query, or in a JSON or multipart body)",
-          parameters: [{ name: 'job_id', in: 'query', schema: { type: 'string', format: 'uuid' } }],
-          requestBody: {
-            content: { 'application/json': { schema: { type: 'object', properties: { job_id: { type: 'string', format: 'uuid' } } } } }
-          },
-          responses: cancelResponses()
-        }
-      },
-      '/api/v1/jobs/{job_id}': {
-        delete: {
-          summary: "Cancel one of this key's jobs that has not ended",
-          parameters: [{ name: 'job_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-          responses: cancelResponses()
-        }
-      },
-      ...removeBgPaths
-    })
+      '400': err('Malformed body, wrong field type, or neither file nor file_url (missing_input)'),
+      '401': err('Missing or invalid X-API-Key'),
+      '402': err('Not enough credits for this job: 1 credit per started 100 MP of output, summed over its variations, at least 1'),
+      '403': err('Host header not allowed'),
+      '408': err('request_timeout: the body arrived slower than 8 KiB/s over a 10 s window'),
+      '413': err('Upload (or its hint) larger than the limit, declared or as a chunked body arrives'),
+      '422': err(
+        'Validation failed (enums, both inputs, params, a key of params the explicit mode cannot apply, a model not in the registry, outputs over the limits: 100 MP a variation, 250 MP a job; file type, image too large; a hint not a PNG, JPEG or WebP of the image size, or with file_url; regions not a JSON array of at most 8 boxes, a box under 16 pixels on a side or outside the image, or with file_url)'
+      ),
+      '429': err('Too many bad API keys, or this key already has its share of the queue waiting (a quarter of it); see Retry-After'),
+      '503': err(
+        'Queue full, the model the job would use failed to load in the last minute, too many upload bytes being received at once, or this key already sending its share of them (one whole upload); see Retry-After'
+      )
+    }
+  },
+  getJobStatus: {
+    summary: 'Read a job',
+    parameters: [{ name: 'job_id', in: 'query', required: true, schema: { type: 'string', format: 'uuid' } }],
+    responses: {
+      '200': { description: 'The job', content: { 'application/json': { schema: { $ref: '#/components/schemas/JobStatus' } } } },
+      '401': err('Missing or invalid X-API-Key'),
+      '404': err('No such job'),
+      '422': err('job_id missing or not a job id'),
+      '500': {
+        description: 'The job failed (error.code job_failed) or was cancelled (error.code cancelled); the body has the status fields too',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/JobStatus' } } }
+      }
+    }
+  },
+  getResult: {
+    summary: 'Download a result (signed address from the status endpoint; no API key)',
+    security: [],
+    parameters: [
+      { name: 'job_id', in: 'path', required: true, schema: { type: 'string' } },
+      { name: 'file', in: 'path', required: true, schema: { type: 'string' }, description: '<variation>.<ext>' },
+      { name: 'expires', in: 'query', required: true, schema: { type: 'integer' } },
+      { name: 'sig', in: 'query', required: true, schema: { type: 'string' } }
+    ],
+    responses: {
+      '200': { description: 'The image' },
+      '403': err('Bad or expired signature'),
+      '404': err('Result swept or not found')
+    }
+  },
+  getHealth: {
+    summary: 'Liveness, the default model and the device that runs it (no key needed)',
+    security: [],
+    responses: {
+      '200': { description: 'Up', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
+      '503': {
+        description: 'Degraded: the engine cannot start its sandbox processes (`reason` says why)',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } }
+      }
+    }
+  },
+  getOpenApiDocument: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },
+  listJobs: {
+    summary: "This key's own jobs, newest first, a page at a time",
+    parameters: [
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: JOBS_PAGE.max, default: JOBS_PAGE.default } },
+      { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'next_cursor of the previous page' }
+    ],
+    responses: {
+      '200': { description: 'A page', content: { 'application/json': { schema: { $ref: '#/components/schemas/JobList' } } } },
+      '401': err('Missing or invalid X-API-Key'),
+      '422': err('limit or cursor not valid')
+    }
+  },
+  cancelJob: {
+    summary: "Cancel one of this key's jobs that has not ended (job_id in the query, or in a JSON or multipart body)",
+    parameters: [{ name: 'job_id', in: 'query', schema: { type: 'string', format: 'uuid' } }],
+    requestBody: {
+      content: { 'application/json': { schema: { type: 'object', properties: { job_id: { type: 'string', format: 'uuid' } } } } }
+    },
+    responses: cancelResponses()
+  },
+  deleteJob: {
+    summary: "Cancel one of this key's jobs that has not ended",
+    parameters: [{ name: 'job_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+    responses: cancelResponses()
   }
 }

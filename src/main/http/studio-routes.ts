@@ -17,22 +17,23 @@ import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, WORKER_FEATURES, type C
 import { allowedParts, checkResult } from '../studio/result-check'
 import { MAX_REFUSED_RESULTS } from '../studio/runs'
 import { InFlightBytes, UploadReservation } from './in-flight'
-import { declaredLength, readJsonObject, type RateFloor } from './read-body'
+import { readJsonObject, type RateFloor } from './read-body'
 import { sendJson } from './respond'
 import { receiveResult } from './studio-result-body'
+import { nothingAt, type Route } from './route-table'
+import { idSegment } from './router'
+import type { Authenticate } from './listen'
 
-const INPUT_PATH = /^\/api\/v1\/studio\/input\/([0-9a-f-]{36})$/
-const RESULT_PATH = /^\/api\/v1\/studio\/result\/([0-9a-f-]{36})$/
 const STAGES = ['segmenting', 'pending_compose', 'encoding'] as const
+/** The JSON bodies of the protocol: a claim or a failure report, and the smaller renewal and progress. */
+const CLAIM_BODY = 16_384
+const SMALL_BODY = 4096
 /** Model names a worker may list in a claim. */
 const MAX_MODELS = 64
 
 export interface StudioRouteContext {
   engine: Engine
   coordinator: StudioCoordinator
-  /** The listener's key check for a given kind of key; returns the key id. */
-  authenticate(req: IncomingMessage, kind: 'client' | 'worker'): string
-  allow(methods: string): void
   /** The workers' own listener: only what workers call (no owner listing). */
   workerOnly?: boolean
   /** The listener's floor on a body's rate. @default DEFAULT_RATE_FLOOR */
@@ -53,14 +54,6 @@ function budgetOf(coordinator: StudioCoordinator): InFlightBytes {
     budgets.set(coordinator, b)
   }
   return b
-}
-
-function busy(): ApiError {
-  return new ApiError(
-    'unavailable',
-    'The coordinator is receiving too many results at once, or this worker key is already sending its share of them; try again shortly.',
-    { retryAfterSeconds: 5 }
-  )
 }
 
 function jobIdOf(body: Record<string, unknown>): string {
@@ -105,6 +98,15 @@ function identityOf(req: IncomingMessage, keyId: string): WorkerIdentity {
   return { keyId, name: header('x-clipdesk-worker') || keyId, device: header('x-clipdesk-device') || 'cpu' }
 }
 
+/** The `worker` key check of a listener's table: a worker key, then this protocol's version. */
+export function workerKey(authenticate: Authenticate): (req: IncomingMessage) => string {
+  return (req) => {
+    const keyId = authenticate(req, 'worker')
+    checkProtocol(req)
+    return keyId
+  }
+}
+
 function checkProtocol(req: IncomingMessage): void {
   const given = req.headers[PROTOCOL_HEADER]
   if (given !== String(STUDIO_PROTOCOL)) {
@@ -120,139 +122,184 @@ function tokenOf(req: IncomingMessage): string | undefined {
   return typeof t === 'string' ? t : undefined
 }
 
-/** Answers a studio request; false when the path is not one. */
-export async function handleStudioRequest(ctx: StudioRouteContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
-  const path = url.pathname
-  if (!path.startsWith('/api/v1/studio/')) return false
+/**
+ * The studio protocol's routes: each needs a worker key speaking this protocol (the listener's
+ * `worker` key check, `checkProtocol`), checked before the method or the path; every call about a
+ * job needs its claim's token too. On the API listener, also the owner's list of workers.
+ */
+export function studioRoutes(ctx: StudioRouteContext): Route[] {
   const { engine, coordinator } = ctx
   const { runs } = coordinator
-
-  if (path === '/api/v1/studio/workers') {
-    // Listing is the owner's, on the API listener; the workers' listener has nothing for owners.
-    if (ctx.workerOnly) throw new ApiError('not_found', `No endpoint at ${path} on the workers' listener.`)
-    ctx.allow('GET')
-    const keyId = ctx.authenticate(req, 'client')
-    if (!engine.key(keyId)?.admin) throw new ApiError('forbidden', 'Listing workers needs an owner key.')
-    sendJson(res, 200, { queue_available: coordinator.available, workers: coordinator.workers.list() })
-    return true
-  }
-
-  const keyId = ctx.authenticate(req, 'worker')
-  checkProtocol(req)
-  const worker = identityOf(req, keyId)
-
-  if (path === '/api/v1/studio/hello') {
-    ctx.allow('POST')
-    coordinator.workers.seen(worker)
-    sendJson(res, 200, { ok: true, protocol: STUDIO_PROTOCOL })
-    return true
-  }
-  if (path === '/api/v1/studio/claim') {
-    ctx.allow('POST')
-    const body = await readJsonObject(req, { limit: 16_384, floor: ctx.floor })
-    const jobId = jobIdOf(body)
-    const models = modelsOf(body)
-    const answer = await runs.claim(jobId, worker, { local: false, models, features: featuresOf(body) })
-    if (!answer.claimed) {
-      sendJson(res, 200, answer.waitMs ? { job: null, wait_ms: answer.waitMs } : { job: null })
-      return true
-    }
-    const { lease, plan, input } = answer.claimed
-    const claim: Claim = {
-      job_id: jobId,
-      attempt: lease.attempt,
-      token: runs.claims.token(jobId, lease.attempt, keyId),
-      format: plan.format,
-      params: plan.params,
-      model: plan.model,
-      max_pixels: plan.maxPixels,
-      timeout_ms: plan.timeoutMs,
-      lease_ms: runs.claims.leaseMs,
-      input: { bytes: input!.bytes, sha256: input!.sha256 },
-      input_url: `/api/v1/studio/input/${jobId}`,
-      max_result_bytes: coordinator.maxResultBytes
-    }
-    sendJson(res, 200, { job: claim })
-    return true
-  }
-  const input = INPUT_PATH.exec(path)
-  if (input) {
-    ctx.allow('GET')
-    const lease = runs.verify(input[1]!, tokenOf(req), worker)
-    const file = lease.run.current()?.inputPath
-    if (!file) throw new ApiError('not_found', 'This job has no stored input.')
-    const stream = createReadStream(file)
-    stream.on('error', () => res.destroy())
-    stream.on('open', () => {
-      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store' })
-      stream.pipe(res)
-    })
-    return true
-  }
-  if (path === '/api/v1/studio/renew') {
-    ctx.allow('POST')
-    runs.verify(jobIdOf(await readJsonObject(req, { limit: 4096, floor: ctx.floor })), tokenOf(req), worker)
-    sendJson(res, 200, { ok: true, lease_ms: runs.claims.leaseMs })
-    return true
-  }
-  if (path === '/api/v1/studio/progress') {
-    ctx.allow('POST')
-    const body = await readJsonObject(req, { limit: 4096, floor: ctx.floor })
-    const stage = body.stage
-    if (typeof stage !== 'string' || !(STAGES as readonly string[]).includes(stage)) {
-      throw new ApiError('validation_failed', 'stage is not a pipeline stage.', {
-        details: [{ field: 'stage', issue: `expected one of ${STAGES.join(', ')}` }]
-      })
-    }
-    runs.progress(runs.verify(jobIdOf(body), tokenOf(req), worker), stage as (typeof STAGES)[number])
-    sendJson(res, 200, { ok: true })
-    return true
-  }
-  const result = RESULT_PATH.exec(path)
-  if (result) {
-    ctx.allow('POST')
-    const jobId = result[1]!
-    // The token first: a call for a job this key does not hold is refused before its body is read.
-    const lease = runs.verify(jobId, tokenOf(req), worker)
-    const done = runs.beginStore(jobId)
-    const reservation = new UploadReservation(budgetOf(coordinator), keyId)
-    try {
-      const declared = declaredLength(req)
-      if (declared !== null && declared > 0 && declared <= coordinator.maxResultBytes && !reservation.reserve(declared)) throw busy()
-      const expectation = await runs.expectation(lease, (bytes) => engine.probeImage(bytes))
-      const received = await receiveResult(req, {
-        dir: engine.resultDir(jobId),
-        allowed: allowedParts(expectation),
-        maxBytes: coordinator.maxResultBytes,
-        meter: (bytes) => (reservation.count(bytes) ? null : busy()),
-        floor: ctx.floor
-      })
-      // Each file's pixels decoded whole in the decode sandbox, which answers only a small rendering.
-      const decodes = (path: string): Promise<unknown> => engine.previewInSandbox({ path, edge: 16, quality: 50 })
-      const outcome = await checkResult(expectation, received.meta, received.files, decodes).catch(async (err: unknown) => {
-        await Promise.all(received.files.map((f) => rm(f.path, { force: true })))
-        // A job whose results keep being refused is given up (failed, refunded), not taken again for ever.
-        if (err instanceof ApiError && err.code === 'validation_failed' && (await runs.refused(lease, err))) {
-          throw new ApiError('validation_failed', `${err.message} The job was given up after ${MAX_REFUSED_RESULTS} refused results.`, {
-            details: [...(err.details ?? []), { field: 'job', issue: 'given up: failed and refunded' }]
+  const worker = (req: IncomingMessage, keyId: string | null): WorkerIdentity => identityOf(req, keyId!)
+  const routes: Route[] = [
+    {
+      method: 'POST',
+      path: '/api/v1/studio/hello',
+      audience: 'worker',
+      key: 'worker',
+      handle({ req, res, keyId }) {
+        coordinator.workers.seen(worker(req, keyId))
+        sendJson(res, 200, { ok: true, protocol: STUDIO_PROTOCOL })
+      }
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/studio/claim',
+      audience: 'worker',
+      key: 'worker',
+      body: { reader: 'json-object', limit: CLAIM_BODY },
+      async handle({ req, res, keyId }) {
+        const body = await readJsonObject(req, { limit: CLAIM_BODY, floor: ctx.floor })
+        const jobId = jobIdOf(body)
+        const models = modelsOf(body)
+        const answer = await runs.claim(jobId, worker(req, keyId), { local: false, models, features: featuresOf(body) })
+        if (!answer.claimed) {
+          sendJson(res, 200, answer.waitMs ? { job: null, wait_ms: answer.waitMs } : { job: null })
+          return
+        }
+        const { lease, plan, input } = answer.claimed
+        const claim: Claim = {
+          job_id: jobId,
+          attempt: lease.attempt,
+          token: runs.claims.token(jobId, lease.attempt, keyId!),
+          format: plan.format,
+          params: plan.params,
+          model: plan.model,
+          max_pixels: plan.maxPixels,
+          timeout_ms: plan.timeoutMs,
+          lease_ms: runs.claims.leaseMs,
+          input: { bytes: input!.bytes, sha256: input!.sha256 },
+          input_url: `/api/v1/studio/input/${jobId}`,
+          max_result_bytes: coordinator.maxResultBytes
+        }
+        sendJson(res, 200, { job: claim })
+      }
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/studio/input/:job_id',
+      params: { job_id: idSegment },
+      audience: 'worker',
+      key: 'worker',
+      handle({ req, res, params, keyId }) {
+        const lease = runs.verify(params.job_id!, tokenOf(req), worker(req, keyId))
+        const file = lease.run.current()?.inputPath
+        if (!file) throw new ApiError('not_found', 'This job has no stored input.')
+        const stream = createReadStream(file)
+        stream.on('error', () => res.destroy())
+        stream.on('open', () => {
+          res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store' })
+          stream.pipe(res)
+        })
+      }
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/studio/renew',
+      audience: 'worker',
+      key: 'worker',
+      body: { reader: 'json-object', limit: SMALL_BODY },
+      async handle({ req, res, keyId }) {
+        runs.verify(jobIdOf(await readJsonObject(req, { limit: SMALL_BODY, floor: ctx.floor })), tokenOf(req), worker(req, keyId))
+        sendJson(res, 200, { ok: true, lease_ms: runs.claims.leaseMs })
+      }
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/studio/progress',
+      audience: 'worker',
+      key: 'worker',
+      body: { reader: 'json-object', limit: SMALL_BODY },
+      async handle({ req, res, keyId }) {
+        const body = await readJsonObject(req, { limit: SMALL_BODY, floor: ctx.floor })
+        const stage = body.stage
+        if (typeof stage !== 'string' || !(STAGES as readonly string[]).includes(stage)) {
+          throw new ApiError('validation_failed', 'stage is not a pipeline stage.', {
+            details: [{ field: 'stage', issue: `expected one of ${STAGES.join(', ')}` }]
           })
         }
-        throw err
-      })
-      sendJson(res, 200, { stored: await runs.complete(lease, outcome) })
-    } finally {
-      reservation.release()
-      done()
-    }
-    return true
+        runs.progress(runs.verify(jobIdOf(body), tokenOf(req), worker(req, keyId)), stage as (typeof STAGES)[number])
+        sendJson(res, 200, { ok: true })
+      }
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/studio/result/:job_id',
+      params: { job_id: idSegment },
+      audience: 'worker',
+      key: 'worker',
+      body: { reader: 'result', limit: coordinator.maxResultBytes },
+      handle: ({ req, res, params, keyId }) => receive(ctx, req, res, params.job_id!, keyId!)
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/studio/fail',
+      audience: 'worker',
+      key: 'worker',
+      body: { reader: 'json-object', limit: CLAIM_BODY },
+      async handle({ req, res, keyId }) {
+        const body = await readJsonObject(req, { limit: CLAIM_BODY, floor: ctx.floor })
+        const lease = runs.verify(jobIdOf(body), tokenOf(req), worker(req, keyId))
+        await runs.fail(lease, { reason: body.reason as never, message: String(body.message ?? '') })
+        sendJson(res, 200, { failed: true })
+      }
+    },
+    // Any other path under the protocol's prefix: 404, for a worker key only, as every answer here.
+    nothingAt('/api/v1/studio/*', 'worker', 'worker', 'ours')
+  ]
+  if (ctx.workerOnly) {
+    // Listing is the owner's, on the API listener; the workers' listener has nothing for owners.
+    routes.push(
+      nothingAt('/api/v1/studio/workers', 'worker', 'none', 'ours', "No endpoint at /api/v1/studio/workers on the workers' listener.")
+    )
+  } else {
+    routes.push({
+      method: 'GET',
+      path: '/api/v1/studio/workers',
+      audience: 'app',
+      key: 'client',
+      handle({ res, keyId }) {
+        if (!engine.key(keyId!)?.admin) throw new ApiError('forbidden', 'Listing workers needs an owner key.')
+        sendJson(res, 200, { queue_available: coordinator.available, workers: coordinator.workers.list() })
+      }
+    })
   }
-  if (path === '/api/v1/studio/fail') {
-    ctx.allow('POST')
-    const body = await readJsonObject(req, { limit: 16_384, floor: ctx.floor })
-    const lease = runs.verify(jobIdOf(body), tokenOf(req), worker)
-    await runs.fail(lease, { reason: body.reason as never, message: String(body.message ?? '') })
-    sendJson(res, 200, { failed: true })
-    return true
+  return routes
+}
+
+/** A worker's result for `jobId`: its files to disk, within the result budget, checked before they are taken. */
+async function receive(ctx: StudioRouteContext, req: IncomingMessage, res: ServerResponse, jobId: string, keyId: string): Promise<void> {
+  const { engine, coordinator } = ctx
+  const { runs } = coordinator
+  // The token first: a call for a job this key does not hold is refused before its body is read.
+  const lease = runs.verify(jobId, tokenOf(req), identityOf(req, keyId))
+  const done = runs.beginStore(jobId)
+  const reservation = new UploadReservation(budgetOf(coordinator), keyId, 'results')
+  try {
+    reservation.reserveDeclared(req, coordinator.maxResultBytes)
+    const expectation = await runs.expectation(lease, (bytes) => engine.probeImage(bytes))
+    const received = await receiveResult(req, {
+      dir: engine.resultDir(jobId),
+      allowed: allowedParts(expectation),
+      maxBytes: coordinator.maxResultBytes,
+      meter: reservation.meter,
+      floor: ctx.floor
+    })
+    // Each file's pixels decoded whole in the decode sandbox, which answers only a small rendering.
+    const decodes = (path: string): Promise<unknown> => engine.previewInSandbox({ path, edge: 16, quality: 50 })
+    const outcome = await checkResult(expectation, received.meta, received.files, decodes).catch(async (err: unknown) => {
+      await Promise.all(received.files.map((f) => rm(f.path, { force: true })))
+      // A job whose results keep being refused is given up (failed, refunded), not taken again for ever.
+      if (err instanceof ApiError && err.code === 'validation_failed' && (await runs.refused(lease, err))) {
+        throw new ApiError('validation_failed', `${err.message} The job was given up after ${MAX_REFUSED_RESULTS} refused results.`, {
+          details: [...(err.details ?? []), { field: 'job', issue: 'given up: failed and refunded' }]
+        })
+      }
+      throw err
+    })
+    sendJson(res, 200, { stored: await runs.complete(lease, outcome) })
+  } finally {
+    reservation.release()
+    done()
   }
-  throw new ApiError('not_found', `No endpoint at ${path}.`)
 }

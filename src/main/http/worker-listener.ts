@@ -11,15 +11,14 @@
  * rebinding, and every call here needs a worker key in a header, which a page of another
  * origin cannot send without a preflight we never allow; workers reach it under any name.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isIP } from 'node:net'
-import { ApiError } from '../engine/errors'
 import type { Engine } from '../engine/engine'
 // The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StudioCoordinator } from '../studio/coordinator'
-import { apiServer, keyCheck, listen, methodCheck, type HttpListener } from './listen'
+import { apiServer, keyCheck, listen, type HttpListener } from './listen'
 import type { RateFloor } from './read-body'
-import { handleStudioRequest } from './studio-routes'
+import { nothingAt, serveRoutes } from './route-table'
+import { studioRoutes, workerKey } from './studio-routes'
 
 export interface WorkerAddress {
   host: string
@@ -64,12 +63,16 @@ export async function startWorkerListener(
   opts: WorkerListenerOptions = {}
 ): Promise<HttpListener> {
   const authenticate = keyCheck(engine)
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://worker-listener')
-    const allow = methodCheck(req, url.pathname)
-    if (await handleStudioRequest({ engine, coordinator, authenticate, allow, workerOnly: true, floor: opts.bodyRateFloor }, req, res, url))
-      return
-    throw new ApiError('not_found', `No endpoint at ${url.pathname} on the workers' listener; clients use the API listener.`)
-  }
+  const handle = serveRoutes({
+    routes: [
+      ...studioRoutes({ engine, coordinator, workerOnly: true, floor: opts.bodyRateFloor }),
+      nothingAt('/*', 'worker', 'none', 'ours', "No endpoint here on the workers' listener; clients use the API listener.")
+    ],
+    base: () => 'http://worker-listener',
+    keys: {
+      none: () => null,
+      worker: workerKey(authenticate)
+    }
+  })
   return listen(apiServer(handle), address.port, address.host)
 }

@@ -11,16 +11,9 @@ import type { Engine } from '../../engine/engine'
 import { ApiError } from '../../engine/errors'
 import type { UploadInput } from '../../engine/intake/upload'
 import { readUpload } from '../body'
-import type { UploadReservation } from '../in-flight'
+import { busy, type UploadReservation } from '../in-flight'
 import { declaredLength, readBody, tooLarge, type RateFloor } from '../read-body'
 import { parseTextBody, type TextBody } from './text-body'
-
-/** The in-flight budget is spent: 503 with Retry-After, as for `/api/v1/upload`. */
-export function busy(): ApiError {
-  return new ApiError('unavailable', 'The server is receiving too many uploads at once; try again shortly.', {
-    retryAfterSeconds: 5
-  })
-}
 
 /** A multipart body carries its files and its text parts: at most this much beside the file limit (as `http/body.ts`). */
 const MULTIPART_TEXT_BYTES = 1024 * 1024
@@ -34,6 +27,12 @@ export interface RemoveBgBody {
   hint?: UploadInput['hint']
   /** `image_file_b64` of a JSON or form-urlencoded body, decoded (or why it could not be). */
   b64?: TextBody['b64']
+}
+
+/** The most a body may be for images of `max` bytes: as text (JSON, form), or multipart. */
+export function removeBgBodyLimit(max: number, text: boolean): number {
+  // Base64 takes 4 bytes for 3, plus the other fields.
+  return text ? Math.ceil((max * 4) / 3) + 1024 * 1024 : max + MULTIPART_TEXT_BYTES
 }
 
 /** Fields, the files `image_file` (as `file`) and `bg_image_file` (as `hint`), and a decoded `image_file_b64`. */
@@ -52,15 +51,14 @@ export async function readRemoveBgBody(
       `Unsupported content type "${type || '(none)'}": send application/json, application/x-www-form-urlencoded or multipart/form-data.`
     )
   }
-  // Base64 takes 4 bytes for 3, plus the other fields.
-  const limit = text ? Math.ceil((max * 4) / 3) + 1024 * 1024 : max + MULTIPART_TEXT_BYTES
+  const limit = removeBgBodyLimit(max, text !== null)
   const declared = declaredLength(req)
   // A body all of the budget could never hold is too large, never "busy": a client following
   // Retry-After would retry it for ever.
   if (declared !== null && declared <= limit && declared > reservation.capacity) throw tooLarge(reservation.capacity)
   // An oversized declaration is refused as too large by the reader, not counted here.
-  if (declared !== null && declared > 0 && declared <= limit && !reservation.reserve(declared)) throw busy()
-  const meter = (bytes: number): ApiError | null => (reservation.count(bytes) ? null : busy())
+  reservation.reserveDeclared(req, limit)
+  const meter = reservation.meter
   if (!text) return readUpload(req, { maxFileBytes: max, meter, floor, parts: { file: 'image_file', hint: 'bg_image_file' } })
 
   const raw = await readBody(req, { limit, meter, floor })

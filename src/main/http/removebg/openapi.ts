@@ -130,70 +130,67 @@ export const removeBgSchemas = {
 
 const rateLimit = { 'X-RateLimit-Limit': int, 'X-RateLimit-Remaining': int, 'X-RateLimit-Reset': int }
 
-export const removeBgPaths = {
-  '/v1.0/removebg': {
-    post: {
-      summary: 'Remove the background, synchronously, as remove.bg\'s API v1.0 (docs/api.md "remove.bg compatibility")',
-      requestBody: {
-        required: true,
-        content: {
-          'multipart/form-data': {
-            schema: {
-              type: 'object',
-              properties: {
-                ...fields,
-                image_file: { type: 'string', contentMediaType: 'application/octet-stream' },
-                bg_image_file: { type: 'string', contentMediaType: 'application/octet-stream' }
-              }
+/** The operations of `/v1.0`, by operationId, for their routes (removebg/route.ts). */
+export const REMOVEBG_OPERATIONS = {
+  removeBackground: {
+    summary: 'Remove the background, synchronously, as remove.bg\'s API v1.0 (docs/api.md "remove.bg compatibility")',
+    requestBody: {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            properties: {
+              ...fields,
+              image_file: { type: 'string', contentMediaType: 'application/octet-stream' },
+              bg_image_file: { type: 'string', contentMediaType: 'application/octet-stream' }
             }
-          },
-          'application/x-www-form-urlencoded': { schema: { type: 'object', properties: fields } },
-          'application/json': { schema: { type: 'object', properties: fields } }
-        }
-      },
-      responses: {
-        '200': {
-          description: 'The result: image bytes, or JSON with Accept: application/json',
-          headers: {
-            'X-Type': { schema: { type: 'string' } },
-            'X-Width': int,
-            'X-Height': int,
-            'X-Credits-Charged': { schema: { type: 'number' } },
-            'X-Foreground-Top': int,
-            'X-Foreground-Left': int,
-            'X-Foreground-Width': int,
-            'X-Foreground-Height': int,
-            ...rateLimit
-          },
-          content: {
-            ...imageAnswers,
-            'application/zip': {},
-            'application/json': { schema: { $ref: '#/components/schemas/RemoveBgResult' } }
           }
         },
-        '400': removeBgError(
-          'Bad input: an invalid or unsupported field, no source or several, a file too large, an image of too many pixels, an address refused or not fetched, no foreground found'
-        ),
-        '402': removeBgError('Not enough credits (the cost of the same /api/v1 job)'),
-        '403': removeBgError('Missing or invalid X-Api-Key (auth_failed), or Host not allowed'),
-        '429': removeBgError("Too many bad keys, or the key's share of the queue is waiting", { 'Retry-After': int, ...rateLimit }),
-        '500': removeBgError('The job failed'),
-        '503': removeBgError('Busy or the model cannot load; see Retry-After'),
-        '405': removeBgError('Another method than POST')
+        'application/x-www-form-urlencoded': { schema: { type: 'object', properties: fields } },
+        'application/json': { schema: { type: 'object', properties: fields } }
       }
+    },
+    responses: {
+      '200': {
+        description: 'The result: image bytes, or JSON with Accept: application/json',
+        headers: {
+          'X-Type': { schema: { type: 'string' } },
+          'X-Width': int,
+          'X-Height': int,
+          'X-Credits-Charged': { schema: { type: 'number' } },
+          'X-Foreground-Top': int,
+          'X-Foreground-Left': int,
+          'X-Foreground-Width': int,
+          'X-Foreground-Height': int,
+          ...rateLimit
+        },
+        content: {
+          ...imageAnswers,
+          'application/zip': {},
+          'application/json': { schema: { $ref: '#/components/schemas/RemoveBgResult' } }
+        }
+      },
+      '400': removeBgError(
+        'Bad input: an invalid or unsupported field, no source or several, a file too large, an image of too many pixels, an address refused or not fetched, no foreground found'
+      ),
+      '402': removeBgError('Not enough credits (the cost of the same /api/v1 job)'),
+      '403': removeBgError('Missing or invalid X-Api-Key (auth_failed), or Host not allowed'),
+      '429': removeBgError("Too many bad keys, or the key's share of the queue is waiting", { 'Retry-After': int, ...rateLimit }),
+      '500': removeBgError('The job failed'),
+      '503': removeBgError('Busy or the model cannot load; see Retry-After'),
+      '405': removeBgError('Another method than POST')
     }
   },
-  '/v1.0/account': {
-    get: {
-      summary: "The key's credits in remove.bg's shape",
-      responses: {
-        '200': {
-          description: 'The account',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/RemoveBgAccount' } } }
-        },
-        '403': removeBgError('Missing or invalid X-Api-Key'),
-        '405': removeBgError('Another method than GET')
-      }
+  getAccount: {
+    summary: "The key's credits in remove.bg's shape",
+    responses: {
+      '200': {
+        description: 'The account',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/RemoveBgAccount' } } }
+      },
+      '403': removeBgError('Missing or invalid X-Api-Key'),
+      '405': removeBgError('Another method than GET')
     }
   }
 }

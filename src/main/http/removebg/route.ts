@@ -9,24 +9,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Engine } from '../../engine/engine'
 import { ApiError } from '../../engine/errors'
 import { jobError } from '../../engine/status-view'
-import { busy } from './body'
-import { type InFlightBytes, UploadReservation } from '../in-flight'
-import type { Authenticate } from '../listen'
+import { busy, type InFlightBytes, UploadReservation } from '../in-flight'
+import { operation } from '../openapi'
+import { nothingAt, type Route } from '../route-table'
 import { sendJson } from '../respond'
 import { accountBody, rateLimitHeaders } from './account'
 import { buildAnswer, sendAnswer } from './answer'
-import { readRemoveBgBody } from './body'
+import { readRemoveBgBody, removeBgBodyLimit } from './body'
 import { RemoveBgError, sendRemoveBgError } from './errors'
 import { parseOptions } from './fields'
 import { toUpload } from './mapping'
 import { fetchImage, photoBytes, pickSource } from './source'
-import { discardRest, type RateFloor } from '../read-body'
+import type { RateFloor } from '../read-body'
 import { waitForEnd } from './wait'
 
 export interface RemoveBgContext {
   engine: Engine
-  authenticate: Authenticate
-  allow(methods: string): void
   /** The listener's budget of upload bytes held in memory (shared with `/api/v1/upload`). */
   inFlight: InFlightBytes
   /** The listener's slow-sender floor. */
@@ -130,30 +128,35 @@ async function removeBackground(ctx: RemoveBgContext, req: IncomingMessage, res:
   )
 }
 
-/** Answers `/v1.0/removebg` and `/v1.0/account`; false for any other path. */
-export async function handleRemoveBgRequest(ctx: RemoveBgContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
-  if (url.pathname !== '/v1.0/removebg' && url.pathname !== '/v1.0/account') return false
-  let keyId: string | null = null
-  try {
-    if (url.pathname === '/v1.0/account') {
-      ctx.allow('GET')
-      keyId = ctx.authenticate(req)
-      sendJson(res, 200, accountBody(ctx.engine, keyId))
-    } else {
-      ctx.allow('POST')
-      keyId = ctx.authenticate(req)
-      await removeBackground(ctx, req, res, keyId)
-    }
-  } catch (err) {
-    if (res.headersSent || res.destroyed) {
-      res.destroy()
-      return true
-    }
-    // A refusal before or while the body was read (no key, no credit, a budget full): what the
-    // client still sends is read and dropped, up to a bound, before the connection is closed,
-    // as on /api/v1, so that a client still sending reads this answer rather than a reset.
-    discardRest(req)
-    sendRemoveBgError(res, err, keyId ? rateLimitHeaders(ctx.engine, keyId) : {})
-  }
-  return true
+/** `/v1.0/removebg` and `/v1.0/account`, and remove.bg's 404 for any other path under `/v1.0`. */
+export function removeBgRoutes(ctx: RemoveBgContext): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v1.0/removebg',
+      audience: 'public',
+      key: 'client',
+      body: { reader: 'removebg', limit: removeBgBodyLimit(ctx.engine.options.maxUploadBytes, true) },
+      errors: 'removebg',
+      answer: 'RemoveBgResult',
+      doc: operation('removeBackground'),
+      handle: ({ req, res, keyId }) => removeBackground(ctx, req, res, keyId!)
+    },
+    {
+      method: 'GET',
+      path: '/v1.0/account',
+      audience: 'public',
+      key: 'client',
+      errors: 'removebg',
+      answer: 'RemoveBgAccount',
+      doc: operation('getAccount'),
+      handle: ({ res, keyId }) => sendJson(res, 200, accountBody(ctx.engine, keyId!))
+    },
+    nothingAt('/v1.0/*', 'public', 'none', 'removebg')
+  ]
+}
+
+/** Sends a refusal in remove.bg's shape, with the key's rate-limit headers once the key is known. */
+export function removeBgError(engine: Engine): (res: ServerResponse, err: unknown, keyId: string | null) => void {
+  return (res, err, keyId) => sendRemoveBgError(res, err, keyId ? rateLimitHeaders(engine, keyId) : {})
 }
