@@ -97,18 +97,8 @@ export class WatchStore {
     return this.folder(id)
   }
 
-  bumpRevision(id: string): void {
-    prepared(this.db, 'UPDATE watch_folders SET revision = revision + 1 WHERE id = ?').run(id)
-  }
-
   deleteFolder(id: string): boolean {
     return prepared(this.db, 'DELETE FROM watch_folders WHERE id = ?').run(id).changes > 0
-  }
-
-  /** id → revision of every folder: cheap enough to read every second. */
-  revisions(): Map<string, number> {
-    const rows = prepared(this.db, 'SELECT id, revision FROM watch_folders').all() as { id: string; revision: number }[]
-    return new Map(rows.map((r) => [r.id, Number(r.revision)]))
   }
 
   // ── files ────────────────────────────────────────────────────────────────────────────────

@@ -230,12 +230,6 @@ export class JobStore {
     return rows.map(toRecord)
   }
 
-  /** The oldest queued job, or null. */
-  nextQueued(): JobRecord | null {
-    const row = prepared(this.db, "SELECT * FROM jobs WHERE status = 'queued' ORDER BY seq LIMIT 1").get() as JobRow | undefined
-    return row ? toRecord(row) : null
-  }
-
   /**
    * Moves a job from `from` to `to`. Returns false (and changes nothing) when the job is no
    * longer in `from`; throws IllegalTransitionError when the move is not in the table.
