@@ -1,7 +1,7 @@
 /**
  * Names are text, not commands. A file name, a batch name or an error message can carry
  * control characters (ESC sequences that clear a terminal or forge a line, a newline, DEL, the
- * C1 range) and bidirectional formatting marks (U+202E shows `gnp.exe` as `exe.png`). Two
+ * C1 range) and bidirectional formatting marks (U+202E shows `gnp.exe` as `exe.png`). Three
  * helpers, used everywhere such text leaves the program:
  * - `stripControls` for names that are written to disk: the characters are removed;
  * - `cleanText` for text from an untrusted peer shown to a user (a studio worker's warnings,

@@ -194,7 +194,12 @@ export class FileIntake {
         return
       }
       if (decision.kind === 'skipped') {
-        this.d.store.addEvent(folder.id, 'skipped', rel, `same content as ${decision.duplicateOf}, already processed with these settings`)
+        this.d.store.activity.add(
+          folder.id,
+          'skipped',
+          rel,
+          `same content as ${decision.duplicateOf}, already processed with these settings`
+        )
         this.d.changed(folder.id)
         if (folder.originals === 'move') await this.d.placement.moveOriginal(folder, decision.row)
         return
@@ -226,7 +231,7 @@ export class FileIntake {
       this.d.changed(folder.id)
     } else {
       if (store.patchFile(row.id, { state: 'submitting' }, { state: 'failed', errorCode: res.code, errorMessage: res.message })) {
-        store.addEvent(folder.id, 'failed', row.relPath, res.message)
+        store.activity.add(folder.id, 'failed', row.relPath, res.message)
       }
       this.d.changed(folder.id)
     }

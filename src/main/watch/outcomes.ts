@@ -36,7 +36,7 @@ export class JobOutcomes {
       if (
         this.d.store.patchFile(row.id, { state: 'processing', jobId }, { state: 'failed', errorCode: out.code, errorMessage: out.message })
       ) {
-        this.d.store.addEvent(row.folderId, 'failed', row.relPath, out.message)
+        this.d.store.activity.add(row.folderId, 'failed', row.relPath, out.message)
         this.d.changed(row.folderId)
       }
       return
@@ -85,7 +85,7 @@ export class JobOutcomes {
           { state: 'failed', errorCode: 'output_failed', errorMessage: message }
         )
       ) {
-        this.d.store.addEvent(folder.id, 'failed', fresh.relPath, message)
+        this.d.store.activity.add(folder.id, 'failed', fresh.relPath, message)
       }
       this.d.changed(folder.id)
       return
@@ -103,7 +103,7 @@ export class JobOutcomes {
       const names = written.map((p) => relativeName(outDir, p)).join(', ')
       const level = reviewLevel(uncertainty)
       const check = level !== null ? ` · to check: ${reviewText(level, uncertainty!)}` : ''
-      this.d.store.addEvent(folder.id, 'done', fresh.relPath, `→ ${names}${warnings.length ? ` (${warnings.join('; ')})` : ''}${check}`)
+      this.d.store.activity.add(folder.id, 'done', fresh.relPath, `→ ${names}${warnings.length ? ` (${warnings.join('; ')})` : ''}${check}`)
       return true
     })()
     this.d.changed(folder.id)

@@ -79,7 +79,7 @@ export class WatchPlacement {
       this.d.store.relocateFile(row.id, relativeName(folder.path, target))
       this.d.changed(folder.id)
     } catch (err) {
-      this.d.store.addEvent(
+      this.d.store.activity.add(
         folder.id,
         'error',
         row.relPath,

@@ -339,8 +339,8 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
 
   /** Says something about a file in the folder's activity, unless the same was said already (a rescan sees it again). */
   private note(folderId: string, kind: WatchActivityKind, rel: string, message: string): void {
-    if (this.store.hasEvent(folderId, kind, rel, message)) return
-    this.store.addEvent(folderId, kind, rel, message)
+    if (this.store.activity.has(folderId, kind, rel, message)) return
+    this.store.activity.add(folderId, kind, rel, message)
     this.changed(folderId)
   }
 

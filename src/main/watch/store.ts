@@ -1,12 +1,13 @@
 /**
- * The watch tables (the watch migrations, applied on opening): folders, per-file state, the
- * processed-content ledger and recent activity; the output names given out are `outputs`
- * (`output-records.ts`). Synchronous SQLite, so that a check-then-write done in one call (or
+ * The watch tables (the watch migrations, applied on opening): folders, per-file state and the
+ * processed-content ledger; the output names given out are `outputs` (`output-records.ts`) and
+ * each folder's recent activity `activity` (`activity-records.ts`). Synchronous SQLite, so that a check-then-write done in one call (or
  * one transaction) cannot interleave with another in this process.
  */
 import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
-import type { WatchActivity, WatchActivityKind, WatchCounts } from '../../shared/watch'
+import type { WatchCounts } from '../../shared/watch'
 import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
+import { WatchActivityLog } from './activity-records'
 import { WatchOutputs } from './output-records'
 import {
   toFile,
@@ -22,16 +23,16 @@ import { WATCH_MIGRATIONS } from './schema/migrations'
 
 export { doneDirOf, outputDirOf, type FileDbState, type OutputRecord, type WatchFileRecord, type WatchFolderRecord } from './records'
 
-/** Events kept per folder for "recent activity". */
-const EVENTS_KEPT = 200
-
 export class WatchStore {
   /** Every output name given out to the folders' files. */
   readonly outputs: WatchOutputs
+  /** Each folder's recent activity. */
+  readonly activity: WatchActivityLog
 
   constructor(readonly db: Db) {
     applyMigrations(db, WATCH_MIGRATIONS)
     this.outputs = new WatchOutputs(db)
+    this.activity = new WatchActivityLog(db)
   }
 
   // ── folders ──────────────────────────────────────────────────────────────────────────────
@@ -73,7 +74,7 @@ export class WatchStore {
     return (prepared(this.db, 'SELECT * FROM watch_folders ORDER BY created_at, id').all() as FolderRow[]).map(toFolder)
   }
 
-  /** Applies a change and bumps the revision, so that a service in any process reloads the folder. */
+  /** Applies a change and bumps the revision, so that the running service restarts the folder's runner with it. */
   updateFolder(id: string, patch: FolderPatch): WatchFolderRecord | null {
     const cur = this.folder(id)
     if (!cur) return null
@@ -373,48 +374,5 @@ export class WatchStore {
       this.db,
       'INSERT OR REPLACE INTO watch_processed (folder_id, content_hash, settings_hash, rel_path, at) VALUES (?, ?, ?, ?, ?)'
     ).run(folderId, contentHash, settingsHash, relPath, Date.now())
-  }
-
-  // ── activity ─────────────────────────────────────────────────────────────────────────────
-
-  addEvent(folderId: string, kind: WatchActivityKind, relPath: string | null, message: string): void {
-    prepared(this.db, 'INSERT INTO watch_events (folder_id, at, kind, rel_path, message) VALUES (?, ?, ?, ?, ?)').run(
-      folderId,
-      Date.now(),
-      kind,
-      relPath,
-      message
-    )
-    prepared(
-      this.db,
-      'DELETE FROM watch_events WHERE folder_id = ? AND id <= (SELECT id FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)'
-    ).run(folderId, folderId, EVENTS_KEPT)
-  }
-
-  /** Whether the folder's kept activity already says this about `relPath`. */
-  hasEvent(folderId: string, kind: WatchActivityKind, relPath: string, message: string): boolean {
-    return (
-      prepared(this.db, 'SELECT 1 FROM watch_events WHERE folder_id = ? AND kind = ? AND rel_path = ? AND message = ? LIMIT 1').get(
-        folderId,
-        kind,
-        relPath,
-        message
-      ) !== undefined
-    )
-  }
-
-  recent(folderId: string, limit = 30): WatchActivity[] {
-    return (
-      prepared(this.db, 'SELECT id, at, kind, rel_path, message FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT ?').all(
-        folderId,
-        limit
-      ) as {
-        id: number
-        at: number
-        kind: WatchActivityKind
-        rel_path: string | null
-        message: string
-      }[]
-    ).map((r) => ({ id: Number(r.id), at: Number(r.at), kind: r.kind, rel_path: r.rel_path, message: r.message }))
   }
 }
