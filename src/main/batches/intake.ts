@@ -14,6 +14,7 @@ import { expandInput } from '../outputs/inputs'
 import { cleanRelPath } from './paths'
 import type { BatchRunner } from './runner'
 import type { BatchStore } from './store'
+import { errorText } from '../../shared/errors'
 
 export interface IntakeDeps {
   engine: Engine
@@ -94,7 +95,7 @@ export async function addFiles({ engine, store, runner }: IntakeDeps, batchId: s
       }
     } catch (err) {
       const relPath = 'path' in ref ? (ref.rel_path ?? ref.path) : ref.rel_path
-      result.refused.push({ rel_path: relPath, error: err instanceof Error ? err.message : String(err) })
+      result.refused.push({ rel_path: relPath, error: errorText(err) })
     }
   }
   return result

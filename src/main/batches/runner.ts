@@ -12,6 +12,7 @@ import type { Engine } from '../engine/engine'
 import { jobOutcome, submitFile } from '../outputs/engine-jobs'
 import { copyResults } from './results'
 import { TERMINAL_ITEM, type BatchStore, type ItemRecord } from './store'
+import { errorText } from '../../shared/errors'
 
 export const isTerminal = (item: ItemRecord): boolean => TERMINAL_ITEM.includes(item.status)
 
@@ -205,7 +206,7 @@ export class BatchRunner {
       try {
         outputs = await copyResults(this.d.engine, this.d.store, item, batch, outcome.results)
       } catch (err) {
-        this.fail(item, `The result could not be written into the destination: ${(err as Error).message}`)
+        this.fail(item, `The result could not be written into the destination: ${errorText(err)}`)
         return
       }
       const done = this.d.store.updateItem(

@@ -18,6 +18,7 @@ import { DataDirBusy, folderHolder, readOnlyPresets, type RunLockHolder } from '
 import { warningLines, type JobOutcome, type SubmitResult } from '../outputs/engine-jobs'
 import { OWNER_TOKEN_HEADER, readOwnerNote, type OwnerNote } from '../owner-note'
 import type { ProcessBackend } from './process-backend'
+import { errorText } from '../../shared/errors'
 
 const SAFE_PART = /^[A-Za-z0-9_]{1,32}$/
 
@@ -76,7 +77,7 @@ export function ownerBackend(dataDir: string, owner: FolderOwner): ProcessBacken
     try {
       return await fetch(`${note.url}${path}`, { ...init, headers: { [OWNER_TOKEN_HEADER]: note.token, ...init.headers } })
     } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? errorText(err)
       gone = `The Clipdesk server on this data folder (pid ${note.pid}) stopped answering (${cause})`
       throw new OwnerGone(gone)
     }

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { FAILURE_REASONS, type FailureReason } from '../../shared/errors'
+import { FAILURE_REASONS, type FailureReason, errorText } from '../../shared/errors'
 import { cleanText } from '../../shared/text'
 import { ApiError, JobFailure } from '../engine/errors'
 import { canvasBound } from '../engine/params/output-budget'
@@ -45,7 +45,7 @@ async function digest(path: string): Promise<{ bytes: number; sha256: string }> 
 
 function failureOf(err: unknown): { reason: FailureReason; message: string } {
   if (err instanceof JobFailure) return { reason: err.reason, message: err.message }
-  return { reason: 'pipeline_error', message: `Processing failed: ${err instanceof Error ? err.message : String(err)}` }
+  return { reason: 'pipeline_error', message: `Processing failed: ${errorText(err)}` }
 }
 
 export class StudioRuns {

@@ -16,6 +16,7 @@ import type { JobOutcomes } from './outcomes'
 import type { WatchPlacement } from './placement'
 import type { SubmitResult, WatchProcessor } from './processor'
 import type { WatchFileRecord, WatchFolderRecord, WatchStore } from './store'
+import { errorText } from '../../shared/errors'
 
 export interface IntakeTiming {
   stableMs: number
@@ -131,7 +132,7 @@ export class FileIntake {
         }
       } while (entry.again && this.d.isActive(entry.folderId))
     } catch (err) {
-      if (!signal.aborted) this.d.log(`${entry.rel}: ${(err as Error).message}`)
+      if (!signal.aborted) this.d.log(`${entry.rel}: ${errorText(err)}`)
     } finally {
       this.pending.delete(key)
       if (entry.visible) this.d.changed(entry.folderId)
@@ -161,15 +162,7 @@ export class FileIntake {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code
         if (code === 'ENOENT' || code === 'EISDIR') return 'again'
-        this.d.records.recordFailure(
-          folder,
-          rel,
-          st,
-          null,
-          settings,
-          'read_failed',
-          `The file could not be read: ${(err as Error).message}`
-        )
+        this.d.records.recordFailure(folder, rel, st, null, settings, 'read_failed', `The file could not be read: ${errorText(err)}`)
         return
       }
       const after = await statFile(abs)
@@ -215,7 +208,7 @@ export class FileIntake {
     try {
       res = await this.d.processor.submit({ request: folder.request, bytes, filename: submissionName(row) })
     } catch (err) {
-      res = { ok: false, code: 'internal_error', message: `The job could not be submitted: ${(err as Error).message}`, retryable: false }
+      res = { ok: false, code: 'internal_error', message: `The job could not be submitted: ${errorText(err)}`, retryable: false }
     }
     const store = this.d.store
     if (res.ok) {

@@ -9,6 +9,7 @@ import { relativeName } from '../outputs/paths'
 import type { WatchPlacement } from './placement'
 import type { WatchOutcome, WatchProcessor } from './processor'
 import { outputDirOf, type WatchFileRecord, type WatchStore } from './store'
+import { errorText } from '../../shared/errors'
 
 export interface OutcomeDeps {
   store: WatchStore
@@ -77,7 +78,7 @@ export class JobOutcomes {
       written = await this.d.placement.writeResults(folder, fresh, results)
     } catch (err) {
       this.d.store.outputs.dropUnwritten(fresh.id)
-      const message = `The result could not be written to ${outDir}: ${(err as Error).message}`
+      const message = `The result could not be written to ${outDir}: ${errorText(err)}`
       if (
         this.d.store.patchFile(
           fresh.id,

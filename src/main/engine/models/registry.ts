@@ -15,6 +15,7 @@ import { descriptorProblems, ISNET_BUILTIN, KNOWN_DESCRIPTORS, recogniseModel, t
 import { resolveDevice } from './devices'
 import { assertMemoryFor } from './memory'
 import { prepared } from '../store/statements'
+import { errorText } from '../../../shared/errors'
 
 /** The built-in models: name → variant and approximate file size (for listings). */
 export const BUILTIN_MODELS: Record<string, { variant: ModelVariant; bytes: number; speedClass: string }> = {
@@ -186,7 +187,7 @@ export class ModelRegistry {
       try {
         bytes = await readFile(path)
       } catch (err) {
-        throw new JobFailure('model_unavailable', `the file of model ${m.name} (${path}) cannot be read: ${(err as Error).message}`)
+        throw new JobFailure('model_unavailable', `the file of model ${m.name} (${path}) cannot be read: ${errorText(err)}`)
       }
       const sha = createHash('sha256').update(bytes).digest('hex')
       if (sha !== sha256)

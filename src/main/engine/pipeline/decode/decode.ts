@@ -26,6 +26,7 @@ import {
   type NativePixels,
   type SourceMetadata
 } from '../metadata/source-info'
+import { errorText } from '../../../../shared/errors'
 
 export interface DecodedImage {
   /** RGBA, 8 bits per channel, rows top to bottom, no padding. */
@@ -248,8 +249,4 @@ function hasTransparency(rgba: Buffer): boolean {
 
 function formatMegapixels(pixels: number): string {
   return `${(pixels / 1e6).toFixed(1)} MP`
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
 }

@@ -13,6 +13,7 @@ import { jpegWithBlocks, pngWithIcc, tiffWithIcc, webpWithIcc } from './encoded-
 import { encodePsd } from './psd'
 import type { ExifFields } from '../metadata/source-info'
 import type { ComposedVariation, NativeImage, RgbaImage } from '../compose/variation'
+import { errorText } from '../../../../shared/errors'
 
 export type { RgbaImage } from '../compose/variation'
 
@@ -106,7 +107,7 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
     if (format === 'tiff' && iccAfter) return { bytes: tiffWithIcc(bytes, iccAfter), warnings }
     return { bytes, warnings }
   } catch (cause) {
-    throw new JobFailure('pipeline_error', `cannot encode ${format}: ${cause instanceof Error ? cause.message : String(cause)}`, {
+    throw new JobFailure('pipeline_error', `cannot encode ${format}: ${errorText(cause)}`, {
       cause
     })
   }
