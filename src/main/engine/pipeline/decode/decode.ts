@@ -240,7 +240,7 @@ async function readMetadata(bytes: Buffer): Promise<Metadata> {
 }
 
 /** Whether any pixel of RGBA data is less than fully opaque. */
-function hasTransparency(rgba: Buffer): boolean {
+export function hasTransparency(rgba: Buffer): boolean {
   for (let i = 3; i < rgba.length; i += 4) {
     if (rgba[i]! < 255) return true
   }

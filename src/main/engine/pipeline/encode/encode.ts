@@ -14,6 +14,7 @@ import { encodePsd } from './psd'
 import type { ExifFields } from '../metadata/source-info'
 import type { ComposedVariation, NativeImage, RgbaImage } from '../compose/variation'
 import { errorText } from '../../../../shared/errors'
+import { hasTransparency } from '../decode/decode'
 
 export type { RgbaImage } from '../compose/variation'
 
@@ -111,14 +112,6 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
       cause
     })
   }
-}
-
-/** Whether any pixel of RGBA data is less than fully opaque. */
-function hasTransparency(rgba: Buffer): boolean {
-  for (let i = 3; i < rgba.length; i += 4) {
-    if (rgba[i]! < 255) return true
-  }
-  return false
 }
 
 /** Writes one composed variation in the requested format (PSD with its layers). */
