@@ -8,7 +8,6 @@
  * What differs between a batch's item and a watched folder's file is said by the feature's
  * `TouchUpFile` (`batches/touchup-file.ts`, `watch/touchup-file.ts`); everything else is here.
  */
-import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { type ErrorCode, errorText } from '../../shared/errors'
@@ -20,6 +19,7 @@ import type { HintPreviews, PreviewSource } from '../engine/run/hint-preview'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
 import { ContainmentError } from '../outputs/contained-dir'
 import { replaceKeepingPrevious } from '../outputs/previous'
+import { contentHash } from '../engine/content-hash'
 
 /** One done file as its feature describes it for a touch-up. */
 export interface TouchUpFile {
@@ -139,7 +139,7 @@ export class TouchUps {
     if (!source || !existsSync(source.path)) return null
     if (source.sha256 === undefined) return source.path
     const bytes = await readFile(source.path).catch(() => null)
-    return bytes && createHash('sha256').update(bytes).digest('hex') === source.sha256 ? source.path : null
+    return bytes && contentHash(bytes) === source.sha256 ? source.path : null
   }
 }
 
