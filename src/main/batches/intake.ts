@@ -15,6 +15,7 @@ import { cleanRelPath } from './paths'
 import type { BatchRunner } from './runner'
 import type { BatchStore } from './store'
 import { errorText } from '../../shared/errors'
+import { isEnded } from '../../shared/api'
 
 export interface IntakeDeps {
   engine: Engine
@@ -81,7 +82,7 @@ export async function addFiles({ engine, store, runner }: IntakeDeps, batchId: s
         if (!job) throw new Error(`no job ${ref.job_id}`)
         if (store.itemByJob(job.id)) throw new Error(`job ${job.id} is already in a batch`)
         // An ended job enters as queued: `sync` then copies its results (or records its failure).
-        const ended = job.status === 'done' || job.status === 'failed' || job.status === 'cancelled'
+        const ended = isEnded(job.status)
         const item = store.insertItem({
           id: randomUUID(),
           batchId,

@@ -4,7 +4,7 @@
  * write, or why it failed, as the status endpoint says it), and wait for its end. Jobs of these
  * features are the owner's: no API key, no credit.
  */
-import type { JobStatus, Mode, OutputFormat, Variation } from '../../shared/api'
+import { type JobStatus, type Mode, type OutputFormat, type Variation, isEnded } from '../../shared/api'
 import { resultsToWrite } from '../../shared/outputs'
 import { roundUncertainty } from '../../shared/review'
 import { warningText } from '../../shared/vocabulary'
@@ -154,6 +154,6 @@ export class JobEnds {
 
   private ended(jobId: string): boolean {
     const job = this.engine.job(jobId)
-    return !job || job.status === 'done' || job.status === 'failed' || job.status === 'cancelled'
+    return !job || isEnded(job.status)
   }
 }

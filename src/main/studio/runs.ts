@@ -14,11 +14,11 @@ import { canvasBound } from '../engine/params/output-budget'
 import type { PipelineStage } from '../engine/pipeline'
 import type { DispatchAccess, StoredOutcome } from '../engine/run/dispatch-access'
 import type { RunPlan } from '../engine/run/execute'
-import { isTerminal } from '../engine/queue/transitions'
 import { ClaimTable, type Lease } from './claims'
 import type { FailureReport, WorkerIdentity } from './protocol'
 import type { WorkerRegistry } from './registry'
 import type { ResultExpectation } from './result-check'
+import { isEnded } from '../../shared/api'
 
 /** A worker that lacks a job's model is told to offer the job again after this long. */
 const MODEL_WAIT_MS = 10_000
@@ -74,7 +74,7 @@ export class StudioRuns {
   ): Promise<ClaimAnswer> {
     this.workers.seen(holder)
     const job = this.access.job(jobId)
-    if (!job || isTerminal(job.status)) return { claimed: null }
+    if (!job || isEnded(job.status)) return { claimed: null }
     const held = this.claims.heldFor(job)
     if (held > 0) {
       const seconds = Math.max(1, Math.ceil(Math.min(held, this.claims.leaseMs) / 1000))
@@ -124,7 +124,7 @@ export class StudioRuns {
   verify(jobId: string, token: string | undefined, caller: WorkerIdentity): Lease {
     const attempt = this.claims.attemptOf(jobId, token, caller.keyId)
     const job = this.access.job(jobId)
-    if (!job || isTerminal(job.status) || job.status === 'queued' || job.attempts !== attempt) {
+    if (!job || isEnded(job.status) || job.status === 'queued' || job.attempts !== attempt) {
       throw new ApiError(
         'claim_ended',
         `The claim on job ${jobId} has ended: the job ended, or it was claimed again after this claim's lease lapsed.`

@@ -4,6 +4,7 @@
  * through the outputs module's engine functions (`engineProcessor`) in production and in the
  * integration tests; unit tests plug in a cheap function instead of the model.
  */
+import { isEnded, type JobStatus } from '../../shared/api'
 import { writesAllVariations } from '../../shared/outputs'
 import type { WatchRequest } from '../../shared/watch'
 import type { Engine } from '../engine/engine'
@@ -51,8 +52,8 @@ export function engineProcessor(engine: Engine): WatchProcessor {
       engine.cancel(jobId)
     },
     onJobChange(listener) {
-      const onJob = (e: { job_id: string; status: string }): void => {
-        if (e.status === 'done' || e.status === 'failed' || e.status === 'cancelled') listener(e.job_id)
+      const onJob = (e: { job_id: string; status: JobStatus }): void => {
+        if (isEnded(e.status)) listener(e.job_id)
       }
       engine.on('job', onJob)
       return () => engine.off('job', onJob)

@@ -1,4 +1,4 @@
-import type { DeliveryMode, JobStatus, Mode, OutputFormat, Variation } from '../../../shared/api'
+import { type DeliveryMode, type JobStatus, type Mode, type OutputFormat, type Variation, isEnded } from '../../../shared/api'
 import type { FailureReason } from '../../../shared/errors'
 import { PROGRESS_AT } from '../../../shared/api'
 import { assertTransition } from '../queue/transitions'
@@ -239,7 +239,7 @@ export class JobStore {
     assertTransition(from, to)
     const now = Date.now()
     const progress = patch.progress ?? PROGRESS_AT[to]
-    const terminal = to === 'done' || to === 'failed' || to === 'cancelled'
+    const terminal = isEnded(to)
     const r = prepared(
       this.db,
       `UPDATE jobs SET status = ?, progress = max(progress, ?), updated_at = ?,
