@@ -4,11 +4,10 @@
  * through the outputs module's engine functions (`engineProcessor`) in production and in the
  * integration tests; unit tests plug in a cheap function instead of the model.
  */
-import { isEnded, type JobStatus } from '../../shared/api'
 import { writesAllVariations } from '../../shared/outputs'
 import type { WatchRequest } from '../../shared/watch'
 import type { Engine } from '../engine/engine'
-import { jobOutcome, submitFile, type ResultFile, type SubmitResult } from '../outputs/engine-jobs'
+import { jobOutcome, onJobEnd, submitFile, type ResultFile, type SubmitResult } from '../outputs/engine-jobs'
 
 export type { SubmitResult } from '../outputs/engine-jobs'
 
@@ -51,12 +50,6 @@ export function engineProcessor(engine: Engine): WatchProcessor {
     cancel(jobId) {
       engine.cancel(jobId)
     },
-    onJobChange(listener) {
-      const onJob = (e: { job_id: string; status: JobStatus }): void => {
-        if (isEnded(e.status)) listener(e.job_id)
-      }
-      engine.on('job', onJob)
-      return () => engine.off('job', onJob)
-    }
+    onJobChange: (listener) => onJobEnd(engine, listener)
   }
 }
