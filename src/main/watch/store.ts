@@ -132,42 +132,43 @@ export class WatchStore {
   filesInState(states: FileDbState[], folderId?: string): WatchFileRecord[] {
     const marks = states.map(() => '?').join(', ')
     const sql = `SELECT * FROM watch_files WHERE state IN (${marks})${folderId ? ' AND folder_id = ?' : ''} ORDER BY id`
-    const args: unknown[] = folderId ? [...states, folderId] : states
-    return (prepared(this.db, sql).all(...args) as FileRow[]).map(toFile)
+    return this.files(sql, ...(folderId ? [...states, folderId] : states))
   }
 
   /** Failed files of a folder, newest first. */
   failedFiles(folderId: string, limit = 200): WatchFileRecord[] {
-    return (
-      prepared(this.db, "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ?").all(
-        folderId,
-        limit
-      ) as FileRow[]
-    ).map(toFile)
+    return this.files(
+      "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ?",
+      folderId,
+      limit
+    )
   }
 
   filesOf(folderId: string): WatchFileRecord[] {
-    return (prepared(this.db, 'SELECT * FROM watch_files WHERE folder_id = ? ORDER BY id').all(folderId) as FileRow[]).map(toFile)
+    return this.files('SELECT * FROM watch_files WHERE folder_id = ? ORDER BY id', folderId)
   }
 
   /** Done files of a folder whose cutout is to check and not touched up since (docs/review.md), most uncertain first. */
   toCheckFiles(folderId: string, limit = 200): WatchFileRecord[] {
-    return (
-      prepared(
-        this.db,
-        "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' AND uncertainty >= ? AND touch_ups = 0 ORDER BY uncertainty DESC, id LIMIT ?"
-      ).all(folderId, TO_CHECK, limit) as FileRow[]
-    ).map(toFile)
+    return this.files(
+      "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' AND uncertainty >= ? AND touch_ups = 0 ORDER BY uncertainty DESC, id LIMIT ?",
+      folderId,
+      TO_CHECK,
+      limit
+    )
   }
 
   /** The latest done files of a folder, newest first (the folder's list to open one from, e.g. to touch it up). */
   doneFiles(folderId: string, limit = 50): WatchFileRecord[] {
-    return (
-      prepared(this.db, "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' ORDER BY updated_at DESC, id DESC LIMIT ?").all(
-        folderId,
-        limit
-      ) as FileRow[]
-    ).map(toFile)
+    return this.files(
+      "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' ORDER BY updated_at DESC, id DESC LIMIT ?",
+      folderId,
+      limit
+    )
+  }
+
+  private files(sql: string, ...args: unknown[]): WatchFileRecord[] {
+    return (prepared(this.db, sql).all(...args) as FileRow[]).map(toFile)
   }
 
   counts(folderId: string): WatchCounts {
