@@ -221,50 +221,33 @@ export class WatchStore {
     }
     // Every put is a new version of the file (or its failure): no score and no touch-up until its own cutout is made.
     const f = { ...base, ...fields, uncertainty: fields.uncertainty ?? null }
+    // The columns an update and an insert both write, in their order in both statements.
+    const columns = [
+      f.size,
+      f.mtimeMs,
+      f.contentHash,
+      f.settingsHash,
+      f.state,
+      f.jobId,
+      f.token,
+      f.forced ? 1 : 0,
+      f.errorCode,
+      f.errorMessage,
+      f.duplicateOf
+    ]
     if (existing) {
       prepared(
         this.db,
         `UPDATE watch_files SET size = ?, mtime_ms = ?, content_hash = ?, settings_hash = ?, state = ?, job_id = ?, token = ?, forced = ?,
              error_code = ?, error_message = ?, duplicate_of = ?, uncertainty = ?, touch_ups = 0, touched_up_at = NULL, updated_at = ? WHERE id = ?`
-      ).run(
-        f.size,
-        f.mtimeMs,
-        f.contentHash,
-        f.settingsHash,
-        f.state,
-        f.jobId,
-        f.token,
-        f.forced ? 1 : 0,
-        f.errorCode,
-        f.errorMessage,
-        f.duplicateOf,
-        f.uncertainty,
-        now,
-        existing.id
-      )
+      ).run(...columns, f.uncertainty, now, existing.id)
     } else {
       prepared(
         this.db,
         `INSERT INTO watch_files (folder_id, rel_path, size, mtime_ms, content_hash, settings_hash, state, job_id, token, forced,
              error_code, error_message, duplicate_of, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-      ).run(
-        folderId,
-        relPath,
-        f.size,
-        f.mtimeMs,
-        f.contentHash,
-        f.settingsHash,
-        f.state,
-        f.jobId,
-        f.token,
-        f.forced ? 1 : 0,
-        f.errorCode,
-        f.errorMessage,
-        f.duplicateOf,
-        now,
-        now
-      )
+      ).run(folderId, relPath, ...columns, now, now)
     }
     return this.fileByPath(folderId, relPath)!
   }
