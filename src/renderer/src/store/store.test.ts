@@ -110,19 +110,7 @@ describe('batch slice', () => {
       batchAdd: async (req: { files: BatchFileRef[] }) => ({ added: req.files.length, refused: [] }),
       batchGet: async () => ({
         ...summary('b1', {
-          counts: {
-            total: 2,
-            waiting: 2,
-            running: 0,
-            done: 0,
-            failed: 0,
-            cancelled: 0,
-            not_started: 0,
-            not_images: 0,
-            to_check: 0,
-            likely_wrong: 0,
-            touched_up: 0
-          }
+          counts: batchCounts({ total: 2, waiting: 2 })
         }),
         items: [item('x', 0), item('y', 1)]
       })
