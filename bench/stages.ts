@@ -15,7 +15,7 @@ import { MODEL_SIZE } from '../src/main/engine/pipeline/mask/mask'
 import { resizeToPlanes } from '../src/main/engine/pipeline/mask/resample'
 import { refineEdges } from '../src/main/engine/pipeline/refine/refine'
 import { uncertainty } from '../src/main/engine/pipeline/mask/uncertainty'
-import { inputHash } from '../src/main/engine/store/mask-cache'
+import { contentHash } from '../src/main/engine/content-hash'
 import sharp from 'sharp'
 import { corpusDir, corpusFiles, machine, median, options, positiveInt, round } from './lib'
 
@@ -56,7 +56,7 @@ export async function main(args: string[]): Promise<number> {
       const planes = new Float32Array(3 * MODEL_SIZE * MODEL_SIZE)
       let refined = await refineEdges(image, mask)
       const steps: Record<string, Step> = {
-        hash: () => inputHash(bytes),
+        hash: () => contentHash(bytes),
         decode: () => decodeImage(bytes, { maxPixels: 100_000_000 }),
         model_input: () =>
           resizeToPlanes(image.data, image.width, image.height, image.channels, MODEL_SIZE, MODEL_SIZE, planes, 1 / 255, -0.5),

@@ -11,6 +11,7 @@ import { machineCacheDir } from './engine/models/machine'
 import { prestartSessionWorker } from './engine/pipeline/mask/session-worker'
 import { startSandboxesAhead } from './engine/sandbox/specs'
 import { APP_VERSION } from './version'
+import { errorText } from '../shared/errors'
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
@@ -74,7 +75,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     // Messages may name files or carry a server's words: control characters are shown escaped.
-    for (const line of `clipdesk: ${err instanceof Error ? err.message : String(err)}`.split('\n')) console.error(escapeControls(line))
+    for (const line of `clipdesk: ${errorText(err)}`.split('\n')) console.error(escapeControls(line))
     process.exitCode = err instanceof CliError ? 2 : 1
   }
 )

@@ -40,6 +40,7 @@ import { TRAY_ICON_PNG_BASE64 } from './tray-icon'
 import { queueText } from './tray-text'
 import { defaultOutputDir } from './data-dir'
 import { APP_VERSION } from './version'
+import { errorText } from '../shared/errors'
 
 app.setName('Clipdesk')
 // One folder for settings and data, e.g. for tests: CLIPDESK_DATA_DIR (as for the CLI).
@@ -206,7 +207,7 @@ async function main(): Promise<void> {
         listener = await startHttpServer(engine, { port: s.port, studio: studio ?? undefined, ownerToken })
         writeOwnerNote(dataDir, { pid: process.pid, url: listener.url, token: ownerToken, paused: false })
       } catch (err) {
-        listenerError = `Cannot listen on 127.0.0.1:${s.port}: ${(err as Error).message}`
+        listenerError = `Cannot listen on 127.0.0.1:${s.port}: ${errorText(err)}`
       }
     }
     push('listener', listenerStatus())

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { BatchSummary } from '../shared/batches'
+import { type BatchSummary, batchCounts } from '../shared/batches'
 import { queueText } from './tray-text'
 
 const summary = (counts: Partial<BatchSummary['counts']>): BatchSummary => ({
@@ -10,20 +10,7 @@ const summary = (counts: Partial<BatchSummary['counts']>): BatchSummary => ({
   created_at: 1,
   started_at: 1,
   finished_at: 2,
-  counts: {
-    total: 0,
-    waiting: 0,
-    running: 0,
-    done: 0,
-    failed: 0,
-    cancelled: 0,
-    not_started: 0,
-    not_images: 0,
-    to_check: 0,
-    likely_wrong: 0,
-    touched_up: 0,
-    ...counts
-  },
+  counts: batchCounts(counts),
   progress: 100,
   interrupted: false,
   expected_files: null,

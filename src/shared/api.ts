@@ -22,6 +22,14 @@ export type Variation = (typeof VARIATIONS)[number]
 export const JOB_STATUSES = ['queued', 'fetching', 'segmenting', 'pending_compose', 'encoding', 'done', 'failed', 'cancelled'] as const
 export type JobStatus = (typeof JOB_STATUSES)[number]
 
+/** The statuses a job ends in: it never moves again (done, failed or cancelled). */
+export const ENDED_STATUSES: readonly JobStatus[] = ['done', 'failed', 'cancelled']
+
+/** Whether a job with this status has ended (a status read from an event or a peer may be any text). */
+export function isEnded(status: JobStatus | string): boolean {
+  return (ENDED_STATUSES as readonly string[]).includes(status)
+}
+
 export type JobState = 'pending' | 'done' | 'failed'
 
 /** The simplified state of each detailed status (docs/api.md, states). */

@@ -1,23 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { batchOutcome, type BatchCounts } from './batches'
+import { type BatchCounts, batchCounts, batchOutcome } from './batches'
 
-const counts = (c: Partial<BatchCounts>): BatchCounts => ({
-  total: 0,
-  waiting: 0,
-  running: 0,
-  done: 0,
-  failed: 0,
-  cancelled: 0,
-  not_started: 0,
-  not_images: 0,
-  to_check: 0,
-  likely_wrong: 0,
-  touched_up: 0,
-  ...c
-})
 const outcome = (c: Partial<BatchCounts>, more: { interrupted?: boolean; progress?: number; expected_files?: number | null } = {}) =>
   batchOutcome({
-    counts: counts(c),
+    counts: batchCounts(c),
     interrupted: more.interrupted ?? false,
     progress: more.progress ?? 100,
     expected_files: more.expected_files ?? null
@@ -52,7 +38,7 @@ describe('batchOutcome: what happened, in words, and a bar that is full and gree
     // No warnings counted (a count from before warnings were counted): the plain end state.
     expect(outcome({ total: 3, done: 3, warnings: 0 }).kind).toBe('done')
     expect(
-      batchOutcome({ counts: { ...counts({ total: 2, done: 2 }), warnings: undefined }, interrupted: false, progress: 100 }).title
+      batchOutcome({ counts: { ...batchCounts({ total: 2, done: 2 }), warnings: undefined }, interrupted: false, progress: 100 }).title
     ).toBe('Done: all 2 files')
     // A stopped or running batch says how it stands first; its warnings wait for its end.
     expect(outcome({ total: 4, done: 2, cancelled: 2, not_started: 2, warnings: 1 }).kind).toBe('stopped')

@@ -116,6 +116,24 @@ export interface BatchCounts {
   warnings?: number
 }
 
+/** Batch counts, every one 0 but those given. */
+export function batchCounts(given: Partial<BatchCounts> = {}): BatchCounts {
+  return {
+    total: 0,
+    waiting: 0,
+    running: 0,
+    done: 0,
+    failed: 0,
+    cancelled: 0,
+    not_started: 0,
+    not_images: 0,
+    to_check: 0,
+    likely_wrong: 0,
+    touched_up: 0,
+    ...given
+  }
+}
+
 export interface BatchSummary {
   id: string
   name: string

@@ -73,3 +73,8 @@ export interface ErrorBody {
     reason?: FailureReason
   }
 }
+
+/** The message of a thrown value: an Error's own message, anything else as text. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}

@@ -1,13 +1,15 @@
 /**
  * Names are text, not commands. A file name, a batch name or an error message can carry
  * control characters (ESC sequences that clear a terminal or forge a line, a newline, DEL, the
- * C1 range) and bidirectional formatting marks (U+202E shows `gnp.exe` as `exe.png`). Two
+ * C1 range) and bidirectional formatting marks (U+202E shows `gnp.exe` as `exe.png`). Three
  * helpers, used everywhere such text leaves the program:
  * - `stripControls` for names that are written to disk: the characters are removed;
  * - `cleanText` for text from an untrusted peer shown to a user (a studio worker's warnings,
  *   failure message, name): each becomes a space, runs of spaces one, cut to a length;
  * - `escapeControls` for lines printed to a terminal or written to a text report: each one is
  *   shown as an escape (`\n`, `\x1b`, `\u202e`), so that what was there stays visible.
+ * And the XML escapes of text and of an attribute's value (`escapeXmlText`, `escapeXmlAttribute`),
+ * for the SVG and XMP written back after cleaning.
  * No Node, no DOM.
  */
 
@@ -39,4 +41,14 @@ export function cleanText(text: string, max: number): string {
     .replace(/ {2,}/g, ' ')
     .trim()
   return cleaned.length > max ? `${cleaned.slice(0, max - 1)}…` : cleaned
+}
+
+/** Text as XML character data: `&`, `<` and `>` escaped. */
+export function escapeXmlText(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+}
+
+/** Text as an XML attribute's value between double quotes: `"` escaped too. */
+export function escapeXmlAttribute(text: string): string {
+  return escapeXmlText(text).replaceAll('"', '&quot;')
 }

@@ -14,6 +14,8 @@ import { expandInput } from '../outputs/inputs'
 import { cleanRelPath } from './paths'
 import type { BatchRunner } from './runner'
 import type { BatchStore } from './store'
+import { errorText } from '../../shared/errors'
+import { isEnded } from '../../shared/api'
 
 export interface IntakeDeps {
   engine: Engine
@@ -80,7 +82,7 @@ export async function addFiles({ engine, store, runner }: IntakeDeps, batchId: s
         if (!job) throw new Error(`no job ${ref.job_id}`)
         if (store.itemByJob(job.id)) throw new Error(`job ${job.id} is already in a batch`)
         // An ended job enters as queued: `sync` then copies its results (or records its failure).
-        const ended = job.status === 'done' || job.status === 'failed' || job.status === 'cancelled'
+        const ended = isEnded(job.status)
         const item = store.insertItem({
           id: randomUUID(),
           batchId,
@@ -94,7 +96,7 @@ export async function addFiles({ engine, store, runner }: IntakeDeps, batchId: s
       }
     } catch (err) {
       const relPath = 'path' in ref ? (ref.rel_path ?? ref.path) : ref.rel_path
-      result.refused.push({ rel_path: relPath, error: err instanceof Error ? err.message : String(err) })
+      result.refused.push({ rel_path: relPath, error: errorText(err) })
     }
   }
   return result

@@ -12,8 +12,10 @@ import type { Engine } from '../engine/engine'
 import { jobOutcome, submitFile } from '../outputs/engine-jobs'
 import { copyResults } from './results'
 import { TERMINAL_ITEM, type BatchStore, type ItemRecord } from './store'
+import { errorText } from '../../shared/errors'
 
-export const isTerminal = (item: ItemRecord): boolean => TERMINAL_ITEM.includes(item.status)
+/** Whether a batch item is settled (done, failed or cancelled): nothing more happens to it unless it is retried. */
+export const isItemSettled = (item: ItemRecord): boolean => TERMINAL_ITEM.includes(item.status)
 
 export interface RunnerDeps {
   engine: Engine
@@ -151,7 +153,7 @@ export class BatchRunner {
   /** Brings an item in line with its job: status and progress, end, or copying the results. */
   sync(item: ItemRecord): void {
     // A waiting item's job (if any) is an earlier one, kept only to re-read its upload.
-    if (!item.jobId || isTerminal(item) || item.status === 'waiting') return
+    if (!item.jobId || isItemSettled(item) || item.status === 'waiting') return
     const job = this.d.engine.job(item.jobId)
     if (!job) {
       this.fail(item, 'The job of this file is gone (kept for the retention time only); retry to run it again.')
@@ -198,14 +200,14 @@ export class BatchRunner {
       const item = this.d.store.item(itemId)
       const job = this.d.engine.job(jobId)
       const batch = item && this.d.store.batch(item.batchId)
-      if (!item || !job || !batch || item.jobId !== jobId || isTerminal(item) || item.status === 'waiting') return
+      if (!item || !job || !batch || item.jobId !== jobId || isItemSettled(item) || item.status === 'waiting') return
       const outcome = jobOutcome(this.d.engine, jobId, writesAllVariations(batch.request.params, batch.request.all_variations))
       if (outcome.state !== 'done') return // moved on meanwhile: `sync` follows it
       let outputs: string[]
       try {
         outputs = await copyResults(this.d.engine, this.d.store, item, batch, outcome.results)
       } catch (err) {
-        this.fail(item, `The result could not be written into the destination: ${(err as Error).message}`)
+        this.fail(item, `The result could not be written into the destination: ${errorText(err)}`)
         return
       }
       const done = this.d.store.updateItem(

@@ -20,7 +20,7 @@ import { sweepTempFiles } from '../outputs/temp-sweep'
 import { Previews, type PreviewKind } from './previews'
 import { addFiles } from './intake'
 import { BatchReporter } from './report'
-import { BatchRunner, isTerminal } from './runner'
+import { BatchRunner, isItemSettled } from './runner'
 import { BatchStore, type BatchRecord, type ItemRecord } from './store'
 import type { TouchUpTarget } from '../../shared/touchup'
 import type { TouchUpFile } from '../touchup/touchups'
@@ -214,7 +214,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   cancel(target: BatchTarget): BatchSummary {
     if (!target.item_id) this.store.setInterrupted(target.batch_id, null) // nothing left to resume
     for (const item of this.targetItems(target)) {
-      if (isTerminal(item)) continue
+      if (isItemSettled(item)) continue
       // A waiting item is not in the engine (a job it keeps is an earlier one, already ended).
       if (item.status === 'waiting' || item.jobId === null || !this.engine.cancel(item.jobId)) {
         // Waiting (never handed over), or its job is gone or already ended: settle here.
@@ -338,7 +338,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
       if (!batch) continue
       if (batch.interruptedAt === null) this.store.setInterrupted(batchId, now)
       for (const item of this.store.items(batchId)) {
-        if (isTerminal(item) || item.status === 'waiting' || !item.jobId) continue
+        if (isItemSettled(item) || item.status === 'waiting' || !item.jobId) continue
         if (this.engine.job(item.jobId)?.status === 'done') continue // copied by `sync`
         const held = this.store.updateItem(
           item.id,
@@ -353,7 +353,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
 
   private jobChanged(e: JobEvent): void {
     const item = this.store.itemByJob(e.job_id)
-    if (item && !isTerminal(item)) this.runner.sync(item)
+    if (item && !isItemSettled(item)) this.runner.sync(item)
   }
 
   private changed(itemId: string): void {
@@ -361,7 +361,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
     if (!item) return
     this.emit('item', item)
     this.emit('batch', item.batchId)
-    if (!isTerminal(item)) return
+    if (!isItemSettled(item)) return
     const { counts } = this.store.counts(item.batchId)
     // Ended: nothing is left to resume (files added later run at once).
     if (counts.waiting + counts.running === 0) this.store.setInterrupted(item.batchId, null)

@@ -1,5 +1,5 @@
 import type { StoreCheck } from '../../shared/store-rules'
-import type { BatchCounts, BatchItemStatus } from '../../shared/batches'
+import { type BatchCounts, type BatchItemStatus, batchCounts } from '../../shared/batches'
 import type { SecondLook } from '../../shared/params-types'
 import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
 import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
@@ -233,20 +233,7 @@ export class BatchStore {
       tu: number | null
       w: number | null
     }>
-    const counts: BatchCounts = {
-      total: 0,
-      waiting: 0,
-      running: 0,
-      done: 0,
-      failed: 0,
-      cancelled: 0,
-      not_started: 0,
-      not_images: 0,
-      to_check: 0,
-      likely_wrong: 0,
-      touched_up: 0,
-      warnings: 0
-    }
+    const counts: BatchCounts = batchCounts({ warnings: 0 })
     let progressSum = 0
     let startedAt: number | null = null
     let finishedAt: number | null = null

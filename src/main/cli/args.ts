@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { closest } from '../../shared/suggest'
 import { defaultDataDir } from '../data-dir'
+import { errorText } from '../../shared/errors'
 
 /** A usage mistake: printed without a stack, exit code 2. */
 export class CliError extends Error {}
@@ -14,7 +15,7 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
     return { ...parsed, dataDir }
   } catch (err) {
     // Node's parser explains how to pass a positional starting with "-"; the first sentence is the mistake.
-    const message = (err as Error).message
+    const message = errorText(err)
     const first = message.includes('. ') ? message.slice(0, message.indexOf('. ')) : message
     throw new CliError(
       `${first.replace(/\.$/, '')}${unknownOptionHint(first, Object.keys({ ...COMMON, ...options }))} (--help lists the options)`

@@ -12,6 +12,7 @@ import { DataDirBusy, holdDataFolder } from '../engine/data-folder'
 import { ApiError } from '../engine/errors'
 import { OWNER_TOKEN_HEADER, readOwnerNote, type OwnerNote } from '../owner-note'
 import { complain } from './print'
+import { errorText } from '../../shared/errors'
 
 /** One app method of the server that owns the folder; throws its refusal as an `ApiError`. */
 export type OwnerApp = (method: IpcMethod, arg?: unknown) => Promise<unknown>
@@ -54,7 +55,7 @@ function ownerApp(note: OwnerNote): OwnerApp {
         body: JSON.stringify(arg ?? null)
       })
     } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? errorText(err)
       throw new Error(
         `the Clipdesk server on this data folder (pid ${note.pid}) does not answer (${cause}); run this again once it runs or has stopped`
       )

@@ -5,6 +5,7 @@ import { ApiError, JobFailure } from '../engine/errors'
 import { withDataFolder, type OwnerApp } from './folder-hold'
 import { CliError, parse } from './args'
 import { say } from './print'
+import { errorText } from '../../shared/errors'
 
 const USAGE = `usage: clipdesk models list [--json]
        clipdesk models add <file.onnx> [--name <name>] [--as <known descriptor>] [--descriptor <file.json>] [--json]
@@ -104,7 +105,7 @@ export async function runModels(args: string[]): Promise<number> {
             try {
               descriptor = JSON.parse(readFileSync(values.descriptor as string, 'utf8'))
             } catch (err) {
-              throw new CliError(`cannot read the descriptor ${values.descriptor}: ${(err as Error).message}`)
+              throw new CliError(`cannot read the descriptor ${values.descriptor}: ${errorText(err)}`)
             }
           }
           const added = await svc

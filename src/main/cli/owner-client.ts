@@ -20,6 +20,7 @@ import { OWNER_TOKEN_HEADER, readOwnerNote, type OwnerNote } from '../owner-note
 import type { StoreCheck } from '../../shared/store-rules'
 import { FileChecker } from '../store-ready/checker'
 import type { ProcessBackend } from './process-backend'
+import { errorText } from '../../shared/errors'
 
 const SAFE_PART = /^[A-Za-z0-9_]{1,32}$/
 
@@ -81,7 +82,7 @@ export function ownerBackend(dataDir: string, owner: FolderOwner): ProcessBacken
     try {
       return await fetch(`${note.url}${path}`, { ...init, headers: { [OWNER_TOKEN_HEADER]: note.token, ...init.headers } })
     } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? errorText(err)
       gone = `The Clipdesk server on this data folder (pid ${note.pid}) stopped answering (${cause})`
       throw new OwnerGone(gone)
     }

@@ -15,6 +15,7 @@ import { newOwnerToken, removeOwnerNote, writeOwnerNote } from '../owner-note'
 import { discardSpareSessionWorker } from '../engine/pipeline/mask/session-worker'
 import { CliError, parse } from './args'
 import { complain, say } from './print'
+import { errorText } from '../../shared/errors'
 
 /** The built renderer beside the main bundles: `out/renderer`, seen from `out/main/cli.js` or from a chunk (`out/main/chunks/`). */
 function defaultRendererDir(): string | undefined {
@@ -77,7 +78,7 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     workerAddress = values['worker-listen'] === undefined ? null : parseWorkerListen(values['worker-listen'] as string)
   } catch (err) {
-    throw new CliError((err as Error).message)
+    throw new CliError(errorText(err))
   }
   const lockMs = values['lock-ms'] === undefined ? undefined : Number(values['lock-ms'])
   if (lockMs !== undefined && !(Number.isInteger(lockMs) && lockMs >= 1000))
@@ -93,7 +94,7 @@ export async function runServe(args: string[]): Promise<number> {
     const maxResultBytes = maxResultMb === undefined ? undefined : maxResultMb * 1024 * 1024
     services = composeServices(engineOptions, queueUrl ? { queueUrl, localWorker, lockMs, maxResultBytes } : null)
   } catch (err) {
-    throw new CliError((err as Error).message)
+    throw new CliError(errorText(err))
   }
   const { engine, studio } = services
   // Signal handlers first: a supervisor may signal as soon as it reads the "Listening" line.

@@ -8,6 +8,7 @@ import { StudioWorker } from '../studio/worker'
 import { WorkerModels } from '../studio/worker-models'
 import { CliError, parse } from './args'
 import { shownQueueUrl } from '../studio/protocol'
+import { errorText } from '../../shared/errors'
 
 /** How often an idle worker tells the coordinator it is there. */
 const HEARTBEAT_MS = 15_000
@@ -57,7 +58,7 @@ export async function runWorker(args: string[]): Promise<number> {
     await link.hello() // a wrong key, address or protocol fails now, not at the first job
   } catch (err) {
     rmSync(tempDir, { recursive: true, force: true })
-    throw new CliError((err as Error).message)
+    throw new CliError(errorText(err))
   }
   const sandbox = new DecodeSandbox({ maxPixels: 100_000_000, concurrency })
   const worker = new StudioWorker({

@@ -2,8 +2,9 @@
  * What the features, the app API, the transports and the commands ask of the engine's stores,
  * as methods named for the need: a key, a job, the counts, the presets, a signed address, a
  * place in the data folder. Callers outside `src/main/engine` use these rather than the stores,
- * so that a store can change shape without touching them. Each is a thin delegation; the
- * stores themselves are the `Engine`'s (this class only declares what it reads of them), all
+ * so that a store can change shape without touching them. Each is a thin delegation but
+ * `featureDatabase`, which hands a feature the database itself for its own tables. The stores
+ * themselves are the `Engine`'s (this class only declares what it reads of them), all
  * protected: outside the engine, tests included, they are reached only through these methods.
  */
 import { EventEmitter } from 'node:events'

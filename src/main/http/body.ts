@@ -4,6 +4,7 @@ import type { UploadFields } from '../../shared/api'
 import { ApiError } from '../engine/errors'
 import type { UploadInput } from '../engine/intake/upload'
 import { endedEarly, pipeBody, readBody, tooLarge, type ChunkMeter, type RateFloor } from './read-body'
+import { errorText } from '../../shared/errors'
 
 /** A JSON upload body is only fields and a URL: anything this large is not one. */
 const MAX_JSON_BYTES = 1024 * 1024
@@ -41,7 +42,7 @@ async function parseJson(req: IncomingMessage, opts: UploadBodyOptions): Promise
   try {
     value = JSON.parse(raw.toString('utf8'))
   } catch (err) {
-    throw malformed(`The body is not valid JSON: ${(err as Error).message}`)
+    throw malformed(`The body is not valid JSON: ${errorText(err)}`)
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw malformed('The JSON body must be an object of upload fields.')
@@ -67,7 +68,7 @@ function parseMultipart(req: IncomingMessage, opts: UploadBodyOptions): Promise<
         limits: { fileSize: maxFileBytes, files: 2, fields: 20, fieldSize: 64 * 1024, parts: 22 }
       })
     } catch (err) {
-      reject(malformed(`The multipart body cannot be parsed: ${(err as Error).message}`))
+      reject(malformed(`The multipart body cannot be parsed: ${errorText(err)}`))
       return
     }
     // No prototype: a part named `constructor` or `toString` is a field like any other.

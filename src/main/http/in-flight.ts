@@ -62,10 +62,6 @@ export class InFlightBytes {
     else this.held.delete(owner)
   }
 
-  get inUse(): number {
-    return this.used
-  }
-
   /** What `owner` holds now. */
   heldBy(owner: string): number {
     return this.held.get(owner) ?? 0

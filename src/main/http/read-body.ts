@@ -15,6 +15,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Writable } from 'node:stream'
 import { ApiError } from '../engine/errors'
+import { errorText } from '../../shared/errors'
 
 /** Counts an arriving chunk against a budget; returns the refusal past it. */
 export type ChunkMeter = (bytes: number) => ApiError | null
@@ -225,6 +226,6 @@ export async function readJson(req: IncomingMessage, opts: BodyOptions): Promise
   try {
     return JSON.parse(text)
   } catch (err) {
-    throw new ApiError('malformed_request', `The body is not valid JSON: ${(err as Error).message}`)
+    throw new ApiError('malformed_request', `The body is not valid JSON: ${errorText(err)}`)
   }
 }

@@ -14,6 +14,7 @@ import type { AppFiles, PreviewAddress } from '../app-api/files'
 import { errorBody } from '../app-api/answers'
 import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
+import { errorText } from '../../shared/errors'
 
 export { RESULT_PROTOCOL }
 
@@ -55,7 +56,7 @@ export function handleIpc(api: IpcHandlers, trusted: (event: IpcMainInvokeEvent)
         const body = errorBody(err)
         if (!(err instanceof ApiError)) console.error(`clipdesk: ${name} failed:`, err)
         const envelope: IpcErrorEnvelope = {
-          ipcError: err instanceof ApiError ? body.error : { ...body.error, message: err instanceof Error ? err.message : String(err) }
+          ipcError: err instanceof ApiError ? body.error : { ...body.error, message: errorText(err) }
         }
         return envelope
       }

@@ -4,13 +4,13 @@
  * write, or why it failed, as the status endpoint says it), and wait for its end. Jobs of these
  * features are the owner's: no API key, no credit.
  */
-import type { JobStatus, Mode, OutputFormat, Variation } from '../../shared/api'
+import { type JobStatus, type Mode, type OutputFormat, type Variation, isEnded } from '../../shared/api'
 import { resultsToWrite } from '../../shared/outputs'
 import { roundUncertainty } from '../../shared/review'
 import { warningText } from '../../shared/vocabulary'
 import type { RegionBox } from '../../shared/regions'
 import type { SecondLook } from '../../shared/params-types'
-import type { Engine } from '../engine/engine'
+import type { Engine, JobEvent } from '../engine/engine'
 import { asApiError } from '../engine/errors'
 import { jobError, primaryVariation } from '../engine/status-view'
 
@@ -131,19 +131,31 @@ export function jobOutcome(engine: Engine, jobId: string, allVariations: boolean
   return { state: 'pending', status: job.status, progress: job.progress }
 }
 
+/**
+ * Calls `listener` with the id of each job of `engine` that ends (done, failed or cancelled)
+ * from now on; returns the function that stops it. The one listener for job ends: `JobEnds`
+ * waits on it, a watched folder follows its jobs with it.
+ */
+export function onJobEnd(engine: Engine, listener: (jobId: string) => void): () => void {
+  const onJob = (e: JobEvent): void => {
+    if (isEnded(e.status)) listener(e.job_id)
+  }
+  engine.on('job', onJob)
+  return () => engine.off('job', onJob)
+}
+
 /** Waits for jobs of one engine to end, with one listener for them all. */
 export class JobEnds {
   private readonly waiters = new Map<string, () => void>()
-  private readonly onJob = (e: { job_id: string }): void => {
-    const wake = this.waiters.get(e.job_id)
-    if (wake && this.ended(e.job_id)) {
-      this.waiters.delete(e.job_id)
-      wake()
-    }
-  }
+  private readonly stop: () => void
 
   constructor(private readonly engine: Engine) {
-    engine.on('job', this.onJob)
+    this.stop = onJobEnd(engine, (jobId) => {
+      const wake = this.waiters.get(jobId)
+      if (!wake) return
+      this.waiters.delete(jobId)
+      wake()
+    })
   }
 
   /** Resolves once the job is done, failed, cancelled or gone. */
@@ -160,11 +172,11 @@ export class JobEnds {
   }
 
   close(): void {
-    this.engine.off('job', this.onJob)
+    this.stop()
   }
 
   private ended(jobId: string): boolean {
     const job = this.engine.job(jobId)
-    return !job || job.status === 'done' || job.status === 'failed' || job.status === 'cancelled'
+    return !job || isEnded(job.status)
   }
 }

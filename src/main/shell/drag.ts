@@ -5,6 +5,7 @@
  * from the renderer. No Electron import, so it is tested where Electron cannot run.
  */
 import type { ResultTarget } from '../../shared/results'
+import { errorText } from '../../shared/errors'
 
 /** The part of Electron's IpcMainEvent this needs. */
 export interface DragEvent {
@@ -29,7 +30,7 @@ export function dragHandler(deps: DragDeps): (event: DragEvent, target: ResultTa
     try {
       file = await deps.resolve(target)
     } catch (err) {
-      return deps.refused(`the result cannot be dragged: ${(err as Error).message}`)
+      return deps.refused(`the result cannot be dragged: ${errorText(err)}`)
     }
     event.sender.startDrag({ file, icon: deps.icon(file) })
   }

@@ -1,8 +1,8 @@
 /**
- * The error of a coordinator's answer, read by the worker's link and its remote host alike (its
- * own module, so that neither imports the other for it).
+ * The error of a coordinator's answer, read by the worker's link (`http-link.ts`) and the
+ * remote host (`remote-host.ts`) alike: its code and message, or the status and the first
+ * 300 characters of the body when the body is not our error shape.
  */
-/** An answer the coordinator gave with an error body. */
 export async function errorOf(res: Response): Promise<{ code: string; message: string }> {
   const text = await res.text().catch(() => '')
   try {

@@ -9,6 +9,7 @@ import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, WORKER_FEATURES, type C
 import { errorOf } from './error-of'
 import { RemoteHost } from './remote-host'
 import type { ClaimedJob, CoordinatorLink } from './worker'
+import { errorText } from '../../shared/errors'
 
 export interface HttpLinkOptions {
   /** The models this worker can run (a claim for another is left to other workers). */
@@ -64,7 +65,7 @@ export class HttpLink implements CoordinatorLink {
       })
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason
-      throw new HostUnavailable(`the coordinator cannot be reached: ${(err as Error).message}`)
+      throw new HostUnavailable(`the coordinator cannot be reached: ${errorText(err)}`)
     }
     if (res.status === 503 || res.status === 429) {
       const wait = Number(res.headers.get('retry-after'))

@@ -8,7 +8,6 @@ import type { OutputFormat, Variation } from '../../shared/api'
 import { queueUrlProblem } from '../../shared/app'
 import type { FailureReason } from '../../shared/errors'
 import type { JobParams } from '../../shared/params-types'
-import type { PipelineStage } from '../engine/pipeline'
 
 /** The BullMQ queue every coordinator and worker of one studio share. */
 export const STUDIO_QUEUE = 'clipdesk-jobs'
@@ -80,8 +79,6 @@ export interface FailureReport {
   reason: FailureReason
   message: string
 }
-
-export type ProgressStage = PipelineStage
 
 export type { WorkerInfo } from '../../shared/studio'
 

@@ -7,18 +7,18 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { FAILURE_REASONS, type FailureReason } from '../../shared/errors'
+import { FAILURE_REASONS, type FailureReason, errorText } from '../../shared/errors'
 import { cleanText } from '../../shared/text'
 import { ApiError, JobFailure } from '../engine/errors'
 import { canvasBound } from '../engine/params/output-budget'
 import type { PipelineStage } from '../engine/pipeline'
 import type { DispatchAccess, StoredOutcome } from '../engine/run/dispatch-access'
 import type { RunPlan } from '../engine/run/execute'
-import { isTerminal } from '../engine/queue/transitions'
 import { ClaimTable, type Lease } from './claims'
 import type { FailureReport, WorkerIdentity } from './protocol'
 import type { WorkerRegistry } from './registry'
 import type { ResultExpectation } from './result-check'
+import { isEnded } from '../../shared/api'
 
 /** Results of one job refused this many times (by any of its workers): the job is given up. */
 export const MAX_REFUSED_RESULTS = 5
@@ -47,7 +47,7 @@ async function digest(path: string): Promise<{ bytes: number; sha256: string }> 
 
 function failureOf(err: unknown): { reason: FailureReason; message: string } {
   if (err instanceof JobFailure) return { reason: err.reason, message: err.message }
-  return { reason: 'pipeline_error', message: `Processing failed: ${err instanceof Error ? err.message : String(err)}` }
+  return { reason: 'pipeline_error', message: `Processing failed: ${errorText(err)}` }
 }
 
 export class StudioRuns {
@@ -78,7 +78,7 @@ export class StudioRuns {
   ): Promise<ClaimAnswer> {
     this.workers.seen(holder)
     const job = this.access.job(jobId)
-    if (!job || isTerminal(job.status)) return { claimed: null }
+    if (!job || isEnded(job.status)) return { claimed: null }
     const held = this.claims.heldFor(job)
     if (held > 0) {
       const seconds = Math.max(1, Math.ceil(Math.min(held, this.claims.leaseMs) / 1000))
@@ -131,7 +131,7 @@ export class StudioRuns {
   verify(jobId: string, token: string | undefined, caller: WorkerIdentity): Lease {
     const attempt = this.claims.attemptOf(jobId, token, caller.keyId)
     const job = this.access.job(jobId)
-    if (!job || isTerminal(job.status) || job.status === 'queued' || job.attempts !== attempt) {
+    if (!job || isEnded(job.status) || job.status === 'queued' || job.attempts !== attempt) {
       throw new ApiError(
         'claim_ended',
         `The claim on job ${jobId} has ended: the job ended, or it was claimed again after this claim's lease lapsed.`

@@ -8,10 +8,9 @@
  * What differs between a batch's item and a watched folder's file is said by the feature's
  * `TouchUpFile` (`batches/touchup-file.ts`, `watch/touchup-file.ts`); everything else is here.
  */
-import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import type { ErrorCode } from '../../shared/errors'
+import { type ErrorCode, errorText } from '../../shared/errors'
 import type { RegionBox } from '../../shared/regions'
 import type { TouchUpPreview, TouchUpResult, TouchUpTarget } from '../../shared/touchup'
 import type { Engine } from '../engine/engine'
@@ -20,6 +19,7 @@ import type { HintPreviews, PreviewSource } from '../engine/run/hint-preview'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
 import { ContainmentError } from '../outputs/contained-dir'
 import { replaceKeepingPrevious } from '../outputs/previous'
+import { contentHash } from '../engine/content-hash'
 
 /** One done file as its feature describes it for a touch-up. */
 export interface TouchUpFile {
@@ -125,7 +125,7 @@ export class TouchUps {
       // A link, FIFO or device at an output name, or the folder swapped for a link: not ours to
       // touch, refused before any byte is written (outputs/previous.ts).
       if (err instanceof ContainmentError) throw new ApiError('conflict', `The touched-up file was not written: ${err.message}`)
-      throw new ApiError('internal_error', `The touched-up file could not be written into the destination: ${(err as Error).message}`)
+      throw new ApiError('internal_error', `The touched-up file could not be written into the destination: ${errorText(err)}`)
     }
     const touchUps = file.record({ jobId: submitted.jobId, warnings: outcome.warnings, previous })
     return { outputs: file.outputs, previous, touch_ups: touchUps }
@@ -139,7 +139,7 @@ export class TouchUps {
     if (!source || !existsSync(source.path)) return null
     if (source.sha256 === undefined) return source.path
     const bytes = await readFile(source.path).catch(() => null)
-    return bytes && createHash('sha256').update(bytes).digest('hex') === source.sha256 ? source.path : null
+    return bytes && contentHash(bytes) === source.sha256 ? source.path : null
   }
 }
 
@@ -151,7 +151,7 @@ async function refusingHint<T>(run: () => Promise<T>): Promise<T> {
     if (err instanceof ApiError) throw err
     const reason = (err as { reason?: string }).reason
     if (reason === 'unsupported_image')
-      throw new ApiError('validation_failed', 'The hint cannot be used.', { details: [{ field: 'hint', issue: (err as Error).message }] })
+      throw new ApiError('validation_failed', 'The hint cannot be used.', { details: [{ field: 'hint', issue: errorText(err) }] })
     throw err
   }
 }

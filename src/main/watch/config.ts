@@ -1,8 +1,9 @@
 /**
  * Adding, changing and removing watched folders: checks every argument (zod at the boundary,
  * then the file system), stores the folder, and answers with ApiError so IPC, the app bridge
- * and the CLI report the same problems. Works without a running service (the CLI); a running
- * service in any process notices changes through the folder's revision.
+ * and the CLI report the same problems. Works without a running service (the CLI, while no
+ * engine runs); the service, in the engine's process, restarts a changed folder's runner when
+ * it sees the folder's revision move.
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, realpathSync, statSync } from 'node:fs'
@@ -215,7 +216,7 @@ export class WatchFolders {
     }
     for (const f of targets) {
       this.store.patchFile(f.id, { state: f.state }, { state: 'waiting', forced: true, errorCode: null, errorMessage: null, jobId: null })
-      this.store.addEvent(folder.id, 'retried', f.relPath, `retry requested${f.errorMessage ? ` (was: ${f.errorMessage})` : ''}`)
+      this.store.activity.add(folder.id, 'retried', f.relPath, `retry requested${f.errorMessage ? ` (was: ${f.errorMessage})` : ''}`)
     }
     return { folder, files: targets.map((f) => f.id) }
   }

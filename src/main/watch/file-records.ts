@@ -121,7 +121,7 @@ export class FileRecords {
       errorMessage: message,
       duplicateOf: null
     })
-    this.store.addEvent(folder.id, 'failed', rel, message)
+    this.store.activity.add(folder.id, 'failed', rel, message)
     this.changed(folder.id)
   }
 }

@@ -10,23 +10,6 @@ export async function statFile(path: string): Promise<Stats | null> {
   return st?.isFile() ? st : null
 }
 
-/** A tiny counting semaphore. */
-export class Limiter {
-  private active = 0
-  private readonly queue: (() => void)[] = []
-  constructor(private readonly max: number) {}
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.max) await new Promise<void>((r) => this.queue.push(r))
-    this.active++
-    try {
-      return await fn()
-    } finally {
-      this.active--
-      this.queue.shift()?.()
-    }
-  }
-}
-
 /**
  * Resolves once the file's size and modification time stayed the same for `stableMs`;
  * null when it went away, 'empty' when it stayed empty (a later write pokes it again).

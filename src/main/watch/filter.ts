@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { isImageName } from '../../shared/image-types'
 import type { WatchRequest } from '../../shared/watch'
+import { sniffImageType } from '../engine/pipeline/decode/sniff'
 import { isPreviousVersionName } from '../outputs/previous'
 
 /**
@@ -48,33 +49,32 @@ export function ignoreDir(rel: string, opts: { recursive: boolean; excluded: str
  * having stayed the same is all there is to go on).
  *
  * A writer that pauses for longer than the stability wait leaves a file that is stable but
- * cut short; this catches it for the common formats.
+ * cut short; this catches it for the common formats. The format is the engine's one sniffer's
+ * (`sniffImageType`).
  */
 export function looksComplete(bytes: Buffer): boolean {
   if (bytes.length < 8) return false
-  // PNG
-  if (bytes[0] === 0x89 && bytes.toString('latin1', 1, 4) === 'PNG') {
-    return bytes.lastIndexOf('IEND', undefined, 'latin1') > 8
+  switch (sniffImageType(bytes)) {
+    case 'png':
+      return bytes.lastIndexOf('IEND', undefined, 'latin1') > 8
+    case 'jpeg': {
+      // Entropy-coded data never contains FF DA or FF D9 (0xFF is stuffed), so an EOI after the
+      // last start-of-scan marks the end of the image.
+      const sos = bytes.lastIndexOf(Buffer.from([0xff, 0xda]))
+      const eoi = bytes.lastIndexOf(Buffer.from([0xff, 0xd9]))
+      return sos >= 0 && eoi > sos
+    }
+    case 'webp':
+      // RIFF <size> WEBP: the size counts the bytes after its own field.
+      return bytes.length >= bytes.readUInt32LE(4) + 8
+    case 'gif':
+      return bytes[bytes.length - 1] === 0x3b
+    default:
+      return true
   }
-  // JPEG: entropy-coded data never contains FF DA or FF D9 (0xFF is stuffed), so an EOI after
-  // the last start-of-scan marks the end of the image.
-  if (bytes[0] === 0xff && bytes[1] === 0xd8) {
-    const sos = bytes.lastIndexOf(Buffer.from([0xff, 0xda]))
-    const eoi = bytes.lastIndexOf(Buffer.from([0xff, 0xd9]))
-    return sos >= 0 && eoi > sos
-  }
-  // WebP: RIFF <size> WEBP
-  if (bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.length >= 12 && bytes.toString('latin1', 8, 12) === 'WEBP') {
-    return bytes.length >= bytes.readUInt32LE(4) + 8
-  }
-  // GIF
-  if (bytes.toString('latin1', 0, 3) === 'GIF') return bytes[bytes.length - 1] === 0x3b
-  return true
 }
 
-export function contentHash(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex')
-}
+export { contentHash } from '../engine/content-hash'
 
 /** The settings a file is processed with: the job request only (names and folders do not change the result). */
 export function settingsHash(request: WatchRequest): string {

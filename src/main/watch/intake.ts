@@ -10,12 +10,14 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { viaSymlink } from '../outputs/contained-dir'
 import type { FileRecords } from './file-records'
-import { Limiter, statFile, submissionName, waitStable } from './files'
+import { statFile, submissionName, waitStable } from './files'
 import { contentHash, looksComplete, settingsHash } from './filter'
+import { Limiter } from '../../shared/limit'
 import type { JobOutcomes } from './outcomes'
 import type { WatchPlacement } from './placement'
 import type { SubmitResult, WatchProcessor } from './processor'
 import type { WatchFileRecord, WatchFolderRecord, WatchStore } from './store'
+import { errorText } from '../../shared/errors'
 
 export interface IntakeTiming {
   stableMs: number
@@ -131,7 +133,7 @@ export class FileIntake {
         }
       } while (entry.again && this.d.isActive(entry.folderId))
     } catch (err) {
-      if (!signal.aborted) this.d.log(`${entry.rel}: ${(err as Error).message}`)
+      if (!signal.aborted) this.d.log(`${entry.rel}: ${errorText(err)}`)
     } finally {
       this.pending.delete(key)
       if (entry.visible) this.d.changed(entry.folderId)
@@ -161,15 +163,7 @@ export class FileIntake {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code
         if (code === 'ENOENT' || code === 'EISDIR') return 'again'
-        this.d.records.recordFailure(
-          folder,
-          rel,
-          st,
-          null,
-          settings,
-          'read_failed',
-          `The file could not be read: ${(err as Error).message}`
-        )
+        this.d.records.recordFailure(folder, rel, st, null, settings, 'read_failed', `The file could not be read: ${errorText(err)}`)
         return
       }
       const after = await statFile(abs)
@@ -194,7 +188,12 @@ export class FileIntake {
         return
       }
       if (decision.kind === 'skipped') {
-        this.d.store.addEvent(folder.id, 'skipped', rel, `same content as ${decision.duplicateOf}, already processed with these settings`)
+        this.d.store.activity.add(
+          folder.id,
+          'skipped',
+          rel,
+          `same content as ${decision.duplicateOf}, already processed with these settings`
+        )
         this.d.changed(folder.id)
         if (folder.originals === 'move') await this.d.placement.moveOriginal(folder, decision.row)
         return
@@ -210,7 +209,7 @@ export class FileIntake {
     try {
       res = await this.d.processor.submit({ request: folder.request, bytes, filename: submissionName(row) })
     } catch (err) {
-      res = { ok: false, code: 'internal_error', message: `The job could not be submitted: ${(err as Error).message}`, retryable: false }
+      res = { ok: false, code: 'internal_error', message: `The job could not be submitted: ${errorText(err)}`, retryable: false }
     }
     const store = this.d.store
     if (res.ok) {
@@ -226,7 +225,7 @@ export class FileIntake {
       this.d.changed(folder.id)
     } else {
       if (store.patchFile(row.id, { state: 'submitting' }, { state: 'failed', errorCode: res.code, errorMessage: res.message })) {
-        store.addEvent(folder.id, 'failed', row.relPath, res.message)
+        store.activity.add(folder.id, 'failed', row.relPath, res.message)
       }
       this.d.changed(folder.id)
     }

@@ -9,6 +9,7 @@ import { relativeName } from '../outputs/paths'
 import type { WatchPlacement } from './placement'
 import type { WatchOutcome, WatchProcessor } from './processor'
 import { outputDirOf, type WatchFileRecord, type WatchStore } from './store'
+import { errorText } from '../../shared/errors'
 
 export interface OutcomeDeps {
   store: WatchStore
@@ -36,7 +37,7 @@ export class JobOutcomes {
       if (
         this.d.store.patchFile(row.id, { state: 'processing', jobId }, { state: 'failed', errorCode: out.code, errorMessage: out.message })
       ) {
-        this.d.store.addEvent(row.folderId, 'failed', row.relPath, out.message)
+        this.d.store.activity.add(row.folderId, 'failed', row.relPath, out.message)
         this.d.changed(row.folderId)
       }
       return
@@ -77,7 +78,7 @@ export class JobOutcomes {
       written = await this.d.placement.writeResults(folder, fresh, results)
     } catch (err) {
       this.d.store.outputs.dropUnwritten(fresh.id)
-      const message = `The result could not be written to ${outDir}: ${(err as Error).message}`
+      const message = `The result could not be written to ${outDir}: ${errorText(err)}`
       if (
         this.d.store.patchFile(
           fresh.id,
@@ -85,7 +86,7 @@ export class JobOutcomes {
           { state: 'failed', errorCode: 'output_failed', errorMessage: message }
         )
       ) {
-        this.d.store.addEvent(folder.id, 'failed', fresh.relPath, message)
+        this.d.store.activity.add(folder.id, 'failed', fresh.relPath, message)
       }
       this.d.changed(folder.id)
       return
@@ -103,7 +104,7 @@ export class JobOutcomes {
       const names = written.map((p) => relativeName(outDir, p)).join(', ')
       const level = reviewLevel(uncertainty)
       const check = level !== null ? ` · to check: ${reviewText(level, uncertainty!)}` : ''
-      this.d.store.addEvent(folder.id, 'done', fresh.relPath, `→ ${names}${warnings.length ? ` (${warnings.join('; ')})` : ''}${check}`)
+      this.d.store.activity.add(folder.id, 'done', fresh.relPath, `→ ${names}${warnings.length ? ` (${warnings.join('; ')})` : ''}${check}`)
       return true
     })()
     this.d.changed(folder.id)

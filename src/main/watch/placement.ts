@@ -19,6 +19,7 @@ import { isInside, isStrictlyInside, relativeName, resolveInside } from '../outp
 import { writeOutputs } from '../outputs/write'
 import { statFile } from './files'
 import { doneDirOf, outputDirOf, type WatchFileRecord, type WatchFolderRecord, type WatchStore } from './store'
+import { errorText } from '../../shared/errors'
 
 export interface PlacementDeps {
   store: WatchStore
@@ -79,12 +80,7 @@ export class WatchPlacement {
       this.d.store.relocateFile(row.id, relativeName(folder.path, target))
       this.d.changed(folder.id)
     } catch (err) {
-      this.d.store.addEvent(
-        folder.id,
-        'error',
-        row.relPath,
-        `the original could not be moved to ${DONE_DIR_NAME}: ${(err as Error).message}`
-      )
+      this.d.store.activity.add(folder.id, 'error', row.relPath, `the original could not be moved to ${DONE_DIR_NAME}: ${errorText(err)}`)
       this.d.changed(folder.id)
     }
   }

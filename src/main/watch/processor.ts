@@ -7,7 +7,7 @@
 import { writesAllVariations } from '../../shared/outputs'
 import type { WatchRequest } from '../../shared/watch'
 import type { Engine } from '../engine/engine'
-import { jobOutcome, submitFile, type ResultFile, type SubmitResult } from '../outputs/engine-jobs'
+import { jobOutcome, onJobEnd, submitFile, type ResultFile, type SubmitResult } from '../outputs/engine-jobs'
 
 export type { SubmitResult } from '../outputs/engine-jobs'
 
@@ -50,12 +50,6 @@ export function engineProcessor(engine: Engine): WatchProcessor {
     cancel(jobId) {
       engine.cancel(jobId)
     },
-    onJobChange(listener) {
-      const onJob = (e: { job_id: string; status: string }): void => {
-        if (e.status === 'done' || e.status === 'failed' || e.status === 'cancelled') listener(e.job_id)
-      }
-      engine.on('job', onJob)
-      return () => engine.off('job', onJob)
-    }
+    onJobChange: (listener) => onJobEnd(engine, listener)
   }
 }

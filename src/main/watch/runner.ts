@@ -13,6 +13,7 @@ import { isStrictlyInside } from '../outputs/paths'
 /** Paths the watcher reports: inputs, and files that are not images (said once, never processed). */
 const seenAsInput = (reason: string | null): boolean => reason === null || reason === NOT_AN_IMAGE
 import type { WatchFolderRecord } from './store'
+import { errorText } from '../../shared/errors'
 
 export interface RunnerDeps {
   /** A path (relative, '/'-separated) may have changed: added, written, removed. */
@@ -98,8 +99,8 @@ export class FolderRunner {
       if (toRel(root, path) !== '') void this.scan()
     })
     watcher.on('error', (err) => {
-      this.deps.log(`watching ${root}: ${(err as Error).message}`)
-      this.unavailable(`watching failed: ${(err as Error).message}; retrying`)
+      this.deps.log(`watching ${root}: ${errorText(err)}`)
+      this.unavailable(`watching failed: ${errorText(err)}; retrying`)
     })
     await new Promise<void>((resolve) => {
       this.stopWaiting = resolve
@@ -127,7 +128,7 @@ export class FolderRunner {
       const missing = (err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR'
       if (!this.closed)
         this.unavailable(
-          missing ? `the folder ${this.folder.path} is missing; retrying` : `the folder cannot be read: ${(err as Error).message}; retrying`
+          missing ? `the folder ${this.folder.path} is missing; retrying` : `the folder cannot be read: ${errorText(err)}; retrying`
         )
       return
     }

@@ -35,6 +35,7 @@ import { FolderRunner } from './runner'
 import { watchTouchUpFile } from './touchup-file'
 import { doneDirOf, outputDirOf, WatchStore, type WatchFolderRecord } from './store'
 import { folderView, STOPPED, type RuntimeInfo } from './views'
+import { errorText } from '../../shared/errors'
 
 /** What the activity says about a file of the folder that is not an image. */
 export const NOT_AN_IMAGE_NOTE = 'not an image (PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG): left as it is'
@@ -240,7 +241,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
         for (const row of this.store.filesInState(['processing'])) if (row.jobId) this.track(this.outcomes.check(row.jobId))
       this.pokeHeld()
     } catch (err) {
-      this.o.log(`sync failed: ${(err as Error).message}`)
+      this.o.log(`sync failed: ${errorText(err)}`)
     } finally {
       this.ticking = false
     }
@@ -331,7 +332,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
 
   private track<T>(p: Promise<T>): void {
     const t = p.catch((err: unknown) => {
-      if (!this.abort.signal.aborted) this.o.log((err as Error).message)
+      if (!this.abort.signal.aborted) this.o.log(errorText(err))
     })
     this.tasks.add(t)
     void t.finally(() => this.tasks.delete(t))
@@ -339,8 +340,8 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
 
   /** Says something about a file in the folder's activity, unless the same was said already (a rescan sees it again). */
   private note(folderId: string, kind: WatchActivityKind, rel: string, message: string): void {
-    if (this.store.hasEvent(folderId, kind, rel, message)) return
-    this.store.addEvent(folderId, kind, rel, message)
+    if (this.store.activity.has(folderId, kind, rel, message)) return
+    this.store.activity.add(folderId, kind, rel, message)
     this.changed(folderId)
   }
 

@@ -1,12 +1,13 @@
 /**
- * The watch tables (the watch migrations, applied on opening): folders, per-file state, the
- * processed-content ledger and recent activity; the output names given out are `outputs`
- * (`output-records.ts`). Synchronous SQLite, so that a check-then-write done in one call (or
+ * The watch tables (the watch migrations, applied on opening): folders, per-file state and the
+ * processed-content ledger; the output names given out are `outputs` (`output-records.ts`) and
+ * each folder's recent activity `activity` (`activity-records.ts`). Synchronous SQLite, so that a check-then-write done in one call (or
  * one transaction) cannot interleave with another in this process.
  */
 import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
-import type { WatchActivity, WatchActivityKind, WatchCounts } from '../../shared/watch'
+import type { WatchCounts } from '../../shared/watch'
 import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
+import { WatchActivityLog } from './activity-records'
 import { WatchOutputs } from './output-records'
 import {
   toFile,
@@ -22,16 +23,16 @@ import { WATCH_MIGRATIONS } from './schema/migrations'
 
 export { doneDirOf, outputDirOf, type FileDbState, type OutputRecord, type WatchFileRecord, type WatchFolderRecord } from './records'
 
-/** Events kept per folder for "recent activity". */
-const EVENTS_KEPT = 200
-
 export class WatchStore {
   /** Every output name given out to the folders' files. */
   readonly outputs: WatchOutputs
+  /** Each folder's recent activity. */
+  readonly activity: WatchActivityLog
 
   constructor(readonly db: Db) {
     applyMigrations(db, WATCH_MIGRATIONS)
     this.outputs = new WatchOutputs(db)
+    this.activity = new WatchActivityLog(db)
   }
 
   // ── folders ──────────────────────────────────────────────────────────────────────────────
@@ -73,7 +74,7 @@ export class WatchStore {
     return (prepared(this.db, 'SELECT * FROM watch_folders ORDER BY created_at, id').all() as FolderRow[]).map(toFolder)
   }
 
-  /** Applies a change and bumps the revision, so that a service in any process reloads the folder. */
+  /** Applies a change and bumps the revision, so that the running service restarts the folder's runner with it. */
   updateFolder(id: string, patch: FolderPatch): WatchFolderRecord | null {
     const cur = this.folder(id)
     if (!cur) return null
@@ -97,18 +98,8 @@ export class WatchStore {
     return this.folder(id)
   }
 
-  bumpRevision(id: string): void {
-    prepared(this.db, 'UPDATE watch_folders SET revision = revision + 1 WHERE id = ?').run(id)
-  }
-
   deleteFolder(id: string): boolean {
     return prepared(this.db, 'DELETE FROM watch_folders WHERE id = ?').run(id).changes > 0
-  }
-
-  /** id → revision of every folder: cheap enough to read every second. */
-  revisions(): Map<string, number> {
-    const rows = prepared(this.db, 'SELECT id, revision FROM watch_folders').all() as { id: string; revision: number }[]
-    return new Map(rows.map((r) => [r.id, Number(r.revision)]))
   }
 
   // ── files ────────────────────────────────────────────────────────────────────────────────
@@ -141,42 +132,43 @@ export class WatchStore {
   filesInState(states: FileDbState[], folderId?: string): WatchFileRecord[] {
     const marks = states.map(() => '?').join(', ')
     const sql = `SELECT * FROM watch_files WHERE state IN (${marks})${folderId ? ' AND folder_id = ?' : ''} ORDER BY id`
-    const args: unknown[] = folderId ? [...states, folderId] : states
-    return (prepared(this.db, sql).all(...args) as FileRow[]).map(toFile)
+    return this.files(sql, ...(folderId ? [...states, folderId] : states))
   }
 
   /** Failed files of a folder, newest first. */
   failedFiles(folderId: string, limit = 200): WatchFileRecord[] {
-    return (
-      prepared(this.db, "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ?").all(
-        folderId,
-        limit
-      ) as FileRow[]
-    ).map(toFile)
+    return this.files(
+      "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ?",
+      folderId,
+      limit
+    )
   }
 
   filesOf(folderId: string): WatchFileRecord[] {
-    return (prepared(this.db, 'SELECT * FROM watch_files WHERE folder_id = ? ORDER BY id').all(folderId) as FileRow[]).map(toFile)
+    return this.files('SELECT * FROM watch_files WHERE folder_id = ? ORDER BY id', folderId)
   }
 
   /** Done files of a folder whose cutout is to check and not touched up since (docs/review.md), most uncertain first. */
   toCheckFiles(folderId: string, limit = 200): WatchFileRecord[] {
-    return (
-      prepared(
-        this.db,
-        "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' AND uncertainty >= ? AND touch_ups = 0 ORDER BY uncertainty DESC, id LIMIT ?"
-      ).all(folderId, TO_CHECK, limit) as FileRow[]
-    ).map(toFile)
+    return this.files(
+      "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' AND uncertainty >= ? AND touch_ups = 0 ORDER BY uncertainty DESC, id LIMIT ?",
+      folderId,
+      TO_CHECK,
+      limit
+    )
   }
 
   /** The latest done files of a folder, newest first (the folder's list to open one from, e.g. to touch it up). */
   doneFiles(folderId: string, limit = 50): WatchFileRecord[] {
-    return (
-      prepared(this.db, "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' ORDER BY updated_at DESC, id DESC LIMIT ?").all(
-        folderId,
-        limit
-      ) as FileRow[]
-    ).map(toFile)
+    return this.files(
+      "SELECT * FROM watch_files WHERE folder_id = ? AND state = 'done' ORDER BY updated_at DESC, id DESC LIMIT ?",
+      folderId,
+      limit
+    )
+  }
+
+  private files(sql: string, ...args: unknown[]): WatchFileRecord[] {
+    return (prepared(this.db, sql).all(...args) as FileRow[]).map(toFile)
   }
 
   counts(folderId: string): WatchCounts {
@@ -229,50 +221,33 @@ export class WatchStore {
     }
     // Every put is a new version of the file (or its failure): no score and no touch-up until its own cutout is made.
     const f = { ...base, ...fields, uncertainty: fields.uncertainty ?? null }
+    // The columns an update and an insert both write, in their order in both statements.
+    const columns = [
+      f.size,
+      f.mtimeMs,
+      f.contentHash,
+      f.settingsHash,
+      f.state,
+      f.jobId,
+      f.token,
+      f.forced ? 1 : 0,
+      f.errorCode,
+      f.errorMessage,
+      f.duplicateOf
+    ]
     if (existing) {
       prepared(
         this.db,
         `UPDATE watch_files SET size = ?, mtime_ms = ?, content_hash = ?, settings_hash = ?, state = ?, job_id = ?, token = ?, forced = ?,
              error_code = ?, error_message = ?, duplicate_of = ?, uncertainty = ?, touch_ups = 0, touched_up_at = NULL, updated_at = ? WHERE id = ?`
-      ).run(
-        f.size,
-        f.mtimeMs,
-        f.contentHash,
-        f.settingsHash,
-        f.state,
-        f.jobId,
-        f.token,
-        f.forced ? 1 : 0,
-        f.errorCode,
-        f.errorMessage,
-        f.duplicateOf,
-        f.uncertainty,
-        now,
-        existing.id
-      )
+      ).run(...columns, f.uncertainty, now, existing.id)
     } else {
       prepared(
         this.db,
         `INSERT INTO watch_files (folder_id, rel_path, size, mtime_ms, content_hash, settings_hash, state, job_id, token, forced,
              error_code, error_message, duplicate_of, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-      ).run(
-        folderId,
-        relPath,
-        f.size,
-        f.mtimeMs,
-        f.contentHash,
-        f.settingsHash,
-        f.state,
-        f.jobId,
-        f.token,
-        f.forced ? 1 : 0,
-        f.errorCode,
-        f.errorMessage,
-        f.duplicateOf,
-        now,
-        now
-      )
+      ).run(folderId, relPath, ...columns, now, now)
     }
     return this.fileByPath(folderId, relPath)!
   }
@@ -383,48 +358,5 @@ export class WatchStore {
       this.db,
       'INSERT OR REPLACE INTO watch_processed (folder_id, content_hash, settings_hash, rel_path, at) VALUES (?, ?, ?, ?, ?)'
     ).run(folderId, contentHash, settingsHash, relPath, Date.now())
-  }
-
-  // ── activity ─────────────────────────────────────────────────────────────────────────────
-
-  addEvent(folderId: string, kind: WatchActivityKind, relPath: string | null, message: string): void {
-    prepared(this.db, 'INSERT INTO watch_events (folder_id, at, kind, rel_path, message) VALUES (?, ?, ?, ?, ?)').run(
-      folderId,
-      Date.now(),
-      kind,
-      relPath,
-      message
-    )
-    prepared(
-      this.db,
-      'DELETE FROM watch_events WHERE folder_id = ? AND id <= (SELECT id FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)'
-    ).run(folderId, folderId, EVENTS_KEPT)
-  }
-
-  /** Whether the folder's kept activity already says this about `relPath`. */
-  hasEvent(folderId: string, kind: WatchActivityKind, relPath: string, message: string): boolean {
-    return (
-      prepared(this.db, 'SELECT 1 FROM watch_events WHERE folder_id = ? AND kind = ? AND rel_path = ? AND message = ? LIMIT 1').get(
-        folderId,
-        kind,
-        relPath,
-        message
-      ) !== undefined
-    )
-  }
-
-  recent(folderId: string, limit = 30): WatchActivity[] {
-    return (
-      prepared(this.db, 'SELECT id, at, kind, rel_path, message FROM watch_events WHERE folder_id = ? ORDER BY id DESC LIMIT ?').all(
-        folderId,
-        limit
-      ) as {
-        id: number
-        at: number
-        kind: WatchActivityKind
-        rel_path: string | null
-        message: string
-      }[]
-    ).map((r) => ({ id: Number(r.id), at: Number(r.at), kind: r.kind, rel_path: r.rel_path, message: r.message }))
   }
 }

@@ -69,7 +69,7 @@ export function watchTouchUpFile(d: WatchTouchUpDeps, target: Extract<TouchUpTar
         })
         const kept = previous.filter(Boolean).map((p) => relativeName(outDir, p))
         const names = outputs.map((o) => relativeName(outDir, o.path)).join(', ')
-        store.addEvent(
+        store.activity.add(
           folder.id,
           'touched_up',
           row.relPath,

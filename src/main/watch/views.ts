@@ -70,7 +70,7 @@ export function folderView(store: WatchStore, f: WatchFolderRecord, runtime: Run
     to_check: store.toCheckFiles(f.id).map((r) => fileView(store, r)),
     done: store.doneFiles(f.id).map((r) => fileView(store, r)),
     // Failures are stored as they came; they are read in plain words.
-    recent: store.recent(f.id).map((a) => (a.kind === 'failed' ? { ...a, message: explainProblem(a.message).message } : a)),
+    recent: store.activity.recent(f.id).map((a) => (a.kind === 'failed' ? { ...a, message: explainProblem(a.message).message } : a)),
     created_at: f.createdAt,
     updated_at: f.updatedAt
   }

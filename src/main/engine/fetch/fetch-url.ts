@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises'
 import { JobFailure } from '../errors'
 import { parseFetchUrl, precheckUrl } from './address-policy'
 import { createFilteringAgent, isAgentRefusal } from './agents'
+import { errorText } from '../../../shared/errors'
 
 /**
  * Downloads a job's `file_url` (docs/api.md): http/https only, redirects followed by hand so each
@@ -196,9 +197,9 @@ function toFailure(err: unknown, stop: AbortSignal): unknown {
   if (stop.aborted) return stop.reason
   if (err instanceof JobFailure) return err
   if (isAgentRefusal(err)) {
-    return new JobFailure('fetch_blocked', `refusing to connect: ${(err as Error).message}`, { cause: err })
+    return new JobFailure('fetch_blocked', `refusing to connect: ${errorText(err)}`, { cause: err })
   }
   const code = (err as NodeJS.ErrnoException | null)?.code
-  const detail = code ?? (err instanceof Error ? err.message : String(err))
+  const detail = code ?? errorText(err)
   return new JobFailure('fetch_failed', `could not fetch the URL (${detail})`, { cause: err })
 }

@@ -3,31 +3,24 @@
  * difference charged once, nothing charged when the key cannot pay, everything given back on
  * failure, and the limits refused.
  */
-import { rmSync } from 'node:fs'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { tempDir } from '../../../../test/helpers/engine'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { tempDatabase, urlJob } from '../../../../test/helpers/temp-database'
 import { BACKGROUND_DEFAULTS, CLIPPING_DEFAULTS } from '../../../shared/params-types'
 import { JobFailure } from '../errors'
-import { openDatabase, type Db } from '../store/db'
+import type { Db } from '../store/db'
 import { JobStore } from '../store/jobs'
 import { KeyStore } from '../store/keys'
 import { settleOutputCost } from './output-cost'
 
-let dir: string
+const database = tempDatabase()
 let db: Db
 let keys: KeyStore
 let jobs: JobStore
 
 beforeEach(() => {
-  dir = tempDir()
-  db = openDatabase(join(dir, 'test.db'))
+  db = database()
   keys = new KeyStore(db)
   jobs = new JobStore(db)
-})
-afterEach(() => {
-  db.close()
-  rmSync(dir, { recursive: true, force: true })
 })
 
 /** A `file_url` job of a key with `credits`, charged 1 at acceptance as the upload does. */
@@ -35,17 +28,7 @@ function acceptedJob(credits: number | null): { id: string; keyId: string } {
   const { info } = keys.create({ credits })
   const id = `job-${Math.random().toString(16).slice(2)}`
   db.transaction(() => {
-    jobs.insert({
-      id,
-      keyId: info.id,
-      mode: 'background',
-      outputFormat: 'png',
-      deliveryMode: 'url',
-      params: null,
-      sourceKind: 'url',
-      source: 'https://x.example/a',
-      inputPath: null
-    })
+    jobs.insert(urlJob(id, info.id, 'background'))
     expect(keys.charge(info.id, id, 1)).toBe(true)
   })()
   return { id, keyId: info.id }

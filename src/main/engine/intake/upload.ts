@@ -29,6 +29,7 @@ import { HINT_TYPES } from '../pipeline/guide/hint'
 import { fitRegions, type RegionBox } from '../../../shared/regions'
 import { sniffImageType } from '../pipeline/decode/sniff'
 import { SandboxStartFailure } from '../sandbox/fork'
+import { errorText } from '../../../shared/errors'
 
 /** An upload as every transport hands it to the engine. */
 export interface UploadInput {
@@ -269,7 +270,7 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
     } catch (err) {
       rmSync(inputPath, { force: true })
       rmSync(hintPath, { force: true })
-      throw new ApiError('unavailable', `The upload could not be stored: ${(err as Error).message}`, {
+      throw new ApiError('unavailable', `The upload could not be stored: ${errorText(err)}`, {
         retryAfterSeconds: 60
       })
     }

@@ -3,7 +3,6 @@
  * with its descriptor, the default model and the device setting. Stored in the engine's
  * database (`models` table, `meta` rows), so the app, `clipdesk serve` and the CLI share it.
  */
-import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { DEVICES, MODEL_NAME_PATTERN, type Device, type ModelInfo } from '../../../shared/models'
@@ -15,6 +14,8 @@ import { descriptorProblems, ISNET_BUILTIN, KNOWN_DESCRIPTORS, recogniseModel, t
 import { resolveDevice } from './devices'
 import { assertMemoryFor } from './memory'
 import { prepared } from '../store/statements'
+import { errorText } from '../../../shared/errors'
+import { contentHash } from '../content-hash'
 
 /** The built-in models: name → variant and approximate file size (for listings). */
 export const BUILTIN_MODELS: Record<string, { variant: ModelVariant; bytes: number; speedClass: string }> = {
@@ -126,7 +127,7 @@ export class ModelRegistry {
     const side = 1024
     assertMemoryFor(name, info.size, side)
     const bytes = await readFile(file)
-    const sha256 = createHash('sha256').update(bytes).digest('hex')
+    const sha256 = contentHash(bytes)
     if (bytes.length < 16) throw invalid('file', `${file} is not an ONNX model (${bytes.length} bytes)`)
     let family: string
     let descriptor: ModelDescriptor
@@ -186,9 +187,9 @@ export class ModelRegistry {
       try {
         bytes = await readFile(path)
       } catch (err) {
-        throw new JobFailure('model_unavailable', `the file of model ${m.name} (${path}) cannot be read: ${(err as Error).message}`)
+        throw new JobFailure('model_unavailable', `the file of model ${m.name} (${path}) cannot be read: ${errorText(err)}`)
       }
-      const sha = createHash('sha256').update(bytes).digest('hex')
+      const sha = contentHash(bytes)
       if (sha !== sha256)
         throw new JobFailure(
           'model_unavailable',

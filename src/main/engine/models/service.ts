@@ -9,6 +9,7 @@ import { resolveDevice } from './devices'
 import type { ModelPool } from './pool'
 import { savedSessionSettings } from './session-factory'
 import type { AddModelRequest, ModelRegistry } from './registry'
+import { errorText } from '../../../shared/errors'
 
 /** The sample a test run segments: a light disc on a dark ground, 320 × 240, made here. */
 export function sampleImage(): SegmentInput {
@@ -59,7 +60,7 @@ export class ModelService {
       return { model: this.registry.info(m, this.pool.status(m.name), this.pool.device()), test }
     } catch (err) {
       this.registry.remove(m.name)
-      const message = err instanceof Error ? err.message : String(err)
+      const message = errorText(err)
       throw new ApiError('validation_failed', `The model was not added: ${message}`, { details: [{ field: 'file', issue: message }] })
     }
   }

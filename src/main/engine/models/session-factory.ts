@@ -20,6 +20,7 @@ import { rememberSession } from './last-session'
 import { cpuProfile, type CpuProfile } from './machine'
 import { OptimizedModels } from './optimized-model'
 import { chooseThreads, threadCandidates, TuningRecords, type ThreadChoice } from './tuning'
+import { errorText } from '../../../shared/errors'
 
 type Ready = Extract<WorkerReply, { type: 'ready' }>
 
@@ -285,8 +286,4 @@ export async function startSession(
     throw new Error(reply.type === 'error' ? reply.message : `unexpected reply ${reply.type} while loading the ${label}`)
   }
   return { worker: w, reply }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
 }

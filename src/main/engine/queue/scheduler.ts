@@ -69,10 +69,6 @@ export class Scheduler {
     }
   }
 
-  isRunning(jobId: string): boolean {
-    return this.running.has(jobId)
-  }
-
   get activeCount(): number {
     return this.running.size
   }

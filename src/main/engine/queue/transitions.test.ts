@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { JOB_STATUSES, STATE_OF } from '../../../shared/api'
-import { assertTransition, canTransition, IllegalTransitionError, isTerminal, TRANSITIONS } from './transitions'
+import { JOB_STATUSES, STATE_OF, isEnded } from '../../../shared/api'
+import { assertTransition, canTransition, IllegalTransitionError, TRANSITIONS } from './transitions'
 
 describe('TRANSITIONS', () => {
   it('lists every status', () => {
@@ -15,14 +15,15 @@ describe('TRANSITIONS', () => {
   })
 
   it('lets every non-terminal status fail or be cancelled', () => {
-    for (const s of JOB_STATUSES.filter((s) => !isTerminal(s))) {
+    for (const s of JOB_STATUSES.filter((s) => !isEnded(s))) {
       expect(canTransition(s, 'failed'), s).toBe(true)
       expect(canTransition(s, 'cancelled'), s).toBe(true)
     }
   })
 
   it('has no move out of a terminal status, and terminal statuses are exactly done, failed, cancelled', () => {
-    expect(JOB_STATUSES.filter(isTerminal).sort()).toEqual(['cancelled', 'done', 'failed'])
+    expect(JOB_STATUSES.filter(isEnded).sort()).toEqual(['cancelled', 'done', 'failed'])
+    for (const s of JOB_STATUSES) expect(TRANSITIONS[s].length === 0, s).toBe(isEnded(s))
     for (const s of JOB_STATUSES) expect(canTransition('done', s)).toBe(false)
   })
 

@@ -36,7 +36,3 @@ export function canTransition(from: JobStatus, to: JobStatus): boolean {
 export function assertTransition(from: JobStatus, to: JobStatus): void {
   if (!canTransition(from, to)) throw new IllegalTransitionError(from, to)
 }
-
-export function isTerminal(status: JobStatus): boolean {
-  return TRANSITIONS[status].length === 0
-}

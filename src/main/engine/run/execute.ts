@@ -7,7 +7,7 @@
  * is one, and reports the model and device that made the mask.
  */
 import type { OutputFormat } from '../../../shared/api'
-import type { FailureReason } from '../../../shared/errors'
+import { type FailureReason, errorText } from '../../../shared/errors'
 import type { JobParams, SecondLook } from '../../../shared/params-types'
 import { JobFailure } from '../errors'
 import { outputBound, overLimit } from '../params/output-budget'
@@ -225,7 +225,7 @@ function endingOf(err: unknown, signal: AbortSignal, timeoutMs: number): RunEndi
       }
   }
   if (err instanceof JobFailure) return { kind: 'failed', reason: err.reason, message: err.message }
-  return { kind: 'failed', reason: 'pipeline_error', message: `Processing failed: ${err instanceof Error ? err.message : String(err)}` }
+  return { kind: 'failed', reason: 'pipeline_error', message: `Processing failed: ${errorText(err)}` }
 }
 
 /**

@@ -48,8 +48,9 @@ import type { HintDecodeRequest } from '../pipeline/decode/hint-decode'
 import { MODEL_SIZE } from '../pipeline/mask/mask'
 import type { ModelPool } from '../models/pool'
 import type { ModelRegistry } from '../models/registry'
-import { inputHash, type CachedMask, type MaskCache } from '../store/mask-cache'
+import type { CachedMask, MaskCache } from '../store/mask-cache'
 import { CropMasks } from './crop-masks'
+import { contentHash } from '../content-hash'
 
 export interface HintPreviewDeps {
   decode(bytes: Buffer): Promise<DecodedImage>
@@ -272,7 +273,7 @@ export class HintPreviews {
     if (!registered) throw new ApiError('not_found', `The model ${model} that made this cutout is no longer installed.`)
     // The key the model's session gives its masks (`Segmenter.modelKey`).
     const key = maskModelKey(registered.builtin ? `isnet-${registered.variant}` : this.deps.models.modelId(registered))
-    const hash = inputHash(input)
+    const hash = contentHash(input)
     const looked = look === 'off' ? null : await this.deps.maskCache.get(hash, lookMaskKey(key, look))
     if (looked) {
       this.warm(model)

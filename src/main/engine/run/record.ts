@@ -7,13 +7,13 @@
  */
 import { rmSync } from 'node:fs'
 import { mkdir, readFile, rename, rm } from 'node:fs/promises'
-import type { JobStatus } from '../../../shared/api'
+import { type JobStatus, isEnded } from '../../../shared/api'
 import { JobFailure } from '../errors'
 import { fetchToFile } from '../fetch/fetch-url'
 import { writeFileAtomic } from '../paths'
 import type { PipelineStage } from '../pipeline'
 import type { JobFraming, JobRecord, MovePatch } from '../store/jobs'
-import { canTransition, isTerminal } from '../queue/transitions'
+import { canTransition } from '../queue/transitions'
 import type { RunContext } from './context'
 import type { RunEnding, RunHost, RunOutput, RunResult } from './execute'
 import type { JobParams } from '../../../shared/params-types'
@@ -76,7 +76,7 @@ export function giveUpIfExhausted(ctx: RunContext, job: JobRecord): boolean {
  * input that kills whatever runs it cannot come back forever. Null when it was not claimed.
  */
 export function claimJob(ctx: RunContext, job: JobRecord): RunRecord | null {
-  if (isTerminal(job.status)) return null
+  if (isEnded(job.status)) return null
   if (giveUpIfExhausted(ctx, job)) return null
   const first: JobStatus = job.sourceKind === 'url' && !job.inputPath ? 'fetching' : 'segmenting'
   const claimed = ctx.db.transaction(() => {
@@ -111,7 +111,7 @@ export class RunRecord implements RunHost {
   /** The job as stored now, while it is still this run's (not ended, not claimed again). */
   current(): JobRecord | null {
     const job = this.ctx.jobs.get(this.jobId)
-    return job && !isTerminal(job.status) && job.status !== 'queued' && job.attempts === this.attempt ? job : null
+    return job && !isEnded(job.status) && job.status !== 'queued' && job.attempts === this.attempt ? job : null
   }
 
   /** The stored input's path; a URL job's source is fetched first (under the engine's address policy). */

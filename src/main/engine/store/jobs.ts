@@ -1,5 +1,5 @@
 import type { StoreCheck } from '../../../shared/store-rules'
-import type { DeliveryMode, JobStatus, Mode, OutputFormat, Variation } from '../../../shared/api'
+import { type DeliveryMode, type JobStatus, type Mode, type OutputFormat, type Variation, isEnded } from '../../../shared/api'
 import type { FailureReason } from '../../../shared/errors'
 import type { SecondLook } from '../../../shared/params-types'
 import { PROGRESS_AT } from '../../../shared/api'
@@ -236,12 +236,6 @@ export class JobStore {
     return rows.map(toRecord)
   }
 
-  /** The oldest queued job, or null. */
-  nextQueued(): JobRecord | null {
-    const row = prepared(this.db, "SELECT * FROM jobs WHERE status = 'queued' ORDER BY seq LIMIT 1").get() as JobRow | undefined
-    return row ? toRecord(row) : null
-  }
-
   /**
    * Moves a job from `from` to `to`. Returns false (and changes nothing) when the job is no
    * longer in `from`; throws IllegalTransitionError when the move is not in the table.
@@ -251,7 +245,7 @@ export class JobStore {
     assertTransition(from, to)
     const now = Date.now()
     const progress = patch.progress ?? PROGRESS_AT[to]
-    const terminal = to === 'done' || to === 'failed' || to === 'cancelled'
+    const terminal = isEnded(to)
     const r = prepared(
       this.db,
       `UPDATE jobs SET status = ?, progress = max(progress, ?), updated_at = ?,

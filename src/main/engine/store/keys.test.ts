@@ -1,39 +1,19 @@
-import { rmSync } from 'node:fs'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { tempDir } from '../../../../test/helpers/engine'
-import { openDatabase, type Db } from './db'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { tempDatabase, urlJob } from '../../../../test/helpers/temp-database'
 import { JobStore } from './jobs'
 import { KeyStore } from './keys'
 
-let dir: string
-let db: Db
+const database = tempDatabase()
 let keys: KeyStore
 let jobs: JobStore
 
 beforeEach(() => {
-  dir = tempDir()
-  db = openDatabase(join(dir, 'test.db'))
-  keys = new KeyStore(db)
-  jobs = new JobStore(db)
-})
-afterEach(() => {
-  db.close()
-  rmSync(dir, { recursive: true, force: true })
+  keys = new KeyStore(database())
+  jobs = new JobStore(database())
 })
 
 function insertJob(id: string, keyId: string): void {
-  jobs.insert({
-    id,
-    keyId,
-    mode: 'clipping',
-    outputFormat: 'png',
-    deliveryMode: 'url',
-    params: null,
-    sourceKind: 'url',
-    source: 'https://x.example/a',
-    inputPath: null
-  })
+  jobs.insert(urlJob(id, keyId))
 }
 
 describe('KeyStore', () => {
@@ -64,7 +44,7 @@ describe('KeyStore', () => {
 
   it('keeps the balance in a CHECK constraint: it cannot go negative even by direct update', () => {
     const { info } = keys.create({ credits: 0 })
-    expect(() => db.prepare('UPDATE api_keys SET credits = -1 WHERE id = ?').run(info.id)).toThrow()
+    expect(() => database().prepare('UPDATE api_keys SET credits = -1 WHERE id = ?').run(info.id)).toThrow()
   })
 
   it('a revoked key no longer authenticates', () => {

@@ -7,7 +7,6 @@
  * count and bytes, least recently used first out; entries unused for the retention time are
  * swept with the jobs (`Engine.sweep`).
  */
-import { createHash } from 'node:crypto'
 import sharp from 'sharp'
 import type { Db } from './db'
 import { prepared } from './statements'
@@ -33,10 +32,8 @@ export interface MaskCacheStats {
   bytes: number
 }
 
-/** The cache key of an input: SHA-256 of its bytes, hex. */
-export function inputHash(input: Buffer): string {
-  return createHash('sha256').update(input).digest('hex')
-}
+/** The cache key of an input: the content hash of its bytes. */
+export { contentHash as inputHash } from '../content-hash'
 
 export class MaskCache {
   private readonly db: Db

@@ -1,25 +1,18 @@
-import { rmSync } from 'node:fs'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { tempDir } from '../../../../test/helpers/engine'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { tempDatabase } from '../../../../test/helpers/temp-database'
 import { ApiError } from '../errors'
-import { openDatabase, type Db } from './db'
+import type { Db } from './db'
 import { PresetStore } from './presets'
 import { BUILTIN_PRESETS } from '../../../shared/presets'
 import { ERROR_STATUS } from '../../../shared/errors'
 
-let dir: string
+const database = tempDatabase()
 let db: Db
 let presets: PresetStore
 
 beforeEach(() => {
-  dir = tempDir()
-  db = openDatabase(join(dir, 'test.db'))
+  db = database()
   presets = new PresetStore(db)
-})
-afterEach(() => {
-  db.close()
-  rmSync(dir, { recursive: true, force: true })
 })
 
 function refusal(run: () => unknown): ApiError {

@@ -1,4 +1,4 @@
-import type { JobStatusBody } from '../../../shared/api'
+import { type JobStatusBody, isEnded } from '../../../shared/api'
 import type { IpcEventMap } from '../../../shared/ipc'
 import { previewRequest, type PresetInfo, type PresetSaveRequest } from '../../../shared/presets'
 import { AppError, errorText, transport } from '../transport'
@@ -78,7 +78,7 @@ export const createPresetsSlice: Slice<PresetsSlice> = (set, get) => ({
   async applyPreviewJob(e) {
     const preview = get().preview
     if (e.job_id !== preview.jobId || preview.status !== 'running') return
-    if (e.status !== 'done' && e.status !== 'failed' && e.status !== 'cancelled') {
+    if (!isEnded(e.status)) {
       set({ preview: { ...preview, progress: Math.max(preview.progress, e.progress) } })
       return
     }

@@ -3,7 +3,7 @@
  * and HTTP, so what they send and how they apply answers and pushed events is tested here.
  */
 import { beforeEach, describe, expect, it } from 'vitest'
-import type { BatchFileRef, BatchItemView, BatchSummary } from '../../../shared/batches'
+import { type BatchFileRef, type BatchItemView, type BatchSummary, batchCounts } from '../../../shared/batches'
 import { AppError, setTransport, type Transport } from '../transport'
 import { resetStore, useStore } from '.'
 
@@ -16,19 +16,7 @@ function summary(id: string, over: Partial<BatchSummary> = {}): BatchSummary {
     created_at: 1,
     started_at: null,
     finished_at: null,
-    counts: {
-      total: 0,
-      waiting: 0,
-      running: 0,
-      done: 0,
-      failed: 0,
-      cancelled: 0,
-      not_started: 0,
-      not_images: 0,
-      to_check: 0,
-      likely_wrong: 0,
-      touched_up: 0
-    },
+    counts: batchCounts(),
     progress: 0,
     interrupted: false,
     expected_files: null,
@@ -122,19 +110,7 @@ describe('batch slice', () => {
       batchAdd: async (req: { files: BatchFileRef[] }) => ({ added: req.files.length, refused: [] }),
       batchGet: async () => ({
         ...summary('b1', {
-          counts: {
-            total: 2,
-            waiting: 2,
-            running: 0,
-            done: 0,
-            failed: 0,
-            cancelled: 0,
-            not_started: 0,
-            not_images: 0,
-            to_check: 0,
-            likely_wrong: 0,
-            touched_up: 0
-          }
+          counts: batchCounts({ total: 2, waiting: 2 })
         }),
         items: [item('x', 0), item('y', 1)]
       })

@@ -1,5 +1,5 @@
 import type { StatusResponse, UploadResponse } from '../../../shared/api'
-import type { ErrorBody } from '../../../shared/errors'
+import { type ErrorBody, errorText } from '../../../shared/errors'
 import { IPC_EVENTS, IPC_METHODS, type IpcEvent, type IpcEventMap, type IpcHandlers, type IpcUploadRequest } from '../../../shared/ipc'
 import { mimeOf } from '../lib/files'
 import { AppError, type Transport } from './types'
@@ -65,7 +65,7 @@ export function httpTransport(opts: HttpTransportOptions): Transport & { close()
         body: arg === undefined ? '' : JSON.stringify(arg)
       })
     } catch (err) {
-      throw new AppError({ code: 'unavailable', message: `The server cannot be reached: ${(err as Error).message}` })
+      throw new AppError({ code: 'unavailable', message: `The server cannot be reached: ${errorText(err)}` })
     }
     const { status, body } = await answer<unknown>(res)
     if (!res.ok) throw new AppError((body as ErrorBody).error ?? { code: 'internal_error', message: `HTTP ${status}` }, status)

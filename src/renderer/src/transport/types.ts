@@ -1,5 +1,5 @@
 import type { BatchFileRef, BatchRequest } from '../../../shared/batches'
-import type { ErrorDetail } from '../../../shared/errors'
+import { type ErrorDetail, errorText as messageOf } from '../../../shared/errors'
 import type { IpcEvent, IpcEventMap, IpcHandlers } from '../../../shared/ipc'
 import type { ResultTarget } from '../../../shared/results'
 
@@ -35,10 +35,10 @@ export class AppError extends Error {
   }
 }
 
-/** A readable one-line message for any thrown value. */
+/** A readable one-line message for any thrown value: an app error's details after its message. */
 export function errorText(err: unknown): string {
   if (err instanceof AppError && err.details.length > 0) {
     return `${err.message} ${err.details.map((d) => `${d.field}: ${d.issue}`).join('; ')}`
   }
-  return err instanceof Error ? err.message : String(err)
+  return messageOf(err)
 }

@@ -11,6 +11,7 @@ import { crc32, deflateSync } from 'node:zlib'
 import type { initializeCanvas, readPsd } from 'ag-psd'
 import { JobFailure } from '../../errors'
 import { agPsd } from './ag-psd'
+import { errorText } from '../../../../shared/errors'
 
 export interface PsdComposite {
   /** RGBA, 8 bits per channel. */
@@ -57,13 +58,9 @@ export function readPsdComposite(bytes: Buffer): PsdComposite {
       useImageData: true
     })
   } catch (cause) {
-    throw new JobFailure(
-      'unsupported_image',
-      `the psd image cannot be decoded: ${cause instanceof Error ? cause.message : String(cause)}`,
-      {
-        cause
-      }
-    )
+    throw new JobFailure('unsupported_image', `the psd image cannot be decoded: ${errorText(cause)}`, {
+      cause
+    })
   }
   const pixels = psd.imageData
   if (!pixels || pixels.width !== psd.width || pixels.height !== psd.height) {

@@ -26,6 +26,7 @@ import {
   type NativePixels,
   type SourceMetadata
 } from '../metadata/source-info'
+import { errorText } from '../../../../shared/errors'
 
 export interface DecodedImage {
   /** RGBA, 8 bits per channel, rows top to bottom, no padding. */
@@ -241,7 +242,7 @@ async function readMetadata(bytes: Buffer): Promise<Metadata> {
 }
 
 /** Whether any pixel of RGBA data is less than fully opaque. */
-function hasTransparency(rgba: Buffer): boolean {
+export function hasTransparency(rgba: Buffer): boolean {
   for (let i = 3; i < rgba.length; i += 4) {
     if (rgba[i]! < 255) return true
   }
@@ -250,8 +251,4 @@ function hasTransparency(rgba: Buffer): boolean {
 
 function formatMegapixels(pixels: number): string {
   return `${(pixels / 1e6).toFixed(1)} MP`
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
 }

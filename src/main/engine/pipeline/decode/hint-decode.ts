@@ -8,6 +8,7 @@ import sharp, { type Metadata } from 'sharp'
 import { JobFailure } from '../../errors'
 import { sniffImageType } from './sniff'
 import { HINT_TYPES, type HintPlane } from '../guide/hint'
+import { errorText } from '../../../../shared/errors'
 
 export interface HintDecodeRequest {
   bytes: Buffer
@@ -24,7 +25,7 @@ export async function decodeHint(request: HintDecodeRequest): Promise<HintPlane>
   try {
     meta = await sharp(bytes, { limitInputPixels: false }).metadata()
   } catch (cause) {
-    throw new JobFailure('unsupported_image', `the hint cannot be read: ${(cause as Error).message}`, { cause })
+    throw new JobFailure('unsupported_image', `the hint cannot be read: ${errorText(cause)}`, { cause })
   }
   const w = meta.autoOrient?.width ?? meta.width ?? 0
   const h = meta.autoOrient?.height ?? meta.height ?? 0
@@ -40,7 +41,7 @@ export async function decodeHint(request: HintDecodeRequest): Promise<HintPlane>
       .raw({ depth: 'uchar' })
       .toBuffer()
   } catch (cause) {
-    throw new JobFailure('unsupported_image', `the ${type} hint cannot be decoded: ${(cause as Error).message}`, { cause })
+    throw new JobFailure('unsupported_image', `the ${type} hint cannot be decoded: ${errorText(cause)}`, { cause })
   }
   if (data.length !== width * height)
     throw new JobFailure('pipeline_error', `the hint decoded to ${data.length} bytes, expected ${width * height}`)

@@ -18,6 +18,7 @@
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes'
 import { ALLOWED_ATTRIBUTES, ALLOWED_ELEMENTS, DATA_IMAGE_PREFIXES, TEXT_ELEMENTS } from './svg-allow'
+import { escapeXmlAttribute, escapeXmlText } from '../../../../shared/text'
 
 export class SvgRefused extends Error {
   constructor(message: string) {
@@ -72,14 +73,14 @@ export function cleanSvg(source: string): CleanSvg {
     const top = stack[stack.length - 1]
     if (!top?.kept || !TEXT_ELEMENTS.has(top.name)) return
     if (top.css !== undefined) top.css += text
-    else out.push(escapeText(text))
+    else out.push(escapeXmlText(text))
   }
   parser.on('text', onText)
   parser.on('cdata', onText)
   parser.on('closetag', () => {
     const top = stack.pop()
     if (!top?.kept) return
-    if (top.css !== undefined) out.push(escapeText(cleanCss(top.css) ?? ''))
+    if (top.css !== undefined) out.push(escapeXmlText(cleanCss(top.css) ?? ''))
     out.push(`</${top.name}>`)
   })
 
@@ -118,7 +119,7 @@ function attributes(tag: SaxesTagPlain): string {
       // Presentation attributes are parsed as CSS values too (escapes included): same rules.
       value = cleanCss(raw)
     }
-    if (value !== null) text += ` ${name}="${escapeAttribute(value)}"`
+    if (value !== null) text += ` ${name}="${escapeXmlAttribute(value)}"`
   }
   return text
 }
@@ -208,12 +209,4 @@ function indexOfIgnoreCase(hay: string, needle: string, from: number): number {
 
 function startsWithIgnoreCase(s: string, prefix: string): boolean {
   return indexOfIgnoreCase(s.slice(0, prefix.length), prefix, 0) === 0
-}
-
-function escapeText(s: string): string {
-  return s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
-}
-
-function escapeAttribute(s: string): string {
-  return escapeText(s).replaceAll('"', '&quot;')
 }

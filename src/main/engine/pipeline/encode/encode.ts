@@ -13,6 +13,8 @@ import { jpegWithBlocks, pngWithIcc, tiffWithIcc, webpWithIcc } from './encoded-
 import { encodePsd } from './psd'
 import type { ExifFields } from '../metadata/source-info'
 import type { ComposedVariation, NativeImage, RgbaImage } from '../compose/variation'
+import { errorText } from '../../../../shared/errors'
+import { hasTransparency } from '../decode/decode'
 
 export type { RgbaImage } from '../compose/variation'
 
@@ -106,18 +108,10 @@ export async function encodeImage(img: RgbaImage, format: OutputFormat, opts: En
     if (format === 'tiff' && iccAfter) return { bytes: tiffWithIcc(bytes, iccAfter), warnings }
     return { bytes, warnings }
   } catch (cause) {
-    throw new JobFailure('pipeline_error', `cannot encode ${format}: ${cause instanceof Error ? cause.message : String(cause)}`, {
+    throw new JobFailure('pipeline_error', `cannot encode ${format}: ${errorText(cause)}`, {
       cause
     })
   }
-}
-
-/** Whether any pixel of RGBA data is less than fully opaque. */
-function hasTransparency(rgba: Buffer): boolean {
-  for (let i = 3; i < rgba.length; i += 4) {
-    if (rgba[i]! < 255) return true
-  }
-  return false
 }
 
 /** Writes one composed variation in the requested format (PSD with its layers). */

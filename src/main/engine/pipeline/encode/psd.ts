@@ -15,6 +15,7 @@ import { imageResource, RESOURCE_IPTC } from './encoded-blocks'
 import { srgbProfileBytes } from './encode-source'
 import { narrow } from '../metadata/native-colour'
 import type { ComposedVariation, NativeImage, PsdLayerSpec } from '../compose/variation'
+import { errorText } from '../../../../shared/errors'
 
 /** 8-bit RGBA of pixels in the input's own space. */
 const eightBit = (n: NativeImage): Buffer => (n.depth === 16 ? narrow(n.data) : n.data)
@@ -66,7 +67,7 @@ export async function encodePsd(v: ComposedVariation, opts: { xmp?: string | nul
     if (opts.iptc) resources.push(imageResource(RESOURCE_IPTC, opts.iptc))
     return withImageResources(agPsd().writePsdBuffer(psd, { noBackground: true }), resources)
   } catch (cause) {
-    throw new JobFailure('pipeline_error', `cannot write psd: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    throw new JobFailure('pipeline_error', `cannot write psd: ${errorText(cause)}`, { cause })
   }
 }
 

@@ -23,6 +23,7 @@ import { MAX_IPTC_BYTES } from '../encode/encoded-blocks'
 import { exifFields, type DecodedExif } from './exif-fields'
 import { cleanIptc } from './iptc-clean'
 import { cleanXmp } from './xmp-clean'
+import { errorText } from '../../../../shared/errors'
 
 export interface NativePixels {
   /** RGBA, same size and orientation as the decoded image: bytes (depth 8) or native-endian 16-bit words (depth 16). */
@@ -128,7 +129,7 @@ function readExif(block: Buffer | undefined, warnings: string[]): SourceMetadata
   try {
     return exifFields(exifReader(block) as DecodedExif)
   } catch (err) {
-    warnings.push(`metadata: the EXIF block could not be read (${err instanceof Error ? err.message : String(err)}) and was not kept`)
+    warnings.push(`metadata: the EXIF block could not be read (${errorText(err)}) and was not kept`)
     return null
   }
 }

@@ -19,6 +19,7 @@
  * than `MAX_DEPTH` or not well-formed is dropped whole. Runs only inside the decode sandbox.
  */
 import { SaxesParser, type SaxesAttributeNS, type SaxesTagNS } from 'saxes'
+import { escapeXmlAttribute, escapeXmlText } from '../../../../shared/text'
 
 const TIFF_NS = 'http://ns.adobe.com/tiff/1.0/'
 const XMP_NS = 'http://ns.adobe.com/xap/1.0/'
@@ -105,7 +106,7 @@ function rewrite(source: string, keepGps: boolean): string | null {
     if (kept) out.push(`<${tag.name}${attributes(tag, keepGps)}>`)
   })
   const onText = (text: string): void => {
-    if (stack[stack.length - 1]) out.push(escapeText(text))
+    if (stack[stack.length - 1]) out.push(escapeXmlText(text))
   }
   parser.on('text', onText)
   parser.on('cdata', onText)
@@ -126,17 +127,9 @@ function attributes(tag: SaxesTagNS, keepGps: boolean): string {
   let text = ''
   for (const attr of Object.values(tag.attributes) as SaxesAttributeNS[]) {
     if (dropped(attr.uri, attr.local, keepGps)) continue
-    text += ` ${attr.name}="${escapeAttribute(attr.value)}"`
+    text += ` ${attr.name}="${escapeXmlAttribute(attr.value)}"`
   }
   return text
-}
-
-function escapeText(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
-}
-
-function escapeAttribute(text: string): string {
-  return escapeText(text).replaceAll('"', '&quot;')
 }
 
 /** A processing instruction's body cannot hold `?>`. */

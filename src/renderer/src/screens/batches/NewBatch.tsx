@@ -1,14 +1,13 @@
 import { useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { OUTPUT_FORMATS } from '../../../../shared/api'
 import { IMAGE_EXTENSIONS } from '../../../../shared/image-types'
 import { photoNumbers, plannedOutputs } from '../../../../shared/outputs'
-import { FROM_PRESET_LABEL, MODE_LABEL } from '../../../../shared/vocabulary'
 import { requestOf } from '../../store/batchSlice'
 import { filesFromInput } from '../../lib/files'
 import { formatBytes } from '../../lib/format'
 import { useStore } from '../../store'
 import { FolderField } from '../../components/FolderField'
+import { FormatField, ModeField } from '../../components/JobFields'
 import { MiddleEllipsis } from '../../components/MiddleEllipsis'
 
 const SHOWN = 200
@@ -139,32 +138,14 @@ export function NewBatch(): React.JSX.Element {
             ))}
           </select>
         </label>
-        <label className="field span-all">
-          <span>Mode</span>
-          <select
-            value={draft.preset ? 'params' : draft.mode}
-            disabled={draft.preset !== ''}
-            onChange={(e) => setDraft({ mode: e.target.value as 'clipping' | 'background' })}
-          >
-            {draft.preset && <option value="params">{FROM_PRESET_LABEL}</option>}
-            <option value="clipping">{MODE_LABEL.clipping}</option>
-            <option value="background">{MODE_LABEL.background}</option>
-          </select>
-        </label>
-        <label className="field">
-          <span>Format</span>
-          <select
-            value={draft.output_format}
-            onChange={(e) => setDraft({ output_format: e.target.value as (typeof OUTPUT_FORMATS)[number] })}
-            data-testid="batch-format"
-          >
-            {OUTPUT_FORMATS.filter((f) => f !== 'jpeg').map((f) => (
-              <option key={f} value={f}>
-                {f.toUpperCase()}
-              </option>
-            ))}
-          </select>
-        </label>
+        {/* Without a preset only the two modes are offered. */}
+        <ModeField
+          className="field span-all"
+          mode={draft.mode}
+          preset={draft.preset}
+          onChange={(mode) => setDraft({ mode: mode as 'clipping' | 'background' })}
+        />
+        <FormatField value={draft.output_format} onChange={(format) => setDraft({ output_format: format })} testId="batch-format" />
         <label className="field">
           <span>Name (optional)</span>
           <input type="text" value={draft.name} placeholder="e.g. Spring shoot" onChange={(e) => setDraft({ name: e.target.value })} />

@@ -1,10 +1,10 @@
 import { useState } from 'react'
-import { OUTPUT_FORMATS, type Mode, type OutputFormat } from '../../../../shared/api'
+import type { Mode, OutputFormat } from '../../../../shared/api'
 import { dateToken, NAME_TOKENS, outputNames, templateProblem } from '../../../../shared/names'
-import { FROM_PRESET_LABEL, MODE_LABEL } from '../../../../shared/vocabulary'
 import { DEFAULT_NAME_TEMPLATE, type Originals, type WatchFolderView } from '../../../../shared/watch'
 import { ErrorNote } from '../../components/common'
 import { FolderField } from '../../components/FolderField'
+import { FormatField, ModeField } from '../../components/JobFields'
 import { useStore } from '../../store'
 import { AppError, errorText } from '../../transport'
 
@@ -149,30 +149,10 @@ export function FolderForm(props: { editing: WatchFolderView | null; onDone: () 
             ))}
           </select>
         </label>
-        <label className="field">
-          <span>Mode</span>
-          <select
-            value={form.preset ? 'params' : form.mode}
-            disabled={form.preset !== ''}
-            onChange={(e) => set({ mode: e.target.value as Mode })}
-          >
-            {form.preset && <option value="params">{FROM_PRESET_LABEL}</option>}
-            <option value="clipping">{MODE_LABEL.clipping}</option>
-            <option value="background">{MODE_LABEL.background}</option>
-            {!form.preset && <option value="params">{MODE_LABEL.params}</option>}
-          </select>
+        <ModeField className="field" mode={form.mode} preset={form.preset} offerParams onChange={(mode) => set({ mode })}>
           {fieldErrors.mode && <span className="field-error">{fieldErrors.mode}</span>}
-        </label>
-        <label className="field">
-          <span>Format</span>
-          <select value={form.format} onChange={(e) => set({ format: e.target.value as OutputFormat })}>
-            {OUTPUT_FORMATS.filter((f) => f !== 'jpeg').map((f) => (
-              <option key={f} value={f}>
-                {f.toUpperCase()}
-              </option>
-            ))}
-          </select>
-        </label>
+        </ModeField>
+        <FormatField value={form.format} onChange={(format) => set({ format })} />
       </div>
       {form.mode === 'params' && !form.preset && (
         <label className="field">
