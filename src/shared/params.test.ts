@@ -232,16 +232,16 @@ describe('parseParams: forms', () => {
 
   it('formatParams writes what parseParams reads back', () => {
     const text =
-      'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;look=always;alpha=keep;model=birefnet-lite;metadata=keep-gps'
+      'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;look=always;alpha=keep;model=birefnet-lite;metadata=keep-gps;format=webp'
     const v = values(text)
     expect(formatParams(v)).toBe(
-      'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;look=always;alpha=keep;model=birefnet-lite;metadata=keep-gps'
+      'background=#102030;shadow=none;crop=subject;size=1200x800;margin=7.5%;position=bottom;upscale=never;variations=compose,mask;primary=mask;quality=70;refine=none;look=always;alpha=keep;model=birefnet-lite;metadata=keep-gps;format=webp'
     )
     expect(values(formatParams(v))).toEqual(v)
     expect(formatParams({ background: { kind: 'color', rgba: [1, 2, 3, 4] }, size: { kind: 'long', max: 900 } }, 'base')).toBe(
       'base;background=#01020304;size=900'
     )
-    expect(PARAM_KEYS).toHaveLength(15)
+    expect(PARAM_KEYS).toHaveLength(16)
     expect(values('format=jpg;upscale=2x,1000')).toEqual({ format: 'jpg', upscale: '2x,1000' })
     expect(values('upscale=1.5x')).toEqual({ upscale: '1.5x' })
     expect(fields('upscale=0.5x')).toEqual(['params.upscale'])
