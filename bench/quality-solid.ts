@@ -12,8 +12,8 @@
  *   or fur), and a veil on a figure (the reference subject with a 40 % sheet hanging from its
  *   lower half, as wide as the subject and a third more), each with the truth blurred as its
  *   first mask (a model that sees it right). The last is the case the step cannot tell from a
- *   doubted solid subject by the mask alone (docs/pipeline.md "Solid subjects"): it is scored
- *   apart (`held_aside.veil_on_figure`).
+ *   doubted solid subject by the mask alone; it reads the photo for it (`refine/see-through.ts`,
+ *   docs/pipeline.md "Solid subjects"), and it is scored apart (`held_aside.veil_on_figure`).
  *
  * No model runs: the masks are made here, so the figures are the step's alone. Each family is
  * split by subject into a fitting part (even places) and a held-aside part (odd places): the
@@ -91,7 +91,7 @@ async function measure(scene: Scene, first: Buffer, side: Side, part: SolidRow['
   const plane = { data: first, width: scene.width, height: scene.height }
   const deps = { segmenter: fixedMask(first) }
   const today = await refined(image, plane, deps, { refine: 'edges' })
-  const solid = await refined(image, solidMask(plane), deps, { refine: 'edges' })
+  const solid = await refined(image, solidMask(plane, image), deps, { refine: 'edges' })
   const scored = (c: { alpha: Buffer; foreground: Buffer }): Record<string, number> => {
     const s = score(scene, c, soft, edge, contrast)
     return {

@@ -122,7 +122,7 @@ export async function computeAlpha(
   const source = look && !look.cached ? 'model' : first.source
   signal?.throwIfAborted()
 
-  const mask = workingMask(looked, params)
+  const mask = workingMask(looked, image, params)
   let { alpha, foreground } = await refined(image, mask, deps, params, signal)
   if (strokes) ({ alpha, foreground } = await applyHint(image, mask, { alpha, foreground }, strokes, deps, params, signal))
   const looks = isLookSet(regions) ? regions : { runs: await lookRuns(image, regions, deps.segmenter, signal), full: image }
@@ -165,11 +165,11 @@ async function lookedAgain(
 
 /**
  * The mask the refine step works from: the model's, with a solid subject's broad half-transparent
- * inside made opaque and half-transparent structures apart from it dropped (`solid.ts`), unless
- * `refine=none`. The touch-up preview starts from it too, so it shows what a job delivers.
+ * inside made opaque and half-transparent structures apart from it dropped (`solid.ts`; the photo
+ * says which regions are see-through), unless `refine=none`. The touch-up preview starts from it too, so it shows what a job delivers.
  */
-export function workingMask(mask: MaskPlane, params: Pick<JobParams, 'refine'>): MaskPlane {
-  return params.refine === 'none' ? mask : solidMask(mask)
+export function workingMask(mask: MaskPlane, image: DecodedImage, params: Pick<JobParams, 'refine'>): MaskPlane {
+  return params.refine === 'none' ? mask : solidMask(mask, image)
 }
 
 /**

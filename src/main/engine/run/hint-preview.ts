@@ -203,7 +203,7 @@ export class HintPreviews {
     const mask =
       source.params.alpha === 'keep' && image.hasAlpha
         ? null
-        : workingMask(await this.modelMask(source.model, input, image, secondLookSetting(source.params)), source.params)
+        : workingMask(await this.modelMask(source.model, input, image, secondLookSetting(source.params)), image, source.params)
     const scale = Math.min(1, TOUCHUP_PREVIEW_EDGE / Math.max(image.width, image.height))
     const width = Math.max(1, Math.round(image.width * scale))
     const height = Math.max(1, Math.round(image.height * scale))

@@ -11,6 +11,9 @@ function mask(f: (x: number, y: number) => number): Buffer {
   return m
 }
 
+/** A flat grey photo: nothing shows through anything, so the mask alone decides. */
+const FLAT = { data: Buffer.alloc(W * H * 4, 128), width: W, height: H }
+
 /** Of the pixels above 8 %, the share between 20 % and 80 % (the corpus's measure of a half-transparent subject). */
 function midShare(alpha: Buffer): number {
   let above = 0
@@ -31,7 +34,7 @@ describe('solidMask', () => {
     expect(solidAnalysis(alpha, W, H).triggered).toBe(true)
     expect(midShare(alpha)).toBeGreaterThan(0.5)
 
-    const out = solidMask({ data: alpha, width: W, height: H }).data
+    const out = solidMask({ data: alpha, width: W, height: H }, FLAT).data
     let inside = 0
     let opaque = 0
     for (let y = 0; y < H; y++)
@@ -47,14 +50,14 @@ describe('solidMask', () => {
     expect(midShare(out)).toBeLessThan(0.12)
     // Its own result has no half-transparent inside left: a second pass changes nothing.
     const again = { data: out, width: W, height: H }
-    expect(solidMask(again)).toBe(again)
+    expect(solidMask(again, FLAT)).toBe(again)
   })
 
   it('drops a broad half-transparent structure that only touches the subject at a seam (a ghost behind a figure)', () => {
     const figure = (x: number, y: number): boolean => x >= 40 && x < 100 && y >= 30 && y < 220
     const ghost = (x: number, y: number): boolean => x >= 100 && x < 230 && y >= 150 && y < 200
     const alpha = mask((x, y) => (figure(x, y) ? 255 : ghost(x, y) ? 90 : 0))
-    const out = solidMask({ data: alpha, width: W, height: H }).data
+    const out = solidMask({ data: alpha, width: W, height: H }, FLAT).data
     for (let y = 0; y < H; y++)
       for (let x = 0; x < W; x++) {
         const i = y * W + x
@@ -70,7 +73,7 @@ describe('solidMask', () => {
       const alpha = mask((x, y) => 255 * shape(x, y))
       const plane = { data: alpha, width: W, height: H }
       expect(solidAnalysis(alpha, W, H).triggered).toBe(false)
-      expect(solidMask(plane)).toBe(plane)
+      expect(solidMask(plane, FLAT)).toBe(plane)
       expect(midShare(alpha)).toBeGreaterThan(0.5)
     }
   })
@@ -80,7 +83,7 @@ describe('solidMask', () => {
     const hem = (x: number, y: number): boolean => x >= 60 && x < 180 && y >= 120 && y < 125
     const alpha = mask((x, y) => (figure(x, y) ? 255 : hem(x, y) ? 115 : 0))
     expect(solidAnalysis(alpha, W, H).triggered).toBe(false)
-    expect(solidMask({ data: alpha, width: W, height: H }).data[122 * W + 100]).toBe(115)
+    expect(solidMask({ data: alpha, width: W, height: H }, FLAT).data[122 * W + 100]).toBe(115)
   })
 
   it('leaves an opaque subject with hair-like soft edges exactly as it is (the trigger stays off)', () => {
@@ -100,6 +103,6 @@ describe('solidMask', () => {
     const analysis = solidAnalysis(alpha, W, H)
     expect(analysis.triggered).toBe(false)
     expect(analysis.broadShare).toBeLessThan(TRIGGER_SHARE / 2)
-    expect(solidMask(plane)).toBe(plane)
+    expect(solidMask(plane, FLAT)).toBe(plane)
   })
 })

@@ -19,7 +19,9 @@
  *    region that borders the core along a good part of its outline belongs to the subject; one
  *    that touches it only at a seam or not at all (a ghost behind the figure, a sign beside it)
  *    is background, and goes to 0 with the small confident parts that border it. Narrow
- *    half-transparent regions are left as they are.
+ *    half-transparent regions are left as they are, and so is one that borders the core where the
+ *    photo shows the background through it (a veil hanging from a figure, `see-through.ts`): from
+ *    the mask alone it looks exactly like a doubted dress.
  * 3. Inside the subject the mask is divided by the subject's own confidence around each pixel
  *    (the local maximum of the mask): where the model says 40 % across a whole dress, 40 % is its
  *    "opaque". Along the edge of a half-transparent inside the ramp is made steeper (its width is
@@ -31,6 +33,7 @@
  * unmixes the colours there as for any edge.
  */
 import type { MaskPlane } from './refine'
+import { type Photo, seeThroughCues } from './see-through'
 
 /** Long side of the analysis grid (cells of several pixels on larger photos). */
 const GRID_MAX_SIDE = 512
@@ -205,7 +208,8 @@ function components(inside: Uint8Array, w: number, h: number): { labels: Int32Ar
  * The trimap's decision on the grid: 1 where a cell belongs to the subject, 2 where it is a
  * half-transparent or small confident part standing apart (background), 0 elsewhere.
  */
-function subjectCells(g: Uint8Array, gw: number, gh: number, dist: Float32Array, reach: number): Uint8Array {
+function subjectCells(grid: Grid, photo: Photo, dist: Float32Array, reach: number): Uint8Array {
+  const { g, gw, gh } = grid
   const n = gw * gh
   const isCore = new Uint8Array(n)
   const isSoft = new Uint8Array(n)
@@ -243,15 +247,24 @@ function subjectCells(g: Uint8Array, gw: number, gh: number, dist: Float32Array,
       if (edge) outline[label]!++
       if (touches) contact[label]!++
     }
+  // A narrow band (hair, a fin's fringe, an edge) has no inside: left as the refine made it.
+  const decided = new Int8Array(soft.sizes.length)
+  const bordering: number[] = []
+  for (let label = 1; label < soft.sizes.length; label++) {
+    if (broad[label]! < reach * reach) continue
+    decided[label] = contact[label]! >= CONTACT_SHARE * Math.max(1, outline[label]!) ? 1 : 2
+    if (decided[label] === 1) bordering.push(label)
+  }
+  // One that borders the core is a doubted solid part unless the photo shows the background
+  // through it (a veil hanging from a figure, `see-through.ts`): then it is left as it is.
+  const bg = new Uint8Array(n)
+  for (let i = 0; i < n; i++) bg[i] = g[i]! <= LOW ? 1 : 0
+  for (const [label, cue] of seeThroughCues(photo, grid, soft.labels, bordering, bg, mainCore, reach))
+    if (cue.seeThrough) decided[label] = 0
   const out = new Uint8Array(n)
   for (let i = 0; i < n; i++) {
     if (mainCore[i]) out[i] = 1
-    else if (soft.labels[i]) {
-      const label = soft.labels[i]!
-      // A narrow band (hair, a fin's fringe, an edge) has no inside: left as the refine made it.
-      if (broad[label]! < reach * reach) continue
-      out[i] = contact[label]! >= CONTACT_SHARE * Math.max(1, outline[label]!) ? 1 : 2
-    }
+    else if (soft.labels[i]) out[i] = decided[soft.labels[i]!]!
   }
   // Small confident parts (a fish beside the figure, a fleck inside a ghost): the subject's
   // unless a good part of their outline borders a half-transparent region that stands apart.
@@ -348,14 +361,14 @@ function sample(p: Float32Array, gw: number, gh: number, step: number, x: number
  * The step on the model's mask: the same plane where it has no broad half-transparent inside,
  * else a new one (see the file's comment). Applying it to its own result changes nothing.
  */
-export function solidMask(mask: MaskPlane): MaskPlane {
+export function solidMask(mask: MaskPlane, photo: Photo): MaskPlane {
   const { width, height } = mask
   const grid = toGrid(mask.data, width, height)
   const { triggered, dist, reach } = analyse(grid)
   if (!triggered) return mask
   const { g, gw, gh, step } = grid
   const n = gw * gh
-  const cells = subjectCells(g, gw, gh, dist, reach)
+  const cells = subjectCells(grid, photo, dist, reach)
   const kept = new Uint8Array(n)
   for (let i = 0; i < n; i++) kept[i] = cells[i] === 1 ? 1 : 0
   // The subject's own confidence around each cell; 1 (no stretch) outside it.
