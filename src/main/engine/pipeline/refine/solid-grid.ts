@@ -1,0 +1,63 @@
+/**
+ * Plane operations of the solid-subject step (`solid.ts`) on its analysis grid: a masked window
+ * maximum, a window mean and a bilinear sample of a grid plane at an image pixel.
+ */
+/** Max of `src` over a (2r+1)² window, only over cells where `mask` is set (0 where the window holds none). */
+export function maxWithin(src: Uint8Array, mask: Uint8Array, w: number, h: number, r: number): Uint8Array {
+  const tmp = new Uint8Array(w * h)
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      let m = 0
+      for (let xx = Math.max(0, x - r), end = Math.min(w - 1, x + r); xx <= end; xx++) {
+        const j = y * w + xx
+        if (mask[j] && src[j]! > m) m = src[j]!
+      }
+      tmp[y * w + x] = m
+    }
+  const out = new Uint8Array(w * h)
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      let m = 0
+      for (let yy = Math.max(0, y - r), end = Math.min(h - 1, y + r); yy <= end; yy++) m = Math.max(m, tmp[yy * w + x]!)
+      out[y * w + x] = m
+    }
+  return out
+}
+
+/** Mean of `src` over a (2r+1)² window, clamped at the borders. */
+export function blur(src: Float32Array, w: number, h: number, r: number): Float32Array {
+  const tmp = new Float32Array(w * h)
+  const out = new Float32Array(w * h)
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      let s = 0
+      const a = Math.max(0, x - r)
+      const b = Math.min(w - 1, x + r)
+      for (let xx = a; xx <= b; xx++) s += src[y * w + xx]!
+      tmp[y * w + x] = s / (b - a + 1)
+    }
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      let s = 0
+      const a = Math.max(0, y - r)
+      const b = Math.min(h - 1, y + r)
+      for (let yy = a; yy <= b; yy++) s += tmp[yy * w + x]!
+      out[y * w + x] = s / (b - a + 1)
+    }
+  return out
+}
+
+/** Bilinear sample of a grid plane at the centre of image pixel (x, y). */
+export function sample(p: Float32Array, gw: number, gh: number, step: number, x: number, y: number): number {
+  const fx = Math.min(gw - 1, Math.max(0, (x + 0.5) / step - 0.5))
+  const fy = Math.min(gh - 1, Math.max(0, (y + 0.5) / step - 0.5))
+  const x0 = fx | 0
+  const y0 = fy | 0
+  const x1 = Math.min(gw - 1, x0 + 1)
+  const y1 = Math.min(gh - 1, y0 + 1)
+  const tx = fx - x0
+  const ty = fy - y0
+  const top = p[y0 * gw + x0]! * (1 - tx) + p[y0 * gw + x1]! * tx
+  const bottom = p[y1 * gw + x0]! * (1 - tx) + p[y1 * gw + x1]! * tx
+  return top * (1 - ty) + bottom * ty
+}
