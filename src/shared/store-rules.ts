@@ -29,6 +29,8 @@ export const RuleSetSchema = z
     /** Where the set as a whole comes from (a store's help page, or who wrote it). */
     source,
     note,
+    /** How the figures were checked against the source (a built-in set says when its page could not be opened). */
+    checked: z.string().trim().max(500).optional(),
     rules: z
       .object({
         /**

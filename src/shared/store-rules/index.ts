@@ -1,17 +1,18 @@
 /**
- * The built-in rule sets, one file per store, checked against the schema once when loaded.
+ * The built-in rule sets, one JSON file per store (the same form as a user's rule file in the data
+ * folder), checked against the schema once when loaded.
  * No Node, no DOM here.
  */
-import { parseRuleSet, type RuleSet, type RuleSetInput } from '../store-rules'
-import { AMAZON } from './amazon'
-import { EBAY } from './ebay'
-import { ETSY } from './etsy'
-import { GOOGLE } from './google'
-import { SHOPIFY } from './shopify'
+import { parseRuleSet, type RuleSet } from '../store-rules'
+import AMAZON from './amazon.json'
+import EBAY from './ebay.json'
+import ETSY from './etsy.json'
+import GOOGLE from './google.json'
+import SHOPIFY from './shopify.json'
 
-function checked(input: RuleSetInput): RuleSet {
+function checked(input: unknown): RuleSet {
   const r = parseRuleSet(input)
-  if (!r.ok) throw new Error(`built-in rule set ${input.name}: ${r.problems.join('; ')}`)
+  if (!r.ok) throw new Error(`a built-in rule set: ${r.problems.join('; ')}`)
   return r.value
 }
 
