@@ -225,29 +225,15 @@ function subjectCells(grid: Grid, photo: Photo, dist: Float32Array, reach: numbe
   // Each half-transparent region: its outline (cells next to a cell outside it) and how much of
   // that outline borders the main core.
   const soft = components(isSoft, gw, gh)
-  const outline = new Float64Array(soft.sizes.length)
-  const contact = new Float64Array(soft.sizes.length)
+  const { outline, contact } = borders(
+    soft,
+    gw,
+    gh,
+    () => true,
+    (j) => mainCore[j] === 1
+  )
   const broad = new Float64Array(soft.sizes.length)
   for (let i = 0; i < n; i++) if (soft.labels[i] && g[i]! >= MID_LOW && dist[i]! > reach) broad[soft.labels[i]!]!++
-  for (let y = 0; y < gh; y++)
-    for (let x = 0; x < gw; x++) {
-      const i = y * gw + x
-      const label = soft.labels[i]!
-      if (!label) continue
-      let edge = false
-      let touches = false
-      for (let dy = -1; dy <= 1; dy++)
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx
-          const yy = y + dy
-          if (xx < 0 || yy < 0 || xx >= gw || yy >= gh) continue
-          const j = yy * gw + xx
-          if (soft.labels[j] !== label) edge = true
-          if (mainCore[j]) touches = true
-        }
-      if (edge) outline[label]!++
-      if (touches) contact[label]!++
-    }
   // A narrow band (hair, a fin's fringe, an edge) has no inside: left as the refine made it.
   const decided = new Int8Array(soft.sizes.length)
   const bordering: number[] = []
@@ -269,27 +255,13 @@ function subjectCells(grid: Grid, photo: Photo, dist: Float32Array, reach: numbe
   }
   // Small confident parts (a fish beside the figure, a fleck inside a ghost): the subject's
   // unless a good part of their outline borders a half-transparent region that stands apart.
-  const smallOutline = new Float64Array(core.sizes.length)
-  const smallApart = new Float64Array(core.sizes.length)
-  for (let y = 0; y < gh; y++)
-    for (let x = 0; x < gw; x++) {
-      const i = y * gw + x
-      const label = core.labels[i]!
-      if (!label || mainCore[i]) continue
-      let edge = false
-      let touches = false
-      for (let dy = -1; dy <= 1; dy++)
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx
-          const yy = y + dy
-          if (xx < 0 || yy < 0 || xx >= gw || yy >= gh) continue
-          const j = yy * gw + xx
-          if (core.labels[j] !== label) edge = true
-          if (out[j] === 2) touches = true
-        }
-      if (edge) smallOutline[label]!++
-      if (touches) smallApart[label]!++
-    }
+  const { outline: smallOutline, contact: smallApart } = borders(
+    core,
+    gw,
+    gh,
+    (i) => !mainCore[i],
+    (j) => out[j] === 2
+  )
   for (let i = 0; i < n; i++) {
     const label = core.labels[i]!
     if (!label || mainCore[i]) continue
@@ -342,4 +314,39 @@ export function solidMask(mask: MaskPlane, photo: Photo): MaskPlane {
       data[i] = Math.round(Math.max(edge, deep) * (1 - drop) * 255)
     }
   return { data, width, height }
+}
+
+/**
+ * For each region of `regions` (its cells where `within`): how many of its cells lie on its
+ * outline (beside a cell of another region or none), and how many beside a cell where `touching`.
+ */
+function borders(
+  regions: { labels: Int32Array; sizes: number[] },
+  gw: number,
+  gh: number,
+  within: (i: number) => boolean,
+  touching: (j: number) => boolean
+): { outline: Float64Array; contact: Float64Array } {
+  const outline = new Float64Array(regions.sizes.length)
+  const contact = new Float64Array(regions.sizes.length)
+  for (let y = 0; y < gh; y++)
+    for (let x = 0; x < gw; x++) {
+      const i = y * gw + x
+      const label = regions.labels[i]!
+      if (!label || !within(i)) continue
+      let edge = false
+      let touches = false
+      for (let dy = -1; dy <= 1; dy++)
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx
+          const yy = y + dy
+          if (xx < 0 || yy < 0 || xx >= gw || yy >= gh) continue
+          const j = yy * gw + xx
+          if (regions.labels[j] !== label) edge = true
+          if (touching(j)) touches = true
+        }
+      if (edge) outline[label]!++
+      if (touches) contact[label]!++
+    }
+  return { outline, contact }
 }
