@@ -59,7 +59,8 @@ describe.skipIf(!hasChromium)(title, () => {
       ],
       { encoding: 'utf8' }
     )
-    expect(listing.trim().split('\n')).toEqual(['shoot/ball.png', 'shoot/day1/dot.png'])
+    // The batch's report beside its files, as in its destination.
+    expect(listing.trim().split('\n')).toEqual(['clipdesk-report.json', 'clipdesk-report.txt', 'shoot/ball.png', 'shoot/day1/dot.png'])
     expect(pageErrors).toEqual([])
   })
 })

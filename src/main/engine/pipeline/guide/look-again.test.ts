@@ -40,11 +40,17 @@ describe('look-again boxes', () => {
   it("run the model on the box's crop and change the alpha inside the box only", async () => {
     const image = smallSubject()
     const plainSeg = missingSegmenter()
-    const plain = await computeAlpha(image, Buffer.alloc(0), { segmenter: plainSeg }, { alpha: 'auto', refine: 'none' })
+    const plain = await computeAlpha(image, Buffer.alloc(0), { segmenter: plainSeg }, { alpha: 'auto', refine: 'none', look: 'off' })
     const seg = missingSegmenter()
-    const looked = await computeAlpha(image, Buffer.alloc(0), { segmenter: seg }, { alpha: 'auto', refine: 'none' }, undefined, undefined, [
-      BOX
-    ])
+    const looked = await computeAlpha(
+      image,
+      Buffer.alloc(0),
+      { segmenter: seg },
+      { alpha: 'auto', refine: 'none', look: 'off' },
+      undefined,
+      undefined,
+      [BOX]
+    )
     expect(seg.segment).toHaveBeenCalledTimes(2)
     const crop = lookCrop(BOX, W, H)
     const seen = seg.segment.mock.calls[1]![0] as SegmentInput
@@ -70,7 +76,7 @@ describe('look-again boxes', () => {
       image,
       Buffer.alloc(0),
       { segmenter: missingSegmenter() },
-      { alpha: 'auto', refine: 'none' },
+      { alpha: 'auto', refine: 'none', look: 'off' },
       undefined,
       hint,
       [BOX]
@@ -117,9 +123,15 @@ describe('look-again boxes', () => {
   it('a box over the whole frame is the plain run', async () => {
     const image = smallSubject()
     const seg = missingSegmenter()
-    const out = await computeAlpha(image, Buffer.alloc(0), { segmenter: seg }, { alpha: 'auto', refine: 'none' }, undefined, undefined, [
-      { x: 0, y: 0, width: W, height: H }
-    ])
+    const out = await computeAlpha(
+      image,
+      Buffer.alloc(0),
+      { segmenter: seg },
+      { alpha: 'auto', refine: 'none', look: 'off' },
+      undefined,
+      undefined,
+      [{ x: 0, y: 0, width: W, height: H }]
+    )
     expect(seg.segment).toHaveBeenCalledTimes(1)
     expect(out.alpha.every((v) => v === 0)).toBe(true)
   })
