@@ -10,7 +10,8 @@
  */
 import type { Mode, OutputFormat, Variation } from './api'
 import { DEFAULT_TEMPLATES, outputNames } from './names'
-import { parseParams, resolveParams, type PresetLookup } from './params'
+import { parseParams } from './params'
+import { resolveParams, type PresetLookup } from './params-layers'
 
 /** True when the parameter set itself (not its preset) names `variations=`. */
 export function namesVariations(params: string | Record<string, unknown> | null | undefined): boolean {

@@ -2,8 +2,8 @@
  * One meaning for a parameter set on every way in (docs/params.md "Mode and parameter set"): the
  * HTTP API, the app (IPC), `clipdesk process`, watched folders and presets all decide a job's
  * mode with `jobMode` and check the set against an explicit mode with `modeConflicts` (called by
- * `resolveParams`). A set is never dropped: it runs as `mode=params`, or each of its keys
- * applies to the mode asked for, or the request is refused naming the key and the mode.
+ * `resolveParams`, `params-layers.ts`). A set is never dropped: it runs as `mode=params`, or each
+ * of its keys applies to the mode asked for, or the request is refused naming the key and the mode.
  * No Node, no DOM here.
  */
 import { MODES, type Mode, type Variation } from './api'

@@ -1,7 +1,7 @@
 /**
  * The resolved parameter set of a job (docs/params.md "Parameter sets"): every key with its value,
- * after presets and defaults for the mode are applied. The grammar that produces it lives in
- * `params.ts`.
+ * after presets and defaults for the mode are applied. The grammar that reads a set lives in
+ * `params.ts`, the layering that produces this in `params-layers.ts`.
  */
 import type { Mode, OutputFormat, Variation } from './api'
 

@@ -5,7 +5,9 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { PARAM_KEYS, parseParams, resolveParams } from './params'
+import { parseParams } from './params'
+import { PARAM_KEYS } from './params-keys'
+import { resolveParams } from './params-layers'
 
 const noPresets = () => null
 

@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { VARIATIONS } from './api'
-import {
-  formatParams,
-  MAX_PARAMS_LENGTH,
-  PARAM_KEYS,
-  parseParams,
-  resolveParams,
-  type ParamSet,
-  type ParamValues,
-  type PresetLookup
-} from './params'
+import { parseParams } from './params'
+import { formatParams } from './params-format'
+import { MAX_PARAMS_LENGTH, PARAM_KEYS, type ParamSet, type ParamValues } from './params-keys'
+import { resolveParams, type PresetLookup } from './params-layers'
 import { BACKGROUND_DEFAULTS, CLIPPING_DEFAULTS } from './params-types'
 import { BUILTIN_PRESETS, builtinPreset } from './presets'
 import { validateUpload } from './upload'

@@ -2,101 +2,40 @@
  * The grammar of parameter sets (docs/params.md "Parameter sets"), shared by every process: the
  * engine checks uploads and presets with it, the renderer can check a form as the user types.
  *
- * Three forms, all parsed into one `ParamSet`:
+ * Three forms, all parsed into one `ParamSet` (its keys and limits in `params-keys.ts`):
  *   1. a preset name                      `ecommerce-white`
  *   2. inline pairs, optionally led by a preset name, joined by `;` or `&`
  *                                         `ecommerce-white;size=1600x1600;margin=6%`
  *   3. a JSON object with the same keys, values typed (also when it comes as a string, as it
  *      always does in multipart)            `{"preset":"ecommerce-white","size":1600,"quality":85}`
  *
- * `resolveParams` then lays mode defaults, the preset and the set's own keys on top of each
- * other into the full `JobParams`. Every problem is reported as a detail whose field names the
- * key (`params.<key>`), all of them at once. No Node, no DOM here.
+ * Only the grammar is checked here: `resolveParams` (`params-layers.ts`) then lays mode
+ * defaults, the preset and the set's own keys on top of each other. Every problem is reported
+ * as a detail whose field names the key (`params.<key>`), all of them at once. No Node, no DOM
+ * here.
  */
 import { z } from 'zod'
-import { OUTPUT_FORMATS, VARIATIONS, type Mode, type Variation } from './api'
+import { OUTPUT_FORMATS, VARIATIONS, type Variation } from './api'
 import type { ErrorDetail } from './errors'
 import { COLOUR_NAMES } from './colours'
 import { MODEL_NAME_PATTERN } from './models'
-import { marginRoomProblem, MAX_MARGIN_PX, MARGIN_PERCENT_LIMIT, readMargin, readPosition } from './params-framing'
-import { modeConflicts } from './params-mode'
+import { readMargin, readPosition } from './params-framing'
 import {
-  MODE_DEFAULTS,
-  SECOND_LOOK_SETTINGS,
-  UPSCALE_WARN_FACTOR,
-  type BackgroundSpec,
-  type JobParams,
-  type MarginSpec,
-  type SizeSpec
-} from './params-types'
-
-export { COLOUR_NAMES } from './colours'
-export { MAX_MARGIN_PX, MARGIN_PERCENT_LIMIT } from './params-framing'
-export { jobMode } from './params-mode'
-
-/** Longest accepted `params` string (docs/params.md, docs/api.md limits). */
-export const MAX_PARAMS_LENGTH = 2048
-/** Largest output side (`size=<W>x<H>` or `size=<max>`), in pixels. */
-export const MAX_OUTPUT_SIDE = 10_000
-/** Largest `blur:<px>` radius. */
-export const MAX_BLUR_RADIUS = 250
-
-/** A preset's name: also what makes a `params` string a preset reference. */
-export const PRESET_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/
-
-/** Every key a parameter set may carry, in the order `formatParams` writes them. */
-export const PARAM_KEYS = [
-  'background',
-  'shadow',
-  'crop',
-  'size',
-  'margin',
-  'position',
-  'upscale',
-  'variations',
-  'primary',
-  'quality',
-  'refine',
-  'look',
-  'alpha',
-  'model',
-  'metadata',
-  'format'
-] as const
-export type ParamKey = (typeof PARAM_KEYS)[number]
-
-/** The values a set gives (any subset of the keys). */
-export type ParamValues = Partial<Pick<JobParams, ParamKey>>
-
-/** A parsed parameter set: the preset it starts from (if any) and its own keys. */
-export interface ParamSet {
-  preset: string | null
-  values: ParamValues
-}
+  checkSet,
+  MAX_BLUR_RADIUS,
+  MAX_OUTPUT_SIDE,
+  MAX_PARAMS_LENGTH,
+  PARAM_EXPECTED,
+  PARAM_KEYS,
+  PRESET_NAME_PATTERN,
+  type ParamKey,
+  type ParamSet,
+  type ParamValues
+} from './params-keys'
+import { SECOND_LOOK_SETTINGS, type BackgroundSpec, type JobParams, type MarginSpec, type SizeSpec } from './params-types'
 
 /** A failed parse keeps what did parse (`partial`), so that later checks can still report their own problems. */
 export type ParamsParse = { ok: true; value: ParamSet } | { ok: false; details: ErrorDetail[]; partial?: ParamSet }
-export type ParamsResolution = { ok: true; value: JobParams } | { ok: false; details: ErrorDetail[] }
-
-/** What each key accepts, as said in error messages and docs. */
-export const PARAM_EXPECTED: Record<ParamKey, string> = {
-  background: `transparent, a colour name (white, black, grey, beige…), #RGB, #RGBA, #RRGGBB, #RRGGBBAA, blur or blur:<px> (1–${MAX_BLUR_RADIUS})`,
-  shadow: 'none or top',
-  crop: 'none or subject',
-  size: `original, <W>x<H> or <max> (whole numbers from 1 to ${MAX_OUTPUT_SIDE})`,
-  margin: `<n>% (0 to under ${MARGIN_PERCENT_LIMIT}) or <n>px (0 to ${MAX_MARGIN_PX}), or four of them for top,right,bottom,left (4%,6%,8%,6%)`,
-  position: 'center, top, bottom, left, right, or <x>,<y> (x: left, center, right; y: top, center, bottom)',
-  upscale: `allow (enlarged to fit, said in warnings beyond ${UPSCALE_WARN_FACTOR}×), never (kept at the photo's own size), or <f>x[,<px>] (at most f× (1–10): the canvas shrinks to keep to it, not under <px> on its long edge)`,
-  variations: `a comma-separated list of ${VARIATIONS.join(', ')} (each at most once)`,
-  primary: `one of ${VARIATIONS.join(', ')}`,
-  quality: 'a whole number from 1 to 100',
-  refine: 'none, edges or detail',
-  look: 'auto (a second look where the first is doubtful), off or always',
-  alpha: 'auto or keep',
-  model: 'a model name from the model registry (clipdesk models list), e.g. medium',
-  metadata: 'keep, keep-gps or strip',
-  format: `the file format when the request names none: ${OUTPUT_FORMATS.join(', ')}`
-}
 
 function describe(value: unknown): string {
   if (value === null) return 'null'
@@ -235,13 +174,6 @@ function checkPresetName(name: unknown, details: ErrorDetail[]): string | null {
   return null
 }
 
-/** Keys within one set that contradict each other. */
-function checkSet(values: ParamValues, details: ErrorDetail[]): void {
-  if (values.primary && values.variations && !values.variations.includes(values.primary)) {
-    details.push({ field: 'params.primary', issue: `"${values.primary}" is not among the variations (${values.variations.join(', ')})` })
-  }
-}
-
 function parseObject(obj: Record<string, unknown>): ParamsParse {
   const details: ErrorDetail[] = []
   const values: ParamValues = {}
@@ -315,103 +247,4 @@ export function parseParams(input: unknown): ParamsParse {
   }
   if (typeof input === 'object' && input !== null && !Array.isArray(input)) return parseObject(input as Record<string, unknown>)
   return { ok: false, details: [{ field: 'params', issue: `expected a string or an object, got ${describe(input)}` }] }
-}
-
-/**
- * Lays `over` on top of `base` (a preset's values under a set's own). Reports a `primary`
- * that the merged variations do not contain.
- */
-export function mergeValues(base: ParamValues, over: ParamValues): { values: ParamValues; details: ErrorDetail[] } {
-  const values: ParamValues = { ...base, ...over }
-  const details: ErrorDetail[] = []
-  checkSet(values, details)
-  return { values, details }
-}
-
-/** Looks a preset up by name: its values, or null when there is no such preset. */
-export type PresetLookup = (name: string) => ParamValues | null
-
-/**
- * The full parameter set of a job: the mode's defaults, then the preset's values, then the
- * set's own keys (docs/params.md).
- *
- * - `variations`: the set's, else the preset's, else the mode's defaults; for `background`
- *   and `params` the defaults leave out `shadowTop` when `shadow=none`.
- * - `primary`: the set's own `primary` must be among the variations; otherwise the preset's
- *   when it is among them, else `shadowTop` when the set asks for `shadow=top` (the main file
- *   shows what was asked for), else the mode's (`clipping` / `compose`), else the first
- *   variation.
- * - with an explicit `mode=clipping`, keys that cannot apply are refused (`params-mode.ts`).
- * - a margin must leave room inside a `<W>x<H>` or `<max>` canvas, on each axis.
- */
-export function resolveParams(mode: Mode, set: ParamSet | null, lookup: PresetLookup): ParamsResolution {
-  const base = MODE_DEFAULTS[mode]
-  const details: ErrorDetail[] = []
-  let preset: ParamValues = {}
-  if (set?.preset) {
-    const found = lookup(set.preset)
-    if (found) preset = found
-    else details.push({ field: 'params.preset', issue: `no preset named "${set.preset}"` })
-  }
-  const own = set?.values ?? {}
-  const merged: JobParams = { ...base, ...preset, ...own, preset: set?.preset ?? null }
-
-  let variations = own.variations ?? preset.variations
-  if (!variations) {
-    variations = mode !== 'clipping' && merged.shadow === 'none' ? base.variations.filter((v) => v !== 'shadowTop') : base.variations
-  }
-  merged.variations = [...variations]
-
-  if (own.primary && !variations.includes(own.primary)) {
-    details.push({ field: 'params.primary', issue: `"${own.primary}" is not among the variations made (${variations.join(', ')})` })
-  }
-  details.push(...modeConflicts(mode, own, preset, set?.preset ?? null))
-  // A set that asks for a shadow and names no main file gets the shadow in its main file.
-  const asksShadow: Variation | undefined = (own.shadow ?? preset.shadow) === 'top' ? 'shadowTop' : undefined
-  const candidates = [own.primary, preset.primary, asksShadow, base.primary]
-  merged.primary = candidates.find((v): v is Variation => v !== undefined && variations.includes(v)) ?? variations[0]!
-
-  const tight = marginRoomProblem(merged.margin, merged.size)
-  if (tight)
-    details.push({
-      field: 'params.margin',
-      issue: `${formatValue('margin', merged.margin)} ${tight} in size=${formatValue('size', merged.size)}`
-    })
-  return details.length > 0 ? { ok: false, details } : { ok: true, value: merged }
-}
-
-/** One value in its inline form (what `parseParams` reads back to the same value). */
-export function formatValue<K extends ParamKey>(key: K, value: NonNullable<JobParams[K]>): string {
-  switch (key) {
-    case 'background': {
-      const bg = value as BackgroundSpec
-      if (bg.kind === 'transparent') return 'transparent'
-      if (bg.kind === 'blur') return bg.radius === null ? 'blur' : `blur:${bg.radius}`
-      const [r, g, b, a] = bg.rgba
-      const hex = (n: number) => n.toString(16).padStart(2, '0').toUpperCase()
-      return `#${hex(r)}${hex(g)}${hex(b)}${a === 255 ? '' : hex(a)}`
-    }
-    case 'size': {
-      const size = value as SizeSpec
-      return size.kind === 'original' ? 'original' : size.kind === 'box' ? `${size.width}x${size.height}` : String(size.max)
-    }
-    case 'margin': {
-      const m = value as MarginSpec
-      return (Array.isArray(m) ? m : [m]).map((side) => `${side.value}${side.unit}`).join(',')
-    }
-    case 'variations':
-      return (value as Variation[]).join(',')
-    default:
-      return String(value)
-  }
-}
-
-/** A set in its canonical inline form, e.g. `ecommerce-white;size=1600x1600;margin=6%`. */
-export function formatParams(values: ParamValues, preset: string | null = null): string {
-  const parts = preset ? [preset] : []
-  for (const key of PARAM_KEYS) {
-    const v = values[key]
-    if (v !== undefined) parts.push(`${key}=${formatValue(key, v as NonNullable<JobParams[typeof key]>)}`)
-  }
-  return parts.join(';')
 }

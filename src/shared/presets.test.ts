@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PRESET_NAME_PATTERN } from './params'
+import { PRESET_NAME_PATTERN } from './params-keys'
 import { BUILTIN_PRESETS, presetSlug } from './presets'
 
 describe('preset names', () => {

@@ -5,7 +5,9 @@
  * No Node, no DOM here.
  */
 import type { IpcUploadRequest } from './ipc'
-import { formatParams, parseParams, type ParamValues } from './params'
+import { parseParams } from './params'
+import { formatParams } from './params-format'
+import type { ParamValues } from './params-keys'
 
 /** A preset as listed (IPC `presetsList`, `clipdesk presets list`). */
 export interface PresetInfo {

@@ -47,7 +47,7 @@ export function closest(typed: string, known: readonly string[]): string | null 
   return best !== null && bestDistance > 0 && bestDistance <= limit && !tied ? best : null
 }
 
-/** The start of the params checker's issue for an unknown preset (`shared/params.ts`). */
+/** The start of the params checker's issue for an unknown preset (`resolveParams`, `shared/params-layers.ts`). */
 const NO_PRESET = 'no preset named "'
 
 /**

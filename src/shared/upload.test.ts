@@ -7,6 +7,7 @@ describe('validateUpload', () => {
       ok: true,
       value: {
         mode: 'clipping',
+        set: null,
         output_format: 'png',
         formatGiven: false,
         delivery_mode: 'url',
@@ -17,6 +18,30 @@ describe('validateUpload', () => {
     })
     const named = validateUpload({ file_url: 'https://example.com/a.png', output_format: 'png' }, false)
     expect(named.ok && named.value.formatGiven).toBe(true)
+  })
+
+  it('hands on the set it parsed and the mode it decided, also with a refusal', () => {
+    expect(validateUpload({ params: 'ecommerce-white;size=1200' }, true)).toMatchObject({
+      ok: true,
+      value: {
+        mode: 'params',
+        params: 'ecommerce-white;size=1200',
+        set: { preset: 'ecommerce-white', values: { size: { kind: 'long', max: 1200 } } }
+      }
+    })
+    // What did parse of a bad set, and the mode it runs in, go with the refusal for the set's other checks.
+    expect(validateUpload({ mode: 'background', params: 'nosuch;size=12x;quality=80' }, true)).toMatchObject({
+      ok: false,
+      code: 'validation_failed',
+      details: [{ field: 'params.size' }],
+      parsed: { mode: 'background', set: { preset: 'nosuch', values: { quality: 80 } } }
+    })
+    // A mode outside the modes is refused; the set is then checked as mode=params would run it.
+    expect(validateUpload({ mode: 'bogus', params: 'shadow=top' }, true)).toMatchObject({
+      ok: false,
+      parsed: { mode: 'params', set: { preset: null, values: { shadow: 'top' } } }
+    })
+    expect(validateUpload({ params: '{"size":' }, true)).toMatchObject({ ok: false, parsed: { mode: 'params', set: null } })
   })
 
   it('reads look-again boxes from JSON text or an array, with a file only', () => {

@@ -2,23 +2,34 @@
  * Validation of an upload's fields, the same for JSON, multipart and IPC.
  * Two stages, as docs/api.md decides: wrong JSON types are 400 `malformed_request`; values the
  * request understood but rejects (enums, both inputs, bad URL, params rules) are 422.
+ * The parameter set is parsed and the job's mode decided here, once: the engine resolves the
+ * parsed set against its presets (`engine/params/upload.ts`), never the text again.
  */
 import { z } from 'zod'
 import { DELIVERY_MODES, MODES, OUTPUT_FORMATS, type DeliveryMode, type Mode, type OutputFormat, type UploadFields } from './api'
 import type { ErrorCode, ErrorDetail } from './errors'
-import { jobMode, MAX_PARAMS_LENGTH, parseParams } from './params'
+import { parseParams } from './params'
+import { MAX_PARAMS_LENGTH, type ParamSet } from './params-keys'
+import { jobMode } from './params-mode'
 import { parseRegions, type RegionBox } from './regions'
 
 /** Longest accepted `params` string (docs/api.md); defined with the grammar. */
 export { MAX_PARAMS_LENGTH }
 
-export interface UploadRequest {
+/** An upload's parameter set as its checks read it: the mode the job runs in and the set parsed. */
+export interface UploadParams {
   mode: Mode
+  /** The set parsed (`parseParams`); null when none was given. */
+  set: ParamSet | null
+}
+
+export interface UploadRequest extends UploadParams {
   /** The format asked for, else PNG; a parameter set's `format` takes the place of PNG when none was asked for (`formatGiven`). */
   output_format: OutputFormat
   /** Whether the request named `output_format` itself. */
   formatGiven: boolean
   delivery_mode: DeliveryMode
+  /** The set as it came, kept with the job; `set` is what it says. */
   params: string | Record<string, unknown> | null
   file_url: string | null
   /** Look-again boxes (`regions.ts`), not yet fitted to the image; null: none. */
@@ -27,11 +38,18 @@ export interface UploadRequest {
 
 export type UploadValidation =
   | { ok: true; value: UploadRequest }
+  | { ok: false; code: Extract<ErrorCode, 'malformed_request' | 'missing_input'>; message: string; details: ErrorDetail[] }
   | {
       ok: false
-      code: Extract<ErrorCode, 'malformed_request' | 'missing_input' | 'validation_failed'>
+      code: Extract<ErrorCode, 'validation_failed'>
       message: string
       details: ErrorDetail[]
+      /**
+       * The mode (`params` for one outside the modes) and what did parse of the set (null: none
+       * given, or none that could be read), so that the refusal names the set's other problems
+       * too (an unknown preset, keys the mode cannot apply) without parsing it again.
+       */
+      parsed: UploadParams
     }
 
 const KNOWN_FIELDS = new Set(['file_url', 'mode', 'params', 'delivery_mode', 'output_format', 'regions'])
@@ -122,12 +140,17 @@ export function validateUpload(fields: UploadFields, hasFile: boolean): UploadVa
   if (mode === 'params' && (params === null || params === '')) {
     details.push({ field: 'params', issue: 'required when mode is params' })
   }
+  let set: ParamSet | null = null
   if (typeof params === 'string' && params.length > MAX_PARAMS_LENGTH) {
     details.push({ field: 'params', issue: `longer than ${MAX_PARAMS_LENGTH} characters (${params.length})` })
   } else if (params !== null && params !== '') {
-    // The grammar of the set (docs/params.md), reported with the other fields; presets are looked up at intake.
+    // The grammar of the set (docs/params.md), reported with the other fields; presets are looked up when it is resolved.
     const parsed = parseParams(params)
-    if (!parsed.ok) details.push(...parsed.details)
+    if (parsed.ok) set = parsed.value
+    else {
+      details.push(...parsed.details)
+      set = parsed.partial ?? null
+    }
   }
   let regions: RegionBox[] | null = null
   if (f.regions !== undefined && f.regions !== null && f.regions !== '') {
@@ -139,12 +162,14 @@ export function validateUpload(fields: UploadFields, hasFile: boolean): UploadVa
   }
 
   if (details.length > 0) {
-    return { ok: false, code: 'validation_failed', message: 'The request failed validation.', details }
+    const parsed = { mode: (MODES as readonly string[]).includes(mode) ? mode : 'params', set }
+    return { ok: false, code: 'validation_failed', message: 'The request failed validation.', details, parsed }
   }
   return {
     ok: true,
     value: {
       mode: mode as Mode,
+      set,
       output_format: format as OutputFormat,
       formatGiven: f.output_format !== undefined && f.output_format !== null,
       delivery_mode: deliveryMode as DeliveryMode,

@@ -1,4 +1,4 @@
-import { PRESET_NAME_PATTERN } from '../../shared/params'
+import { PRESET_NAME_PATTERN } from '../../shared/params-keys'
 import { presetSlug, type PresetInfo, type PresetSaveRequest } from '../../shared/presets'
 import { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'

@@ -6,7 +6,7 @@
  * the same way whichever works.
  */
 import type { PresetInfo } from '../../shared/presets'
-import type { PresetLookup } from '../../shared/params'
+import type { PresetLookup } from '../../shared/params-layers'
 import type { RuleSet, StoreCheck } from '../../shared/store-rules'
 import { Engine } from '../engine/engine'
 import { JobEnds, jobOutcome, submitFile, type JobOutcome, type JobRequest, type SubmitResult } from '../outputs/engine-jobs'

@@ -9,7 +9,7 @@
 import Database from 'libsql'
 import { existsSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
-import type { ParamValues } from '../../shared/params'
+import type { ParamValues } from '../../shared/params-keys'
 import type { PresetInfo } from '../../shared/presets'
 import { DataPaths } from './paths'
 import { openDatabase, type Db } from './store/db'

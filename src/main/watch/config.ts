@@ -10,7 +10,8 @@ import { existsSync, realpathSync, statSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import type { ErrorDetail } from '../../shared/errors'
 import { validateUpload } from '../../shared/upload'
-import { jobMode, type PresetLookup } from '../../shared/params'
+import type { PresetLookup } from '../../shared/params-layers'
+import { jobMode } from '../../shared/params-mode'
 import { builtinPreset } from '../../shared/presets'
 import {
   DEFAULT_NAME_TEMPLATE,
@@ -24,7 +25,7 @@ import {
   type WatchUpdateRequest
 } from '../../shared/watch'
 import { ApiError } from '../engine/errors'
-import { paramsProblems } from '../engine/params/resolve'
+import { setProblems } from '../engine/params/resolve'
 import { doneDirOf, type WatchFolderRecord, type WatchStore } from './store'
 import { checkDestination, DestinationProblem } from '../outputs/destination'
 import { isInside } from '../outputs/paths'
@@ -60,7 +61,7 @@ function checkRequest(request: WatchRequest, presets: PresetLookup): void {
   if (request.params !== null) fields.params = request.params
   const checked = validateUpload(fields, true)
   if (!checked.ok) throw invalid(checked.details)
-  const problems = paramsProblems({ lookup: presets }, request.mode, request.params)
+  const problems = setProblems({ lookup: presets }, checked.value.mode, checked.value.set)
   if (problems.length > 0) throw invalid(problems)
 }
 

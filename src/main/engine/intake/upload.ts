@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
-import { MODES, type Mode, type UploadAccepted, type UploadFields } from '../../../shared/api'
+import type { UploadAccepted, UploadFields } from '../../../shared/api'
 import { ACCEPTED_MIME_TYPES } from '../../../shared/image-types'
-import { validateUpload, type UploadRequest } from '../../../shared/upload'
 import { explainProblem } from '../../../shared/explain'
-import { jobMode } from '../../../shared/params-mode'
 import { ApiError, JobFailure } from '../errors'
 import type { DataPaths } from '../paths'
 import { writeFileAtomic } from '../paths'
@@ -14,7 +12,7 @@ import type { JobStore } from '../store/jobs'
 import type { KeyStore } from '../store/keys'
 import type { JobParamsStore } from '../store/job-params'
 import type { PresetStore } from '../store/presets'
-import { mergeDetails, paramsProblems, resolveUploadParams } from '../params/resolve'
+import { resolveUpload } from '../params/resolve'
 import {
   creditsFor,
   OUTPUT_LIMITS,
@@ -215,24 +213,9 @@ export function admitKey(deps: Pick<IntakeDeps, 'jobs' | 'keys' | 'options'>, ke
  * refusal.
  */
 export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promise<UploadAccepted> {
-  const checked = validateUpload(input.fields, input.file !== undefined)
-  if (!checked.ok) {
-    // One answer names every problem: presets and layering of the set too, not only its grammar.
-    const fields = input.fields as Record<string, unknown>
-    const params =
-      typeof fields.params === 'string' || (typeof fields.params === 'object' && fields.params !== null)
-        ? (fields.params as string | Record<string, unknown>)
-        : null
-    const given = jobMode(fields.mode, params)
-    const mode: Mode = (MODES as readonly unknown[]).includes(given) ? given : 'params'
-    const details =
-      checked.code === 'validation_failed' ? mergeDetails(checked.details, paramsProblems(deps.presets, mode, params)) : checked.details
-    throw new ApiError(checked.code, checked.message, { details })
-  }
-  const request: UploadRequest = checked.value
-  // A bad parameter set (or an unknown preset, or a key the explicit mode cannot apply) is
-  // refused before a job exists (docs/api.md §6.3).
-  const params = resolveUploadParams(deps.presets, request.mode, request.params, request.delivery_mode)
+  // The fields checked and the parameter set resolved: a bad set (or an unknown preset, or a key
+  // the explicit mode cannot apply) is refused before a job exists (docs/api.md §6.3).
+  const { request, params } = resolveUpload(deps.presets, input.fields, input.file !== undefined)
   deps.assertKnownModel(params.model)
   checkOutputs(params, null)
   if (input.file) {

@@ -3,7 +3,8 @@
  * sets as the upload resolves them.
  */
 import { describe, expect, it } from 'vitest'
-import { resolveParams, parseParams } from '../../../shared/params'
+import { parseParams } from '../../../shared/params'
+import { resolveParams } from '../../../shared/params-layers'
 import type { JobParams } from '../../../shared/params-types'
 import { canvasBound, creditsFor, OUTPUT_LIMITS, outputBound, overLimit, secondLookCredits } from './output-budget'
 

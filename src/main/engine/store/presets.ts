@@ -1,4 +1,7 @@
-import { formatParams, mergeValues, parseParams, PRESET_NAME_PATTERN, type ParamValues } from '../../../shared/params'
+import { parseParams } from '../../../shared/params'
+import { formatParams } from '../../../shared/params-format'
+import { PRESET_NAME_PATTERN, type ParamValues } from '../../../shared/params-keys'
+import { mergeValues } from '../../../shared/params-layers'
 import { suggestPresets } from '../../../shared/suggest'
 import {
   BUILTIN_PRESETS,

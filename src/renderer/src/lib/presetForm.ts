@@ -4,7 +4,9 @@
  * form names the same problems the engine would.
  */
 import type { Variation } from '../../../shared/api'
-import { formatValue, parseParams, type ParamValues } from '../../../shared/params'
+import { parseParams } from '../../../shared/params'
+import { formatValue } from '../../../shared/params-format'
+import type { ParamValues } from '../../../shared/params-keys'
 import type { PositionSpec } from '../../../shared/params-types'
 
 export interface PresetForm {

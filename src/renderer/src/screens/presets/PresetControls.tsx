@@ -1,5 +1,5 @@
 import { VARIATIONS, type Variation } from '../../../../shared/api'
-import { COLOUR_NAMES } from '../../../../shared/params'
+import { COLOUR_NAMES } from '../../../../shared/colours'
 import { VARIATION_LABEL } from '../../../../shared/vocabulary'
 import type { PresetForm } from '../../lib/presetForm'
 
