@@ -7,7 +7,8 @@
  * the area are bounded (eight near-full boxes were nine times the work of the job they came with).
  *
  * Checked in two steps, as the other fields are: the syntax here (with the other fields'
- * problems), the boxes against the image once its size is known (`fitRegions`).
+ * problems), the boxes against the image once its size is known, in the engine
+ * (`engine/intake/regions.ts`).
  */
 import { z } from 'zod'
 
@@ -59,38 +60,4 @@ export function parseRegions(value: string | unknown[]): RegionsParse {
     ok: false,
     issue: `${where}${first.code === 'invalid_type' && first.path.length === 0 ? 'expected a JSON array of boxes {"x", "y", "width", "height"}' : first.message}`
   }
-}
-
-/**
- * The boxes on a width × height image: each clipped to the image; a box that starts outside
- * it, or keeps less than `MIN_REGION_SIDE` pixels on a side once clipped, is the problem named,
- * and so are clipped boxes covering more than `MAX_REGIONS_AREA` times the image between them.
- */
-export function fitRegions(
-  boxes: readonly RegionBox[],
-  width: number,
-  height: number
-): { ok: true; boxes: RegionBox[] } | { ok: false; issue: string } {
-  const out: RegionBox[] = []
-  for (const [i, b] of boxes.entries()) {
-    const w = Math.min(b.width, width - b.x)
-    const h = Math.min(b.height, height - b.y)
-    if (w < MIN_REGION_SIDE || h < MIN_REGION_SIDE) {
-      return {
-        ok: false,
-        issue: `[${i}]: the box lies outside the ${width}×${height} image, or keeps less than ${MIN_REGION_SIDE} pixels on a side inside it`
-      }
-    }
-    out.push({ x: b.x, y: b.y, width: w, height: h })
-  }
-  const covered = out.reduce((n, b) => n + b.width * b.height, 0)
-  const most = MAX_REGIONS_AREA * width * height
-  if (covered > most) {
-    const pixels = (n: number): string => n.toLocaleString('en-US')
-    return {
-      ok: false,
-      issue: `the boxes cover ${pixels(covered)} pixels between them, over the ${pixels(most)} of the ${width}×${height} image they may cover together (overlaps count each time); use fewer or smaller boxes`
-    }
-  }
-  return { ok: true, boxes: out }
 }

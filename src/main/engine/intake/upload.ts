@@ -13,6 +13,7 @@ import type { KeyStore } from '../store/keys'
 import type { JobParamsStore } from '../store/job-params'
 import type { PresetStore } from '../store/presets'
 import { resolveUpload } from '../params/resolve'
+import { checkRegions } from './regions'
 import {
   creditsFor,
   OUTPUT_LIMITS,
@@ -24,7 +25,6 @@ import {
 } from '../params/output-budget'
 import type { JobParams } from '../../../shared/params-types'
 import { HINT_TYPES } from '../pipeline/guide/hint'
-import { fitRegions, type RegionBox } from '../../../shared/regions'
 import { sniffImageType } from '../pipeline/decode/sniff'
 import { SandboxStartFailure } from '../sandbox/fork'
 import { errorText } from '../../../shared/errors'
@@ -141,16 +141,6 @@ async function checkHint(bytes: Buffer, image: { width: number; height: number }
   if (size.width !== image.width || size.height !== image.height) {
     throw refuse(`the hint is ${size.width}×${size.height}; it must be the image's size after orientation, ${image.width}×${image.height}`)
   }
-}
-
-/** The look-again boxes clipped to the image's upright size; a box outside it is refused (`validation_failed` naming `regions`). */
-function checkRegions(boxes: readonly RegionBox[], image: { width: number; height: number }): RegionBox[] {
-  const fitted = fitRegions(boxes, image.width, image.height)
-  if (!fitted.ok)
-    throw new ApiError('validation_failed', 'The look-again boxes cannot be used.', {
-      details: [{ field: 'regions', issue: fitted.issue }]
-    })
-  return fitted.boxes
 }
 
 /**

@@ -18,7 +18,7 @@
  * refines the crop again only when the strokes inside it change, at the same time as the whole
  * photo's refine (`startLooks`, a second refine thread). Opening the editor loads the
  * model's session if the pool let it go, so that a first box costs one model run.
- * They are bounded as a job's are (`fitRegions`: at most `MAX_REGIONS` boxes covering the
+ * They are bounded as a job's are (`checkRegions`, `intake/regions.ts`: at most `MAX_REGIONS` boxes covering the
  * photo's area once between them, else `validation_failed` naming `regions`).
  */
 import { readFile } from 'node:fs/promises'
@@ -26,7 +26,8 @@ import sharp from 'sharp'
 import { TOUCHUP_PREVIEW_EDGE, type TouchUpPreview } from '../../../shared/touchup'
 import { secondLookSetting, type JobParams, type SecondLookSetting } from '../../../shared/params-types'
 import { ApiError } from '../errors'
-import { fitRegions, type RegionBox } from '../../../shared/regions'
+import type { RegionBox } from '../../../shared/regions'
+import { checkRegions } from '../intake/regions'
 import {
   applyHint,
   applyLooks,
@@ -104,16 +105,12 @@ export class HintPreviews {
    */
   async preview(source: PreviewSource, hint: Buffer | null, regions: readonly RegionBox[] = []): Promise<TouchUpPreview> {
     const session = await this.session(source)
-    const fitted = fitRegions(regions, session.width, session.height)
-    if (!fitted.ok)
-      throw new ApiError('validation_failed', 'The look-again boxes cannot be used.', {
-        details: [{ field: 'regions', issue: fitted.issue }]
-      })
+    const boxes = checkRegions(regions, session)
     const started = performance.now()
     const { small } = session
     const plane = hint ? await this.deps.decodeHint({ bytes: hint, width: small.width, height: small.height }) : undefined
     // Without a mask (`alpha=keep` on a photo with its own transparency) no model runs, and boxes change nothing, as in a job.
-    const runs = session.mask ? (await Promise.all(fitted.boxes.map((box) => this.look(session, source.model, box)))).flat() : []
+    const runs = session.mask ? (await Promise.all(boxes.map((box) => this.look(session, source.model, box)))).flat() : []
     const looks = { runs, full: { width: session.width, height: session.height } }
     // The mask is handed over as the model's: nothing here can run the model.
     const mask = session.mask
