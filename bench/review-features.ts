@@ -11,7 +11,7 @@ import {
   uncertaintyFeatures,
   type Component,
   type UncertaintyFeatures
-} from '../src/main/engine/pipeline/mask/uncertainty'
+} from '../src/main/engine/segment/mask/uncertainty'
 
 /** Model probabilities between these (10 % and 90 %, in bytes) are undecided. */
 const LOW = 26

@@ -1,6 +1,6 @@
 import type { DataPaths } from '../paths'
 import type { ResolvedEngineOptions } from '../options'
-import type { Segmenter } from '../pipeline/mask/mask'
+import type { Segmenter } from '../segment/mask/mask'
 import type { DecodedImage } from '../pipeline/decode/decode'
 import type { HintPlane } from '../pipeline/guide/hint'
 import type { HintDecodeRequest } from '../pipeline/decode/hint-decode'

@@ -16,7 +16,7 @@ import type { DecodedImage } from '../pipeline/decode/decode'
 import type { HintPlane } from '../pipeline/guide/hint'
 import type { HintDecodeRequest } from '../pipeline/decode/hint-decode'
 import type { LookBox } from '../pipeline/guide/look-again'
-import type { Segmenter } from '../pipeline/mask/mask'
+import type { Segmenter } from '../segment/mask/mask'
 import type { NativeTarget } from '../pipeline/metadata/native-colour'
 import type { MaskCache } from '../store/mask-cache'
 

@@ -39,15 +39,15 @@ import {
   startLooks,
   type CropResults,
   type HintedPixels
-} from '../pipeline/alpha'
+} from '../pipeline/segment-and-refine'
 import type { LookRun } from '../pipeline/guide/look-again'
 import { makeCutout } from '../pipeline/compose/cutout'
 import type { DecodedImage } from '../pipeline/decode/decode'
 import { hasStrokes, type AlphaPixels, type HintPlane } from '../pipeline/guide/hint'
 import type { HintDecodeRequest } from '../pipeline/decode/hint-decode'
-import { MODEL_SIZE } from '../pipeline/mask/mask'
-import type { ModelPool } from '../models/pool'
-import type { ModelRegistry } from '../models/registry'
+import { MODEL_SIZE } from '../segment/mask/mask'
+import type { ModelPool } from '../segment/models/pool'
+import type { ModelRegistry } from '../segment/models/registry'
 import type { CachedMask, MaskCache } from '../store/mask-cache'
 import { CropMasks } from './crop-masks'
 import { contentHash } from '../content-hash'

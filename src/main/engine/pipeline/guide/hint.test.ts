@@ -1,7 +1,7 @@
 import sharp from 'sharp'
 import { describe, expect, it, vi } from 'vitest'
 import { JobFailure } from '../../errors'
-import { applyHint, computeAlpha, refined, type MaskSource } from '../alpha'
+import { applyHint, computeAlpha, refined, type MaskSource } from '../segment-and-refine'
 import type { DecodedImage } from '../decode/decode'
 import {
   changedStrokes,
@@ -18,8 +18,8 @@ import {
   type HintPlane
 } from './hint'
 import { decodeHint } from '../decode/hint-decode'
-import { grown } from './region'
-import { MODEL_SIZE } from '../mask/mask'
+import { grown } from '../../segment/mask/region'
+import { MODEL_SIZE } from '../../segment/mask/mask'
 import { fuzzyComposite, SKY } from '../../../../../test/fixtures/refine-fixtures'
 
 /** A grey hint of `width` × `height` with rectangles set to `value` ([x, y, w, h]). */

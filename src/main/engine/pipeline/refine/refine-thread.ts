@@ -31,7 +31,7 @@ import { Worker } from 'node:worker_threads'
 import { asBuffer } from '../../as-buffer'
 import { findBuiltScript } from '../../built-script'
 import { JobFailure } from '../../errors'
-import type { Region } from '../guide/region'
+import type { Region } from '../../segment/mask/region'
 import { refineEdges, type MaskPlane, type RgbaInput } from './refine'
 
 export const REFINE_THREAD_SCRIPT = 'refine-thread.js'

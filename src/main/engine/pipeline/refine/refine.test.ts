@@ -2,7 +2,7 @@ import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { guidedCoefficients } from './guided-filter'
 import { knownMeans } from './known-colours'
-import { upscaleMask } from '../mask/mask'
+import { upscaleMask } from '../../segment/mask/mask'
 import { refineEdges, resizeMask } from './refine'
 import {
   alphaError,

@@ -28,10 +28,10 @@
 import { boxMean } from './box-filter'
 import { guidedCoefficients, type GuidedCoefficients, type U8Pixels } from './guided-filter'
 import { knownMeans } from './known-colours'
-import { bilinearColumns, resizeGrey, resizeRgb } from '../mask/resample'
-import { cellsUnder, crop, grown, overlap, paste, softBounds, widen, type Region } from '../guide/region'
+import { bilinearColumns, resizeGrey, resizeRgb } from '../../segment/mask/resample'
+import { cellsUnder, crop, grown, overlap, paste, softBounds, widen, type Region } from '../../segment/mask/region'
 import { boundToSide } from './side-bound'
-import { scratchPlanes } from './scratch'
+import { scratchPlanes } from '../../scratch'
 import type { RgbaImage } from '../compose/variation'
 import { unmix } from './unmix'
 

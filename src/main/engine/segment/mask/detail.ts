@@ -9,7 +9,7 @@
  * inner edges (`edgeWeight`).
  */
 import type { SegmentInput } from './mask'
-import { crop, type Region } from '../guide/region'
+import { crop, type Region } from './region'
 
 /** A rectangle in image pixels. */
 export interface Crop {

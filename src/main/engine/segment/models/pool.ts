@@ -4,10 +4,10 @@
  * (its worker ends and its memory goes back) before the next is loaded. Two large sessions
  * side by side would double the peak (≈1 GB each for IS-Net, several GB for BiRefNet).
  */
-import type { ActualDevice, Device, SessionSettings } from '../../../shared/models'
-import { JobFailure } from '../errors'
-import { Segmenter, type SegmenterOptions } from '../pipeline/mask/mask'
-import { machineCacheDir } from './machine'
+import type { ActualDevice, Device, SessionSettings } from '../../../../shared/models'
+import { JobFailure } from '../../errors'
+import { Segmenter, type SegmenterOptions } from '../mask/mask'
+import { machineCacheDir } from '../session/machine'
 import { sessionBytesNeeded } from './memory'
 import type { ModelRegistry, RegisteredModel } from './registry'
 

@@ -4,12 +4,12 @@
  * engine's `ModelPool`, so a job for another model waits for the running ones and then
  * switches) and a mask cache, all in an in-memory store for as long as the process runs.
  */
-import type { ExecutorDeps } from '../run/execute'
+import type { ExecutorDeps } from './execute'
 import type { DecodeSandbox } from '../sandbox/decoder'
 import { openDatabase, type Db } from '../store/db'
 import { MaskCache, type MaskCacheOptions } from '../store/mask-cache'
-import { ModelPool } from './pool'
-import { ModelRegistry } from './registry'
+import { ModelPool } from '../segment/models/pool'
+import { ModelRegistry } from '../segment/models/registry'
 
 export interface StandaloneModelsOptions {
   threads?: number

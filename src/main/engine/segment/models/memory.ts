@@ -6,7 +6,7 @@
  * process being killed by the OS half way through a job.
  */
 import os from 'node:os'
-import { JobFailure } from '../errors'
+import { JobFailure } from '../../errors'
 
 const GB = 2 ** 30
 

@@ -8,13 +8,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { Segmenter, type SegmentInput } from '../pipeline/mask/mask'
-import { prestartSessionWorker, takeSpareSessionWorker } from '../pipeline/mask/session-worker'
-import { SCENE, scenePng } from '../../../../test/fixtures/test-fixtures'
-import { decodeImage } from '../pipeline/decode/decode'
+import { Segmenter, type SegmentInput } from '../mask/mask'
+import { prestartSessionWorker, takeSpareSessionWorker } from './session-worker'
+import { SCENE, scenePng } from '../../../../../test/fixtures/test-fixtures'
+import { decodeImage } from '../../pipeline/decode/decode'
 import type { ModelDescriptor } from './descriptors'
 import { lastSession } from './last-session'
-import { convSegmentationModel } from './onnx-writer'
+import { convSegmentationModel } from '../models/onnx-writer'
 
 const dirs: string[] = []
 const open: Segmenter[] = []

@@ -5,17 +5,17 @@
  */
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { DEVICES, MODEL_NAME_PATTERN, type Device, type ModelInfo } from '../../../shared/models'
-import { ApiError, JobFailure } from '../errors'
-import type { SegmenterModel } from '../pipeline/mask/mask'
-import { builtinModelId, type ModelVariant } from '../pipeline/mask/model'
-import type { Db } from '../store/db'
-import { descriptorProblems, ISNET_BUILTIN, KNOWN_DESCRIPTORS, recogniseModel, type ModelDescriptor } from './descriptors'
-import { resolveDevice } from './devices'
+import { DEVICES, MODEL_NAME_PATTERN, type Device, type ModelInfo } from '../../../../shared/models'
+import { ApiError, JobFailure } from '../../errors'
+import type { SegmenterModel } from '../mask/mask'
+import { builtinModelId, type ModelVariant } from '../mask/model'
+import type { Db } from '../../store/db'
+import { descriptorProblems, ISNET_BUILTIN, KNOWN_DESCRIPTORS, recogniseModel, type ModelDescriptor } from '../session/descriptors'
+import { resolveDevice } from '../session/devices'
 import { assertMemoryFor } from './memory'
-import { prepared } from '../store/statements'
-import { errorText } from '../../../shared/errors'
-import { contentHash } from '../content-hash'
+import { prepared } from '../../store/statements'
+import { errorText } from '../../../../shared/errors'
+import { contentHash } from '../../content-hash'
 
 /** The built-in models: name → variant and approximate file size (for listings). */
 export const BUILTIN_MODELS: Record<string, { variant: ModelVariant; bytes: number; speedClass: string }> = {

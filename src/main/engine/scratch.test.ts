@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { collectGarbage } from '../gc'
+import { collectGarbage } from './gc'
 import { onScratchRelease, releaseScratch, scratchPlanes, scratchSize } from './scratch'
 
 describe('scratchPlanes', () => {

@@ -3,7 +3,7 @@
  * descriptor is refused when the model is added, with the mismatch spelled out
  * ("expected shape [1, 3, 1024, 1024], got [1, 3, 320, 320]"), not at the first job.
  */
-import type { IoMeta } from '../pipeline/mask/session-worker'
+import type { IoMeta } from './session-worker'
 import type { ModelDescriptor } from './descriptors'
 
 export interface ResolvedIo {

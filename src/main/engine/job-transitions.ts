@@ -1,4 +1,4 @@
-import type { JobStatus } from '../../../shared/api'
+import type { JobStatus } from '../../shared/api'
 
 /**
  * Every allowed move of a job's status, in one table. A move not listed here is a bug:

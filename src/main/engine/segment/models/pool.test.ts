@@ -7,8 +7,8 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { tempDir } from '../../../../test/helpers/engine'
-import { openDatabase, type Db } from '../store/db'
+import { tempDir } from '../../../../../test/helpers/engine'
+import { openDatabase, type Db } from '../../store/db'
 import { ModelPool } from './pool'
 import { ModelRegistry } from './registry'
 

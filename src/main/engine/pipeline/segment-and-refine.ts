@@ -25,15 +25,15 @@ import { secondLookSetting, type JobParams, type SecondLookSetting } from '../..
 import { inputHash, type MaskCache } from '../store/mask-cache'
 import type { DecodedImage } from './decode/decode'
 import { changedStrokes, constrainMask, hasStrokes, hintBand, mergeHinted, type AlphaPixels, type HintPlane } from './guide/hint'
-import { cellsUnder, grown, type Region } from './guide/region'
+import { cellsUnder, grown, type Region } from '../segment/mask/region'
 import { cropInput, lookAgain, mergeLooks, wholeFrame, type FinishCrop, type LookBox, type LookRun } from './guide/look-again'
-import { MODEL_SIZE, upscaleMask, type Segmenter } from './mask/mask'
-import type { ModelVariant } from './mask/model'
+import { MODEL_SIZE, upscaleMask, type Segmenter } from '../segment/mask/mask'
+import type { ModelVariant } from '../segment/mask/model'
 import { refineReach, resizeMask, type MaskPlane } from './refine/refine'
 import { refineOffThread } from './refine/refine-thread'
 import { solidMask } from './refine/solid'
-import { uncertainty } from './mask/uncertainty'
-import { lookReason, plan, secondLook, type SecondLook } from './mask/second-look'
+import { uncertainty } from '../segment/mask/uncertainty'
+import { lookReason, plan, secondLook, type SecondLook } from '../segment/look/second-look'
 
 /**
  * What makes masks. `segment` (full-size mask) is enough; a real `Segmenter` also gives the

@@ -12,12 +12,12 @@
  *   and mirrored (2 runs: the model gets its whole grid for the subject); a larger one, the photo
  *   mirrored and its box zoomed (1–2 runs).
  */
-import type { MaskSource } from '../alpha'
-import type { MaskPlane } from '../refine/refine'
-import { cropAround, CONTEXT_MARGIN, edgeWeight, type Crop } from './detail'
-import type { SegmentInput } from './mask'
-import { resizeGrey } from './resample'
-import { uncertainty } from './uncertainty'
+import type { MaskSource } from '../../pipeline/segment-and-refine'
+import type { MaskPlane } from '../../pipeline/refine/refine'
+import { cropAround, CONTEXT_MARGIN, edgeWeight, type Crop } from '../mask/detail'
+import type { SegmentInput } from '../mask/mask'
+import { resizeGrey } from '../mask/resample'
+import { uncertainty } from '../mask/uncertainty'
 import { LIKELY_WRONG } from '../../../../shared/review'
 import { runView, tiles, type View, type ViewSpec } from './views'
 import type { SecondLook, SecondLookReason, SecondLookSetting } from '../../../../shared/params-types'

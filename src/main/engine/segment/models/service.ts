@@ -2,14 +2,14 @@
  * What the transports (CLI, IPC, HTTP health) do with models: list, add (checked by loading
  * it and running it once on a sample), remove, choose the default and the device, test-run.
  */
-import type { ModelInfo, ModelTestRun } from '../../../shared/models'
-import { ApiError, JobFailure } from '../errors'
-import type { SegmentInput } from '../pipeline/mask/mask'
-import { resolveDevice } from './devices'
+import type { ModelInfo, ModelTestRun } from '../../../../shared/models'
+import { ApiError, JobFailure } from '../../errors'
+import type { SegmentInput } from '../mask/mask'
+import { resolveDevice } from '../session/devices'
 import type { ModelPool } from './pool'
-import { savedSessionSettings } from './session-factory'
+import { savedSessionSettings } from '../session/session-factory'
 import type { AddModelRequest, ModelRegistry } from './registry'
-import { errorText } from '../../../shared/errors'
+import { errorText } from '../../../../shared/errors'
 
 /** The sample a test run segments: a light disc on a dark ground, 320 × 240, made here. */
 export function sampleImage(): SegmentInput {

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { PreparedSession } from '../pipeline/mask/session-worker'
+import type { PreparedSession } from './session-worker'
 
 const FILE = 'last-session.json'
 

@@ -1,6 +1,6 @@
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
-import { refineEdges, refineReach } from '../refine/refine'
+import { refineEdges, refineReach } from '../../pipeline/refine/refine'
 import { fuzzyComposite, SKY } from '../../../../../test/fixtures/refine-fixtures'
 import { cellsUnder, crop, overlap, paste, softBounds, widen } from './region'
 

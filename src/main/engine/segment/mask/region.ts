@@ -4,7 +4,7 @@
  * change it, so a subject that fills a third of the frame costs a third of the work. Crops and
  * pastes are row copies.
  */
-import { alphaBounds } from '../compose/placement'
+import { alphaBounds } from '../../pipeline/compose/placement'
 
 /** A rectangle in pixels: columns [x, x + width), rows [y, y + height). */
 export interface Region {

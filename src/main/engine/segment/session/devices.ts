@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import type { ActualDevice, Device } from '../../../shared/models'
+import type { ActualDevice, Device } from '../../../../shared/models'
 
 /** Whether onnxruntime-node's folder holds the CUDA provider library (a separate install on Linux). */
 export function cudaInstalled(): boolean {

@@ -5,11 +5,11 @@ import sharp from 'sharp'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { openDatabase, type Db } from '../store/db'
 import { MaskCache } from '../store/mask-cache'
-import { computeAlpha, KEEP_WITHOUT_ALPHA_WARNING, maskModelKey, type MaskSource } from './alpha'
+import { computeAlpha, KEEP_WITHOUT_ALPHA_WARNING, maskModelKey, type MaskSource } from './segment-and-refine'
 import type { DecodedImage } from './decode/decode'
-import { MODEL_SIZE, type SegmentInput } from './mask/mask'
+import { MODEL_SIZE, type SegmentInput } from '../segment/mask/mask'
 import { fuzzyComposite, SKY } from '../../../../test/fixtures/refine-fixtures'
-import { uncertainty } from './mask/uncertainty'
+import { uncertainty } from '../segment/mask/uncertainty'
 
 const EDGES = { alpha: 'auto', refine: 'edges' } as const
 const NONE = { alpha: 'auto', refine: 'none' } as const

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { JOB_STATUSES, STATE_OF, isEnded } from '../../../shared/api'
-import { assertTransition, canTransition, IllegalTransitionError, TRANSITIONS } from './transitions'
+import { JOB_STATUSES, STATE_OF, isEnded } from '../../shared/api'
+import { assertTransition, canTransition, IllegalTransitionError, TRANSITIONS } from './job-transitions'
 
 describe('TRANSITIONS', () => {
   it('lists every status', () => {

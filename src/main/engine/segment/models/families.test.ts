@@ -4,9 +4,9 @@
  * the mask must be after the pipeline's resize, normalisation, output read and resize back.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { JobFailure } from '../errors'
-import { Segmenter, type SegmentInput } from '../pipeline/mask/mask'
-import { KNOWN_DESCRIPTORS, type ModelDescriptor } from './descriptors'
+import { JobFailure } from '../../errors'
+import { Segmenter, type SegmentInput } from '../mask/mask'
+import { KNOWN_DESCRIPTORS, type ModelDescriptor } from '../session/descriptors'
 import { convSegmentationModel } from './onnx-writer'
 
 const open: Segmenter[] = []

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
-import { computeAlpha, type MaskSource } from './alpha'
+import { computeAlpha, type MaskSource } from './segment-and-refine'
 import type { DecodedImage } from './decode/decode'
-import { MODEL_SIZE } from './mask/mask'
+import { MODEL_SIZE } from '../segment/mask/mask'
 
 const W = 320
 const H = 240

@@ -7,20 +7,14 @@
  * settings say so (`backend: 'wasm'`, device `wasm`).
  */
 import os from 'node:os'
-import type { ActualDevice, SessionSettings } from '../../../shared/models'
-import {
-  SessionWorker,
-  takeSpareSessionWorker,
-  type BackendChoice,
-  type SessionSource,
-  type WorkerReply
-} from '../pipeline/mask/session-worker'
+import type { ActualDevice, SessionSettings } from '../../../../shared/models'
+import { SessionWorker, takeSpareSessionWorker, type BackendChoice, type SessionSource, type WorkerReply } from './session-worker'
 import { keepsArena, providerOptions } from './devices'
 import { rememberSession } from './last-session'
 import { cpuProfile, type CpuProfile } from './machine'
 import { OptimizedModels } from './optimized-model'
 import { chooseThreads, threadCandidates, TuningRecords, type ThreadChoice } from './tuning'
-import { errorText } from '../../../shared/errors'
+import { errorText } from '../../../../shared/errors'
 
 type Ready = Extract<WorkerReply, { type: 'ready' }>
 
