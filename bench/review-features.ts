@@ -3,7 +3,7 @@
  * (`uncertainty.ts`), on the same GRID × GRID sampling, so that docs/review.md can say what each
  * one adds. None of them is in the shipped score: see "Features" there.
  */
-import type { MaskPlane } from '../src/main/engine/pipeline/refine/refine'
+import type { MaskPlane } from '../src/main/engine/segment/mask/types'
 import {
   components,
   GRID,

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import { computeAlpha, type MaskSource } from './segment-and-refine'
+import { computeAlpha } from './segment-and-refine'
+import type { MaskSource } from '../segment/mask/types'
 import type { DecodedImage } from './decode/decode'
 import { MODEL_SIZE } from '../segment/mask/mask'
 

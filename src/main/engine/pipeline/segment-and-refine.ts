@@ -1,13 +1,12 @@
 /**
- * The mask and refine steps: the subject's alpha at the image's full size, and the colours to
- * composite with it (docs/pipeline.md).
+ * The alpha step, segment and refine: the subject's alpha at the image's full size, and the
+ * colours to composite with it (docs/pipeline.md). It runs the segmentation unit (`engine/segment/`)
+ * and then the refine step and the guides on its mask.
  *
  * - `alpha=keep` and an input with a real alpha channel: that alpha, no model.
- * - Otherwise the model's 1024² mask, from the mask cache when the same input was seen with
- *   the same model (content hash), else from the segmenter (and then cached).
- * - The second look (`second-look.ts`, docs/pipeline.md "Second look"): where the first mask is
- *   doubtful (`look=auto`, default) or on every photo (`look=always`, `refine=detail`), the model
- *   again on more views of the photo, merged. Cached beside the first mask, keyed by the setting.
+ * - Otherwise the model's mask and the second look its setting asks for (`segment/look/model-mask.ts`,
+ *   docs/pipeline.md "Second look"), each from the mask cache passed in (`AlphaDeps.maskCache`)
+ *   when the same input was seen with the same model, else from the segmenter (and then cached).
  * - `refine=edges` (default): guided-filter edges at full resolution and foreground colours
  *   without the old background's fringe (`refine.ts`). `refine=none`: the mask upscaled.
  *   Either refines the model's mask with a solid subject's broad half-transparent inside made
@@ -21,36 +20,24 @@
  *   is cached.
  */
 import { createHash } from 'node:crypto'
-import { secondLookSetting, type JobParams, type SecondLookSetting } from '../../../shared/params-types'
-import { inputHash, type MaskCache } from '../store/mask-cache'
+import { secondLookSetting, type JobParams } from '../../../shared/params-types'
 import type { DecodedImage } from './decode/decode'
 import { changedStrokes, constrainMask, hasStrokes, hintBand, mergeHinted, type AlphaPixels, type HintPlane } from './guide/hint'
 import { cellsUnder, grown, type Region } from '../segment/mask/region'
 import { cropInput, lookAgain, mergeLooks, wholeFrame, type FinishCrop, type LookBox, type LookRun } from './guide/look-again'
-import { MODEL_SIZE, upscaleMask, type Segmenter } from '../segment/mask/mask'
-import type { ModelVariant } from '../segment/mask/model'
-import { refineReach, resizeMask, type MaskPlane } from './refine/refine'
+import { upscaleMask } from '../segment/mask/mask'
+import type { MaskPlane, MaskSource, MaskStore } from '../segment/mask/types'
+import { refineReach, resizeMask } from './refine/refine'
 import { refineOffThread } from './refine/refine-thread'
 import { solidMask } from './refine/solid'
 import { uncertainty } from '../segment/mask/uncertainty'
-import { lookReason, plan, secondLook, type SecondLook } from '../segment/look/second-look'
-
-/**
- * What makes masks. `segment` (full-size mask) is enough; a real `Segmenter` also gives the
- * model-size mask and its variant, which the cache and the refine step use.
- */
-export interface MaskSource {
-  segment: Segmenter['segment']
-  segmentAtModelSize?: Segmenter['segmentAtModelSize']
-  variant?: ModelVariant
-  /** Names the model in the mask cache (a registry model); else derived from `variant`. */
-  modelKey?: string
-}
+import type { SecondLook } from '../segment/look/second-look'
+import { lookedAgain, modelMask } from '../segment/look/model-mask'
 
 export interface AlphaDeps {
   segmenter: MaskSource
   /** Masks by input content + model; without it every job runs the model. */
-  maskCache?: MaskCache
+  maskCache?: MaskStore
   /**
    * Refine on the spare refine thread (`refineOffThread`): the touch-up preview's crops, refined
    * beside the whole photo on the jobs' thread. Jobs leave it unset and keep to one thread.
@@ -81,22 +68,6 @@ export interface AlphaResult {
 
 export const KEEP_WITHOUT_ALPHA_WARNING = 'alpha=keep: the input has no transparency, so the model made the mask'
 
-/**
- * Version of the cached masks' meaning: bump when the model input (resize, normalisation) or
- * output quantisation changes, so old entries stop matching.
- */
-const MASK_FORMAT_VERSION = 1
-
-/** The cache's key of the mask a second look made under `setting`, beside the first's (`model`: `maskModelKey`'s). */
-export function lookMaskKey(model: string, setting: SecondLookSetting): string {
-  return `${model}+look=${setting}`
-}
-
-/** The cache's `model` key for a variant (or a registry model's key). */
-export function maskModelKey(variant: ModelVariant | string): string {
-  return `${variant === 'small' || variant === 'medium' ? `isnet-${variant}` : variant}/${MASK_FORMAT_VERSION}`
-}
-
 export async function computeAlpha(
   image: DecodedImage,
   input: Buffer,
@@ -116,9 +87,10 @@ export async function computeAlpha(
     }
     warnings.push(KEEP_WITHOUT_ALPHA_WARNING)
   }
-  const first = await modelMask(image, input, deps, signal)
+  const first = await modelMask(image, input, deps.segmenter, deps.maskCache, signal)
   signal?.throwIfAborted()
-  const { mask: looked, look } = await lookedAgain(image, input, first.mask, deps, secondLookSetting(params), signal)
+  const setting = secondLookSetting(params)
+  const { mask: looked, look } = await lookedAgain(image, input, first.mask, deps.segmenter, setting, deps.maskCache, signal)
   const source = look && !look.cached ? 'model' : first.source
   signal?.throwIfAborted()
 
@@ -138,29 +110,6 @@ export async function computeAlpha(
     uncertainty: uncertainty(mask, { data: alpha, width: image.width, height: image.height }),
     secondLook
   }
-}
-
-/**
- * The mask after the second look the setting asks for (`second-look.ts`), or the first when none.
- * Cached beside the first mask under the setting's key, so the same photo again costs no run.
- */
-async function lookedAgain(
-  image: DecodedImage,
-  input: Buffer,
-  first: MaskPlane,
-  deps: AlphaDeps,
-  setting: SecondLookSetting,
-  signal?: AbortSignal
-): Promise<{ mask: MaskPlane; look: (SecondLook & { cached: boolean }) | null }> {
-  const reason = lookReason(first, setting, image.width, image.height)
-  if (!reason) return { mask: first, look: null }
-  const seg = deps.segmenter
-  const key = seg.segmentAtModelSize ? (seg.modelKey ?? seg.variant) : undefined
-  const run = async (): Promise<MaskPlane> => (await secondLook(image, first, seg, setting, signal))!.mask
-  if (!deps.maskCache || !key)
-    return { mask: await run(), look: { views: plan(first, image.width, image.height, reason).length, reason, cached: false } }
-  const { mask, hit } = await deps.maskCache.getOrCompute(inputHash(input), lookMaskKey(maskModelKey(key), setting), run)
-  return { mask, look: { views: plan(first, image.width, image.height, reason).length, reason, cached: hit } }
 }
 
 /**
@@ -343,27 +292,6 @@ export async function refined(
     ? await upscaleMask(mask.data, image.width, image.height, mask.width, mask.height)
     : await resizeMask(mask, image.width, image.height)
   return { alpha, foreground: image.data }
-}
-
-/** The model's mask: cached, or from the segmenter (model size when it can, else full size). */
-async function modelMask(
-  image: DecodedImage,
-  input: Buffer,
-  deps: AlphaDeps,
-  signal?: AbortSignal
-): Promise<{ mask: MaskPlane; source: 'cache' | 'model' }> {
-  const seg = deps.segmenter
-  if (!seg.segmentAtModelSize) {
-    return { mask: { data: await seg.segment(image, signal), width: image.width, height: image.height }, source: 'model' }
-  }
-  const run = async (): Promise<MaskPlane> => {
-    const r = await seg.segmentAtModelSize!(image, signal)
-    return { data: r.mask, width: r.width ?? MODEL_SIZE, height: r.height ?? MODEL_SIZE }
-  }
-  const key = seg.modelKey ?? seg.variant
-  if (!deps.maskCache || !key) return { mask: await run(), source: 'model' }
-  const { mask, hit } = await deps.maskCache.getOrCompute(inputHash(input), maskModelKey(key), run)
-  return { mask, source: hit ? 'cache' : 'model' }
 }
 
 /** `alpha=keep`: the input's own alpha; the colours as they are, made opaque. */

@@ -32,14 +32,13 @@ import {
   applyLooks,
   computeAlpha,
   lookRuns,
-  lookMaskKey,
-  maskModelKey,
   workingMask,
   refined,
   startLooks,
   type CropResults,
   type HintedPixels
 } from '../pipeline/segment-and-refine'
+import { lookMaskKey, maskModelKey } from '../segment/look/model-mask'
 import type { LookRun } from '../pipeline/guide/look-again'
 import { makeCutout } from '../pipeline/compose/cutout'
 import type { DecodedImage } from '../pipeline/decode/decode'

@@ -1,7 +1,8 @@
 import sharp from 'sharp'
 import { describe, expect, it, vi } from 'vitest'
 import { JobFailure } from '../../errors'
-import { applyHint, computeAlpha, refined, type MaskSource } from '../segment-and-refine'
+import { applyHint, computeAlpha, refined } from '../segment-and-refine'
+import type { MaskSource } from '../../segment/mask/types'
 import type { DecodedImage } from '../decode/decode'
 import {
   changedStrokes,

@@ -17,7 +17,7 @@
 import { alphaBounds } from '../compose/placement'
 import type { SniffedType } from '../decode/sniff'
 import { resizeGrey } from '../../segment/mask/resample'
-import type { MaskPlane } from '../refine/refine'
+import type { MaskPlane } from '../../segment/mask/types'
 import type { Region } from '../../segment/mask/region'
 
 /** The image types a hint may be. */

@@ -13,9 +13,8 @@
 import { cropAround, CONTEXT_MARGIN, edgeWeight, extract, RAMP, regionOf, type Crop } from '../../segment/mask/detail'
 import type { AlphaPixels, HintPlane } from './hint'
 import { MODEL_SIZE, type SegmentInput } from '../../segment/mask/mask'
-import type { MaskPlane } from '../refine/refine'
 import type { DecodedImage } from '../decode/decode'
-import type { MaskSource } from '../segment-and-refine'
+import type { MaskPlane, MaskSource } from '../../segment/mask/types'
 import { crop as cropPlane } from '../../segment/mask/region'
 
 /** A box in the input's upright pixels: columns [x, x + width), rows [y, y + height). */

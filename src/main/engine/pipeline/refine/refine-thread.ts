@@ -32,7 +32,8 @@ import { asBuffer } from '../../as-buffer'
 import { findBuiltScript } from '../../built-script'
 import { JobFailure } from '../../errors'
 import type { Region } from '../../segment/mask/region'
-import { refineEdges, type MaskPlane, type RgbaInput } from './refine'
+import { refineEdges, type RgbaInput } from './refine'
+import type { MaskPlane } from '../../segment/mask/types'
 
 export const REFINE_THREAD_SCRIPT = 'refine-thread.js'
 /** How long the thread outlives its last refine. */

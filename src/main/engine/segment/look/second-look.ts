@@ -12,8 +12,7 @@
  *   and mirrored (2 runs: the model gets its whole grid for the subject); a larger one, the photo
  *   mirrored and its box zoomed (1–2 runs).
  */
-import type { MaskSource } from '../../pipeline/segment-and-refine'
-import type { MaskPlane } from '../../pipeline/refine/refine'
+import type { MaskPlane, MaskSource } from '../mask/types'
 import { cropAround, CONTEXT_MARGIN, edgeWeight, type Crop } from '../mask/detail'
 import type { SegmentInput } from '../mask/mask'
 import { resizeGrey } from '../mask/resample'

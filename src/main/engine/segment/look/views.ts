@@ -4,10 +4,9 @@
  * subject more of the model's 1024² grid; a mirror shows the same pixels in another order, which
  * is enough to move the model's answer where it hesitates.
  */
-import type { MaskSource } from '../../pipeline/segment-and-refine'
 import { extract, type Crop } from '../mask/detail'
 import { MODEL_SIZE, type SegmentInput } from '../mask/mask'
-import type { MaskPlane } from '../../pipeline/refine/refine'
+import type { MaskPlane, MaskSource } from '../mask/types'
 
 /** What the model was shown: a rectangle of the photo (image pixels), mirrored left to right or not. */
 export interface ViewSpec {

@@ -2,24 +2,7 @@ import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { refineEdges, refineReach } from '../../pipeline/refine/refine'
 import { fuzzyComposite, SKY } from '../../../../../test/fixtures/refine-fixtures'
-import { cellsUnder, crop, overlap, paste, softBounds, widen } from './region'
-
-describe('softBounds', () => {
-  it('boxes the values strictly between low and high', () => {
-    const w = 10
-    const plane = new Uint8Array(w * 6)
-    plane.fill(255, 0, 20) // certain subject: not soft
-    plane[2 * w + 3] = 100
-    plane[4 * w + 7] = 3
-    plane[5 * w + 9] = 2 // at `low`: not soft
-    expect(softBounds(plane, w, 6, 2, 253)).toEqual({ x: 3, y: 2, width: 5, height: 3 })
-  })
-
-  it('is null for a hard mask', () => {
-    const plane = new Uint8Array(16).fill(255, 0, 8)
-    expect(softBounds(plane, 4, 4, 2, 253)).toBeNull()
-  })
-})
+import { cellsUnder, crop, overlap, paste, widen } from './region'
 
 describe('widen', () => {
   it('adds the margin, snaps to the alignment and stops at the image edges', () => {

@@ -1,10 +1,9 @@
 /**
- * The part of a photo the refine step works on: the model's soft band with a margin for the
- * filters' reach. Outside it the mask is certain (0 or 1) and nothing the refine computes can
- * change it, so a subject that fills a third of the frame costs a third of the work. Crops and
- * pastes are row copies.
+ * Rectangles of a plane and their row copies. The refine step works on the part of a photo its
+ * soft band reaches (`pipeline/refine/refine.ts`): outside it the mask is certain (0 or 1) and
+ * nothing the refine computes can change it, so a subject that fills a third of the frame costs a
+ * third of the work. The looks crop their views with the same copies (`detail.ts`).
  */
-import { alphaBounds } from '../../pipeline/compose/placement'
 
 /** A rectangle in pixels: columns [x, x + width), rows [y, y + height). */
 export interface Region {
@@ -12,11 +11,6 @@ export interface Region {
   y: number
   width: number
   height: number
-}
-
-/** Bounding box of the values strictly between `low` and `high` in a 1-byte plane, or null if there are none. */
-export function softBounds(plane: Uint8Array, width: number, height: number, low: number, high: number): Region | null {
-  return alphaBounds(plane, width, height, { threshold: low + 1, below: high })
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MODEL_SIZE } from './mask'
 import { LIKELY_WRONG } from '../../../../shared/review'
-import type { MaskPlane } from '../../pipeline/refine/refine'
+import type { MaskPlane } from './types'
 import { GRID, toGrid, TO_CHECK, uncertainty, uncertaintyFeatures, uncertaintyScore } from './uncertainty'
 
 /** A plane of width × height whose value at (u, v) ∈ [0, 1]² is f(u, v) ∈ [0, 1]. */

@@ -7,7 +7,7 @@
  * square too), so the cost is the same for every photo size.
  */
 import { TO_CHECK } from '../../../../shared/review'
-import type { MaskPlane } from '../../pipeline/refine/refine'
+import type { MaskPlane } from './types'
 
 // The line is shared with the reports and the screens (src/shared/review.ts).
 export { TO_CHECK }
