@@ -1,7 +1,7 @@
 /**
  * `npm run bench:review -- [--corpus <dir>] [--variant small|medium] [--limit N] [--draws N] [--mask-cache <dir>] [--rows] [--from-rows <file>]`
  *
- * How well the uncertainty score (`src/main/engine/pipeline/mask/uncertainty.ts`) and its review
+ * How well the uncertainty score (`src/main/engine/segment/mask/uncertainty.ts`) and its review
  * levels (`src/shared/review.ts`) tell bad cutouts from good ones, printed as JSON (scores are
  * deterministic, times are not):
  * - composites (`review-scenes.ts`): every corpus subject at every size over plain and busy
