@@ -22,6 +22,7 @@
 import { createHash } from 'node:crypto'
 import { secondLookSetting, type JobParams } from '../../../shared/params-types'
 import type { DecodedImage } from './decode/decode'
+import type { RenderAlpha } from './compose/render'
 import { changedStrokes, constrainMask, hasStrokes, hintBand, mergeHinted, type AlphaPixels, type HintPlane } from './guide/hint'
 import { cellsUnder, grown, type Region } from '../segment/mask/region'
 import { cropInput, lookAgain, mergeLooks, wholeFrame, type FinishCrop, type LookBox, type LookRun } from './guide/look-again'
@@ -45,18 +46,7 @@ export interface AlphaDeps {
   spareRefine?: boolean
 }
 
-export interface AlphaResult {
-  /** The subject's final alpha: 1 channel, 8-bit, image width × height. */
-  alpha: Buffer
-  /**
-   * RGBA colours to composite with `alpha`: the subject's own colours where refined, else the
-   * input's. Its A channel is 255 wherever the input's was (opaque inputs: everywhere), so
-   * `makeCutout(foreground, alpha)` gives exactly `alpha`; an input alpha is folded into `alpha`.
-   */
-  foreground: Buffer
-  warnings: string[]
-  /** Where the mask came from (diagnostics, benchmark). */
-  source: 'input' | 'cache' | 'model'
+export interface AlphaResult extends RenderAlpha {
   /**
    * 0 (sure) to 1 (check this): see docs/review.md. 0 for `alpha=keep` with a real alpha (the
    * user gave the alpha; no model ran).
