@@ -18,7 +18,7 @@ import {
   strokeBand,
   type HintPlane
 } from './hint'
-import { decodeHint } from '../decode/hint-decode'
+import { decodeHint } from './hint-decode'
 import { grown } from '../../segment/mask/region'
 import { MODEL_SIZE } from '../../segment/mask/mask'
 import { fuzzyComposite, SKY } from '../../../../../test/fixtures/refine-fixtures'

@@ -6,8 +6,8 @@
  */
 import sharp, { type Metadata } from 'sharp'
 import { JobFailure } from '../../errors'
-import { sniffImageType } from './sniff'
-import { HINT_TYPES, type HintPlane } from '../guide/hint'
+import { sniffImageType } from '../decode/sniff'
+import { HINT_TYPES, type HintPlane } from './hint'
 import { errorText } from '../../../../shared/errors'
 
 export interface HintDecodeRequest {
