@@ -6,12 +6,12 @@
  * this kind; its mask alone, no refine). Per part (fit, held-aside) and family: mean and min IoU,
  * how many composites got a second look and the model runs it took.
  */
-import { computeAlpha } from '../src/main/engine/pipeline/alpha'
+import { computeAlpha } from '../src/main/engine/pipeline/segment-and-refine'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
-import { cropAround, CONTEXT_MARGIN } from '../src/main/engine/pipeline/mask/detail'
-import { resizeGrey } from '../src/main/engine/pipeline/mask/resample'
-import { subjectBox } from '../src/main/engine/pipeline/mask/second-look'
-import { runView } from '../src/main/engine/pipeline/mask/views'
+import { cropAround, CONTEXT_MARGIN } from '../src/main/engine/segment/mask/detail'
+import { resizeGrey } from '../src/main/engine/segment/mask/resample'
+import { subjectBox } from '../src/main/engine/segment/look/second-look'
+import { runView } from '../src/main/engine/segment/look/views'
 import { round } from './lib'
 import type { CountingSource } from './quality-source'
 import { sizeComposites, SIZE_FAMILIES } from './size-scenes'

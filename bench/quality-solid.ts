@@ -22,7 +22,8 @@
  * it after the solid step (what `refine=edges` runs: `workingMask`), each scored with `quality-metrics.ts` plus the alpha MSE
  * over the whole frame.
  */
-import { refined, type MaskSource } from '../src/main/engine/pipeline/alpha'
+import { refined } from '../src/main/engine/pipeline/segment-and-refine'
+import type { MaskSource } from '../src/main/engine/segment/mask/types'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
 import { solidAnalysis, solidMask } from '../src/main/engine/pipeline/refine/solid'
 import { round } from './lib'

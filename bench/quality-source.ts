@@ -9,9 +9,9 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { resolveOptions } from '../src/main/engine/options'
-import type { MaskSource } from '../src/main/engine/pipeline/alpha'
-import { MODEL_SIZE, Segmenter, upscaleMask, type ModelRun, type SegmentInput } from '../src/main/engine/pipeline/mask/mask'
-import type { ModelVariant } from '../src/main/engine/pipeline/mask/model'
+import type { MaskSource } from '../src/main/engine/segment/mask/types'
+import { MODEL_SIZE, Segmenter, upscaleMask, type ModelRun, type SegmentInput } from '../src/main/engine/segment/mask/mask'
+import type { ModelVariant } from '../src/main/engine/segment/mask/model'
 import { corpusDir, loadAverage, positiveInt } from './lib'
 
 /** What `bench:quality` and `bench:review` share at start: the options they both take, the session and its mask source. */

@@ -26,7 +26,7 @@
  *   photos and filling it on busy and soft ones, the first look alone against the default second
  *   look, per part (fit, held-aside) and family, with the model on the subject's true box.
  */
-import { computeAlpha } from '../src/main/engine/pipeline/alpha'
+import { computeAlpha } from '../src/main/engine/pipeline/segment-and-refine'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
 import { corpusFiles, loadAverage, machine, options, round } from './lib'
 import { contrastingColour, edgeBand, softBand, type Cutout, type Scores } from './quality-metrics'

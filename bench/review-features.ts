@@ -3,7 +3,7 @@
  * (`uncertainty.ts`), on the same GRID × GRID sampling, so that docs/review.md can say what each
  * one adds. None of them is in the shipped score: see "Features" there.
  */
-import type { MaskPlane } from '../src/main/engine/pipeline/refine/refine'
+import type { MaskPlane } from '../src/main/engine/segment/mask/types'
 import {
   components,
   GRID,
@@ -11,7 +11,7 @@ import {
   uncertaintyFeatures,
   type Component,
   type UncertaintyFeatures
-} from '../src/main/engine/pipeline/mask/uncertainty'
+} from '../src/main/engine/segment/mask/uncertainty'
 
 /** Model probabilities between these (10 % and 90 %, in bytes) are undecided. */
 const LOW = 26

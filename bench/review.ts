@@ -1,7 +1,7 @@
 /**
  * `npm run bench:review -- [--corpus <dir>] [--variant small|medium] [--limit N] [--draws N] [--mask-cache <dir>] [--rows] [--from-rows <file>]`
  *
- * How well the uncertainty score (`src/main/engine/pipeline/mask/uncertainty.ts`) and its review
+ * How well the uncertainty score (`src/main/engine/segment/mask/uncertainty.ts`) and its review
  * levels (`src/shared/review.ts`) tell bad cutouts from good ones, printed as JSON (scores are
  * deterministic, times are not):
  * - composites (`review-scenes.ts`): every corpus subject at every size over plain and busy
@@ -23,10 +23,10 @@
  * earlier output again (with this build's levels) instead of running anything.
  */
 import { readFileSync } from 'node:fs'
-import { computeAlpha } from '../src/main/engine/pipeline/alpha'
+import { computeAlpha } from '../src/main/engine/pipeline/segment-and-refine'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
-import { MODEL_SIZE } from '../src/main/engine/pipeline/mask/mask'
-import { MODEL, uncertainty, uncertaintyScore } from '../src/main/engine/pipeline/mask/uncertainty'
+import { MODEL_SIZE } from '../src/main/engine/segment/mask/mask'
+import { MODEL, uncertainty, uncertaintyScore } from '../src/main/engine/segment/mask/uncertainty'
 import { LIKELY_WRONG, reviewLevel, WORTH_A_LOOK } from '../src/shared/review'
 import { corpusFiles, loadAverage, machine, median, options, positiveInt, round } from './lib'
 import { iou } from './quality-metrics'

@@ -15,8 +15,8 @@
 import os from 'node:os'
 import ort from 'onnxruntime-node'
 import sharp from 'sharp'
-import { providerOptions } from '../src/main/engine/models/devices'
-import { loadModel } from '../src/main/engine/pipeline/mask/model'
+import { providerOptions } from '../src/main/engine/segment/session/devices'
+import { loadModel } from '../src/main/engine/segment/mask/model'
 import { corpusDir, corpusFiles, loadAverage, machine, median, options, positiveInt, round } from './lib'
 
 const SIZE = 1024

@@ -15,8 +15,8 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import ort from 'onnxruntime-node'
 import sharp from 'sharp'
-import type { CpuProfile } from '../src/main/engine/models/machine'
-import { loadModel, type ModelVariant } from '../src/main/engine/pipeline/mask/model'
+import type { CpuProfile } from '../src/main/engine/segment/session/machine'
+import { loadModel, type ModelVariant } from '../src/main/engine/segment/mask/model'
 import { mimeOf, round } from './lib'
 
 export interface ChildReport {

@@ -14,9 +14,9 @@
  * Outside the box the result with it is the one without it, to the byte (`http-regions.test.ts`
  * checks that through the API); this counts `changed_outside` to show it here too.
  */
-import { computeAlpha } from '../src/main/engine/pipeline/alpha'
+import { computeAlpha } from '../src/main/engine/pipeline/segment-and-refine'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
-import type { Segmenter } from '../src/main/engine/pipeline/mask/mask'
+import type { Segmenter } from '../src/main/engine/segment/mask/mask'
 import { round } from './lib'
 import { iou } from './quality-metrics'
 import { qualityComposites, type Scene } from './quality-scenes'

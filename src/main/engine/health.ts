@@ -3,8 +3,8 @@
  * default model and its session on this machine.
  */
 import type { SessionSettings } from '../../shared/models'
-import type { ModelPool } from './models/pool'
-import type { ModelRegistry } from './models/registry'
+import type { ModelPool } from './segment/models/pool'
+import type { ModelRegistry } from './segment/models/registry'
 
 /**
  * Body of `GET /api/v1/health`. `device`: what runs the default model, null until it is loaded.

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { cpuProfile } from './models/machine'
+import { cpuProfile } from './segment/session/machine'
 import type { Device } from '../../shared/models'
 
 /** Settings of one engine. Every limit (docs/api.md §15) is here, with its default. */

@@ -8,7 +8,7 @@
 import { open } from 'node:fs/promises'
 import { explainProblem } from '../../shared/explain'
 import type { RuleSet, StoreCheck } from '../../shared/store-rules'
-import { StandaloneModels } from '../engine/models/standalone'
+import { StandaloneModels } from '../engine/run/standalone'
 import { resolveOptions } from '../engine/options'
 import { DecodeSandbox } from '../engine/sandbox/decoder'
 import { analyseImage, type SegmentDeps } from '../engine/checks/analyse'

@@ -12,7 +12,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { ApiError } from '../engine/errors'
 import type { JobRecord } from '../engine/facade'
-import { ACTIVE_STATUSES } from '../engine/queue/transitions'
+import { ACTIVE_STATUSES } from '../engine/job-transitions'
 import type { DispatchedRun } from '../engine/run/dispatch-access'
 import type { RunPlan } from '../engine/run/execute'
 import type { WorkerIdentity } from './protocol'

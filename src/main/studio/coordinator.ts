@@ -9,7 +9,7 @@
 import type { Engine } from '../engine/engine'
 import { ApiError } from '../engine/errors'
 import type { Dispatcher } from '../engine/queue/dispatcher'
-import { ACTIVE_STATUSES } from '../engine/queue/transitions'
+import { ACTIVE_STATUSES } from '../engine/job-transitions'
 import type { DispatchAccess } from '../engine/run/dispatch-access'
 import { getOrCreateSecret } from '../engine/feature-tables'
 import type { StudioView } from '../../shared/studio'

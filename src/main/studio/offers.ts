@@ -11,7 +11,7 @@
  */
 import { Queue } from 'bullmq'
 import type { JobStatus } from '../../shared/api'
-import { ACTIVE_STATUSES } from '../engine/queue/transitions'
+import { ACTIVE_STATUSES } from '../engine/job-transitions'
 import type { DispatchAccess } from '../engine/run/dispatch-access'
 import { STUDIO_QUEUE, redisConnection, type QueuedJob } from './protocol'
 

@@ -9,7 +9,7 @@
  * `validation_failed` naming the part and the problem.
  */
 import { SECOND_LOOK_REASONS, type SecondLookReason } from '../../shared/params-types'
-import { MAX_SECOND_LOOK_VIEWS } from '../engine/pipeline/mask/second-look'
+import { MAX_SECOND_LOOK_VIEWS } from '../engine/segment/look/second-look'
 import type { OutputFormat, Variation } from '../../shared/api'
 import { cleanText } from '../../shared/text'
 import type { ErrorDetail } from '../../shared/errors'

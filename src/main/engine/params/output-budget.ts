@@ -13,7 +13,7 @@
  * a square) and exact otherwise; a skipped `shadowTop` is charged all the same.
  */
 import { secondLookSetting, type JobParams } from '../../../shared/params-types'
-import { MAX_SECOND_LOOK_VIEWS } from '../pipeline/mask/second-look'
+import { MAX_SECOND_LOOK_VIEWS } from '../segment/look/second-look'
 import { planPlacement } from '../pipeline/compose/placement'
 import { wholeFrame, type LookBox } from '../pipeline/guide/look-again'
 

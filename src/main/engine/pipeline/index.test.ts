@@ -8,7 +8,7 @@ import { processJob, type JobPlan, type PipelineStage } from './index'
 /** The clipping job of earlier versions: the defaults of mode `clipping`. */
 const processClipping = (input: Buffer, deps: Parameters<typeof processJob>[1], plan: Omit<JobPlan, 'params'>) =>
   processJob(input, deps, { ...plan, params: CLIPPING_DEFAULTS })
-import { Segmenter, type SegmentInput } from './mask/mask'
+import { Segmenter, type SegmentInput } from '../segment/mask/mask'
 import { sceneMaskScores, scenePng, solidRgba } from '../../../../test/fixtures/test-fixtures'
 
 const MAX = 100_000_000

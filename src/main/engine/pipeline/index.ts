@@ -5,7 +5,7 @@
  */
 import type { OutputFormat } from '../../../shared/api'
 import type { JobParams, SecondLook } from '../../../shared/params-types'
-import { computeAlpha, type AlphaDeps } from './alpha'
+import { computeAlpha, type AlphaDeps } from './segment-and-refine'
 import { decodeImage, type DecodedImage } from './decode/decode'
 import type { HintPlane } from './guide/hint'
 import type { LookBox } from './guide/look-again'
@@ -23,8 +23,8 @@ export {
   type RgbaImage
 } from './encode/encode'
 export { makeCutout } from './compose/cutout'
-export { Segmenter, MODEL_SIZE, type SegmentInput, type SegmenterOptions } from './mask/mask'
-export { loadModel, clearModelCache, defaultModelDir, type ModelVariant } from './mask/model'
+export { Segmenter, MODEL_SIZE, type SegmentInput, type SegmenterOptions } from '../segment/mask/mask'
+export { loadModel, clearModelCache, defaultModelDir, type ModelVariant } from '../segment/mask/model'
 export {
   outputMetadata,
   renderOutputs,

@@ -33,22 +33,21 @@ import {
   applyLooks,
   computeAlpha,
   lookRuns,
-  lookMaskKey,
-  maskModelKey,
   workingMask,
   refined,
   startLooks,
   type CropResults,
   type HintedPixels
-} from '../pipeline/alpha'
+} from '../pipeline/segment-and-refine'
+import { lookMaskKey, maskModelKey } from '../segment/look/model-mask'
 import type { LookRun } from '../pipeline/guide/look-again'
 import { makeCutout } from '../pipeline/compose/cutout'
 import type { DecodedImage } from '../pipeline/decode/decode'
 import { hasStrokes, type AlphaPixels, type HintPlane } from '../pipeline/guide/hint'
-import type { HintDecodeRequest } from '../pipeline/decode/hint-decode'
-import { MODEL_SIZE } from '../pipeline/mask/mask'
-import type { ModelPool } from '../models/pool'
-import type { ModelRegistry } from '../models/registry'
+import type { HintDecodeRequest } from '../pipeline/guide/hint-decode'
+import { MODEL_SIZE } from '../segment/mask/mask'
+import type { ModelPool } from '../segment/models/pool'
+import type { ModelRegistry } from '../segment/models/registry'
 import type { CachedMask, MaskCache } from '../store/mask-cache'
 import { CropMasks } from './crop-masks'
 import { contentHash } from '../content-hash'

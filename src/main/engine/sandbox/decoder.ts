@@ -11,7 +11,7 @@
 import { asBuffer } from '../as-buffer'
 import type { DecodedImage, ProbedImage } from '../pipeline/decode/decode'
 import type { HintPlane } from '../pipeline/guide/hint'
-import type { HintDecodeRequest } from '../pipeline/decode/hint-decode'
+import type { HintDecodeRequest } from '../pipeline/guide/hint-decode'
 import type { NativeTarget } from '../pipeline/metadata/native-colour'
 import { forRender, type JobResult, type RenderInput, type StoredOutput } from '../pipeline/compose/render'
 import { decodeMemoryFor } from '../options'

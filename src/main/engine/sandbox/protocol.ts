@@ -5,7 +5,7 @@
 import type { FailureReason } from '../../../shared/errors'
 import type { DecodedImage, ProbedImage } from '../pipeline/decode/decode'
 import type { HintPlane } from '../pipeline/guide/hint'
-import type { HintDecodeRequest } from '../pipeline/decode/hint-decode'
+import type { HintDecodeRequest } from '../pipeline/guide/hint-decode'
 import type { NativeTarget } from '../pipeline/metadata/native-colour'
 import type { JobFraming } from '../store/jobs'
 import type { JobResult, RenderInput, StoredOutput } from '../pipeline/compose/render'

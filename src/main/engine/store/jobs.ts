@@ -3,7 +3,7 @@ import { type DeliveryMode, type JobStatus, type Mode, type OutputFormat, type V
 import type { FailureReason } from '../../../shared/errors'
 import type { SecondLook } from '../../../shared/params-types'
 import { PROGRESS_AT } from '../../../shared/api'
-import { assertTransition } from '../queue/transitions'
+import { assertTransition } from '../job-transitions'
 import type { Db } from './db'
 import { prepared } from './statements'
 

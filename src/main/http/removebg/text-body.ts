@@ -10,7 +10,7 @@
  * own request.
  *
  * The worker is a string run with `eval: true`, as the segmentation worker is
- * (`engine/pipeline/mask/segment-worker.ts`): no separate build entry, the same from the bundle,
+ * (`engine/segment/session/segment-worker.ts`): no separate build entry, the same from the bundle,
  * tests and plain Node.
  */
 import { Worker } from 'node:worker_threads'

@@ -13,7 +13,6 @@ import type { JobParams, SecondLook } from '../../../../shared/params-types'
 import { JobFailure } from '../../errors'
 import { OUTPUT_LIMITS } from '../../params/output-budget'
 import { resultName, writeFileAtomic } from '../../paths'
-import type { AlphaResult } from '../alpha'
 import { composeVariations, readsPhotoPixels } from './compose'
 import type { DecodedImage } from '../decode/decode'
 import { encodeVariation } from '../encode/encode'
@@ -45,10 +44,27 @@ export interface JobResult<O = JobOutput> {
   placement?: Placement
 }
 
+/** The alpha step's result as the render step takes it (`AlphaResult` in `segment-and-refine.ts` adds the uncertainty). */
+export interface RenderAlpha {
+  /** The subject's final alpha: 1 channel, 8-bit, image width × height. */
+  alpha: Buffer
+  /**
+   * RGBA colours to composite with `alpha`: the subject's own colours where refined, else the
+   * input's. Its A channel is 255 wherever the input's was (opaque inputs: everywhere), so
+   * `makeCutout(foreground, alpha)` gives exactly `alpha`; an input alpha is folded into `alpha`.
+   */
+  foreground: Buffer
+  warnings: string[]
+  /** Where the mask came from (diagnostics, benchmark). */
+  source: 'input' | 'cache' | 'model'
+  /** The second look this photo got (docs/pipeline.md "Second look"), or null (or absent) for none. */
+  secondLook?: SecondLook | null
+}
+
 /** What the render step needs: plain data, so that it can be handed to another process. */
 export interface RenderInput {
   image: DecodedImage
-  alpha: Pick<AlphaResult, 'alpha' | 'foreground' | 'source' | 'warnings'> & { secondLook?: AlphaResult['secondLook'] }
+  alpha: RenderAlpha
   params: JobParams
   format: OutputFormat
 }

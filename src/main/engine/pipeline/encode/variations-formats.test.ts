@@ -9,7 +9,7 @@ import { OUTPUT_FORMATS, VARIATIONS } from '../../../../shared/api'
 import { paramsOf } from '../../../../../test/fixtures/compose-fixtures'
 import { flattenWarning } from './encode'
 import { processJob } from '../index'
-import type { SegmentInput } from '../mask/mask'
+import type { SegmentInput } from '../../segment/mask/mask'
 
 type CreateImageData = NonNullable<Parameters<typeof initializeCanvas>[1]>
 beforeAll(() => {

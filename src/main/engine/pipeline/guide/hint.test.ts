@@ -1,7 +1,8 @@
 import sharp from 'sharp'
 import { describe, expect, it, vi } from 'vitest'
 import { JobFailure } from '../../errors'
-import { applyHint, computeAlpha, refined, type MaskSource } from '../alpha'
+import { applyHint, computeAlpha, refined } from '../segment-and-refine'
+import type { MaskSource } from '../../segment/mask/types'
 import type { DecodedImage } from '../decode/decode'
 import {
   changedStrokes,
@@ -17,9 +18,9 @@ import {
   strokeBand,
   type HintPlane
 } from './hint'
-import { decodeHint } from '../decode/hint-decode'
-import { grown } from './region'
-import { MODEL_SIZE } from '../mask/mask'
+import { decodeHint } from './hint-decode'
+import { grown } from '../../segment/mask/region'
+import { MODEL_SIZE } from '../../segment/mask/mask'
 import { fuzzyComposite, SKY } from '../../../../../test/fixtures/refine-fixtures'
 
 /** A grey hint of `width` × `height` with rectangles set to `value` ([x, y, w, h]). */

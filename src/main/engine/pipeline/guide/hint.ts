@@ -16,9 +16,9 @@
  */
 import { alphaBounds } from '../compose/placement'
 import type { SniffedType } from '../decode/sniff'
-import { resizeGrey } from '../mask/resample'
-import type { MaskPlane } from '../refine/refine'
-import type { Region } from './region'
+import { resizeGrey } from '../../segment/mask/resample'
+import type { MaskPlane } from '../../segment/mask/types'
+import type { Region } from '../../segment/mask/region'
 
 /** The image types a hint may be. */
 export const HINT_TYPES: readonly SniffedType[] = ['png', 'jpeg', 'webp']

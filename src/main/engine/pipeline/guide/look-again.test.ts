@@ -1,9 +1,10 @@
 import { describe, expect, it, vi } from 'vitest'
-import { computeAlpha, type MaskSource } from '../alpha'
+import { computeAlpha } from '../segment-and-refine'
+import type { MaskSource } from '../../segment/mask/types'
 import type { DecodedImage } from '../decode/decode'
 import type { HintPlane } from './hint'
 import { contextTrust, lookCrop, lookTrust, type LookBox } from './look-again'
-import type { SegmentInput } from '../mask/mask'
+import type { SegmentInput } from '../../segment/mask/mask'
 
 // The segmenter below stands in for the model (these geometry checks do not need it): on the
 // whole frame it misses the subject (all 0), on a smaller crop it thresholds the red channel,

@@ -10,13 +10,12 @@
  * works on a scaled-down copy) runs the model on the same pixels the saved job does and only
  * scales the crop's mask onto its own pixels.
  */
-import { cropAround, CONTEXT_MARGIN, edgeWeight, extract, RAMP, regionOf, type Crop } from '../mask/detail'
+import { cropAround, CONTEXT_MARGIN, edgeWeight, extract, RAMP, regionOf, type Crop } from '../../segment/mask/detail'
 import type { AlphaPixels, HintPlane } from './hint'
-import { MODEL_SIZE, type SegmentInput } from '../mask/mask'
-import type { MaskPlane } from '../refine/refine'
+import { MODEL_SIZE, type SegmentInput } from '../../segment/mask/mask'
 import type { DecodedImage } from '../decode/decode'
-import type { MaskSource } from '../alpha'
-import { crop as cropPlane } from './region'
+import type { MaskPlane, MaskSource } from '../../segment/mask/types'
+import { crop as cropPlane } from '../../segment/mask/region'
 
 /** A box in the input's upright pixels: columns [x, x + width), rows [y, y + height). */
 export interface LookBox {

@@ -6,7 +6,7 @@
  * row order (the vertical pass keeps one running sum per column). Sums are kept in float64 so
  * that long runs of float32 data do not drift.
  */
-import { onScratchRelease } from './scratch'
+import { onScratchRelease } from '../../scratch'
 
 /** Reusable column sums for the vertical pass, grown as needed (the engine is single-threaded here). */
 let columnSums = new Float64Array(0)

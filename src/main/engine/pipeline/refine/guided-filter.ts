@@ -10,7 +10,7 @@
  * All arrays are float32 planes of the coarse grid; colours and alpha in [0, 1].
  */
 import { boxMean } from './box-filter'
-import { scratchPlanes } from './scratch'
+import { scratchPlanes } from '../../scratch'
 
 /** Interleaved 8-bit pixels: `channels` bytes per pixel, RGB first. */
 export interface U8Pixels {

@@ -15,7 +15,7 @@
  * whatever the window, on the scratch arena.
  */
 import { boxMean } from './box-filter'
-import { scratchPlanes } from './scratch'
+import { scratchPlanes } from '../../scratch'
 
 export interface RgbPixels {
   /** RGB or RGBA bytes, row-major. */

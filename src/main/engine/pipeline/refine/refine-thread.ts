@@ -31,8 +31,9 @@ import { Worker } from 'node:worker_threads'
 import { asBuffer } from '../../as-buffer'
 import { findBuiltScript } from '../../built-script'
 import { JobFailure } from '../../errors'
-import type { Region } from '../guide/region'
-import { refineEdges, type MaskPlane, type RgbaInput } from './refine'
+import type { Region } from '../../segment/mask/region'
+import { refineEdges, type RgbaInput } from './refine'
+import type { MaskPlane } from '../../segment/mask/types'
 
 export const REFINE_THREAD_SCRIPT = 'refine-thread.js'
 /** How long the thread outlives its last refine. */

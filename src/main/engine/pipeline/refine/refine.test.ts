@@ -2,8 +2,8 @@ import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { guidedCoefficients } from './guided-filter'
 import { knownMeans } from './known-colours'
-import { upscaleMask } from '../mask/mask'
-import { refineEdges, resizeMask } from './refine'
+import { upscaleMask } from '../../segment/mask/mask'
+import { refineEdges, resizeMask, softBounds } from './refine'
 import {
   alphaError,
   FOLIAGE,
@@ -25,6 +25,23 @@ async function modelLikeMask(t: KnownComposite): Promise<Buffer> {
 
 const BLUE: [number, number, number] = [0, 0, 255]
 const softBand = (t: KnownComposite) => (i: number) => t.alpha[i]! > 0 && t.alpha[i]! < 255
+
+describe('softBounds', () => {
+  it('boxes the values strictly between low and high', () => {
+    const w = 10
+    const plane = new Uint8Array(w * 6)
+    plane.fill(255, 0, 20) // certain subject: not soft
+    plane[2 * w + 3] = 100
+    plane[4 * w + 7] = 3
+    plane[5 * w + 9] = 2 // at `low`: not soft
+    expect(softBounds(plane, w, 6, 2, 253)).toEqual({ x: 3, y: 2, width: 5, height: 3 })
+  })
+
+  it('is null for a hard mask', () => {
+    const plane = new Uint8Array(16).fill(255, 0, 8)
+    expect(softBounds(plane, 4, 4, 2, 253)).toBeNull()
+  })
+})
 
 describe('refineEdges', () => {
   // 1.9 MP: larger than both the guide grid and the full-resolution foreground limit, so this

@@ -28,18 +28,18 @@
 import { boxMean } from './box-filter'
 import { guidedCoefficients, type GuidedCoefficients, type U8Pixels } from './guided-filter'
 import { knownMeans } from './known-colours'
-import { bilinearColumns, resizeGrey, resizeRgb } from '../mask/resample'
-import { cellsUnder, crop, grown, overlap, paste, softBounds, widen, type Region } from '../guide/region'
+import { bilinearColumns, resizeGrey, resizeRgb } from '../../segment/mask/resample'
+import { cellsUnder, crop, grown, overlap, paste, widen, type Region } from '../../segment/mask/region'
+import type { MaskPlane } from '../../segment/mask/types'
+import { alphaBounds } from '../compose/placement'
 import { boundToSide } from './side-bound'
-import { scratchPlanes } from './scratch'
+import { scratchPlanes } from '../../scratch'
 import type { RgbaImage } from '../compose/variation'
 import { unmix } from './unmix'
 
-/** A 1-channel 8-bit plane (a mask at the model's size or at the image's). */
-export interface MaskPlane {
-  data: Buffer
-  width: number
-  height: number
+/** Bounding box of the values strictly between `low` and `high` in a 1-byte plane, or null if there are none. */
+export function softBounds(plane: Uint8Array, width: number, height: number, low: number, high: number): Region | null {
+  return alphaBounds(plane, width, height, { threshold: low + 1, below: high })
 }
 
 /** The refine step reads the pixels only: any 8-bit RGBA image (`RgbaImage`), its channel count implied. */

@@ -32,7 +32,7 @@
  * photo (guided filter, colours of the known subject and background around each edge pixel), and
  * unmixes the colours there as for any edge.
  */
-import type { MaskPlane } from './refine'
+import type { MaskPlane } from '../../segment/mask/types'
 import { blur, maxWithin, sample } from './solid-grid'
 import { type Photo, seeThroughCues } from './see-through'
 

@@ -30,7 +30,7 @@
  */
 
 import type { KnownMeans } from './known-colours'
-import { bilinearColumns } from '../mask/resample'
+import { bilinearColumns } from '../../segment/mask/resample'
 import { boundToSide } from './side-bound'
 
 const INV255 = 1 / 255
