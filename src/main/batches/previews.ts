@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import { extname, join } from 'node:path'
-import { writeFileAtomic } from '../engine/paths'
+import { writeFileAtomic } from '../engine/file-helpers'
 import type { PreviewRequest } from '../engine/sandbox/protocol'
 import type { JobFraming } from '../engine/facade'
 import type { ItemRecord } from './store'

@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import busboy from 'busboy'
 import { ApiError } from '../engine/errors'
-import { tempPathFor } from '../engine/paths'
+import { tempPathFor } from '../engine/file-helpers'
 // The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StagedFile } from '../studio/result-check'
 import { declaredLength, endedEarly, pipeBody, tooLarge, type ChunkMeter, type RateFloor } from './read-body'
