@@ -6,7 +6,7 @@
  */
 import type { StatusResponse, UploadResponse } from '../../shared/api'
 import { ERROR_STATUS, type ErrorBody } from '../../shared/errors'
-import type { Engine } from '../engine/engine'
+import type { StatusPort, SubmitPort } from '../engine/ports'
 import { ApiError, asApiError } from '../engine/errors'
 import type { UploadInput } from '../engine/intake/upload'
 import type { ResultAddress } from '../engine/status-view'
@@ -26,7 +26,7 @@ export function errorAnswer(err: unknown, jobId?: string): { status: number; bod
 }
 
 /** An upload: 202 with the job's id, or the refusal. */
-export async function uploadAnswer(engine: Engine, input: UploadInput): Promise<UploadResponse> {
+export async function uploadAnswer(engine: SubmitPort, input: UploadInput): Promise<UploadResponse> {
   try {
     return { status: 202, body: await engine.upload(input) }
   } catch (err) {
@@ -38,7 +38,7 @@ export async function uploadAnswer(engine: Engine, input: UploadInput): Promise<
  * A job's status: 200, or a failed or cancelled job's body with its error's status (500);
  * a job id missing, malformed or unknown is refused, naming the id given.
  */
-export function statusAnswer(engine: Engine, jobId: unknown, address: ResultAddress): StatusResponse {
+export function statusAnswer(engine: StatusPort, jobId: unknown, address: ResultAddress): StatusResponse {
   try {
     const body = engine.status(jobId, address)
     return { status: body.error ? ERROR_STATUS[body.error.code] : 200, body }

@@ -18,7 +18,7 @@ import { batchAddSchema, batchCreateSchema, batchTargetSchema } from '../../shar
 import type { IpcEvent, IpcEventMap, IpcHandlers } from '../../shared/ipc'
 import { touchUpPreviewSchema, touchUpSaveSchema } from '../../shared/touchup'
 import type { BatchService, PreviewAddress } from '../batches/service'
-import type { Engine } from '../engine/engine'
+import type { AppApiPort } from '../engine/ports'
 import { ApiError } from '../engine/errors'
 import type { ApiKeyInfo } from '../engine/facade'
 import type { SettingsStore } from '../settings'
@@ -49,7 +49,7 @@ export interface AppHost extends ResultHost {
 }
 
 export interface AppApiDeps {
-  engine: Engine
+  engine: AppApiPort
   batches: BatchService
   host: AppHost
   /** How this transport addresses item previews. */
@@ -94,7 +94,7 @@ export function keyView(info: ApiKeyInfo): ApiKeyView {
   }
 }
 
-function settingsView(host: AppHost, engine: Engine): SettingsView {
+function settingsView(host: AppHost, engine: AppApiPort): SettingsView {
   const settings = host.settings.get()
   return {
     settings,

@@ -3,7 +3,7 @@ import { basename } from 'node:path'
 import type { StatusResponse, UploadResponse } from '../../shared/api'
 import type { IpcHandlers, IpcUploadRequest } from '../../shared/ipc'
 import { ApiError } from '../engine/errors'
-import type { Engine } from '../engine/engine'
+import type { AppApiPort } from '../engine/ports'
 import { errorAnswer, statusAnswer, uploadAnswer } from './answers'
 import type { UploadInput } from '../engine/intake/upload'
 import { createModelHandlers, type ModelHandlers } from './models'
@@ -48,7 +48,7 @@ export type EngineHandlers = Pick<IpcHandlers, 'upload' | 'status' | 'jobWarning
  * `clipdesk serve`): the same `{status, body}` as HTTP for the same request.
  * The renderer is the app's owner, so its jobs are not charged to any key.
  */
-export function createEngineHandlers(engine: Engine, watch: WatchService | null = null): EngineHandlers {
+export function createEngineHandlers(engine: AppApiPort, watch: WatchService | null = null): EngineHandlers {
   return {
     async upload(request: IpcUploadRequest): Promise<UploadResponse> {
       try {

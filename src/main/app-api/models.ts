@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { IpcHandlers } from '../../shared/ipc'
 import { MODEL_NAME_PATTERN, type ModelAddRequest } from '../../shared/models'
-import type { Engine } from '../engine/engine'
+import type { ModelHandlersPort } from '../engine/ports'
 import { ApiError } from '../engine/errors'
 
 export type ModelHandlers = Pick<
@@ -18,7 +18,7 @@ const MAX_MODEL_BYTES = 2 * 2 ** 30
  * without a path) is stored in `<data folder>/models/` first. Refusals throw the engine's
  * ApiError (422 `validation_failed` with details).
  */
-export function createModelHandlers(engine: Pick<Engine, 'modelService' | 'options'>): ModelHandlers {
+export function createModelHandlers(engine: ModelHandlersPort): ModelHandlers {
   const svc = engine.modelService
   return {
     async modelsList() {

@@ -1,6 +1,6 @@
 import type { IpcHandlers } from '../../shared/ipc'
 import type { PresetSaveRequest } from '../../shared/presets'
-import type { Engine } from '../engine/engine'
+import type { PresetHandlersPort } from '../engine/ports'
 
 export type PresetHandlers = Pick<IpcHandlers, 'presetsList' | 'presetsSave' | 'presetsDelete'>
 
@@ -9,7 +9,7 @@ export type PresetHandlers = Pick<IpcHandlers, 'presetsList' | 'presetsSave' | '
  * ApiError (422 `validation_failed` with details naming `name`, `description`, `params` or
  * `params.<key>`), which the bridge hands to the renderer as an error envelope.
  */
-export function createPresetHandlers(engine: Pick<Engine, 'presetsList' | 'savePreset' | 'deletePreset'>): PresetHandlers {
+export function createPresetHandlers(engine: PresetHandlersPort): PresetHandlers {
   return {
     async presetsList() {
       return engine.presetsList()

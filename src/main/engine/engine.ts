@@ -4,6 +4,7 @@ import { JOB_ID_PATTERN, type JobStatusBody, type UploadAccepted, type Variation
 import { ApiError, JobFailure } from './errors'
 import { healthBody, type HealthBody } from './health'
 import { EngineFacade } from './facade'
+import type { ComposedEnginePort } from './ports'
 import { acceptUpload, admitKey, type UploadInput } from './intake/upload'
 import { resolveOptions, type EngineOptions, type ResolvedEngineOptions } from './options'
 import { isTempName, OLD_PARTIAL_SUFFIX } from './file-helpers'
@@ -54,7 +55,7 @@ export interface EngineSeams {
  * `status()`. Plain Node; never imports electron. Transports (HTTP, IPC, CLI, watch) call it,
  * and reach its stores through the methods of `EngineFacade` (facade.ts), never directly.
  */
-export class Engine extends EngineFacade {
+export class Engine extends EngineFacade implements ComposedEnginePort {
   readonly options: ResolvedEngineOptions
   /** The data folder's layout. */
   protected readonly paths: DataPaths

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { ApiError } from '../engine/errors'
-import type { Engine } from '../engine/engine'
+import type { KeyCheckPort } from '../engine/ports'
 import { errorResponse } from './error-response'
 import { processConnectionBudget, type ConnectionBudget } from './connection-cap'
 import { BadKeyLimiter, limiterClient } from './guard'
@@ -22,7 +22,7 @@ export type { KeyKind }
 /** Checks the request's X-API-Key for a key of `kind`; returns the key id or throws 401/403/429. */
 export type Authenticate = (req: IncomingMessage, kind?: KeyKind) => string
 
-export function keyCheck(engine: Engine): Authenticate {
+export function keyCheck(engine: KeyCheckPort): Authenticate {
   const limiter = new BadKeyLimiter()
   return (req, kind = 'client') => {
     const client = limiterClient(req.socket.remoteAddress)

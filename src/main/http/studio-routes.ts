@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { JOB_ID_PATTERN } from '../../shared/api'
 import { MODEL_NAME_PATTERN } from '../../shared/models'
 import { ApiError } from '../engine/errors'
-import type { Engine } from '../engine/engine'
+import type { StudioRoutesPort } from '../engine/ports'
 // The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StudioCoordinator } from '../studio/coordinator'
 import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, WORKER_FEATURES, type Claim, type WorkerIdentity } from '../studio/protocol'
@@ -32,7 +32,7 @@ const SMALL_BODY = 4096
 const MAX_MODELS = 64
 
 export interface StudioRouteContext {
-  engine: Engine
+  engine: StudioRoutesPort
   coordinator: StudioCoordinator
   /** The workers' own listener: only what workers call (no owner listing). */
   workerOnly?: boolean

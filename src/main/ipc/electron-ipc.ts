@@ -12,7 +12,7 @@ import { isPreviewKind } from '../../shared/previews'
 import { RESULT_PROTOCOL } from '../app-api/engine-handlers'
 import type { AppFiles, PreviewAddress } from '../app-api/files'
 import { errorBody } from '../app-api/answers'
-import type { Engine } from '../engine/engine'
+import type { ResultFilesPort } from '../engine/ports'
 import { ApiError } from '../engine/errors'
 import { errorText } from '../../shared/errors'
 
@@ -28,7 +28,7 @@ export function registerResultScheme(): void {
 }
 
 /** Serves result files and batch previews on the result protocol. */
-export function serveResultProtocol(engine: Engine, files: Pick<AppFiles, 'previewFile'>): void {
+export function serveResultProtocol(engine: ResultFilesPort, files: Pick<AppFiles, 'previewFile'>): void {
   protocol.handle(RESULT_PROTOCOL, async (request) => {
     const url = new URL(request.url)
     if (url.host === 'items') {

@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises'
 import { type ErrorCode, errorText } from '../../shared/errors'
 import type { RegionBox } from '../../shared/regions'
 import type { TouchUpPreview, TouchUpResult, TouchUpTarget } from '../../shared/touchup'
-import type { Engine } from '../engine/engine'
+import type { TouchUpPort } from '../engine/ports'
 import { ApiError } from '../engine/errors'
 import type { HintPreviews, PreviewSource } from '../engine/run/hint-preview'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
@@ -59,7 +59,7 @@ export class TouchUps {
   private readonly saving = new Set<string>()
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: TouchUpPort,
     private readonly resolvers: TouchUpResolvers
   ) {
     this.previews = engine.hintPreviews()
