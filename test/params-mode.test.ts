@@ -144,7 +144,7 @@ describe('watched folders: the same rule when the folder is saved', () => {
     const dir = tempDir()
     mkdirSync(join(dir, 'in'))
     mkdirSync(join(dir, 'in2'))
-    const folders = new WatchFolders(new WatchStore(server.engine.featureDatabase()), server.engine.presetLookup)
+    const folders = new WatchFolders(new WatchStore(server.engine.featureTables()), server.engine.presetLookup)
     expect(folders.add({ path: join(dir, 'in'), params: 'ecommerce-white' }).request).toMatchObject({
       mode: 'params',
       params: 'ecommerce-white'

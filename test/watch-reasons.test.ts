@@ -28,7 +28,7 @@ afterAll(async () => {
 
 function service(): WatchService {
   const svc = new WatchService({
-    db: engine.featureDatabase(),
+    tables: engine.featureTables(),
     processor: engineProcessor(engine),
     stableMs: 300,
     pollMs: 30,

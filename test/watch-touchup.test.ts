@@ -74,7 +74,7 @@ beforeAll(() => {
   engine.start()
   batches = new BatchService(engine)
   watch = new WatchService({
-    db: engine.featureDatabase(),
+    tables: engine.featureTables(),
     processor: engineProcessor(engine),
     stableMs: 300,
     pollMs: 30,

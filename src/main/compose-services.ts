@@ -14,6 +14,7 @@ import { appEvents, batchAppFiles, type AppEvents, type AppFiles, type PreviewAd
 import { BatchService } from './batches/service'
 import { holdDataFolder } from './engine/data-folder'
 import { Engine } from './engine/engine'
+import type { ComposedEnginePort } from './engine/ports'
 import type { EngineOptions } from './engine/options'
 import { FileSettings } from './settings'
 import type { StudioCoordinator } from './studio/coordinator'
@@ -32,7 +33,7 @@ export function engineOptionsFrom(settings: AppSettings): Pick<EngineOptions, 'c
 }
 
 export interface Services {
-  engine: Engine
+  engine: ComposedEnginePort
   /** Studio mode's coordinator; null for the embedded engine. */
   studio: StudioCoordinator | null
   batches: BatchService
@@ -59,7 +60,7 @@ export function composeServices(engineOptions: EngineOptions, studioOptions: Stu
   const studio = studioOptions ? createStudioEngine(engineOptions, studioOptions) : null
   const engine = studio ? studio.engine : new Engine(engineOptions)
   const batches = new BatchService(engine)
-  const watch = new WatchService({ db: engine.featureDatabase(), processor: engineProcessor(engine) })
+  const watch = new WatchService({ tables: engine.featureTables(), processor: engineProcessor(engine) })
   const coordinator = studio?.coordinator ?? null
   let pausedHold: { release(): void } | null = null
   return {

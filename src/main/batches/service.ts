@@ -13,7 +13,8 @@ import type {
   BatchTarget
 } from '../../shared/batches'
 import { plannedOutputs } from '../../shared/outputs'
-import type { Engine, JobEvent } from '../engine/engine'
+import type { JobEvent } from '../engine/events'
+import type { BatchesPort } from '../engine/ports'
 import { ApiError } from '../engine/errors'
 import { checkDestination, DestinationProblem, estimateOutputBytes } from '../outputs/destination'
 import { sweepTempFiles } from '../outputs/temp-sweep'
@@ -68,11 +69,11 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   private lastRev = 0
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: BatchesPort,
     opts: BatchServiceOptions = {}
   ) {
     super()
-    this.store = new BatchStore(engine.featureDatabase())
+    this.store = new BatchStore(engine.featureTables())
     this.previews = new Previews(join(engine.options.dataDir, 'batch-previews'), (request) => engine.previewInSandbox(request))
     this.runner = new BatchRunner({
       engine,

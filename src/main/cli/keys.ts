@@ -1,5 +1,6 @@
 import type { ApiKeyView } from '../../shared/app'
 import { Engine } from '../engine/engine'
+import type { KeysCommandPort } from '../engine/ports'
 import { ApiError } from '../engine/errors'
 import { CliError, parse, parseCredits } from './args'
 import { withDataFolder, type OwnerApp } from './folder-hold'
@@ -19,8 +20,8 @@ interface Keys {
   credit(id: string, n: number | null): Promise<KeyLine | null>
 }
 
-function engineKeys(engine: Engine): Keys {
-  const line = (k: ReturnType<Engine['keysList']>[number]): KeyLine => ({ ...k, revoked: k.revokedAt !== null })
+function engineKeys(engine: KeysCommandPort): Keys {
+  const line = (k: ReturnType<KeysCommandPort['keysList']>[number]): KeyLine => ({ ...k, revoked: k.revokedAt !== null })
   return {
     async create(o) {
       const { key, info } = engine.createKey({ credits: o.credits, name: o.name, admin: o.admin, kind: o.worker ? 'worker' : 'client' })

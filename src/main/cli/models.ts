@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { DEVICES, sessionSummary, type ModelAddResult, type ModelInfo, type ModelTestRun } from '../../shared/models'
 import { Engine } from '../engine/engine'
+import type { ModelsCommandPort } from '../engine/ports'
 import { ApiError, JobFailure } from '../engine/errors'
 import { withDataFolder, type OwnerApp } from './folder-hold'
 import { CliError, parse } from './args'
@@ -47,7 +48,7 @@ interface Models {
   test(name: string): Promise<ModelTestRun>
 }
 
-function engineModels(engine: Engine): Models {
+function engineModels(engine: ModelsCommandPort): Models {
   const svc = engine.modelService
   return {
     list: async () => svc.list(),

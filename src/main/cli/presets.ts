@@ -1,6 +1,7 @@
 import { PRESET_NAME_PATTERN } from '../../shared/params'
 import { presetSlug, type PresetInfo, type PresetSaveRequest } from '../../shared/presets'
 import { Engine } from '../engine/engine'
+import type { PresetsCommandPort } from '../engine/ports'
 import { ApiError } from '../engine/errors'
 import { withDataFolder, type OwnerApp } from './folder-hold'
 import { CliError, parse } from './args'
@@ -25,7 +26,7 @@ interface Presets {
   remove(name: string): Promise<boolean>
 }
 
-function enginePresets(engine: Engine): Presets {
+function enginePresets(engine: PresetsCommandPort): Presets {
   return {
     get: async (name) => engine.preset(name),
     save: async (request) => engine.savePreset(request),

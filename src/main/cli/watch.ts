@@ -62,7 +62,7 @@ export async function runWatch(args: string[]): Promise<number> {
   })
   const [sub, target, extra] = positionals
   const folder = openDataFolder(dataDir)
-  const store = new WatchStore(folder.db)
+  const store = new WatchStore(folder.tables)
   const folders = new WatchFolders(store, folder.presetLookup)
   const views = (): WatchFolderView[] => offlineViews(store, folder.holder())
   const viewOf = (id: string): WatchFolderView => views().find((v) => v.id === id)!
@@ -124,7 +124,7 @@ export async function runWatch(args: string[]): Promise<number> {
   } catch (err) {
     throw asCliError(err)
   } finally {
-    folder.db.close()
+    folder.close()
   }
 }
 

@@ -17,6 +17,7 @@ import type { JobParams } from '../../shared/params-types'
 import type { PresetInfo, PresetSaveRequest } from '../../shared/presets'
 import type { RuleSet, StoreCheck } from '../../shared/store-rules'
 import type { EngineEvents } from './events'
+import type { FeatureTables } from './feature-tables'
 import type { HealthBody } from './health'
 import type { UploadInput } from './intake/upload'
 import type { ModelService } from './models/service'
@@ -100,10 +101,12 @@ export interface SandboxPort {
   previewInSandbox(request: PreviewRequest): Promise<Buffer>
 }
 
-/** Places in the data folder. */
+/** Places in the data folder, and the tables a feature keeps in its database (never the database itself). */
 export interface DataFolderPort {
   resultDir(jobId: string): string
   scratchPath(name: string): string
+  featureTables(): FeatureTables
+  inTransaction<T>(fn: () => T): T
 }
 
 /** Models: the service (list, add, remove, default, device, test run), the default, hint previews. */
@@ -117,6 +120,7 @@ export interface ModelsPort {
 export interface LifecyclePort {
   start(): void
   stop(): Promise<void>
+  warmUp(): Promise<{ model: string; device: string; warning: string | null }>
 }
 
 // ── the consumers' ports ──────────────────────────────────────────────────────────────────
@@ -186,10 +190,11 @@ export type BatchesPort = SettingsPort &
   Pick<JobIntakePort, 'cancel'> &
   Pick<JobReadPort, 'jobFraming' | 'jobChecks'> &
   Pick<PresetsPort, 'paramsProblems' | 'presetLookup'> &
-  Pick<SandboxPort, 'previewInSandbox'>
+  Pick<SandboxPort, 'previewInSandbox'> &
+  Pick<DataFolderPort, 'featureTables' | 'inTransaction'>
 
 /** The studio's coordinator (`studio/coordinator.ts`), beside the `DispatchAccess` the engine gives it. */
-export type StudioCoordinatorPort = SettingsPort & Pick<JobReadPort, 'job'>
+export type StudioCoordinatorPort = SettingsPort & Pick<JobReadPort, 'job'> & Pick<DataFolderPort, 'featureTables'>
 
 /** The app's presets methods (`app-api/presets.ts`). */
 export type PresetHandlersPort = Pick<PresetsPort, 'presetsList' | 'savePreset' | 'deletePreset'>
@@ -206,7 +211,8 @@ export type AppApiPort = ApiRoutesPort &
   Pick<KeysPort, 'key' | 'keysList' | 'createKey' | 'revokeKey' | 'creditKey'>
 
 /** `clipdesk process` running its own engine (`cli/process-backend.ts`). */
-export type ProcessEnginePort = LifecyclePort &
+export type ProcessEnginePort = SettingsPort &
+  LifecyclePort &
   EngineJobsPort &
   Pick<JobIntakePort, 'cancel' | 'status'> &
   Pick<JobReadPort, 'jobChecks' | 'checkJobResult'> &
@@ -221,5 +227,18 @@ export type PresetsCommandPort = Pick<PresetsPort, 'presetsList' | 'preset' | 's
 /** `clipdesk models` on an engine of its own (`cli/models.ts`). */
 export type ModelsCommandPort = Pick<ModelsPort, 'modelService'>
 
-/** What composition hands the services it makes (`compose-services.ts`): every consumer's port, and the lifecycle. */
-export type ComposedEnginePort = LifecyclePort & HttpServerPort & AppApiPort & BatchesPort & WatchEnginePort & StudioCoordinatorPort
+/** `clipdesk workers` on an engine of its own (`cli/workers.ts`): the studio's tables. */
+export type WorkersCommandPort = Pick<DataFolderPort, 'featureTables'>
+
+/**
+ * What composition (`compose-services.ts`) hands the services it makes and the hosts (`index.ts`,
+ * `clipdesk serve`): every consumer's port, the lifecycle, the tray's counts and the first key.
+ */
+export type ComposedEnginePort = LifecyclePort &
+  HttpServerPort &
+  AppApiPort &
+  BatchesPort &
+  WatchEnginePort &
+  StudioCoordinatorPort &
+  Pick<JobReadPort, 'activeCount' | 'queuedCount'> &
+  Pick<KeysPort, 'keyCount' | 'createKey'>

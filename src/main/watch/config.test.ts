@@ -3,23 +3,22 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { tempDir } from '../../../test/helpers/engine'
 import { ApiError } from '../engine/errors'
-import { openDataFolder } from '../engine/data-folder'
-import type { Db } from '../engine/feature-tables'
+import { openDataFolder, type OfflineDataFolder } from '../engine/data-folder'
 import { WatchFolders } from './config'
 import { WatchStore } from './store'
 
 let dir: string
-let db: Db
+let folder: OfflineDataFolder
 let folders: WatchFolders
 
 beforeEach(() => {
   dir = tempDir()
   mkdirSync(join(dir, 'in'))
-  db = openDataFolder(dir).db
-  folders = new WatchFolders(new WatchStore(db))
+  folder = openDataFolder(dir)
+  folders = new WatchFolders(new WatchStore(folder.tables))
 })
 afterEach(() => {
-  db.close()
+  folder.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

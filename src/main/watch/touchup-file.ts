@@ -58,7 +58,7 @@ export function watchTouchUpFile(d: WatchTouchUpDeps, target: Extract<TouchUpTar
     },
     record({ jobId: newJob, previous }) {
       const touchUps = row.touchUps + 1
-      store.db.transaction(() => {
+      store.tables.transaction(() => {
         // A new version of the file arrived while the results were replaced: its own job writes them next.
         if (!store.patchFile(row.id, { state: 'done', jobId }, { jobId: newJob, touchUps, touchedUpAt: Date.now() })) return
         // The outputs are the new job's now (the file's view lists its current job's outputs).
@@ -75,7 +75,7 @@ export function watchTouchUpFile(d: WatchTouchUpDeps, target: Extract<TouchUpTar
           row.relPath,
           `→ ${names} replaced${kept.length ? ` (previous kept as ${kept.join(', ')})` : ''}`
         )
-      })()
+      })
       d.changed(folder.id)
       return touchUps
     }
