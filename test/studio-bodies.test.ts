@@ -9,7 +9,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Engine } from '../src/main/engine/engine'
+import type { EnginePort } from '../src/main/engine/ports'
 import { ApiError } from '../src/main/engine/errors'
 import { startHttpServer, type HttpListener } from '../src/main/http/server'
 import { startWorkerListener } from '../src/main/http/worker-listener'
@@ -33,7 +33,7 @@ const BOUNDARY = 'clipdeskboundary'
 describe.skipIf(!REDIS_SERVER)('studio bodies', () => {
   let root: string
   let redis: RedisProcess
-  let engine: Engine
+  let engine: EnginePort
   let coordinator: StudioCoordinator
   let api: HttpListener
   let workers: HttpListener

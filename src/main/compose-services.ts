@@ -13,7 +13,7 @@ import { createAppApi, type AppHost } from './app-api/app-api'
 import { appEvents, batchAppFiles, type AppEvents, type AppFiles, type PreviewAddress } from './app-api/files'
 import { BatchService } from './batches/service'
 import { holdDataFolder } from './engine/data-folder'
-import { Engine } from './engine/engine'
+import { createEngine } from './engine/create'
 import type { ComposedEnginePort } from './engine/ports'
 import type { EngineOptions } from './engine/options'
 import { FileSettings } from './settings'
@@ -58,7 +58,7 @@ export interface Services {
 
 export function composeServices(engineOptions: EngineOptions, studioOptions: StudioOptions | null = null): Services {
   const studio = studioOptions ? createStudioEngine(engineOptions, studioOptions) : null
-  const engine = studio ? studio.engine : new Engine(engineOptions)
+  const engine = studio ? studio.engine : createEngine(engineOptions)
   const batches = new BatchService(engine)
   const watch = new WatchService({ tables: engine.featureTables(), processor: engineProcessor(engine) })
   const coordinator = studio?.coordinator ?? null

@@ -1,5 +1,5 @@
 import type { ApiKeyView } from '../../shared/app'
-import { Engine } from '../engine/engine'
+import { createEngine } from '../engine/create'
 import type { KeysCommandPort } from '../engine/ports'
 import { ApiError } from '../engine/errors'
 import { CliError, parse, parseCredits } from './args'
@@ -72,7 +72,7 @@ export async function runKeys(args: string[]): Promise<number> {
   })
   const [sub, id, amount] = positionals
   return withDataFolder(dataDir, 'keys', async (owner) => {
-    const engine = owner ? null : new Engine({ dataDir })
+    const engine = owner ? null : createEngine({ dataDir })
     const keys = owner ? ownerKeys(owner) : engineKeys(engine!)
     try {
       return await keysCommand(keys, sub, id, amount, values)

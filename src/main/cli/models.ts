@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { DEVICES, sessionSummary, type ModelAddResult, type ModelInfo, type ModelTestRun } from '../../shared/models'
-import { Engine } from '../engine/engine'
+import { createEngine } from '../engine/create'
 import type { ModelsCommandPort } from '../engine/ports'
 import { ApiError, JobFailure } from '../engine/errors'
 import { withDataFolder, type OwnerApp } from './folder-hold'
@@ -87,7 +87,7 @@ export async function runModels(args: string[]): Promise<number> {
   const json = values.json as boolean
   const out = (value: unknown, text: string): void => (json ? console.log(JSON.stringify(value, null, 2)) : say(...text.split('\n')))
   return withDataFolder(dataDir, 'models', async (owner) => {
-    const engine = owner ? null : new Engine({ dataDir })
+    const engine = owner ? null : createEngine({ dataDir })
     const svc = owner ? ownerModels(owner) : engineModels(engine!)
     try {
       switch (sub) {

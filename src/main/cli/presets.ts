@@ -1,6 +1,6 @@
 import { PRESET_NAME_PATTERN } from '../../shared/params'
 import { presetSlug, type PresetInfo, type PresetSaveRequest } from '../../shared/presets'
-import { Engine } from '../engine/engine'
+import { createEngine } from '../engine/create'
 import type { PresetsCommandPort } from '../engine/ports'
 import { ApiError } from '../engine/errors'
 import { withDataFolder, type OwnerApp } from './folder-hold'
@@ -60,7 +60,7 @@ export async function runPresets(args: string[]): Promise<number> {
   const name = title !== null ? presetSlug(title) || given : given
   if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (quote a params string that has spaces or ;)\n${USAGE}`)
   return withDataFolder(dataDir, 'presets', async (owner) => {
-    const engine = owner ? null : new Engine({ dataDir })
+    const engine = owner ? null : createEngine({ dataDir })
     const presets = owner ? ownerPresets(owner) : enginePresets(engine!)
     try {
       switch (sub) {

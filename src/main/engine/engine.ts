@@ -4,7 +4,7 @@ import { JOB_ID_PATTERN, type JobStatusBody, type UploadAccepted, type Variation
 import { ApiError, JobFailure } from './errors'
 import { healthBody, type HealthBody } from './health'
 import { EngineFacade } from './facade'
-import type { ComposedEnginePort } from './ports'
+import type { EnginePort, EngineSeams } from './ports'
 import { acceptUpload, admitKey, type UploadInput } from './intake/upload'
 import { resolveOptions, type EngineOptions, type ResolvedEngineOptions } from './options'
 import { isTempName, OLD_PARTIAL_SUFFIX } from './file-helpers'
@@ -20,7 +20,7 @@ import type { Dispatcher } from './queue/dispatcher'
 import { ACTIVE_STATUSES } from './queue/transitions'
 import { ResultSigner } from './results'
 import type { RunContext } from './run/context'
-import { dispatchAccess, type DispatchAccess } from './run/dispatch-access'
+import { dispatchAccess } from './run/dispatch-access'
 import { runHere } from './run/local'
 import { claimJob, endUnsuccessfully, giveUpIfExhausted } from './run/record'
 import { statusBody, type ResultAddress } from './status-view'
@@ -40,22 +40,14 @@ const SWEEP_INTERVAL_MS = 60 * 60 * 1000
 
 export type { HealthBody, HealthSession } from './health'
 export type { EngineEvents, JobEvent } from './events'
-
-/** Replaceable parts of an engine; the defaults are the embedded, single-process ones. */
-export interface EngineSeams {
-  /**
-   * Runs queued jobs. It is given the engine and what it may do with the engine's jobs
-   * (`run/dispatch-access.ts`), never the stores. @default the in-process Scheduler
-   */
-  dispatcher?: (engine: Engine, access: DispatchAccess) => Dispatcher
-}
+export type { EngineSeams } from './ports'
 
 /**
  * The job engine: one durable queue, the pipeline and the stores, behind `upload()` and
  * `status()`. Plain Node; never imports electron. Transports (HTTP, IPC, CLI, watch) call it,
  * and reach its stores through the methods of `EngineFacade` (facade.ts), never directly.
  */
-export class Engine extends EngineFacade implements ComposedEnginePort {
+export class Engine extends EngineFacade implements EnginePort {
   readonly options: ResolvedEngineOptions
   /** The data folder's layout. */
   protected readonly paths: DataPaths

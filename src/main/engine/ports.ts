@@ -23,6 +23,8 @@ import type { UploadInput } from './intake/upload'
 import type { ModelService } from './models/service'
 import type { ResolvedEngineOptions } from './options'
 import type { DecodedImage, ProbedImage } from './pipeline/decode/decode'
+import type { Dispatcher } from './queue/dispatcher'
+import type { DispatchAccess } from './run/dispatch-access'
 import type { HintPreviews } from './run/hint-preview'
 import type { PreviewRequest } from './sandbox/protocol'
 import type { ResultAddress } from './status-view'
@@ -242,3 +244,15 @@ export type ComposedEnginePort = LifecyclePort &
   StudioCoordinatorPort &
   Pick<JobReadPort, 'activeCount' | 'queuedCount'> &
   Pick<KeysPort, 'keyCount' | 'createKey'>
+
+/** The whole engine as its makers hold it (`createEngine`): every consumer's port. */
+export type EnginePort = ComposedEnginePort & ProcessEnginePort & KeysCommandPort & PresetsCommandPort & ModelsCommandPort
+
+/** Replaceable parts of an engine; the defaults are the embedded, single-process ones. */
+export interface EngineSeams {
+  /**
+   * Runs queued jobs. It is given the engine (as the studio coordinator's port) and what it may do with the engine's jobs
+   * (`run/dispatch-access.ts`), never the stores. @default the in-process Scheduler
+   */
+  dispatcher?: (engine: StudioCoordinatorPort, access: DispatchAccess) => Dispatcher
+}

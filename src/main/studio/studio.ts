@@ -4,7 +4,8 @@
  * running jobs with the engine's model and decode sandbox.
  */
 import { hostname } from 'node:os'
-import { Engine, type EngineSeams } from '../engine/engine'
+import { createEngine } from '../engine/create'
+import type { EnginePort, EngineSeams } from '../engine/ports'
 import { ApiError } from '../engine/errors'
 import type { EngineOptions } from '../engine/options'
 import type { Dispatcher } from '../engine/queue/dispatcher'
@@ -26,7 +27,7 @@ export interface StudioOptions {
 }
 
 export interface Studio {
-  engine: Engine
+  engine: EnginePort
   coordinator: StudioCoordinator
 }
 
@@ -91,6 +92,6 @@ export function createStudioEngine(engineOptions: EngineOptions, opts: StudioOpt
       return withLocalWorker(coordinator, worker)
     }
   }
-  const engine = new Engine(engineOptions, seams)
+  const engine = createEngine(engineOptions, seams)
   return { engine, coordinator: made.coordinator! }
 }
