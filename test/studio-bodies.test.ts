@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EnginePort } from '../src/main/engine/ports'
-import { ApiError } from '../src/main/engine/errors'
+import { EngineError } from '../src/main/engine/errors'
 import { startHttpServer, type HttpListener } from '../src/main/http/server'
 import { startWorkerListener } from '../src/main/http/worker-listener'
 import type { StudioCoordinator } from '../src/main/studio/coordinator'
@@ -69,7 +69,7 @@ describe.skipIf(!REDIS_SERVER)('studio bodies', () => {
       const accepted = await engine
         .upload({ fields: {}, file: { bytes: await tinyPng(), mimeType: 'image/png' }, keyId: clientId })
         .catch((err: unknown) => {
-          if (err instanceof ApiError) return null
+          if (err instanceof EngineError) return null
           throw err
         })
       jobId = accepted?.job_id ?? null

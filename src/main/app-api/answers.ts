@@ -7,13 +7,13 @@
 import type { StatusResponse, UploadResponse } from '../../shared/api'
 import { ERROR_STATUS, type ErrorBody } from '../../shared/errors'
 import type { StatusPort, SubmitPort } from '../engine/ports'
-import { ApiError, asApiError } from '../engine/errors'
+import { EngineError, asEngineError } from '../engine/errors'
 import type { UploadInput } from '../engine/intake/upload'
 import type { ResultAddress } from '../engine/status-view'
 
 /** The error body of any thrown error; one that is not the API's is `internal_error`, saying nothing of it. */
 export function errorBody(err: unknown, jobId?: string): ErrorBody {
-  const e = asApiError(err)
+  const e = asEngineError(err)
   const body: ErrorBody = { error: { code: e.code, message: e.message } }
   if (e.details) body.error.details = e.details
   if (jobId) body.error.job_id = jobId
@@ -22,7 +22,7 @@ export function errorBody(err: unknown, jobId?: string): ErrorBody {
 
 /** Any thrown error as `{status, body}`: the status of its code and its body. */
 export function errorAnswer(err: unknown, jobId?: string): { status: number; body: ErrorBody } {
-  return { status: ERROR_STATUS[asApiError(err).code], body: errorBody(err, jobId) }
+  return { status: ERROR_STATUS[asEngineError(err).code], body: errorBody(err, jobId) }
 }
 
 /** An upload: 202 with the job's id, or the refusal. */
@@ -43,7 +43,7 @@ export function statusAnswer(engine: StatusPort, jobId: unknown, address: Result
     const body = engine.status(jobId, address)
     return { status: body.error ? ERROR_STATUS[body.error.code] : 200, body }
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err
+    if (!(err instanceof EngineError)) throw err
     return errorAnswer(err, typeof jobId === 'string' ? jobId : undefined)
   }
 }

@@ -6,7 +6,7 @@ export type PresetHandlers = Pick<IpcHandlers, 'presetsList' | 'presetsSave' | '
 
 /**
  * Presets over IPC (the app's Presets screen). Plain results; a refusal throws the engine's
- * ApiError (422 `validation_failed` with details naming `name`, `description`, `params` or
+ * EngineError (422 `validation_failed` with details naming `name`, `description`, `params` or
  * `params.<key>`), which the bridge hands to the renderer as an error envelope.
  */
 export function createPresetHandlers(engine: PresetHandlersPort): PresetHandlers {

@@ -1,7 +1,7 @@
 import type { ApiKeyView } from '../../shared/app'
 import { createEngine } from '../engine/create'
 import type { KeysCommandPort } from '../engine/ports'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { CliError, parse, parseCredits } from './args'
 import { withDataFolder, type OwnerApp } from './folder-hold'
 import { field, say } from './print'
@@ -41,7 +41,7 @@ function ownerKeys(app: OwnerApp): Keys {
   const line = (v: ApiKeyView): KeyLine => ({ ...v, revoked: v.revoked_at !== null })
   const unlessMissing = <T>(p: Promise<T>): Promise<T | null> =>
     p.catch((err: unknown) => {
-      if (err instanceof ApiError && err.code === 'not_found') return null
+      if (err instanceof EngineError && err.code === 'not_found') return null
       throw err
     })
   return {
@@ -78,7 +78,7 @@ export async function runKeys(args: string[]): Promise<number> {
       return await keysCommand(keys, sub, id, amount, values)
     } catch (err) {
       // The server's refusal, in one line (the engine's own are thrown as they are).
-      if (owner && err instanceof ApiError) throw new CliError(err.message)
+      if (owner && err instanceof EngineError) throw new CliError(err.message)
       throw err
     } finally {
       await engine?.stop()

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { DEVICES, sessionSummary, type ModelAddResult, type ModelInfo, type ModelTestRun } from '../../shared/models'
 import { createEngine } from '../engine/create'
 import type { ModelsCommandPort } from '../engine/ports'
-import { ApiError, JobFailure } from '../engine/errors'
+import { EngineError, JobFailure } from '../engine/errors'
 import { withDataFolder, type OwnerApp } from './folder-hold'
 import { CliError, parse } from './args'
 import { say } from './print'
@@ -12,9 +12,9 @@ const USAGE = `usage: clipdesk models list [--json]
        clipdesk models add <file.onnx> [--name <name>] [--as <known descriptor>] [--descriptor <file.json>] [--json]
        clipdesk models remove <name> | default <name> | device <${DEVICES.join('|')}> | test <name> [--json]`
 
-/** An ApiError's details as CLI lines. */
+/** An EngineError's details as CLI lines. */
 function explain(err: unknown): never {
-  if (err instanceof ApiError) {
+  if (err instanceof EngineError) {
     const lines = (err.details ?? []).map((d) => `  ${d.field}: ${d.issue}`)
     throw new CliError([err.message, ...lines].join('\n'))
   }

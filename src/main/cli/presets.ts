@@ -2,16 +2,16 @@ import { PRESET_NAME_PATTERN } from '../../shared/params'
 import { presetSlug, type PresetInfo, type PresetSaveRequest } from '../../shared/presets'
 import { createEngine } from '../engine/create'
 import type { PresetsCommandPort } from '../engine/ports'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { withDataFolder, type OwnerApp } from './folder-hold'
 import { CliError, parse } from './args'
 import { field, say } from './print'
 
 const USAGE = 'usage: clipdesk presets create <name> <params> [--description <text>] [--replace] | list | delete <name>'
 
-/** An ApiError's details as CLI lines (`params.size: expected …`). */
+/** An EngineError's details as CLI lines (`params.size: expected …`). */
 function explain(err: unknown): never {
-  if (err instanceof ApiError) {
+  if (err instanceof EngineError) {
     const lines = (err.details ?? []).map((d) => `  ${d.field}: ${d.issue}`)
     throw new CliError([err.message, ...lines].join('\n'))
   }

@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { reviewLevel, reviewText } from '../../shared/review'
 import { describeJob } from '../../shared/vocabulary'
 import type { WatchFolderView } from '../../shared/watch'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { openDataFolder } from '../engine/data-folder'
 import { checkWatchOutput, WatchFolders } from '../watch/config'
 import { WatchStore } from '../watch/store'
@@ -36,9 +36,9 @@ function describeFolder(v: WatchFolderView): string[] {
   return lines
 }
 
-/** An ApiError as a usage error: its message and one line per detail. */
+/** An EngineError as a usage error: its message and one line per detail. */
 function asCliError(err: unknown): unknown {
-  if (!(err instanceof ApiError)) return err
+  if (!(err instanceof EngineError)) return err
   const details = (err.details ?? []).map((d) => `\n  ${d.field}: ${d.issue}`).join('')
   return new CliError(`${err.message}${details}`)
 }

@@ -1,7 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { JOB_ID_PATTERN, type JobStatusBody, type UploadAccepted, type Variation } from '../../shared/api'
-import { ApiError, JobFailure } from './errors'
+import { EngineError, JobFailure } from './errors'
 import { healthBody, type HealthBody } from './health'
 import { EngineFacade } from './facade'
 import type { EnginePort, EngineSeams } from './ports'
@@ -170,7 +170,7 @@ export class Engine extends EngineFacade implements EnginePort {
     admitKey({ jobs: this.jobs, keys: this.keys, options: this.options }, keyId)
   }
 
-  /** Takes an upload as a queued job; throws the `ApiError` it is refused with. */
+  /** Takes an upload as a queued job; throws the `EngineError` it is refused with. */
   async upload(input: UploadInput): Promise<UploadAccepted> {
     const regions = input.fields.regions
     this.scheduler.assertRunnable?.({
@@ -198,17 +198,17 @@ export class Engine extends EngineFacade implements EnginePort {
    */
   status(jobId: unknown, address: ResultAddress): JobStatusBody {
     if (typeof jobId !== 'string' || jobId === '') {
-      throw new ApiError('validation_failed', 'The query parameter job_id is required.', {
+      throw new EngineError('validation_failed', 'The query parameter job_id is required.', {
         details: [{ field: 'job_id', issue: 'missing' }]
       })
     }
     if (!JOB_ID_PATTERN.test(jobId)) {
-      throw new ApiError('validation_failed', 'job_id is not a job id.', {
+      throw new EngineError('validation_failed', 'job_id is not a job id.', {
         details: [{ field: 'job_id', issue: 'expected a job id as returned by the upload (a UUID)' }]
       })
     }
     const job = this.jobs.get(jobId)
-    if (!job) throw new ApiError('job_not_found', `No job with id ${jobId}.`)
+    if (!job) throw new EngineError('job_not_found', `No job with id ${jobId}.`)
     return statusBody(
       job,
       this.jobs.results(jobId),
@@ -292,7 +292,7 @@ export class Engine extends EngineFacade implements EnginePort {
     const name = model ?? this.models.defaultModel()
     const failed = this.modelErrors.get(name)
     if (failed && Date.now() - failed.at < MODEL_RETRY_MS) {
-      throw new ApiError('unavailable', `The segmentation model ${name} could not be loaded: ${failed.error.message}`, {
+      throw new EngineError('unavailable', `The segmentation model ${name} could not be loaded: ${failed.error.message}`, {
         retryAfterSeconds: 60
       })
     }

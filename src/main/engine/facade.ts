@@ -1,8 +1,8 @@
 /**
  * What the features, the app API, the transports and the commands ask of the engine's stores,
  * as methods named for the need: a key, a job, the counts, the presets, a signed address, a
- * place in the data folder. Callers outside `src/main/engine` use these rather than the stores,
- * so that a store can change shape without touching them. Each is a thin delegation; a
+ * place in the data folder. Callers outside `src/main/engine` reach these through their ports
+ * (`ports.ts`: the rows they return are exported there), never the stores, so that a store can change shape without touching them. Each is a thin delegation; a
  * feature's own tables are reached through `featureTables`, never the database itself. The stores
  * themselves are the `Engine`'s (this class only declares what it reads of them), all
  * protected: outside the engine, tests included, they are reached only through these methods.
@@ -36,10 +36,6 @@ import type { JobParamsStore } from './store/job-params'
 import type { ApiKeyInfo, KeyKind, KeyStore } from './store/keys'
 import type { MaskCache } from './store/mask-cache'
 import type { PresetStore } from './store/presets'
-
-/** The rows the methods below return, for callers outside the engine. */
-export type { JobFraming, JobRecord, ResultRecord } from './store/jobs'
-export type { ApiKeyInfo, KeyKind } from './store/keys'
 
 export abstract class EngineFacade extends EventEmitter<EngineEvents> {
   protected abstract readonly paths: DataPaths

@@ -31,6 +31,10 @@ import type { ResultAddress } from './status-view'
 import type { JobFraming, JobRecord, ResultRecord } from './store/jobs'
 import type { ApiKeyInfo, KeyKind } from './store/keys'
 
+/** The rows the ports return. */
+export type { JobFraming, JobRecord, ResultRecord } from './store/jobs'
+export type { ApiKeyInfo, KeyKind } from './store/keys'
+
 // ── capabilities ──────────────────────────────────────────────────────────────────────────
 
 /** The engine's resolved settings (limits, the data folder, concurrency), read-only. */

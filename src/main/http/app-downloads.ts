@@ -18,7 +18,7 @@ import { ZipFile } from 'yazl'
 import type { AppFiles } from '../app-api/files'
 import { openResult, type DownloadAddress } from '../app-api/results'
 import type { AppBridgePort } from '../engine/ports'
-import { ApiError } from '../engine/errors'
+import { ApiError } from './api-error'
 import type { Route } from './route-table'
 import { idSegment } from './router'
 

@@ -6,9 +6,8 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { JOB_ID_PATTERN, JOBS_PAGE, STATE_OF } from '../../shared/api'
-import { ApiError } from '../engine/errors'
-import type { JobsRoutesPort } from '../engine/ports'
-import type { JobRecord } from '../engine/facade'
+import { ApiError } from './api-error'
+import type { JobRecord, JobsRoutesPort } from '../engine/ports'
 import { readUpload } from './body'
 import { operation } from './openapi'
 import type { RateFloor } from './read-body'

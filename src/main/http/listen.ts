@@ -6,8 +6,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { ApiError } from '../engine/errors'
-import type { KeyCheckPort } from '../engine/ports'
+import { ApiError } from './api-error'
+import type { KeyCheckPort, KeyKind } from '../engine/ports'
 import { errorResponse } from './error-response'
 import { processConnectionBudget, type ConnectionBudget } from './connection-cap'
 import { BadKeyLimiter, limiterClient } from './guard'
@@ -15,7 +15,6 @@ import { enforceHeaderDeadline } from './header-deadline'
 import { discardRest, rememberSocket } from './read-body'
 import { answerClientError, sendJson } from './respond'
 
-import type { KeyKind } from '../engine/facade'
 import type { Route } from './route-table'
 
 export type { KeyKind }

@@ -1,4 +1,4 @@
-import { ApiError } from '../engine/errors'
+import { ApiError } from './api-error'
 import type { HttpServerPort } from '../engine/ports'
 import type { AppBridgeOptions } from './app-bridge'
 import { appRoutes } from './app-bridge'

@@ -10,7 +10,7 @@ import { mkdir, rm } from 'node:fs/promises'
 import type { IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import busboy from 'busboy'
-import { ApiError } from '../engine/errors'
+import { ApiError } from './api-error'
 import { tempPathFor } from '../engine/file-helpers'
 // The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StagedFile } from '../studio/result-check'

@@ -13,7 +13,7 @@ import { RESULT_PROTOCOL } from '../app-api/engine-handlers'
 import type { AppFiles, PreviewAddress } from '../app-api/files'
 import { errorBody } from '../app-api/answers'
 import type { ResultFilesPort } from '../engine/ports'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { errorText } from '../../shared/errors'
 
 export { RESULT_PROTOCOL }
@@ -54,9 +54,9 @@ export function handleIpc(api: IpcHandlers, trusted: (event: IpcMainInvokeEvent)
       } catch (err) {
         // The renderer is the owner: it may see the message of an unexpected error too.
         const body = errorBody(err)
-        if (!(err instanceof ApiError)) console.error(`clipdesk: ${name} failed:`, err)
+        if (!(err instanceof EngineError)) console.error(`clipdesk: ${name} failed:`, err)
         const envelope: IpcErrorEnvelope = {
-          ipcError: err instanceof ApiError ? body.error : { ...body.error, message: errorText(err) }
+          ipcError: err instanceof EngineError ? body.error : { ...body.error, message: errorText(err) }
         }
         return envelope
       }

@@ -12,7 +12,7 @@ import type { RegionBox } from '../../shared/regions'
 import type { SecondLook } from '../../shared/params-types'
 import type { JobEvent } from '../engine/events'
 import type { JobEndsPort, OutcomePort, SubmitPort } from '../engine/ports'
-import { asApiError } from '../engine/errors'
+import { asEngineError } from '../engine/errors'
 import { jobError, primaryVariation } from '../engine/status-view'
 
 export interface JobRequest {
@@ -49,7 +49,7 @@ export async function submitFile(
     })
     return { ok: true, jobId: accepted.job_id }
   } catch (err) {
-    const e = asApiError(err)
+    const e = asEngineError(err)
     const details = e.details?.length ? ` (${e.details.map((d) => `${d.field}: ${d.issue}`).join('; ')})` : ''
     return { ok: false, code: e.code, message: `${e.message}${details}`, retryable: e.code === 'unavailable', details: e.details ?? [] }
   }

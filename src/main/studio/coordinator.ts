@@ -7,7 +7,7 @@
  * queue in `offers.ts`.
  */
 import type { StudioCoordinatorPort } from '../engine/ports'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import type { Dispatcher } from '../engine/queue/dispatcher'
 import { ACTIVE_STATUSES } from '../engine/queue/transitions'
 import type { DispatchAccess } from '../engine/run/dispatch-access'
@@ -97,7 +97,7 @@ export class StudioCoordinator implements Dispatcher {
 
   assertAvailable(): void {
     if (!this.offers.available) {
-      throw new ApiError('unavailable', 'The job queue (Redis) cannot be reached; try again shortly.', { retryAfterSeconds: 5 })
+      throw new EngineError('unavailable', 'The job queue (Redis) cannot be reached; try again shortly.', { retryAfterSeconds: 5 })
     }
   }
 

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { tempDir } from '../../../test/helpers/engine'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { openDataFolder, type OfflineDataFolder } from '../engine/data-folder'
 import { WatchFolders } from './config'
 import { WatchStore } from './store'
@@ -26,8 +26,8 @@ function refusal(fn: () => unknown): { code: string; details: { field: string; i
   try {
     fn()
   } catch (err) {
-    expect(err).toBeInstanceOf(ApiError)
-    return { code: (err as ApiError).code, details: (err as ApiError).details ?? [] }
+    expect(err).toBeInstanceOf(EngineError)
+    return { code: (err as EngineError).code, details: (err as EngineError).details ?? [] }
   }
   throw new Error('expected a refusal')
 }

@@ -6,7 +6,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { DEVICES, MODEL_NAME_PATTERN, type Device, type ModelInfo } from '../../../shared/models'
-import { ApiError, JobFailure } from '../errors'
+import { EngineError as ApiError, JobFailure } from '../errors'
 import type { SegmenterModel } from '../pipeline/mask/mask'
 import { builtinModelId, type ModelVariant } from '../pipeline/mask/model'
 import type { Db } from '../store/db'

@@ -3,7 +3,7 @@
  * it and running it once on a sample), remove, choose the default and the device, test-run.
  */
 import type { ModelInfo, ModelTestRun } from '../../../shared/models'
-import { ApiError, JobFailure } from '../errors'
+import { EngineError as ApiError, JobFailure } from '../errors'
 import type { SegmentInput } from '../pipeline/mask/mask'
 import { resolveDevice } from './devices'
 import type { ModelPool } from './pool'

@@ -25,7 +25,7 @@ import { readFile } from 'node:fs/promises'
 import sharp from 'sharp'
 import { TOUCHUP_PREVIEW_EDGE, type TouchUpPreview } from '../../../shared/touchup'
 import { secondLookSetting, type JobParams, type SecondLookSetting } from '../../../shared/params-types'
-import { ApiError } from '../errors'
+import { EngineError } from '../errors'
 import { fitRegions, type RegionBox } from '../../../shared/regions'
 import {
   applyHint,
@@ -106,7 +106,7 @@ export class HintPreviews {
     const session = await this.session(source)
     const fitted = fitRegions(regions, session.width, session.height)
     if (!fitted.ok)
-      throw new ApiError('validation_failed', 'The look-again boxes cannot be used.', {
+      throw new EngineError('validation_failed', 'The look-again boxes cannot be used.', {
         details: [{ field: 'regions', issue: fitted.issue }]
       })
     const started = performance.now()
@@ -197,7 +197,7 @@ export class HintPreviews {
 
   private async open(source: PreviewSource): Promise<Session> {
     const input = await readFile(source.inputPath).catch(() => {
-      throw new ApiError('not_found', 'The original of this file is no longer kept; process it again to touch it up.')
+      throw new EngineError('not_found', 'The original of this file is no longer kept; process it again to touch it up.')
     })
     const image = await this.deps.decode(input)
     const mask =
@@ -245,7 +245,7 @@ export class HintPreviews {
   }
 
   private async acquire(model: string): Promise<Awaited<ReturnType<ModelPool['acquire']>>> {
-    if (!this.deps.models.get(model)) throw new ApiError('not_found', `The model ${model} that made this cutout is no longer installed.`)
+    if (!this.deps.models.get(model)) throw new EngineError('not_found', `The model ${model} that made this cutout is no longer installed.`)
     return this.deps.modelPool.acquire(model)
   }
 
@@ -270,7 +270,7 @@ export class HintPreviews {
    */
   private async modelMask(model: string, input: Buffer, image: DecodedImage, look: SecondLookSetting): Promise<CachedMask> {
     const registered = this.deps.models.get(model)
-    if (!registered) throw new ApiError('not_found', `The model ${model} that made this cutout is no longer installed.`)
+    if (!registered) throw new EngineError('not_found', `The model ${model} that made this cutout is no longer installed.`)
     // The key the model's session gives its masks (`Segmenter.modelKey`).
     const key = maskModelKey(registered.builtin ? `isnet-${registered.variant}` : this.deps.models.modelId(registered))
     const hash = contentHash(input)

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { RemoveBgPort } from '../../engine/ports'
-import { ApiError } from '../../engine/errors'
+import { ApiError } from '../api-error'
 import type { UploadInput } from '../../engine/intake/upload'
 import { readUpload } from '../body'
 import { busy, type UploadReservation } from '../in-flight'

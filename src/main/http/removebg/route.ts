@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RemoveBgPort } from '../../engine/ports'
-import { ApiError } from '../../engine/errors'
+import { EngineError } from '../../engine/errors'
 import { jobError } from '../../engine/status-view'
 import { busy, type InFlightBytes, UploadReservation } from '../in-flight'
 import { operation } from '../openapi'
@@ -46,7 +46,7 @@ function failedJob(reason: string | null, message: string | null): RemoveBgError
  * of `roi` to a remove.bg client (a coordinator without its own worker cannot apply one).
  */
 function roiRefusal(err: unknown): unknown {
-  if (!(err instanceof ApiError) || err.code !== 'validation_failed' || !err.details?.some((d) => d.field === 'hint')) return err
+  if (!(err instanceof EngineError) || err.code !== 'validation_failed' || !err.details?.some((d) => d.field === 'hint')) return err
   return new RemoveBgError(400, [
     {
       title: 'Unsupported option',

@@ -5,8 +5,7 @@
 import type { ServerResponse } from 'node:http'
 import type { JobStatus } from '../../../shared/api'
 import type { JobEvent } from '../../engine/events'
-import type { JobWaitPort } from '../../engine/ports'
-import type { JobRecord } from '../../engine/facade'
+import type { JobRecord, JobWaitPort } from '../../engine/ports'
 
 const ENDED: ReadonlySet<JobStatus> = new Set(['done', 'failed', 'cancelled'])
 
