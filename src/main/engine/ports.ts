@@ -37,9 +37,9 @@ export type { ApiKeyInfo, KeyKind } from './store/keys'
 
 // ── capabilities ──────────────────────────────────────────────────────────────────────────
 
-/** The engine's resolved settings (limits, the data folder, concurrency), read-only. */
-export interface SettingsPort {
-  readonly options: Readonly<ResolvedEngineOptions>
+/** Those of the engine's resolved settings (limits, the data folder, concurrency) a consumer reads, read-only. */
+export interface SettingsPort<K extends keyof ResolvedEngineOptions = keyof ResolvedEngineOptions> {
+  readonly options: Readonly<Pick<ResolvedEngineOptions, K>>
 }
 
 /** The engine's `job` event: a job's status or progress changed. */
@@ -135,7 +135,9 @@ export interface LifecyclePort {
 export type KeyCheckPort = Pick<KeysPort, 'authenticate'>
 
 /** `/api/v1` itself (`http/api-routes.ts`): upload, status, results, health. */
-export type ApiRoutesPort = SettingsPort & Pick<JobIntakePort, 'admit' | 'upload' | 'status' | 'result' | 'health'> & SignedAddressPort
+export type ApiRoutesPort = SettingsPort<'maxUploadBytes'> &
+  Pick<JobIntakePort, 'admit' | 'upload' | 'status' | 'result' | 'health'> &
+  SignedAddressPort
 
 /** A key's jobs (`http/jobs-routes.ts`): its page of jobs, one of them, cancel. */
 export type JobsRoutesPort = Pick<JobReadPort, 'job' | 'jobsOfKey'> & Pick<JobIntakePort, 'cancel'>
@@ -144,7 +146,7 @@ export type JobsRoutesPort = Pick<JobReadPort, 'job' | 'jobsOfKey'> & Pick<JobIn
 export type JobWaitPort = JobEventsPort & Pick<JobReadPort, 'job'> & Pick<JobIntakePort, 'cancel'>
 
 /** remove.bg's API (`http/removebg/`): one upload, its wait and answer, the account and rate headers. */
-export type RemoveBgPort = SettingsPort &
+export type RemoveBgPort = SettingsPort<'maxUploadBytes' | 'maxQueuedJobs' | 'maxQueuedJobsPerKey' | 'allowPrivateNetworkUrls'> &
   JobWaitPort &
   Pick<JobIntakePort, 'admit' | 'upload' | 'result' | 'refuseResult'> &
   Pick<JobReadPort, 'creditsHeldFor' | 'queuedCount' | 'queuedCountOfKey'> &
@@ -158,7 +160,7 @@ export type StudioRoutesPort = Pick<KeysPort, 'key'> &
   Pick<DataFolderPort, 'resultDir'>
 
 /** The app bridge and its downloads (`http/app-bridge.ts`, `http/app-downloads.ts`): signed addresses. */
-export type AppBridgePort = SettingsPort & SignedAddressPort
+export type AppBridgePort = SettingsPort<'retentionMs'> & SignedAddressPort
 
 /** The API's listener (`http/server.ts`): every route group it serves. */
 export type HttpServerPort = KeyCheckPort & ApiRoutesPort & JobsRoutesPort & RemoveBgPort & StudioRoutesPort & AppBridgePort
@@ -185,13 +187,16 @@ export type JobEndsPort = JobEventsPort & Pick<JobReadPort, 'job'>
 export type EngineJobsPort = SubmitPort & OutcomePort & JobEndsPort
 
 /** A watched folder's processor (`watch/processor.ts` `engineProcessor`). */
-export type WatchEnginePort = SettingsPort & EngineJobsPort & Pick<JobReadPort, 'latestJobBySource'> & Pick<JobIntakePort, 'cancel'>
+export type WatchEnginePort = SettingsPort<'maxUploadBytes'> &
+  EngineJobsPort &
+  Pick<JobReadPort, 'latestJobBySource'> &
+  Pick<JobIntakePort, 'cancel'>
 
 /** A touch-up's preview and Save (`touchup/touchups.ts`). */
 export type TouchUpPort = EngineJobsPort & Pick<ModelsPort, 'defaultModel' | 'hintPreviews'>
 
 /** Batches (`batches/`): submit and follow jobs, their framing and checks, previews, its tables. */
-export type BatchesPort = SettingsPort &
+export type BatchesPort = SettingsPort<'concurrency' | 'dataDir'> &
   EngineJobsPort &
   Pick<JobIntakePort, 'cancel'> &
   Pick<JobReadPort, 'jobFraming' | 'jobChecks'> &
@@ -200,16 +205,17 @@ export type BatchesPort = SettingsPort &
   Pick<DataFolderPort, 'featureTables' | 'inTransaction'>
 
 /** The studio's coordinator (`studio/coordinator.ts`), beside the `DispatchAccess` the engine gives it. */
-export type StudioCoordinatorPort = SettingsPort & Pick<JobReadPort, 'job'> & Pick<DataFolderPort, 'featureTables'>
+export type StudioCoordinatorPort = SettingsPort<'maxUploadBytes'> & Pick<JobReadPort, 'job'> & Pick<DataFolderPort, 'featureTables'>
 
 /** The app's presets methods (`app-api/presets.ts`). */
 export type PresetHandlersPort = Pick<PresetsPort, 'presetsList' | 'savePreset' | 'deletePreset'>
 
 /** The app's models methods (`app-api/models.ts`). */
-export type ModelHandlersPort = SettingsPort & Pick<ModelsPort, 'modelService'>
+export type ModelHandlersPort = SettingsPort<'dataDir'> & Pick<ModelsPort, 'modelService'>
 
 /** The app API (`app-api/`): the engine's methods, keys, touch-ups, events. */
-export type AppApiPort = ApiRoutesPort &
+export type AppApiPort = SettingsPort<'concurrency'> &
+  ApiRoutesPort &
   TouchUpPort &
   PresetHandlersPort &
   ModelHandlersPort &
@@ -217,7 +223,7 @@ export type AppApiPort = ApiRoutesPort &
   Pick<KeysPort, 'key' | 'keysList' | 'createKey' | 'revokeKey' | 'creditKey'>
 
 /** `clipdesk process` running its own engine (`cli/process-backend.ts`). */
-export type ProcessEnginePort = SettingsPort &
+export type ProcessEnginePort = SettingsPort<'concurrency'> &
   LifecyclePort &
   EngineJobsPort &
   Pick<JobIntakePort, 'cancel' | 'status'> &
@@ -240,7 +246,8 @@ export type WorkersCommandPort = Pick<DataFolderPort, 'featureTables'>
  * What composition (`compose-services.ts`) hands the services it makes and the hosts (`index.ts`,
  * `clipdesk serve`): every consumer's port, the lifecycle, the tray's counts and the first key.
  */
-export type ComposedEnginePort = LifecyclePort &
+export type ComposedEnginePort = SettingsPort<'dataDir' | 'role'> &
+  LifecyclePort &
   HttpServerPort &
   AppApiPort &
   BatchesPort &
@@ -250,7 +257,7 @@ export type ComposedEnginePort = LifecyclePort &
   Pick<KeysPort, 'keyCount' | 'createKey'>
 
 /** The whole engine as its makers hold it (`createEngine`): every consumer's port. */
-export type EnginePort = ComposedEnginePort & ProcessEnginePort & KeysCommandPort & PresetsCommandPort & ModelsCommandPort
+export type EnginePort = SettingsPort & ComposedEnginePort & ProcessEnginePort & KeysCommandPort & PresetsCommandPort & ModelsCommandPort
 
 /** Replaceable parts of an engine; the defaults are the embedded, single-process ones. */
 export interface EngineSeams {
@@ -258,5 +265,5 @@ export interface EngineSeams {
    * Runs queued jobs. It is given the engine (as the studio coordinator's port) and what it may do with the engine's jobs
    * (`run/dispatch-access.ts`), never the stores. @default the in-process Scheduler
    */
-  dispatcher?: (engine: StudioCoordinatorPort, access: DispatchAccess) => Dispatcher
+  dispatcher?: (engine: StudioCoordinatorPort & SettingsPort<'concurrency'>, access: DispatchAccess) => Dispatcher
 }
