@@ -14,7 +14,7 @@ import { BatchService } from '../src/main/batches/service'
 import { BATCH_MIGRATIONS } from '../src/main/batches/schema/migrations'
 import { BatchStore } from '../src/main/batches/store'
 import { Engine } from '../src/main/engine/engine'
-import { applyMigrations } from '../src/main/engine/feature-tables'
+import { featureTablesOf } from '../src/main/engine/store/feature-tables'
 import { photoNumbers, plannedOutputs } from '../src/shared/outputs'
 import { builtinPreset } from '../src/shared/presets'
 import { sceneJpeg, scenePng } from './helpers/fixtures'
@@ -104,9 +104,10 @@ describe('{n} in a batch', () => {
 
   it('numbers the items of a data folder made before numbers were kept, by their order in each batch', () => {
     const db = new Database(':memory:')
+    const tables = featureTablesOf(db)
     try {
       const before = BATCH_MIGRATIONS.filter((m) => m.name !== '016-batch-item-number')
-      applyMigrations(db, before)
+      tables.migrate(before)
       for (const id of ['x', 'y']) {
         db.prepare(
           "INSERT INTO batches (id, name, mode, output_format, destination, created_at) VALUES (?, ?, 'clipping', 'png', '/tmp', 0)"
@@ -117,7 +118,7 @@ describe('{n} in a batch', () => {
       add.run('y1', 'y', 'c.png', 'done', 0)
       add.run('x2', 'x', 'notes.txt', 'failed', 1)
       add.run('x3', 'x', 'b.png', 'waiting', 0)
-      const store = new BatchStore(db)
+      const store = new BatchStore(tables)
       expect(store.items('x').map((i) => [i.relPath, i.number])).toEqual([
         ['a.png', 1],
         ['notes.txt', null],

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { batchOutcome } from '../src/shared/batches'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
-import { ApiError } from '../src/main/engine/errors'
+import { EngineError } from '../src/main/engine/errors'
 import { scenePng } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
 import { readOnlyFolder } from './helpers/read-only'
@@ -35,13 +35,13 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true })
 })
 
-async function refusal(p: Promise<unknown>): Promise<ApiError> {
+async function refusal(p: Promise<unknown>): Promise<EngineError> {
   const err = await p.then(
     () => null,
     (e: unknown) => e
   )
-  expect(err).toBeInstanceOf(ApiError)
-  return err as ApiError
+  expect(err).toBeInstanceOf(EngineError)
+  return err as EngineError
 }
 
 describe('the destination, checked once before anything is sent', () => {

@@ -17,7 +17,7 @@ import type { TouchUpTarget } from '../src/shared/touchup'
 import { createAppApi, type AppHost } from '../src/main/app-api/app-api'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
-import { ApiError } from '../src/main/engine/errors'
+import { EngineError } from '../src/main/engine/errors'
 import { inSmallSubjectBox, SCENE, scenePng, SMALL_SUBJECT, smallSubjectPng, smallSubjectScores } from './helpers/fixtures'
 import { tempDir } from './helpers/engine'
 import { address, settled, until } from './helpers/batches'
@@ -199,9 +199,9 @@ describe('touch-up of a batch file', () => {
     const refused = async (call: Promise<unknown>, code: string, status: number, field?: string): Promise<void> => {
       const err = await call.then(
         () => null,
-        (e: unknown) => e as ApiError
+        (e: unknown) => e as EngineError
       )
-      expect(err, `expected ${code}`).toBeInstanceOf(ApiError)
+      expect(err, `expected ${code}`).toBeInstanceOf(EngineError)
       expect([err!.code, ERROR_STATUS[err!.code]]).toEqual([code, status])
       if (field) expect(err!.details?.[0]?.field).toBe(field)
     }

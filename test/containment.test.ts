@@ -12,6 +12,7 @@ import { BatchService } from '../src/main/batches/service'
 import { containedDir, ContainmentError, viaSymlink } from '../src/main/outputs/contained-dir'
 import { Engine } from '../src/main/engine/engine'
 import { openDatabase, type Db } from '../src/main/engine/store/db'
+import { featureTablesOf } from '../src/main/engine/store/feature-tables'
 import { WatchService } from '../src/main/watch/service'
 import { tempDir } from './helpers/engine'
 import { FakeProcessor, tinyImage, waitFor } from './helpers/watch'
@@ -50,7 +51,15 @@ describe('watched folders', () => {
     mkdirSync(inbox)
     db = openDatabase(join(root, 'clipdesk.db'))
     fake = new FakeProcessor(join(root, 'results'))
-    svc = new WatchService({ db, processor: fake, stableMs: 300, pollMs: 30, syncMs: 100, rescanMs: 60_000, log: () => undefined })
+    svc = new WatchService({
+      tables: featureTablesOf(db),
+      processor: fake,
+      stableMs: 300,
+      pollMs: 30,
+      syncMs: 100,
+      rescanMs: 60_000,
+      log: () => undefined
+    })
     await svc.start()
   })
   afterEach(async () => {

@@ -8,7 +8,7 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ApiError } from '../src/main/engine/errors'
+import { EngineError } from '../src/main/engine/errors'
 import { machineCacheDir } from '../src/main/engine/segment/session/machine'
 import { convSegmentationModel } from '../src/main/engine/segment/models/onnx-writer'
 import { multipart, pollUntilSettled, startTestServer, tempDir, type TestServer } from './helpers/engine'
@@ -155,14 +155,14 @@ describe('registry models in jobs', () => {
   it('refuses a file whose input shape is wrong, naming both shapes; and a file that is not ONNX', async () => {
     const svc = server.engine.modelService
     const wrong = await svc.add({ file: join(dir, 'wrong.onnx'), as: 'birefnet-general' }).catch((e: unknown) => e)
-    expect(wrong).toBeInstanceOf(ApiError)
-    expect((wrong as ApiError).code).toBe('validation_failed')
-    expect((wrong as ApiError).message).toContain('input "input": expected shape [1, 3, 1024, 1024], got [1, 1, 1024, 1024]')
+    expect(wrong).toBeInstanceOf(EngineError)
+    expect((wrong as EngineError).code).toBe('validation_failed')
+    expect((wrong as EngineError).message).toContain('input "input": expected shape [1, 3, 1024, 1024], got [1, 1, 1024, 1024]')
     const garbage = await svc.add({ file: join(dir, 'garbage.onnx'), as: 'u2net' }).catch((e: unknown) => e)
-    expect((garbage as ApiError).code).toBe('validation_failed')
-    expect((garbage as ApiError).message).toMatch(/^The model was not added: cannot start the model garbage@[0-9a-f]+: /)
+    expect((garbage as EngineError).code).toBe('validation_failed')
+    expect((garbage as EngineError).message).toMatch(/^The model was not added: cannot start the model garbage@[0-9a-f]+: /)
     const unknown = await svc.add({ file: join(dir, 'garbage.onnx') }).catch((e: unknown) => e)
-    expect((unknown as ApiError).details).toEqual([expect.objectContaining({ field: 'as' })])
+    expect((unknown as EngineError).details).toEqual([expect.objectContaining({ field: 'as' })])
     expect(svc.list().map((m) => m.name)).toEqual(['medium', 'small', 'inverse', 'u2netp'])
   })
 

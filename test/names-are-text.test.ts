@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
 import { openDatabase } from '../src/main/engine/store/db'
+import { featureTablesOf } from '../src/main/engine/store/feature-tables'
 import { WatchService } from '../src/main/watch/service'
 import { settled, until } from './helpers/batches'
 import { runCli } from './helpers/cli'
@@ -36,7 +37,14 @@ describe('names are text', () => {
     const fake = new FakeProcessor(join(root, 'fake-results'))
     fake.fail = (job) =>
       job.filename.includes('evil') ? { code: 'pipeline_error', message: `broken ${ESC}[31mred${ESC}[0m\nforged` } : null
-    const svc = new WatchService({ db, processor: fake, stableMs: 200, pollMs: 20, syncMs: 100, log: () => undefined })
+    const svc = new WatchService({
+      tables: featureTablesOf(db),
+      processor: fake,
+      stableMs: 200,
+      pollMs: 20,
+      syncMs: 100,
+      log: () => undefined
+    })
     try {
       await svc.start()
       const { id } = await svc.add({ path: inbox })

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngineHandlers } from '../src/main/app-api/engine-handlers'
 import { BatchService } from '../src/main/batches/service'
-import { ApiError } from '../src/main/engine/errors'
+import { EngineError } from '../src/main/engine/errors'
 import { WatchFolders } from '../src/main/watch/config'
 import { WatchStore } from '../src/main/watch/store'
 import { blockPng } from './helpers/cutout'
@@ -144,7 +144,7 @@ describe('watched folders: the same rule when the folder is saved', () => {
     const dir = tempDir()
     mkdirSync(join(dir, 'in'))
     mkdirSync(join(dir, 'in2'))
-    const folders = new WatchFolders(new WatchStore(server.engine.featureDatabase()), server.engine.presetLookup)
+    const folders = new WatchFolders(new WatchStore(server.engine.featureTables()), server.engine.presetLookup)
     expect(folders.add({ path: join(dir, 'in'), params: 'ecommerce-white' }).request).toMatchObject({
       mode: 'params',
       params: 'ecommerce-white'
@@ -155,10 +155,10 @@ describe('watched folders: the same rule when the folder is saved', () => {
     } catch (err) {
       refusal = err
     }
-    expect(refusal).toBeInstanceOf(ApiError)
-    expect((refusal as ApiError).code).toBe('validation_failed')
-    expect(ERROR_STATUS[(refusal as ApiError).code]).toBe(422)
-    expect((refusal as ApiError).details!.map((d) => d.field).sort()).toEqual(['params.background', 'params.primary', 'params.shadow'])
+    expect(refusal).toBeInstanceOf(EngineError)
+    expect((refusal as EngineError).code).toBe('validation_failed')
+    expect(ERROR_STATUS[(refusal as EngineError).code]).toBe(422)
+    expect((refusal as EngineError).details!.map((d) => d.field).sort()).toEqual(['params.background', 'params.primary', 'params.shadow'])
   })
 })
 
@@ -169,10 +169,10 @@ describe('batches: the same rule when the batch is created', () => {
     const err = await service
       .create({ request: { mode: 'clipping', output_format: 'png', params: 'background=#F5F5DC' }, destination: join(tempDir(), 'out') })
       .catch((e: unknown) => e)
-    expect(err).toBeInstanceOf(ApiError)
-    expect((err as ApiError).code).toBe('validation_failed')
-    expect(ERROR_STATUS[(err as ApiError).code]).toBe(422)
-    expect((err as ApiError).details).toEqual([
+    expect(err).toBeInstanceOf(EngineError)
+    expect((err as EngineError).code).toBe('validation_failed')
+    expect(ERROR_STATUS[(err as EngineError).code]).toBe(422)
+    expect((err as EngineError).details).toEqual([
       { field: 'params.background', issue: expect.stringContaining('does not apply to mode=clipping') }
     ])
     expect(service.list()).toHaveLength(before)

@@ -130,7 +130,7 @@ describe('batches and watched folders', () => {
   it('a watched folder keeps the score of each done file and lists those to check', async () => {
     const inbox = tempDir('clipdesk-review-watch-')
     const svc = new WatchService({
-      db: server.engine.featureDatabase(),
+      tables: server.engine.featureTables(),
       processor: engineProcessor(server.engine),
       stableMs: 300,
       pollMs: 30,

@@ -9,8 +9,8 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Engine } from '../src/main/engine/engine'
-import { ApiError } from '../src/main/engine/errors'
+import type { EnginePort } from '../src/main/engine/ports'
+import { EngineError } from '../src/main/engine/errors'
 import { startHttpServer, type HttpListener } from '../src/main/http/server'
 import { startWorkerListener } from '../src/main/http/worker-listener'
 import type { StudioCoordinator } from '../src/main/studio/coordinator'
@@ -33,7 +33,7 @@ const BOUNDARY = 'clipdeskboundary'
 describe.skipIf(!REDIS_SERVER)('studio bodies', () => {
   let root: string
   let redis: RedisProcess
-  let engine: Engine
+  let engine: EnginePort
   let coordinator: StudioCoordinator
   let api: HttpListener
   let workers: HttpListener
@@ -69,7 +69,7 @@ describe.skipIf(!REDIS_SERVER)('studio bodies', () => {
       const accepted = await engine
         .upload({ fields: {}, file: { bytes: await tinyPng(), mimeType: 'image/png' }, keyId: clientId })
         .catch((err: unknown) => {
-          if (err instanceof ApiError) return null
+          if (err instanceof EngineError) return null
           throw err
         })
       jobId = accepted?.job_id ?? null

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
 import { openDatabase } from '../src/main/engine/store/db'
+import { featureTablesOf } from '../src/main/engine/store/feature-tables'
 import { WatchService } from '../src/main/watch/service'
 import { runCli } from './helpers/cli'
 import { tempDir } from './helpers/engine'
@@ -77,7 +78,7 @@ describe('left temp files in a destination', () => {
     mkdirSync(inbox)
     const { temps, others } = leftBehind(join(inbox, 'clipdesk-out'))
     const db = openDatabase(join(root, 'watch.db'))
-    const svc = new WatchService({ db, processor: new FakeProcessor(join(root, 'results')), log: () => undefined })
+    const svc = new WatchService({ tables: featureTablesOf(db), processor: new FakeProcessor(join(root, 'results')), log: () => undefined })
     try {
       await svc.start()
       await svc.add({ path: inbox })

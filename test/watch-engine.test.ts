@@ -29,7 +29,7 @@ function startBoth(dataDir: string): { engine: Engine; svc: WatchService } {
   const engine = new Engine({ dataDir })
   engine.start()
   const svc = new WatchService({
-    db: engine.featureDatabase(),
+    tables: engine.featureTables(),
     processor: engineProcessor(engine),
     stableMs: 300,
     pollMs: 30,

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, expect, it } from 'vitest'
 import { Engine } from '../src/main/engine/engine'
-import { ApiError } from '../src/main/engine/errors'
+import { EngineError } from '../src/main/engine/errors'
 import { engineProcessor } from '../src/main/watch/processor'
 import { NOT_AN_IMAGE_NOTE, WatchService } from '../src/main/watch/service'
 import { tempDir } from './helpers/engine'
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 function service(): WatchService {
   const svc = new WatchService({
-    db: engine.featureDatabase(),
+    tables: engine.featureTables(),
     processor: engineProcessor(engine),
     stableMs: 300,
     pollMs: 30,
@@ -89,7 +89,7 @@ it('refuses an output folder that cannot be made when the folder is added, in pl
   const blocked = join(root, 'out-refused')
   writeFileSync(blocked, 'a file where the output folder should be')
   const err = await svc.add({ path: inbox, output_dir: join(blocked, 'cutouts') }).catch((e: unknown) => e)
-  expect(err).toBeInstanceOf(ApiError)
-  expect((err as ApiError).details).toEqual([{ field: 'output_dir', issue: `${blocked} is a file, not a folder` }])
+  expect(err).toBeInstanceOf(EngineError)
+  expect((err as EngineError).details).toEqual([{ field: 'output_dir', issue: `${blocked} is a file, not a folder` }])
   expect(svc.list().map((f) => f.path)).not.toContain(inbox)
 })

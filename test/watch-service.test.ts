@@ -9,6 +9,7 @@ import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openDatabase, type Db } from '../src/main/engine/store/db'
+import { featureTablesOf } from '../src/main/engine/store/feature-tables'
 import { RunLock } from '../src/main/engine/store/run-lock'
 import { offlineViews } from '../src/main/watch/views'
 import { WatchService, type WatchServiceOptions } from '../src/main/watch/service'
@@ -25,7 +26,7 @@ const services: WatchService[] = []
 const FAST: Partial<WatchServiceOptions> = { stableMs: 300, pollMs: 30, syncMs: 100, rescanMs: 60_000, log: () => undefined }
 
 function service(opts: Partial<WatchServiceOptions> = {}): WatchService {
-  const s = new WatchService({ db, processor: fake, ...FAST, ...opts })
+  const s = new WatchService({ tables: featureTablesOf(db), processor: fake, ...FAST, ...opts })
   services.push(s)
   return s
 }

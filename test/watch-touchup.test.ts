@@ -17,7 +17,7 @@ import type { WatchFolderView } from '../src/shared/watch'
 import { createAppApi, type AppHost } from '../src/main/app-api/app-api'
 import { BatchService } from '../src/main/batches/service'
 import { Engine } from '../src/main/engine/engine'
-import { ApiError } from '../src/main/engine/errors'
+import { EngineError } from '../src/main/engine/errors'
 import { engineProcessor } from '../src/main/watch/processor'
 import { WatchService } from '../src/main/watch/service'
 import { SCENE, scenePng } from './helpers/fixtures'
@@ -55,11 +55,11 @@ function meanIn(plane: Buffer, [x0, y0, rw, rh]: readonly number[]): number {
 
 const alphaOf = (file: string | Buffer): Promise<Buffer> => sharp(file).ensureAlpha().extractChannel(3).raw().toBuffer()
 
-/** Resolves to the ApiError a call is refused with (null when it was not). */
-const refusal = (call: Promise<unknown>): Promise<ApiError | null> =>
+/** Resolves to the EngineError a call is refused with (null when it was not). */
+const refusal = (call: Promise<unknown>): Promise<EngineError | null> =>
   call.then(
     () => null,
-    (e: unknown) => e as ApiError
+    (e: unknown) => e as EngineError
   )
 
 let root: string
@@ -74,7 +74,7 @@ beforeAll(() => {
   engine.start()
   batches = new BatchService(engine)
   watch = new WatchService({
-    db: engine.featureDatabase(),
+    tables: engine.featureTables(),
     processor: engineProcessor(engine),
     stableMs: 300,
     pollMs: 30,
@@ -202,7 +202,7 @@ describe('touch-up of a watched folder file', () => {
     const hint = await hintPng()
     const expectRefused = async (call: Promise<unknown>, code: string, status: number, field?: string): Promise<void> => {
       const err = await refusal(call)
-      expect(err, `expected ${code}`).toBeInstanceOf(ApiError)
+      expect(err, `expected ${code}`).toBeInstanceOf(EngineError)
       expect([err!.code, ERROR_STATUS[err!.code]]).toEqual([code, status])
       if (field) expect(err!.details?.[0]?.field).toBe(field)
     }

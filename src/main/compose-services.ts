@@ -13,7 +13,8 @@ import { createAppApi, type AppHost } from './app-api/app-api'
 import { appEvents, batchAppFiles, type AppEvents, type AppFiles, type PreviewAddress } from './app-api/files'
 import { BatchService } from './batches/service'
 import { holdDataFolder } from './engine/data-folder'
-import { Engine } from './engine/engine'
+import { createEngine } from './engine/create'
+import type { ComposedEnginePort } from './engine/ports'
 import type { EngineOptions } from './engine/options'
 import { FileSettings } from './settings'
 import type { StudioCoordinator } from './studio/coordinator'
@@ -32,7 +33,7 @@ export function engineOptionsFrom(settings: AppSettings): Pick<EngineOptions, 'c
 }
 
 export interface Services {
-  engine: Engine
+  engine: ComposedEnginePort
   /** Studio mode's coordinator; null for the embedded engine. */
   studio: StudioCoordinator | null
   batches: BatchService
@@ -57,9 +58,9 @@ export interface Services {
 
 export function composeServices(engineOptions: EngineOptions, studioOptions: StudioOptions | null = null): Services {
   const studio = studioOptions ? createStudioEngine(engineOptions, studioOptions) : null
-  const engine = studio ? studio.engine : new Engine(engineOptions)
+  const engine = studio ? studio.engine : createEngine(engineOptions)
   const batches = new BatchService(engine)
-  const watch = new WatchService({ db: engine.featureDatabase(), processor: engineProcessor(engine) })
+  const watch = new WatchService({ tables: engine.featureTables(), processor: engineProcessor(engine) })
   const coordinator = studio?.coordinator ?? null
   let pausedHold: { release(): void } | null = null
   return {

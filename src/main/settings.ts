@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DEFAULT_SETTINGS, settingsPatchSchema, type AppSettings, type SettingsPatch } from '../shared/app'
-import { writeFileAtomicSync } from './engine/paths'
+import { writeFileAtomicSync } from './engine/file-helpers'
 
 export interface SettingsStore {
   get(): AppSettings

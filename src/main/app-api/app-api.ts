@@ -18,9 +18,8 @@ import { batchAddSchema, batchCreateSchema, batchTargetSchema } from '../../shar
 import type { IpcEvent, IpcEventMap, IpcHandlers } from '../../shared/ipc'
 import { touchUpPreviewSchema, touchUpSaveSchema } from '../../shared/touchup'
 import type { BatchService, PreviewAddress } from '../batches/service'
-import type { Engine } from '../engine/engine'
-import { ApiError } from '../engine/errors'
-import type { ApiKeyInfo } from '../engine/facade'
+import type { ApiKeyInfo, AppApiPort } from '../engine/ports'
+import { EngineError } from '../engine/errors'
 import type { SettingsStore } from '../settings'
 import { TouchUps } from '../touchup/touchups'
 import { createEngineHandlers } from './engine-handlers'
@@ -49,7 +48,7 @@ export interface AppHost extends ResultHost {
 }
 
 export interface AppApiDeps {
-  engine: Engine
+  engine: AppApiPort
   batches: BatchService
   host: AppHost
   /** How this transport addresses item previews. */
@@ -67,14 +66,14 @@ const RESTART_KEYS: Array<keyof AppSettings> = ['dataDir', 'concurrency', 'reten
 export function parseArg<S extends z.ZodType>(schema: S, value: unknown, name = 'argument'): z.infer<S> {
   const parsed = schema.safeParse(value)
   if (parsed.success) return parsed.data
-  throw new ApiError('validation_failed', `The ${name} is not valid.`, {
+  throw new EngineError('validation_failed', `The ${name} is not valid.`, {
     details: parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || name, issue: issue.message }))
   })
 }
 
 function idArg(value: unknown, name: string): string {
   if (typeof value !== 'string' || value === '' || value.length > 64) {
-    throw new ApiError('validation_failed', `Expected ${name} to be an id.`, {
+    throw new EngineError('validation_failed', `Expected ${name} to be an id.`, {
       details: [{ field: name, issue: 'expected a non-empty string' }]
     })
   }
@@ -94,7 +93,7 @@ export function keyView(info: ApiKeyInfo): ApiKeyView {
   }
 }
 
-function settingsView(host: AppHost, engine: Engine): SettingsView {
+function settingsView(host: AppHost, engine: AppApiPort): SettingsView {
   const settings = host.settings.get()
   return {
     settings,
@@ -193,7 +192,7 @@ export function createAppApi({ engine, batches, host, address, watch, studio }: 
     async keysCreate(req) {
       const { name, credits, admin, kind } = parseArg(keyCreateSchema, req ?? {}, 'key')
       if (admin && kind === 'worker')
-        throw new ApiError('validation_failed', 'A key is either an owner key or a worker key.', {
+        throw new EngineError('validation_failed', 'A key is either an owner key or a worker key.', {
           details: [{ field: 'key.kind', issue: 'a worker key cannot be an owner key' }]
         })
       const { key, info } = engine.createKey({ credits: credits ?? null, name: name?.trim() || undefined, admin: admin ?? false, kind })
@@ -201,14 +200,14 @@ export function createAppApi({ engine, batches, host, address, watch, studio }: 
     },
     async keysRevoke(id) {
       const keyId = idArg(id, 'id')
-      if (!engine.key(keyId)) throw new ApiError('not_found', `No key with id ${keyId}.`)
+      if (!engine.key(keyId)) throw new EngineError('not_found', `No key with id ${keyId}.`)
       engine.revokeKey(keyId)
       return keyView(engine.key(keyId)!)
     },
     async keysCredit(req) {
       const { id, add } = parseArg(keyCreditSchema, req, 'credit')
       const info = engine.creditKey(id, add)
-      if (!info) throw new ApiError('not_found', `No key with id ${id}.`)
+      if (!info) throw new EngineError('not_found', `No key with id ${id}.`)
       return keyView(info)
     }
   }

@@ -2,8 +2,8 @@ import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import type { StatusResponse, UploadResponse } from '../../shared/api'
 import type { IpcHandlers, IpcUploadRequest } from '../../shared/ipc'
-import { ApiError } from '../engine/errors'
-import type { Engine } from '../engine/engine'
+import { EngineError } from '../engine/errors'
+import type { AppApiPort } from '../engine/ports'
 import { errorAnswer, statusAnswer, uploadAnswer } from './answers'
 import type { UploadInput } from '../engine/intake/upload'
 import { createModelHandlers, type ModelHandlers } from './models'
@@ -25,17 +25,17 @@ async function fileOf(request: IpcUploadRequest, maxBytes: number): Promise<Uplo
   if ('path' in file && typeof file.path === 'string') {
     const info = await stat(file.path).catch(() => null)
     if (!info?.isFile()) {
-      throw new ApiError('validation_failed', 'The file cannot be read.', {
+      throw new EngineError('validation_failed', 'The file cannot be read.', {
         details: [{ field: 'file', issue: `no readable file at ${file.path}` }]
       })
     }
-    if (info.size > maxBytes) throw new ApiError('payload_too_large', `The file is larger than ${maxBytes} bytes.`)
+    if (info.size > maxBytes) throw new EngineError('payload_too_large', `The file is larger than ${maxBytes} bytes.`)
     return { bytes: await readFile(file.path), mimeType: null, filename: basename(file.path) }
   }
   if ('bytes' in file && file.bytes instanceof Uint8Array) {
     return { bytes: Buffer.from(file.bytes), mimeType: file.type ?? null, filename: file.name }
   }
-  throw new ApiError('malformed_request', 'file must be {path} or {bytes}.', {
+  throw new EngineError('malformed_request', 'file must be {path} or {bytes}.', {
     details: [{ field: 'file', issue: 'expected {path} or {bytes}' }]
   })
 }
@@ -48,11 +48,11 @@ export type EngineHandlers = Pick<IpcHandlers, 'upload' | 'status' | 'jobWarning
  * `clipdesk serve`): the same `{status, body}` as HTTP for the same request.
  * The renderer is the app's owner, so its jobs are not charged to any key.
  */
-export function createEngineHandlers(engine: Engine, watch: WatchService | null = null): EngineHandlers {
+export function createEngineHandlers(engine: AppApiPort, watch: WatchService | null = null): EngineHandlers {
   return {
     async upload(request: IpcUploadRequest): Promise<UploadResponse> {
       try {
-        if (typeof request !== 'object' || request === null) throw new ApiError('malformed_request', 'The request must be an object.')
+        if (typeof request !== 'object' || request === null) throw new EngineError('malformed_request', 'The request must be an object.')
         const { file: _file, ...fields } = request
         const file = await fileOf(request, engine.options.maxUploadBytes)
         return await uploadAnswer(engine, file ? { fields, file, keyId: null } : { fields, keyId: null })
@@ -68,12 +68,12 @@ export function createEngineHandlers(engine: Engine, watch: WatchService | null 
       // no warnings; these are the lines a batch, a watched folder or `clipdesk process` gives
       // the same job's main file.
       if (typeof jobId !== 'string' || jobId === '') {
-        throw new ApiError('validation_failed', 'Expected job_id to be an id.', {
+        throw new EngineError('validation_failed', 'Expected job_id to be an id.', {
           details: [{ field: 'job_id', issue: 'expected a non-empty string' }]
         })
       }
       const outcome = jobOutcome(engine, jobId, false)
-      if (outcome.state === 'missing') throw new ApiError('job_not_found', `No job with id ${jobId}.`)
+      if (outcome.state === 'missing') throw new EngineError('job_not_found', `No job with id ${jobId}.`)
       return outcome.state === 'done' ? outcome.warnings : []
     },
     ...createPresetHandlers(engine),

@@ -19,7 +19,7 @@ export interface AppFile {
 export interface AppFiles {
   /** An item's preview image, made on first use; null when it has none (yet). */
   previewFile(itemId: string, kind: PreviewKind): Promise<string | null>
-  /** An item's n-th written file; null when there is no such item (an `ApiError` when it has no such file). */
+  /** An item's n-th written file; null when there is no such item (an `EngineError` when it has no such file). */
   writtenFile(itemId: string, output: number): AppFile | null
   /** Every written file of a batch, the batch's name, and its report once it has ended (`clipdesk-report.json`, `.txt`). */
   batchFiles(batchId: string): { files: AppFile[]; name: string; reports: Array<{ name: string; text: string }> }

@@ -2,8 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { IpcHandlers } from '../../shared/ipc'
 import { MODEL_NAME_PATTERN, type ModelAddRequest } from '../../shared/models'
-import type { Engine } from '../engine/engine'
-import { ApiError } from '../engine/errors'
+import type { ModelHandlersPort } from '../engine/ports'
+import { EngineError } from '../engine/errors'
 
 export type ModelHandlers = Pick<
   IpcHandlers,
@@ -16,9 +16,9 @@ const MAX_MODEL_BYTES = 2 * 2 ** 30
 /**
  * Models over IPC (the app's Settings → Models). A file given as bytes (a browser, a drop
  * without a path) is stored in `<data folder>/models/` first. Refusals throw the engine's
- * ApiError (422 `validation_failed` with details).
+ * EngineError (422 `validation_failed` with details).
  */
-export function createModelHandlers(engine: Pick<Engine, 'modelService' | 'options'>): ModelHandlers {
+export function createModelHandlers(engine: ModelHandlersPort): ModelHandlers {
   const svc = engine.modelService
   return {
     async modelsList() {
@@ -30,25 +30,25 @@ export function createModelHandlers(engine: Pick<Engine, 'modelService' | 'optio
       if (file && 'path' in file && typeof file.path === 'string') path = file.path
       else if (file && 'bytes' in file && file.bytes instanceof Uint8Array && typeof file.name === 'string') {
         if (file.bytes.length > MAX_MODEL_BYTES)
-          throw new ApiError('payload_too_large', `A model file sent as bytes may have at most ${MAX_MODEL_BYTES} bytes.`)
+          throw new EngineError('payload_too_large', `A model file sent as bytes may have at most ${MAX_MODEL_BYTES} bytes.`)
         const base = file.name
           .toLowerCase()
           .replace(/^.*[\\/]/, '')
           .replace(/[^a-z0-9._-]/g, '-')
         if (!MODEL_NAME_PATTERN.test(base))
-          throw new ApiError('validation_failed', 'The file name cannot be used.', {
+          throw new EngineError('validation_failed', 'The file name cannot be used.', {
             details: [{ field: 'file', issue: `"${file.name}" is not a usable file name` }]
           })
         const dir = join(engine.options.dataDir, 'models')
         await mkdir(dir, { recursive: true })
         path = join(dir, base)
         await writeFile(path, file.bytes, { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
-          throw new ApiError('validation_failed', 'A model file of that name is already stored.', {
+          throw new EngineError('validation_failed', 'A model file of that name is already stored.', {
             details: [{ field: 'file', issue: err.code === 'EEXIST' ? `${base} exists in the models folder` : err.message }]
           })
         })
       } else {
-        throw new ApiError('malformed_request', 'file must be {path} or {bytes, name}.', {
+        throw new EngineError('malformed_request', 'file must be {path} or {bytes, name}.', {
           details: [{ field: 'file', issue: 'expected {path} or {bytes, name}' }]
         })
       }

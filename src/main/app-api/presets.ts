@@ -1,15 +1,15 @@
 import type { IpcHandlers } from '../../shared/ipc'
 import type { PresetSaveRequest } from '../../shared/presets'
-import type { Engine } from '../engine/engine'
+import type { PresetHandlersPort } from '../engine/ports'
 
 export type PresetHandlers = Pick<IpcHandlers, 'presetsList' | 'presetsSave' | 'presetsDelete'>
 
 /**
  * Presets over IPC (the app's Presets screen). Plain results; a refusal throws the engine's
- * ApiError (422 `validation_failed` with details naming `name`, `description`, `params` or
+ * EngineError (422 `validation_failed` with details naming `name`, `description`, `params` or
  * `params.<key>`), which the bridge hands to the renderer as an error envelope.
  */
-export function createPresetHandlers(engine: Pick<Engine, 'presetsList' | 'savePreset' | 'deletePreset'>): PresetHandlers {
+export function createPresetHandlers(engine: PresetHandlersPort): PresetHandlers {
   return {
     async presetsList() {
       return engine.presetsList()

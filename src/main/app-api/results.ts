@@ -8,7 +8,7 @@ import type { OpenPathResult } from '../../shared/app'
 import type { ResultDownload, ResultTarget } from '../../shared/results'
 import { resultTargetSchema } from '../../shared/results'
 import type { BatchService } from '../batches/service'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { NotOurFile, openRegular } from '../outputs/no-follow'
 import type { FileHandle } from 'node:fs/promises'
 import { posix } from 'node:path'
@@ -48,10 +48,10 @@ export async function openResult(path: string, name = posix.basename(path)): Pro
     return { handle, size: info.size }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') {
-      throw new ApiError('not_found', `${name}: the file is no longer there.`)
+      throw new EngineError('not_found', `${name}: the file is no longer there.`)
     }
     if (err instanceof NotOurFile)
-      throw new ApiError('validation_failed', `${name}: ${err.kind} was put in place of the result; it is not read.`)
+      throw new EngineError('validation_failed', `${name}: ${err.kind} was put in place of the result; it is not read.`)
     throw err
   }
 }
@@ -59,7 +59,7 @@ export async function openResult(path: string, name = posix.basename(path)): Pro
 function parseTarget(value: unknown): { batch_id: string; item_id: string; output: number } {
   const parsed = resultTargetSchema.safeParse(value)
   if (!parsed.success) {
-    throw new ApiError('validation_failed', 'The result is not named right.', {
+    throw new EngineError('validation_failed', 'The result is not named right.', {
       details: parsed.error.issues.map((i) => ({ field: ['target', ...i.path].join('.'), issue: i.message }))
     })
   }
@@ -75,8 +75,8 @@ export function createResultHandlers(batches: BatchService, host: ResultHost): R
     await handle.close()
     return { ...file, target }
   }
-  const noHost = (what: string): ApiError =>
-    new ApiError('conflict', `${what} is done by the desktop app; in the browser, download the file instead.`)
+  const noHost = (what: string): EngineError =>
+    new EngineError('conflict', `${what} is done by the desktop app; in the browser, download the file instead.`)
   return {
     async resultOpenWith(value) {
       if (!host.openWith) throw noHost('Opening with another application')
@@ -91,18 +91,19 @@ export function createResultHandlers(batches: BatchService, host: ResultHost): R
       return { opened: true, path }
     },
     async resultDownload(value) {
-      if (!host.downloads) throw new ApiError('conflict', 'The desktop app opens results where they are: use Open with… or Show in folder.')
+      if (!host.downloads)
+        throw new EngineError('conflict', 'The desktop app opens results where they are: use Open with… or Show in folder.')
       const { name, target } = await checked(value)
       return { url: host.downloads.file(target.item_id, target.output), name: posix.basename(name) }
     },
     async batchDownload(batchId) {
-      if (!host.downloads) throw new ApiError('conflict', 'The desktop app opens results where they are: use Open output folder.')
+      if (!host.downloads) throw new EngineError('conflict', 'The desktop app opens results where they are: use Open output folder.')
       if (typeof batchId !== 'string' || batchId.length === 0 || batchId.length > 64)
-        throw new ApiError('validation_failed', 'Name the batch by its id.', {
+        throw new EngineError('validation_failed', 'Name the batch by its id.', {
           details: [{ field: 'batch_id', issue: 'expected the batch id' }]
         })
       const { files, name } = batches.batchFiles(batchId)
-      if (files.length === 0) throw new ApiError('conflict', 'This batch has no written files yet.')
+      if (files.length === 0) throw new EngineError('conflict', 'This batch has no written files yet.')
       return { url: host.downloads.batch(batchId), name: `${name || 'batch'}.zip` }
     },
     async dragFile(value) {

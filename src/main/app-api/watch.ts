@@ -1,11 +1,11 @@
 /**
  * Watched folders over IPC and the app bridge (the "Watched folders" screen). Plain results;
- * a refusal throws ApiError (422 `validation_failed` with details naming the field, 404
+ * a refusal throws EngineError (422 `validation_failed` with details naming the field, 404
  * `not_found` for an unknown folder or file), which the transports hand to the renderer as an
  * error envelope. Arguments are checked with the zod schemas of src/shared/watch.ts.
  */
 import type { IpcHandlers, IpcEventMap } from '../../shared/ipc'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import type { WatchService } from '../watch/service'
 
 export type WatchHandlers = Pick<
@@ -15,7 +15,7 @@ export type WatchHandlers = Pick<
 
 function folderId(value: unknown): string {
   if (typeof value !== 'string' || value === '' || value.length > 64) {
-    throw new ApiError('validation_failed', 'Expected a watched folder id.', {
+    throw new EngineError('validation_failed', 'Expected a watched folder id.', {
       details: [{ field: 'id', issue: 'expected a non-empty string' }]
     })
   }
@@ -25,7 +25,7 @@ function folderId(value: unknown): string {
 /** `watch` null: this process runs no watch service (every method but the list answers 503). */
 export function createWatchHandlers(watch: WatchService | null): WatchHandlers {
   const svc = (): WatchService => {
-    if (!watch) throw new ApiError('unavailable', 'Watched folders are not available in this process.')
+    if (!watch) throw new EngineError('unavailable', 'Watched folders are not available in this process.')
     return watch
   }
   return {

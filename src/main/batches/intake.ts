@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { basename, posix } from 'node:path'
 import type { BatchAddResult, BatchFileRef } from '../../shared/batches'
-import type { Engine } from '../engine/engine'
+import type { BatchesPort } from '../engine/ports'
 import { MIRRORS_FOLDER_NAME } from '../../shared/names'
 import { expandInput } from '../outputs/inputs'
 import { cleanRelPath } from './paths'
@@ -18,7 +18,7 @@ import { errorText } from '../../shared/errors'
 import { isEnded } from '../../shared/api'
 
 export interface IntakeDeps {
-  engine: Engine
+  engine: BatchesPort
   store: BatchStore
   runner: BatchRunner
 }

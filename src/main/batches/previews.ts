@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import { extname, join } from 'node:path'
-import { writeFileAtomic } from '../engine/paths'
+import { writeFileAtomic } from '../engine/file-helpers'
 import type { PreviewRequest } from '../engine/sandbox/protocol'
-import type { JobFraming } from '../engine/facade'
+import type { JobFraming } from '../engine/ports'
 import type { ItemRecord } from './store'
 
 /** Images the list and the before/after view show for an item. */

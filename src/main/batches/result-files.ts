@@ -3,7 +3,7 @@
  * download): only paths the batch recorded as its outputs, named by their place in the
  * destination; and, for the batch's zip, its report.
  */
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { isStrictlyInside, relativeName } from '../outputs/paths'
 import { batchReportFiles } from './report'
 import { type BatchStore, TERMINAL_ITEM } from './store'
@@ -18,11 +18,11 @@ export interface WrittenFile {
 export function resultFile(store: BatchStore, target: { batch_id: string; item_id: string; output?: number }): WrittenFile {
   const batch = store.batch(target.batch_id)
   const item = store.item(target.item_id)
-  if (!batch || !item || item.batchId !== batch.id) throw new ApiError('not_found', 'There is no such file in this batch.')
-  if (item.status !== 'done') throw new ApiError('conflict', `${item.relPath} is not done: it has no result yet.`)
+  if (!batch || !item || item.batchId !== batch.id) throw new EngineError('not_found', 'There is no such file in this batch.')
+  if (item.status !== 'done') throw new EngineError('conflict', `${item.relPath} is not done: it has no result yet.`)
   const path = item.outputs[target.output ?? 0]
   if (!path || !isStrictlyInside(batch.destination, path))
-    throw new ApiError('not_found', `${item.relPath} has no written file number ${(target.output ?? 0) + 1}.`)
+    throw new EngineError('not_found', `${item.relPath} has no written file number ${(target.output ?? 0) + 1}.`)
   return { path, name: relativeName(batch.destination, path) }
 }
 
@@ -39,7 +39,7 @@ export interface MadeFile {
  */
 export function batchFiles(store: BatchStore, batchId: string): { files: WrittenFile[]; name: string; reports: MadeFile[] } {
   const batch = store.batch(batchId)
-  if (!batch) throw new ApiError('not_found', 'There is no such batch.')
+  if (!batch) throw new EngineError('not_found', 'There is no such batch.')
   const items = store.items(batchId)
   const ended = items.every((item) => TERMINAL_ITEM.includes(item.status))
   const files = items

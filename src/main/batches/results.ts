@@ -6,7 +6,7 @@
  * names of the other pending items. A batch never replaces a file: a retried item gets new names.
  */
 import { dateToken, DEFAULT_TEMPLATES, outputNames } from '../../shared/names'
-import type { Engine } from '../engine/engine'
+import type { BatchesPort } from '../engine/ports'
 import type { ResultFile } from '../outputs/engine-jobs'
 import { resolveInside } from '../outputs/paths'
 import { writeOutputs, type ResumeRecord } from '../outputs/write'
@@ -14,7 +14,7 @@ import type { BatchRecord, BatchStore, ItemRecord } from './store'
 
 /** Writes the chosen results of the item's job; returns the paths written. */
 export async function copyResults(
-  engine: Engine,
+  engine: BatchesPort,
   store: BatchStore,
   item: ItemRecord,
   batch: BatchRecord,

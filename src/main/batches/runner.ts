@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import { posix } from 'node:path'
 import { writesAllVariations } from '../../shared/outputs'
-import type { Engine } from '../engine/engine'
+import type { BatchesPort } from '../engine/ports'
 import { jobOutcome, submitFile } from '../outputs/engine-jobs'
 import { copyResults } from './results'
 import { TERMINAL_ITEM, type BatchStore, type ItemRecord } from './store'
@@ -18,7 +18,7 @@ import { errorText } from '../../shared/errors'
 export const isItemSettled = (item: ItemRecord): boolean => TERMINAL_ITEM.includes(item.status)
 
 export interface RunnerDeps {
-  engine: Engine
+  engine: BatchesPort
   store: BatchStore
   /** Items handed to the engine at once, across batches. */
   window: number

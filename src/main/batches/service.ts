@@ -13,8 +13,9 @@ import type {
   BatchTarget
 } from '../../shared/batches'
 import { plannedOutputs } from '../../shared/outputs'
-import type { Engine, JobEvent } from '../engine/engine'
-import { ApiError } from '../engine/errors'
+import type { JobEvent } from '../engine/events'
+import type { BatchesPort } from '../engine/ports'
+import { EngineError } from '../engine/errors'
 import { checkDestination, DestinationProblem, estimateOutputBytes } from '../outputs/destination'
 import { sweepTempFiles } from '../outputs/temp-sweep'
 import { Previews, type PreviewKind } from './previews'
@@ -46,8 +47,8 @@ export interface BatchServiceEvents {
   batch: [string]
 }
 
-function notFound(what: string): ApiError {
-  return new ApiError('not_found', `${what} does not exist.`)
+function notFound(what: string): EngineError {
+  return new EngineError('not_found', `${what} does not exist.`)
 }
 
 /**
@@ -68,11 +69,11 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   private lastRev = 0
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: BatchesPort,
     opts: BatchServiceOptions = {}
   ) {
     super()
-    this.store = new BatchStore(engine.featureDatabase())
+    this.store = new BatchStore(engine.featureTables())
     this.previews = new Previews(join(engine.options.dataDir, 'batch-previews'), (request) => engine.previewInSandbox(request))
     this.runner = new BatchRunner({
       engine,
@@ -174,14 +175,14 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
   async create(req: BatchCreateRequest): Promise<BatchSummary> {
     // A set the mode cannot apply (or an unknown preset) is refused before the batch exists, not photo by photo.
     const problems = this.engine.paramsProblems(req.request.mode, req.request.params)
-    if (problems.length > 0) throw new ApiError('validation_failed', 'The parameter set failed validation.', { details: problems })
+    if (problems.length > 0) throw new EngineError('validation_failed', 'The parameter set failed validation.', { details: problems })
     const perPhoto = plannedOutputs(req.request, 'photo.jpg', this.engine.presetLookup)?.names.length ?? 1
     let destination: string
     try {
       destination = await checkDestination(req.destination, { estimatedBytes: estimateOutputBytes(req.expected?.bytes ?? 0, perPhoto) })
     } catch (err) {
       if (!(err instanceof DestinationProblem)) throw err
-      throw new ApiError('validation_failed', err.message, {
+      throw new EngineError('validation_failed', err.message, {
         details: [{ field: 'destination', issue: err.message }, ...(err.detail ? [{ field: 'destination.system', issue: err.detail }] : [])]
       })
     }
@@ -277,7 +278,7 @@ export class BatchService extends EventEmitter<BatchServiceEvents> {
           ]
         : [])
     ]
-    if (reasons.length > 0) throw new ApiError('not_found', reasons.join(' '))
+    if (reasons.length > 0) throw new EngineError('not_found', reasons.join(' '))
     return this.summary(target.batch_id)
   }
 

@@ -2,7 +2,7 @@ import type { StoreCheck } from '../../shared/store-rules'
 import { type BatchCounts, type BatchItemStatus, batchCounts } from '../../shared/batches'
 import type { SecondLook } from '../../shared/params-types'
 import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
-import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
+import type { FeatureTables } from '../engine/feature-tables'
 import { toBatch, toItem, type BatchRecord, type BatchRow, type ItemRecord, type ItemRow } from './records'
 import { BATCH_MIGRATIONS } from './schema/migrations'
 
@@ -35,50 +35,51 @@ export interface ItemPatch {
 
 /** Batches and their items in the data folder's database (the batch migrations, applied on opening). */
 export class BatchStore {
-  constructor(private readonly db: Db) {
-    applyMigrations(db, BATCH_MIGRATIONS)
+  constructor(private readonly tables: FeatureTables) {
+    tables.migrate(BATCH_MIGRATIONS)
   }
 
   insertBatch(b: BatchRecord): void {
-    prepared(
-      this.db,
-      'INSERT INTO batches (id, name, mode, output_format, params, all_variations, name_template, destination, created_at, expected_files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
-    ).run(
-      b.id,
-      b.name,
-      b.request.mode,
-      b.request.output_format,
-      b.request.params === null ? null : JSON.stringify(b.request.params),
-      b.request.all_variations ? 1 : 0,
-      b.request.name_template ?? null,
-      b.destination,
-      b.createdAt,
-      b.expectedFiles
-    )
+    this.tables
+      .statement(
+        'INSERT INTO batches (id, name, mode, output_format, params, all_variations, name_template, destination, created_at, expected_files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
+      )
+      .run(
+        b.id,
+        b.name,
+        b.request.mode,
+        b.request.output_format,
+        b.request.params === null ? null : JSON.stringify(b.request.params),
+        b.request.all_variations ? 1 : 0,
+        b.request.name_template ?? null,
+        b.destination,
+        b.createdAt,
+        b.expectedFiles
+      )
   }
 
   batch(id: string): BatchRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM batches WHERE id = ?').get(id) as BatchRow | undefined
+    const row = this.tables.statement('SELECT * FROM batches WHERE id = ?').get(id) as BatchRow | undefined
     return row ? toBatch(row) : null
   }
 
   /** Newest first. */
   batches(): BatchRecord[] {
-    return (prepared(this.db, 'SELECT * FROM batches ORDER BY created_at DESC, rowid DESC').all() as BatchRow[]).map(toBatch)
+    return (this.tables.statement('SELECT * FROM batches ORDER BY created_at DESC, rowid DESC').all() as BatchRow[]).map(toBatch)
   }
 
   deleteBatch(id: string): boolean {
-    return prepared(this.db, 'DELETE FROM batches WHERE id = ?').run(id).changes > 0
+    return this.tables.statement('DELETE FROM batches WHERE id = ?').run(id).changes > 0
   }
 
   /** Marks a batch interrupted (a time) or running again (null). */
   setInterrupted(id: string, at: number | null): boolean {
-    return prepared(this.db, 'UPDATE batches SET interrupted_at = ? WHERE id = ?').run(at, id).changes > 0
+    return this.tables.statement('UPDATE batches SET interrupted_at = ? WHERE id = ?').run(at, id).changes > 0
   }
 
   /** Batches with files not ended (waiting, or handed to the engine), oldest first. */
   pendingBatchIds(): string[] {
-    const rows = prepared(this.db, `SELECT DISTINCT batch_id FROM batch_items WHERE status NOT IN ${TERMINAL_SQL}`).all() as Array<{
+    const rows = this.tables.statement(`SELECT DISTINCT batch_id FROM batch_items WHERE status NOT IN ${TERMINAL_SQL}`).all() as Array<{
       batch_id: string
     }>
     return rows.map((r) => r.batch_id)
@@ -91,48 +92,49 @@ export class BatchStore {
       finishedAt?: number
     }
   ): ItemRecord {
-    prepared(
-      this.db,
-      // A photo takes the batch's next number (`{n}`, 016-batch-item-number); a file that is not an image none.
-      `INSERT INTO batch_items (id, batch_id, rel_path, source_path, job_id, status, not_image, error, finished_at, n)
+    this.tables
+      .statement(
+        // A photo takes the batch's next number (`{n}`, 016-batch-item-number); a file that is not an image none.
+        `INSERT INTO batch_items (id, batch_id, rel_path, source_path, job_id, status, not_image, error, finished_at, n)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN NULL ELSE (SELECT coalesce(max(n), 0) + 1 FROM batch_items WHERE batch_id = ?) END)`
-    ).run(
-      item.id,
-      item.batchId,
-      item.relPath,
-      item.sourcePath,
-      item.jobId,
-      item.status,
-      item.notImage ? 1 : 0,
-      item.error ?? null,
-      item.finishedAt ?? null,
-      item.notImage ? 1 : 0,
-      item.batchId
-    )
+      )
+      .run(
+        item.id,
+        item.batchId,
+        item.relPath,
+        item.sourcePath,
+        item.jobId,
+        item.status,
+        item.notImage ? 1 : 0,
+        item.error ?? null,
+        item.finishedAt ?? null,
+        item.notImage ? 1 : 0,
+        item.batchId
+      )
     return this.item(item.id)!
   }
 
   item(id: string): ItemRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM batch_items WHERE id = ?').get(id) as ItemRow | undefined
+    const row = this.tables.statement('SELECT * FROM batch_items WHERE id = ?').get(id) as ItemRow | undefined
     return row ? toItem(row) : null
   }
 
   itemByJob(jobId: string): ItemRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM batch_items WHERE job_id = ?').get(jobId) as ItemRow | undefined
+    const row = this.tables.statement('SELECT * FROM batch_items WHERE job_id = ?').get(jobId) as ItemRow | undefined
     return row ? toItem(row) : null
   }
 
   items(batchId: string): ItemRecord[] {
-    return (prepared(this.db, 'SELECT * FROM batch_items WHERE batch_id = ? ORDER BY seq').all(batchId) as ItemRow[]).map(toItem)
+    return (this.tables.statement('SELECT * FROM batch_items WHERE batch_id = ? ORDER BY seq').all(batchId) as ItemRow[]).map(toItem)
   }
 
   /** Items handed to the engine that have not ended. */
   inFlight(): ItemRecord[] {
-    return (prepared(this.db, `SELECT * FROM batch_items WHERE ${IN_FLIGHT_SQL} ORDER BY seq`).all() as ItemRow[]).map(toItem)
+    return (this.tables.statement(`SELECT * FROM batch_items WHERE ${IN_FLIGHT_SQL} ORDER BY seq`).all() as ItemRow[]).map(toItem)
   }
 
   inFlightCount(): number {
-    return Number((prepared(this.db, `SELECT count(*) AS n FROM batch_items WHERE ${IN_FLIGHT_SQL}`).get() as { n: number }).n)
+    return Number((this.tables.statement(`SELECT count(*) AS n FROM batch_items WHERE ${IN_FLIGHT_SQL}`).get() as { n: number }).n)
   }
 
   /**
@@ -141,32 +143,32 @@ export class BatchStore {
    */
   nextWaiting(limit: number): ItemRecord[] {
     return (
-      prepared(
-        this.db,
-        `SELECT * FROM batch_items WHERE status = 'waiting' AND (source_path IS NOT NULL OR job_id IS NOT NULL)
-             AND batch_id NOT IN (SELECT id FROM batches WHERE interrupted_at IS NOT NULL) ORDER BY seq LIMIT ?`
-      ).all(limit) as ItemRow[]
+      this.tables
+        .statement(`SELECT * FROM batch_items WHERE status = 'waiting' AND (source_path IS NOT NULL OR job_id IS NOT NULL)
+             AND batch_id NOT IN (SELECT id FROM batches WHERE interrupted_at IS NOT NULL) ORDER BY seq LIMIT ?`)
+        .all(limit) as ItemRow[]
     ).map(toItem)
   }
 
   /** Output paths other pending items of any batch have chosen but not yet recorded as written. */
   plannedByOthers(itemId: string): Set<string> {
-    const rows = prepared(
-      this.db,
-      `SELECT planned FROM batch_items WHERE planned IS NOT NULL AND id <> ? AND status NOT IN ${TERMINAL_SQL}`
-    ).all(itemId) as Array<{ planned: string }>
+    const rows = this.tables
+      .statement(`SELECT planned FROM batch_items WHERE planned IS NOT NULL AND id <> ? AND status NOT IN ${TERMINAL_SQL}`)
+      .all(itemId) as Array<{ planned: string }>
     return new Set(rows.flatMap((r) => JSON.parse(r.planned) as string[]))
   }
 
   /** Items not yet handed to the engine, across batches (the tray's queue). */
   waitingCount(): number {
-    return Number((prepared(this.db, "SELECT count(*) AS n FROM batch_items WHERE status = 'waiting'").get() as { n: number }).n)
+    return Number((this.tables.statement("SELECT count(*) AS n FROM batch_items WHERE status = 'waiting'").get() as { n: number }).n)
   }
 
   /** Waiting items without a file on disk or an earlier job: their bytes were being handed over when the process stopped. */
   orphans(): ItemRecord[] {
     return (
-      prepared(this.db, "SELECT * FROM batch_items WHERE status = 'waiting' AND source_path IS NULL AND job_id IS NULL").all() as ItemRow[]
+      this.tables
+        .statement("SELECT * FROM batch_items WHERE status = 'waiting' AND source_path IS NULL AND job_id IS NULL")
+        .all() as ItemRow[]
     ).map(toItem)
   }
 
@@ -205,20 +207,18 @@ export class BatchStore {
       where += ' AND job_id = ?'
       values.push(onlyIf.jobId)
     }
-    return prepared(this.db, `UPDATE batch_items SET ${sets.join(', ')} WHERE ${where}`).run(...values).changes > 0
+    return this.tables.statement(`UPDATE batch_items SET ${sets.join(', ')} WHERE ${where}`).run(...values).changes > 0
   }
 
   counts(batchId: string): { counts: BatchCounts; progressSum: number; startedAt: number | null; finishedAt: number | null } {
-    const rows = prepared(
-      this.db,
-      `SELECT status, not_image, count(*) AS n, sum(progress) AS p, min(started_at) AS s, max(finished_at) AS f,
+    const rows = this.tables
+      .statement(`SELECT status, not_image, count(*) AS n, sum(progress) AS p, min(started_at) AS s, max(finished_at) AS f,
                 sum(CASE WHEN started_at IS NULL THEN 1 ELSE 0 END) AS ns,
                 sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS tc,
                 sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS lw,
                 sum(CASE WHEN touch_ups > 0 THEN 1 ELSE 0 END) AS tu,
                 sum(coalesce(json_array_length(warnings), 0)) AS w
-           FROM batch_items WHERE batch_id = ? GROUP BY status, not_image`
-    )
+           FROM batch_items WHERE batch_id = ? GROUP BY status, not_image`)
       // A touched-up file has been looked at and fixed: it leaves "to check" (src/shared/review.ts, fileReviewLevel).
       .all(TO_CHECK, LIKELY_WRONG, batchId) as Array<{
       status: BatchItemStatus

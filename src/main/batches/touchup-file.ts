@@ -7,7 +7,7 @@
 import { posix } from 'node:path'
 import { writesAllVariations } from '../../shared/outputs'
 import type { TouchUpTarget } from '../../shared/touchup'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import type { TouchUpFile } from '../touchup/touchups'
 import type { BatchStore } from './store'
 
@@ -20,11 +20,11 @@ export interface BatchTouchUpDeps {
 /** The done item a target names; 404 for an unknown batch or file, 409 for a file that is not done. */
 export function batchTouchUpFile(d: BatchTouchUpDeps, target: Extract<TouchUpTarget, { kind: 'batch' }>): TouchUpFile {
   const batch = d.store.batch(target.batch_id)
-  if (!batch) throw new ApiError('not_found', `Batch ${target.batch_id} does not exist.`)
+  if (!batch) throw new EngineError('not_found', `Batch ${target.batch_id} does not exist.`)
   const item = d.store.item(target.item_id)
-  if (!item || item.batchId !== batch.id) throw new ApiError('not_found', `File ${target.item_id} does not exist.`)
+  if (!item || item.batchId !== batch.id) throw new EngineError('not_found', `File ${target.item_id} does not exist.`)
   if (item.status !== 'done' || !item.jobId || item.outputs.length === 0)
-    throw new ApiError('conflict', 'Only a done file can be touched up.')
+    throw new EngineError('conflict', 'Only a done file can be touched up.')
   const jobId = item.jobId
   return {
     key: `batch:${item.id}`,

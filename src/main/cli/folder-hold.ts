@@ -9,12 +9,12 @@
 import { mkdirSync } from 'node:fs'
 import type { IpcMethod } from '../../shared/ipc'
 import { DataDirBusy, holdDataFolder } from '../engine/data-folder'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { OWNER_TOKEN_HEADER, readOwnerNote, type OwnerNote } from '../owner-note'
 import { complain } from './print'
 import { errorText } from '../../shared/errors'
 
-/** One app method of the server that owns the folder; throws its refusal as an `ApiError`. */
+/** One app method of the server that owns the folder; throws its refusal as an `EngineError`. */
 export type OwnerApp = (method: IpcMethod, arg?: unknown) => Promise<unknown>
 
 /**
@@ -63,6 +63,8 @@ function ownerApp(note: OwnerNote): OwnerApp {
     const body = (await res.json().catch(() => null)) as { error?: { code: string; message: string; details?: [] } } | null
     if (res.status === 200) return body
     const e = body?.error
-    throw new ApiError((e?.code ?? 'internal_error') as never, e?.message ?? `The server answered ${res.status}.`, { details: e?.details })
+    throw new EngineError((e?.code ?? 'internal_error') as never, e?.message ?? `The server answered ${res.status}.`, {
+      details: e?.details
+    })
   }
 }

@@ -1,6 +1,7 @@
 import type { ApiKeyView } from '../../shared/app'
-import { Engine } from '../engine/engine'
-import { ApiError } from '../engine/errors'
+import { createEngine } from '../engine/create'
+import type { KeysCommandPort } from '../engine/ports'
+import { EngineError } from '../engine/errors'
 import { CliError, parse, parseCredits } from './args'
 import { withDataFolder, type OwnerApp } from './folder-hold'
 import { field, say } from './print'
@@ -19,8 +20,8 @@ interface Keys {
   credit(id: string, n: number | null): Promise<KeyLine | null>
 }
 
-function engineKeys(engine: Engine): Keys {
-  const line = (k: ReturnType<Engine['keysList']>[number]): KeyLine => ({ ...k, revoked: k.revokedAt !== null })
+function engineKeys(engine: KeysCommandPort): Keys {
+  const line = (k: ReturnType<KeysCommandPort['keysList']>[number]): KeyLine => ({ ...k, revoked: k.revokedAt !== null })
   return {
     async create(o) {
       const { key, info } = engine.createKey({ credits: o.credits, name: o.name, admin: o.admin, kind: o.worker ? 'worker' : 'client' })
@@ -40,7 +41,7 @@ function ownerKeys(app: OwnerApp): Keys {
   const line = (v: ApiKeyView): KeyLine => ({ ...v, revoked: v.revoked_at !== null })
   const unlessMissing = <T>(p: Promise<T>): Promise<T | null> =>
     p.catch((err: unknown) => {
-      if (err instanceof ApiError && err.code === 'not_found') return null
+      if (err instanceof EngineError && err.code === 'not_found') return null
       throw err
     })
   return {
@@ -71,13 +72,13 @@ export async function runKeys(args: string[]): Promise<number> {
   })
   const [sub, id, amount] = positionals
   return withDataFolder(dataDir, 'keys', async (owner) => {
-    const engine = owner ? null : new Engine({ dataDir })
+    const engine = owner ? null : createEngine({ dataDir })
     const keys = owner ? ownerKeys(owner) : engineKeys(engine!)
     try {
       return await keysCommand(keys, sub, id, amount, values)
     } catch (err) {
       // The server's refusal, in one line (the engine's own are thrown as they are).
-      if (owner && err instanceof ApiError) throw new CliError(err.message)
+      if (owner && err instanceof EngineError) throw new CliError(err.message)
       throw err
     } finally {
       await engine?.stop()

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { DEVICES, sessionSummary, type ModelAddResult, type ModelInfo, type ModelTestRun } from '../../shared/models'
-import { Engine } from '../engine/engine'
-import { ApiError, JobFailure } from '../engine/errors'
+import { createEngine } from '../engine/create'
+import type { ModelsCommandPort } from '../engine/ports'
+import { EngineError, JobFailure } from '../engine/errors'
 import { withDataFolder, type OwnerApp } from './folder-hold'
 import { CliError, parse } from './args'
 import { say } from './print'
@@ -11,9 +12,9 @@ const USAGE = `usage: clipdesk models list [--json]
        clipdesk models add <file.onnx> [--name <name>] [--as <known descriptor>] [--descriptor <file.json>] [--json]
        clipdesk models remove <name> | default <name> | device <${DEVICES.join('|')}> | test <name> [--json]`
 
-/** An ApiError's details as CLI lines. */
+/** An EngineError's details as CLI lines. */
 function explain(err: unknown): never {
-  if (err instanceof ApiError) {
+  if (err instanceof EngineError) {
     const lines = (err.details ?? []).map((d) => `  ${d.field}: ${d.issue}`)
     throw new CliError([err.message, ...lines].join('\n'))
   }
@@ -47,7 +48,7 @@ interface Models {
   test(name: string): Promise<ModelTestRun>
 }
 
-function engineModels(engine: Engine): Models {
+function engineModels(engine: ModelsCommandPort): Models {
   const svc = engine.modelService
   return {
     list: async () => svc.list(),
@@ -86,7 +87,7 @@ export async function runModels(args: string[]): Promise<number> {
   const json = values.json as boolean
   const out = (value: unknown, text: string): void => (json ? console.log(JSON.stringify(value, null, 2)) : say(...text.split('\n')))
   return withDataFolder(dataDir, 'models', async (owner) => {
-    const engine = owner ? null : new Engine({ dataDir })
+    const engine = owner ? null : createEngine({ dataDir })
     const svc = owner ? ownerModels(owner) : engineModels(engine!)
     try {
       switch (sub) {

@@ -1,16 +1,17 @@
 import { PRESET_NAME_PATTERN } from '../../shared/params-keys'
 import { presetSlug, type PresetInfo, type PresetSaveRequest } from '../../shared/presets'
-import { Engine } from '../engine/engine'
-import { ApiError } from '../engine/errors'
+import { createEngine } from '../engine/create'
+import type { PresetsCommandPort } from '../engine/ports'
+import { EngineError } from '../engine/errors'
 import { withDataFolder, type OwnerApp } from './folder-hold'
 import { CliError, parse } from './args'
 import { field, say } from './print'
 
 const USAGE = 'usage: clipdesk presets create <name> <params> [--description <text>] [--replace] | list | delete <name>'
 
-/** An ApiError's details as CLI lines (`params.size: expected …`). */
+/** An EngineError's details as CLI lines (`params.size: expected …`). */
 function explain(err: unknown): never {
-  if (err instanceof ApiError) {
+  if (err instanceof EngineError) {
     const lines = (err.details ?? []).map((d) => `  ${d.field}: ${d.issue}`)
     throw new CliError([err.message, ...lines].join('\n'))
   }
@@ -25,7 +26,7 @@ interface Presets {
   remove(name: string): Promise<boolean>
 }
 
-function enginePresets(engine: Engine): Presets {
+function enginePresets(engine: PresetsCommandPort): Presets {
   return {
     get: async (name) => engine.preset(name),
     save: async (request) => engine.savePreset(request),
@@ -59,7 +60,7 @@ export async function runPresets(args: string[]): Promise<number> {
   const name = title !== null ? presetSlug(title) || given : given
   if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (quote a params string that has spaces or ;)\n${USAGE}`)
   return withDataFolder(dataDir, 'presets', async (owner) => {
-    const engine = owner ? null : new Engine({ dataDir })
+    const engine = owner ? null : createEngine({ dataDir })
     const presets = owner ? ownerPresets(owner) : enginePresets(engine!)
     try {
       switch (sub) {

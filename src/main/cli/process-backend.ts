@@ -8,7 +8,8 @@
 import type { PresetInfo } from '../../shared/presets'
 import type { PresetLookup } from '../../shared/params-layers'
 import type { RuleSet, StoreCheck } from '../../shared/store-rules'
-import { Engine } from '../engine/engine'
+import { createEngine } from '../engine/create'
+import type { ProcessEnginePort } from '../engine/ports'
 import { JobEnds, jobOutcome, submitFile, type JobOutcome, type JobRequest, type SubmitResult } from '../outputs/engine-jobs'
 import { complain, say } from './print'
 
@@ -48,7 +49,7 @@ export interface ProcessBackend {
 
 /** The command's own engine on a data folder no other process holds. */
 export function localBackend(dataDir: string): ProcessBackend {
-  const engine = new Engine({ dataDir, role: 'process' })
+  const engine: ProcessEnginePort = createEngine({ dataDir, role: 'process' })
   let ends: JobEnds | null = null
   let onJob: ((e: { status: string }) => void) | null = null
   return {

@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { reviewLevel, reviewText } from '../../shared/review'
 import { describeJob } from '../../shared/vocabulary'
 import type { WatchFolderView } from '../../shared/watch'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { openDataFolder } from '../engine/data-folder'
 import { checkWatchOutput, WatchFolders } from '../watch/config'
 import { WatchStore } from '../watch/store'
@@ -36,9 +36,9 @@ function describeFolder(v: WatchFolderView): string[] {
   return lines
 }
 
-/** An ApiError as a usage error: its message and one line per detail. */
+/** An EngineError as a usage error: its message and one line per detail. */
 function asCliError(err: unknown): unknown {
-  if (!(err instanceof ApiError)) return err
+  if (!(err instanceof EngineError)) return err
   const details = (err.details ?? []).map((d) => `\n  ${d.field}: ${d.issue}`).join('')
   return new CliError(`${err.message}${details}`)
 }
@@ -62,7 +62,7 @@ export async function runWatch(args: string[]): Promise<number> {
   })
   const [sub, target, extra] = positionals
   const folder = openDataFolder(dataDir)
-  const store = new WatchStore(folder.db)
+  const store = new WatchStore(folder.tables)
   const folders = new WatchFolders(store, folder.presetLookup)
   const views = (): WatchFolderView[] => offlineViews(store, folder.holder())
   const viewOf = (id: string): WatchFolderView => views().find((v) => v.id === id)!
@@ -124,7 +124,7 @@ export async function runWatch(args: string[]): Promise<number> {
   } catch (err) {
     throw asCliError(err)
   } finally {
-    folder.db.close()
+    folder.close()
   }
 }
 

@@ -1,4 +1,4 @@
-import { Engine } from '../engine/engine'
+import { openDataFolder } from '../engine/data-folder'
 import { WorkerRegistry } from '../studio/registry'
 import type { WorkerInfo } from '../studio/protocol'
 import { CliError, parse } from './args'
@@ -21,11 +21,12 @@ export async function runWorkers(args: string[]): Promise<number> {
     if (!res.ok) throw new CliError(`the coordinator answered ${res.status}: ${(await res.text()).slice(0, 300)}`)
     workers = ((await res.json()) as { workers: WorkerInfo[] }).workers
   } else {
-    const engine = new Engine({ dataDir })
+    // The studio's tables, read with no engine running (`engine/data-folder.ts`).
+    const folder = openDataFolder(dataDir)
     try {
-      workers = new WorkerRegistry(engine.featureDatabase()).list()
+      workers = new WorkerRegistry(folder.tables).list()
     } finally {
-      await engine.stop()
+      folder.close()
     }
   }
   if (values.json) {

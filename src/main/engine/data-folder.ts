@@ -3,8 +3,8 @@
  * engine's migrations applied, for the feature tables beside them), the parameter sets saved
  * there, and who runs an engine on it now. `clipdesk watch add|list|…` edits watched folders
  * with no engine running; the watch service looks presets up in the database it shares with one.
- * Nothing here hands out a store: a lookup function, the lock holder's note, and the `Db` that
- * `feature-tables.ts` is for.
+ * Nothing here hands out a store nor the database: a lookup function, the lock holder's note,
+ * and the feature tables' handle of `feature-tables.ts`.
  */
 import Database from 'libsql'
 import { existsSync } from 'node:fs'
@@ -12,7 +12,9 @@ import { pathToFileURL } from 'node:url'
 import type { ParamValues } from '../../shared/params-keys'
 import type { PresetInfo } from '../../shared/presets'
 import { DataPaths } from './paths'
+import type { FeatureTables } from './feature-tables'
 import { openDatabase, type Db } from './store/db'
+import { databaseOf, featureTablesOf } from './store/feature-tables'
 import { PresetStore } from './store/presets'
 import { DataDirBusy, RunLock, type RunLockHolder } from './store/run-lock'
 
@@ -21,22 +23,26 @@ export { DataDirBusy, type RunLockHolder } from './store/run-lock'
 /** A parameter set's values by name (built in or saved in `db`), null when there is none. */
 export type PresetLookup = (name: string) => ParamValues | null
 
-/** The parameter sets of the data folder whose database is `db`. */
-export function presetLookupIn(db: Db): PresetLookup {
-  return new PresetStore(db).lookup
+/** The parameter sets of the data folder whose feature tables these are. */
+export function presetLookupIn(tables: FeatureTables): PresetLookup {
+  return new PresetStore(databaseOf(tables)).lookup
 }
 
 export interface OfflineDataFolder {
-  db: Db
+  /** The feature tables of the folder's database (`feature-tables.ts`). */
+  tables: FeatureTables
   presetLookup: PresetLookup
   /** Who runs an engine on the folder now (null: nobody). */
   holder(): RunLockHolder | null
+  /** Closes the folder's database. */
+  close(): void
 }
 
 /** The data folder `dataDir` opened without an engine (its database created and migrated if new). */
 export function openDataFolder(dataDir: string): OfflineDataFolder {
   const db = openDatabase(new DataPaths(dataDir).db)
-  return { db, presetLookup: presetLookupIn(db), holder: () => RunLock.holder(dataDir) }
+  const tables = featureTablesOf(db)
+  return { tables, presetLookup: presetLookupIn(tables), holder: () => RunLock.holder(dataDir), close: () => db.close() }
 }
 
 /** Who runs an engine (or holds the folder for a command) on `dataDir` now; null: nobody. */

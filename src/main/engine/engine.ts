@@ -1,12 +1,14 @@
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { JOB_ID_PATTERN, type JobStatusBody, type UploadAccepted, type Variation } from '../../shared/api'
-import { ApiError, JobFailure } from './errors'
+import { EngineError, JobFailure } from './errors'
 import { healthBody, type HealthBody } from './health'
 import { EngineFacade } from './facade'
+import type { EnginePort, EngineSeams } from './ports'
 import { acceptUpload, admitKey, type UploadInput } from './intake/upload'
 import { resolveOptions, type EngineOptions, type ResolvedEngineOptions } from './options'
-import { DataPaths, isTempName, OLD_PARTIAL_SUFFIX } from './paths'
+import { isTempName, OLD_PARTIAL_SUFFIX } from './file-helpers'
+import { DataPaths } from './paths'
 import { ModelPool } from './segment/models/pool'
 import { ModelRegistry } from './segment/models/registry'
 import { ModelService } from './segment/models/service'
@@ -18,7 +20,7 @@ import type { Dispatcher } from './queue/dispatcher'
 import { ACTIVE_STATUSES } from './job-transitions'
 import { ResultSigner } from './results'
 import type { RunContext } from './run/context'
-import { dispatchAccess, type DispatchAccess } from './run/dispatch-access'
+import { dispatchAccess } from './run/dispatch-access'
 import { runHere } from './run/local'
 import { claimJob, endUnsuccessfully, giveUpIfExhausted } from './run/record'
 import { statusBody, type ResultAddress } from './status-view'
@@ -38,22 +40,14 @@ const SWEEP_INTERVAL_MS = 60 * 60 * 1000
 
 export type { HealthBody, HealthSession } from './health'
 export type { EngineEvents, JobEvent } from './events'
-
-/** Replaceable parts of an engine; the defaults are the embedded, single-process ones. */
-export interface EngineSeams {
-  /**
-   * Runs queued jobs. It is given the engine and what it may do with the engine's jobs
-   * (`run/dispatch-access.ts`), never the stores. @default the in-process Scheduler
-   */
-  dispatcher?: (engine: Engine, access: DispatchAccess) => Dispatcher
-}
+export type { EngineSeams } from './ports'
 
 /**
  * The job engine: one durable queue, the pipeline and the stores, behind `upload()` and
  * `status()`. Plain Node; never imports electron. Transports (HTTP, IPC, CLI, watch) call it,
  * and reach its stores through the methods of `EngineFacade` (facade.ts), never directly.
  */
-export class Engine extends EngineFacade {
+export class Engine extends EngineFacade implements EnginePort {
   readonly options: ResolvedEngineOptions
   /** The data folder's layout. */
   protected readonly paths: DataPaths
@@ -176,7 +170,7 @@ export class Engine extends EngineFacade {
     admitKey({ jobs: this.jobs, keys: this.keys, options: this.options }, keyId)
   }
 
-  /** Takes an upload as a queued job; throws the `ApiError` it is refused with. */
+  /** Takes an upload as a queued job; throws the `EngineError` it is refused with. */
   async upload(input: UploadInput): Promise<UploadAccepted> {
     const regions = input.fields.regions
     this.scheduler.assertRunnable?.({
@@ -204,17 +198,17 @@ export class Engine extends EngineFacade {
    */
   status(jobId: unknown, address: ResultAddress): JobStatusBody {
     if (typeof jobId !== 'string' || jobId === '') {
-      throw new ApiError('validation_failed', 'The query parameter job_id is required.', {
+      throw new EngineError('validation_failed', 'The query parameter job_id is required.', {
         details: [{ field: 'job_id', issue: 'missing' }]
       })
     }
     if (!JOB_ID_PATTERN.test(jobId)) {
-      throw new ApiError('validation_failed', 'job_id is not a job id.', {
+      throw new EngineError('validation_failed', 'job_id is not a job id.', {
         details: [{ field: 'job_id', issue: 'expected a job id as returned by the upload (a UUID)' }]
       })
     }
     const job = this.jobs.get(jobId)
-    if (!job) throw new ApiError('job_not_found', `No job with id ${jobId}.`)
+    if (!job) throw new EngineError('job_not_found', `No job with id ${jobId}.`)
     return statusBody(
       job,
       this.jobs.results(jobId),
@@ -298,7 +292,7 @@ export class Engine extends EngineFacade {
     const name = model ?? this.models.defaultModel()
     const failed = this.modelErrors.get(name)
     if (failed && Date.now() - failed.at < MODEL_RETRY_MS) {
-      throw new ApiError('unavailable', `The segmentation model ${name} could not be loaded: ${failed.error.message}`, {
+      throw new EngineError('unavailable', `The segmentation model ${name} could not be loaded: ${failed.error.message}`, {
         retryAfterSeconds: 60
       })
     }

@@ -14,36 +14,30 @@ export function capDetails(details: ErrorDetail[]): ErrorDetail[] {
 }
 
 /**
- * The API's error, by code: a code from the shared table, a human message, optional per-field
- * details, how long to wait before asking again, and for a method refused the methods taken.
- * Thrown anywhere in the engine, the features and the app API; each transport says it in its
- * own terms (`app-api/answers.ts`, `http/error-response.ts`).
+ * An error with a code of the shared table (`shared/errors.ts`): the code, a human message,
+ * optional per-field details and how long to wait before asking again. Thrown by the engine, the
+ * features and the app API; no HTTP status nor header here: each transport maps the code to its
+ * answer (`ERROR_STATUS`, `http/error-response.ts`, `app-api/answers.ts`), and adds what only it
+ * knows (`http/api-error.ts`: the methods of a path, for a 405's `Allow`).
  */
-export class ApiError extends Error {
+export class EngineError extends Error {
   readonly code: ErrorCode
   readonly details?: ErrorDetail[]
   /** How many seconds to wait before asking again (busy, a full queue, a key's share spent, a job held). */
   readonly retryAfterSeconds?: number
-  /** With `method_not_allowed`: the methods the path takes (`['GET', 'POST']`). */
-  readonly allowedMethods?: readonly string[]
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    opts: { details?: ErrorDetail[]; retryAfterSeconds?: number; allowedMethods?: readonly string[] } = {}
-  ) {
+  constructor(code: ErrorCode, message: string, opts: { details?: ErrorDetail[]; retryAfterSeconds?: number } = {}) {
     super(message)
-    this.name = 'ApiError'
+    this.name = 'EngineError'
     this.code = code
     this.details = opts.details && capDetails(opts.details)
     this.retryAfterSeconds = opts.retryAfterSeconds
-    this.allowedMethods = opts.allowedMethods
   }
 }
 
-/** Any thrown error as the API's error: itself, or `internal_error` with a message that tells nothing of it. */
-export function asApiError(err: unknown): ApiError {
-  return err instanceof ApiError ? err : new ApiError('internal_error', 'An unexpected error occurred.')
+/** Any thrown error as an error with a code: itself, or `internal_error` with a message that tells nothing of it. */
+export function asEngineError(err: unknown): EngineError {
+  return err instanceof EngineError ? err : new EngineError('internal_error', 'An unexpected error occurred.')
 }
 
 /**

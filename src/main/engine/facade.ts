@@ -1,9 +1,9 @@
 /**
  * What the features, the app API, the transports and the commands ask of the engine's stores,
  * as methods named for the need: a key, a job, the counts, the presets, a signed address, a
- * place in the data folder. Callers outside `src/main/engine` use these rather than the stores,
- * so that a store can change shape without touching them. Each is a thin delegation but
- * `featureDatabase`, which hands a feature the database itself for its own tables. The stores
+ * place in the data folder. Callers outside `src/main/engine` reach these through their ports
+ * (`ports.ts`: the rows they return are exported there), never the stores, so that a store can change shape without touching them. Each is a thin delegation; a
+ * feature's own tables are reached through `featureTables`, never the database itself. The stores
  * themselves are the `Engine`'s (this class only declares what it reads of them), all
  * protected: outside the engine, tests included, they are reached only through these methods.
  */
@@ -17,7 +17,9 @@ import type { PresetInfo, PresetSaveRequest } from '../../shared/presets'
 import type { RuleSet, StoreCheck } from '../../shared/store-rules'
 import { checkResultFile } from './checks/job-check'
 import type { EngineEvents } from './events'
-import { type DataPaths, tempPathFor } from './paths'
+import type { FeatureTables } from './feature-tables'
+import { tempPathFor } from './file-helpers'
+import type { DataPaths } from './paths'
 import type { ModelPool } from './segment/models/pool'
 import type { ModelRegistry } from './segment/models/registry'
 import { paramsProblems } from './params/resolve'
@@ -28,15 +30,12 @@ import { HintPreviews } from './run/hint-preview'
 import type { DecodeSandbox } from './sandbox/decoder'
 import type { PreviewRequest } from './sandbox/protocol'
 import type { Db } from './store/db'
+import { featureTablesOf } from './store/feature-tables'
 import type { JobFraming, JobRecord, JobStore, ResultRecord } from './store/jobs'
 import type { JobParamsStore } from './store/job-params'
 import type { ApiKeyInfo, KeyKind, KeyStore } from './store/keys'
 import type { MaskCache } from './store/mask-cache'
 import type { PresetStore } from './store/presets'
-
-/** The rows the methods below return, for callers outside the engine. */
-export type { JobFraming, JobRecord, ResultRecord } from './store/jobs'
-export type { ApiKeyInfo, KeyKind } from './store/keys'
 
 export abstract class EngineFacade extends EventEmitter<EngineEvents> {
   protected abstract readonly paths: DataPaths
@@ -222,12 +221,15 @@ export abstract class EngineFacade extends EventEmitter<EngineEvents> {
     return tempPathFor(join(this.paths.uploads, name))
   }
 
+  private tables: FeatureTables | null = null
+
   /**
-   * The data folder's database, for a feature that keeps its own tables there (each applies
-   * its own migrations) beside the engine's.
+   * A feature's handle on the tables it keeps in the data folder's database beside the engine's
+   * (each applies its own migrations); the database itself stays here.
    */
-  featureDatabase(): Db {
-    return this.db
+  featureTables(): FeatureTables {
+    this.tables ??= featureTablesOf(this.db)
+    return this.tables
   }
 
   /**

@@ -8,8 +8,8 @@ import type { IncomingMessage } from 'node:http'
 import { VARIATIONS, type Variation } from '../../shared/api'
 import { imageMimeOf } from '../../shared/image-types'
 import { statusAnswer } from '../app-api/answers'
-import { ApiError } from '../engine/errors'
-import type { Engine } from '../engine/engine'
+import { ApiError } from './api-error'
+import type { ApiRoutesPort } from '../engine/ports'
 import { readUpload } from './body'
 import type { ConnectionBudget } from './connection-cap'
 import { errorResponse } from './error-response'
@@ -27,7 +27,7 @@ const OWNER_SHARE = '(owner)'
 const RESULT_FILE = (s: string): boolean => /^[A-Za-z]+\.[a-z]+$/.test(s)
 
 export interface ApiRouteContext {
-  engine: Engine
+  engine: ApiRoutesPort
   /** Upload bytes held in memory, shared with `/v1.0/removebg`. */
   inFlight: InFlightBytes
   floor?: RateFloor

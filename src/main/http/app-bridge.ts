@@ -24,9 +24,9 @@ import { imageMimeOf } from '../../shared/image-types'
 import { IPC_METHODS, type IpcHandlers, type IpcMethod } from '../../shared/ipc'
 import { isPreviewKind } from '../../shared/previews'
 import type { AppEvents, AppFiles, PreviewAddress } from '../app-api/files'
-import type { Engine } from '../engine/engine'
-import { ApiError } from '../engine/errors'
-import { isStrictlyInside } from '../engine/paths'
+import type { AppBridgePort } from '../engine/ports'
+import { ApiError } from './api-error'
+import { isStrictlyInside } from '../engine/file-helpers'
 import { readJson, type RateFloor } from './read-body'
 import { sendJson } from './respond'
 import { downloadRoutes } from './app-downloads'
@@ -36,7 +36,7 @@ import { idSegment } from './router'
 /** What the bridge serves: the app API's methods, files and events (made by `composeServices`), and the engine for keys and signatures. */
 export interface AppBridgeOptions {
   handlers: IpcHandlers
-  engine: Engine
+  engine: AppBridgePort
   /** Previews and written files, for the signed file and download addresses. */
   files: AppFiles
   /** The app's events, for `/api/app/events`. */
@@ -66,7 +66,7 @@ const STATIC_TYPES: Record<string, string> = {
 }
 
 /** Signed, same-origin preview addresses; stable for an hour so browsers can cache them. */
-export function signedPreviewAddress(engine: Engine): PreviewAddress {
+export function signedPreviewAddress(engine: AppBridgePort): PreviewAddress {
   return (itemId, kind, version) => {
     const hour = 3600
     const expires = Math.ceil((Date.now() / 1000 + engine.options.retentionMs / 1000) / hour) * hour

@@ -17,15 +17,15 @@ import type { Readable } from 'node:stream'
 import { ZipFile } from 'yazl'
 import type { AppFiles } from '../app-api/files'
 import { openResult, type DownloadAddress } from '../app-api/results'
-import type { Engine } from '../engine/engine'
-import { ApiError } from '../engine/errors'
+import type { AppBridgePort } from '../engine/ports'
+import { ApiError } from './api-error'
 import type { Route } from './route-table'
 import { idSegment } from './router'
 
 const ONE_HOUR = 3600
 
 /** Signs download addresses for the app API (the server host only). */
-export function signedDownloadAddress(engine: Engine): DownloadAddress {
+export function signedDownloadAddress(engine: AppBridgePort): DownloadAddress {
   const signed = (subject: string, purpose: string): string => {
     const expires = Math.floor(Date.now() / 1000) + ONE_HOUR
     return `expires=${expires}&sig=${engine.signAddress(subject, purpose, expires)}`
@@ -43,7 +43,7 @@ function disposition(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(base)}`
 }
 
-function verified(engine: Engine, url: URL, subject: string, purpose: string): void {
+function verified(engine: AppBridgePort, url: URL, subject: string, purpose: string): void {
   const expires = Number(url.searchParams.get('expires'))
   if (!engine.verifyAddress(subject, purpose, expires, url.searchParams.get('sig') ?? '')) {
     throw new ApiError('invalid_signature', 'The download address is not validly signed, or it expired.')
@@ -51,7 +51,7 @@ function verified(engine: Engine, url: URL, subject: string, purpose: string): v
 }
 
 /** The two download routes of the app bridge (signed addresses, no key). */
-export function downloadRoutes(opts: { engine: Engine; files: AppFiles }): Route[] {
+export function downloadRoutes(opts: { engine: AppBridgePort; files: AppFiles }): Route[] {
   return [
     {
       method: 'GET',
@@ -73,7 +73,7 @@ export function downloadRoutes(opts: { engine: Engine; files: AppFiles }): Route
 }
 
 async function downloadFile(
-  opts: { engine: Engine; files: AppFiles },
+  opts: { engine: AppBridgePort; files: AppFiles },
   res: ServerResponse,
   url: URL,
   itemId: string,
@@ -95,7 +95,7 @@ async function downloadFile(
   res.on('close', () => stream.destroy())
 }
 
-function downloadBatch(opts: { engine: Engine; files: AppFiles }, res: ServerResponse, url: URL, batchId: string): void {
+function downloadBatch(opts: { engine: AppBridgePort; files: AppFiles }, res: ServerResponse, url: URL, batchId: string): void {
   verified(opts.engine, url, batchId, 'download-batch')
   const { files, name, reports } = opts.files.batchFiles(batchId)
   if (files.length === 0) throw new ApiError('conflict', 'This batch has no written files yet.')

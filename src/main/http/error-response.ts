@@ -5,14 +5,15 @@
  */
 import type { ErrorBody } from '../../shared/errors'
 import { errorAnswer } from '../app-api/answers'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
+import { ApiError } from './api-error'
 
 /** The headers of an error's answer (none for most). */
 export function errorHeaders(err: unknown): Record<string, string> | undefined {
-  if (!(err instanceof ApiError)) return undefined
+  if (!(err instanceof EngineError)) return undefined
   const headers: Record<string, string> = {}
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds)
-  if (err.allowedMethods) headers.Allow = err.allowedMethods.join(', ')
+  if (err instanceof ApiError && err.allowedMethods) headers.Allow = err.allowedMethods.join(', ')
   return Object.keys(headers).length > 0 ? headers : undefined
 }
 

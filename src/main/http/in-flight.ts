@@ -13,7 +13,7 @@
  * client waited (a remove.bg base64 body is a third larger than the image it carries).
  */
 import type { IncomingMessage } from 'node:http'
-import { ApiError } from '../engine/errors'
+import { ApiError } from './api-error'
 import { declaredLength } from './read-body'
 
 /** What a budget holds: the API's uploads, or the coordinator's results from its workers. */

@@ -6,9 +6,8 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { JOB_ID_PATTERN, JOBS_PAGE, STATE_OF } from '../../shared/api'
-import { ApiError } from '../engine/errors'
-import type { Engine } from '../engine/engine'
-import type { JobRecord } from '../engine/facade'
+import { ApiError } from './api-error'
+import type { JobRecord, JobsRoutesPort } from '../engine/ports'
 import { readUpload } from './body'
 import { operation } from './openapi'
 import type { RateFloor } from './read-body'
@@ -22,7 +21,7 @@ const MAX_CANCEL_BODY = 64 * 1024
 const CURSOR = /^[1-9][0-9]{0,15}$/
 
 interface JobsContext {
-  engine: Engine
+  engine: JobsRoutesPort
   /** The listener's slow-sender floor for the cancel body. */
   floor?: RateFloor
 }
@@ -46,7 +45,7 @@ function invalid(field: string, issue: string): ApiError {
   return new ApiError('validation_failed', `The query parameter ${field} is not valid.`, { details: [{ field, issue }] })
 }
 
-function listJobs(engine: Engine, keyId: string, url: URL): { jobs: Record<string, unknown>[]; next_cursor: string | null } {
+function listJobs(engine: JobsRoutesPort, keyId: string, url: URL): { jobs: Record<string, unknown>[]; next_cursor: string | null } {
   const rawLimit = url.searchParams.get('limit')
   let limit: number = JOBS_PAGE.default
   if (rawLimit !== null) {
@@ -62,7 +61,7 @@ function listJobs(engine: Engine, keyId: string, url: URL): { jobs: Record<strin
 }
 
 /** The job `jobId` of `keyId`, or the refusal: a malformed id 422, an unknown or another key's job 404. */
-function ownJob(engine: Engine, keyId: string, jobId: unknown): JobRecord {
+function ownJob(engine: JobsRoutesPort, keyId: string, jobId: unknown): JobRecord {
   if (typeof jobId !== 'string' || jobId === '')
     throw new ApiError('validation_failed', 'job_id is required.', { details: [{ field: 'job_id', issue: 'missing' }] })
   if (!JOB_ID_PATTERN.test(jobId)) {
@@ -76,7 +75,7 @@ function ownJob(engine: Engine, keyId: string, jobId: unknown): JobRecord {
 }
 
 /** Cancels a job that has not ended; 409 `conflict` for one that has. */
-function cancelJob(engine: Engine, job: JobRecord): Record<string, unknown> {
+function cancelJob(engine: JobsRoutesPort, job: JobRecord): Record<string, unknown> {
   if (STATE_OF[job.status] !== 'pending' || !engine.cancel(job.id)) {
     const now = engine.job(job.id)
     throw new ApiError('conflict', `The job already ended (${now?.status ?? job.status}); only a queued or running job can be cancelled.`)

@@ -6,8 +6,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { ApiError } from '../engine/errors'
-import type { Engine } from '../engine/engine'
+import { ApiError } from './api-error'
+import type { KeyCheckPort, KeyKind } from '../engine/ports'
 import { errorResponse } from './error-response'
 import { processConnectionBudget, type ConnectionBudget } from './connection-cap'
 import { BadKeyLimiter, limiterClient } from './guard'
@@ -15,14 +15,13 @@ import { enforceHeaderDeadline } from './header-deadline'
 import { discardRest, rememberSocket } from './read-body'
 import { answerClientError, sendJson } from './respond'
 
-import type { KeyKind } from '../engine/facade'
 import type { Route } from './route-table'
 
 export type { KeyKind }
 /** Checks the request's X-API-Key for a key of `kind`; returns the key id or throws 401/403/429. */
 export type Authenticate = (req: IncomingMessage, kind?: KeyKind) => string
 
-export function keyCheck(engine: Engine): Authenticate {
+export function keyCheck(engine: KeyCheckPort): Authenticate {
   const limiter = new BadKeyLimiter()
   return (req, kind = 'client') => {
     const client = limiterClient(req.socket.remoteAddress)

@@ -14,7 +14,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Writable } from 'node:stream'
-import { ApiError } from '../engine/errors'
+import { ApiError } from './api-error'
 import { errorText } from '../../shared/errors'
 
 /** Counts an arriving chunk against a budget; returns the refusal past it. */

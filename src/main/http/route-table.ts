@@ -16,7 +16,7 @@
  * `/api/v1/openapi.json` is generated (openapi.ts): a public route cannot exist without it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ApiError } from '../engine/errors'
+import { ApiError } from './api-error'
 import { discardRest } from './read-body'
 import { Router, type ParamTest } from './router'
 

@@ -1,5 +1,5 @@
-import { ApiError } from '../engine/errors'
-import type { Engine } from '../engine/engine'
+import { ApiError } from './api-error'
+import type { HttpServerPort } from '../engine/ports'
 import type { AppBridgeOptions } from './app-bridge'
 import { appRoutes } from './app-bridge'
 import { apiRoutes } from './api-routes'
@@ -57,7 +57,7 @@ export interface HttpServerOptions {
  * (route-table.ts): `/api/v1` (api-routes.ts, jobs-routes.ts), `/v1.0` (removebg/route.ts),
  * the studio's (studio-routes.ts) and the app bridge's (app-bridge.ts).
  */
-export async function startHttpServer(engine: Engine, opts: HttpServerOptions = {}): Promise<HttpListener> {
+export async function startHttpServer(engine: HttpServerPort, opts: HttpServerOptions = {}): Promise<HttpListener> {
   const inFlight = new InFlightBytes(
     opts.maxInFlightUploadBytes ?? 4 * engine.options.maxUploadBytes + 1024 * 1024,
     // One whole upload: the upload size limit and its text parts.

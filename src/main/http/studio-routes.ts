@@ -9,8 +9,9 @@ import { rm } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { JOB_ID_PATTERN } from '../../shared/api'
 import { MODEL_NAME_PATTERN } from '../../shared/models'
-import { ApiError } from '../engine/errors'
-import type { Engine } from '../engine/engine'
+import { EngineError } from '../engine/errors'
+import { ApiError } from './api-error'
+import type { StudioRoutesPort } from '../engine/ports'
 // The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StudioCoordinator } from '../studio/coordinator'
 import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, WORKER_FEATURES, type Claim, type WorkerIdentity } from '../studio/protocol'
@@ -32,7 +33,7 @@ const SMALL_BODY = 4096
 const MAX_MODELS = 64
 
 export interface StudioRouteContext {
-  engine: Engine
+  engine: StudioRoutesPort
   coordinator: StudioCoordinator
   /** The workers' own listener: only what workers call (no owner listing). */
   workerOnly?: boolean
@@ -290,7 +291,7 @@ async function receive(ctx: StudioRouteContext, req: IncomingMessage, res: Serve
     const outcome = await checkResult(expectation, received.meta, received.files, decodes).catch(async (err: unknown) => {
       await Promise.all(received.files.map((f) => rm(f.path, { force: true })))
       // A job whose results keep being refused is given up (failed, refunded), not taken again for ever.
-      if (err instanceof ApiError && err.code === 'validation_failed' && (await runs.refused(lease, err))) {
+      if (err instanceof EngineError && err.code === 'validation_failed' && (await runs.refused(lease, err))) {
         throw new ApiError('validation_failed', `${err.message} The job was given up after ${MAX_REFUSED_RESULTS} refused results.`, {
           details: [...(err.details ?? []), { field: 'job', issue: 'given up: failed and refunded' }]
         })

@@ -12,7 +12,7 @@
  * origin cannot send without a preflight we never allow; workers reach it under any name.
  */
 import { isIP } from 'node:net'
-import type { Engine } from '../engine/engine'
+import type { WorkerListenerPort } from '../engine/ports'
 // The studio protocol over HTTP is the studio feature's own transport: it speaks studio's types, unlike the app's transports.
 import type { StudioCoordinator } from '../studio/coordinator'
 import { apiServer, keyCheck, listen, type HttpListener } from './listen'
@@ -57,7 +57,7 @@ export interface WorkerListenerOptions {
 }
 
 export async function startWorkerListener(
-  engine: Engine,
+  engine: WorkerListenerPort,
   coordinator: StudioCoordinator,
   address: WorkerAddress,
   opts: WorkerListenerOptions = {}

@@ -12,8 +12,8 @@ import { isPreviewKind } from '../../shared/previews'
 import { RESULT_PROTOCOL } from '../app-api/engine-handlers'
 import type { AppFiles, PreviewAddress } from '../app-api/files'
 import { errorBody } from '../app-api/answers'
-import type { Engine } from '../engine/engine'
-import { ApiError } from '../engine/errors'
+import type { ResultFilesPort } from '../engine/ports'
+import { EngineError } from '../engine/errors'
 import { errorText } from '../../shared/errors'
 
 export { RESULT_PROTOCOL }
@@ -28,7 +28,7 @@ export function registerResultScheme(): void {
 }
 
 /** Serves result files and batch previews on the result protocol. */
-export function serveResultProtocol(engine: Engine, files: Pick<AppFiles, 'previewFile'>): void {
+export function serveResultProtocol(engine: ResultFilesPort, files: Pick<AppFiles, 'previewFile'>): void {
   protocol.handle(RESULT_PROTOCOL, async (request) => {
     const url = new URL(request.url)
     if (url.host === 'items') {
@@ -54,9 +54,9 @@ export function handleIpc(api: IpcHandlers, trusted: (event: IpcMainInvokeEvent)
       } catch (err) {
         // The renderer is the owner: it may see the message of an unexpected error too.
         const body = errorBody(err)
-        if (!(err instanceof ApiError)) console.error(`clipdesk: ${name} failed:`, err)
+        if (!(err instanceof EngineError)) console.error(`clipdesk: ${name} failed:`, err)
         const envelope: IpcErrorEnvelope = {
-          ipcError: err instanceof ApiError ? body.error : { ...body.error, message: errorText(err) }
+          ipcError: err instanceof EngineError ? body.error : { ...body.error, message: errorText(err) }
         }
         return envelope
       }

@@ -10,8 +10,9 @@ import { roundUncertainty } from '../../shared/review'
 import { warningText } from '../../shared/vocabulary'
 import type { RegionBox } from '../../shared/regions'
 import type { SecondLook } from '../../shared/params-types'
-import type { Engine, JobEvent } from '../engine/engine'
-import { asApiError } from '../engine/errors'
+import type { JobEvent } from '../engine/events'
+import type { JobEndsPort, OutcomePort, SubmitPort } from '../engine/ports'
+import { asEngineError } from '../engine/errors'
 import { jobError, primaryVariation } from '../engine/status-view'
 
 export interface JobRequest {
@@ -31,7 +32,7 @@ export type SubmitResult =
  * message and the fields it names.
  */
 export async function submitFile(
-  engine: Engine,
+  engine: SubmitPort,
   request: JobRequest,
   file: { bytes: Buffer; filename: string; hint?: Buffer; regions?: readonly RegionBox[] }
 ): Promise<SubmitResult> {
@@ -48,7 +49,7 @@ export async function submitFile(
     })
     return { ok: true, jobId: accepted.job_id }
   } catch (err) {
-    const e = asApiError(err)
+    const e = asEngineError(err)
     const details = e.details?.length ? ` (${e.details.map((d) => `${d.field}: ${d.issue}`).join('; ')})` : ''
     return { ok: false, code: e.code, message: `${e.message}${details}`, retryable: e.code === 'unavailable', details: e.details ?? [] }
   }
@@ -95,7 +96,7 @@ export function warningLines(warnings: Partial<Record<Variation, string[]>>, wri
 }
 
 /** How a job stands; once done, the results to write (all variations, or the primary alone). */
-export function jobOutcome(engine: Engine, jobId: string, allVariations: boolean): JobOutcome {
+export function jobOutcome(engine: OutcomePort, jobId: string, allVariations: boolean): JobOutcome {
   const job = engine.job(jobId)
   if (!job) return { state: 'missing' }
   if (job.status === 'done') {
@@ -136,7 +137,7 @@ export function jobOutcome(engine: Engine, jobId: string, allVariations: boolean
  * from now on; returns the function that stops it. The one listener for job ends: `JobEnds`
  * waits on it, a watched folder follows its jobs with it.
  */
-export function onJobEnd(engine: Engine, listener: (jobId: string) => void): () => void {
+export function onJobEnd(engine: JobEndsPort, listener: (jobId: string) => void): () => void {
   const onJob = (e: JobEvent): void => {
     if (isEnded(e.status)) listener(e.job_id)
   }
@@ -149,7 +150,7 @@ export class JobEnds {
   private readonly waiters = new Map<string, () => void>()
   private readonly stop: () => void
 
-  constructor(private readonly engine: Engine) {
+  constructor(private readonly engine: JobEndsPort) {
     this.stop = onJobEnd(engine, (jobId) => {
       const wake = this.waiters.get(jobId)
       if (!wake) return

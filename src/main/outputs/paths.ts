@@ -2,8 +2,8 @@
 import { relative, resolve, sep } from 'node:path'
 
 // The one containment check of the program (engine/paths.ts), used here and by every folder walker.
-export { isInside, isStrictlyInside } from '../engine/paths'
-import { isStrictlyInside } from '../engine/paths'
+export { isInside, isStrictlyInside } from '../engine/file-helpers'
+import { isStrictlyInside } from '../engine/file-helpers'
 
 /**
  * The absolute path of a rendered output name ('/'-separated, from `outputNames`) in `outputDir`.

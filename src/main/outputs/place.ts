@@ -21,8 +21,8 @@ import { copyToNew, entryAt, kindOf, NotOurFile, sameBytes, writeNew } from './n
 /** Errors of `link` on file systems without hard links: fall back to an exclusive copy. */
 const NO_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK'])
 // The one temp naming, shared with the data folder's writes (engine/paths.ts).
-export { TEMP_SUFFIX, TEMP_TAG_LENGTH, tempPathFor } from '../engine/paths'
-import { tempPathFor } from '../engine/paths'
+export { TEMP_SUFFIX, TEMP_TAG_LENGTH, tempPathFor } from '../engine/file-helpers'
+import { tempPathFor } from '../engine/file-helpers'
 
 /**
  * Temp files this process is writing now: a sweep of a destination (`temp-sweep.ts`) leaves

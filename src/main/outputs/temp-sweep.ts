@@ -14,7 +14,7 @@
  */
 import { lstat, readdir, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
-import { isTempName } from '../engine/paths'
+import { isTempName } from '../engine/file-helpers'
 import { activeTemps } from './place'
 
 /** A temp file untouched this long is no live writer's. */

@@ -10,8 +10,8 @@
  * for one lease time from the start, and its holder's next call takes the lease up again.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { ApiError } from '../engine/errors'
-import type { JobRecord } from '../engine/facade'
+import { EngineError } from '../engine/errors'
+import type { JobRecord } from '../engine/ports'
 import { ACTIVE_STATUSES } from '../engine/job-transitions'
 import type { DispatchedRun } from '../engine/run/dispatch-access'
 import type { RunPlan } from '../engine/run/execute'
@@ -64,7 +64,7 @@ export class ClaimTable {
       const given = Buffer.from(m[2]!)
       if (expected.length === given.length && timingSafeEqual(expected, given)) return attempt
     }
-    throw new ApiError(
+    throw new EngineError(
       'claim_invalid',
       `This worker key holds no claim on job ${jobId}: claim it first (the call needs the claim's token).`
     )

@@ -6,12 +6,11 @@
  * allows (`claims.ts`); what the coordinator does for it is in `runs.ts`; offering jobs to the
  * queue in `offers.ts`.
  */
-import type { Engine } from '../engine/engine'
-import { ApiError } from '../engine/errors'
+import type { StudioCoordinatorPort } from '../engine/ports'
+import { EngineError } from '../engine/errors'
 import type { Dispatcher } from '../engine/queue/dispatcher'
 import { ACTIVE_STATUSES } from '../engine/job-transitions'
 import type { DispatchAccess } from '../engine/run/dispatch-access'
-import { getOrCreateSecret } from '../engine/feature-tables'
 import type { StudioView } from '../../shared/studio'
 import { JobOffers } from './offers'
 import { shownQueueUrl } from './protocol'
@@ -43,17 +42,12 @@ export class StudioCoordinator implements Dispatcher {
   private firstCheck: Promise<void> | null = null
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: StudioCoordinatorPort,
     private readonly access: DispatchAccess,
     private readonly opts: CoordinatorOptions
   ) {
-    this.workers = new WorkerRegistry(engine.featureDatabase())
-    this.runs = new StudioRuns(
-      access,
-      this.workers,
-      getOrCreateSecret(engine.featureDatabase(), 'studio-claim-key'),
-      opts.leaseMs ?? 30_000
-    )
+    this.workers = new WorkerRegistry(engine.featureTables())
+    this.runs = new StudioRuns(access, this.workers, engine.featureTables().secret('studio-claim-key'), opts.leaseMs ?? 30_000)
     this.maxResultBytes = opts.maxResultBytes ?? 8 * engine.options.maxUploadBytes
     this.offers = new JobOffers(opts.queueUrl, access, () => this.workers.emit('change'))
   }
@@ -103,7 +97,7 @@ export class StudioCoordinator implements Dispatcher {
 
   assertAvailable(): void {
     if (!this.offers.available) {
-      throw new ApiError('unavailable', 'The job queue (Redis) cannot be reached; try again shortly.', { retryAfterSeconds: 5 })
+      throw new EngineError('unavailable', 'The job queue (Redis) cannot be reached; try again shortly.', { retryAfterSeconds: 5 })
     }
   }
 

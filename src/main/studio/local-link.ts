@@ -4,7 +4,7 @@
  * local scheduler does: the input is read from its file, the results are written from the
  * memory they were made in, and the model session goes back to the engine's pool.
  */
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { HostUnavailable, type RunHost } from '../engine/run/execute'
 import type { WorkerIdentity } from './protocol'
 import type { StudioRuns } from './runs'
@@ -21,7 +21,7 @@ export class LocalLink implements CoordinatorLink {
     try {
       answer = await this.runs.claim(jobId, this.identity, { local: true, signal })
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'job_held') throw new HostUnavailable(err.message, (err.retryAfterSeconds ?? 1) * 1000)
+      if (err instanceof EngineError && err.code === 'job_held') throw new HostUnavailable(err.message, (err.retryAfterSeconds ?? 1) * 1000)
       throw err
     }
     if (!answer.claimed) return null

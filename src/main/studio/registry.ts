@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { cleanText } from '../../shared/text'
-import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
+import type { FeatureTables } from '../engine/feature-tables'
 import { STUDIO_MIGRATIONS } from './schema/migrations'
 import type { WorkerIdentity, WorkerInfo } from './protocol'
 
@@ -35,26 +35,24 @@ export function cleanIdentity(w: WorkerIdentity): WorkerIdentity {
  * finishes a job (the app's API screen follows it).
  */
 export class WorkerRegistry extends EventEmitter<{ change: [] }> {
-  constructor(private readonly db: Db) {
+  constructor(private readonly tables: FeatureTables) {
     super()
-    applyMigrations(db, STUDIO_MIGRATIONS)
+    tables.migrate(STUDIO_MIGRATIONS)
   }
 
   seen(worker: WorkerIdentity): void {
     const w = cleanIdentity(worker)
     const now = Date.now()
-    this.db.transaction(() => {
-      prepared(
-        this.db,
-        `INSERT INTO studio_workers (key_id, name, device, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT(key_id, name) DO UPDATE SET device = excluded.device, last_seen = excluded.last_seen`
-      ).run(w.keyId, w.name, w.device, now, now)
-      prepared(
-        this.db,
-        `DELETE FROM studio_workers WHERE key_id = ? AND name NOT IN
-           (SELECT name FROM studio_workers WHERE key_id = ? ORDER BY last_seen DESC, name LIMIT ?)`
-      ).run(w.keyId, w.keyId, NAMES_PER_KEY)
-    })()
+    this.tables.transaction(() => {
+      this.tables
+        .statement(`INSERT INTO studio_workers (key_id, name, device, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(key_id, name) DO UPDATE SET device = excluded.device, last_seen = excluded.last_seen`)
+        .run(w.keyId, w.name, w.device, now, now)
+      this.tables
+        .statement(`DELETE FROM studio_workers WHERE key_id = ? AND name NOT IN
+           (SELECT name FROM studio_workers WHERE key_id = ? ORDER BY last_seen DESC, name LIMIT ?)`)
+        .run(w.keyId, w.keyId, NAMES_PER_KEY)
+    })
     this.emit('change')
   }
 
@@ -62,15 +60,14 @@ export class WorkerRegistry extends EventEmitter<{ change: [] }> {
   finished(worker: WorkerIdentity, busyMs: number): void {
     const w = cleanIdentity(worker)
     const ms = Number.isFinite(busyMs) && busyMs > 0 ? Math.round(busyMs) : 0
-    prepared(
-      this.db,
-      'UPDATE studio_workers SET jobs_done = jobs_done + 1, busy_ms = busy_ms + ?, last_seen = ? WHERE key_id = ? AND name = ?'
-    ).run(ms, Date.now(), w.keyId, w.name)
+    this.tables
+      .statement('UPDATE studio_workers SET jobs_done = jobs_done + 1, busy_ms = busy_ms + ?, last_seen = ? WHERE key_id = ? AND name = ?')
+      .run(ms, Date.now(), w.keyId, w.name)
     this.emit('change')
   }
 
   list(): WorkerInfo[] {
-    const rows = prepared(this.db, 'SELECT * FROM studio_workers ORDER BY name, key_id').all() as Row[]
+    const rows = this.tables.statement('SELECT * FROM studio_workers ORDER BY name, key_id').all() as Row[]
     return rows.map((r) => {
       const done = Number(r.jobs_done)
       const busy = Number(r.busy_ms)

@@ -13,7 +13,7 @@ import { MAX_SECOND_LOOK_VIEWS } from '../engine/segment/look/second-look'
 import type { OutputFormat, Variation } from '../../shared/api'
 import { cleanText } from '../../shared/text'
 import type { ErrorDetail } from '../../shared/errors'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { sniffImageType, type SniffedType } from '../engine/pipeline/decode/sniff'
 import { OUTPUT_LIMITS } from '../engine/params/output-budget'
 import type { StoredOutcome } from '../engine/run/dispatch-access'
@@ -68,7 +68,7 @@ export function plausibleBytes(width: number, height: number, format: OutputForm
 }
 
 function refuse(message: string, details: ErrorDetail[]): never {
-  throw new ApiError('validation_failed', message, { details })
+  throw new EngineError('validation_failed', message, { details })
 }
 
 function parseMeta(text: string | null, e: ResultExpectation): Omit<StoredOutcome, 'outputs' | 'model'> {

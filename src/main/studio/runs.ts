@@ -9,7 +9,7 @@ import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { FAILURE_REASONS, type FailureReason, errorText } from '../../shared/errors'
 import { cleanText } from '../../shared/text'
-import { ApiError, JobFailure } from '../engine/errors'
+import { EngineError, JobFailure } from '../engine/errors'
 import { canvasBound } from '../engine/params/output-budget'
 import type { PipelineStage } from '../engine/pipeline'
 import type { DispatchAccess, StoredOutcome } from '../engine/run/dispatch-access'
@@ -82,7 +82,7 @@ export class StudioRuns {
     const held = this.claims.heldFor(job)
     if (held > 0) {
       const seconds = Math.max(1, Math.ceil(Math.min(held, this.claims.leaseMs) / 1000))
-      throw new ApiError(
+      throw new EngineError(
         'job_held',
         `Job ${jobId} is held by a worker whose lease is live; it may be claimed again once the lease lapses.`,
         {
@@ -132,7 +132,7 @@ export class StudioRuns {
     const attempt = this.claims.attemptOf(jobId, token, caller.keyId)
     const job = this.access.job(jobId)
     if (!job || isEnded(job.status) || job.status === 'queued' || job.attempts !== attempt) {
-      throw new ApiError(
+      throw new EngineError(
         'claim_ended',
         `The claim on job ${jobId} has ended: the job ended, or it was claimed again after this claim's lease lapsed.`
       )
@@ -173,7 +173,7 @@ export class StudioRuns {
   /** Marks the job's result as being received (503 while another upload of it is). Call the returned function when done. */
   beginStore(jobId: string): () => void {
     if (this.storing.has(jobId)) {
-      throw new ApiError('unavailable', "This job's results are being stored now; try again shortly.", { retryAfterSeconds: 1 })
+      throw new EngineError('unavailable', "This job's results are being stored now; try again shortly.", { retryAfterSeconds: 1 })
     }
     this.storing.add(jobId)
     return () => this.storing.delete(jobId)
@@ -185,7 +185,7 @@ export class StudioRuns {
    * have been refused `MAX_REFUSED_RESULTS` times: then it is failed with the last refusal as its
    * reason, and refunded, rather than taken again for ever. True when it was given up.
    */
-  async refused(lease: Lease, err: ApiError): Promise<boolean> {
+  async refused(lease: Lease, err: EngineError): Promise<boolean> {
     const n = (this.refusals.get(lease.jobId) ?? 0) + 1
     if (n < MAX_REFUSED_RESULTS) {
       this.refusals.set(lease.jobId, n)

@@ -4,8 +4,9 @@
  * running jobs with the engine's model and decode sandbox.
  */
 import { hostname } from 'node:os'
-import { Engine, type EngineSeams } from '../engine/engine'
-import { ApiError } from '../engine/errors'
+import { createEngine } from '../engine/create'
+import type { EnginePort, EngineSeams } from '../engine/ports'
+import { EngineError } from '../engine/errors'
 import type { EngineOptions } from '../engine/options'
 import type { Dispatcher } from '../engine/queue/dispatcher'
 import { StudioCoordinator } from './coordinator'
@@ -26,7 +27,7 @@ export interface StudioOptions {
 }
 
 export interface Studio {
-  engine: Engine
+  engine: EnginePort
   coordinator: StudioCoordinator
 }
 
@@ -53,7 +54,7 @@ function withLocalWorker(coordinator: StudioCoordinator, worker: StudioWorker | 
       assertRunnable: (needs: { hint: boolean; regions: boolean }) => {
         const field = needs.hint ? 'hint' : needs.regions ? 'regions' : null
         if (field === null) return
-        throw new ApiError(
+        throw new EngineError(
           'validation_failed',
           `This server runs no local worker (--no-local-worker), and ${field === 'hint' ? 'a hint' : 'look-again boxes'} can only be applied by the coordinator's own worker; send the photo without ${field}, or use a coordinator with its local worker.`,
           { details: [{ field, issue: 'needs the coordinator’s own worker, which this server does not run' }] }
@@ -91,6 +92,6 @@ export function createStudioEngine(engineOptions: EngineOptions, opts: StudioOpt
       return withLocalWorker(coordinator, worker)
     }
   }
-  const engine = new Engine(engineOptions, seams)
+  const engine = createEngine(engineOptions, seams)
   return { engine, coordinator: made.coordinator! }
 }

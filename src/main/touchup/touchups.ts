@@ -13,8 +13,8 @@ import { readFile } from 'node:fs/promises'
 import { type ErrorCode, errorText } from '../../shared/errors'
 import type { RegionBox } from '../../shared/regions'
 import type { TouchUpPreview, TouchUpResult, TouchUpTarget } from '../../shared/touchup'
-import type { Engine } from '../engine/engine'
-import { ApiError } from '../engine/errors'
+import type { TouchUpPort } from '../engine/ports'
+import { EngineError } from '../engine/errors'
 import type { HintPreviews, PreviewSource } from '../engine/run/hint-preview'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
 import { ContainmentError } from '../outputs/contained-dir'
@@ -48,10 +48,11 @@ export interface TouchUpFile {
   record(done: { jobId: string; warnings: string[]; previous: string[] }): number
 }
 
-/** Each feature's resolver: the done file a target names, or an ApiError (404 unknown, 409 not done). */
+/** Each feature's resolver: the done file a target names, or an EngineError (404 unknown, 409 not done). */
 export type TouchUpResolvers = { [K in TouchUpTarget['kind']]: ((target: Extract<TouchUpTarget, { kind: K }>) => TouchUpFile) | null }
 
-const gone = (): ApiError => new ApiError('not_found', 'The original of this file is no longer kept; process it again to touch it up.')
+const gone = (): EngineError =>
+  new EngineError('not_found', 'The original of this file is no longer kept; process it again to touch it up.')
 
 export class TouchUps {
   private readonly previews: HintPreviews
@@ -59,7 +60,7 @@ export class TouchUps {
   private readonly saving = new Set<string>()
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: TouchUpPort,
     private readonly resolvers: TouchUpResolvers
   ) {
     this.previews = engine.hintPreviews()
@@ -79,7 +80,7 @@ export class TouchUps {
   /** Save: the strokes (at the input's upright size) applied by a new job, its results in place of the file's outputs. */
   async save(target: TouchUpTarget, hint: Buffer, regions: readonly RegionBox[] = []): Promise<TouchUpResult> {
     const file = this.resolve(target)
-    if (this.saving.has(file.key)) throw new ApiError('conflict', 'This file is being touched up already; wait for it to finish.')
+    if (this.saving.has(file.key)) throw new EngineError('conflict', 'This file is being touched up already; wait for it to finish.')
     this.saving.add(file.key)
     try {
       return await this.run(file, hint, regions)
@@ -90,7 +91,7 @@ export class TouchUps {
 
   private resolve(target: TouchUpTarget): TouchUpFile {
     const resolver = this.resolvers[target.kind] as ((t: TouchUpTarget) => TouchUpFile) | null
-    if (!resolver) throw new ApiError('unavailable', 'This kind of file cannot be touched up in this process.')
+    if (!resolver) throw new EngineError('unavailable', 'This kind of file cannot be touched up in this process.')
     return resolver(target)
   }
 
@@ -100,7 +101,7 @@ export class TouchUps {
     const bytes = inputPath ? await readFile(inputPath).catch(() => null) : null
     if (!bytes) throw gone()
     const submitted = await submitFile(engine, file.request, { bytes, filename: file.filename, hint, regions })
-    if (!submitted.ok) throw new ApiError(submitted.code as ErrorCode, submitted.message, { details: submitted.details })
+    if (!submitted.ok) throw new EngineError(submitted.code as ErrorCode, submitted.message, { details: submitted.details })
     const ends = new JobEnds(engine)
     try {
       await ends.wait(submitted.jobId)
@@ -110,10 +111,10 @@ export class TouchUps {
     const outcome = jobOutcome(engine, submitted.jobId, file.allVariations)
     if (outcome.state !== 'done') {
       const why = outcome.state === 'failed' ? outcome.message : 'the job is gone'
-      throw new ApiError('job_failed', `The touch-up could not be made: ${why}`)
+      throw new EngineError('job_failed', `The touch-up could not be made: ${why}`)
     }
     // Another Save, a retry, a new version or a delete may have changed the file while the job ran.
-    if (!file.unchanged()) throw new ApiError('conflict', 'The file changed while it was touched up; open it again.')
+    if (!file.unchanged()) throw new EngineError('conflict', 'The file changed while it was touched up; open it again.')
     let previous: string[]
     try {
       previous = await replaceKeepingPrevious(
@@ -124,8 +125,8 @@ export class TouchUps {
     } catch (err) {
       // A link, FIFO or device at an output name, or the folder swapped for a link: not ours to
       // touch, refused before any byte is written (outputs/previous.ts).
-      if (err instanceof ContainmentError) throw new ApiError('conflict', `The touched-up file was not written: ${err.message}`)
-      throw new ApiError('internal_error', `The touched-up file could not be written into the destination: ${errorText(err)}`)
+      if (err instanceof ContainmentError) throw new EngineError('conflict', `The touched-up file was not written: ${err.message}`)
+      throw new EngineError('internal_error', `The touched-up file could not be written into the destination: ${errorText(err)}`)
     }
     const touchUps = file.record({ jobId: submitted.jobId, warnings: outcome.warnings, previous })
     return { outputs: file.outputs, previous, touch_ups: touchUps }
@@ -148,10 +149,10 @@ async function refusingHint<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run()
   } catch (err) {
-    if (err instanceof ApiError) throw err
+    if (err instanceof EngineError) throw err
     const reason = (err as { reason?: string }).reason
     if (reason === 'unsupported_image')
-      throw new ApiError('validation_failed', 'The hint cannot be used.', { details: [{ field: 'hint', issue: errorText(err) }] })
+      throw new EngineError('validation_failed', 'The hint cannot be used.', { details: [{ field: 'hint', issue: errorText(err) }] })
     throw err
   }
 }

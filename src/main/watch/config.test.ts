@@ -2,24 +2,23 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { tempDir } from '../../../test/helpers/engine'
-import { ApiError } from '../engine/errors'
-import { openDataFolder } from '../engine/data-folder'
-import type { Db } from '../engine/feature-tables'
+import { EngineError } from '../engine/errors'
+import { openDataFolder, type OfflineDataFolder } from '../engine/data-folder'
 import { WatchFolders } from './config'
 import { WatchStore } from './store'
 
 let dir: string
-let db: Db
+let folder: OfflineDataFolder
 let folders: WatchFolders
 
 beforeEach(() => {
   dir = tempDir()
   mkdirSync(join(dir, 'in'))
-  db = openDataFolder(dir).db
-  folders = new WatchFolders(new WatchStore(db))
+  folder = openDataFolder(dir)
+  folders = new WatchFolders(new WatchStore(folder.tables))
 })
 afterEach(() => {
-  db.close()
+  folder.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -27,8 +26,8 @@ function refusal(fn: () => unknown): { code: string; details: { field: string; i
   try {
     fn()
   } catch (err) {
-    expect(err).toBeInstanceOf(ApiError)
-    return { code: (err as ApiError).code, details: (err as ApiError).details ?? [] }
+    expect(err).toBeInstanceOf(EngineError)
+    return { code: (err as EngineError).code, details: (err as EngineError).details ?? [] }
   }
   throw new Error('expected a refusal')
 }

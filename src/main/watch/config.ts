@@ -1,6 +1,6 @@
 /**
  * Adding, changing and removing watched folders: checks every argument (zod at the boundary,
- * then the file system), stores the folder, and answers with ApiError so IPC, the app bridge
+ * then the file system), stores the folder, and answers with EngineError so IPC, the app bridge
  * and the CLI report the same problems. Works without a running service (the CLI, while no
  * engine runs); the service, in the engine's process, restarts a changed folder's runner when
  * it sees the folder's revision move.
@@ -24,7 +24,7 @@ import {
   type WatchRetryRequest,
   type WatchUpdateRequest
 } from '../../shared/watch'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { setProblems } from '../engine/params/resolve'
 import { doneDirOf, type WatchFolderRecord, type WatchStore } from './store'
 import { checkDestination, DestinationProblem } from '../outputs/destination'
@@ -34,8 +34,8 @@ function zodDetails(issues: { path: PropertyKey[]; message: string }[]): ErrorDe
   return issues.map((i) => ({ field: i.path.map(String).join('.') || 'request', issue: i.message }))
 }
 
-function invalid(details: ErrorDetail[]): ApiError {
-  return new ApiError('validation_failed', 'The watched folder settings failed validation.', { details })
+function invalid(details: ErrorDetail[]): EngineError {
+  return new EngineError('validation_failed', 'The watched folder settings failed validation.', { details })
 }
 
 /** The folder as stored: absolute, symlinks resolved, an existing directory. */
@@ -77,7 +77,7 @@ function checkOutputDir(folder: string, outputDir: string | null): string | null
     out = realpathSync(out)
     if (!statSync(out).isDirectory()) throw invalid([{ field: 'output_dir', issue: `not a folder: ${outputDir}` }])
   } catch (err) {
-    if (err instanceof ApiError) throw err // a missing output folder is made at the first write
+    if (err instanceof EngineError) throw err // a missing output folder is made at the first write
   }
   if (isInside(out, folder)) {
     throw invalid([{ field: 'output_dir', issue: 'the output folder must not be the watched folder or one of its parents' }])
@@ -182,7 +182,7 @@ export class WatchFolders {
       const byPath = this.store.folderByPath(real) ?? this.store.folderByPath(resolve(idOrPath))
       if (byPath) return byPath
     }
-    throw new ApiError('not_found', `No watched folder "${idOrPath}".`)
+    throw new EngineError('not_found', `No watched folder "${idOrPath}".`)
   }
 
   setPaused(id: string, paused: boolean): WatchFolderRecord {
@@ -209,7 +209,7 @@ export class WatchFolders {
     let targets = this.store.filesInState(['failed'], folder.id)
     if (fileId !== undefined) {
       const file = this.store.file(fileId)
-      if (!file || file.folderId !== folder.id) throw new ApiError('not_found', `No file ${fileId} in watched folder ${folder.id}.`)
+      if (!file || file.folderId !== folder.id) throw new EngineError('not_found', `No file ${fileId} in watched folder ${folder.id}.`)
       if (file.state !== 'failed' && file.state !== 'skipped') {
         throw invalid([{ field: 'file_id', issue: `only a failed or skipped file can be retried; this one is ${file.state}` }])
       }

@@ -33,7 +33,7 @@ export class FileRecords {
    * - otherwise → submit, cancelling the job of an older version still running.
    */
   decide(folder: WatchFolderRecord, rel: string, st: Stats, hash: string, settings: string): Decision {
-    return this.store.db.transaction((): Decision => {
+    return this.store.tables.transaction((): Decision => {
       const cur = this.store.fileByPath(folder.id, rel)
       if (cur && cur.state !== 'waiting' && cur.contentHash === hash && cur.settingsHash === settings) {
         this.store.patchFile(cur.id, null, { size: st.size, mtimeMs: st.mtimeMs })
@@ -67,7 +67,7 @@ export class FileRecords {
         duplicateOf: null
       })
       return { kind: 'submit', row, cancelJob }
-    })()
+    })
   }
 
   /** The file went away: forget it unless it is history (done, skipped) or already with the engine. */

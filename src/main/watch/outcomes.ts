@@ -91,7 +91,7 @@ export class JobOutcomes {
       this.d.changed(folder.id)
       return
     }
-    const done = this.d.store.db.transaction(() => {
+    const done = this.d.store.tables.transaction(() => {
       if (
         !this.d.store.patchFile(
           fresh.id,
@@ -106,7 +106,7 @@ export class JobOutcomes {
       const check = level !== null ? ` · to check: ${reviewText(level, uncertainty!)}` : ''
       this.d.store.activity.add(folder.id, 'done', fresh.relPath, `→ ${names}${warnings.length ? ` (${warnings.join('; ')})` : ''}${check}`)
       return true
-    })()
+    })
     this.d.changed(folder.id)
     if (done && folder.originals === 'move') await this.d.placement.moveOriginal(folder, this.d.store.file(fresh.id)!)
   }

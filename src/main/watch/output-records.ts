@@ -4,7 +4,7 @@
  * released name, whose original was moved to `clipdesk-done`, belongs to no one and is not
  * given again). This table is the watch's storage behind the writer's `ResumeRecord`.
  */
-import { prepared, type Db } from '../engine/feature-tables'
+import type { FeatureTables } from '../engine/feature-tables'
 import type { ResultFile } from '../outputs/engine-jobs'
 import type { ResumeRecord } from '../outputs/write'
 import type { OutputRecord, WatchFileRecord } from './records'
@@ -33,10 +33,10 @@ const toOutput = (r: OutputRow): OutputRecord => ({
 })
 
 export class WatchOutputs {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly tables: FeatureTables) {}
 
   outputsOf(fileId: number): OutputRecord[] {
-    return (prepared(this.db, 'SELECT * FROM watch_outputs WHERE file_id = ? ORDER BY rowid').all(fileId) as OutputRow[]).map(toOutput)
+    return (this.tables.statement('SELECT * FROM watch_outputs WHERE file_id = ? ORDER BY rowid').all(fileId) as OutputRow[]).map(toOutput)
   }
 
   /** The record of an output path (compared without case where the file system does). */
@@ -44,29 +44,30 @@ export class WatchOutputs {
     const sql = CASE_INSENSITIVE_FS
       ? 'SELECT * FROM watch_outputs WHERE lower(path) = lower(?)'
       : 'SELECT * FROM watch_outputs WHERE path = ?'
-    const r = prepared(this.db, sql).get(path) as OutputRow | undefined
+    const r = this.tables.statement(sql).get(path) as OutputRow | undefined
     return r ? toOutput(r) : null
   }
 
   putOutput(o: OutputRecord): void {
-    prepared(
-      this.db,
-      'INSERT OR REPLACE INTO watch_outputs (path, folder_id, file_id, job_id, variation, ext, written) VALUES (?, ?, ?, ?, ?, ?, ?)'
-    ).run(o.path, o.folderId, o.fileId, o.jobId, o.variation, o.ext, o.written ? 1 : 0)
+    this.tables
+      .statement(
+        'INSERT OR REPLACE INTO watch_outputs (path, folder_id, file_id, job_id, variation, ext, written) VALUES (?, ?, ?, ?, ?, ?, ?)'
+      )
+      .run(o.path, o.folderId, o.fileId, o.jobId, o.variation, o.ext, o.written ? 1 : 0)
   }
 
   markOutputWritten(path: string): void {
-    prepared(this.db, 'UPDATE watch_outputs SET written = 1 WHERE path = ?').run(path)
+    this.tables.statement('UPDATE watch_outputs SET written = 1 WHERE path = ?').run(path)
   }
 
   /** Forgets planned-but-unwritten names of a file (a failed write; the next try plans again). */
   dropUnwritten(fileId: number): void {
-    prepared(this.db, 'DELETE FROM watch_outputs WHERE file_id = ? AND written = 0').run(fileId)
+    this.tables.statement('DELETE FROM watch_outputs WHERE file_id = ? AND written = 0').run(fileId)
   }
 
   /** The file no longer owns its outputs: a later input with its name gets new names. */
   releaseOutputs(fileId: number): void {
-    prepared(this.db, 'UPDATE watch_outputs SET file_id = NULL WHERE file_id = ?').run(fileId)
+    this.tables.statement('UPDATE watch_outputs SET file_id = NULL WHERE file_id = ?').run(fileId)
   }
 
   /**
@@ -91,7 +92,7 @@ export class WatchOutputs {
         return o !== null && o.fileId !== row.id
       },
       plan: (paths) => {
-        this.db.transaction(() => {
+        this.tables.transaction(() => {
           this.dropUnwritten(row.id)
           paths.forEach((path, i) => {
             const written = this.outputAt(path)?.written === true // an own earlier output keeps its mark until replaced
@@ -105,7 +106,7 @@ export class WatchOutputs {
               written
             })
           })
-        })()
+        })
       },
       wrote: (path) => this.markOutputWritten(path)
     }

@@ -6,7 +6,7 @@
  */
 import { writesAllVariations } from '../../shared/outputs'
 import type { WatchRequest } from '../../shared/watch'
-import type { Engine } from '../engine/engine'
+import type { WatchEnginePort } from '../engine/ports'
 import { jobOutcome, onJobEnd, submitFile, type ResultFile, type SubmitResult } from '../outputs/engine-jobs'
 
 export type { SubmitResult } from '../outputs/engine-jobs'
@@ -39,8 +39,8 @@ export interface WatchProcessor {
   onJobChange(listener: (jobId: string) => void): () => void
 }
 
-/** The Engine behind the narrow interface. */
-export function engineProcessor(engine: Engine): WatchProcessor {
+/** The engine (through its `WatchEnginePort`, `engine/ports.ts`) behind the narrow interface. */
+export function engineProcessor(engine: WatchEnginePort): WatchProcessor {
   return {
     maxBytes: engine.options.maxUploadBytes,
     submit: ({ request, bytes, filename }) => submitFile(engine, request, { bytes, filename }),

@@ -3,21 +3,20 @@ import { rmSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { tempDir } from '../../../test/helpers/engine'
 import { LIKELY_WRONG, WORTH_A_LOOK } from '../../shared/review'
-import { openDataFolder } from '../engine/data-folder'
-import type { Db } from '../engine/feature-tables'
+import { openDataFolder, type OfflineDataFolder } from '../engine/data-folder'
 import { WatchStore } from './store'
 
 let dir: string
-let db: Db
+let folder: OfflineDataFolder
 let store: WatchStore
 
 beforeEach(() => {
   dir = tempDir()
-  db = openDataFolder(dir).db
-  store = new WatchStore(db)
+  folder = openDataFolder(dir)
+  store = new WatchStore(folder.tables)
 })
 afterEach(() => {
-  db.close()
+  folder.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

@@ -19,7 +19,7 @@ import type {
   WatchUpdateRequest
 } from '../../shared/watch'
 import type { TouchUpTarget } from '../../shared/touchup'
-import type { Db } from '../engine/feature-tables'
+import type { FeatureTables } from '../engine/feature-tables'
 import { presetLookupIn } from '../engine/data-folder'
 import type { TouchUpFile } from '../touchup/touchups'
 import { isStrictlyInside, relativeName } from '../outputs/paths'
@@ -41,7 +41,8 @@ import { errorText } from '../../shared/errors'
 export const NOT_AN_IMAGE_NOTE = 'not an image (PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG): left as it is'
 
 export interface WatchServiceOptions {
-  db: Db
+  /** The watch tables' handle in the data folder's database (`engine/feature-tables.ts`). */
+  tables: FeatureTables
   processor: WatchProcessor
   /** How long a file's size and modification time must stay the same before it is read. @default 2000 ms */
   stableMs?: number
@@ -71,7 +72,7 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
   readonly store: WatchStore
   readonly folders: WatchFolders
   private readonly processor: WatchProcessor
-  private readonly o: Required<Omit<WatchServiceOptions, 'db' | 'processor'>>
+  private readonly o: Required<Omit<WatchServiceOptions, 'tables' | 'processor'>>
   private running = false
   private readonly runners = new Map<string, FolderRunner>()
   private readonly tasks = new Set<Promise<unknown>>()
@@ -88,8 +89,8 @@ export class WatchService extends EventEmitter<WatchServiceEvents> {
 
   constructor(opts: WatchServiceOptions) {
     super()
-    this.store = new WatchStore(opts.db)
-    this.folders = new WatchFolders(this.store, presetLookupIn(opts.db))
+    this.store = new WatchStore(opts.tables)
+    this.folders = new WatchFolders(this.store, presetLookupIn(opts.tables))
     this.processor = opts.processor
     this.o = {
       stableMs: opts.stableMs ?? 2000,

@@ -6,7 +6,7 @@
  */
 import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
 import type { WatchCounts } from '../../shared/watch'
-import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
+import type { FeatureTables } from '../engine/feature-tables'
 import { WatchActivityLog } from './activity-records'
 import { WatchOutputs } from './output-records'
 import {
@@ -29,49 +29,49 @@ export class WatchStore {
   /** Each folder's recent activity. */
   readonly activity: WatchActivityLog
 
-  constructor(readonly db: Db) {
-    applyMigrations(db, WATCH_MIGRATIONS)
-    this.outputs = new WatchOutputs(db)
-    this.activity = new WatchActivityLog(db)
+  /** The watch tables' handle (`engine/feature-tables.ts`); `transaction` keeps a decision's rows together. */
+  constructor(readonly tables: FeatureTables) {
+    tables.migrate(WATCH_MIGRATIONS)
+    this.outputs = new WatchOutputs(tables)
+    this.activity = new WatchActivityLog(tables)
   }
 
   // ── folders ──────────────────────────────────────────────────────────────────────────────
 
   insertFolder(f: Omit<WatchFolderRecord, 'revision' | 'createdAt' | 'updatedAt'>): WatchFolderRecord {
     const now = Date.now()
-    prepared(
-      this.db,
-      `INSERT INTO watch_folders (id, path, recursive, mode, params, output_format, output_dir, name_template, originals, paused, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-    ).run(
-      f.id,
-      f.path,
-      f.recursive ? 1 : 0,
-      f.request.mode,
-      f.request.params,
-      f.request.output_format,
-      f.outputDir,
-      f.nameTemplate,
-      f.originals,
-      f.paused ? 1 : 0,
-      now,
-      now
-    )
+    this.tables
+      .statement(`INSERT INTO watch_folders (id, path, recursive, mode, params, output_format, output_dir, name_template, originals, paused, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(
+        f.id,
+        f.path,
+        f.recursive ? 1 : 0,
+        f.request.mode,
+        f.request.params,
+        f.request.output_format,
+        f.outputDir,
+        f.nameTemplate,
+        f.originals,
+        f.paused ? 1 : 0,
+        now,
+        now
+      )
     return this.folder(f.id)!
   }
 
   folder(id: string): WatchFolderRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM watch_folders WHERE id = ?').get(id) as FolderRow | undefined
+    const row = this.tables.statement('SELECT * FROM watch_folders WHERE id = ?').get(id) as FolderRow | undefined
     return row ? toFolder(row) : null
   }
 
   folderByPath(path: string): WatchFolderRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM watch_folders WHERE path = ?').get(path) as FolderRow | undefined
+    const row = this.tables.statement('SELECT * FROM watch_folders WHERE path = ?').get(path) as FolderRow | undefined
     return row ? toFolder(row) : null
   }
 
   folders(): WatchFolderRecord[] {
-    return (prepared(this.db, 'SELECT * FROM watch_folders ORDER BY created_at, id').all() as FolderRow[]).map(toFolder)
+    return (this.tables.statement('SELECT * FROM watch_folders ORDER BY created_at, id').all() as FolderRow[]).map(toFolder)
   }
 
   /** Applies a change and bumps the revision, so that the running service restarts the folder's runner with it. */
@@ -79,53 +79,54 @@ export class WatchStore {
     const cur = this.folder(id)
     if (!cur) return null
     const next = { ...cur, ...patch, request: { ...cur.request, ...patch.request } }
-    prepared(
-      this.db,
-      `UPDATE watch_folders SET recursive = ?, mode = ?, params = ?, output_format = ?, output_dir = ?, name_template = ?,
-           originals = ?, paused = ?, revision = revision + 1, updated_at = ? WHERE id = ?`
-    ).run(
-      next.recursive ? 1 : 0,
-      next.request.mode,
-      next.request.params,
-      next.request.output_format,
-      next.outputDir,
-      next.nameTemplate,
-      next.originals,
-      next.paused ? 1 : 0,
-      Date.now(),
-      id
-    )
+    this.tables
+      .statement(`UPDATE watch_folders SET recursive = ?, mode = ?, params = ?, output_format = ?, output_dir = ?, name_template = ?,
+           originals = ?, paused = ?, revision = revision + 1, updated_at = ? WHERE id = ?`)
+      .run(
+        next.recursive ? 1 : 0,
+        next.request.mode,
+        next.request.params,
+        next.request.output_format,
+        next.outputDir,
+        next.nameTemplate,
+        next.originals,
+        next.paused ? 1 : 0,
+        Date.now(),
+        id
+      )
     return this.folder(id)
   }
 
   deleteFolder(id: string): boolean {
-    return prepared(this.db, 'DELETE FROM watch_folders WHERE id = ?').run(id).changes > 0
+    return this.tables.statement('DELETE FROM watch_folders WHERE id = ?').run(id).changes > 0
   }
 
   // ── files ────────────────────────────────────────────────────────────────────────────────
 
   file(id: number): WatchFileRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM watch_files WHERE id = ?').get(id) as FileRow | undefined
+    const row = this.tables.statement('SELECT * FROM watch_files WHERE id = ?').get(id) as FileRow | undefined
     return row ? toFile(row) : null
   }
 
   /** A file's number in its folder (`{n}`): its place in the order the folder's files arrived, from 1. */
   fileNumber(folderId: string, fileId: number): number {
-    const row = prepared(this.db, 'SELECT COUNT(*) AS n FROM watch_files WHERE folder_id = ? AND id <= ?').get(folderId, fileId) as {
+    const row = this.tables.statement('SELECT COUNT(*) AS n FROM watch_files WHERE folder_id = ? AND id <= ?').get(folderId, fileId) as {
       n: number
     }
     return Math.max(1, Number(row.n))
   }
 
   fileByPath(folderId: string, relPath: string): WatchFileRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM watch_files WHERE folder_id = ? AND rel_path = ?').get(folderId, relPath) as
+    const row = this.tables.statement('SELECT * FROM watch_files WHERE folder_id = ? AND rel_path = ?').get(folderId, relPath) as
       | FileRow
       | undefined
     return row ? toFile(row) : null
   }
 
   fileByJob(jobId: string): WatchFileRecord | null {
-    const row = prepared(this.db, "SELECT * FROM watch_files WHERE job_id = ? AND state = 'processing'").get(jobId) as FileRow | undefined
+    const row = this.tables.statement("SELECT * FROM watch_files WHERE job_id = ? AND state = 'processing'").get(jobId) as
+      | FileRow
+      | undefined
     return row ? toFile(row) : null
   }
 
@@ -168,16 +169,15 @@ export class WatchStore {
   }
 
   private files(sql: string, ...args: unknown[]): WatchFileRecord[] {
-    return (prepared(this.db, sql).all(...args) as FileRow[]).map(toFile)
+    return (this.tables.statement(sql).all(...args) as FileRow[]).map(toFile)
   }
 
   counts(folderId: string): WatchCounts {
-    const rows = prepared(
-      this.db,
-      `SELECT state, count(*) AS n, sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS tc,
+    const rows = this.tables
+      .statement(`SELECT state, count(*) AS n, sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS tc,
                 sum(CASE WHEN uncertainty >= ? AND touch_ups = 0 THEN 1 ELSE 0 END) AS lw, sum(CASE WHEN touch_ups > 0 THEN 1 ELSE 0 END) AS tu
-           FROM watch_files WHERE folder_id = ? GROUP BY state`
-    ).all(TO_CHECK, LIKELY_WRONG, folderId) as { state: FileDbState; n: number; tc: number | null; lw: number | null; tu: number | null }[]
+           FROM watch_files WHERE folder_id = ? GROUP BY state`)
+      .all(TO_CHECK, LIKELY_WRONG, folderId) as { state: FileDbState; n: number; tc: number | null; lw: number | null; tu: number | null }[]
     const c: WatchCounts = { waiting: 0, processing: 0, done: 0, skipped: 0, failed: 0, to_check: 0, likely_wrong: 0, touched_up: 0 }
     for (const r of rows) {
       c[r.state === 'submitting' ? 'waiting' : r.state] += Number(r.n)
@@ -236,18 +236,16 @@ export class WatchStore {
       f.duplicateOf
     ]
     if (existing) {
-      prepared(
-        this.db,
-        `UPDATE watch_files SET size = ?, mtime_ms = ?, content_hash = ?, settings_hash = ?, state = ?, job_id = ?, token = ?, forced = ?,
-             error_code = ?, error_message = ?, duplicate_of = ?, uncertainty = ?, touch_ups = 0, touched_up_at = NULL, updated_at = ? WHERE id = ?`
-      ).run(...columns, f.uncertainty, now, existing.id)
+      this.tables
+        .statement(`UPDATE watch_files SET size = ?, mtime_ms = ?, content_hash = ?, settings_hash = ?, state = ?, job_id = ?, token = ?, forced = ?,
+             error_code = ?, error_message = ?, duplicate_of = ?, uncertainty = ?, touch_ups = 0, touched_up_at = NULL, updated_at = ? WHERE id = ?`)
+        .run(...columns, f.uncertainty, now, existing.id)
     } else {
-      prepared(
-        this.db,
-        `INSERT INTO watch_files (folder_id, rel_path, size, mtime_ms, content_hash, settings_hash, state, job_id, token, forced,
+      this.tables
+        .statement(`INSERT INTO watch_files (folder_id, rel_path, size, mtime_ms, content_hash, settings_hash, state, job_id, token, forced,
              error_code, error_message, duplicate_of, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-      ).run(folderId, relPath, ...columns, now, now)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .run(folderId, relPath, ...columns, now, now)
     }
     return this.fileByPath(folderId, relPath)!
   }
@@ -307,7 +305,7 @@ export class WatchStore {
       sql += expect.jobId === null ? ' AND job_id IS NULL' : ' AND job_id = ?'
       if (expect.jobId !== null) args.push(expect.jobId)
     }
-    return prepared(this.db, sql).run(...args).changes > 0
+    return this.tables.statement(sql).run(...args).changes > 0
   }
 
   /**
@@ -316,29 +314,26 @@ export class WatchStore {
    * follows, so that same content arriving again is recognised as already processed.
    */
   relocateFile(id: number, newRel: string): void {
-    this.db.transaction(() => {
+    this.tables.transaction(() => {
       const row = this.file(id)
       if (!row) return
-      prepared(this.db, 'UPDATE watch_files SET rel_path = ?, updated_at = ? WHERE id = ?').run(newRel, Date.now(), id)
-      prepared(this.db, 'UPDATE watch_processed SET rel_path = ? WHERE folder_id = ? AND rel_path = ?').run(
-        newRel,
-        row.folderId,
-        row.relPath
-      )
-    })()
+      this.tables.statement('UPDATE watch_files SET rel_path = ?, updated_at = ? WHERE id = ?').run(newRel, Date.now(), id)
+      this.tables
+        .statement('UPDATE watch_processed SET rel_path = ? WHERE folder_id = ? AND rel_path = ?')
+        .run(newRel, row.folderId, row.relPath)
+    })
   }
 
   deleteFile(id: number): void {
-    prepared(this.db, 'DELETE FROM watch_files WHERE id = ?').run(id)
+    this.tables.statement('DELETE FROM watch_files WHERE id = ?').run(id)
   }
 
   /** Another file of the folder with the same content and settings that is queued or running. */
   inFlightTwin(folderId: string, contentHash: string, settingsHash: string, exceptRel: string): WatchFileRecord | null {
-    const row = prepared(
-      this.db,
-      `SELECT * FROM watch_files WHERE folder_id = ? AND content_hash = ? AND settings_hash = ? AND rel_path != ?
-           AND state IN ('submitting', 'processing') LIMIT 1`
-    ).get(folderId, contentHash, settingsHash, exceptRel) as FileRow | undefined
+    const row = this.tables
+      .statement(`SELECT * FROM watch_files WHERE folder_id = ? AND content_hash = ? AND settings_hash = ? AND rel_path != ?
+           AND state IN ('submitting', 'processing') LIMIT 1`)
+      .get(folderId, contentHash, settingsHash, exceptRel) as FileRow | undefined
     return row ? toFile(row) : null
   }
 
@@ -346,17 +341,15 @@ export class WatchStore {
 
   /** The path first processed with this content and settings, or null. */
   processedAs(folderId: string, contentHash: string, settingsHash: string): string | null {
-    const row = prepared(
-      this.db,
-      'SELECT rel_path FROM watch_processed WHERE folder_id = ? AND content_hash = ? AND settings_hash = ?'
-    ).get(folderId, contentHash, settingsHash) as { rel_path: string } | undefined
+    const row = this.tables
+      .statement('SELECT rel_path FROM watch_processed WHERE folder_id = ? AND content_hash = ? AND settings_hash = ?')
+      .get(folderId, contentHash, settingsHash) as { rel_path: string } | undefined
     return row?.rel_path ?? null
   }
 
   markProcessed(folderId: string, contentHash: string, settingsHash: string, relPath: string): void {
-    prepared(
-      this.db,
-      'INSERT OR REPLACE INTO watch_processed (folder_id, content_hash, settings_hash, rel_path, at) VALUES (?, ?, ?, ?, ?)'
-    ).run(folderId, contentHash, settingsHash, relPath, Date.now())
+    this.tables
+      .statement('INSERT OR REPLACE INTO watch_processed (folder_id, content_hash, settings_hash, rel_path, at) VALUES (?, ?, ?, ?, ?)')
+      .run(folderId, contentHash, settingsHash, relPath, Date.now())
   }
 }

@@ -14,7 +14,7 @@
 import { join, posix } from 'node:path'
 import { writesAllVariations } from '../../shared/outputs'
 import type { TouchUpTarget } from '../../shared/touchup'
-import { ApiError } from '../engine/errors'
+import { EngineError } from '../engine/errors'
 import { relativeName } from '../outputs/paths'
 import type { TouchUpFile } from '../touchup/touchups'
 import { settingsHash } from './filter'
@@ -31,16 +31,16 @@ export interface WatchTouchUpDeps {
 export function watchTouchUpFile(d: WatchTouchUpDeps, target: Extract<TouchUpTarget, { kind: 'watch' }>): TouchUpFile {
   const { store } = d
   const folder = store.folder(target.folder_id)
-  if (!folder) throw new ApiError('not_found', `No watched folder "${target.folder_id}".`)
+  if (!folder) throw new EngineError('not_found', `No watched folder "${target.folder_id}".`)
   const row = store.file(target.file_id)
-  if (!row || row.folderId !== folder.id) throw new ApiError('not_found', `No file ${target.file_id} in watched folder ${folder.id}.`)
+  if (!row || row.folderId !== folder.id) throw new EngineError('not_found', `No file ${target.file_id} in watched folder ${folder.id}.`)
   const jobId = row.jobId
   const outputs = row.state === 'done' && jobId ? store.outputs.outputsOf(row.id).filter((o) => o.written && o.jobId === jobId) : []
-  if (row.state !== 'done' || !jobId || outputs.length === 0) throw new ApiError('conflict', 'Only a done file can be touched up.')
+  if (row.state !== 'done' || !jobId || outputs.length === 0) throw new EngineError('conflict', 'Only a done file can be touched up.')
   const settings = settingsHash(folder.request)
   // The folder's settings changed since: the file is made again with them, which would undo the touch-up.
   if (row.settingsHash !== settings)
-    throw new ApiError('conflict', "The folder's settings changed since this file was made; it is made again with them.")
+    throw new EngineError('conflict', "The folder's settings changed since this file was made; it is made again with them.")
   const outDir = outputDirOf(folder)
   return {
     key: `watch:${row.id}`,
@@ -58,7 +58,7 @@ export function watchTouchUpFile(d: WatchTouchUpDeps, target: Extract<TouchUpTar
     },
     record({ jobId: newJob, previous }) {
       const touchUps = row.touchUps + 1
-      store.db.transaction(() => {
+      store.tables.transaction(() => {
         // A new version of the file arrived while the results were replaced: its own job writes them next.
         if (!store.patchFile(row.id, { state: 'done', jobId }, { jobId: newJob, touchUps, touchedUpAt: Date.now() })) return
         // The outputs are the new job's now (the file's view lists its current job's outputs).
@@ -75,7 +75,7 @@ export function watchTouchUpFile(d: WatchTouchUpDeps, target: Extract<TouchUpTar
           row.relPath,
           `→ ${names} replaced${kept.length ? ` (previous kept as ${kept.join(', ')})` : ''}`
         )
-      })()
+      })
       d.changed(folder.id)
       return touchUps
     }

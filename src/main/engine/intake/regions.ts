@@ -4,7 +4,7 @@
  * and the touch-up preview bound them alike.
  */
 import { MAX_REGIONS_AREA, MIN_REGION_SIDE, type RegionBox } from '../../../shared/regions'
-import { ApiError } from '../errors'
+import { EngineError } from '../errors'
 
 /**
  * The boxes on a width × height image: each clipped to the image; a box that starts outside
@@ -44,7 +44,7 @@ function fitRegions(
 export function checkRegions(boxes: readonly RegionBox[], image: { width: number; height: number }): RegionBox[] {
   const fitted = fitRegions(boxes, image.width, image.height)
   if (!fitted.ok)
-    throw new ApiError('validation_failed', 'The look-again boxes cannot be used.', {
+    throw new EngineError('validation_failed', 'The look-again boxes cannot be used.', {
       details: [{ field: 'regions', issue: fitted.issue }]
     })
   return fitted.boxes

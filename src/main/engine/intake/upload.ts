@@ -3,9 +3,9 @@ import { rmSync } from 'node:fs'
 import type { UploadAccepted, UploadFields } from '../../../shared/api'
 import { ACCEPTED_MIME_TYPES } from '../../../shared/image-types'
 import { explainProblem } from '../../../shared/explain'
-import { ApiError, JobFailure } from '../errors'
+import { EngineError, JobFailure } from '../errors'
 import type { DataPaths } from '../paths'
-import { writeFileAtomic } from '../paths'
+import { writeFileAtomic } from '../file-helpers'
 import type { ResolvedEngineOptions } from '../options'
 import type { Db } from '../store/db'
 import type { JobStore } from '../store/jobs'
@@ -56,7 +56,7 @@ interface IntakeDeps {
   /** Throws `validation_failed` (`params.model`) when the set names a model the registry does not have. */
   assertKnownModel(model: string | null): void
   /**
-   * Throws ApiError('unavailable') when the engine cannot take jobs now, or cannot load the
+   * Throws EngineError('unavailable') when the engine cannot take jobs now, or cannot load the
    * model the job would use (`null`: the default).
    */
   assertAvailable(model: string | null): void
@@ -74,13 +74,13 @@ async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDe
   // file they do not know): not a claim to check, the bytes are sniffed either way.
   const declared = file.mimeType?.toLowerCase() ?? null
   if (declared !== null && declared !== 'application/octet-stream' && !ACCEPTED_MIME_TYPES.includes(declared)) {
-    throw new ApiError('validation_failed', 'The file type is not supported.', {
+    throw new EngineError('validation_failed', 'The file type is not supported.', {
       details: [{ field: 'file', issue: `MIME type ${file.mimeType} is not one of ${ACCEPTED_MIME_TYPES.join(', ')}` }]
     })
   }
   const type = sniffImageType(file.bytes)
   if (type === null) {
-    throw new ApiError('validation_failed', 'The file is not an image of a supported type.', {
+    throw new EngineError('validation_failed', 'The file is not an image of a supported type.', {
       details: [{ field: 'file', issue: 'the bytes are not a PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD or SVG image' }]
     })
   }
@@ -89,7 +89,7 @@ async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDe
   } catch (err) {
     if (err instanceof SandboxStartFailure) throw cannotStart(err)
     if (err instanceof JobFailure && err.reason === 'image_too_large') {
-      throw new ApiError('image_too_large', 'The image has more pixels than the limit.', {
+      throw new EngineError('image_too_large', 'The image has more pixels than the limit.', {
         details: [{ field: 'file', issue: err.message }]
       })
     }
@@ -97,26 +97,26 @@ async function checkFile(file: NonNullable<UploadInput['file']>, probe: IntakeDe
     // In plain words when there are some for the decoder's text ("This JPEG is damaged: its header
     // cannot be read"), as the app says it; the decoder's text stays under details.
     const plain = explainProblem(issue, 'input')
-    throw new ApiError('validation_failed', plain.detail ? `${plain.message}.` : 'The image could not be read.', {
+    throw new EngineError('validation_failed', plain.detail ? `${plain.message}.` : 'The image could not be read.', {
       details: [{ field: 'file', issue }]
     })
   }
 }
 
 /** The sandbox could not be started to read the file (out of descriptors or processes): the server's trouble, not the file's. */
-function cannotStart(err: SandboxStartFailure): ApiError {
-  return new ApiError('unavailable', `The server cannot read images now: ${err.message}; try again shortly.`, { retryAfterSeconds: 5 })
+function cannotStart(err: SandboxStartFailure): EngineError {
+  return new EngineError('unavailable', `The server cannot read images now: ${err.message}; try again shortly.`, { retryAfterSeconds: 5 })
 }
 
 /** Refuses a hint that cannot be one before anything is read: without a file, or over the upload limit. */
 function checkHintBytes(bytes: Buffer, withFile: boolean, maxBytes: number): void {
   if (!withFile) {
-    throw new ApiError('validation_failed', 'A hint goes with an uploaded image.', {
+    throw new EngineError('validation_failed', 'A hint goes with an uploaded image.', {
       details: [{ field: 'hint', issue: 'a hint is taken only with the image in the part "file", not with file_url' }]
     })
   }
   if (bytes.length > maxBytes) {
-    throw new ApiError('payload_too_large', `The hint is larger than ${maxBytes} bytes.`, {
+    throw new EngineError('payload_too_large', `The hint is larger than ${maxBytes} bytes.`, {
       details: [{ field: 'hint', issue: `over ${maxBytes} bytes` }]
     })
   }
@@ -127,8 +127,8 @@ function checkHintBytes(bytes: Buffer, withFile: boolean, maxBytes: number): voi
  * trusted) of the image's upright size (its header, read in the decode sandbox).
  */
 async function checkHint(bytes: Buffer, image: { width: number; height: number }, probe: IntakeDeps['probe']): Promise<void> {
-  const refuse = (issue: string): ApiError =>
-    new ApiError('validation_failed', 'The hint cannot be used.', { details: [{ field: 'hint', issue }] })
+  const refuse = (issue: string): EngineError =>
+    new EngineError('validation_failed', 'The hint cannot be used.', { details: [{ field: 'hint', issue }] })
   const type = sniffImageType(bytes)
   if (type === null || !HINT_TYPES.includes(type)) throw refuse('the bytes are not a PNG, JPEG or WebP image')
   let size: { width: number; height: number }
@@ -153,7 +153,9 @@ function checkOutputs(params: JobParams, input: { width: number; height: number 
   if (over) {
     const field =
       bound.canvas && bound.canvas.width * bound.canvas.height > OUTPUT_LIMITS.variationPixels ? 'params.size' : 'params.variations'
-    throw new ApiError('validation_failed', 'The outputs this request asks for are over the limits.', { details: [{ field, issue: over }] })
+    throw new EngineError('validation_failed', 'The outputs this request asks for are over the limits.', {
+      details: [{ field, issue: over }]
+    })
   }
   return bound
 }
@@ -165,11 +167,11 @@ function checkOutputs(params: JobParams, input: { width: number; height: number 
  */
 function assertRoom(deps: Pick<IntakeDeps, 'jobs' | 'keys' | 'options'>, keyId: string | null): void {
   if (deps.jobs.countByStatus('queued') >= deps.options.maxQueuedJobs) {
-    throw new ApiError('unavailable', 'The queue is full; try again later.', { retryAfterSeconds: 30 })
+    throw new EngineError('unavailable', 'The queue is full; try again later.', { retryAfterSeconds: 30 })
   }
   const share = deps.options.maxQueuedJobsPerKey
   if (keyId !== null && !deps.keys.get(keyId)?.admin && deps.jobs.countQueuedForKey(keyId) >= share) {
-    throw new ApiError(
+    throw new EngineError(
       'rate_limited',
       `This API key already has ${share.toLocaleString('en-US')} jobs waiting, the most one key may have; wait for some to start.`,
       {
@@ -199,7 +201,7 @@ export function admitKey(deps: Pick<IntakeDeps, 'jobs' | 'keys' | 'options'>, ke
 
 /**
  * Accepts a job: validates, stores the input, inserts the job and charges what its outputs
- * cost (docs/api.md §3) in one transaction. Returns the job's id; throws ApiError for every
+ * cost (docs/api.md §3) in one transaction. Returns the job's id; throws EngineError for every
  * refusal.
  */
 export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promise<UploadAccepted> {
@@ -210,7 +212,7 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
   checkOutputs(params, null)
   if (input.file) {
     if (input.file.bytes.length > deps.options.maxUploadBytes) {
-      throw new ApiError('payload_too_large', `The upload is larger than ${deps.options.maxUploadBytes} bytes.`)
+      throw new EngineError('payload_too_large', `The upload is larger than ${deps.options.maxUploadBytes} bytes.`)
     }
   }
   if (input.hint) checkHintBytes(input.hint.bytes, input.file !== undefined, deps.options.maxUploadBytes)
@@ -243,7 +245,7 @@ export async function acceptUpload(deps: IntakeDeps, input: UploadInput): Promis
     } catch (err) {
       rmSync(inputPath, { force: true })
       rmSync(hintPath, { force: true })
-      throw new ApiError('unavailable', `The upload could not be stored: ${errorText(err)}`, {
+      throw new EngineError('unavailable', `The upload could not be stored: ${errorText(err)}`, {
         retryAfterSeconds: 60
       })
     }
@@ -287,7 +289,7 @@ interface JobCost {
   look: number
 }
 
-function insufficientCredits(cost: JobCost, balance: number): ApiError {
+function insufficientCredits(cost: JobCost, balance: number): EngineError {
   const total = cost.outputs + cost.boxes + cost.look
   const outputs = `one per started ${OUTPUT_LIMITS.creditPixels / 1e6} MP of output`
   const extras = [
@@ -302,7 +304,7 @@ function insufficientCredits(cost: JobCost, balance: number): ApiError {
       : total === 1
         ? 'a job costs 1 credit'
         : `this job costs ${total} credits (${outputs})`
-  return new ApiError(
+  return new EngineError(
     'insufficient_credits',
     `This API key has ${balance === 0 ? 'no credits left' : `${balance} credit${balance === 1 ? '' : 's'} left`}; ${costs}.`
   )

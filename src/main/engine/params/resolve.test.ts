@@ -4,17 +4,17 @@
  */
 import { describe, expect, it } from 'vitest'
 import { builtinPreset } from '../../../shared/presets'
-import { ApiError } from '../errors'
+import { EngineError } from '../errors'
 import { paramsProblems, resolveUpload } from './resolve'
 
 /** The built-in presets alone: an unknown name's "did you mean" is chosen among them. */
 const presets = { lookup: (name: string) => builtinPreset(name)?.values ?? null }
 
-function refusal(fields: Record<string, unknown>, hasFile = true): ApiError {
+function refusal(fields: Record<string, unknown>, hasFile = true): EngineError {
   try {
     resolveUpload(presets, fields, hasFile)
   } catch (err) {
-    if (err instanceof ApiError) return err
+    if (err instanceof EngineError) return err
     throw err
   }
   throw new Error('the upload was accepted')

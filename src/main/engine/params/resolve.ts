@@ -18,7 +18,7 @@ import type { JobParams } from '../../../shared/params-types'
 import { BUILTIN_PRESETS } from '../../../shared/presets'
 import { suggestPresets } from '../../../shared/suggest'
 import { validateUpload, type UploadRequest } from '../../../shared/upload'
-import { ApiError, JobFailure } from '../errors'
+import { EngineError, JobFailure } from '../errors'
 import type { JobParamsStore } from '../store/job-params'
 import type { JobRecord } from '../store/jobs'
 import type { PresetStore } from '../store/presets'
@@ -48,7 +48,7 @@ export interface ResolvedUpload {
 
 /**
  * The fields checked and the set resolved (narrowed to what the delivery makes); throws the
- * ApiError naming every problem at once: a refusal for other fields names the set's presets
+ * EngineError naming every problem at once: a refusal for other fields names the set's presets
  * and layering too, not only its grammar. The set goes down to the shared checks and layering
  * once (the layering as `resolveSet` lays it), and their answer is judged here.
  */
@@ -60,9 +60,9 @@ export function resolveUpload(presets: Presets, fields: UploadFields, hasFile: b
   const problems = resolved && !resolved.ok ? suggestPresets(resolved.details, presetNames(presets)) : []
   if (!checked.ok) {
     const details = checked.code === 'validation_failed' ? mergeDetails(checked.details, problems) : checked.details
-    throw new ApiError(checked.code, checked.message, { details })
+    throw new EngineError(checked.code, checked.message, { details })
   }
-  if (!resolved?.ok) throw new ApiError('validation_failed', 'The parameter set failed validation.', { details: problems })
+  if (!resolved?.ok) throw new EngineError('validation_failed', 'The parameter set failed validation.', { details: problems })
   return { request: checked.value, params: narrowForDelivery(resolved.value, checked.value.delivery_mode) }
 }
 

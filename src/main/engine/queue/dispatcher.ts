@@ -14,10 +14,10 @@ export interface Dispatcher {
   readonly activeCount: number
   /** Stops taking work; running jobs go back to the queue. */
   stop(): Promise<void>
-  /** Throws ApiError `unavailable` when new jobs cannot be dispatched now. */
+  /** Throws EngineError `unavailable` when new jobs cannot be dispatched now. */
   assertAvailable?(): void
   /**
-   * Throws ApiError `validation_failed` (naming the field) for an upload none of this
+   * Throws EngineError `validation_failed` (naming the field) for an upload none of this
    * dispatcher's workers could ever run, rather than leave its job queued for good.
    */
   assertRunnable?(needs: { hint: boolean; regions: boolean }): void

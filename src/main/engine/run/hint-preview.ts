@@ -25,8 +25,8 @@ import { readFile } from 'node:fs/promises'
 import sharp from 'sharp'
 import { TOUCHUP_PREVIEW_EDGE, type TouchUpPreview } from '../../../shared/touchup'
 import { secondLookSetting, type JobParams, type SecondLookSetting } from '../../../shared/params-types'
-import { ApiError } from '../errors'
 import type { RegionBox } from '../../../shared/regions'
+import { EngineError } from '../errors'
 import { checkRegions } from '../intake/regions'
 import {
   applyHint,
@@ -193,7 +193,7 @@ export class HintPreviews {
 
   private async open(source: PreviewSource): Promise<Session> {
     const input = await readFile(source.inputPath).catch(() => {
-      throw new ApiError('not_found', 'The original of this file is no longer kept; process it again to touch it up.')
+      throw new EngineError('not_found', 'The original of this file is no longer kept; process it again to touch it up.')
     })
     const image = await this.deps.decode(input)
     const mask =
@@ -241,7 +241,7 @@ export class HintPreviews {
   }
 
   private async acquire(model: string): Promise<Awaited<ReturnType<ModelPool['acquire']>>> {
-    if (!this.deps.models.get(model)) throw new ApiError('not_found', `The model ${model} that made this cutout is no longer installed.`)
+    if (!this.deps.models.get(model)) throw new EngineError('not_found', `The model ${model} that made this cutout is no longer installed.`)
     return this.deps.modelPool.acquire(model)
   }
 
@@ -266,7 +266,7 @@ export class HintPreviews {
    */
   private async modelMask(model: string, input: Buffer, image: DecodedImage, look: SecondLookSetting): Promise<CachedMask> {
     const registered = this.deps.models.get(model)
-    if (!registered) throw new ApiError('not_found', `The model ${model} that made this cutout is no longer installed.`)
+    if (!registered) throw new EngineError('not_found', `The model ${model} that made this cutout is no longer installed.`)
     // The key the model's session gives its masks (`Segmenter.modelKey`).
     const key = maskModelKey(registered.builtin ? `isnet-${registered.variant}` : this.deps.models.modelId(registered))
     const hash = contentHash(input)

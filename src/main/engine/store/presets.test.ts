@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { tempDatabase } from '../../../../test/helpers/temp-database'
-import { ApiError } from '../errors'
+import { EngineError } from '../errors'
 import type { Db } from './db'
 import { PresetStore } from './presets'
 import { BUILTIN_PRESETS } from '../../../shared/presets'
@@ -15,11 +15,11 @@ beforeEach(() => {
   presets = new PresetStore(db)
 })
 
-function refusal(run: () => unknown): ApiError {
+function refusal(run: () => unknown): EngineError {
   try {
     run()
   } catch (err) {
-    if (err instanceof ApiError) return err
+    if (err instanceof EngineError) return err
     throw err
   }
   throw new Error('not refused')
@@ -77,7 +77,7 @@ describe('PresetStore', () => {
       try {
         presets.save(req)
       } catch (err) {
-        return (err as ApiError).details
+        return (err as EngineError).details
       }
       return null
     }

@@ -13,7 +13,7 @@ import {
   type PresetSaveRequest
 } from '../../../shared/presets'
 import type { ErrorDetail } from '../../../shared/errors'
-import { ApiError } from '../errors'
+import { EngineError } from '../errors'
 import type { Db } from './db'
 import { prepared } from './statements'
 
@@ -41,8 +41,8 @@ function toInfo(row: PresetRow): PresetInfo {
   }
 }
 
-function invalid(details: ErrorDetail[]): ApiError {
-  return new ApiError('validation_failed', 'The preset failed validation.', { details })
+function invalid(details: ErrorDetail[]): EngineError {
+  return new EngineError('validation_failed', 'The preset failed validation.', { details })
 }
 
 /**
@@ -81,9 +81,9 @@ export class PresetStore {
   /** The values of a preset, for `resolveParams`. */
   readonly lookup = (name: string): ParamValues | null => this.get(name)?.values ?? null
 
-  /** Creates a user preset, or replaces the one of that name. Throws ApiError `validation_failed` naming each bad field. */
+  /** Creates a user preset, or replaces the one of that name. Throws EngineError `validation_failed` naming each bad field. */
   save(request: PresetSaveRequest): PresetInfo {
-    if (typeof request !== 'object' || request === null) throw new ApiError('malformed_request', 'The request must be an object.')
+    if (typeof request !== 'object' || request === null) throw new EngineError('malformed_request', 'The request must be an object.')
     const details: ErrorDetail[] = []
     const { params, description } = request
     const title = typeof request.title === 'string' ? request.title.trim() || null : null

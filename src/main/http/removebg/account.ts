@@ -2,10 +2,10 @@
  * `GET /v1.0/account` in remove.bg's shape, from the key's own balance, and the rate-limit
  * headers of the compatible endpoint (docs/api.md "remove.bg compatibility").
  */
-import type { Engine } from '../../engine/engine'
+import type { RemoveBgPort } from '../../engine/ports'
 
 /** The balance as remove.bg's account body. An unlimited key has `total: null` (remove.bg has no such key). */
-export function accountBody(engine: Engine, keyId: string): unknown {
+export function accountBody(engine: RemoveBgPort, keyId: string): unknown {
   const credits = engine.key(keyId)?.credits ?? null
   return {
     data: {
@@ -23,7 +23,7 @@ export function accountBody(engine: Engine, keyId: string): unknown {
  * have (the whole queue for an owner key), what is left of it, and `Reset` now (the share frees
  * as soon as a waiting job starts; there is no time window).
  */
-export function rateLimitHeaders(engine: Engine, keyId: string): Record<string, string> {
+export function rateLimitHeaders(engine: RemoveBgPort, keyId: string): Record<string, string> {
   const admin = engine.key(keyId)?.admin === true
   const limit = admin ? engine.options.maxQueuedJobs : engine.options.maxQueuedJobsPerKey
   const used = admin ? engine.queuedCount() : engine.queuedCountOfKey(keyId)

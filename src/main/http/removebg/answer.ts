@@ -9,8 +9,7 @@ import { readFile } from 'node:fs/promises'
 import type { ServerResponse } from 'node:http'
 import sharp, { type Sharp } from 'sharp'
 import type { Variation } from '../../../shared/api'
-import type { Engine } from '../../engine/engine'
-import type { JobRecord } from '../../engine/facade'
+import type { JobRecord, RemoveBgPort } from '../../engine/ports'
 import { RemoveBgError } from './errors'
 import type { Plan } from './mapping'
 import { imageMimeOf } from '../../../shared/image-types'
@@ -51,7 +50,7 @@ function foregroundBox(data: Buffer, width: number, height: number, threshold: n
   return bottom < 0 ? null : { top, left, width: right - left + 1, height: bottom - top + 1 }
 }
 
-function readResult(engine: Engine, job: JobRecord, variation: Variation, ext: string): Promise<Buffer> {
+function readResult(engine: RemoveBgPort, job: JobRecord, variation: Variation, ext: string): Promise<Buffer> {
   const record = engine.result(job.id, variation, ext)
   if (!record) throw new Error(`The job's ${variation} result is missing.`)
   return readFile(record.path)
@@ -70,7 +69,7 @@ function encode(image: Sharp, format: 'png' | 'jpg' | 'webp'): Sharp {
  * `invalid_bg_image` when the background cannot be decoded: remove.bg charges neither, so the job
  * is refunded and its results deleted (`Engine.refuseResult`).
  */
-export async function buildAnswer(engine: Engine, job: JobRecord, plan: Plan, bgImage: Buffer | null): Promise<Answer> {
+export async function buildAnswer(engine: RemoveBgPort, job: JobRecord, plan: Plan, bgImage: Buffer | null): Promise<Answer> {
   const ext = plan.outputFormat
   const maskBytes = await readResult(engine, job, 'mask', ext)
   const mask = await sharp(maskBytes).extractChannel(0).raw().toBuffer({ resolveWithObject: true })

@@ -7,8 +7,8 @@
  * holds only the decoded image.
  */
 import type { IncomingMessage } from 'node:http'
-import type { Engine } from '../../engine/engine'
-import { ApiError } from '../../engine/errors'
+import type { RemoveBgPort } from '../../engine/ports'
+import { ApiError } from '../api-error'
 import type { UploadInput } from '../../engine/intake/upload'
 import { readUpload } from '../body'
 import { busy, type UploadReservation } from '../in-flight'
@@ -38,7 +38,7 @@ export function removeBgBodyLimit(max: number, text: boolean): number {
 /** Fields, the files `image_file` (as `file`) and `bg_image_file` (as `hint`), and a decoded `image_file_b64`. */
 export async function readRemoveBgBody(
   req: IncomingMessage,
-  engine: Engine,
+  engine: RemoveBgPort,
   reservation: UploadReservation,
   floor?: RateFloor
 ): Promise<RemoveBgBody> {

@@ -1,10 +1,10 @@
 /**
  * Errors of the remove.bg-compatible endpoint in remove.bg's shape
  * (`{"errors":[{"title","code","detail"}]}`, docs/api.md "remove.bg compatibility"), and the
- * product's own refusals (`ApiError`) translated into it, status by status.
+ * product's own refusals (`EngineError`) translated into it, status by status.
  */
 import type { ServerResponse } from 'node:http'
-import { ApiError } from '../../engine/errors'
+import { EngineError } from '../../engine/errors'
 import { ERROR_STATUS } from '../../../shared/errors'
 import { errorHeaders, errorResponse } from '../error-response'
 import { sendJson } from '../respond'
@@ -36,7 +36,7 @@ export function badField(code: string, detail: string, title = 'Invalid paramete
  * Our error codes as remove.bg spells them. remove.bg answers a missing or bad key with 403, a
  * file too large and an image of too many pixels with 400; the others keep their status.
  */
-const FROM_API: Partial<Record<ApiError['code'], { status: number; title: string; code: string }>> = {
+const FROM_API: Partial<Record<EngineError['code'], { status: number; title: string; code: string }>> = {
   unauthorized: { status: 403, title: 'Authentication failed', code: 'auth_failed' },
   forbidden: { status: 403, title: 'Authentication failed', code: 'auth_failed' },
   forbidden_host: { status: 403, title: 'Forbidden', code: 'forbidden_host' },
@@ -55,7 +55,7 @@ const FROM_API: Partial<Record<ApiError['code'], { status: number; title: string
 /** Any thrown error as remove.bg's error answer. */
 export function toRemoveBgError(err: unknown): RemoveBgError {
   if (err instanceof RemoveBgError) return err
-  if (err instanceof ApiError) {
+  if (err instanceof EngineError) {
     const as = FROM_API[err.code]
     const detail = err.details?.length ? `${err.message} ${err.details.map((d) => `${d.field}: ${d.issue}`).join('; ')}` : err.message
     if (as) return new RemoveBgError(as.status, [{ title: as.title, code: as.code, detail }], errorHeaders(err))

@@ -6,8 +6,8 @@
  * remove.bg's error shape (`errors.ts`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Engine } from '../../engine/engine'
-import { ApiError } from '../../engine/errors'
+import type { RemoveBgPort } from '../../engine/ports'
+import { EngineError } from '../../engine/errors'
 import { jobError } from '../../engine/status-view'
 import { busy, type InFlightBytes, UploadReservation } from '../in-flight'
 import { operation } from '../openapi'
@@ -24,7 +24,7 @@ import type { RateFloor } from '../read-body'
 import { waitForEnd } from './wait'
 
 export interface RemoveBgContext {
-  engine: Engine
+  engine: RemoveBgPort
   /** The listener's budget of upload bytes held in memory (shared with `/api/v1/upload`). */
   inFlight: InFlightBytes
   /** The listener's slow-sender floor. */
@@ -46,7 +46,7 @@ function failedJob(reason: string | null, message: string | null): RemoveBgError
  * of `roi` to a remove.bg client (a coordinator without its own worker cannot apply one).
  */
 function roiRefusal(err: unknown): unknown {
-  if (!(err instanceof ApiError) || err.code !== 'validation_failed' || !err.details?.some((d) => d.field === 'hint')) return err
+  if (!(err instanceof EngineError) || err.code !== 'validation_failed' || !err.details?.some((d) => d.field === 'hint')) return err
   return new RemoveBgError(400, [
     {
       title: 'Unsupported option',
@@ -157,6 +157,6 @@ export function removeBgRoutes(ctx: RemoveBgContext): Route[] {
 }
 
 /** Sends a refusal in remove.bg's shape, with the key's rate-limit headers once the key is known. */
-export function removeBgError(engine: Engine): (res: ServerResponse, err: unknown, keyId: string | null) => void {
+export function removeBgError(engine: RemoveBgPort): (res: ServerResponse, err: unknown, keyId: string | null) => void {
   return (res, err, keyId) => sendRemoveBgError(res, err, keyId ? rateLimitHeaders(engine, keyId) : {})
 }

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { readFile, rm } from 'node:fs/promises'
-import type { Engine } from '../../engine/engine'
+import type { RemoveBgPort } from '../../engine/ports'
 import { JobFailure } from '../../engine/errors'
 import { fetchToFile } from '../../engine/fetch/fetch-url'
 import { RemoveBgError, badField } from './errors'
@@ -77,7 +77,7 @@ export function decodeBase64(text: string, field: string): Buffer {
 }
 
 /** Fetches `url` under the engine's address policy; a refused or failed fetch is a 400 naming `field`. */
-export async function fetchImage(engine: Engine, url: string, field: string, signal: AbortSignal): Promise<Buffer> {
+export async function fetchImage(engine: RemoveBgPort, url: string, field: string, signal: AbortSignal): Promise<Buffer> {
   const path = engine.scratchPath(`removebg-${randomUUID()}`)
   try {
     await fetchToFile(url, path, {
@@ -99,7 +99,7 @@ export async function fetchImage(engine: Engine, url: string, field: string, sig
 }
 
 /** The photo's bytes, whichever way it came. */
-export async function photoBytes(engine: Engine, source: ReturnType<typeof pickSource>, signal: AbortSignal): Promise<ImageBytes> {
+export async function photoBytes(engine: RemoveBgPort, source: ReturnType<typeof pickSource>, signal: AbortSignal): Promise<ImageBytes> {
   if (source.kind === 'file') return source.image
   if (source.kind === 'b64') return { bytes: source.bytes, mimeType: null, filename: 'image_file_b64' }
   return { bytes: await fetchImage(engine, source.url, 'image_url', signal), mimeType: null, filename: source.url }

@@ -14,7 +14,7 @@
  * tests and plain Node.
  */
 import { Worker } from 'node:worker_threads'
-import { ApiError } from '../../engine/errors'
+import { ApiError } from '../api-error'
 
 /** Plain CommonJS; replies `{id, fields: [name, value][], b64Given?, image?: ArrayBuffer, imageError?}` or `{id, error}`. */
 const TEXT_BODY_WORKER_SOURCE = String.raw`

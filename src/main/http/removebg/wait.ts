@@ -4,13 +4,13 @@
  */
 import type { ServerResponse } from 'node:http'
 import type { JobStatus } from '../../../shared/api'
-import type { Engine, JobEvent } from '../../engine/engine'
-import type { JobRecord } from '../../engine/facade'
+import type { JobEvent } from '../../engine/events'
+import type { JobRecord, JobWaitPort } from '../../engine/ports'
 
 const ENDED: ReadonlySet<JobStatus> = new Set(['done', 'failed', 'cancelled'])
 
 /** Resolves with the job's record once it ended; cancels it when `res` closes first. */
-export function waitForEnd(engine: Engine, jobId: string, res: ServerResponse): Promise<JobRecord> {
+export function waitForEnd(engine: JobWaitPort, jobId: string, res: ServerResponse): Promise<JobRecord> {
   return new Promise((resolve) => {
     const check = (): boolean => {
       const job = engine.job(jobId)

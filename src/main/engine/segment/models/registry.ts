@@ -6,7 +6,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { DEVICES, MODEL_NAME_PATTERN, type Device, type ModelInfo } from '../../../../shared/models'
-import { ApiError, JobFailure } from '../../errors'
+import { EngineError, JobFailure } from '../../errors'
 import type { SegmenterModel } from '../mask/mask'
 import { builtinModelId, type ModelVariant } from '../mask/model'
 import type { Db } from '../../store/db'
@@ -52,8 +52,8 @@ export interface AddModelRequest {
   descriptor?: unknown
 }
 
-const invalid = (field: string, issue: string, message = issue): ApiError =>
-  new ApiError('validation_failed', message, { details: [{ field, issue }] })
+const invalid = (field: string, issue: string, message = issue): EngineError =>
+  new EngineError('validation_failed', message, { details: [{ field, issue }] })
 
 export class ModelRegistry {
   constructor(
@@ -134,7 +134,7 @@ export class ModelRegistry {
     if (req.descriptor !== undefined) {
       const problems = descriptorProblems(req.descriptor)
       if (problems.length > 0)
-        throw new ApiError('validation_failed', `The descriptor is not usable: ${problems.join('; ')}`, {
+        throw new EngineError('validation_failed', `The descriptor is not usable: ${problems.join('; ')}`, {
           details: problems.map((issue) => ({ field: 'descriptor', issue }))
         })
       family = 'custom'
@@ -235,8 +235,8 @@ export class ModelRegistry {
     }
   }
 
-  unknown(name: string, field: string): ApiError {
-    return new ApiError('validation_failed', `No model named ${name}.`, {
+  unknown(name: string, field: string): EngineError {
+    return new EngineError('validation_failed', `No model named ${name}.`, {
       details: [
         {
           field,

@@ -3,7 +3,7 @@
  * it and running it once on a sample), remove, choose the default and the device, test-run.
  */
 import type { ModelInfo, ModelTestRun } from '../../../../shared/models'
-import { ApiError, JobFailure } from '../../errors'
+import { EngineError, JobFailure } from '../../errors'
 import type { SegmentInput } from '../mask/mask'
 import { resolveDevice } from '../session/devices'
 import type { ModelPool } from './pool'
@@ -61,7 +61,7 @@ export class ModelService {
     } catch (err) {
       this.registry.remove(m.name)
       const message = errorText(err)
-      throw new ApiError('validation_failed', `The model was not added: ${message}`, { details: [{ field: 'file', issue: message }] })
+      throw new EngineError('validation_failed', `The model was not added: ${message}`, { details: [{ field: 'file', issue: message }] })
     }
   }
 
