@@ -7,7 +7,7 @@
  * transparency at a subject's edge (hair, fur, a veil's hem) is a narrow band between the
  * subject and the background, and a truly see-through subject (smoke, glass) has no
  * confident core at all. So, on the model's mask, before the refine step (`workingMask` in
- * `alpha.ts`):
+ * `segment-and-refine.ts`):
  *
  * 1. Trigger: the share of the subject's pixels that are half transparent (20–80 %) *and* far
  *    from any certain background (more than `BROAD_REACH` of the grid's long side). Hair and
@@ -32,6 +32,7 @@
  * photo (guided filter, colours of the known subject and background around each edge pixel), and
  * unmixes the colours there as for any edge.
  */
+import { labelRegions } from '../../segment/mask/regions'
 import type { MaskPlane } from '../../segment/mask/types'
 import { blur, maxWithin, sample } from './solid-grid'
 import { type Photo, seeThroughCues } from './see-through'
@@ -169,42 +170,6 @@ export function solidAnalysis(alpha: Uint8Array, width: number, height: number):
   return { broadShare, triggered }
 }
 
-/** 8-connected components of the cells where `inside` is set: labels (0 = outside, from 1) and each label's size. */
-function components(inside: Uint8Array, w: number, h: number): { labels: Int32Array; sizes: number[] } {
-  const labels = new Int32Array(w * h)
-  const sizes = [0]
-  const stack = new Int32Array(w * h)
-  for (let s = 0; s < labels.length; s++) {
-    if (!inside[s] || labels[s]) continue
-    const label = sizes.length
-    let top = 0
-    let size = 0
-    stack[top++] = s
-    labels[s] = label
-    while (top > 0) {
-      const i = stack[--top]!
-      size++
-      const x = i % w
-      const y = (i - x) / w
-      for (let dy = -1; dy <= 1; dy++) {
-        const yy = y + dy
-        if (yy < 0 || yy >= h) continue
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx
-          if (xx < 0 || xx >= w) continue
-          const j = yy * w + xx
-          if (inside[j] && !labels[j]) {
-            labels[j] = label
-            stack[top++] = j
-          }
-        }
-      }
-    }
-    sizes.push(size)
-  }
-  return { labels, sizes }
-}
-
 /**
  * The trimap's decision on the grid: 1 where a cell belongs to the subject, 2 where it is a
  * half-transparent or small confident part standing apart (background), 0 elsewhere.
@@ -218,13 +183,13 @@ function subjectCells(grid: Grid, photo: Photo, dist: Float32Array, reach: numbe
     if (g[i]! >= CORE) isCore[i] = 1
     else if (g[i]! > LOW) isSoft[i] = 1
   }
-  const core = components(isCore, gw, gh)
+  const core = labelRegions(isCore, gw, gh)
   const largest = Math.max(0, ...core.sizes)
   const mainCore = new Uint8Array(n)
   for (let i = 0; i < n; i++) if (core.labels[i] && core.sizes[core.labels[i]!]! >= SMALL_CORE * largest) mainCore[i] = 1
   // Each half-transparent region: its outline (cells next to a cell outside it) and how much of
   // that outline borders the main core.
-  const soft = components(isSoft, gw, gh)
+  const soft = labelRegions(isSoft, gw, gh)
   const { outline, contact } = borders(
     soft,
     gw,

@@ -9,8 +9,9 @@
  *   meaning, now its alias).
  * - The views (`plan`, at most MAX_SECOND_LOOK_VIEWS runs): none found, 2×2 overlapping tiles of
  *   the frame, each at the model's full size (4 runs); a small subject, its box zoomed, as it is
- *   and mirrored (2 runs: the model gets its whole grid for the subject); a larger one, the photo
- *   mirrored and its box zoomed (1–2 runs).
+ *   and mirrored (2 runs: the model gets its whole grid for the subject); a larger one the model
+ *   doubts, the 2×2 tiles too (4 runs), and of the merged mask the regions the model is surest of
+ *   (`surest.ts`) are a candidate beside the merge.
  */
 import type { MaskPlane, MaskSource } from '../mask/types'
 import { cropAround, CONTEXT_MARGIN, edgeWeight, type Crop } from '../mask/detail'
@@ -19,6 +20,7 @@ import { resizeGrey } from '../mask/resample'
 import { uncertainty } from '../mask/uncertainty'
 import { LIKELY_WRONG } from '../../../../shared/review'
 import { runView, tiles, type View, type ViewSpec } from './views'
+import { surest } from './surest'
 import type { SecondLook, SecondLookReason, SecondLookSetting } from '../../../../shared/params-types'
 
 export type { SecondLook, SecondLookReason }
@@ -69,14 +71,11 @@ export function plan(first: MaskPlane, width: number, height: number, reason: Se
       { crop, mirror: false },
       { crop, mirror: true }
     ]
-  // A larger one: the photo mirrored, and the subject's box zoomed where that shows it larger.
-  const whole = { left: 0, top: 0, width, height }
-  const zoomed = crop.width * crop.height <= ZOOM_AT_MOST * width * height
-  return [{ crop: whole, mirror: true }, ...(zoomed ? [{ crop, mirror: false }] : [])]
+  // A larger one the model doubts: the frame in four tiles, each at the model's full size, so a
+  // subject it merged with the background's own objects, or missed, is seen larger (`surest`
+  // then keeps the regions it is surest of).
+  return tiles(width, height).map((c) => ({ crop: c, mirror: false }))
 }
-
-/** A subject's zoomed box is a view of its own only when it covers at most this share of the photo (else it is the photo again). */
-const ZOOM_AT_MOST = 0.6
 
 function isSmall(box: Crop, plane: MaskPlane): boolean {
   return (box.width * box.height) / (plane.width * plane.height) <= SMALL_BOX
@@ -99,7 +98,9 @@ export async function secondLook(
   const views: View[] = []
   for (const spec of plan(first, image.width, image.height, reason)) views.push(await runView(image, spec, source, signal))
   signal?.throwIfAborted()
-  return { mask: kept(first, merge(first, views, image.width, image.height, reason), reason), look: { views: views.length, reason } }
+  const merged = merge(first, views, image.width, image.height, reason)
+  const mask = reason === 'uncertain' ? keptOf(first, [merged, surest(merged)]) : kept(first, merged, reason)
+  return { mask, look: { views: views.length, reason } }
 }
 
 /**
@@ -122,6 +123,18 @@ export function kept(first: MaskPlane, merged: MaskPlane, reason: SecondLookReas
   const score = uncertainty(merged, merged)
   if (reason === 'empty') return subjectBox(merged) && score < DOUBTFUL ? merged : first
   return score < uncertainty(first, first) ? merged : first
+}
+
+/** The surest of the first mask and the candidates (the lowest review score, each on itself); the first on a tie. */
+function keptOf(first: MaskPlane, candidates: MaskPlane[]): MaskPlane {
+  let best = first
+  let score = uncertainty(first, first)
+  for (const c of candidates) {
+    if (!subjectBox(c)) continue
+    const s = uncertainty(c, c)
+    if (s < score) [best, score] = [c, s]
+  }
+  return best
 }
 
 /** The merged mask's size: the photo's, its long side at most this (a zoomed view holds more than the model's 1024²). */
