@@ -4,7 +4,7 @@
  * over IPC (`presetsList`, `presetsSave`, `presetsDelete`) and `clipdesk presets`.
  * No Node, no DOM here.
  */
-import type { IpcUploadRequest } from './ipc'
+import type { IpcUploadRequest } from './ipc-upload'
 import { formatParams, parseParams, type ParamValues } from './params'
 
 /** A preset as listed (IPC `presetsList`, `clipdesk presets list`). */

@@ -1,5 +1,5 @@
 import type Database from 'libsql'
-import type { Db } from './db'
+import type { Db } from './db-type'
 
 type Statement = Database.Statement<unknown[]>
 
