@@ -21,7 +21,8 @@ import {
   startCoordinator,
   startRedis,
   workerListenPort,
-  type RedisProcess
+  type RedisProcess,
+  stopStudio
 } from './helpers/studio'
 
 if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
@@ -76,12 +77,7 @@ describe.skipIf(!REDIS_SERVER)("the workers' listener", () => {
     serve = await startCoordinator(data, redis.url, ['--worker-listen', '127.0.0.1:0'])
     workerBase = `http://127.0.0.1:${await workerListenPort(serve)}`
   })
-  afterAll(async () => {
-    serve?.child.kill('SIGTERM')
-    await serve?.exited
-    await redis?.stop()
-    rmSync(data, { recursive: true, force: true })
-  })
+  afterAll(() => stopStudio({ serve, redis, data }))
 
   const worker = (path: string, body: unknown, key = workerKey): Promise<Response> =>
     new HandWorker(() => workerBase, key, 'remote-1').post(path, body)

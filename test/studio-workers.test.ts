@@ -5,7 +5,7 @@
  * result set, one charge and no refund, and no temp file is left.
  * (The 60-job, three-worker run of the same scenario is `npm run bench:studio -- --chaos`.)
  */
-import { readdirSync, rmSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -23,7 +23,8 @@ import {
   startWorker,
   waitFor,
   type RedisProcess,
-  type WorkerProcess
+  type WorkerProcess,
+  stopStudio
 } from './helpers/studio'
 
 if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
@@ -44,10 +45,7 @@ describe.skipIf(!REDIS_SERVER)('studio workers', () => {
 
   afterAll(async () => {
     for (const w of workers) w.child.kill('SIGKILL')
-    serve?.child.kill('SIGTERM')
-    await serve?.exited
-    await redis?.stop()
-    rmSync(data, { recursive: true, force: true })
+    await stopStudio({ serve, redis, data })
   })
 
   it('finishes every job once through a worker crash and a Redis restart', async () => {
