@@ -2,7 +2,7 @@ import type { StoreCheck } from '../../shared/store-rules'
 import { type BatchCounts, type BatchItemStatus, batchCounts } from '../../shared/batches'
 import type { SecondLook } from '../../shared/params-types'
 import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
-import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
+import { applyMigrations, firstRow, prepared, type Db } from '../engine/feature-tables'
 import { toBatch, toItem, type BatchRecord, type BatchRow, type ItemRecord, type ItemRow } from './records'
 import { BATCH_MIGRATIONS } from './schema/migrations'
 
@@ -58,8 +58,7 @@ export class BatchStore {
   }
 
   batch(id: string): BatchRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM batches WHERE id = ?').get(id) as BatchRow | undefined
-    return row ? toBatch(row) : null
+    return firstRow(this.db, 'SELECT * FROM batches WHERE id = ?', toBatch, id)
   }
 
   /** Newest first. */
@@ -113,13 +112,11 @@ export class BatchStore {
   }
 
   item(id: string): ItemRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM batch_items WHERE id = ?').get(id) as ItemRow | undefined
-    return row ? toItem(row) : null
+    return firstRow(this.db, 'SELECT * FROM batch_items WHERE id = ?', toItem, id)
   }
 
   itemByJob(jobId: string): ItemRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM batch_items WHERE job_id = ?').get(jobId) as ItemRow | undefined
-    return row ? toItem(row) : null
+    return firstRow(this.db, 'SELECT * FROM batch_items WHERE job_id = ?', toItem, jobId)
   }
 
   items(batchId: string): ItemRecord[] {

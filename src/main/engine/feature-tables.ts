@@ -7,4 +7,4 @@
 export type { Db } from './store/db'
 export { applyMigrations, type Migration } from './store/migrations'
 export { getOrCreateSecret } from './store/meta'
-export { prepared } from './store/statements'
+export { firstRow, prepared } from './store/statements'

@@ -6,7 +6,7 @@
  */
 import { LIKELY_WRONG, TO_CHECK } from '../../shared/review'
 import type { WatchCounts } from '../../shared/watch'
-import { applyMigrations, prepared, type Db } from '../engine/feature-tables'
+import { applyMigrations, firstRow, prepared, type Db } from '../engine/feature-tables'
 import { WatchActivityLog } from './activity-records'
 import { WatchOutputs } from './output-records'
 import {
@@ -61,13 +61,11 @@ export class WatchStore {
   }
 
   folder(id: string): WatchFolderRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM watch_folders WHERE id = ?').get(id) as FolderRow | undefined
-    return row ? toFolder(row) : null
+    return firstRow(this.db, 'SELECT * FROM watch_folders WHERE id = ?', toFolder, id)
   }
 
   folderByPath(path: string): WatchFolderRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM watch_folders WHERE path = ?').get(path) as FolderRow | undefined
-    return row ? toFolder(row) : null
+    return firstRow(this.db, 'SELECT * FROM watch_folders WHERE path = ?', toFolder, path)
   }
 
   folders(): WatchFolderRecord[] {
@@ -105,8 +103,7 @@ export class WatchStore {
   // ── files ────────────────────────────────────────────────────────────────────────────────
 
   file(id: number): WatchFileRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM watch_files WHERE id = ?').get(id) as FileRow | undefined
-    return row ? toFile(row) : null
+    return firstRow(this.db, 'SELECT * FROM watch_files WHERE id = ?', toFile, id)
   }
 
   /** A file's number in its folder (`{n}`): its place in the order the folder's files arrived, from 1. */
@@ -125,8 +122,7 @@ export class WatchStore {
   }
 
   fileByJob(jobId: string): WatchFileRecord | null {
-    const row = prepared(this.db, "SELECT * FROM watch_files WHERE job_id = ? AND state = 'processing'").get(jobId) as FileRow | undefined
-    return row ? toFile(row) : null
+    return firstRow(this.db, "SELECT * FROM watch_files WHERE job_id = ? AND state = 'processing'", toFile, jobId)
   }
 
   filesInState(states: FileDbState[], folderId?: string): WatchFileRecord[] {

@@ -22,3 +22,9 @@ export function prepared(db: Db, sql: string): Statement {
   }
   return stmt
 }
+
+/** The first row `sql` finds for `args`, as `to` reads it; null when there is none. */
+export function firstRow<Row, T>(db: Db, sql: string, to: (row: Row) => T, ...args: unknown[]): T | null {
+  const row = prepared(db, sql).get(...args) as Row | undefined
+  return row ? to(row) : null
+}
