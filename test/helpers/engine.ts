@@ -72,6 +72,22 @@ export async function expectRefusedUpload(server: TestServer, body: FormData, st
   return res.body.error
 }
 
+/**
+ * Uploads `image` as `name` with `fields` and waits for its job: accepted (202) and settled (200).
+ * Returns the job's status body and its final file's bytes.
+ */
+export async function settledJob(
+  server: TestServer,
+  fields: Record<string, string>,
+  image: { bytes: Buffer; name: string }
+): Promise<{ body: Record<string, any>; bytes: Buffer }> {
+  const accepted = await postUpload(server, multipart(fields, { bytes: image.bytes, type: 'image/png', name: image.name }))
+  expect(accepted.status, JSON.stringify(accepted.body)).toBe(202)
+  const { status, body } = await pollUntilSettled(server, accepted.body.job_id)
+  expect(status, JSON.stringify(body)).toBe(200)
+  return { body, bytes: Buffer.from(await (await fetch(body.final_url)).arrayBuffer()) }
+}
+
 /** Polls the status endpoint until the job leaves `pending`; returns the last answer. */
 export async function pollUntilSettled(
   server: TestServer,
