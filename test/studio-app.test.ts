@@ -14,19 +14,8 @@ import { DEFAULT_SETTINGS, settingsPatchSchema } from '../src/shared/app'
 import { startServe, type ServeProcess } from './helpers/cli'
 import { tempDir } from './helpers/engine'
 import { json } from './helpers/http'
-import {
-  REDIS_MISSING_MESSAGE,
-  REDIS_SERVER,
-  createKey,
-  startRedis,
-  waitFor,
-  workerListenPort,
-  type RedisProcess,
-  stopStudio
-} from './helpers/studio'
+import { REDIS_SERVER, createKey, startRedis, waitFor, workerListenPort, type RedisProcess, stopStudio } from './helpers/studio'
 import { STUDIO_PROTOCOL } from '../src/main/studio/protocol'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 describe('queue settings (schema)', () => {
   it('takes an empty address, redis:// and rediss://, and refuses anything else with a reason', () => {

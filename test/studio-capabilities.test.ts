@@ -18,7 +18,6 @@ import { MAX_REFUSED_RESULTS } from '../src/main/studio/runs'
 import { json } from './helpers/http'
 import {
   HandWorker,
-  REDIS_MISSING_MESSAGE,
   REDIS_SERVER,
   createKey,
   rawPost,
@@ -30,8 +29,6 @@ import {
   type RedisProcess,
   stopStudio
 } from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 const MAX_RESULT_MB = 32
 const MB = 1024 * 1024

@@ -4,18 +4,7 @@ import type { ServeProcess } from './helpers/cli'
 import { tempDir } from './helpers/engine'
 import { tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
-import {
-  HandWorker,
-  REDIS_MISSING_MESSAGE,
-  REDIS_SERVER,
-  createKey,
-  startCoordinator,
-  startRedis,
-  type RedisProcess,
-  stopStudio
-} from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
+import { HandWorker, REDIS_SERVER, createKey, startCoordinator, startRedis, type RedisProcess, stopStudio } from './helpers/studio'
 
 describe.skipIf(!REDIS_SERVER)('studio: hinted jobs', () => {
   const data = tempDir()

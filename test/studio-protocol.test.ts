@@ -16,7 +16,6 @@ import { tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
 import {
   HandWorker,
-  REDIS_MISSING_MESSAGE,
   REDIS_SERVER,
   createKey,
   startCoordinator,
@@ -26,8 +25,6 @@ import {
   type RedisProcess,
   stopStudio
 } from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 describe.skipIf(!REDIS_SERVER)('studio coordinator protocol', () => {
   const data = tempDir()

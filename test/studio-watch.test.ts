@@ -13,7 +13,6 @@ import { runCli, type ServeProcess } from './helpers/cli'
 import { tempDir } from './helpers/engine'
 import { scenePng } from './helpers/fixtures'
 import {
-  REDIS_MISSING_MESSAGE,
   REDIS_SERVER,
   createKey,
   startCoordinator,
@@ -25,8 +24,6 @@ import {
   type WorkerProcess,
   stopStudio
 } from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 function list(data: string): WatchFolderView[] {
   const r = runCli(['watch', 'list', '--json', '--data-dir', data])

@@ -15,7 +15,6 @@ import { tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
 import {
   HandWorker,
-  REDIS_MISSING_MESSAGE,
   REDIS_SERVER,
   createKey,
   startCoordinator,
@@ -24,8 +23,6 @@ import {
   type RedisProcess,
   stopStudio
 } from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 describe('--worker-listen parsing (nothing is bound)', () => {
   it('takes host:port, [v6]:port and a bare port (127.0.0.1)', () => {

@@ -15,7 +15,6 @@ import { multipart, tempDir } from './helpers/engine'
 import { scenePng } from './helpers/fixtures'
 import { json } from './helpers/http'
 import {
-  REDIS_MISSING_MESSAGE,
   REDIS_SERVER,
   createKey,
   startCoordinator,
@@ -26,8 +25,6 @@ import {
   type WorkerProcess,
   stopStudio
 } from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 const JOBS = 4
 

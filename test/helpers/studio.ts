@@ -23,6 +23,8 @@ export const REDIS_SERVER = (() => {
 export const REDIS_MISSING_MESSAGE = 'redis-server is not installed (apt-get install redis-server): studio-mode tests skipped'
 // CI (`.ci/run`) sets this: there, a missing Redis fails the studio tests instead of skipping them.
 requireTool(REDIS_SERVER !== null, 'CLIPDESK_REQUIRE_REDIS', REDIS_MISSING_MESSAGE)
+// Said once by each test file that imports this, whose studio tests then skip.
+if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 /**
  * Stops what a studio test started, each part when it got that far: the database it opened, the
