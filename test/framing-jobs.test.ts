@@ -7,8 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { blockPng, redBox, rgbaOf } from './helpers/cutout'
-import { multipart, pollUntilSettled, startTestServer, type TestServer } from './helpers/engine'
-import { json } from './helpers/http'
+import { settledJob, startTestServer, type TestServer } from './helpers/engine'
 
 let server: TestServer
 beforeAll(async () => {
@@ -17,18 +16,9 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 async function run(params: string, image: Buffer, fields: Record<string, string> = {}) {
-  const res = await fetch(server.url('/api/v1/upload'), {
-    method: 'POST',
-    headers: { 'X-API-Key': server.key },
-    body: multipart({ params, ...fields }, { bytes: image, type: 'image/png', name: 'block.png' })
-  })
-  const accepted = await json(res)
-  expect(res.status, JSON.stringify(accepted)).toBe(202)
-  const { status, body } = await pollUntilSettled(server, accepted.job_id)
-  expect(status, JSON.stringify(body)).toBe(200)
+  const { body, bytes } = await settledJob(server, { params, ...fields }, { bytes: image, name: 'block.png' })
   expect(body.status).toBe('done')
-  const main = await rgbaOf(Buffer.from(await (await fetch(body.final_url)).arrayBuffer()))
-  return { body, main }
+  return { body, main: await rgbaOf(bytes) }
 }
 
 /** Within one pixel (a resized hard edge may land on either side of it). */

@@ -3,12 +3,12 @@
  * gradient) with a background rectangle marked keep and a subject rectangle marked remove, run
  * by the real model; and every refusal of a hint, with its exact status and error.code.
  */
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hintBand, strokeBand } from '../src/main/engine/pipeline/guide/hint'
-import { pollUntilSettled, startTestServer, type TestServer } from './helpers/engine'
+import { expectRefusedUpload, pollUntilSettled, postUpload, startTestServer, type TestServer } from './helpers/engine'
 import { SCENE, scenePng, tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
 
@@ -37,11 +37,6 @@ function form(fields: Record<string, string>, parts: Array<{ name: string; bytes
   return f
 }
 
-async function post(server: TestServer, body: FormData): Promise<{ status: number; body: any }> {
-  const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body })
-  return { status: res.status, body: await json(res) }
-}
-
 describe('a hinted job with the real model', () => {
   let server: TestServer
   let png: Buffer
@@ -55,7 +50,7 @@ describe('a hinted job with the real model', () => {
   /** Runs a PNG clipping job, with or without the hint; its alpha as decoded from the result. */
   async function alphaOf(hint?: Buffer): Promise<{ alpha: Buffer; jobId: string }> {
     const parts = [{ name: 'file', bytes: png }, ...(hint ? [{ name: 'hint', bytes: hint }] : [])]
-    const res = await post(server, form({ output_format: 'png' }, parts))
+    const res = await postUpload(server, form({ output_format: 'png' }, parts))
     expect(res.status).toBe(202)
     const jobId = res.body.job_id as string
     const { body } = await pollUntilSettled(server, jobId)
@@ -106,7 +101,7 @@ describe('a hinted job with the real model', () => {
   })
 
   it("retention removes a job's hint with its upload", async () => {
-    const res = await post(
+    const res = await postUpload(
       server,
       form({ output_format: 'png' }, [
         { name: 'file', bytes: await tinyPng(16, 12) },
@@ -134,21 +129,8 @@ describe('refused hints', () => {
   })
   afterAll(() => server.close())
 
-  /** Sends a refused upload: its status, code and details field; no job and no stored file after it. */
-  async function expectRefused(body: FormData, status: number, code: string, field?: string): Promise<any> {
-    const before = server.engine.queuedCount()
-    const stored = readdirSync(join(server.dataDir, 'uploads'))
-    const res = await post(server, body)
-    expect(res.status).toBe(status)
-    expect(res.body.error.code).toBe(code)
-    if (field) expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual([field])
-    expect(server.engine.queuedCount()).toBe(before)
-    expect(readdirSync(join(server.dataDir, 'uploads'))).toEqual(stored)
-    return res.body.error
-  }
-
   it("accepts a hint of the image's size (grey everywhere: the model decides)", async () => {
-    const res = await post(
+    const res = await postUpload(
       server,
       form({}, [
         { name: 'file', bytes: file },
@@ -160,7 +142,8 @@ describe('refused hints', () => {
   })
 
   it('bytes that are not an image: 422 validation_failed, field hint (the declared type is not trusted)', async () => {
-    const error = await expectRefused(
+    const error = await expectRefusedUpload(
+      server,
       form({}, [
         { name: 'file', bytes: file },
         { name: 'hint', bytes: Buffer.from('not an image at all'), type: 'image/png' }
@@ -176,7 +159,8 @@ describe('refused hints', () => {
     const gif = await sharp({ create: { width: 16, height: 12, channels: 3, background: '#fff' } })
       .gif()
       .toBuffer()
-    await expectRefused(
+    await expectRefusedUpload(
+      server,
       form({}, [
         { name: 'file', bytes: file },
         { name: 'hint', bytes: gif, type: 'image/gif' }
@@ -189,7 +173,8 @@ describe('refused hints', () => {
 
   it('a PNG whose header is damaged: 422 validation_failed, field hint', async () => {
     const broken = Buffer.concat([(await hintPng(16, 12)).subarray(0, 8), Buffer.alloc(40)])
-    await expectRefused(
+    await expectRefusedUpload(
+      server,
       form({}, [
         { name: 'file', bytes: file },
         { name: 'hint', bytes: broken }
@@ -201,7 +186,8 @@ describe('refused hints', () => {
   })
 
   it("another size than the image's: 422 validation_failed, field hint, both sizes said", async () => {
-    const error = await expectRefused(
+    const error = await expectRefusedUpload(
+      server,
       form({}, [
         { name: 'file', bytes: file },
         { name: 'hint', bytes: await hintPng(12, 16) }
@@ -215,7 +201,8 @@ describe('refused hints', () => {
 
   it('over the upload limit: 413 payload_too_large, field hint', async () => {
     const big = Buffer.concat([await hintPng(16, 12), Buffer.alloc(LIMIT + 1)])
-    await expectRefused(
+    await expectRefusedUpload(
+      server,
       form({}, [
         { name: 'file', bytes: file },
         { name: 'hint', bytes: big }
@@ -227,7 +214,8 @@ describe('refused hints', () => {
   })
 
   it('with file_url instead of a file: 422 validation_failed, field hint', async () => {
-    await expectRefused(
+    await expectRefusedUpload(
+      server,
       form({ file_url: 'https://example.com/a.png' }, [{ name: 'hint', bytes: await hintPng(16, 12) }]),
       422,
       'validation_failed',
@@ -237,7 +225,7 @@ describe('refused hints', () => {
 
   it('a hint sent as a text part: 422 validation_failed, field hint (it is a file part)', async () => {
     const body = form({ hint: 'white' }, [{ name: 'file', bytes: file }])
-    const error = await expectRefused(body, 422, 'validation_failed', 'hint')
+    const error = await expectRefusedUpload(server, body, 422, 'validation_failed', 'hint')
     expect(error.details[0].issue).toBe('unknown field')
   })
 
@@ -250,7 +238,8 @@ describe('refused hints', () => {
 
   it('two hint parts: 400 malformed_request', async () => {
     const hint = await hintPng(16, 12)
-    await expectRefused(
+    await expectRefusedUpload(
+      server,
       form({}, [
         { name: 'file', bytes: file },
         { name: 'hint', bytes: hint },

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { multipart, pollUntilSettled, startTestServer, type TestServer } from './helpers/engine'
+import { expectRefusedUpload, multipart, pollUntilSettled, postUpload, startTestServer, type TestServer } from './helpers/engine'
 import { inSmallSubjectBox, SMALL_SUBJECT, smallSubjectPng, smallSubjectScores, tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
 
@@ -16,11 +16,6 @@ const BOX = SMALL_SUBJECT.box
 
 const form = (fields: Record<string, string>, file?: Buffer): FormData =>
   multipart(fields, file && { bytes: file, type: 'image/png', name: 'file.png' })
-
-async function post(server: TestServer, body: FormData): Promise<{ status: number; body: any }> {
-  const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': server.key }, body })
-  return { status: res.status, body: await json(res) }
-}
 
 describe('look-again boxes with the real model', () => {
   let server: TestServer
@@ -33,7 +28,7 @@ describe('look-again boxes with the real model', () => {
   afterAll(() => server.close())
 
   async function alphaOf(regions?: string): Promise<{ alpha: Buffer; jobId: string; uncertainty: number }> {
-    const res = await post(server, form({ output_format: 'png', ...(regions ? { regions } : {}) }, png))
+    const res = await postUpload(server, form({ output_format: 'png', ...(regions ? { regions } : {}) }, png))
     expect(res.status).toBe(202)
     const jobId = res.body.job_id as string
     const { body } = await pollUntilSettled(server, jobId)
@@ -81,36 +76,32 @@ describe('refused look-again boxes', () => {
   })
   afterAll(() => server.close())
 
-  async function expectRefused(body: FormData, status: number, code: string, field?: string): Promise<any> {
-    const before = server.engine.queuedCount()
-    const stored = readdirSync(join(server.dataDir, 'uploads'))
-    const res = await post(server, body)
-    expect(res.status).toBe(status)
-    expect(res.body.error.code).toBe(code)
-    if (field) expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual([field])
-    expect(server.engine.queuedCount()).toBe(before)
-    expect(readdirSync(join(server.dataDir, 'uploads'))).toEqual(stored)
-    return res.body.error
-  }
-
   it('accepts boxes that reach past the image, clipped to it', async () => {
-    const res = await post(server, form({ regions: JSON.stringify([{ x: 40, y: 30, width: 100, height: 100 }]) }, file))
+    const res = await postUpload(server, form({ regions: JSON.stringify([{ x: 40, y: 30, width: 100, height: 100 }]) }, file))
     expect(res.status).toBe(202)
     const stored = JSON.parse(readFileSync(join(server.dataDir, 'uploads', `${res.body.job_id}.regions`), 'utf8'))
     expect(stored).toEqual([{ x: 40, y: 30, width: 24, height: 18 }])
   })
 
   it('text that is not a JSON array of boxes: 422 validation_failed, field regions', async () => {
-    const error = await expectRefused(form({ regions: '10,10,20,20' }, file), 422, 'validation_failed', 'regions')
+    const error = await expectRefusedUpload(server, form({ regions: '10,10,20,20' }, file), 422, 'validation_failed', 'regions')
     expect(error.details[0].issue).toMatch(/JSON array/)
-    await expectRefused(form({ regions: JSON.stringify([{ x: 1, y: 1, width: 20 }]) }, file), 422, 'validation_failed', 'regions')
-    await expectRefused(
+    await expectRefusedUpload(
+      server,
+      form({ regions: JSON.stringify([{ x: 1, y: 1, width: 20 }]) }, file),
+      422,
+      'validation_failed',
+      'regions'
+    )
+    await expectRefusedUpload(
+      server,
       form({ regions: JSON.stringify([{ x: 1, y: 1, width: 20, height: 20, z: 1 }]) }, file),
       422,
       'validation_failed',
       'regions'
     )
-    await expectRefused(
+    await expectRefusedUpload(
+      server,
       form({ regions: JSON.stringify([{ x: -1, y: 1, width: 20, height: 20 }]) }, file),
       422,
       'validation_failed',
@@ -120,12 +111,13 @@ describe('refused look-again boxes', () => {
 
   it('more than eight boxes: 422 validation_failed, field regions', async () => {
     const nine = Array.from({ length: 9 }, () => ({ x: 0, y: 0, width: 20, height: 20 }))
-    const error = await expectRefused(form({ regions: JSON.stringify(nine) }, file), 422, 'validation_failed', 'regions')
+    const error = await expectRefusedUpload(server, form({ regions: JSON.stringify(nine) }, file), 422, 'validation_failed', 'regions')
     expect(error.details[0].issue).toMatch(/at most 8/)
   })
 
   it('a box under 16 pixels on a side: 422 validation_failed, field regions', async () => {
-    const error = await expectRefused(
+    const error = await expectRefusedUpload(
+      server,
       form({ regions: JSON.stringify([{ x: 0, y: 0, width: 4, height: 30 }]) }, file),
       422,
       'validation_failed',
@@ -135,14 +127,16 @@ describe('refused look-again boxes', () => {
   })
 
   it('a box outside the image, or keeping under 16 pixels of it: 422 validation_failed, field regions', async () => {
-    const error = await expectRefused(
+    const error = await expectRefusedUpload(
+      server,
       form({ regions: JSON.stringify([{ x: 100, y: 0, width: 20, height: 20 }]) }, file),
       422,
       'validation_failed',
       'regions'
     )
     expect(error.details[0].issue).toMatch(/64×48/)
-    await expectRefused(
+    await expectRefusedUpload(
+      server,
       form(
         {
           regions: JSON.stringify([
@@ -164,12 +158,12 @@ describe('refused look-again boxes', () => {
       { x: 0, y: 0, width: 64, height: 40 },
       { x: 0, y: 8, width: 64, height: 40 }
     ]
-    const error = await expectRefused(form({ regions: JSON.stringify(two) }, file), 422, 'validation_failed', 'regions')
+    const error = await expectRefusedUpload(server, form({ regions: JSON.stringify(two) }, file), 422, 'validation_failed', 'regions')
     expect(error.details[0].issue).toBe(
       'the boxes cover 5,120 pixels between them, over the 3,072 of the 64×48 image they may cover together (overlaps count each time); use fewer or smaller boxes'
     )
     // Clipped first: a box reaching past the image counts only what lies inside it.
-    const res = await post(
+    const res = await postUpload(
       server,
       form(
         {
@@ -185,7 +179,8 @@ describe('refused look-again boxes', () => {
   })
 
   it('with file_url instead of a file: 422 validation_failed, field regions', async () => {
-    await expectRefused(
+    await expectRefusedUpload(
+      server,
       form({ file_url: 'https://example.com/a.png', regions: JSON.stringify([{ x: 0, y: 0, width: 20, height: 20 }]) }),
       422,
       'validation_failed',
@@ -224,14 +219,8 @@ describe('credits for look-again boxes', () => {
 
   const box = (x: number): { x: number; y: number; width: number; height: number } => ({ x, y: 0, width: 16, height: 16 })
 
-  async function postAs(key: string, regions: unknown[]): Promise<{ status: number; body: any }> {
-    const res = await fetch(server.url('/api/v1/upload'), {
-      method: 'POST',
-      headers: { 'X-API-Key': key },
-      body: form({ regions: JSON.stringify(regions) }, file)
-    })
-    return { status: res.status, body: await json(res) }
-  }
+  const postAs = (key: string, regions: unknown[]): Promise<{ status: number; body: any }> =>
+    postUpload(server, form({ regions: JSON.stringify(regions) }, file), key)
 
   it('a job is charged 1 credit per box on top of its outputs, in the one charge, and given all of it back when it ends without a result', async () => {
     const { key, info } = server.engine.createKey({ credits: 5 })

@@ -6,7 +6,7 @@
  * cover the three modes, the six output formats and both delivery modes (the variation ×
  * format matrix itself runs with a stand-in segmenter in pipeline/encode/variations-formats.test.ts).
  */
-import { initializeCanvas, readPsd } from 'ag-psd'
+import { readPsd } from 'ag-psd'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngineHandlers } from '../src/main/app-api/engine-handlers'
@@ -15,8 +15,7 @@ import { runCli } from './helpers/cli'
 import { multipart, pollUntilSettled, startTestServer, tempDir, type TestServer } from './helpers/engine'
 import { SCENE, scenePng } from './helpers/fixtures'
 import { json } from './helpers/http'
-
-type CreateImageData = NonNullable<Parameters<typeof initializeCanvas>[1]>
+import { psdWithoutCanvas } from './helpers/psd'
 
 let server: TestServer
 let png: Buffer
@@ -24,12 +23,7 @@ let png: Buffer
 beforeAll(async () => {
   server = await startTestServer()
   png = await scenePng()
-  initializeCanvas(
-    () => {
-      throw new Error('no canvas')
-    },
-    ((width: number, height: number) => ({ width, height, data: new Uint8ClampedArray(width * height * 4) })) as unknown as CreateImageData
-  )
+  psdWithoutCanvas()
 })
 afterAll(() => server.close())
 

@@ -4,9 +4,8 @@
  * default `look=auto` adds nothing. No model runs here (the engine does not run its queue).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { multipart, startTestServer, type TestServer } from './helpers/engine'
+import { multipart, postUpload, startTestServer, type TestServer } from './helpers/engine'
 import { tinyPng } from './helpers/fixtures'
-import { json } from './helpers/http'
 
 describe('credits for a forced second look', () => {
   let server: TestServer
@@ -17,14 +16,8 @@ describe('credits for a forced second look', () => {
   })
   afterAll(() => server.close())
 
-  async function postAs(key: string, params: string): Promise<{ status: number; body: any }> {
-    const res = await fetch(server.url('/api/v1/upload'), {
-      method: 'POST',
-      headers: { 'X-API-Key': key },
-      body: multipart({ mode: 'clipping', params }, { bytes: file, type: 'image/png' })
-    })
-    return { status: res.status, body: await json(res) }
-  }
+  const postAs = (key: string, params: string): Promise<{ status: number; body: any }> =>
+    postUpload(server, multipart({ mode: 'clipping', params }, { bytes: file, type: 'image/png' }), key)
 
   it('look=always costs 4 credits more, refused with 402 naming them when the key cannot pay; auto and off cost 1', async () => {
     const { key, info } = server.engine.createKey({ credits: 4 })

@@ -17,8 +17,7 @@ import { settled, until } from './helpers/batches'
 import { runCli } from './helpers/cli'
 import { blockPng, rgbaOf } from './helpers/cutout'
 import { withDataFolderDb } from './helpers/data-folder'
-import { multipart, pollUntilSettled, startTestServer, tempDir, type TestServer } from './helpers/engine'
-import { json } from './helpers/http'
+import { settledJob, startTestServer, tempDir, type TestServer } from './helpers/engine'
 
 let server: TestServer
 beforeAll(async () => {
@@ -27,16 +26,7 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 async function run(params: string, image: Buffer, fields: Record<string, string> = {}) {
-  const res = await fetch(server.url('/api/v1/upload'), {
-    method: 'POST',
-    headers: { 'X-API-Key': server.key },
-    body: multipart({ params, ...fields }, { bytes: image, type: 'image/png', name: 'product.png' })
-  })
-  const accepted = await json(res)
-  expect(res.status, JSON.stringify(accepted)).toBe(202)
-  const { status, body } = await pollUntilSettled(server, accepted.job_id)
-  expect(status, JSON.stringify(body)).toBe(200)
-  const bytes = Buffer.from(await (await fetch(body.final_url)).arrayBuffer())
+  const { body, bytes } = await settledJob(server, { params, ...fields }, { bytes: image, name: 'product.png' })
   return { body, bytes, meta: await sharp(bytes).metadata(), main: await rgbaOf(bytes) }
 }
 

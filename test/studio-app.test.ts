@@ -5,7 +5,7 @@
  * worker calls in. A real Redis on a free loopback port; the test plays the worker by hand
  * (no model).
  */
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sanitizeSettings } from '../src/main/settings'
@@ -14,10 +14,8 @@ import { DEFAULT_SETTINGS, settingsPatchSchema } from '../src/shared/app'
 import { startServe, type ServeProcess } from './helpers/cli'
 import { tempDir } from './helpers/engine'
 import { json } from './helpers/http'
-import { REDIS_MISSING_MESSAGE, REDIS_SERVER, createKey, startRedis, waitFor, workerListenPort, type RedisProcess } from './helpers/studio'
+import { REDIS_SERVER, createKey, startRedis, waitFor, workerListenPort, type RedisProcess, stopStudio } from './helpers/studio'
 import { STUDIO_PROTOCOL } from '../src/main/studio/protocol'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 describe('queue settings (schema)', () => {
   it('takes an empty address, redis:// and rediss://, and refuses anything else with a reason', () => {
@@ -76,12 +74,7 @@ describe.skipIf(!REDIS_SERVER)('studio mode in the app (bridge of clipdesk serve
     serve = await startServe(data)
     owner = serve.key!
   })
-  afterAll(async () => {
-    serve?.child.kill('SIGTERM')
-    await serve?.exited
-    await redis?.stop()
-    rmSync(data, { recursive: true, force: true })
-  })
+  afterAll(() => stopStudio({ serve, redis, data }))
 
   it('lists no workers in the embedded default', async () => {
     expect(await json(await call('studioWorkers'))).toEqual({ enabled: false, queue: null, queue_available: null, workers: [] })

@@ -19,10 +19,8 @@ import { STUDIO_PROTOCOL } from '../src/main/studio/protocol'
 import { tempDir } from './helpers/engine'
 import { tinyPng } from './helpers/fixtures'
 import { json, rawRequest, type RawBody } from './helpers/http'
-import { HandWorker, REDIS_MISSING_MESSAGE, REDIS_SERVER, startRedis, type HandClaim, type RedisProcess } from './helpers/studio'
+import { HandWorker, REDIS_SERVER, startRedis, type HandClaim, type RedisProcess } from './helpers/studio'
 import { waitFor } from './helpers/wait'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 const KB = 1024
 const MB = 1024 * 1024

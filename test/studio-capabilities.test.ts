@@ -6,7 +6,7 @@
  * a second key taking over a held job, result bodies buffered whole, results of any type and
  * any variation, unbounded worker names, and a queue re-added to Redis every second.
  */
-import { readdirSync, rmSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -18,7 +18,6 @@ import { MAX_REFUSED_RESULTS } from '../src/main/studio/runs'
 import { json } from './helpers/http'
 import {
   HandWorker,
-  REDIS_MISSING_MESSAGE,
   REDIS_SERVER,
   createKey,
   rawPost,
@@ -27,10 +26,9 @@ import {
   startCoordinator,
   startRedis,
   waitFor,
-  type RedisProcess
+  type RedisProcess,
+  stopStudio
 } from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 const MAX_RESULT_MB = 32
 const MB = 1024 * 1024
@@ -61,13 +59,7 @@ describe.skipIf(!REDIS_SERVER)('studio workers hold capabilities, not trust', ()
       30_000
     )
   })
-  afterAll(async () => {
-    db?.close()
-    serve?.child.kill('SIGTERM')
-    await serve?.exited
-    await redis?.stop()
-    rmSync(data, { recursive: true, force: true })
-  })
+  afterAll(() => stopStudio({ db, serve, redis, data }))
 
   const newJob = async (fields: Record<string, string> = {}): Promise<string> => {
     const res = await fetch(`${base()}/api/v1/upload`, {

@@ -15,7 +15,6 @@ import { multipart, tempDir } from './helpers/engine'
 import { SCENE, scenePng } from './helpers/fixtures'
 import { json } from './helpers/http'
 import {
-  REDIS_MISSING_MESSAGE,
   REDIS_SERVER,
   createKey,
   startCoordinator,
@@ -25,8 +24,6 @@ import {
   type RedisProcess,
   type WorkerProcess
 } from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 describe.skipIf(!REDIS_SERVER)('the job executor in studio mode', () => {
   const dirs: string[] = []

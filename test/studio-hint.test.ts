@@ -1,30 +1,10 @@
-/**
- * Studio mode and hints: a hint (and look-again boxes, the field `regions`) stays with the
- * coordinator's upload and only the coordinator's own worker applies it, so a coordinator
- * without one (`--no-local-worker`) refuses such an upload at once, 422 naming the field (and
- * remove.bg's `roi`, which travels as a hint, 400 `unsupported_option`), rather than leave a job
- * queued that no worker may claim. A job without either is claimed as usual.
- * A real coordinator (`clipdesk serve --queue`, no local worker) on a real Redis; the test plays
- * the remote worker.
- */
-import { rmSync } from 'node:fs'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ServeProcess } from './helpers/cli'
 import { tempDir } from './helpers/engine'
 import { tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
-import {
-  HandWorker,
-  REDIS_MISSING_MESSAGE,
-  REDIS_SERVER,
-  createKey,
-  startCoordinator,
-  startRedis,
-  type RedisProcess
-} from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
+import { HandWorker, REDIS_SERVER, createKey, startCoordinator, startRedis, type RedisProcess, stopStudio } from './helpers/studio'
 
 describe.skipIf(!REDIS_SERVER)('studio: hinted jobs', () => {
   const data = tempDir()
@@ -40,12 +20,7 @@ describe.skipIf(!REDIS_SERVER)('studio: hinted jobs', () => {
     hand = new HandWorker(base, createKey(data, ['--worker', '--name', 'remote']))
     serve = await startCoordinator(data, redis.url)
   })
-  afterAll(async () => {
-    serve?.child.kill('SIGTERM')
-    await serve?.exited
-    await redis?.stop()
-    rmSync(data, { recursive: true, force: true })
-  })
+  afterAll(() => stopStudio({ serve, redis, data }))
 
   async function upload(withHint: boolean, regions?: string, side?: number): Promise<Response> {
     const form = new FormData()

@@ -5,7 +5,7 @@
  * stored once, and uploads answering 503 while Redis is down.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,17 +16,15 @@ import { tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
 import {
   HandWorker,
-  REDIS_MISSING_MESSAGE,
   REDIS_SERVER,
   createKey,
   startCoordinator,
   startRedis,
   waitFor,
   type HandClaim,
-  type RedisProcess
+  type RedisProcess,
+  stopStudio
 } from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 describe.skipIf(!REDIS_SERVER)('studio coordinator protocol', () => {
   const data = tempDir()
@@ -48,13 +46,7 @@ describe.skipIf(!REDIS_SERVER)('studio coordinator protocol', () => {
     db = openDatabase(join(data, 'clipdesk.db'))
     hand = new HandWorker(base, workerKey)
   })
-  afterAll(async () => {
-    db?.close()
-    serve?.child.kill('SIGTERM')
-    await serve?.exited
-    await redis?.stop()
-    rmSync(data, { recursive: true, force: true })
-  })
+  afterAll(() => stopStudio({ db, serve, redis, data }))
 
   const upload = async (key = client): Promise<Response> =>
     fetch(`${base()}/api/v1/upload`, {

@@ -4,7 +4,7 @@
  * knows nothing of the folder, runs the job through the queue and the workers' listener; the
  * cutout lands in the folder's output. Real Redis on a free loopback port, real chokidar.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -13,7 +13,6 @@ import { runCli, type ServeProcess } from './helpers/cli'
 import { tempDir } from './helpers/engine'
 import { scenePng } from './helpers/fixtures'
 import {
-  REDIS_MISSING_MESSAGE,
   REDIS_SERVER,
   createKey,
   startCoordinator,
@@ -22,10 +21,9 @@ import {
   waitFor,
   workerListenPort,
   type RedisProcess,
-  type WorkerProcess
+  type WorkerProcess,
+  stopStudio
 } from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 function list(data: string): WatchFolderView[] {
   const r = runCli(['watch', 'list', '--json', '--data-dir', data])
@@ -45,10 +43,7 @@ describe.skipIf(!REDIS_SERVER)('watched folders in studio mode', () => {
   afterAll(async () => {
     worker?.child.kill('SIGTERM')
     await worker?.exited
-    serve?.child.kill('SIGTERM')
-    await serve?.exited
-    await redis?.stop()
-    rmSync(root, { recursive: true, force: true })
+    await stopStudio({ serve, redis, data: root })
   })
 
   it("feeds the queue from the coordinator's folder; a worker does the job, the output lands in the folder's destination", async () => {

@@ -14,17 +14,7 @@ import { Queue } from 'bullmq'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { STUDIO_PROTOCOL, redisConnection } from '../src/main/studio/protocol'
 import { CLI } from './helpers/cli'
-import {
-  REDIS_MISSING_MESSAGE,
-  REDIS_SERVER,
-  startRedis,
-  startWorker,
-  waitFor,
-  type RedisProcess,
-  type WorkerProcess
-} from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
+import { REDIS_SERVER, startRedis, startWorker, waitFor, type RedisProcess, type WorkerProcess } from './helpers/studio'
 
 const MB = 1024 * 1024
 

@@ -15,16 +15,14 @@ import { tinyPng } from './helpers/fixtures'
 import { json } from './helpers/http'
 import {
   HandWorker,
-  REDIS_MISSING_MESSAGE,
   REDIS_SERVER,
   createKey,
   startCoordinator,
   startRedis,
   workerListenPort,
-  type RedisProcess
+  type RedisProcess,
+  stopStudio
 } from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 describe('--worker-listen parsing (nothing is bound)', () => {
   it('takes host:port, [v6]:port and a bare port (127.0.0.1)', () => {
@@ -76,12 +74,7 @@ describe.skipIf(!REDIS_SERVER)("the workers' listener", () => {
     serve = await startCoordinator(data, redis.url, ['--worker-listen', '127.0.0.1:0'])
     workerBase = `http://127.0.0.1:${await workerListenPort(serve)}`
   })
-  afterAll(async () => {
-    serve?.child.kill('SIGTERM')
-    await serve?.exited
-    await redis?.stop()
-    rmSync(data, { recursive: true, force: true })
-  })
+  afterAll(() => stopStudio({ serve, redis, data }))
 
   const worker = (path: string, body: unknown, key = workerKey): Promise<Response> =>
     new HandWorker(() => workerBase, key, 'remote-1').post(path, body)

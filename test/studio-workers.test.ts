@@ -5,7 +5,7 @@
  * result set, one charge and no refund, and no temp file is left.
  * (The 60-job, three-worker run of the same scenario is `npm run bench:studio -- --chaos`.)
  */
-import { readdirSync, rmSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -15,7 +15,6 @@ import { multipart, tempDir } from './helpers/engine'
 import { scenePng } from './helpers/fixtures'
 import { json } from './helpers/http'
 import {
-  REDIS_MISSING_MESSAGE,
   REDIS_SERVER,
   createKey,
   startCoordinator,
@@ -23,10 +22,9 @@ import {
   startWorker,
   waitFor,
   type RedisProcess,
-  type WorkerProcess
+  type WorkerProcess,
+  stopStudio
 } from './helpers/studio'
-
-if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
 
 const JOBS = 4
 
@@ -44,10 +42,7 @@ describe.skipIf(!REDIS_SERVER)('studio workers', () => {
 
   afterAll(async () => {
     for (const w of workers) w.child.kill('SIGKILL')
-    serve?.child.kill('SIGTERM')
-    await serve?.exited
-    await redis?.stop()
-    rmSync(data, { recursive: true, force: true })
+    await stopStudio({ serve, redis, data })
   })
 
   it('finishes every job once through a worker crash and a Redis restart', async () => {

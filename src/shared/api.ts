@@ -5,7 +5,7 @@
 import type { StoreCheck } from './store-rules'
 import type { ErrorBody, FailureReason } from './errors'
 import type { Review } from './review'
-import type { SecondLook } from './params-types'
+import type { SecondLook } from './second-look'
 
 export const MODES = ['clipping', 'background', 'params'] as const
 export type Mode = (typeof MODES)[number]

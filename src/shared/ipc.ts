@@ -4,7 +4,7 @@
  * request/response shapes as HTTP. Each method takes one argument (an object when it needs
  * several values) so that the bridge stays generic and typed.
  */
-import type { StatusResponse, UploadFields, UploadResponse } from './api'
+import type { StatusResponse, UploadResponse } from './api'
 import type {
   ApiKeyView,
   AppInfo,
@@ -18,19 +18,13 @@ import type {
 } from './app'
 import type { BatchAddRequest, BatchAddResult, BatchCreateRequest, BatchDetail, BatchItemView, BatchSummary, BatchTarget } from './batches'
 import type { ErrorBody } from './errors'
+import type { IpcUploadRequest } from './ipc-upload'
 import type { ModelAddRequest, ModelAddResult, ModelInfo, ModelTestRun } from './models'
 import type { PresetInfo, PresetSaveRequest } from './presets'
 import type { ResultDownload, ResultTarget } from './results'
 import type { StudioView } from './studio'
 import type { TouchUpPreview, TouchUpPreviewRequest, TouchUpResult, TouchUpSaveRequest } from './touchup'
 import type { WatchAddRequest, WatchEvent, WatchFolderView, WatchRetryRequest, WatchRetryResult, WatchUpdateRequest } from './watch'
-
-/** A file handed over IPC: by path (drag-and-drop) or by bytes (file picker in a sandbox). */
-export type IpcFile = { path: string } | { bytes: Uint8Array; name?: string; type?: string }
-
-export interface IpcUploadRequest extends UploadFields {
-  file?: IpcFile
-}
 
 /** Invoke methods: name → [argument, result]. Add a feature's methods here. */
 export interface IpcInvokeMap {

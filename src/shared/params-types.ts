@@ -143,15 +143,8 @@ export interface JobParams {
 export const SECOND_LOOK_SETTINGS = ['auto', 'off', 'always'] as const
 export type SecondLookSetting = (typeof SECOND_LOOK_SETTINGS)[number]
 
-/** Why a photo got a second look: its first mask's review score, a small subject, none found, or the setting `always`. */
-export const SECOND_LOOK_REASONS = ['uncertain', 'small', 'empty', 'asked'] as const
-export type SecondLookReason = (typeof SECOND_LOOK_REASONS)[number]
-
-/** The second look a photo got: how many views the model saw beyond the first (one run each), and why. */
-export interface SecondLook {
-  views: number
-  reason: SecondLookReason
-}
+// What a photo's second look was (the job's answer, not a parameter): `second-look.ts`, below `api.ts`.
+export { SECOND_LOOK_REASONS, type SecondLook, type SecondLookReason } from './second-look'
 
 /** The second look a job asks for: `look`, with `refine=detail` as its old name for `always`. */
 export function secondLookSetting(p: Pick<JobParams, 'refine' | 'look'>): SecondLookSetting {

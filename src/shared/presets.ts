@@ -4,7 +4,7 @@
  * over IPC (`presetsList`, `presetsSave`, `presetsDelete`) and `clipdesk presets`.
  * No Node, no DOM here.
  */
-import type { IpcUploadRequest } from './ipc'
+import type { IpcUploadRequest } from './ipc-upload'
 import { parseParams } from './params'
 import { formatParams } from './params-format'
 import type { ParamValues } from './params-keys'

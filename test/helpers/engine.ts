@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { expect } from 'vitest'
 import { Engine } from '../../src/main/engine/engine'
 import type { EngineOptions } from '../../src/main/engine/options'
 import { startHttpServer, type HttpListener } from '../../src/main/http/server'
@@ -50,6 +51,41 @@ export function multipart(fields: Record<string, string>, file?: { bytes: Buffer
   for (const [k, v] of Object.entries(fields)) form.append(k, v)
   if (file) form.append(file.part ?? 'file', new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name ?? 'image')
   return form
+}
+
+/** POSTs a form to `/api/v1/upload` with `key` (the server's unlimited one by default): the status and the parsed body. */
+export async function postUpload(server: TestServer, body: FormData, key = server.key): Promise<{ status: number; body: any }> {
+  const res = await fetch(server.url('/api/v1/upload'), { method: 'POST', headers: { 'X-API-Key': key }, body })
+  return { status: res.status, body: await json(res) }
+}
+
+/** Sends a refused upload: its status, code and details field; no job queued and no stored file after it. Returns the error. */
+export async function expectRefusedUpload(server: TestServer, body: FormData, status: number, code: string, field?: string): Promise<any> {
+  const before = server.engine.queuedCount()
+  const stored = readdirSync(join(server.dataDir, 'uploads'))
+  const res = await postUpload(server, body)
+  expect(res.status).toBe(status)
+  expect(res.body.error.code).toBe(code)
+  if (field) expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual([field])
+  expect(server.engine.queuedCount()).toBe(before)
+  expect(readdirSync(join(server.dataDir, 'uploads'))).toEqual(stored)
+  return res.body.error
+}
+
+/**
+ * Uploads `image` as `name` with `fields` and waits for its job: accepted (202) and settled (200).
+ * Returns the job's status body and its final file's bytes.
+ */
+export async function settledJob(
+  server: TestServer,
+  fields: Record<string, string>,
+  image: { bytes: Buffer; name: string }
+): Promise<{ body: Record<string, any>; bytes: Buffer }> {
+  const accepted = await postUpload(server, multipart(fields, { bytes: image.bytes, type: 'image/png', name: image.name }))
+  expect(accepted.status, JSON.stringify(accepted.body)).toBe(202)
+  const { status, body } = await pollUntilSettled(server, accepted.body.job_id)
+  expect(status, JSON.stringify(body)).toBe(200)
+  return { body, bytes: Buffer.from(await (await fetch(body.final_url)).arrayBuffer()) }
 }
 
 /** Polls the status endpoint until the job leaves `pending`; returns the last answer. */

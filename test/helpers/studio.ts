@@ -4,7 +4,7 @@
  * `clipdesk serve --queue` and `clipdesk worker` processes.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { connect, createServer } from 'node:net'
 import { STUDIO_PROTOCOL, WORKER_FEATURES } from '../../src/main/studio/protocol'
@@ -23,6 +23,25 @@ export const REDIS_SERVER = (() => {
 export const REDIS_MISSING_MESSAGE = 'redis-server is not installed (apt-get install redis-server): studio-mode tests skipped'
 // CI (`.ci/run`) sets this: there, a missing Redis fails the studio tests instead of skipping them.
 requireTool(REDIS_SERVER !== null, 'CLIPDESK_REQUIRE_REDIS', REDIS_MISSING_MESSAGE)
+// Said once by each test file that imports this, whose studio tests then skip.
+if (!REDIS_SERVER) console.warn(REDIS_MISSING_MESSAGE)
+
+/**
+ * Stops what a studio test started, each part when it got that far: the database it opened, the
+ * coordinator, Redis, then its data folder.
+ */
+export async function stopStudio(parts: {
+  db?: { close(): void }
+  serve?: ServeProcess
+  redis?: RedisProcess
+  data?: string
+}): Promise<void> {
+  parts.db?.close()
+  parts.serve?.child.kill('SIGTERM')
+  await parts.serve?.exited
+  await parts.redis?.stop()
+  if (parts.data) rmSync(parts.data, { recursive: true, force: true })
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

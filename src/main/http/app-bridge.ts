@@ -75,16 +75,11 @@ export function signedPreviewAddress(engine: AppBridgePort): PreviewAddress {
   }
 }
 
-export interface BridgeContext {
-  /** The listener's floor on a body's rate. @default DEFAULT_RATE_FLOOR */
-  floor?: RateFloor
-}
-
 /**
  * The app bridge's routes (`owner` key: an owner key or the owner token), the signed file and
  * download addresses, and the renderer's files for any other GET outside `/api/`.
  */
-export function appRoutes(opts: AppBridgeOptions, ctx: BridgeContext): Route[] {
+export function appRoutes(opts: AppBridgeOptions): Route[] {
   const bridged = new Set<string>(IPC_METHODS.filter((m) => !NOT_BRIDGED.has(m)))
   const routes: Route[] = [
     ...downloadRoutes(opts),
@@ -147,10 +142,9 @@ export function appRoutes(opts: AppBridgeOptions, ctx: BridgeContext): Route[] {
       audience: 'app',
       key: 'owner',
       body: { reader: 'json', limit: MAX_BODY_BYTES },
-      async handle({ req, res, params }) {
-        const arg = await readJson(req, { limit: MAX_BODY_BYTES, floor: ctx.floor })
+      async handle({ req, res, params, body }) {
         const handler = opts.handlers[params.method as IpcMethod] as (a: unknown) => Promise<unknown>
-        const result = await workingUntilAnswered(req, () => handler(arg))
+        const result = await workingUntilAnswered(req, () => handler(body))
         sendJson(res, 200, result === undefined ? null : result)
       }
     }

@@ -7,8 +7,10 @@
  *   2. the match (router.ts): no route for the path → 404, none for the method → 405 with `Allow`;
  *   3. the route's key (`key`): checked before the method for worker routes, whose every answer
  *      needs the worker key, after it for the others;
- *   4. the handler, which reads its body through the one body reader (read-body.ts) within the
- *      route's `body` limit;
+ *   4. the body: a JSON body (`json`, `json-object`) is read here, through the one body reader
+ *      (read-body.ts) within the route's `body` limit and the listener's rate floor, and handed to
+ *      the handler; the other readers stream, reserve or meter, so their handler runs them with the
+ *      same limit;
  *   5. the error shape (`errors`): ours (thrown to `apiServer`, listen.ts), or remove.bg's.
  *
  * The listener's timeouts, header deadline, connection caps and drains are `apiServer`'s (listen.ts),
@@ -17,7 +19,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ApiError } from './api-error'
-import { discardRest } from './read-body'
+import { discardRest, readJson, readJsonObject, type RateFloor } from './read-body'
 import { Router, type ParamTest } from './router'
 
 /**
@@ -43,6 +45,11 @@ export interface RouteCall {
   params: Record<string, string>
   /** The key that called, by `key`; null for none or the owner token. */
   keyId: string | null
+  /**
+   * The JSON body, read by the table: any value (undefined when empty) for the `json` reader, an
+   * object for `json-object`; undefined for the other readers.
+   */
+  body: unknown
 }
 
 export interface Route {
@@ -84,6 +91,8 @@ export interface ListenerRoutes {
   before?(req: IncomingMessage): void
   /** The URL base of a request (its Host for the API listener). */
   base(req: IncomingMessage): string
+  /** The listener's floor on a body's rate, for the bodies the table reads. @default DEFAULT_RATE_FLOOR */
+  floor?: RateFloor
   /** Each key kind's check: the key id, null for none or the owner; throws 401/403/429. */
   keys: Partial<Record<RouteKey, (req: IncomingMessage) => string | null>>
   /** Sends an error in remove.bg's shape (with the key's rate-limit headers when a key is known). */
@@ -94,6 +103,13 @@ export interface ListenerRoutes {
 function wrongMethod(allowed: string[], path: string): ApiError {
   const methods = allowed.join(', ')
   return new ApiError('method_not_allowed', `Use ${methods} on ${path}.`, { allowedMethods: allowed })
+}
+
+/** The body the table reads for `route` (JSON), within its limit; undefined for a reader its handler runs. */
+function readDeclared(route: Route, req: IncomingMessage, floor: RateFloor | undefined): Promise<unknown> | undefined {
+  if (route.body?.reader === 'json') return readJson(req, { limit: route.body.limit, floor })
+  if (route.body?.reader === 'json-object') return readJsonObject(req, { limit: route.body.limit, floor })
+  return undefined
 }
 
 /** The listener's request handler for its table; errors in our shape are thrown to `apiServer`. */
@@ -116,7 +132,8 @@ export function serveRoutes(listener: ListenerRoutes): (req: IncomingMessage, re
       if (keyFirst) keyId = keyOf(route, req)
       if (!('route' in found)) throw wrongMethod(found.allowed, url.pathname)
       if (!keyFirst) keyId = keyOf(route, req)
-      await found.route.handle({ req, res, url, params: found.params, keyId })
+      const body = await readDeclared(found.route, req, listener.floor)
+      await found.route.handle({ req, res, url, params: found.params, keyId, body })
     } catch (err) {
       if (route.errors !== 'removebg' || !listener.removeBgError) throw err
       if (res.headersSent || res.destroyed) {

@@ -75,11 +75,12 @@ export async function startHttpServer(engine: HttpServerPort, opts: HttpServerOp
     ...jobsRoutes({ engine, floor }),
     ...removeBgRoutes({ engine, inFlight, floor }),
     ...(opts.studio ? studioRoutes({ engine, coordinator: opts.studio, floor }) : []),
-    ...(opts.app ? appRoutes(opts.app, { floor }) : []),
+    ...(opts.app ? appRoutes(opts.app) : []),
     nothingAt('/api/*', 'public', 'none', 'ours')
   ]
   const handle = serveRoutes({
     routes,
+    floor,
     before(req) {
       if (!isAllowedHost(req.headers.host, port)) {
         // Refused before anything else, auth included (DNS rebinding guard).

@@ -16,12 +16,13 @@ import type { StudioRoutesPort } from '../engine/ports'
 import type { StudioCoordinator } from '../studio/coordinator'
 import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, WORKER_FEATURES, type Claim, type WorkerIdentity } from '../studio/protocol'
 import { allowedParts, checkResult } from '../studio/result-check'
+import type { Lease } from '../studio/claims'
 import { MAX_REFUSED_RESULTS } from '../studio/runs'
 import { InFlightBytes, UploadReservation } from './in-flight'
-import { readJsonObject, type RateFloor } from './read-body'
+import type { RateFloor } from './read-body'
 import { sendJson } from './respond'
 import { receiveResult } from './studio-result-body'
-import { nothingAt, type Route } from './route-table'
+import { nothingAt, type Route, type RouteCall } from './route-table'
 import { idSegment } from './router'
 import type { Authenticate } from './listen'
 
@@ -123,6 +124,11 @@ function tokenOf(req: IncomingMessage): string | undefined {
   return typeof t === 'string' ? t : undefined
 }
 
+/** A route of the studio protocol: for workers, each call with a worker key (`workerKey`). */
+function protocolRoute(route: Omit<Route, 'audience' | 'key'>): Route {
+  return { ...route, audience: 'worker', key: 'worker' }
+}
+
 /**
  * The studio protocol's routes: each needs a worker key speaking this protocol (the listener's
  * `worker` key check, `checkProtocol`), checked before the method or the path; every call about a
@@ -132,28 +138,26 @@ export function studioRoutes(ctx: StudioRouteContext): Route[] {
   const { engine, coordinator } = ctx
   const { runs } = coordinator
   const worker = (req: IncomingMessage, keyId: string | null): WorkerIdentity => identityOf(req, keyId!)
+  // A call about a job: its claim's token, for this worker.
+  const leaseOf = (jobId: string, { req, keyId }: RouteCall): Lease => runs.verify(jobId, tokenOf(req), worker(req, keyId))
   const routes: Route[] = [
-    {
+    protocolRoute({
       method: 'POST',
       path: '/api/v1/studio/hello',
-      audience: 'worker',
-      key: 'worker',
       handle({ req, res, keyId }) {
         coordinator.workers.seen(worker(req, keyId))
         sendJson(res, 200, { ok: true, protocol: STUDIO_PROTOCOL })
       }
-    },
-    {
+    }),
+    protocolRoute({
       method: 'POST',
       path: '/api/v1/studio/claim',
-      audience: 'worker',
-      key: 'worker',
       body: { reader: 'json-object', limit: CLAIM_BODY },
-      async handle({ req, res, keyId }) {
-        const body = await readJsonObject(req, { limit: CLAIM_BODY, floor: ctx.floor })
-        const jobId = jobIdOf(body)
-        const models = modelsOf(body)
-        const answer = await runs.claim(jobId, worker(req, keyId), { local: false, models, features: featuresOf(body) })
+      async handle({ req, res, keyId, body }) {
+        const fields = body as Record<string, unknown>
+        const jobId = jobIdOf(fields)
+        const models = modelsOf(fields)
+        const answer = await runs.claim(jobId, worker(req, keyId), { local: false, models, features: featuresOf(fields) })
         if (!answer.claimed) {
           sendJson(res, 200, answer.waitMs ? { job: null, wait_ms: answer.waitMs } : { job: null })
           return
@@ -175,15 +179,14 @@ export function studioRoutes(ctx: StudioRouteContext): Route[] {
         }
         sendJson(res, 200, { job: claim })
       }
-    },
-    {
+    }),
+    protocolRoute({
       method: 'GET',
       path: '/api/v1/studio/input/:job_id',
       params: { job_id: idSegment },
-      audience: 'worker',
-      key: 'worker',
-      handle({ req, res, params, keyId }) {
-        const lease = runs.verify(params.job_id!, tokenOf(req), worker(req, keyId))
+      handle(call) {
+        const lease = leaseOf(call.params.job_id!, call)
+        const res = call.res
         const file = lease.run.current()?.inputPath
         if (!file) throw new ApiError('not_found', 'This job has no stored input.')
         const stream = createReadStream(file)
@@ -193,58 +196,49 @@ export function studioRoutes(ctx: StudioRouteContext): Route[] {
           stream.pipe(res)
         })
       }
-    },
-    {
+    }),
+    protocolRoute({
       method: 'POST',
       path: '/api/v1/studio/renew',
-      audience: 'worker',
-      key: 'worker',
       body: { reader: 'json-object', limit: SMALL_BODY },
-      async handle({ req, res, keyId }) {
-        runs.verify(jobIdOf(await readJsonObject(req, { limit: SMALL_BODY, floor: ctx.floor })), tokenOf(req), worker(req, keyId))
-        sendJson(res, 200, { ok: true, lease_ms: runs.claims.leaseMs })
+      handle(call) {
+        leaseOf(jobIdOf(call.body as Record<string, unknown>), call)
+        sendJson(call.res, 200, { ok: true, lease_ms: runs.claims.leaseMs })
       }
-    },
-    {
+    }),
+    protocolRoute({
       method: 'POST',
       path: '/api/v1/studio/progress',
-      audience: 'worker',
-      key: 'worker',
       body: { reader: 'json-object', limit: SMALL_BODY },
-      async handle({ req, res, keyId }) {
-        const body = await readJsonObject(req, { limit: SMALL_BODY, floor: ctx.floor })
-        const stage = body.stage
+      handle(call) {
+        const fields = call.body as Record<string, unknown>
+        const stage = fields.stage
         if (typeof stage !== 'string' || !(STAGES as readonly string[]).includes(stage)) {
           throw new ApiError('validation_failed', 'stage is not a pipeline stage.', {
             details: [{ field: 'stage', issue: `expected one of ${STAGES.join(', ')}` }]
           })
         }
-        runs.progress(runs.verify(jobIdOf(body), tokenOf(req), worker(req, keyId)), stage as (typeof STAGES)[number])
-        sendJson(res, 200, { ok: true })
+        runs.progress(leaseOf(jobIdOf(fields), call), stage as (typeof STAGES)[number])
+        sendJson(call.res, 200, { ok: true })
       }
-    },
-    {
+    }),
+    protocolRoute({
       method: 'POST',
       path: '/api/v1/studio/result/:job_id',
       params: { job_id: idSegment },
-      audience: 'worker',
-      key: 'worker',
       body: { reader: 'result', limit: coordinator.maxResultBytes },
       handle: ({ req, res, params, keyId }) => receive(ctx, req, res, params.job_id!, keyId!)
-    },
-    {
+    }),
+    protocolRoute({
       method: 'POST',
       path: '/api/v1/studio/fail',
-      audience: 'worker',
-      key: 'worker',
       body: { reader: 'json-object', limit: CLAIM_BODY },
-      async handle({ req, res, keyId }) {
-        const body = await readJsonObject(req, { limit: CLAIM_BODY, floor: ctx.floor })
-        const lease = runs.verify(jobIdOf(body), tokenOf(req), worker(req, keyId))
-        await runs.fail(lease, { reason: body.reason as never, message: String(body.message ?? '') })
-        sendJson(res, 200, { failed: true })
+      async handle(call) {
+        const fields = call.body as Record<string, unknown>
+        await runs.fail(leaseOf(jobIdOf(fields), call), { reason: fields.reason as never, message: String(fields.message ?? '') })
+        sendJson(call.res, 200, { failed: true })
       }
-    },
+    }),
     // Any other path under the protocol's prefix: 404, for a worker key only, as every answer here.
     nothingAt('/api/v1/studio/*', 'worker', 'worker', 'ours')
   ]

@@ -68,6 +68,7 @@ export async function startWorkerListener(
       ...studioRoutes({ engine, coordinator, workerOnly: true, floor: opts.bodyRateFloor }),
       nothingAt('/*', 'worker', 'none', 'ours', "No endpoint here on the workers' listener; clients use the API listener.")
     ],
+    floor: opts.bodyRateFloor,
     base: () => 'http://worker-listener',
     keys: {
       none: () => null,

@@ -135,7 +135,7 @@ export function jobOutcome(engine: OutcomePort, jobId: string, allVariations: bo
 /**
  * Calls `listener` with the id of each job of `engine` that ends (done, failed or cancelled)
  * from now on; returns the function that stops it. The one listener for job ends: `JobEnds`
- * waits on it, a watched folder follows its jobs with it.
+ * waits on it (the features and remove.bg's synchronous endpoint), a watched folder follows its jobs with it.
  */
 export function onJobEnd(engine: JobEndsPort, listener: (jobId: string) => void): () => void {
   const onJob = (e: JobEvent): void => {

@@ -7,7 +7,7 @@
 import { HostUnavailable } from '../engine/run/execute'
 import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, WORKER_FEATURES, type Claim } from './protocol'
 import { errorOf } from './error-of'
-import { RemoteHost } from './remote-host'
+import { RemoteHost, type CallOptions, type CoordinatorCalls } from './remote-host'
 import type { ClaimedJob, CoordinatorLink } from './worker'
 import { errorText } from '../../shared/errors'
 
@@ -20,16 +20,7 @@ export interface HttpLinkOptions {
   tempDir: string
 }
 
-export interface CallOptions {
-  method?: 'GET' | 'POST'
-  json?: unknown
-  body?: FormData
-  headers?: Record<string, string>
-  token?: string
-  signal?: AbortSignal
-}
-
-export class HttpLink implements CoordinatorLink {
+export class HttpLink implements CoordinatorLink, CoordinatorCalls {
   private readonly base: string
 
   constructor(

@@ -17,7 +17,6 @@ import type { PipelineStage } from '../engine/pipeline'
 import { HostUnavailable, type RunEnding, type RunHost, type RunPlan, type RunResult } from '../engine/run/execute'
 import type { Claim, ResultMeta } from './protocol'
 import { errorOf } from './error-of'
-import type { HttpLink } from './http-link'
 import type { ClaimedJob } from './worker'
 
 /** A result or failure report is retried in place this often (following `Retry-After`). */
@@ -41,12 +40,28 @@ function checkClaim(c: Claim): void {
   if (!ok) throw new Error('the coordinator sent a claim this worker cannot read: run the same Clipdesk version on both')
 }
 
+/** One call to the coordinator, with the claim's token where it is the claim's. */
+export interface CallOptions {
+  method?: 'GET' | 'POST'
+  json?: unknown
+  body?: FormData
+  headers?: Record<string, string>
+  token?: string
+  signal?: AbortSignal
+}
+
+/** What a claimed job's host asks of its link to the coordinator (`HttpLink` is the one). */
+export interface CoordinatorCalls {
+  readonly opts: { readonly maxInputBytes: number; readonly tempDir: string }
+  call(path: string, opts?: CallOptions): Promise<Response>
+}
+
 export class RemoteHost implements RunHost {
   private waited: number
   private readonly renewal: NodeJS.Timeout
 
   constructor(
-    private readonly link: HttpLink,
+    private readonly link: CoordinatorCalls,
     readonly claim: Claim,
     private readonly lost: () => void,
     claimMs: number

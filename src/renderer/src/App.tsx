@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { Screen } from '../../shared/app'
 import { filesFromDrop } from './lib/files'
+import { listenOnWindow } from './lib/window-events'
 import Api from './screens/api/Api'
 import Batches from './screens/batches/Batches'
 import Connect from './screens/connect/Connect'
@@ -65,16 +66,7 @@ function useWindowDrop(enabled: boolean): boolean {
         else useStore.setState({ batchError: 'No images in what was dropped (PNG, JPEG, WebP, GIF, AVIF, TIFF, PSD, SVG).' })
       })
     }
-    window.addEventListener('dragenter', enter)
-    window.addEventListener('dragleave', leave)
-    window.addEventListener('dragover', overHandler)
-    window.addEventListener('drop', drop)
-    return () => {
-      window.removeEventListener('dragenter', enter)
-      window.removeEventListener('dragleave', leave)
-      window.removeEventListener('dragover', overHandler)
-      window.removeEventListener('drop', drop)
-    }
+    return listenOnWindow({ dragenter: enter, dragleave: leave, dragover: overHandler, drop })
   }, [enabled])
   return over
 }

@@ -1,7 +1,8 @@
 import Database from 'libsql'
+import type { Db } from './db-type'
 import { applyMigrations, ENGINE_MIGRATIONS, type Migration } from './migrations'
 
-export type Db = InstanceType<typeof Database>
+export type { Db } from './db-type'
 
 /**
  * Opens (or creates) the data folder's SQLite file and brings the engine's tables up to date

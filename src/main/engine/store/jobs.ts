@@ -5,7 +5,7 @@ import type { SecondLook } from '../../../shared/params-types'
 import { PROGRESS_AT } from '../../../shared/api'
 import { assertTransition } from '../job-transitions'
 import type { Db } from './db'
-import { prepared } from './statements'
+import { firstRow, prepared } from './statements'
 
 export interface JobRecord {
   id: string
@@ -159,14 +159,12 @@ export class JobStore {
   }
 
   get(id: string): JobRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined
-    return row ? toRecord(row) : null
+    return firstRow(this.db, 'SELECT * FROM jobs WHERE id = ?', toRecord, id)
   }
 
   /** The newest job whose source (file name or URL) is `source`: a submit cut short can be found again by a unique name. */
   latestBySource(source: string): JobRecord | null {
-    const row = prepared(this.db, 'SELECT * FROM jobs WHERE source = ? ORDER BY seq DESC LIMIT 1').get(source) as JobRow | undefined
-    return row ? toRecord(row) : null
+    return firstRow(this.db, 'SELECT * FROM jobs WHERE source = ? ORDER BY seq DESC LIMIT 1', toRecord, source)
   }
 
   /** How many jobs there are, of every status. */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Db } from './db'
-import { prepared } from './statements'
+import { firstRow, prepared } from './statements'
 
 export interface ApiKeyInfo {
   id: string
@@ -78,8 +78,7 @@ export class KeyStore {
   }
 
   get(id: string): ApiKeyInfo | null {
-    const row = prepared(this.db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined
-    return row ? toInfo(row) : null
+    return firstRow(this.db, 'SELECT * FROM api_keys WHERE id = ?', toInfo, id)
   }
 
   list(): ApiKeyInfo[] {

@@ -13,7 +13,7 @@
  * migration to another's keep working on existing data folders through `alreadyIn`: the new
  * migration is recorded without running where the one that used to hold its lines ran.
  */
-import type { Db } from './db'
+import type { Db } from './db-type'
 import core from './schema/001-core'
 import maskCache from './schema/002-mask-cache'
 import presets from './schema/003-presets'

@@ -15,7 +15,7 @@ import {
 import type { ErrorDetail } from '../../../shared/errors'
 import { EngineError } from '../errors'
 import type { Db } from './db'
-import { prepared } from './statements'
+import { firstRow, prepared } from './statements'
 
 interface PresetRow {
   name: string
@@ -61,8 +61,7 @@ export class PresetStore {
   get(name: string): PresetInfo | null {
     const builtin = builtinPreset(name)
     if (builtin) return builtin
-    const row = prepared(this.db, 'SELECT * FROM presets WHERE name = ?').get(name) as PresetRow | undefined
-    return row ? toInfo(row) : null
+    return firstRow(this.db, 'SELECT * FROM presets WHERE name = ?', toInfo, name)
   }
 
   /**

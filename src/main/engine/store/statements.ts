@@ -1,5 +1,5 @@
 import type Database from 'libsql'
-import type { Db } from './db'
+import type { Db } from './db-type'
 
 type Statement = Database.Statement<unknown[]>
 
@@ -21,4 +21,10 @@ export function prepared(db: Db, sql: string): Statement {
     cache.set(sql, stmt)
   }
   return stmt
+}
+
+/** The first row `sql` finds for `args`, as `to` reads it; null when there is none. */
+export function firstRow<Row, T>(db: Db, sql: string, to: (row: Row) => T, ...args: unknown[]): T | null {
+  const row = prepared(db, sql).get(...args) as Row | undefined
+  return row ? to(row) : null
 }

@@ -1,4 +1,5 @@
 import { type ReactNode, useEffect, useRef } from 'react'
+import { listenOnWindow } from '../lib/window-events'
 
 /**
  * The one dialog over the screen: a backdrop, `role="dialog"` + `aria-modal`, a title row (the
@@ -39,8 +40,7 @@ export function Modal(props: {
       e.preventDefault()
       latest.current.onClose()
     }
-    window.addEventListener('keydown', onKey)
-    return () => window.removeEventListener('keydown', onKey)
+    return listenOnWindow({ keydown: onKey })
   }, [])
 
   const closeOnBackdrop = props.closeOnBackdrop ?? true

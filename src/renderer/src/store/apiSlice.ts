@@ -1,32 +1,6 @@
-import type { ApiKeyView, KeyCreateRequest, ListenerStatus, SettingsPatch, SettingsView } from '../../../shared/app'
-import type { StudioView } from '../../../shared/studio'
 import { transport } from '../transport'
 import { run } from './run'
-import type { Slice } from './types'
-
-/** The API screen and settings: the local listener, keys and their credits. */
-export interface ApiSlice {
-  settings: SettingsView | null
-  settingsError: string | null
-  keys: ApiKeyView[] | null
-  keysError: string | null
-  /** A key just created: its secret is shown once, until dismissed. */
-  createdKey: { key: string; info: ApiKeyView } | null
-  /** Studio mode: the shared queue and its workers (pushed live as they change). */
-  studio: StudioView | null
-  studioError: string | null
-
-  loadSettings(): Promise<void>
-  saveSettings(patch: SettingsPatch): Promise<boolean>
-  applyListener(listener: ListenerStatus): void
-  loadKeys(): Promise<void>
-  createKey(req: KeyCreateRequest): Promise<boolean>
-  revokeKey(id: string): Promise<void>
-  addCredits(id: string, add: number | null): Promise<void>
-  dismissCreatedKey(): void
-  loadStudio(): Promise<void>
-  applyStudio(view: StudioView): void
-}
+import type { ApiSlice, Slice } from './types'
 
 export const createApiSlice: Slice<ApiSlice> = (set, get) => ({
   settings: null,

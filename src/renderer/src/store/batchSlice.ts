@@ -1,73 +1,10 @@
-import type { Mode, OutputFormat } from '../../../shared/api'
-import type { BatchFileRef, BatchItemView, BatchRequest, BatchSummary } from '../../../shared/batches'
+import type { BatchFileRef, BatchItemView, BatchRequest } from '../../../shared/batches'
 import { loadDraft, saveDraft } from '../lib/draft'
 import type { PickedFile } from '../lib/files'
 import { AppError, errorText, transport } from '../transport'
-import type { Slice } from './types'
+import type { StagedFile, BatchDraft, BatchSlice, Slice } from './types'
 import { inLanes } from '../../../shared/lanes'
 import { run } from './run'
-
-export interface StagedFile extends PickedFile {
-  id: string
-}
-
-/** What the next batch will do; `preset` set means mode `params` with that preset. */
-export interface BatchDraft {
-  name: string
-  preset: string
-  mode: Extract<Mode, 'clipping' | 'background'>
-  output_format: OutputFormat
-  destination: string
-  /** Write every variation of each photo, not only the primary. */
-  all_variations: boolean
-  /** Output names (tokens as for watched folders); empty for the default. */
-  name_template: string
-}
-
-export interface BatchSlice {
-  /** Files dropped or picked, not yet started. */
-  staged: StagedFile[]
-  draft: BatchDraft
-  batches: BatchSummary[]
-  currentBatchId: string | null
-  /** Items of the current batch, in batch order. */
-  items: BatchItemView[]
-  /** Item id → index in `items`. */
-  itemPos: Record<string, number>
-  /** While a batch is being handed over: files sent so far. */
-  starting: { sent: number; total: number } | null
-  /** The last error of a batch action, shown on the batches screen. */
-  batchError: string | null
-  /** Why the destination cannot be used (plain words, and the system's text), shown under its field. */
-  destinationProblem: { message: string; detail: string | null } | null
-  /** Files the last start could not add, with why. */
-  refused: Array<{ rel_path: string; error: string }>
-  /** Where the output is, when the host cannot open folders (browser). */
-  outputNotice: string | null
-  /** Item shown in the before/after view. */
-  viewerItemId: string | null
-  /** Item whose problem is shown in full (plain words and the text behind them). */
-  problemItemId: string | null
-
-  stage(files: PickedFile[]): void
-  unstage(id: string): void
-  clearStaged(): void
-  setDraft(patch: Partial<BatchDraft>): void
-  setViewer(itemId: string | null): void
-  setProblem(itemId: string | null): void
-  dismissBatchMessages(): void
-  applyBatch(summary: BatchSummary): void
-  applyItem(item: BatchItemView): void
-  loadBatches(): Promise<void>
-  openBatch(id: string | null): Promise<void>
-  startBatch(): Promise<void>
-  cancelBatch(itemId?: string): Promise<void>
-  retryBatch(itemId?: string): Promise<void>
-  /** Runs the remaining files of the current batch after the app stopped under it. */
-  resumeBatch(): Promise<void>
-  openOutput(itemId?: string): Promise<void>
-  removeBatch(id: string): Promise<void>
-}
 
 const DEFAULT_DRAFT: BatchDraft = {
   name: '',

@@ -1,33 +1,8 @@
 import { type JobStatusBody, isEnded } from '../../../shared/api'
-import type { IpcEventMap } from '../../../shared/ipc'
-import { previewRequest, type PresetInfo, type PresetSaveRequest } from '../../../shared/presets'
+import { previewRequest } from '../../../shared/presets'
 import { AppError, errorText, transport } from '../transport'
 import { run } from './run'
-import type { Slice } from './types'
-
-export interface PresetPreview {
-  jobId: string | null
-  status: 'idle' | 'running' | 'done' | 'failed'
-  progress: number
-  /** The result (primary variation) to show. */
-  url: string | null
-  /** What the same job gives a batch's row about its main file ("With shadow: enlarged 3.1×: … looks soft"). */
-  warnings: string[]
-  error: string | null
-}
-
-export interface PresetsSlice {
-  presets: PresetInfo[] | null
-  presetsError: string | null
-  preview: PresetPreview
-  loadPresets(): Promise<void>
-  /** Saves; on a refusal throws the AppError (its details name the offending keys, shown in the form). */
-  savePreset(req: PresetSaveRequest): Promise<void>
-  deletePreset(name: string): Promise<void>
-  /** Runs `params` on the sample image as a real job (mode params, PNG) and shows its result. */
-  runPreview(params: string, sample: Blob): Promise<void>
-  applyPreviewJob(e: IpcEventMap['job']): Promise<void>
-}
+import type { PresetPreview, PresetsSlice, Slice } from './types'
 
 const IDLE: PresetPreview = { jobId: null, status: 'idle', progress: 0, url: null, warnings: [], error: null }
 

@@ -3,8 +3,9 @@
  * and HTTP, so what they send and how they apply answers and pushed events is tested here.
  */
 import { beforeEach, describe, expect, it } from 'vitest'
-import { type BatchFileRef, type BatchItemView, type BatchSummary, batchCounts } from '../../../shared/batches'
+import { type BatchFileRef, type BatchSummary, batchCounts } from '../../../shared/batches'
 import { AppError, setTransport, type Transport } from '../transport'
+import { batchItem } from '../testing/batch-item'
 import { resetStore, useStore } from '.'
 
 function summary(id: string, over: Partial<BatchSummary> = {}): BatchSummary {
@@ -25,36 +26,7 @@ function summary(id: string, over: Partial<BatchSummary> = {}): BatchSummary {
   }
 }
 
-function item(id: string, seq: number, over: Partial<BatchItemView> = {}): BatchItemView {
-  return {
-    rev: 0,
-    id,
-    batch_id: 'b1',
-    seq,
-    name: `${id}.png`,
-    rel_path: `${id}.png`,
-    status: 'queued',
-    state: 'pending',
-    progress: 0,
-    job_id: null,
-    error: null,
-    error_detail: null,
-    uncertainty: null,
-    warnings: [],
-    outputs: [],
-    model: null,
-    device: null,
-    thumb_url: '',
-    before_url: null,
-    not_image: false,
-    touch_ups: 0,
-    touched_up_at: null,
-    after_url: null,
-    started_at: null,
-    finished_at: null,
-    ...over
-  }
-}
+const item = batchItem
 
 /** A transport whose methods are the given fakes; calls are recorded. */
 function fake(kind: 'ipc' | 'http', methods: Partial<Record<keyof Transport, unknown>>): { t: Transport; calls: Array<[string, unknown]> } {
@@ -255,17 +227,19 @@ describe('batch slice, answers and events that race', () => {
 })
 
 describe('api slice', () => {
+  const KEY_INFO = {
+    id: 'key_1',
+    prefix: 'cdk_abcd',
+    name: 'tool',
+    credits: null,
+    admin: false,
+    kind: 'client' as const,
+    created_at: 1,
+    revoked_at: null
+  }
+
   it('shows a created key once and marks a revoked one', async () => {
-    const info = {
-      id: 'key_1',
-      prefix: 'cdk_abcd',
-      name: 'tool',
-      credits: null,
-      admin: false,
-      kind: 'client' as const,
-      created_at: 1,
-      revoked_at: null
-    }
+    const info = KEY_INFO
     const { t } = fake('http', {
       keysCreate: async () => ({ key: 'cdk_secret', info }),
       keysRevoke: async () => ({ ...info, revoked_at: 2 })
@@ -280,16 +254,7 @@ describe('api slice', () => {
   })
 
   it("keeps the refusal in words in the slice's error and changes nothing else; the next success clears it", async () => {
-    const info = {
-      id: 'key_1',
-      prefix: 'cdk_abcd',
-      name: 'tool',
-      credits: null,
-      admin: false,
-      kind: 'client' as const,
-      created_at: 1,
-      revoked_at: null
-    }
+    const info = KEY_INFO
     let refuse = true
     const { t } = fake('http', {
       keysList: async () => [info],

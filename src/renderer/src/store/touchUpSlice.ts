@@ -1,44 +1,7 @@
-import type { TouchUpResult, TouchUpTarget } from '../../../shared/touchup'
+import type { TouchUpTarget } from '../../../shared/touchup'
 import { boxesOf, hintPng, strokesOf, type Edit } from '../lib/brush'
 import { errorText, transport } from '../transport'
-import type { Slice } from './types'
-
-/** The touch-up editor of one done file of a batch or a watched folder (docs/touch-up.md "Touch-up"). */
-export interface TouchUpState {
-  target: TouchUpTarget
-  /** Names the file (`touchUpKey`): answers for another file opened since are dropped. */
-  key: string
-  name: string
-  /** The input's upright size (Save's hint) and the preview's (each stroke's hint). */
-  size: { width: number; height: number } | null
-  preview: { width: number; height: number } | null
-  /** data: addresses of the photo and of the cutout with the strokes so far, at the preview's size. */
-  photo: string | null
-  cutout: string | null
-  /** Strokes and look-again boxes, in the order they were made (one undo list). */
-  strokes: Edit[]
-  /** Edits undone, the last undone last: redo takes them back. */
-  undone: Edit[]
-  /** A preview is being made for the strokes as they are. */
-  updating: boolean
-  /** That preview runs the model on a look-again box not previewed before (about a second). */
-  looking: boolean
-  /** Milliseconds the last preview took in the app. */
-  lastMs: number | null
-  saving: boolean
-  saved: TouchUpResult | null
-  error: string | null
-}
-
-export interface TouchUpSlice {
-  touchUp: TouchUpState | null
-  openTouchUp(target: TouchUpTarget, name: string): Promise<void>
-  closeTouchUp(): void
-  addStroke(edit: Edit): void
-  undoStroke(): void
-  redoStroke(): void
-  saveTouchUp(): Promise<void>
-}
+import type { TouchUpState, TouchUpSlice, Slice } from './types'
 
 const png = (base64: string): string => `data:image/png;base64,${base64}`
 

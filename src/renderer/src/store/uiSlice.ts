@@ -1,19 +1,4 @@
-import type { Screen } from '../../../shared/app'
-import type { ListFilter, ListSort } from '../lib/review'
-import type { Slice } from './types'
-
-export type Theme = 'system' | 'light' | 'dark'
-
-export interface UiSlice {
-  screen: Screen
-  theme: Theme
-  /** The batch list's filter and order ("To check", most uncertain first: docs/review.md). */
-  listFilter: ListFilter
-  listSort: ListSort
-  setScreen(screen: Screen): void
-  setTheme(theme: Theme): void
-  setListView(view: { filter?: ListFilter; sort?: ListSort }): void
-}
+import type { Theme, UiSlice, Slice } from './types'
 
 const THEME_KEY = 'clipdesk.theme'
 

@@ -1,27 +1,7 @@
-import type { WatchAddRequest, WatchEvent, WatchFolderView, WatchUpdateRequest } from '../../../shared/watch'
+import type { WatchEvent, WatchFolderView } from '../../../shared/watch'
 import { hasTransport, transport } from '../transport'
 import { run } from './run'
-import type { Slice } from './types'
-
-/**
- * Watched folders (docs/watch.md): the list with each folder's state, counts, failed files and
- * recent activity, kept current by the pushed `watch` event.
- */
-export interface WatchSlice {
-  /** null until loaded. */
-  watchFolders: WatchFolderView[] | null
-  watchError: string | null
-  loadWatch(): Promise<void>
-  /** Adds a folder; on a refusal throws the AppError (its details name the fields, shown in the form). */
-  addWatch(request: WatchAddRequest): Promise<WatchFolderView>
-  /** Changes a folder's settings; throws the AppError on a refusal, like `addWatch`. */
-  updateWatch(request: WatchUpdateRequest): Promise<WatchFolderView>
-  removeWatch(id: string): Promise<void>
-  setWatchPaused(id: string, paused: boolean): Promise<void>
-  /** Every failed file of the folder, or one file (failed, or skipped to force it). */
-  retryWatch(folderId: string, fileId?: number): Promise<void>
-  applyWatchEvent(e: WatchEvent): void
-}
+import type { WatchSlice, Slice } from './types'
 
 function upsert(list: WatchFolderView[] | null, folder: WatchFolderView): WatchFolderView[] {
   const cur = list ?? []

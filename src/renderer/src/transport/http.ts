@@ -1,6 +1,7 @@
 import type { StatusResponse, UploadResponse } from '../../../shared/api'
 import { type ErrorBody, errorText } from '../../../shared/errors'
-import { IPC_EVENTS, IPC_METHODS, type IpcEvent, type IpcEventMap, type IpcHandlers, type IpcUploadRequest } from '../../../shared/ipc'
+import { IPC_EVENTS, IPC_METHODS, type IpcEvent, type IpcEventMap, type IpcHandlers } from '../../../shared/ipc'
+import type { IpcUploadRequest } from '../../../shared/ipc-upload'
 import { mimeOf } from '../lib/files'
 import { AppError, type Transport } from './types'
 

@@ -19,7 +19,8 @@ import type { DecodedImage } from '../decode/decode'
 import { encodeVariation } from '../encode/encode'
 import { srgbToNative, type ToNative } from '../metadata/native-colour'
 import type { Placement } from './placement'
-import type { ExifFields, SourceMetadata } from '../metadata/source-info'
+import type { ExifFields } from '../metadata/exif-fields'
+import type { SourceMetadata } from '../metadata/source-info'
 import { withSecondLook } from '../metadata/second-look-xmp'
 
 export interface JobOutput {

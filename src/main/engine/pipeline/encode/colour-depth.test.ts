@@ -9,18 +9,12 @@ import { matrixProfile } from '../../../../../test/fixtures/icc-fixtures'
 import { decodeImage } from '../decode/decode'
 import { processJob } from '../index'
 import { iccProfile, withIccChunk } from '../decode/decode-psd'
-import { initializeCanvas, readPsd } from 'ag-psd'
+import { readPsd } from 'ag-psd'
+import { psdWithoutCanvas } from '../../../../../test/helpers/psd'
 
 const MAX = 100_000_000
 
-// ag-psd makes image data through a canvas unless given a factory: plain objects here.
-type CreateImageData = NonNullable<Parameters<typeof initializeCanvas>[1]>
-initializeCanvas(
-  () => {
-    throw new Error('no canvas')
-  },
-  ((width: number, height: number) => ({ width, height, data: new Uint8ClampedArray(width * height * 4) })) as unknown as CreateImageData
-)
+psdWithoutCanvas()
 const W = 1200
 const H = 12
 /**

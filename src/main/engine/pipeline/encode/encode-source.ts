@@ -16,7 +16,7 @@
 import sharp, { type Sharp } from 'sharp'
 import type { OutputFormat } from '../../../../shared/api'
 import { narrow } from '../metadata/native-colour'
-import type { ExifFields } from '../metadata/source-info'
+import type { ExifFields } from '../metadata/exif-fields'
 import type { NativeImage, RgbaImage } from '../compose/variation'
 
 /** Formats that can hold 16 bits per channel (as far as sharp writes them). */

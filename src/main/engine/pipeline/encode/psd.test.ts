@@ -6,23 +6,14 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { initializeCanvas, readPsd, type Layer, type Psd } from 'ag-psd'
+import { readPsd, type Layer, type Psd } from 'ag-psd'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { composeRect, GREY, paramsOf, RED } from '../../../../../test/fixtures/compose-fixtures'
 import { encodeVariation } from './encode'
 import type { ComposeResult } from '../compose/compose'
+import { psdWithoutCanvas } from '../../../../../test/helpers/psd'
 
-type CreateImageData = NonNullable<Parameters<typeof initializeCanvas>[1]>
-
-beforeAll(() => {
-  // Reading in Node: plain image data objects, no canvas.
-  initializeCanvas(
-    () => {
-      throw new Error('no canvas')
-    },
-    ((width: number, height: number) => ({ width, height, data: new Uint8ClampedArray(width * height * 4) })) as unknown as CreateImageData
-  )
-})
+beforeAll(psdWithoutCanvas)
 
 const HAS_IDENTIFY = spawnSync('identify', ['-version'], { encoding: 'utf8' }).status === 0
 

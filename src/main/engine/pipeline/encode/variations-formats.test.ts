@@ -2,7 +2,7 @@
  * processJob with a stand-in segmenter: every variation in every output format, with the
  * warnings and ignored variations a job reports (the real model runs in test/params-jobs).
  */
-import { initializeCanvas, readPsd } from 'ag-psd'
+import { readPsd } from 'ag-psd'
 import sharp from 'sharp'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { OUTPUT_FORMATS, VARIATIONS } from '../../../../shared/api'
@@ -10,16 +10,9 @@ import { paramsOf } from '../../../../../test/fixtures/compose-fixtures'
 import { flattenWarning } from './encode'
 import { processJob } from '../index'
 import type { SegmentInput } from '../../segment/mask/mask'
+import { psdWithoutCanvas } from '../../../../../test/helpers/psd'
 
-type CreateImageData = NonNullable<Parameters<typeof initializeCanvas>[1]>
-beforeAll(() => {
-  initializeCanvas(
-    () => {
-      throw new Error('no canvas')
-    },
-    ((width: number, height: number) => ({ width, height, data: new Uint8ClampedArray(width * height * 4) })) as unknown as CreateImageData
-  )
-})
+beforeAll(psdWithoutCanvas)
 
 const W = 160
 const H = 120

@@ -9,10 +9,22 @@
  * profile) — and undecoded byte blocks (maker notes, versions, user comments), which a writer
  * could not reproduce faithfully. Strings are cut at 2,000 characters and 200 fields per group.
  */
-import type { ExifFields } from './source-info'
 
 /** Decoded EXIF groups: tag name → value (string, number, number[], Date or bytes). */
 export type DecodedExif = Partial<Record<'Image' | 'Photo' | 'GPSInfo', Record<string, unknown> | undefined>>
+
+/**
+ * EXIF fields as plain strings, in the form sharp's `withExif` writes them (ASCII as is,
+ * rationals `n/d`, several values separated by spaces), by libvips's tag names.
+ */
+export interface ExifFields {
+  /** The image's own IFD: Make, Model, Artist, Copyright, DateTime, Software… (never Orientation). */
+  image: Record<string, string>
+  /** The Exif sub-IFD: LensModel, ExposureTime, FNumber, DateTimeOriginal… */
+  photo: Record<string, string>
+  /** The GPS IFD: written only with `metadata=keep-gps`. */
+  gps: Record<string, string>
+}
 
 const LEFT_OUT = new Set([
   'Orientation',

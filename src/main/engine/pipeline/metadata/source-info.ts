@@ -20,7 +20,7 @@ import exifReader from 'exif-reader'
 import sharp, { type Metadata } from 'sharp'
 import { iptcRecord } from '../decode/decode-psd'
 import { MAX_IPTC_BYTES } from '../encode/encoded-blocks'
-import { exifFields, type DecodedExif } from './exif-fields'
+import { exifFields, type DecodedExif, type ExifFields } from './exif-fields'
 import { cleanIptc } from './iptc-clean'
 import { cleanXmp } from './xmp-clean'
 import { errorText } from '../../../../shared/errors'
@@ -29,19 +29,6 @@ export interface NativePixels {
   /** RGBA, same size and orientation as the decoded image: bytes (depth 8) or native-endian 16-bit words (depth 16). */
   data: Buffer
   depth: 8 | 16
-}
-
-/**
- * EXIF fields as plain strings, in the form sharp's `withExif` writes them (ASCII as is,
- * rationals `n/d`, several values separated by spaces), by libvips's tag names.
- */
-export interface ExifFields {
-  /** The image's own IFD: Make, Model, Artist, Copyright, DateTime, Software… (never Orientation). */
-  image: Record<string, string>
-  /** The Exif sub-IFD: LensModel, ExposureTime, FNumber, DateTimeOriginal… */
-  photo: Record<string, string>
-  /** The GPS IFD: written only with `metadata=keep-gps`. */
-  gps: Record<string, string>
 }
 
 export interface SourceMetadata {

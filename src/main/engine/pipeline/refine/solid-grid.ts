@@ -2,6 +2,8 @@
  * Plane operations of the solid-subject step (`solid.ts`) on its analysis grid: a masked window
  * maximum, a window mean and a bilinear sample of a grid plane at an image pixel.
  */
+import { boxMean } from './box-filter'
+
 /** Max of `src` over a (2r+1)² window, only over cells where `mask` is set (0 where the window holds none). */
 export function maxWithin(src: Uint8Array, mask: Uint8Array, w: number, h: number, r: number): Uint8Array {
   const tmp = new Uint8Array(w * h)
@@ -24,27 +26,9 @@ export function maxWithin(src: Uint8Array, mask: Uint8Array, w: number, h: numbe
   return out
 }
 
-/** Mean of `src` over a (2r+1)² window, clamped at the borders. */
+/** Mean of `src` over a (2r+1)² window, clamped at the borders: the refine step's one box filter (`boxMean`), on fresh planes. */
 export function blur(src: Float32Array, w: number, h: number, r: number): Float32Array {
-  const tmp = new Float32Array(w * h)
-  const out = new Float32Array(w * h)
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < w; x++) {
-      let s = 0
-      const a = Math.max(0, x - r)
-      const b = Math.min(w - 1, x + r)
-      for (let xx = a; xx <= b; xx++) s += src[y * w + xx]!
-      tmp[y * w + x] = s / (b - a + 1)
-    }
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < w; x++) {
-      let s = 0
-      const a = Math.max(0, y - r)
-      const b = Math.min(h - 1, y + r)
-      for (let yy = a; yy <= b; yy++) s += tmp[yy * w + x]!
-      out[y * w + x] = s / (b - a + 1)
-    }
-  return out
+  return boxMean(src, w, h, r, new Float32Array(w * h), new Float32Array(w * h))
 }
 
 /** Bilinear sample of a grid plane at the centre of image pixel (x, y). */

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { boxesOf, type Tool } from '../../lib/brush'
+import { listenOnWindow } from '../../lib/window-events'
 import { useStore } from '../../store'
 import { Modal } from '../Modal'
 import { useZoomPan } from '../useZoomPan'
@@ -73,14 +74,7 @@ export function TouchUp(): React.JSX.Element | null {
       if (e.key.toLowerCase() === 'h') setHideTint(false)
     }
     const onBlur = (): void => setHideTint(false)
-    window.addEventListener('keydown', onKey)
-    window.addEventListener('keyup', onKeyUp)
-    window.addEventListener('blur', onBlur)
-    return () => {
-      window.removeEventListener('keydown', onKey)
-      window.removeEventListener('keyup', onKeyUp)
-      window.removeEventListener('blur', onBlur)
-    }
+    return listenOnWindow({ keydown: onKey, keyup: onKeyUp, blur: onBlur })
   }, [redoStroke, undoStroke])
 
   if (!t) return null

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { RegionBox } from '../../../../shared/regions'
 import { boxesOf, boxFrom, OVERLAY_COLOUR, paintStrokes, strokesOf, type Edit, type Stroke, type Tool } from '../../lib/brush'
+import { listenOnWindow } from '../../lib/window-events'
 import type { ZoomPan } from '../useZoomPan'
 
 export type Backdrop = 'checker' | 'white' | 'black' | 'colour'
@@ -66,12 +67,7 @@ export function TouchUpBoard(p: BoardProps): React.JSX.Element {
       const field = e.target instanceof HTMLInputElement && e.target.type !== 'radio'
       if (e.code === 'Space' && !field) setSpace(e.type === 'keydown')
     }
-    window.addEventListener('keydown', down)
-    window.addEventListener('keyup', down)
-    return () => {
-      window.removeEventListener('keydown', down)
-      window.removeEventListener('keyup', down)
-    }
+    return listenOnWindow({ keydown: down, keyup: down })
   }, [])
 
   // The strokes, and the one being drawn, tinted over the picture.

@@ -7,40 +7,23 @@ import { createElement } from 'react'
 import { renderToStaticMarkup } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import type { BatchItemView } from '../../../../shared/batches'
+import { batchItem } from '../../testing/batch-item'
 import { RowLine } from './ItemList'
 
 const DAMAGED = 'This JPEG is damaged: it ends early (the file was cut short)'
 
-function item(over: Partial<BatchItemView>): BatchItemView {
-  return {
-    rev: 0,
-    id: 'i1',
-    batch_id: 'b1',
-    seq: 0,
+/** A failed item whose last try's problem is a damaged file. */
+const item = (over: Partial<BatchItemView>): BatchItemView =>
+  batchItem('i1', 0, {
     name: 'cut.jpg',
     rel_path: 'shoot/cut.jpg',
     status: 'failed',
     state: 'failed',
-    progress: 0,
     job_id: 'j1',
     error: DAMAGED,
     error_detail: 'premature end of JPEG',
-    uncertainty: null,
-    warnings: [],
-    outputs: [],
-    model: null,
-    device: null,
-    thumb_url: '',
-    before_url: null,
-    not_image: false,
-    touch_ups: 0,
-    touched_up_at: null,
-    after_url: null,
-    started_at: null,
-    finished_at: null,
     ...over
-  }
-}
+  })
 
 const line = (i: BatchItemView): string => renderToStaticMarkup(createElement(RowLine, { item: i, folder: 'shoot' }))
 

@@ -6,7 +6,7 @@ import { FolderField } from '../../components/FolderField'
 import { useStore } from '../../store'
 import ModelsSection from './ModelsSection'
 import StudioSettings from './StudioSettings'
-import type { Theme } from '../../store/uiSlice'
+import type { Theme } from '../../store/types'
 
 type Draft = Pick<AppSettings, 'outputDir' | 'dataDir'> & { concurrency: string; retentionHours: string }
 
