@@ -10,8 +10,9 @@
  * - The views (`plan`, at most MAX_SECOND_LOOK_VIEWS runs): none found, 2×2 overlapping tiles of
  *   the frame, each at the model's full size (4 runs); a small subject, its box zoomed, as it is
  *   and mirrored (2 runs: the model gets its whole grid for the subject); a larger one the model
- *   doubts, the 2×2 tiles too (4 runs), and of the merged mask the regions the model is surest of
- *   (`surest.ts`) are a candidate beside the merge.
+ *   doubts, the 2×2 tiles too (4 runs), and of their merge the regions the model is surest of
+ *   (`surest.ts`) replace the first mask where they are a subject it drowned (`found`); a larger
+ *   one asked for (`always`), the photo mirrored and its box zoomed (1–2 runs).
  */
 import type { MaskPlane, MaskSource } from '../mask/types'
 import { cropAround, CONTEXT_MARGIN, edgeWeight, type Crop } from '../mask/detail'
@@ -72,10 +73,17 @@ export function plan(first: MaskPlane, width: number, height: number, reason: Se
       { crop, mirror: true }
     ]
   // A larger one the model doubts: the frame in four tiles, each at the model's full size, so a
-  // subject it merged with the background's own objects, or missed, is seen larger (`surest`
-  // then keeps the regions it is surest of).
-  return tiles(width, height).map((c) => ({ crop: c, mirror: false }))
+  // subject it drowned among the background's own objects is seen larger (`found` then keeps
+  // the regions it is surest of, when they are that subject).
+  if (reason === 'uncertain') return tiles(width, height).map((c) => ({ crop: c, mirror: false }))
+  // A larger one asked for (`look=always`): the photo mirrored, and its box zoomed where that shows it larger.
+  const whole = { left: 0, top: 0, width, height }
+  const zoomed = crop.width * crop.height <= ZOOM_AT_MOST * width * height
+  return [{ crop: whole, mirror: true }, ...(zoomed ? [{ crop, mirror: false }] : [])]
 }
+
+/** A subject's zoomed box is a view of its own only when it covers at most this share of the photo (else it is the photo again). */
+const ZOOM_AT_MOST = 0.6
 
 function isSmall(box: Crop, plane: MaskPlane): boolean {
   return (box.width * box.height) / (plane.width * plane.height) <= SMALL_BOX
@@ -99,7 +107,7 @@ export async function secondLook(
   for (const spec of plan(first, image.width, image.height, reason)) views.push(await runView(image, spec, source, signal))
   signal?.throwIfAborted()
   const merged = merge(first, views, image.width, image.height, reason)
-  const mask = reason === 'uncertain' ? keptOf(first, [merged, surest(merged)]) : kept(first, merged, reason)
+  const mask = reason === 'uncertain' ? found(first, surest(merged)) : kept(first, merged, reason)
   return { mask, look: { views: views.length, reason } }
 }
 
@@ -125,16 +133,28 @@ export function kept(first: MaskPlane, merged: MaskPlane, reason: SecondLookReas
   return score < uncertainty(first, first) ? merged : first
 }
 
-/** The surest of the first mask and the candidates (the lowest review score, each on itself); the first on a tie. */
-function keptOf(first: MaskPlane, candidates: MaskPlane[]): MaskPlane {
-  let best = first
-  let score = uncertainty(first, first)
-  for (const c of candidates) {
-    if (!subjectBox(c)) continue
-    const s = uncertainty(c, c)
-    if (s < score) [best, score] = [c, s]
-  }
-  return best
+/**
+ * After a doubted large first mask: the surest regions of the tiles' merge (`surest`) where they
+ * are a subject the first look drowned among the background's own objects — they keep at most
+ * FOUND_AT_MOST of what the first kept, and the model is surer of them (a lower review score,
+ * each on itself) — else the first. A photo whose subject fills much of the frame and whose first
+ * mask is doubtful for its half-transparent parts (a shelf of plants, a figure behind a sign)
+ * keeps its first mask, which the solid step reads (docs/pipeline.md "Solid subjects").
+ */
+export function found(first: MaskPlane, candidate: MaskPlane): MaskPlane {
+  if (!subjectBox(candidate)) return first
+  if (keptShare(candidate) > FOUND_AT_MOST * keptShare(first)) return first
+  return uncertainty(candidate, candidate) < uncertainty(first, first) ? candidate : first
+}
+
+/** A candidate that keeps more than this share of the first mask's kept area is not a subject the first one drowned. */
+export const FOUND_AT_MOST = 0.5
+
+/** The share of a plane at or above 50 %. */
+function keptShare(plane: MaskPlane): number {
+  let n = 0
+  for (let i = 0; i < plane.width * plane.height; i++) if (plane.data[i]! >= SUBJECT) n++
+  return n / (plane.width * plane.height)
 }
 
 /** The merged mask's size: the photo's, its long side at most this (a zoomed view holds more than the model's 1024²). */

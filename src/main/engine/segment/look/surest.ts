@@ -1,12 +1,13 @@
 /**
  * The regions of a doubted mask that the model is surest of (docs/pipeline.md "Second look"). On a
  * busy background the model often answers "subject" for the background's own structures too: a
- * broad region at half strength, often joined to the frame's edges, beside the subject it is sure
- * of. Each region (8-connected, at ≥ 50 %) is scored by how sure the model is inside it (its mean
- * strength above 50 %) times how clearly it stands out (the mean strength below 50 % of what
- * surrounds it); the regions scoring at least KEEP_SHARE of the best are kept, the others and the
- * faint fringe joined to them are cleared. A candidate only: the second look keeps it where the
- * review score says the model is surer of it than of the merge and the first look.
+ * broad region at half strength beside the subject it is sure of. Each region (8-connected, where
+ * the mask is at least REGION, so a subject's half-transparent parts stay joined to its core) is
+ * scored by how sure the model is of its core (the mean strength above 50 % of its pixels at
+ * ≥ 50 %) times how clearly it stands out (the mean strength below 50 % around it); the regions
+ * scoring at least KEEP_SHARE of the best are kept, the others cleared. A candidate only: the
+ * second look keeps it where the review score says the model is surer of it than of the merge
+ * and of the first look.
  */
 import type { MaskPlane } from '../mask/types'
 import { labelRegions } from '../mask/regions'
@@ -14,13 +15,21 @@ import { labelRegions } from '../mask/regions'
 /** A region scoring at least this share of the best region's score is kept. */
 export const KEEP_SHARE = 0.8
 
+/**
+ * A region is the connected pixels at or above this (a quarter). At 50 % a shelf's pots, or a
+ * figure's half-transparent dress, fall apart into regions of their own and lose to the surest
+ * one; at a quarter they stay one region with their core (measured on the size scenes' fit part
+ * and the corpus, docs/pipeline.md "Second look").
+ */
+export const REGION = 64
+
 const HALF = 128
 
-/** `plane` with only its surest regions (a new plane; the same data when all are kept). */
+/** `plane` with only its surest regions (a new plane; the same plane when all are kept). */
 export function surest(plane: MaskPlane): MaskPlane {
   const { data, width: w, height: h } = plane
   const inside = new Uint8Array(data.length)
-  for (let i = 0; i < data.length; i++) inside[i] = data[i]! >= HALF ? 1 : 0
+  for (let i = 0; i < data.length; i++) inside[i] = data[i]! >= REGION ? 1 : 0
   const { labels, sizes } = labelRegions(inside, w, h)
   if (sizes.length <= 2) return plane
   const scores = regionScores(data, labels, sizes.length, w, h)
@@ -28,35 +37,14 @@ export function surest(plane: MaskPlane): MaskPlane {
   const drop = scores.map((s, k) => k > 0 && s < KEEP_SHARE * best)
   if (!drop.some(Boolean)) return plane
   const out = Buffer.from(data)
-  const stack: number[] = []
-  for (let i = 0; i < out.length; i++)
-    if (drop[labels[i]!]) {
-      out[i] = 0
-      stack.push(i)
-    }
-  // The fringe under 50 % joined only to cleared regions goes with them.
-  while (stack.length > 0) {
-    const i = stack.pop()!
-    const x = i % w
-    const y = (i - x) / w
-    for (let dy = -1; dy <= 1; dy++)
-      for (let dx = -1; dx <= 1; dx++) {
-        const xx = x + dx
-        const yy = y + dy
-        if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue
-        const j = yy * w + xx
-        if (out[j]! > 0 && out[j]! < HALF) {
-          out[j] = 0
-          stack.push(j)
-        }
-      }
-  }
+  for (let i = 0; i < out.length; i++) if (drop[labels[i]!]) out[i] = 0
   return { data: out, width: w, height: h }
 }
 
-/** Each region's sureness × standing out (index 0, outside, scores 0). */
+/** Each region's sureness × standing out (index 0, outside, scores 0; a region without a core, 0). */
 function regionScores(data: Uint8Array, labels: Int32Array, n: number, w: number, h: number): number[] {
   const sure = new Float64Array(n)
+  const core = new Float64Array(n)
   const count = new Float64Array(n)
   const x0 = new Int32Array(n).fill(w)
   const y0 = new Int32Array(n).fill(h)
@@ -67,8 +55,11 @@ function regionScores(data: Uint8Array, labels: Int32Array, n: number, w: number
     if (k === 0) continue
     const x = i % w
     const y = (i - x) / w
-    sure[k]! += (data[i]! - HALF) / (255 - HALF)
     count[k]!++
+    if (data[i]! >= HALF) {
+      core[k]!++
+      sure[k]! += (data[i]! - HALF) / (255 - HALF)
+    }
     if (x < x0[k]!) x0[k] = x
     if (x > x1[k]!) x1[k] = x
     if (y < y0[k]!) y0[k] = y
@@ -76,6 +67,10 @@ function regionScores(data: Uint8Array, labels: Int32Array, n: number, w: number
   }
   const scores = [0]
   for (let k = 1; k < n; k++) {
+    if (core[k] === 0) {
+      scores.push(0)
+      continue
+    }
     // What surrounds it: its box grown by RING of its size's square root, without its own pixels.
     const r = Math.max(2, Math.round(RING * Math.sqrt(count[k]!)))
     let clear = 0
@@ -87,7 +82,7 @@ function regionScores(data: Uint8Array, labels: Int32Array, n: number, w: number
         clear += Math.max(0, HALF - data[i]!) / HALF
         around++
       }
-    scores.push((sure[k]! / count[k]!) * (around > 0 ? clear / around : 1))
+    scores.push((sure[k]! / core[k]!) * (around > 0 ? clear / around : 1))
   }
   return scores
 }

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest'
+import type { MaskPlane } from '../mask/types'
+import { found } from './second-look'
+import { surest } from './surest'
+
+const W = 200
+const H = 150
+
+/** A plane of `fill` with rectangles painted at the given strengths. */
+function plane(rects: Array<[x: number, y: number, w: number, h: number, v: number]>, fill = 0): MaskPlane {
+  const data = Buffer.alloc(W * H, fill)
+  for (const [x, y, w, h, v] of rects) for (let r = y; r < y + h; r++) data.fill(v, r * W + x, r * W + x + w)
+  return { data, width: W, height: H }
+}
+
+const at = (p: MaskPlane, x: number, y: number): number => p.data[y * W + x]!
+
+describe('surest: the regions of a doubted mask the model is surest of', () => {
+  it('keeps a crisp subject and clears a broad half-strength region beside it', () => {
+    // The background's structure: a broad band at 60 %, touching the frame's edge; the subject: a crisp block.
+    const m = plane([
+      [0, 0, 200, 50, 155],
+      [120, 90, 30, 30, 250]
+    ])
+    const s = surest(m)
+    expect(at(s, 130, 100)).toBe(250)
+    expect(at(s, 20, 20)).toBe(0)
+    expect(at(s, 190, 10)).toBe(0)
+  })
+
+  it("keeps a subject's half-transparent part joined to its core (a dress below a figure)", () => {
+    const m = plane([
+      [60, 20, 40, 40, 250],
+      [60, 60, 40, 50, 110]
+    ])
+    const s = surest(m)
+    expect(s).toBe(m) // one region: nothing to clear
+  })
+
+  it('keeps two subjects the model is as sure of (a pair side by side)', () => {
+    const m = plane([
+      [20, 40, 40, 60, 245],
+      [130, 40, 40, 60, 240]
+    ])
+    const s = surest(m)
+    expect(at(s, 40, 60)).toBe(245)
+    expect(at(s, 150, 60)).toBe(240)
+  })
+})
+
+describe('found: the second look replaces a doubted first mask only with a subject it drowned', () => {
+  it('takes the surest regions when they keep at most half of what the first kept and the model is surer of them', () => {
+    const first = plane([
+      [0, 0, 200, 60, 150],
+      [120, 90, 30, 30, 250]
+    ])
+    const candidate = surest(first)
+    expect(found(first, candidate)).toBe(candidate)
+  })
+
+  it('keeps the first mask when the candidate keeps most of it (a large subject doubted for its soft parts)', () => {
+    const first = plane([
+      [40, 20, 120, 110, 250],
+      [10, 10, 20, 20, 150]
+    ])
+    const candidate = surest(first)
+    expect(candidate).not.toBe(first)
+    expect(found(first, candidate)).toBe(first)
+  })
+
+  it('keeps the first mask when the candidate keeps nothing', () => {
+    const first = plane([[0, 0, 200, 60, 150]])
+    expect(found(first, plane([]))).toBe(first)
+  })
+})
