@@ -15,7 +15,7 @@ import { cleanText } from '../../shared/text'
 import type { ErrorDetail } from '../../shared/errors'
 import { EngineError } from '../engine/errors'
 import { sniffImageType, type SniffedType } from '../engine/pipeline/decode/sniff'
-import { OUTPUT_LIMITS } from '../engine/params/output-budget'
+import { OUTPUT_LIMITS } from '../engine/pipeline/compose/output-limits'
 import type { StoredOutcome } from '../engine/run/dispatch-access'
 import { imageSize } from './image-header'
 

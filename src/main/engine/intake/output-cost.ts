@@ -8,7 +8,8 @@
  */
 import type { JobParams } from '../../../shared/params-types'
 import { JobFailure } from '../errors'
-import { creditsFor, outputBound, overLimit } from '../params/output-budget'
+import { creditsFor, outputBound } from '../params/output-budget'
+import { overLimit } from '../pipeline/compose/output-limits'
 import type { Db } from '../store/db'
 import type { JobRecord } from '../store/jobs'
 import type { KeyStore } from '../store/keys'

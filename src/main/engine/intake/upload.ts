@@ -14,15 +14,8 @@ import type { JobParamsStore } from '../store/job-params'
 import type { PresetStore } from '../store/presets'
 import { resolveUpload } from '../params/resolve'
 import { checkRegions } from './regions'
-import {
-  creditsFor,
-  OUTPUT_LIMITS,
-  outputBound,
-  overLimit,
-  regionCredits,
-  secondLookCredits,
-  type OutputBound
-} from '../params/output-budget'
+import { creditsFor, outputBound, regionCredits, secondLookCredits } from '../params/output-budget'
+import { OUTPUT_LIMITS, overLimit, type OutputBound } from '../pipeline/compose/output-limits'
 import type { JobParams } from '../../../shared/params-types'
 import { HINT_TYPES } from '../pipeline/guide/hint'
 import { sniffImageType } from '../pipeline/decode/sniff'

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest'
 import { parseParams } from '../../../shared/params'
 import { resolveParams } from '../../../shared/params-layers'
 import type { JobParams } from '../../../shared/params-types'
-import { canvasBound, creditsFor, OUTPUT_LIMITS, outputBound, overLimit, secondLookCredits } from './output-budget'
+import { OUTPUT_LIMITS, overLimit } from '../pipeline/compose/output-limits'
+import { canvasBound, creditsFor, outputBound, secondLookCredits } from './output-budget'
 
 function set(text: string, mode: 'clipping' | 'params' = 'params'): JobParams {
   const parsed = parseParams(text)

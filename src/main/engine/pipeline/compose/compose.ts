@@ -15,7 +15,7 @@
 import type { Variation } from '../../../../shared/api'
 import type { JobParams } from '../../../../shared/params-types'
 import { JobFailure } from '../../errors'
-import { overLimit } from '../../params/output-budget'
+import { overLimit } from './output-limits'
 import { makeBackground } from './background'
 import { makeCutout } from './cutout'
 import type { DecodedImage } from '../decode/decode'
