@@ -4,14 +4,8 @@
  * one adds. None of them is in the shipped score: see "Features" there.
  */
 import type { MaskPlane } from '../src/main/engine/segment/mask/types'
-import {
-  components,
-  GRID,
-  toGrid,
-  uncertaintyFeatures,
-  type Component,
-  type UncertaintyFeatures
-} from '../src/main/engine/segment/mask/uncertainty'
+import { components, type Component } from '../src/main/engine/segment/mask/regions'
+import { GRID, toGrid, uncertaintyFeatures, type UncertaintyFeatures } from '../src/main/engine/segment/mask/uncertainty'
 
 /** Model probabilities between these (10 % and 90 %, in bytes) are undecided. */
 const LOW = 26

@@ -1,10 +1,15 @@
 /**
  * Connected regions of a plane: the one labeller of the mask and refine steps (the second look's
- * surest regions, the solid step's cores).
+ * surest regions, the solid step's cores, the review score's pieces).
  */
 
-/** 8-connected regions of the cells where `inside` is set: labels (0 = outside, from 1) and each label's size. */
-export function labelRegions(inside: Uint8Array, w: number, h: number): { labels: Int32Array; sizes: number[] } {
+/**
+ * The connected regions of the cells where `inside` is set: labels (0 = outside, from 1, in the
+ * order their first cell is met row by row) and each label's size. `eight`: diagonal neighbours
+ * join a region (8 for the subject, 4 for the background, so that a diagonal line of subject both
+ * joins and closes).
+ */
+export function labelRegions(inside: Uint8Array, w: number, h: number, eight = true): { labels: Int32Array; sizes: number[] } {
   const labels = new Int32Array(w * h)
   const sizes = [0]
   const stack = new Int32Array(w * h)
@@ -25,7 +30,7 @@ export function labelRegions(inside: Uint8Array, w: number, h: number): { labels
         if (yy < 0 || yy >= h) continue
         for (let dx = -1; dx <= 1; dx++) {
           const xx = x + dx
-          if (xx < 0 || xx >= w) continue
+          if (xx < 0 || xx >= w || (!eight && dx !== 0 && dy !== 0)) continue
           const j = yy * w + xx
           if (inside[j] && !labels[j]) {
             labels[j] = label
@@ -37,4 +42,28 @@ export function labelRegions(inside: Uint8Array, w: number, h: number): { labels
     sizes.push(size)
   }
   return { labels, sizes }
+}
+
+/** A connected region's size and whether it reaches the plane's edge. */
+export interface Component {
+  area: number
+  /** Whether the region reaches the plane's edge. */
+  border: boolean
+}
+
+/** The connected regions of the cells equal to `value` in a width × height plane of 0/1 bytes, in the order `labelRegions` gives. */
+export function components(plane: Uint8Array, width: number, height: number, value: 0 | 1, eight: boolean): Component[] {
+  const inside = new Uint8Array(width * height)
+  for (let i = 0; i < inside.length; i++) inside[i] = plane[i] === value ? 1 : 0
+  const { labels, sizes } = labelRegions(inside, width, height, eight)
+  const border = new Uint8Array(sizes.length)
+  for (let x = 0; x < width; x++) {
+    border[labels[x]!] = 1
+    border[labels[(height - 1) * width + x]!] = 1
+  }
+  for (let y = 0; y < height; y++) {
+    border[labels[y * width]!] = 1
+    border[labels[y * width + width - 1]!] = 1
+  }
+  return sizes.slice(1).map((area, k) => ({ area, border: border[k + 1] === 1 }))
 }

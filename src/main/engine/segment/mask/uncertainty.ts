@@ -7,6 +7,7 @@
  * square too), so the cost is the same for every photo size.
  */
 import { TO_CHECK } from '../../../../shared/review'
+import { components } from './regions'
 import type { MaskPlane } from './types'
 
 // The line is shared with the reports and the screens (src/shared/review.ts).
@@ -84,54 +85,6 @@ export function uncertaintyFeatures(model: MaskPlane, alpha: MaskPlane): Uncerta
     roughness: kept === 0 ? 0 : outline / (8 * Math.sqrt(kept / Math.PI)),
     pieceRoughness: kept === 0 ? 0 : outline / discs
   }
-}
-
-export interface Component {
-  area: number
-  /** Whether the region reaches the plane's edge. */
-  border: boolean
-}
-
-/**
- * The connected regions of the cells equal to `value` in a width × height plane of 0/1 bytes
- * (flood fill with an explicit stack). `eight`: diagonal neighbours join a region (8 for the
- * subject, 4 for the background, so that a diagonal line of subject both joins and closes).
- */
-export function components(plane: Uint8Array, width: number, height: number, value: 0 | 1, eight: boolean): Component[] {
-  const n = width * height
-  const seen = new Uint8Array(n)
-  const stack = new Int32Array(n)
-  const out: Component[] = []
-  for (let start = 0; start < n; start++) {
-    if (seen[start] || plane[start] !== value) continue
-    let top = 0
-    stack[top++] = start
-    seen[start] = 1
-    let area = 0
-    let border = false
-    while (top > 0) {
-      const i = stack[--top]!
-      area++
-      const x = i % width
-      const y = (i - x) / width
-      if (x === 0 || y === 0 || x === width - 1 || y === height - 1) border = true
-      for (let dy = -1; dy <= 1; dy++) {
-        const yy = y + dy
-        if (yy < 0 || yy >= height) continue
-        for (let dx = -1; dx <= 1; dx++) {
-          if ((dx === 0 && dy === 0) || (!eight && dx !== 0 && dy !== 0)) continue
-          const xx = x + dx
-          if (xx < 0 || xx >= width) continue
-          const j = yy * width + xx
-          if (seen[j] || plane[j] !== value) continue
-          seen[j] = 1
-          stack[top++] = j
-        }
-      }
-    }
-    out.push({ area, border })
-  }
-  return out
 }
 
 /**
