@@ -6,10 +6,7 @@
 import { escapeControls } from '../shared/text'
 import { CliError } from './cli/args'
 import { asksForHelp, commandHelp, COMMANDS, overview, unknownCommand } from './cli/help'
-import { lastSession } from './engine/segment/session/last-session'
-import { machineCacheDir } from './engine/segment/session/machine'
-import { prestartSessionWorker } from './engine/segment/session/session-worker'
-import { startSandboxesAhead } from './engine/sandbox/specs'
+import { lastSession, machineCacheDir, prestartSessionWorker, startSandboxesAhead } from './engine/public-start'
 import { APP_VERSION } from './version'
 import { errorText } from '../shared/errors'
 

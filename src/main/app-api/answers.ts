@@ -8,8 +8,7 @@ import type { StatusResponse, UploadResponse } from '../../shared/api'
 import { ERROR_STATUS, type ErrorBody } from '../../shared/errors'
 import type { StatusPort, SubmitPort } from '../engine/ports'
 import { EngineError, asEngineError } from '../engine/errors'
-import type { UploadInput } from '../engine/intake/upload'
-import type { ResultAddress } from '../engine/status-view'
+import type { UploadInput, ResultAddress } from '../engine/public'
 
 /** The error body of any thrown error; one that is not the API's is `internal_error`, saying nothing of it. */
 export function errorBody(err: unknown, jobId?: string): ErrorBody {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import { extname, join } from 'node:path'
 import { writeFileAtomic } from '../engine/file-helpers'
-import type { PreviewRequest } from '../engine/sandbox/protocol'
+import type { PreviewRequest } from '../engine/public'
 import type { JobFraming } from '../engine/ports'
 import type { ItemRecord } from './store'
 

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import busboy from 'busboy'
 import type { UploadFields } from '../../shared/api'
 import { ApiError } from './api-error'
-import type { UploadInput } from '../engine/intake/upload'
+import type { UploadInput } from '../engine/public'
 import { endedEarly, pipeBody, readBody, tooLarge, type ChunkMeter, type RateFloor } from './read-body'
 import { errorText } from '../../shared/errors'
 

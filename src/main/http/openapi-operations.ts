@@ -7,7 +7,7 @@ import { DELIVERY_MODES, JOBS_PAGE, MODES, OUTPUT_FORMATS } from '../../shared/a
 import { ACCEPTED_MIME_TYPES, IMAGE_TYPES } from '../../shared/image-types'
 import { MAX_REGIONS, MAX_REGIONS_LENGTH, MIN_REGION_SIDE } from '../../shared/regions'
 import { MAX_PARAMS_LENGTH } from '../../shared/upload'
-import { HINT_TYPES } from '../engine/pipeline/guide/hint'
+import { HINT_TYPES } from '../engine/public'
 import { REMOVEBG_OPERATIONS } from './removebg/openapi'
 import type { Route } from './route-table'
 export type Operation = { operationId?: string; responses: Record<string, unknown>; [field: string]: unknown }

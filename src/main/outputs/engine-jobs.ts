@@ -13,7 +13,7 @@ import type { SecondLook } from '../../shared/params-types'
 import type { JobEvent } from '../engine/events'
 import type { JobEndsPort, OutcomePort, SubmitPort } from '../engine/ports'
 import { asEngineError } from '../engine/errors'
-import { jobError, primaryVariation } from '../engine/status-view'
+import { jobError, primaryVariation } from '../engine/public'
 
 export interface JobRequest {
   mode: Mode

@@ -8,11 +8,8 @@
 import { open } from 'node:fs/promises'
 import { explainProblem } from '../../shared/explain'
 import type { RuleSet, StoreCheck } from '../../shared/store-rules'
-import { StandaloneModels } from '../engine/run/standalone'
+import { StandaloneModels, DecodeSandbox, analyseImage, type SegmentDeps, evaluate } from '../engine/public-run'
 import { resolveOptions } from '../engine/options'
-import { DecodeSandbox } from '../engine/sandbox/decoder'
-import { analyseImage, type SegmentDeps } from '../engine/checks/analyse'
-import { evaluate } from '../engine/checks/evaluate'
 
 export interface FileCheck {
   /** The file as given or found (`shop/a.jpg`). */

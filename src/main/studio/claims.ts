@@ -12,9 +12,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { EngineError } from '../engine/errors'
 import type { JobRecord } from '../engine/ports'
-import { ACTIVE_STATUSES } from '../engine/job-transitions'
-import type { DispatchedRun } from '../engine/run/dispatch-access'
-import type { RunPlan } from '../engine/run/execute'
+import { ACTIVE_STATUSES, type DispatchedRun, type RunPlan } from '../engine/public-run'
 import type { WorkerIdentity } from './protocol'
 
 /** A token as we issue it: the attempt, a dot, 43 base64url characters (SHA-256). */

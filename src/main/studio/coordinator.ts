@@ -8,9 +8,7 @@
  */
 import type { StudioCoordinatorPort } from '../engine/ports'
 import { EngineError } from '../engine/errors'
-import type { Dispatcher } from '../engine/queue/dispatcher'
-import { ACTIVE_STATUSES } from '../engine/job-transitions'
-import type { DispatchAccess } from '../engine/run/dispatch-access'
+import { type Dispatcher, ACTIVE_STATUSES, type DispatchAccess } from '../engine/public-run'
 import type { StudioView } from '../../shared/studio'
 import { JobOffers } from './offers'
 import { shownQueueUrl } from './protocol'

@@ -4,7 +4,7 @@
  * `HostUnavailable` (the job waits in the queue and is tried again); a claim comes back as a
  * `RemoteHost` holding the claim's token.
  */
-import { HostUnavailable } from '../engine/run/execute'
+import { HostUnavailable } from '../engine/public-run'
 import { CLAIM_HEADER, PROTOCOL_HEADER, STUDIO_PROTOCOL, WORKER_FEATURES, type Claim } from './protocol'
 import { errorOf } from './error-of'
 import { RemoteHost, type CallOptions, type CoordinatorCalls } from './remote-host'

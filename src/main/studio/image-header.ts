@@ -4,7 +4,7 @@
  * check that a worker's result is an image of a plausible size before it is stored.
  */
 import { open, type FileHandle } from 'node:fs/promises'
-import type { SniffedType } from '../engine/pipeline/decode/sniff'
+import type { SniffedType } from '../engine/public'
 
 export interface ImageSize {
   width: number

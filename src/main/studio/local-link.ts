@@ -5,7 +5,7 @@
  * memory they were made in, and the model session goes back to the engine's pool.
  */
 import { EngineError } from '../engine/errors'
-import { HostUnavailable, type RunHost } from '../engine/run/execute'
+import { HostUnavailable, type RunHost } from '../engine/public-run'
 import type { WorkerIdentity } from './protocol'
 import type { StudioRuns } from './runs'
 import type { ClaimedJob, CoordinatorLink } from './worker'

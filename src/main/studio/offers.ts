@@ -11,8 +11,7 @@
  */
 import { Queue } from 'bullmq'
 import type { JobStatus } from '../../shared/api'
-import { ACTIVE_STATUSES } from '../engine/job-transitions'
-import type { DispatchAccess } from '../engine/run/dispatch-access'
+import { ACTIVE_STATUSES, type DispatchAccess } from '../engine/public-run'
 import { STUDIO_QUEUE, redisConnection, type QueuedJob } from './protocol'
 
 /** Jobs offered per Redis call. */

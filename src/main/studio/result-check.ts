@@ -9,14 +9,12 @@
  * `validation_failed` naming the part and the problem.
  */
 import { SECOND_LOOK_REASONS, type SecondLookReason } from '../../shared/params-types'
-import { MAX_SECOND_LOOK_VIEWS } from '../engine/segment/look/second-look'
+import { MAX_SECOND_LOOK_VIEWS, OUTPUT_LIMITS, type StoredOutcome } from '../engine/public-run'
 import type { OutputFormat, Variation } from '../../shared/api'
 import { cleanText } from '../../shared/text'
 import type { ErrorDetail } from '../../shared/errors'
 import { EngineError } from '../engine/errors'
-import { sniffImageType, type SniffedType } from '../engine/pipeline/decode/sniff'
-import { OUTPUT_LIMITS } from '../engine/pipeline/compose/output-limits'
-import type { StoredOutcome } from '../engine/run/dispatch-access'
+import { sniffImageType, type SniffedType } from '../engine/public'
 import { imageSize } from './image-header'
 
 /** Warnings kept per variation, and characters per warning. */

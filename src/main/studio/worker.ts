@@ -17,7 +17,7 @@ import {
   type RunHost,
   type RunOutcome,
   type RunPlan
-} from '../engine/run/execute'
+} from '../engine/public-run'
 import { STUDIO_QUEUE, redisConnection, type QueuedJob } from './protocol'
 
 /** A claimed job as a worker runs it. */

@@ -15,11 +15,10 @@ import type { RegionBox } from '../../shared/regions'
 import type { TouchUpPreview, TouchUpResult, TouchUpTarget } from '../../shared/touchup'
 import type { TouchUpPort } from '../engine/ports'
 import { EngineError } from '../engine/errors'
-import type { HintPreviews, PreviewSource } from '../engine/run/hint-preview'
+import { type HintPreviews, type PreviewSource, contentHash } from '../engine/public'
 import { JobEnds, jobOutcome, submitFile, type JobRequest } from '../outputs/engine-jobs'
 import { ContainmentError } from '../outputs/contained-dir'
 import { replaceKeepingPrevious } from '../outputs/previous'
-import { contentHash } from '../engine/content-hash'
 
 /** One done file as its feature describes it for a touch-up. */
 export interface TouchUpFile {

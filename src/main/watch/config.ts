@@ -25,7 +25,7 @@ import {
   type WatchUpdateRequest
 } from '../../shared/watch'
 import { EngineError } from '../engine/errors'
-import { setProblems } from '../engine/params/resolve'
+import { setProblems } from '../engine/public'
 import { doneDirOf, type WatchFolderRecord, type WatchStore } from './store'
 import { checkDestination, DestinationProblem } from '../outputs/destination'
 import { isInside } from '../outputs/paths'

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { isImageName } from '../../shared/image-types'
 import type { WatchRequest } from '../../shared/watch'
-import { sniffImageType } from '../engine/pipeline/decode/sniff'
+import { sniffImageType } from '../engine/public'
 import { isPreviousVersionName } from '../outputs/previous'
 
 /**
@@ -74,7 +74,7 @@ export function looksComplete(bytes: Buffer): boolean {
   }
 }
 
-export { contentHash } from '../engine/content-hash'
+export { contentHash } from '../engine/public'
 
 /** The settings a file is processed with: the job request only (names and folders do not change the result). */
 export function settingsHash(request: WatchRequest): string {

@@ -9,7 +9,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { RemoveBgPort } from '../../engine/ports'
 import { ApiError } from '../api-error'
-import type { UploadInput } from '../../engine/intake/upload'
+import type { UploadInput } from '../../engine/public'
 import { readUpload } from '../body'
 import { busy, type UploadReservation } from '../in-flight'
 import { declaredLength, readBody, tooLarge, type RateFloor } from '../read-body'

@@ -7,7 +7,7 @@
  */
 import sharp from 'sharp'
 import type { OutputFormat, Variation } from '../../../shared/api'
-import type { UploadInput } from '../../engine/intake/upload'
+import type { UploadInput } from '../../engine/public'
 import { badField } from './errors'
 import type { Length, RemoveBgOptions } from './fields'
 import type { ImageBytes } from './source'

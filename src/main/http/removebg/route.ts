@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RemoveBgPort } from '../../engine/ports'
 import { EngineError } from '../../engine/errors'
-import { jobError } from '../../engine/status-view'
+import { jobError } from '../../engine/public'
 import { busy, type InFlightBytes, UploadReservation } from '../in-flight'
 import { operation } from '../openapi'
 import { nothingAt, type Route } from '../route-table'

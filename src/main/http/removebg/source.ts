@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { readFile, rm } from 'node:fs/promises'
 import type { RemoveBgPort } from '../../engine/ports'
 import { JobFailure } from '../../engine/errors'
-import { fetchToFile } from '../../engine/fetch/fetch-url'
+import { fetchToFile } from '../../engine/public'
 import { RemoveBgError, badField } from './errors'
 
 export interface ImageBytes {
