@@ -1,6 +1,7 @@
 /**
- * Plane operations of the solid-subject step (`solid.ts`) on its analysis grid: a masked window
- * maximum, a window mean and a bilinear sample of a grid plane at an image pixel.
+ * Plane operations of the solid-subject step (`solid.ts`) on its analysis grid: a distance to the
+ * nearest seed cell, a masked window maximum, a window mean and a bilinear sample of a grid plane
+ * at an image pixel.
  */
 import { boxMean } from './box-filter'
 
@@ -44,4 +45,37 @@ export function sample(p: Float32Array, gw: number, gh: number, step: number, x:
   const top = p[y0 * gw + x0]! * (1 - tx) + p[y0 * gw + x1]! * tx
   const bottom = p[y1 * gw + x0]! * (1 - tx) + p[y1 * gw + x1]! * tx
   return top * (1 - ty) + bottom * ty
+}
+
+/** Chamfer distance (in cells, 1 and √2 steps) to the nearest cell of `seed`; the frame's border is not a seed. */
+export function distanceTo(seed: Uint8Array, w: number, h: number): Float32Array {
+  const d = new Float32Array(w * h)
+  const far = w + h
+  for (let i = 0; i < d.length; i++) d[i] = seed[i] ? 0 : far
+  const D = Math.SQRT2
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x
+      let v = d[i]!
+      if (x > 0) v = Math.min(v, d[i - 1]! + 1)
+      if (y > 0) {
+        v = Math.min(v, d[i - w]! + 1)
+        if (x > 0) v = Math.min(v, d[i - w - 1]! + D)
+        if (x < w - 1) v = Math.min(v, d[i - w + 1]! + D)
+      }
+      d[i] = v
+    }
+  for (let y = h - 1; y >= 0; y--)
+    for (let x = w - 1; x >= 0; x--) {
+      const i = y * w + x
+      let v = d[i]!
+      if (x < w - 1) v = Math.min(v, d[i + 1]! + 1)
+      if (y < h - 1) {
+        v = Math.min(v, d[i + w]! + 1)
+        if (x < w - 1) v = Math.min(v, d[i + w + 1]! + D)
+        if (x > 0) v = Math.min(v, d[i + w - 1]! + D)
+      }
+      d[i] = v
+    }
+  return d
 }

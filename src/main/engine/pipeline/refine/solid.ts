@@ -34,7 +34,7 @@
  */
 import { labelRegions } from '../../segment/mask/regions'
 import type { MaskPlane } from '../../segment/mask/types'
-import { blur, maxWithin, sample } from './solid-grid'
+import { blur, distanceTo, maxWithin, sample } from './solid-grid'
 import { type Photo, seeThroughCues } from './see-through'
 
 /** Long side of the analysis grid (cells of several pixels on larger photos). */
@@ -105,39 +105,6 @@ function toGrid(alpha: Uint8Array, width: number, height: number): Grid {
   return { g, gw, gh, step }
 }
 
-/** Chamfer distance (in cells, 1 and √2 steps) to the nearest cell of `seed`; the frame's border is not a seed. */
-function distanceTo(seed: Uint8Array, w: number, h: number): Float32Array {
-  const d = new Float32Array(w * h)
-  const far = w + h
-  for (let i = 0; i < d.length; i++) d[i] = seed[i] ? 0 : far
-  const D = Math.SQRT2
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < w; x++) {
-      const i = y * w + x
-      let v = d[i]!
-      if (x > 0) v = Math.min(v, d[i - 1]! + 1)
-      if (y > 0) {
-        v = Math.min(v, d[i - w]! + 1)
-        if (x > 0) v = Math.min(v, d[i - w - 1]! + D)
-        if (x < w - 1) v = Math.min(v, d[i - w + 1]! + D)
-      }
-      d[i] = v
-    }
-  for (let y = h - 1; y >= 0; y--)
-    for (let x = w - 1; x >= 0; x--) {
-      const i = y * w + x
-      let v = d[i]!
-      if (x < w - 1) v = Math.min(v, d[i + 1]! + 1)
-      if (y < h - 1) {
-        v = Math.min(v, d[i + w]! + 1)
-        if (x < w - 1) v = Math.min(v, d[i + w + 1]! + D)
-        if (x > 0) v = Math.min(v, d[i + w - 1]! + D)
-      }
-      d[i] = v
-    }
-  return d
-}
-
 function reachOf(gw: number, gh: number): number {
   return Math.max(2, Math.round(BROAD_REACH * Math.max(gw, gh)))
 }
@@ -172,9 +139,11 @@ export function solidAnalysis(alpha: Uint8Array, width: number, height: number):
 
 /**
  * The trimap's decision on the grid: 1 where a cell belongs to the subject, 2 where it is a
- * half-transparent or small confident part standing apart (background), 0 elsewhere.
+ * half-transparent or small confident part standing apart (background), 0 elsewhere; null when
+ * every broad half-transparent region is left as it is (the photo shows each see-through), so
+ * there is nothing to decide.
  */
-function subjectCells(grid: Grid, photo: Photo, dist: Float32Array, reach: number): Uint8Array {
+function subjectCells(grid: Grid, photo: Photo, dist: Float32Array, reach: number): Uint8Array | null {
   const { g, gw, gh } = grid
   const n = gw * gh
   const isCore = new Uint8Array(n)
@@ -213,6 +182,7 @@ function subjectCells(grid: Grid, photo: Photo, dist: Float32Array, reach: numbe
   for (let i = 0; i < n; i++) bg[i] = g[i]! <= LOW ? 1 : 0
   for (const [label, cue] of seeThroughCues(photo, grid, soft.labels, bordering, bg, mainCore, reach))
     if (cue.seeThrough) decided[label] = 0
+  if (!decided.some((d) => d !== 0)) return null
   const out = new Uint8Array(n)
   for (let i = 0; i < n; i++) {
     if (mainCore[i]) out[i] = 1
@@ -247,6 +217,7 @@ export function solidMask(mask: MaskPlane, photo: Photo): MaskPlane {
   const { g, gw, gh, step } = grid
   const n = gw * gh
   const cells = subjectCells(grid, photo, dist, reach)
+  if (!cells) return mask
   const kept = new Uint8Array(n)
   for (let i = 0; i < n; i++) kept[i] = cells[i] === 1 ? 1 : 0
   // The subject's own confidence around each cell; 1 (no stretch) outside it.
