@@ -37,7 +37,7 @@ export async function sizeRows(
   part?: string
 ): Promise<SizeRow[]> {
   const rows: SizeRow[] = []
-  for await (const s of sizeComposites(refDir, photos, limit)) {
+  for await (const s of sizeComposites(refDir, photos, source, limit)) {
     if (part && s.part !== part) continue
     const sc = s.scene
     const image: DecodedImage = { data: sc.image, width: sc.width, height: sc.height, channels: 4, hasAlpha: false, warnings: [] }

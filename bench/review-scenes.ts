@@ -223,14 +223,19 @@ async function ground(kind: Ground, frame: Rgba, other: string, busy: Rgb, seed:
 
 /**
  * A busy, sharp photo with no subject: the part of a corpus photo that its reference cutout leaves
- * out (`backgroundCrop`: houses, a field, trees, a street), of `other` or, when it has none, of the
- * next photo that has one.
+ * out (`backgroundCrop`: houses, a field, trees, a street), of `other` or, when it has none (or
+ * `accept` refuses it), of the next photo that has one.
  */
-export async function busyPhoto(photos: string[], refDir: string, other: string): Promise<Rgb> {
+export async function busyPhoto(
+  photos: string[],
+  refDir: string,
+  other: string,
+  accept: (crop: Rgb & { name: string }) => Promise<boolean> = async () => true
+): Promise<Rgb & { name: string }> {
   const from = photos.indexOf(other)
   for (let i = 0; i < photos.length; i++) {
     const crop = await backgroundCrop(photos[(from + i) % photos.length]!, refDir)
-    if (crop) return crop
+    if (crop && (await accept(crop))) return crop
   }
   throw new Error('no corpus photo has a part without its subject')
 }
