@@ -186,7 +186,7 @@ async function sceneFrame(cut: Rgba, second: Rgba | null, spec: SceneSpec, rand:
 }
 
 /** The subject's box scaled (premultiplied, by sharp) to `share` of the largest size that fits width × height. */
-async function scaled(cut: Rgba, width: number, height: number, share: number): Promise<Rgba> {
+export async function scaled(cut: Rgba, width: number, height: number, share: number): Promise<Rgba> {
   const box = subjectBox(cut)
   const s = share * Math.min(width / box.width, height / box.height)
   const sw = Math.max(1, Math.round(box.width * s))

@@ -15,12 +15,11 @@
  * beside them so it stays measured.
  */
 import { basename, extname } from 'node:path'
-import sharp from 'sharp'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
 import type { MaskSource } from '../src/main/engine/segment/mask/types'
 import { runView } from '../src/main/engine/segment/look/views'
-import { background, composite, loadCutout, subjectBox, type Rgba, type Scene } from './quality-scenes'
-import { busyPhoto, mirrored, reviewSubjects, xorshift, type Part, type Rgb } from './review-scenes'
+import { background, composite, loadCutout, type Rgba, type Scene } from './quality-scenes'
+import { busyPhoto, mirrored, reviewSubjects, scaled, xorshift, type Part, type Rgb } from './review-scenes'
 
 export interface SizeScene {
   scene: Scene
@@ -100,15 +99,7 @@ const checked = new Map<string, Promise<boolean>>()
 /** The subject's box scaled so its larger share of the frame's sides is `share`, at a seeded place where it fits. */
 async function place(cut: Rgba, share: number, rand: () => number): Promise<Rgba> {
   const { width, height } = FRAME
-  const box = subjectBox(cut)
-  const s = share * Math.min(width / box.width, height / box.height)
-  const sw = Math.max(1, Math.round(box.width * s))
-  const sh = Math.max(1, Math.round(box.height * s))
-  const sub = await sharp(cut.data, { raw: { width: cut.width, height: cut.height, channels: 4 } })
-    .extract({ left: box.x0, top: box.y0, width: box.width, height: box.height })
-    .resize(sw, sh, { fit: 'fill' })
-    .raw()
-    .toBuffer()
+  const { data: sub, width: sw, height: sh } = await scaled(cut, width, height, share)
   const x = Math.round(rand() * (width - sw))
   const y = Math.round(rand() * (height - sh))
   const data = Buffer.alloc(width * height * 4)
