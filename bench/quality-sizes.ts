@@ -4,7 +4,8 @@
  * alone (`look=off`) and with the second look (`look=auto`), and the model on the subject's true
  * box zoomed (what a view that knew where the subject is could give: the bound of any view of
  * this kind; its mask alone, no refine). Per part (fit, held-aside) and family: mean and min IoU,
- * how many composites got a second look and the model runs it took.
+ * how many composites got a second look and the model runs it took, and the review on what is
+ * delivered: of those still wrong how many it flags, of those right how many it leaves alone.
  */
 import { computeAlpha } from '../src/main/engine/pipeline/segment-and-refine'
 import type { DecodedImage } from '../src/main/engine/pipeline/decode/decode'
@@ -12,6 +13,7 @@ import { cropAround, CONTEXT_MARGIN } from '../src/main/engine/segment/mask/deta
 import { resizeGrey } from '../src/main/engine/segment/mask/resample'
 import { subjectBox } from '../src/main/engine/segment/look/second-look'
 import { runView } from '../src/main/engine/segment/look/views'
+import { reviewLevel, type ReviewLevel } from '../src/shared/review'
 import { round } from './lib'
 import type { CountingSource } from './quality-source'
 import { sizeComposites, SIZE_FAMILIES } from './size-scenes'
@@ -25,6 +27,9 @@ export interface SizeRow {
   /** The model on the subject's true box zoomed (mask only). */
   true_box_iou: number
   second_look: { views: number; reason: string } | null
+  /** The review level of the first look's cutout and of the delivered one (null: not flagged). */
+  review_first: ReviewLevel | null
+  review_second: ReviewLevel | null
   /** Model runs the second look took beyond the first. */
   extra_runs: number
 }
@@ -60,6 +65,8 @@ export async function sizeRows(
       second_iou: round(iou(second.alpha, sc.alpha), 4),
       true_box_iou: round(iou(onBox, sc.alpha), 4),
       second_look: second.secondLook,
+      review_first: reviewLevel(first.uncertainty),
+      review_second: reviewLevel(second.uncertainty),
       extra_runs: second.secondLook ? extra : 0
     })
   }
@@ -98,6 +105,14 @@ export function summariseSizes(rows: SizeRow[]): Record<string, Record<string, u
         second_look: stat('second_iou'),
         model_on_true_box: stat('true_box_iou'),
         second_looks: f.filter((r) => r.second_look).length,
+        // The review on what is delivered: still wrong (IoU < 0.5) and flagged; right (≥ 0.9) and not flagged.
+        review: {
+          wrong: f.filter((r) => r.second_iou < 0.5).length,
+          wrong_flagged: f.filter((r) => r.second_iou < 0.5 && r.review_second).length,
+          right: f.filter((r) => r.second_iou >= 0.9).length,
+          right_unflagged: f.filter((r) => r.second_iou >= 0.9 && !r.review_second).length,
+          fixed_now_unflagged: f.filter((r) => r.first_iou < 0.5 && r.second_iou >= 0.9 && r.review_first && !r.review_second).length
+        },
         extra_model_runs: f.reduce((s, r) => s + r.extra_runs, 0)
       }
     }
