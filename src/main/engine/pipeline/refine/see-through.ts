@@ -18,6 +18,8 @@
  * busy background's grain seen through a veil, but it is grey where the background is not.
  */
 
+import { within } from '../../segment/mask/regions'
+
 /** The photo the mask was made from: RGBA, 8 bits per channel (the mask may be at the model's size). */
 export interface Photo {
   data: Buffer
@@ -82,37 +84,6 @@ function cellTexture(photo: Photo, { gw, gh }: GridShape): { sums: Float64Array[
   return { sums, count }
 }
 
-/** Cells within `r` (Chebyshev) of a cell where `seed` is set. */
-function near(seed: Uint8Array, w: number, h: number, r: number): Uint8Array {
-  const rows = new Uint8Array(w * h)
-  for (let y = 0; y < h; y++) {
-    let last = -Infinity
-    for (let x = 0; x < w; x++) {
-      if (seed[y * w + x]) last = x
-      if (x - last <= r) rows[y * w + x] = 1
-    }
-    last = Infinity
-    for (let x = w - 1; x >= 0; x--) {
-      if (seed[y * w + x]) last = x
-      if (last - x <= r) rows[y * w + x] = 1
-    }
-  }
-  const out = new Uint8Array(w * h)
-  for (let x = 0; x < w; x++) {
-    let last = -Infinity
-    for (let y = 0; y < h; y++) {
-      if (rows[y * w + x]) last = y
-      if (y - last <= r) out[y * w + x] = 1
-    }
-    last = Infinity
-    for (let y = h - 1; y >= 0; y--) {
-      if (rows[y * w + x]) last = y
-      if (last - y <= r) out[y * w + x] = 1
-    }
-  }
-  return out
-}
-
 export interface RegionCue {
   /** Mean alpha of the region's deep cells, 0–1. */
   alpha: number
@@ -153,8 +124,8 @@ export function seeThroughCues(
     notBg[i] = bg[i] ? 0 : 1
     notCore[i] = core[i] ? 0 : 1
   }
-  const nearSubject = near(notBg, gw, gh, edge)
-  const nearOutsideCore = near(notCore, gw, gh, edge)
+  const nearSubject = within(notBg, gw, gh, edge)
+  const nearOutsideCore = within(notCore, gw, gh, edge)
   for (const label of candidates) {
     const inRegion = new Uint8Array(n)
     const outside = new Uint8Array(n)
@@ -162,8 +133,8 @@ export function seeThroughCues(
       if (labels[i] === label) inRegion[i] = 1
       else outside[i] = 1
     }
-    const outline = near(outside, gw, gh, edge)
-    const around = near(inRegion, gw, gh, AROUND * reach)
+    const outline = within(outside, gw, gh, edge)
+    const around = within(inRegion, gw, gh, AROUND * reach)
     let a = 0
     const sums = [new Float64Array(6), new Float64Array(6), new Float64Array(6)]
     const counts = [0, 0, 0]

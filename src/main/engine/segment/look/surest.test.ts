@@ -37,6 +37,22 @@ describe('surest: the regions of a doubted mask the model is surest of', () => {
     expect(s).toBe(m) // one region: nothing to clear
   })
 
+  it("clears a busy background's faint haze away from the kept subject, and keeps the subject's fringe", () => {
+    // Haze at 15 % over the frame, a crisp subject with a 20 % fringe 2 px wide around it.
+    const m = plane(
+      [
+        [98, 58, 44, 44, 50],
+        [100, 60, 40, 40, 250]
+      ],
+      38
+    )
+    const s = surest(m)
+    expect(at(s, 120, 80)).toBe(250)
+    expect(at(s, 98, 80)).toBe(50) // the fringe, beside the subject
+    expect(at(s, 10, 10)).toBe(0) // the haze, far from it
+    expect(at(s, 190, 140)).toBe(0)
+  })
+
   it('keeps two subjects the model is as sure of (a pair side by side)', () => {
     const m = plane([
       [20, 40, 40, 60, 245],

@@ -5,12 +5,13 @@
  * the mask is at least REGION, so a subject's half-transparent parts stay joined to its core) is
  * scored by how sure the model is of its core (the mean strength above 50 % of its pixels at
  * ≥ 50 %) times how clearly it stands out (the mean strength below 50 % around it); the regions
- * scoring at least KEEP_SHARE of the best are kept, the others cleared. A candidate only: the
+ * scoring at least KEEP_SHARE of the best are kept, the others cleared with the faint haze away
+ * from the kept ones. A candidate only: the
  * second look keeps it where the review score says the model is surer of it than of the merge
  * and of the first look.
  */
 import type { MaskPlane } from '../mask/types'
-import { labelRegions } from '../mask/regions'
+import { labelRegions, within } from '../mask/regions'
 
 /** A region scoring at least this share of the best region's score is kept. */
 export const KEEP_SHARE = 0.8
@@ -25,21 +26,36 @@ export const REGION = 64
 
 const HALF = 128
 
-/** `plane` with only its surest regions (a new plane; the same plane when all are kept). */
+/**
+ * `plane` with only its surest regions and their fringe (a new plane; the same one when nothing is
+ * cleared): the other regions are
+ * cleared, and so is the faint haze under REGION farther than FRINGE from every kept region — a
+ * busy background's texture the model half-saw, which would otherwise stay in the cutout as a
+ * faint veil and read as doubt in the review score of a subject the second look found.
+ */
 export function surest(plane: MaskPlane): MaskPlane {
   const { data, width: w, height: h } = plane
   const inside = new Uint8Array(data.length)
   for (let i = 0; i < data.length; i++) inside[i] = data[i]! >= REGION ? 1 : 0
   const { labels, sizes } = labelRegions(inside, w, h)
-  if (sizes.length <= 2) return plane
+  if (sizes.length <= 1) return plane
   const scores = regionScores(data, labels, sizes.length, w, h)
   const best = Math.max(...scores)
   const drop = scores.map((s, k) => k > 0 && s < KEEP_SHARE * best)
-  if (!drop.some(Boolean)) return plane
-  const out = Buffer.from(data)
-  for (let i = 0; i < out.length; i++) if (drop[labels[i]!]) out[i] = 0
-  return { data: out, width: w, height: h }
+  const kept = new Uint8Array(data.length)
+  for (let i = 0; i < data.length; i++) kept[i] = labels[i] && !drop[labels[i]!] ? 1 : 0
+  const fringe = within(kept, w, h, Math.max(2, Math.round(FRINGE * Math.max(w, h))))
+  let out: Buffer | null = null
+  for (let i = 0; i < data.length; i++)
+    if (data[i] !== 0 && (drop[labels[i]!] || !fringe[i])) {
+      out ??= Buffer.from(data)
+      out[i] = 0
+    }
+  return out ? { data: out, width: w, height: h } : plane
 }
+
+/** How far around a kept region its soft fringe under REGION is kept, as a share of the plane's long side. */
+export const FRINGE = 0.01
 
 /** Each region's sureness × standing out (index 0, outside, scores 0; a region without a core, 0). */
 function regionScores(data: Uint8Array, labels: Int32Array, n: number, w: number, h: number): number[] {

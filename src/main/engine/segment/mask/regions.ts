@@ -1,6 +1,6 @@
 /**
  * Connected regions of a plane: the one labeller of the mask and refine steps (the second look's
- * surest regions, the solid step's cores, the review score's pieces).
+ * surest regions, the solid step's cores, the review score's pieces), and the cells near a set.
  */
 
 /**
@@ -66,4 +66,35 @@ export function components(plane: Uint8Array, width: number, height: number, val
     border[labels[y * width + width - 1]!] = 1
   }
   return sizes.slice(1).map((area, k) => ({ area, border: border[k + 1] === 1 }))
+}
+
+/** Cells within `r` (Chebyshev) of a cell where `seed` is set. */
+export function within(seed: Uint8Array, w: number, h: number, r: number): Uint8Array {
+  const rows = new Uint8Array(w * h)
+  for (let y = 0; y < h; y++) {
+    let last = -Infinity
+    for (let x = 0; x < w; x++) {
+      if (seed[y * w + x]) last = x
+      if (x - last <= r) rows[y * w + x] = 1
+    }
+    last = Infinity
+    for (let x = w - 1; x >= 0; x--) {
+      if (seed[y * w + x]) last = x
+      if (last - x <= r) rows[y * w + x] = 1
+    }
+  }
+  const out = new Uint8Array(w * h)
+  for (let x = 0; x < w; x++) {
+    let last = -Infinity
+    for (let y = 0; y < h; y++) {
+      if (rows[y * w + x]) last = y
+      if (y - last <= r) out[y * w + x] = 1
+    }
+    last = Infinity
+    for (let y = h - 1; y >= 0; y--) {
+      if (rows[y * w + x]) last = y
+      if (last - y <= r) out[y * w + x] = 1
+    }
+  }
+  return out
 }
