@@ -126,11 +126,17 @@ export function lookReason(first: MaskPlane, setting: SecondLookSetting, width: 
  * review score, each on itself), else the first: a second look never leaves a photo's mask less
  * sure. Where the first found nothing (its score is the review's lowest level by convention), the
  * merged one is kept when it is no longer doubtful.
+ *
+ * For a small subject the two are compared as `surest` leaves them, each cleared of the faint
+ * haze and stray regions away from its subject: the zoomed views see the busy background around
+ * the subject larger, and its haze, which is not the subject, raised the merged mask's score and
+ * kept a worse first mask (size scenes' fit part, docs/pipeline.md "Second look"). What is kept
+ * is the merged mask as it is.
  */
 export function kept(first: MaskPlane, merged: MaskPlane, reason: SecondLookReason): MaskPlane {
-  const score = uncertainty(merged, merged)
-  if (reason === 'empty') return subjectBox(merged) && score < DOUBTFUL ? merged : first
-  return score < uncertainty(first, first) ? merged : first
+  if (reason === 'empty') return subjectBox(merged) && uncertainty(merged, merged) < DOUBTFUL ? merged : first
+  const [a, b] = reason === 'small' ? [surest(merged), surest(first)] : [merged, first]
+  return uncertainty(a, a) < uncertainty(b, b) ? merged : first
 }
 
 /**

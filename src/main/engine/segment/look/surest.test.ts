@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { MaskPlane } from '../mask/types'
-import { found } from './second-look'
+import { found, kept } from './second-look'
+import { uncertainty } from '../mask/uncertainty'
 import { surest } from './surest'
 
 const W = 200
@@ -87,5 +88,19 @@ describe('found: the second look replaces a doubted first mask only with a subje
   it('keeps the first mask when the candidate keeps nothing', () => {
     const first = plane([[0, 0, 200, 60, 150]])
     expect(found(first, plane([]))).toBe(first)
+  })
+})
+
+describe('kept: a small subject’s merged mask against its first, like with like', () => {
+  it('keeps the zoomed views’ crisp subject although their busy background’s haze raises the merged mask’s score', () => {
+    // The first look: the subject found roughly, unsure (a block at 84 %), nothing around it.
+    const first = plane([[96, 56, 48, 48, 215]])
+    // The merge: the subject crisp, with the haze of the busy background the zoom saw larger (18 %).
+    const merged = plane([[100, 60, 40, 40, 250]], 45)
+    // As a whole the merged mask reads less sure: compared plainly the worse first mask would stay.
+    expect(uncertainty(merged, merged)).toBeGreaterThan(uncertainty(first, first))
+    expect(kept(first, merged, 'small')).toBe(merged)
+    // For a larger subject asked for, the plain comparison stands.
+    expect(kept(first, merged, 'asked')).toBe(first)
   })
 })
