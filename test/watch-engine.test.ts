@@ -62,8 +62,11 @@ it('cuts out dropped photos, survives a stop mid-job, and lists then recovers a 
   await svc.start()
   const { id } = await svc.add({ path: inbox })
   writeFileSync(join(inbox, 'ball.png'), png)
-  writeFileSync(join(inbox, 'ball-jpeg.jpg'), await sceneJpeg())
   writeFileSync(join(inbox, 'broken.png'), Buffer.from('this is not an image at all'))
+  // The second photo only once the first is in flight: dropped together, the two equal jobs could
+  // run side by side and end within one sync of each other, and the state below never showed.
+  await waitFor('the first photo in flight', () => svc.view(id)!.counts.processing >= 1)
+  writeFileSync(join(inbox, 'ball-jpeg.jpg'), await sceneJpeg())
   await waitFor('one done and one more in flight', () => {
     const c = svc.view(id)!.counts
     return c.done >= 1 && c.processing >= 1
