@@ -6,6 +6,7 @@
  * mask (a file of any origin) or from the job's framing (a file a job just wrote).
  */
 import { alphaBounds, cutSides, type CutSides, type Rect } from '../pipeline/compose/placement'
+import { within } from '../segment/mask/regions'
 
 export type ColourSpace = 'srgb' | 'cmyk' | 'other-rgb' | 'grey'
 
@@ -49,36 +50,11 @@ export function shareAtLeast(l: Lightness, min: number): number {
   return total === 0 ? 1 : meet / total
 }
 
-/** Whether pixel i is the subject or beside it: a mask dilated by `r` (two passes, each linear in the pixels). */
+/** Whether pixel i is the subject or beside it: the mask's subject pixels grown by `r` (`within`). */
 function nearMask(mask: Uint8Array, width: number, height: number, r: number): Uint8Array {
-  const rows = new Uint8Array(width * height)
-  for (let y = 0; y < height; y++) {
-    const o = y * width
-    let last = -Infinity
-    for (let x = 0; x < width; x++) {
-      if (mask[o + x]! >= 16) last = x
-      if (x - last <= r) rows[o + x] = 1
-    }
-    last = Infinity
-    for (let x = width - 1; x >= 0; x--) {
-      if (mask[o + x]! >= 16) last = x
-      if (last - x <= r) rows[o + x] = 1
-    }
-  }
-  const near = new Uint8Array(width * height)
-  for (let x = 0; x < width; x++) {
-    let last = -Infinity
-    for (let y = 0; y < height; y++) {
-      if (rows[y * width + x]) last = y
-      if (y - last <= r) near[y * width + x] = 1
-    }
-    last = Infinity
-    for (let y = height - 1; y >= 0; y--) {
-      if (rows[y * width + x]) last = y
-      if (last - y <= r) near[y * width + x] = 1
-    }
-  }
-  return near
+  const subject = new Uint8Array(width * height)
+  for (let i = 0; i < subject.length; i++) subject[i] = mask[i]! >= 16 ? 1 : 0
+  return within(subject, width, height, r)
 }
 
 /** The box grown by `r` on every side, as a mask of the frame. */
