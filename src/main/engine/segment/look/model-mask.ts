@@ -18,9 +18,15 @@ import { lookReason, plan, secondLook, type SecondLook } from './second-look'
  */
 const MASK_FORMAT_VERSION = 1
 
+/**
+ * Version of what a second look makes of the same views (the merge, the surest regions, what is
+ * kept): bump when that rule changes, so a photo looked at under the old rule is looked at again.
+ */
+const LOOK_VERSION = 2
+
 /** The cache's key of the mask a second look made under `setting`, beside the first's (`model`: `maskModelKey`'s). */
 export function lookMaskKey(model: string, setting: SecondLookSetting): string {
-  return `${model}+look=${setting}`
+  return `${model}+look=${setting}/${LOOK_VERSION}`
 }
 
 /** The cache's `model` key for a variant (or a registry model's key). */

@@ -142,18 +142,19 @@ export function kept(first: MaskPlane, merged: MaskPlane, reason: SecondLookReas
 /**
  * After a doubted large first mask: the surest regions of the tiles' merge (`surest`) where they
  * are a subject the first look drowned among the background's own objects — they keep at most
- * FOUND_AT_MOST of what the first kept, and the model is surer of them (a lower review score,
- * each on itself) — else the first. A photo whose subject fills much of the frame and whose first
- * mask is doubtful for its half-transparent parts (a shelf of plants, a figure behind a sign)
- * keeps its first mask, which the solid step reads (docs/pipeline.md "Solid subjects").
+ * FOUND_AT_MOST of the first mask's weight (its strengths summed, so a background the first
+ * answered at half strength counts as half), and the model is surer of them (a lower review
+ * score, each on itself) — else the first. A photo whose subject fills much of the frame and
+ * whose first mask is doubtful for its half-transparent parts (a shelf of plants, a figure behind
+ * a sign) keeps its first mask, which the solid step reads (docs/pipeline.md "Solid subjects").
  */
 export function found(first: MaskPlane, candidate: MaskPlane): MaskPlane {
   if (!subjectBox(candidate)) return first
-  if (keptShare(candidate) > FOUND_AT_MOST * keptShare(first)) return first
+  if (keptShare(candidate) > FOUND_AT_MOST * weightShare(first)) return first
   return uncertainty(candidate, candidate) < uncertainty(first, first) ? candidate : first
 }
 
-/** A candidate that keeps more than this share of the first mask's kept area is not a subject the first one drowned. */
+/** A candidate that keeps more than this share of the first mask's weight is not a subject the first one drowned. */
 export const FOUND_AT_MOST = 0.5
 
 /** The share of a plane at or above 50 %. */
@@ -161,6 +162,17 @@ function keptShare(plane: MaskPlane): number {
   let n = 0
   for (let i = 0; i < plane.width * plane.height; i++) if (plane.data[i]! >= SUBJECT) n++
   return n / (plane.width * plane.height)
+}
+
+/**
+ * A plane's strengths summed, over its size. A first mask that drowned a subject in a busy
+ * background's lattice holds most of its weight under 50 % (size scenes: a building's frame at a
+ * third of the strength, 0.2 % of the frame kept at ≥ 50 % but 3 % of its weight).
+ */
+function weightShare(plane: MaskPlane): number {
+  let n = 0
+  for (let i = 0; i < plane.width * plane.height; i++) n += plane.data[i]!
+  return n / 255 / (plane.width * plane.height)
 }
 
 /** The merged mask's size: the photo's, its long side at most this (a zoomed view holds more than the model's 1024²). */

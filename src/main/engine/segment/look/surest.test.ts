@@ -63,6 +63,18 @@ describe('surest: the regions of a doubted mask the model is surest of', () => {
     expect(at(s, 40, 60)).toBe(245)
     expect(at(s, 150, 60)).toBe(240)
   })
+
+  it("clears a lattice of thin bars that touches the subject (a building's frame), and keeps the bars' ends at its edge", () => {
+    // Bars 1 px wide (the opening's square is 3 px here), as sure as the subject, joined to it by a crossbar.
+    const bars: Array<[number, number, number, number, number]> = [[0, 100, 120, 1, 230]]
+    for (let x = 10; x <= 100; x += 10) bars.push([x, 20, 1, 120, 230])
+    const m = plane([...bars, [120, 90, 30, 30, 250]])
+    const s = surest(m)
+    expect(at(s, 135, 105)).toBe(250)
+    expect(at(s, 50, 60)).toBe(0) // a bar far from the subject
+    expect(at(s, 60, 100)).toBe(0) // the crossbar, away from it
+    expect(at(s, 119, 100)).toBe(230) // the crossbar's end, within the subject's fringe
+  })
 })
 
 describe('found: the second look replaces a doubted first mask only with a subject it drowned', () => {
@@ -83,6 +95,18 @@ describe('found: the second look replaces a doubted first mask only with a subje
     const candidate = surest(first)
     expect(candidate).not.toBe(first)
     expect(found(first, candidate)).toBe(first)
+  })
+
+  it('weighs the first mask by its strengths: a subject drowned in a background the first saw at under half is found', () => {
+    // The first keeps only the subject at ≥ 50 %, but most of its weight is the background at 40 %.
+    const first = plane([
+      [0, 0, 200, 60, 100],
+      [120, 90, 20, 20, 250]
+    ])
+    const candidate = surest(first)
+    expect(at(candidate, 10, 10)).toBe(0)
+    expect(at(candidate, 130, 100)).toBe(250)
+    expect(found(first, candidate)).toBe(candidate)
   })
 
   it('keeps the first mask when the candidate keeps nothing', () => {

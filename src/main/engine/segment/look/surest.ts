@@ -1,14 +1,16 @@
 /**
  * The regions of a doubted mask that the model is surest of (docs/pipeline.md "Second look"). On a
  * busy background the model often answers "subject" for the background's own structures too: a
- * broad region at half strength beside the subject it is sure of. Each region (8-connected, where
- * the mask is at least REGION, so a subject's half-transparent parts stay joined to its core) is
- * scored by how sure the model is of its core (the mean strength above 50 % of its pixels at
- * ≥ 50 %) times how clearly it stands out (the mean strength below 50 % around it); the regions
- * scoring at least KEEP_SHARE of the best are kept, the others cleared with the faint haze away
- * from the kept ones. A candidate only: the
- * second look keeps it where the review score says the model is surer of it than of the merge
- * and of the first look.
+ * broad region at half strength beside the subject it is sure of, or a lattice of thin bars (a
+ * building's frame, a plant's stalks) that touches the subject and joins it into one region.
+ * Each region — the 8-connected pixels at least REGION (so a subject's half-transparent parts stay
+ * joined to its core), opened by THIN (what is thinner than 2·THIN — bars, stalks — joins no
+ * region, so a lattice no longer ties a subject to the background) — is scored by how sure the
+ * model is of its core (the mean strength above 50 % of its pixels at ≥ 50 %) times how clearly
+ * it stands out (the mean strength below 50 % around it); the regions scoring at least
+ * KEEP_SHARE of the best are kept, everything else cleared but the kept regions' fringe (the
+ * thin parts and faint haze within FRINGE of them). A candidate only: the second look keeps it
+ * where the review score says the model is surer of it than of the merge and of the first look.
  */
 import type { MaskPlane } from '../mask/types'
 import { labelRegions, within } from '../mask/regions'
@@ -37,7 +39,7 @@ export function surest(plane: MaskPlane): MaskPlane {
   const { data, width: w, height: h } = plane
   const inside = new Uint8Array(data.length)
   for (let i = 0; i < data.length; i++) inside[i] = data[i]! >= REGION ? 1 : 0
-  const { labels, sizes } = labelRegions(inside, w, h)
+  const { labels, sizes } = labelRegions(opened(inside, w, h, Math.max(1, Math.round(THIN * Math.max(w, h)))), w, h)
   if (sizes.length <= 1) return plane
   const scores = regionScores(data, labels, sizes.length, w, h)
   const best = Math.max(...scores)
@@ -54,8 +56,27 @@ export function surest(plane: MaskPlane): MaskPlane {
   return out ? { data: out, width: w, height: h } : plane
 }
 
-/** How far around a kept region its soft fringe under REGION is kept, as a share of the plane's long side. */
+/** How far around a kept region its fringe (its thin parts, the soft edge under REGION) is kept, as a share of the plane's long side. */
 export const FRINGE = 0.01
+
+/**
+ * The opening's radius, as a share of the plane's long side: parts thinner than twice this are
+ * no region's (6 px at 1200 px). Set before measuring; on the size scenes' fit part a third less
+ * loses a found car, half as much again takes thin objects of the background (docs/pipeline.md).
+ */
+export const THIN = 0.005
+
+/** `inside` opened by a (2r+1)² square: what a square of that size placed inside it covers. */
+function opened(inside: Uint8Array, w: number, h: number, r: number): Uint8Array {
+  const outside = new Uint8Array(inside.length)
+  for (let i = 0; i < inside.length; i++) outside[i] = inside[i] ? 0 : 1
+  const nearOutside = within(outside, w, h, r)
+  const core = new Uint8Array(inside.length)
+  for (let i = 0; i < inside.length; i++) core[i] = nearOutside[i] ? 0 : 1
+  const out = within(core, w, h, r)
+  for (let i = 0; i < out.length; i++) out[i] = out[i]! & inside[i]!
+  return out
+}
 
 /** Each region's sureness × standing out (index 0, outside, scores 0; a region without a core, 0). */
 function regionScores(data: Uint8Array, labels: Int32Array, n: number, w: number, h: number): number[] {
