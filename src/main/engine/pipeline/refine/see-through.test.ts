@@ -16,6 +16,16 @@ function maskPlane(): { data: Buffer; width: number; height: number } {
   return { data, width: W, height: H }
 }
 
+/** A pocket 2 px wide inside the figure (a gap between an arm and the body): too narrow for the photo to be read there. */
+const pocket = (x: number, y: number): boolean => x >= 110 && x < 112 && y >= 120 && y < 170
+
+/** The mask with the pocket at 40 % as well: the veil seen between the limbs. */
+function withPocket(): { data: Buffer; width: number; height: number } {
+  const plane = maskPlane()
+  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if (pocket(x, y)) plane.data[y * W + x] = HALF
+  return plane
+}
+
 /** A textured background (seeded noise, each pixel its own grey level), the figure flat red, and `inRegion` over the region. */
 function photo(inRegion: (bg: number) => [number, number, number]): { data: Buffer; width: number; height: number } {
   let s = 12345
@@ -29,7 +39,7 @@ function photo(inRegion: (bg: number) => [number, number, number]): { data: Buff
   for (let y = 0; y < H; y++)
     for (let x = 0; x < W; x++) {
       const bg = 40 + Math.round(rand() * 140)
-      const rgb = figure(x, y) ? [200, 60, 40] : region(x, y) ? inRegion(bg) : [bg, bg, bg]
+      const rgb = figure(x, y) && !pocket(x, y) ? [200, 60, 40] : region(x, y) || pocket(x, y) ? inRegion(bg) : [bg, bg, bg]
       data.set([...rgb, 255], (y * W + x) * 4)
     }
   return { data, width: W, height: H }
@@ -83,5 +93,27 @@ describe('solidMask with the photo', () => {
           expect(out[y * W + x]).toBe(255)
         }
     expect(checked).toBeGreaterThan(2000)
+  })
+
+  it('keeps a pocket too narrow to read partial when the veil it belongs with reads see-through, and makes it opaque beside a doubted solid part', () => {
+    const veil = (bg: number): [number, number, number] => {
+      const v = Math.round(0.4 * 245 + 0.6 * bg)
+      return [v, v, v]
+    }
+    const mask = withPocket()
+    // The veil reads see-through, so the pocket (no cell away from its outline) goes with it: nothing changes.
+    expect(solidMask(mask, photo(veil))).toBe(mask)
+    // Where the readable region is a doubted solid part, the pocket is the subject's too.
+    const out = solidMask(
+      mask,
+      photo(() => [60, 90, 200])
+    ).data
+    let checked = 0
+    for (let y = 125; y < 165; y++)
+      for (let x = 110; x < 112; x++) {
+        checked++
+        expect(out[y * W + x]).toBe(255)
+      }
+    expect(checked).toBe(80)
   })
 })

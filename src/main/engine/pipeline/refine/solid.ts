@@ -180,8 +180,12 @@ function subjectCells(grid: Grid, photo: Photo, dist: Float32Array, reach: numbe
   // through it (a veil hanging from a figure, `see-through.ts`): then it is left as it is.
   const bg = new Uint8Array(n)
   for (let i = 0; i < n; i++) bg[i] = g[i]! <= LOW ? 1 : 0
-  for (const [label, cue] of seeThroughCues(photo, grid, soft.labels, bordering, bg, mainCore, reach))
-    if (cue.seeThrough) decided[label] = 0
+  const cues = seeThroughCues(photo, grid, soft.labels, bordering, bg, mainCore, reach)
+  for (const [label, cue] of cues) if (cue.seeThrough) decided[label] = 0
+  // A region too narrow for the photo to be read (no cue: no cell away from its outline, a pocket
+  // between a figure's limbs under its veil) takes the word of those it could read: when each of
+  // them is see-through, so is it. Where one reads solid (a doubted dress), the pockets go with it.
+  if (cues.size > 0 && [...cues.values()].every((cue) => cue.seeThrough)) for (const label of bordering) decided[label] = 0
   if (!decided.some((d) => d !== 0)) return null
   const out = new Uint8Array(n)
   for (let i = 0; i < n; i++) {
