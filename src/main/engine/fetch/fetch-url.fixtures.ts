@@ -13,7 +13,6 @@ import type net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, vi } from 'vitest'
-import { JobFailure } from '../errors'
 
 export interface TestServer {
   port: number
@@ -68,17 +67,8 @@ export function fetchSandboxPerTest(): void {
   })
 }
 
-/** Rejection of `promise` as a JobFailure (fails the test if it resolves or rejects otherwise). */
-export async function failure(promise: Promise<unknown>): Promise<JobFailure> {
-  const err = await promise.then(
-    () => {
-      throw new Error('expected the fetch to fail')
-    },
-    (e: unknown) => e
-  )
-  expect(err).toBeInstanceOf(JobFailure)
-  return err as JobFailure
-}
+/** A job's failure, read the one way the engine's tests read it. */
+export { failure } from '../errors.fixtures'
 
 /** The download directory holds nothing: no destination, no `.part`. */
 export async function expectNoFiles(): Promise<void> {

@@ -5,7 +5,6 @@
 import sharp from 'sharp'
 import { expect } from 'vitest'
 import { solidRgba } from '../../../../../test/fixtures/test-fixtures'
-import { JobFailure } from '../../errors'
 
 /** The pixel limit of tests that are not about the limit: far above any image they decode. */
 export const MAX = 100_000_000
@@ -33,17 +32,8 @@ export function expectClose(actual: number[], expected: number[], tolerance: num
     expect(Math.abs(v - expected[i]!), `channel ${i}: ${v} vs ${expected[i]}`).toBeLessThanOrEqual(tolerance)
 }
 
-/** Rejection of `p` as a JobFailure (fails the test if it resolves or rejects otherwise). */
-export async function failure(p: Promise<unknown>): Promise<JobFailure> {
-  const err = await p.then(
-    () => {
-      throw new Error('expected a rejection')
-    },
-    (e: unknown) => e
-  )
-  expect(err).toBeInstanceOf(JobFailure)
-  return err as JobFailure
-}
+/** A job's failure, read the one way the engine's tests read it. */
+export { failure } from '../../errors.fixtures'
 
 /** Stored pure sRGB red, converted into Display P3 and tagged with the P3 profile. */
 export async function p3Red(): Promise<Buffer> {
