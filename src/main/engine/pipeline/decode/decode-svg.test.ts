@@ -1,19 +1,12 @@
 import { gzipSync } from 'node:zlib'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
-import { JobFailure } from '../../errors'
+import { failure } from '../../errors.fixtures'
 import { prepareSvg } from './decode-svg'
 
 const LIMITS = { maxBytes: 1024 * 1024, maxPixels: 100_000_000 }
 
-async function reason(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e
-  )
-  expect(err).toBeInstanceOf(JobFailure)
-  return (err as JobFailure).reason
-}
+const reason = async (p: Promise<unknown>): Promise<string> => (await failure(p)).reason
 
 describe('prepareSvg', () => {
   it('inflates svgz, then cleans', async () => {

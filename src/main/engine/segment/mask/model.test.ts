@@ -3,22 +3,11 @@ import { mkdtemp, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { JobFailure } from '../../errors'
+import { failure } from '../../errors.fixtures'
 import { Segmenter } from './mask'
 import { clearModelCache, defaultModelDir, loadModel } from './model'
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
-
-async function rejection(p: Promise<unknown>): Promise<JobFailure> {
-  const err = await p.then(
-    () => {
-      throw new Error('expected a rejection')
-    },
-    (e: unknown) => e
-  )
-  expect(err).toBeInstanceOf(JobFailure)
-  return err as JobFailure
-}
 
 describe('loadModel (the package model)', () => {
   it('assembles medium from its chunks: size = sum of chunk files, ONNX header, cached', async () => {
@@ -76,7 +65,7 @@ describe('loadModel (a model folder built in the test)', () => {
     const bad = Buffer.from(chunks[1]!)
     bad[500] = bad[500]! ^ 0xff
     await writeFile(path.join(dir, sha256(chunks[1]!)), bad)
-    const err = await rejection(loadModel('small', { dir }))
+    const err = await failure(loadModel('small', { dir }))
     expect(err.reason).toBe('model_unavailable')
     expect(err.message).toMatch(/corrupt/)
   })
@@ -84,7 +73,7 @@ describe('loadModel (a model folder built in the test)', () => {
   it('refuses a missing chunk, then succeeds once it is back (failures are not cached)', async () => {
     const file = path.join(dir, sha256(chunks[2]!))
     await unlink(file)
-    const err = await rejection(loadModel('small', { dir }))
+    const err = await failure(loadModel('small', { dir }))
     expect(err.reason).toBe('model_unavailable')
     expect(err.message).toMatch(/missing/)
     await writeFile(file, chunks[2]!)
@@ -93,17 +82,17 @@ describe('loadModel (a model folder built in the test)', () => {
 
   it('refuses a truncated chunk and a variant the manifest lacks', async () => {
     await writeFile(path.join(dir, sha256(chunks[0]!)), chunks[0]!.subarray(0, 999))
-    expect((await rejection(loadModel('small', { dir }))).reason).toBe('model_unavailable')
-    expect((await rejection(loadModel('medium', { dir }))).reason).toBe('model_unavailable')
+    expect((await failure(loadModel('small', { dir }))).reason).toBe('model_unavailable')
+    expect((await failure(loadModel('medium', { dir }))).reason).toBe('model_unavailable')
   })
 
   it('refuses a folder without a manifest', async () => {
     await unlink(path.join(dir, 'resources.json'))
-    expect((await rejection(loadModel('small', { dir }))).reason).toBe('model_unavailable')
+    expect((await failure(loadModel('small', { dir }))).reason).toBe('model_unavailable')
   })
 
   it('Segmenter.create reports a broken model as model_unavailable', async () => {
     // Valid chunks, but the bytes are not an ONNX graph: the session cannot be created.
-    expect((await rejection(Segmenter.create({ variant: 'small', modelDir: dir }))).reason).toBe('model_unavailable')
+    expect((await failure(Segmenter.create({ variant: 'small', modelDir: dir }))).reason).toBe('model_unavailable')
   })
 })
